@@ -1,0 +1,202 @@
+"""Element registry and the batched element interface.
+
+An element family is a class derived from :class:`ElementFamily` and registered by name::
+
+    @register("ancf_cable")
+    class AncfCable(ElementFamily):
+        cell = "line"
+        node_layout = (("r", "r_x"), ("r", "r_x"))
+        ...
+
+One instance of a family holds a *batch* of elements (all elements of one group) and
+evaluates everything for the whole batch at once; arrays are shaped
+``(n_elements, n_quadrature_points, ...)``.  Every family in this framework interpolates
+positions linearly in its coordinates, ``r(ξ) = (N(ξ) ⊗ I₃) q_e``, with the element
+coordinates stacked as 3-vectors; this makes mass matrices ``m ⊗ I₃``, gravity
+``M · (t ⊗ g)`` and material points simple linear maps of ``q``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..errors import ModelError
+from ..materials import Material
+
+__all__ = ["ElementFamily", "register", "get", "available"]
+
+_REGISTRY: dict[str, type[ElementFamily]] = {}
+
+
+def register(name: str):
+    """Class decorator: make an element family available under ``name``."""
+
+    def deco(cls: type[ElementFamily]) -> type[ElementFamily]:
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise ModelError(f"element name {name!r} is already registered by {_REGISTRY[name]}")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def get(name: str) -> type[ElementFamily]:
+    """The family registered as ``name``; a :class:`ModelError` lists the known ones."""
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ModelError(
+            f"unknown element {name!r}; registered elements: {', '.join(available())}"
+        ) from None
+
+
+def available() -> list[str]:
+    """Names of all registered element families, sorted."""
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    # Import the built-in families lazily so that `register` exists before they load.
+    from . import ancf_cable, ncf  # noqa: F401
+
+    try:
+        from . import bezier_plate  # noqa: F401
+    except ImportError:  # pragma: no cover - optional while the plate is being built
+        pass
+
+
+class ElementFamily:
+    """A batch of elements of one family.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_elements, n_dof)
+        Reference element coordinates (the nodal 3-vectors of each element, in the order
+        of :attr:`node_layout`).
+    material : Material or None
+    **section
+        Family-specific section data (area, second moment, thickness, mass, ...).
+
+    Class attributes
+    ----------------
+    name : str
+        Registry name.
+    cell : str
+        The mesh cell type the family takes ('line', 'triangle', 'body').
+    node_layout : tuple of tuple of str
+        For each local node, the names of the 3-vector fields it carries.  The field
+        ``"r"`` is a position; anything else (gradients, axis vectors) is a direction.
+    elastic : bool
+        False for rigid families (no internal forces, no tangent).
+    """
+
+    name: ClassVar[str] = "?"
+    cell: ClassVar[str] = "?"
+    node_layout: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    elastic: ClassVar[bool] = True
+    constant_mass: ClassVar[bool] = True
+
+    def __init__(self, X: np.ndarray, material: Material | None = None, **section):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_dof:
+            raise ModelError(
+                f"element {self.name!r}: reference coordinates must have shape "
+                f"(n_elements, {self.n_dof}), got {X.shape}"
+            )
+        if not np.all(np.isfinite(X)):
+            bad = np.flatnonzero(~np.all(np.isfinite(X), axis=1))
+            raise ModelError(f"element {self.name!r}: non-finite reference coordinates in "
+                             f"elements {bad[:10].tolist()}")
+        self.X = X
+        self.material = material
+        self.section = dict(section)
+
+    # ----------------------------------------------------------------- layout
+    @classmethod
+    def n_vectors(cls) -> int:
+        return sum(len(f) for f in cls.node_layout)
+
+    @property
+    def n_dof(self) -> int:
+        return 3 * self.n_vectors()
+
+    @property
+    def n_elements(self) -> int:
+        return self.X.shape[0]
+
+    @classmethod
+    def translation_pattern(cls) -> np.ndarray:
+        """``t`` (n_vectors,): 1 for position vectors, 0 for directions.
+
+        ``q + t ⊗ d`` is the element translated rigidly by ``d``.
+        """
+        return np.array([1.0 if f == "r" else 0.0 for fs in cls.node_layout for f in fs])
+
+    # ------------------------------------------------------------- kinematics
+    def shape(self, xi: np.ndarray) -> np.ndarray:
+        """Scalar shape functions ``N`` at reference points ``xi``: (n_el, n_pts, n_vectors).
+
+        Position of the material point: ``r = Σ_k N_k q_k``.
+        """
+        raise NotImplementedError
+
+    def positions(self, q: np.ndarray, xi: np.ndarray) -> np.ndarray:
+        """Positions of reference points ``xi`` in every element: (n_el, n_pts, 3)."""
+        N = self.shape(np.atleast_2d(xi))
+        return np.einsum("epk,ekd->epd", N, q.reshape(self.n_elements, -1, 3))
+
+    def draw_points(self) -> np.ndarray:
+        """Reference points used to draw one element (for VTK output)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- inertia
+    def mass_scalar(self) -> np.ndarray:
+        """Scalar mass matrices ``m`` (n_el, n_vectors, n_vectors); ``M_e = m ⊗ I₃``."""
+        raise NotImplementedError
+
+    def mass(self) -> np.ndarray:
+        """Element mass matrices (n_el, n_dof, n_dof)."""
+        m = self.mass_scalar()
+        return np.einsum("eij,kl->eikjl", m, np.eye(3)).reshape(
+            self.n_elements, self.n_dof, self.n_dof
+        )
+
+    def shape_integral(self) -> np.ndarray:
+        """``∫ N dΩ`` over the element's length/area (n_el, n_vectors): a distributed load
+        ``w`` per unit length/area gives the generalized force ``(∫N dΩ) ⊗ w``."""
+        raise ModelError(f"element {self.name!r} takes no distributed loads")
+
+    # ----------------------------------------------------------------- forces
+    def forces(
+        self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Internal (elastic) generalized forces and optionally their tangent.
+
+        Returns ``f_int`` (n_el, n_dof) with the sign of a restoring force on the left-hand
+        side, ``M q̈ + f_int = f_ext``, and ``K = ∂f_int/∂q`` (n_el, n_dof, n_dof) or None.
+        """
+        z = np.zeros((self.n_elements, self.n_dof))
+        return z, (np.zeros((self.n_elements, self.n_dof, self.n_dof)) if tangent else None)
+
+    def energy(self, q: np.ndarray) -> np.ndarray:
+        """Elastic strain energy per element (n_el,)."""
+        return np.zeros(self.n_elements)
+
+    def strains(self, q: np.ndarray, xi: np.ndarray) -> dict[str, np.ndarray]:
+        """Strain-like fields at reference points ``xi``: name -> (n_el, n_pts, ...)."""
+        return {}
+
+    # ------------------------------------------------------------ constraints
+    def internal_constraints(self) -> list[tuple[str, list, list]]:
+        """Constraints the family needs on its own coordinates (rigidity).
+
+        Returns a list of ``(kind, a, b)`` with kind 'dot' meaning
+        ``(a·q_e)·(b·q_e) = const`` where ``a`` and ``b`` are lists of
+        ``(vector_index, coefficient)`` pairs over the element's 3-vectors.
+        """
+        return []

@@ -1,0 +1,186 @@
+"""ANCF gradient-deficient 3D cable (two nodes, ``r`` and ``r_x`` at each: 12 coordinates).
+
+Position along the element, ``x = s L`` with ``s ∈ [0, 1]``::
+
+    r(x) = N₁ r_A + N₂ r_x,A + N₃ r_B + N₄ r_x,B
+    N₁ = 1 − 3s² + 2s³,  N₂ = L (s − 2s² + s³),  N₃ = 3s² − 2s³,  N₄ = L (s³ − s²)
+
+Strain energy (straight, unstretched reference; ``x`` the reference arc length)::
+
+    U = ½ ∫ EA ε² + EI κ² dx,   ε = ½ (r′·r′ − 1),   κ² = |r′ × r″|² / |r′|⁶
+
+``ε`` is the Green axial strain and ``κ`` the exact curvature of the centre line, so rigid
+motions give no force for any rotation.  The tangent is analytic: with
+``A = r′·r′, B = r″·r″, C = r′·r″`` the curvature term is ``g(A, B, C) = B/A² − C²/A³``
+and its Hessian follows from the chain rule through ``(A, B, C)``.
+
+The cable has no torsion and isotropic bending (one second moment ``inertia``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ModelError
+from ..quadrature import gauss_legendre
+from . import ElementFamily, register
+
+
+def hermite(s: np.ndarray, L: np.ndarray | float = 1.0, deriv: int = 0) -> np.ndarray:
+    """Cubic Hermite functions and their ``x``-derivatives at ``s`` (…, 4) for length ``L``."""
+    s = np.asarray(s, dtype=float)
+    L = np.asarray(L, dtype=float)[..., None] if np.ndim(L) else L
+    s = s[None, :] if np.ndim(L) else s
+    if deriv == 0:
+        N = [1 - 3 * s**2 + 2 * s**3, (s - 2 * s**2 + s**3) * L, 3 * s**2 - 2 * s**3,
+             (s**3 - s**2) * L]
+    elif deriv == 1:
+        N = [(-6 * s + 6 * s**2) / L, (1 - 4 * s + 3 * s**2) + 0 * L, (6 * s - 6 * s**2) / L,
+             (3 * s**2 - 2 * s) + 0 * L]
+    elif deriv == 2:
+        N = [(-6 + 12 * s) / L**2, (-4 + 6 * s) / L, (6 - 12 * s) / L**2, (6 * s - 2) / L]
+    else:
+        raise ValueError(deriv)
+    return np.stack(N, axis=-1)
+
+
+@register("ancf_cable")
+class AncfCable(ElementFamily):
+    """Gradient-deficient ANCF cable.
+
+    Section data: ``area`` [m²], ``inertia`` [m⁴] (second moment of area for bending);
+    ``n_gauss`` quadrature points along the element (default 5).
+    """
+
+    cell = "line"
+    node_layout = (("r", "r_x"), ("r", "r_x"))
+
+    def __init__(self, X, material=None, **section):
+        super().__init__(X, material, **section)
+        if material is None:
+            raise ModelError("element 'ancf_cable' needs a material (E, nu, rho)")
+        n = self.n_elements
+        for key in ("area", "inertia"):
+            if key not in section:
+                raise ModelError(f"element 'ancf_cable' needs section data {key}=...")
+        self.A = np.broadcast_to(np.asarray(section["area"], float), (n,)).copy()
+        self.I = np.broadcast_to(np.asarray(section["inertia"], float), (n,)).copy()
+        for key, arr in (("area", self.A), ("inertia", self.I)):
+            bad = np.flatnonzero(~(arr > 0))
+            if bad.size:
+                raise ModelError(f"element 'ancf_cable': {key} must be > 0 (elements "
+                                 f"{bad[:10].tolist()})")
+        Xv = self.X.reshape(n, 4, 3)
+        chord = Xv[:, 2] - Xv[:, 0]
+        self.L = np.linalg.norm(chord, axis=1)
+        scale = max(1.0, float(np.abs(Xv[:, [0, 2]]).max()))
+        bad = np.flatnonzero(self.L <= 1e-12 * scale)
+        if bad.size:
+            raise ModelError(f"element 'ancf_cable': zero-length elements {bad[:10].tolist()} "
+                             "(both nodes at the same point)")
+        t = chord / self.L[:, None]
+        bad = np.flatnonzero((np.linalg.norm(Xv[:, 1] - t, axis=1) > 1e-8)
+                             | (np.linalg.norm(Xv[:, 3] - t, axis=1) > 1e-8))
+        if bad.size:
+            raise ModelError(
+                f"element 'ancf_cable': reference gradients r_x of elements {bad[:10].tolist()} "
+                "must be the unit chord direction (straight, unstretched reference)")
+        rule = gauss_legendre(int(section.get("n_gauss", 5)))
+        self._s = 0.5 * (rule.points[:, 0] + 1.0)
+        self._w = 0.5 * rule.weights  # on s ∈ [0, 1]
+        self._N = hermite(self._s, self.L, 0)   # (n, q, 4)
+        self._N1 = hermite(self._s, self.L, 1)
+        self._N2 = hermite(self._s, self.L, 2)
+        self._wL = self._w[None, :] * self.L[:, None]  # dx weights (n, q)
+        self.EA = material.E * self.A
+        self.EI = material.E * self.I
+
+    # ------------------------------------------------------------- kinematics
+    def shape(self, xi):
+        s = 0.5 * (np.asarray(xi, dtype=float)[:, 0] + 1.0)
+        return hermite(s, self.L, 0)
+
+    def draw_points(self):
+        return np.linspace(-1.0, 1.0, 9)[:, None]
+
+    def _ab(self, q):
+        Q = q.reshape(self.n_elements, 4, 3)
+        a = np.einsum("eqk,ekd->eqd", self._N1, Q)
+        b = np.einsum("eqk,ekd->eqd", self._N2, Q)
+        return a, b
+
+    # ---------------------------------------------------------------- inertia
+    def mass_scalar(self):
+        rhoA = self.material.rho * self.A
+        return np.einsum("eq,eqi,eqj->eij", self._wL * rhoA[:, None], self._N, self._N)
+
+    def shape_integral(self):
+        return np.einsum("eq,eqi->ei", self._wL, self._N)
+
+    # ----------------------------------------------------------------- forces
+    def forces(self, q, v=None, tangent=False):
+        n = self.n_elements
+        a, b = self._ab(q)
+        A = np.einsum("eqd,eqd->eq", a, a)
+        B = np.einsum("eqd,eqd->eq", b, b)
+        C = np.einsum("eqd,eqd->eq", a, b)
+        eps = 0.5 * (A - 1.0)
+        iA = 1.0 / A
+        iA2, iA3 = iA * iA, iA * iA * iA
+        gA = -2.0 * B * iA3 + 3.0 * C * C * iA3 * iA
+        gB = iA2
+        gC = -2.0 * C * iA3
+        wa = self._wL * self.EA[:, None]          # axial weight
+        wb = 0.5 * self._wL * self.EI[:, None]    # bending weight (½EI g)
+        # ∂/∂a and ∂/∂b of the energy density (per unit weight)
+        da = (wa * eps)[..., None] * a + wb[..., None] * (2.0 * gA[..., None] * a
+                                                           + gC[..., None] * b)
+        db = wb[..., None] * (2.0 * gB[..., None] * b + gC[..., None] * a)
+        f = (np.einsum("eqk,eqd->ekd", self._N1, da)
+             + np.einsum("eqk,eqd->ekd", self._N2, db)).reshape(n, 12)
+        if not tangent:
+            return f, None
+        I3 = np.eye(3)
+        gAA = 6.0 * B * iA2 * iA2 - 12.0 * C * C * iA3 * iA2
+        gAB = -2.0 * iA3
+        gAC = 6.0 * C * iA2 * iA2
+        gCC = -2.0 * iA3
+        aa = np.einsum("eqi,eqj->eqij", a, a)
+        ab = np.einsum("eqi,eqj->eqij", a, b)
+        ba = np.swapaxes(ab, -1, -2)
+        bb = np.einsum("eqi,eqj->eqij", b, b)
+        x = lambda s: s[..., None, None]
+        # Hessian of g w.r.t. (a, b): Σ g_ij J_i J_jᵀ + Σ g_i H_i with
+        # J_A = (2a, 0), J_B = (0, 2b), J_C = (b, a)
+        Haa = (4 * x(gAA) * aa + 2 * x(gAC) * (ab + ba) + x(gCC) * bb + 2 * x(gA) * I3)
+        Hbb = x(gCC) * aa + 2 * x(gB) * I3
+        Hab = (4 * x(gAB) * ab + 2 * x(gAC) * aa + x(gCC) * ba + x(gC) * I3)
+        Haa = x(wb) * Haa + x(wa) * (aa + x(eps) * I3)
+        Hbb = x(wb) * Hbb
+        Hab = x(wb) * Hab
+        K = (np.einsum("eqk,eqij,eql->ekilj", self._N1, Haa, self._N1)
+             + np.einsum("eqk,eqij,eql->ekilj", self._N1, Hab, self._N2)
+             + np.einsum("eqk,eqji,eql->ekilj", self._N2, Hab, self._N1)
+             + np.einsum("eqk,eqij,eql->ekilj", self._N2, Hbb, self._N2))
+        return f, K.reshape(n, 12, 12)
+
+    def energy(self, q):
+        a, b = self._ab(q)
+        A = np.einsum("eqd,eqd->eq", a, a)
+        cr = np.cross(a, b)
+        kappa2 = np.einsum("eqd,eqd->eq", cr, cr) / A**3
+        eps = 0.5 * (A - 1.0)
+        dens = 0.5 * self.EA[:, None] * eps**2 + 0.5 * self.EI[:, None] * kappa2
+        return np.sum(self._wL * dens, axis=1)
+
+    def strains(self, q, xi):
+        s = 0.5 * (np.atleast_2d(xi)[:, 0] + 1.0)
+        Q = q.reshape(self.n_elements, 4, 3)
+        a = np.einsum("eqk,ekd->eqd", hermite(s, self.L, 1), Q)
+        b = np.einsum("eqk,ekd->eqd", hermite(s, self.L, 2), Q)
+        A = np.einsum("eqd,eqd->eq", a, a)
+        kappa = np.linalg.norm(np.cross(a, b), axis=-1) / A**1.5
+        eps = 0.5 * (A - 1.0)
+        return {"axial_strain": eps, "curvature": kappa,
+                "axial_force": self.EA[:, None] * eps,
+                "bending_moment": self.EI[:, None] * kappa}

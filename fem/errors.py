@@ -1,0 +1,30 @@
+"""Exceptions a user of the framework meets.
+
+Every user mistake (bad element name, non-physical material, degenerate geometry,
+inconsistent constraints) raises :class:`ModelError` with a message naming the object
+and what to change.  Solver failures raise :class:`ConvergenceError`, which is also a
+``ModelError`` so one ``except fem.ModelError`` catches everything the user can act on.
+"""
+
+from __future__ import annotations
+
+
+class ModelError(ValueError):
+    """The model as described cannot be built or solved; the message says why."""
+
+
+class ConvergenceError(ModelError):
+    """A Newton iteration diverged or stalled.
+
+    Attributes
+    ----------
+    where : str
+        Which solver and which step/time.
+    residuals : list[float]
+        Residual norms of the iterations that were made.
+    """
+
+    def __init__(self, message: str, where: str = "", residuals: list[float] | None = None):
+        super().__init__(message)
+        self.where = where
+        self.residuals = list(residuals or [])
