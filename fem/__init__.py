@@ -1,7 +1,43 @@
-"""fem — finite elements for rigid–flexible multibody robots."""
+"""fem — finite elements for rigid–flexible multibody robots.
 
+The public API: build a :class:`Model` of nodes, elements (see
+:func:`fem.elements.available`), constraints and loads; solve it with
+:func:`solve_static`, :func:`simulate` (generalized-α) or :func:`modes`.
+"""
+
+from . import constraints, elements
+from .builders import circle_section, rectangle_section, straight_cable
+from .constraints import (
+    AngleDrive,
+    Coincident,
+    Distance,
+    Dot,
+    Fixed,
+    Linear,
+    PrescribedCoordinates,
+    PrescribedPoint,
+)
 from .errors import ConvergenceError, ModelError
+from .linear_map import LinearMap, constant
 from .materials import Material
+from .model import Body, ElementGroup, Model
+from .results import Result
+from .solvers import (
+    GeneralizedAlpha,
+    consistent_initial_state,
+    modes,
+    project_positions,
+    simulate,
+    solve_static,
+)
 
-__all__ = ["ModelError", "ConvergenceError", "Material"]
+__all__ = [
+    "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",
+    "ModelError", "ConvergenceError", "elements", "constraints",
+    "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
+    "PrescribedCoordinates", "AngleDrive",
+    "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
+    "consistent_initial_state", "modes",
+    "straight_cable", "rectangle_section", "circle_section",
+]
 __version__ = "0.1.0"

@@ -41,7 +41,8 @@ def hermite(s: np.ndarray, L: np.ndarray | float = 1.0, deriv: int = 0) -> np.nd
         N = [(-6 + 12 * s) / L**2, (-4 + 6 * s) / L, (6 - 12 * s) / L**2, (6 * s - 2) / L]
     else:
         raise ValueError(deriv)
-    return np.stack(N, axis=-1)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in N))
+    return np.stack([np.broadcast_to(x, shape) for x in N], axis=-1)
 
 
 @register("ancf_cable")

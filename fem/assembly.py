@@ -1,0 +1,417 @@
+"""Global assembly: sparse patterns built once, data refilled per evaluation.
+
+Every global matrix is a sum of *contributions*, each with fixed (row, column) positions:
+element mass and tangent blocks, point masses, constraint Jacobian entries and constraint
+Hessian entries.  A :class:`Pattern` sorts those positions once and keeps, for every
+contribution, its index into the CSR data array (or into a dense array for small systems,
+where dense LU is faster than sparse LU); assembling is then one ``np.bincount``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .errors import ModelError
+
+__all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
+
+DENSE_LIMIT = 300
+"""Systems with at most this many unknowns are factorized densely (measured faster)."""
+
+
+class Pattern:
+    """Fixed positions of a list of contributions in an (n × m) matrix.
+
+    ``Pattern(shape, rows, cols, dense)(values)`` returns the matrix with
+    ``values[k]`` added at ``(rows[k], cols[k])`` (duplicates summed).
+    """
+
+    def __init__(self, shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
+                 dense: bool):
+        self.shape = shape
+        self.dense = dense
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        self.n_contrib = rows.size
+        if dense:
+            self.index = rows * shape[1] + cols
+            self.size = shape[0] * shape[1]
+        else:
+            keys = rows * shape[1] + cols
+            uniq, inv = np.unique(keys, return_inverse=True)
+            self.index = inv.ravel()
+            self.size = uniq.size
+            urows = uniq // shape[1]
+            self.indices = (uniq % shape[1]).astype(np.int32)
+            self.indptr = np.searchsorted(urows, np.arange(shape[0] + 1)).astype(np.int32)
+
+    def __call__(self, values: np.ndarray):
+        data = np.bincount(self.index, weights=values, minlength=self.size)
+        if self.dense:
+            return data.reshape(self.shape)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
+
+
+class Factorization:
+    """LU factorization of a square matrix (dense or sparse) with a clear singular error."""
+
+    def __init__(self, A, what: str = "system matrix"):
+        self.dense = isinstance(A, np.ndarray)
+        if self.dense:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", sla.LinAlgWarning)
+                try:
+                    self.lu = sla.lu_factor(A, check_finite=False)
+                except (sla.LinAlgWarning, ValueError, np.linalg.LinAlgError) as err:
+                    raise ModelError(f"{what} is singular ({err}); look for redundant "
+                                     "constraints, unconstrained rigid motions or "
+                                     "coordinates without mass/stiffness") from None
+            d = np.abs(np.diag(self.lu[0]))
+            if not np.all(np.isfinite(d)) or d.min() <= 1e-14 * d.max():
+                raise ModelError(f"{what} is singular (pivot ratio {d.min() / d.max():.1e}); "
+                                 "look for redundant constraints, unconstrained rigid motions "
+                                 "or coordinates without mass/stiffness")
+        else:
+            try:
+                self.lu = spla.splu(A.tocsc(), permc_spec="COLAMD")
+            except RuntimeError as err:
+                raise ModelError(f"{what} is singular ({err}); look for redundant "
+                                 "constraints, unconstrained rigid motions or coordinates "
+                                 "without mass/stiffness") from None
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self.dense:
+            return sla.lu_solve(self.lu, b, check_finite=False)
+        return self.lu.solve(b)
+
+
+def _block_pattern(dofs: np.ndarray):
+    nd = dofs.shape[1]
+    rows = np.repeat(dofs, nd, axis=1).ravel()
+    cols = np.tile(dofs, (1, nd)).ravel()
+    return rows, cols
+
+
+class Assembly:
+    """The frozen structure of a :class:`~fem.Model`: patterns, constant mass, loads.
+
+    Attributes
+    ----------
+    n, m : int
+        Number of coordinates and of constraint rows.
+    M : sparse or dense (n, n)
+        Constant mass matrix.
+    f_gravity : ndarray (n,)
+    labels : list[str]
+        A human-readable name for every constraint row.
+    """
+
+    def __init__(self, model, dense: bool | None = None):
+        self.model = model
+        n = self.n = model.n_dof
+        self.q0 = model.q0
+        self.groups = list(model.groups)
+        self.elastic = [g for g in self.groups if g.family.elastic]
+
+        # ---- mass and gravity (element level, so they are consistent)
+        mrows, mcols, mvals = [], [], []
+        fg = np.zeros(n)
+        g = model.gravity
+        for grp in self.groups:
+            fam = grp.family
+            Me = fam.mass()
+            r, c = _block_pattern(grp.dofs)
+            mrows.append(r)
+            mcols.append(c)
+            mvals.append(Me.ravel())
+            tg = np.kron(fam.translation_pattern(), g)
+            np.add.at(fg, grp.dofs.ravel(), (Me @ tg).ravel())
+        for pt, mass in model.point_masses:
+            C = pt.coef
+            r = np.repeat(pt.dofs, len(pt.dofs))
+            c = np.tile(pt.dofs, len(pt.dofs))
+            mrows.append(r)
+            mcols.append(c)
+            mvals.append((mass * C.T @ C).ravel())
+            np.add.at(fg, pt.dofs, mass * C.T @ g)
+        self._mrows = np.concatenate(mrows) if mrows else np.zeros(0, np.int64)
+        self._mcols = np.concatenate(mcols) if mcols else np.zeros(0, np.int64)
+        self._mvals = np.concatenate(mvals) if mvals else np.zeros(0)
+        self.f_gravity = fg
+
+        # ---- constant external loads
+        f0 = fg.copy()
+        self._timed_forces = []
+        for pt, F, _name in model.forces:
+            if callable(F):
+                self._timed_forces.append((pt, F))
+            else:
+                np.add.at(f0, pt.dofs, pt.coef.T @ F)
+        for grp, w in model.distributed:
+            Si = grp.family.shape_integral()             # (n_el, n_vec)
+            np.add.at(f0, grp.dofs.ravel(), np.einsum("ek,d->ekd", Si, w).ravel())
+        self.f_const = f0
+
+        # ---- element tangent pattern
+        krows, kcols = [], []
+        for grp in self.elastic:
+            r, c = _block_pattern(grp.dofs)
+            krows.append(r)
+            kcols.append(c)
+        self._krows = np.concatenate(krows) if krows else np.zeros(0, np.int64)
+        self._kcols = np.concatenate(kcols) if kcols else np.zeros(0, np.int64)
+
+        self._build_constraints(model)
+        m = self.m = self.n_con
+        self.dense = (n + m <= DENSE_LIMIT) if dense is None else dense
+
+        # ---- patterns
+        self.M = Pattern((n, n), self._mrows, self._mcols, self.dense)(self._mvals)
+        self.M_sparse = sp.csr_matrix(self.M) if self.dense else self.M
+        self._pat_K = Pattern((n, n), np.concatenate([self._krows, self._hrows]),
+                              np.concatenate([self._kcols, self._hcols]), self.dense)
+        self._pat_J = Pattern((max(m, 1), n), self._jrows, self._jcols, False)
+        srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
+                                self._jcols])
+        scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
+                                n + self._jrows])
+        self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense)
+
+    # ================================================================ constraints
+    def _build_constraints(self, model) -> None:
+        n = self.n
+        q0 = self.q0
+        labels: list[str] = []
+        self.owner: list = []          # constraint object per row
+        G_r, G_c, G_v, cvec = [], [], [], []
+        A_r, A_c, A_v, alpha = [], [], [], []
+        B_r, B_c, B_v, beta = [], [], [], []
+        bil_row = []
+        motions, beta_motions = [], []
+        row0 = 0
+        nb = 0
+        for con in model.constraints:
+            try:
+                rows = con.rows(q0, n)
+            except ModelError:
+                raise
+            except Exception as err:  # a user's malformed constraint
+                raise ModelError(f"constraint {con.name!r} could not be built: {err}") from err
+            labels.extend(rows.labels)
+            self.owner.extend([con] * rows.n)
+            cvec.append(np.asarray(rows.c, float))
+            if rows.G is not None:
+                G = rows.G.tocoo()
+                G_r.append(G.row + row0)
+                G_c.append(G.col)
+                G_v.append(G.data)
+            bmap = {}
+            for local_row, a, b in rows.bilinear:
+                bmap.setdefault(local_row, []).append(nb)
+                for maps, R, Cc, V, off in ((a, A_r, A_c, A_v, alpha), (b, B_r, B_c, B_v, beta)):
+                    k = len(maps.dofs)
+                    R.append(3 * nb + np.repeat(np.arange(3), k))
+                    Cc.append(np.tile(maps.dofs, 3))
+                    V.append(maps.coef.ravel())
+                    off.append(maps.offset)
+                bil_row.append(row0 + local_row)
+                nb += 1
+            if rows.motion is not None:
+                motions.append((row0 + np.asarray(rows.motion_rows), rows.motion))
+            if rows.beta_motion is not None:
+                idx = np.array([bmap[r][0] for r in rows.beta_rows])
+                beta_motions.append((idx, rows.beta_motion))
+            row0 += rows.n
+        cat = lambda L, dt=float: np.concatenate(L).astype(dt) if L else np.zeros(0, dt)
+        self.n_con = row0
+        self.labels = labels
+        self._c = cat(cvec)
+        self._G = sp.csr_matrix((cat(G_v), (cat(G_r, np.int64), cat(G_c, np.int64))),
+                                shape=(row0, n))
+        self.n_bil = nb
+        self._A = sp.csr_matrix((cat(A_v), (cat(A_r, np.int64), cat(A_c, np.int64))),
+                                shape=(3 * nb, n))
+        self._B = sp.csr_matrix((cat(B_v), (cat(B_r, np.int64), cat(B_c, np.int64))),
+                                shape=(3 * nb, n))
+        self._alpha = np.concatenate(alpha) if alpha else np.zeros(0)
+        self._beta0 = np.concatenate(beta) if beta else np.zeros(0)
+        self._bil_row = np.asarray(bil_row, dtype=np.int64)
+        self._motions = motions
+        self._beta_motions = beta_motions
+        # Jacobian contributions: A-part, B-part, G-part
+        Ac, Bc, Gc = self._A.tocoo(), self._B.tocoo(), self._G.tocoo()
+        self._Acoo, self._Bcoo = Ac, Bc
+        self._jrows = np.concatenate([self._bil_row[Ac.row // 3], self._bil_row[Bc.row // 3],
+                                      Gc.row]).astype(np.int64)
+        self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
+        self._Gdata = Gc.data
+        # Hessian contributions: pairs of A and B entries in the same component row
+        order_b = np.argsort(Bc.row, kind="stable")
+        b_rows_sorted = Bc.row[order_b]
+        start = np.searchsorted(b_rows_sorted, Ac.row, side="left")
+        stop = np.searchsorted(b_rows_sorted, Ac.row, side="right")
+        cnt = stop - start
+        ia = np.repeat(np.arange(Ac.nnz), cnt)
+        offs = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ib = order_b[np.repeat(start, cnt) + offs]
+        self._h_ia, self._h_ib = ia, ib
+        self._h_lrow = self._bil_row[Ac.row[ia] // 3]
+        self._h_val = Ac.data[ia] * Bc.data[ib]
+        self._hrows = np.concatenate([Ac.col[ia], Bc.col[ib]]).astype(np.int64)
+        self._hcols = np.concatenate([Bc.col[ib], Ac.col[ia]]).astype(np.int64)
+
+    # ---- time-dependent parts
+    def _beta(self, t: float, deriv: int = 0) -> np.ndarray:
+        b = self._beta0.copy() if deriv == 0 else np.zeros_like(self._beta0)
+        for idx, fn in self._beta_motions:
+            val = np.asarray(fn(t)[deriv], float).reshape(len(idx), 3)
+            b[(3 * idx[:, None] + np.arange(3)).ravel()] = val.ravel()
+        return b
+
+    def _h(self, t: float, deriv: int) -> np.ndarray:
+        h = np.zeros(self.n_con)
+        for rows, fn in self._motions:
+            h[rows] -= np.asarray(fn(t)[deriv], float)
+        return h
+
+    def _ab(self, q: np.ndarray, t: float):
+        return self._A @ q + self._alpha, self._B @ q + self._beta(t)
+
+    def _rowsum(self, x: np.ndarray) -> np.ndarray:
+        """Sum of a 3·n_bil vector per bilinear row, scattered to constraint rows."""
+        return np.bincount(self._bil_row, x.reshape(-1, 3).sum(axis=1), minlength=self.n_con)
+
+    def phi(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """Constraint values Φ(q, t)."""
+        a, b = self._ab(q, t)
+        return self._rowsum(a * b) + self._G @ q + self._c + self._h(t, 0)
+
+    def phi_t(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """∂Φ/∂t."""
+        a = self._A @ q + self._alpha
+        return self._rowsum(a * self._beta(t, 1)) + self._h(t, 1)
+
+    def jacobian_values(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        a, b = self._ab(q, t)
+        return np.concatenate([self._Acoo.data * b[self._Acoo.row],
+                               self._Bcoo.data * a[self._Bcoo.row], self._Gdata])
+
+    def jacobian(self, q: np.ndarray, t: float = 0.0) -> sp.csr_matrix:
+        """Φ_q as a sparse (m × n) matrix."""
+        J = self._pat_J(self.jacobian_values(q, t))
+        return J[: self.n_con] if self.n_con else sp.csr_matrix((0, self.n))
+
+    def gamma(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """Acceleration right-hand side: Φ_q q̈ = γ."""
+        Av, Bv = self._A @ v, self._B @ v
+        g = 2.0 * Av * Bv
+        if self._beta_motions:
+            a = self._A @ q + self._alpha
+            g += 2.0 * Av * self._beta(t, 1) + a * self._beta(t, 2)
+        return -self._rowsum(g) - self._h(t, 2)
+
+    def hessian_values(self, lam: np.ndarray) -> np.ndarray:
+        """Values of Σᵢ λᵢ ∂²Φᵢ/∂q² in pattern order (both symmetric halves)."""
+        h = lam[self._h_lrow] * self._h_val
+        return np.concatenate([h, h])
+
+    # ================================================================ forces
+    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
+                        tangent: bool = False):
+        """Global internal forces (n,) and the element tangent values (or None)."""
+        f = np.zeros(self.n)
+        kv = []
+        for grp in self.elastic:
+            fe, Ke = grp.family.forces(q[grp.dofs], None if v is None else v[grp.dofs],
+                                       tangent)
+            f += np.bincount(grp.dofs.ravel(), fe.ravel(), minlength=self.n)
+            if tangent:
+                kv.append(Ke.ravel())
+        if not tangent:
+            return f, None
+        return f, (np.concatenate(kv) if kv else np.zeros(0))
+
+    def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
+        """Gravity, point and distributed loads at time ``t`` (conservative, constant
+        direction)."""
+        if not self._timed_forces:
+            return self.f_const
+        f = self.f_const.copy()
+        for pt, F in self._timed_forces:
+            np.add.at(f, pt.dofs, pt.coef.T @ np.asarray(F(t), float).reshape(3))
+        return f
+
+    # ================================================================ matrices
+    def stiffness(self, kvals: np.ndarray, hvals: np.ndarray | None = None):
+        """K + Σλ Φ_qq (n × n)."""
+        if hvals is None:
+            hvals = np.zeros(self._hrows.size)
+        return self._pat_K(np.concatenate([kvals, hvals]))
+
+    def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
+               jvals: np.ndarray, cJ: float = 1.0):
+        """``[[cM M + cK (K + H), cJ Jᵀ], [cJ J, 0]]``."""
+        vals = np.concatenate([cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,
+                               cJ * jvals])
+        return self._pat_S(vals)
+
+    def mass_matvec(self, x: np.ndarray) -> np.ndarray:
+        return self.M @ x
+
+    # ================================================================ checks
+    def check_rank(self, q: np.ndarray | None = None, t: float = 0.0, tol: float = 1e-9):
+        """Raise a ModelError naming redundant constraint rows (rank-deficient Φ_q)."""
+        if self.n_con == 0:
+            return
+        q = self.q0 if q is None else q
+        J = self.jacobian(q, t).toarray()
+        if self.n_con > self.n:
+            raise ModelError(f"{self.n_con} constraint rows for {self.n} coordinates: "
+                             "the constraints are redundant or conflicting")
+        scale = np.maximum(np.abs(J).max(axis=1), 1e-300)
+        Js = J / scale[:, None]
+        _, R, perm = sla.qr(Js.T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > tol * d[0])) if d.size else 0
+        if rank < self.n_con:
+            bad = sorted(perm[rank:])
+            names = [self.labels[i] for i in bad[:12]]
+            raise ModelError(
+                f"redundant or conflicting constraints: the Jacobian has rank {rank} < "
+                f"{self.n_con} rows; these rows depend on others: {names}"
+                + (" ..." if len(bad) > 12 else "")
+                + ". Remove them (a joint that repeats what another joint already fixes).")
+
+    def constraint_multipliers(self, lam: np.ndarray) -> dict[str, np.ndarray]:
+        """Split a multiplier vector per constraint name."""
+        out: dict[str, list] = {}
+        for i, con in enumerate(self.owner):
+            out.setdefault(con.name, []).append(lam[i])
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    def rows_of(self, constraint) -> np.ndarray:
+        """Global row indices of a constraint object."""
+        return np.array([i for i, c in enumerate(self.owner) if c is constraint], dtype=int)
+
+
+def _jt_dot(self, jvals: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Φ_qᵀ λ from Jacobian values (no matrix built)."""
+    if self.n_con == 0:
+        return np.zeros(self.n)
+    return np.bincount(self._jcols, jvals * lam[self._jrows], minlength=self.n)
+
+
+def _j_dot(self, jvals: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Φ_q x from Jacobian values."""
+    if self.n_con == 0:
+        return np.zeros(0)
+    return np.bincount(self._jrows, jvals * x[self._jcols], minlength=self.n_con)
+
+
+Assembly.jt_dot = _jt_dot
+Assembly.j_dot = _j_dot

@@ -1,0 +1,50 @@
+"""Generators for common structures (one call builds a cable, a body, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ModelError
+from .materials import Material
+
+__all__ = ["straight_cable", "rectangle_section", "circle_section"]
+
+
+def rectangle_section(width: float, height: float) -> dict[str, float]:
+    """Area and second moments of a solid ``width × height`` rectangle [m², m⁴]."""
+    if width <= 0 or height <= 0:
+        raise ModelError(f"rectangle section needs positive sides, got {width} × {height}")
+    A = width * height
+    return {"area": A, "iy": width * height**3 / 12, "iz": height * width**3 / 12}
+
+
+def circle_section(radius: float) -> dict[str, float]:
+    """Area and second moment of a solid circle [m², m⁴]."""
+    if radius <= 0:
+        raise ModelError(f"circle section needs a positive radius, got {radius}")
+    A = np.pi * radius**2
+    return {"area": A, "iy": np.pi * radius**4 / 4, "iz": np.pi * radius**4 / 4}
+
+
+def straight_cable(model, start, end, n_elements: int, material: Material, area: float,
+                   inertia: float, name: str = "cable", **options):
+    """A straight ANCF cable from ``start`` to ``end`` with ``n_elements`` elements.
+
+    Returns ``(group, nodes)``: the element group and the ``n_elements + 1`` node ids in
+    order from ``start``.
+    """
+    if int(n_elements) < 1:
+        raise ModelError(f"cable {name!r}: n_elements must be ≥ 1, got {n_elements}")
+    p0, p1 = np.asarray(start, float), np.asarray(end, float)
+    L = np.linalg.norm(p1 - p0)
+    if L <= 0:
+        raise ModelError(f"cable {name!r}: start and end coincide (zero length)")
+    t = (p1 - p0) / L
+    s = np.linspace(0.0, 1.0, int(n_elements) + 1)
+    r = p0 + s[:, None] * (p1 - p0)
+    nodes = model.add_nodes(r=r, r_x=np.tile(t, (len(s), 1)),
+                            names=[f"{name} node {i}" for i in range(len(s))])
+    conn = np.column_stack([nodes[:-1], nodes[1:]])
+    group = model.add_elements("ancf_cable", conn, material, name=name, area=area,
+                               inertia=inertia, **options)
+    return group, nodes

@@ -1,0 +1,285 @@
+"""Constraint library.
+
+Every constraint row of the framework has the form
+
+    Φᵢ(q, t) = (Aᵢ q + αᵢ)·(Bᵢ q + βᵢ) + Gᵢ q + cᵢ + hᵢ(t)
+
+with ``Aᵢ q + αᵢ`` and ``Bᵢ q + βᵢ`` 3-vectors linear in ``q`` (:class:`~fem.LinearMap`).
+Joints between natural-coordinate bodies and ANCF elements, rigidity conditions,
+inter-element continuity and prescribed motions are all of this form, because positions
+and gradients are linear in the coordinates.  Hence, analytically and for every row:
+
+    Φ_q   = Aᵀ b + Bᵀ a + G          (a = A q + α, b = B q + β)
+    Φ_qq  = AᵀB + BᵀA                (constant)
+    Φ_t   = h′(t),  Φ_tt = h″(t)
+    γ     = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt = −2 (A q̇)·(B q̇) − h″(t)
+
+so the acceleration right-hand side and the Hessian-vector products need no special code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ModelError
+from ..linear_map import LinearMap
+
+__all__ = [
+    "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
+    "PrescribedPoint", "PrescribedCoordinates", "AngleDrive", "Motion",
+]
+
+Motion = Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""A prescribed motion: ``f(t) -> (x, ẋ, ẍ)``, each an array with one value per row."""
+
+
+@dataclass
+class ConstraintRows:
+    """The rows of one constraint in the common quadratic form (see module docstring)."""
+
+    n: int
+    labels: list[str]
+    c: np.ndarray
+    G: sp.coo_matrix | None = None                       # (n, n_dof)
+    bilinear: list[tuple[int, LinearMap, LinearMap]] = field(default_factory=list)
+    motion: Motion | None = None                         # h(t) = -x(t)
+    motion_rows: np.ndarray | None = None                # rows the motion acts on
+    # rows (A q + α)·β(t) whose second vector is a prescribed direction:
+    # beta_motion(t) -> (β, β̇, β̈), each (k, 3), for the bilinear entries beta_rows
+    beta_motion: Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    beta_rows: np.ndarray | None = None
+
+
+class Constraint:
+    """Base class: a named group of constraint rows."""
+
+    kind = "constraint"
+
+    def __init__(self, name: str | None = None):
+        self.name = name or self.kind
+
+    def rows(self, q0: np.ndarray, n_dof: int) -> ConstraintRows:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def _linear_rows(maps: Sequence[LinearMap], comps: Sequence[int], n_dof: int):
+    rows, cols, vals, c = [], [], [], []
+    for i, (m, d) in enumerate(zip(maps, comps, strict=True)):
+        rows.append(np.full(len(m.dofs), i))
+        cols.append(m.dofs)
+        vals.append(m.coef[d])
+        c.append(m.offset[d])
+    n = len(c)
+    G = sp.coo_matrix((np.concatenate(vals) if vals else np.zeros(0),
+                       (np.concatenate(rows) if rows else np.zeros(0, int),
+                        np.concatenate(cols) if cols else np.zeros(0, int))), shape=(n, n_dof))
+    return G, np.asarray(c, dtype=float)
+
+
+class Coincident(Constraint):
+    """Two points coincide (3 rows): ``p₁(q) − p₂(q) = 0``.  A spherical joint."""
+
+    kind = "coincident"
+
+    def __init__(self, p1: LinearMap, p2: LinearMap, name: str | None = None,
+                 components: Sequence[int] = (0, 1, 2)):
+        super().__init__(name or f"coincident({p1.label}, {p2.label})")
+        self.d = p1 - p2
+        self.components = tuple(components)
+
+    def rows(self, q0, n_dof):
+        G, c = _linear_rows([self.d] * len(self.components), self.components, n_dof)
+        xyz = "xyz"
+        return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in self.components], c, G)
+
+
+class Distance(Constraint):
+    """Distance between two points is constant: ``|p₁ − p₂|² − L² = 0``.
+
+    ``length=None`` takes the distance in the reference configuration.
+    """
+
+    kind = "distance"
+
+    def __init__(self, p1: LinearMap, p2: LinearMap, length: float | None = None,
+                 name: str | None = None):
+        super().__init__(name or f"distance({p1.label}, {p2.label})")
+        self.d = p1 - p2
+        self.length = length
+
+    def rows(self, q0, n_dof):
+        L2 = float(self.d(q0) @ self.d(q0)) if self.length is None else self.length**2
+        if L2 <= 0:
+            raise ModelError(f"constraint {self.name!r}: distance must be > 0 "
+                             "(the two points coincide in the reference configuration; "
+                             "use Coincident instead)")
+        return ConstraintRows(1, [self.name], np.array([-L2]), bilinear=[(0, self.d, self.d)])
+
+
+class Dot(Constraint):
+    """Dot product of two vectors is constant: ``v₁·v₂ − c = 0``.
+
+    ``value=None`` takes the reference value (0 for vectors perpendicular there).
+    Either vector may be constant (a fixed direction in space).
+    """
+
+    kind = "dot"
+
+    def __init__(self, v1: LinearMap, v2: LinearMap, value: float | None = None,
+                 name: str | None = None):
+        super().__init__(name or f"dot({v1.label}, {v2.label})")
+        self.v1, self.v2, self.value = v1, v2, value
+
+    def rows(self, q0, n_dof):
+        val = float(self.v1(q0) @ self.v2(q0)) if self.value is None else float(self.value)
+        if len(self.v1.dofs) == 0 or len(self.v2.dofs) == 0:
+            # one side constant: the row is linear, G = aᵀ C_b (+ ...)
+            const, var = (self.v1, self.v2) if len(self.v1.dofs) == 0 else (self.v2, self.v1)
+            w = const.offset
+            G = sp.coo_matrix((w @ var.coef, (np.zeros(len(var.dofs), int), var.dofs)),
+                              shape=(1, n_dof))
+            return ConstraintRows(1, [self.name], np.array([w @ var.offset - val]), G)
+        return ConstraintRows(1, [self.name], np.array([-val]), bilinear=[(0, self.v1, self.v2)])
+
+
+class Fixed(Constraint):
+    """Coordinates keep their reference values: ``q_i − q_i⁰ = 0``."""
+
+    kind = "fixed"
+
+    def __init__(self, dofs: Sequence[int] | np.ndarray, name: str | None = None,
+                 values: np.ndarray | None = None, labels: Sequence[str] | None = None):
+        super().__init__(name or "fixed")
+        self.dofs = np.asarray(dofs, dtype=np.int64).ravel()
+        self.values = None if values is None else np.asarray(values, float).ravel()
+        self.labels = list(labels) if labels is not None else None
+
+    def rows(self, q0, n_dof):
+        n = len(self.dofs)
+        G = sp.coo_matrix((np.ones(n), (np.arange(n), self.dofs)), shape=(n, n_dof))
+        vals = q0[self.dofs] if self.values is None else self.values
+        labels = self.labels or [f"{self.name} [dof {d}]" for d in self.dofs]
+        return ConstraintRows(n, labels, -vals.astype(float), G)
+
+
+class Linear(Constraint):
+    """General linear constraints ``A q = b`` (A: dense or sparse, shape (m, n_dof))."""
+
+    kind = "linear"
+
+    def __init__(self, A, b=None, name: str | None = None, labels: Sequence[str] | None = None):
+        super().__init__(name or "linear")
+        self.A = sp.coo_matrix(A)
+        self.b = np.zeros(self.A.shape[0]) if b is None else np.asarray(b, float).ravel()
+        self.labels = labels
+
+    def rows(self, q0, n_dof):
+        if self.A.shape[1] != n_dof:
+            raise ModelError(f"constraint {self.name!r}: matrix has {self.A.shape[1]} columns, "
+                             f"the model has {n_dof} coordinates")
+        m = self.A.shape[0]
+        labels = list(self.labels) if self.labels else [f"{self.name} [{i}]" for i in range(m)]
+        return ConstraintRows(m, labels, -self.b, self.A)
+
+
+class PrescribedPoint(Constraint):
+    """A point follows a trajectory: ``p(q)_k − x_k(t) = 0`` for the chosen components.
+
+    ``motion(t)`` returns ``(x, ẋ, ẍ)`` with 3 values each (all components).
+    """
+
+    kind = "prescribed_point"
+
+    def __init__(self, p: LinearMap, motion: Motion, components: Sequence[int] = (0, 1, 2),
+                 name: str | None = None):
+        super().__init__(name or f"path({p.label})")
+        self.p, self.motion, self.components = p, motion, tuple(components)
+
+    def rows(self, q0, n_dof):
+        G, c = _linear_rows([self.p] * len(self.components), self.components, n_dof)
+        comps = list(self.components)
+
+        def h(t):
+            x, xd, xdd = self.motion(t)
+            return (np.asarray(x)[comps], np.asarray(xd)[comps], np.asarray(xdd)[comps])
+
+        xyz = "xyz"
+        return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in comps], c, G,
+                              motion=h, motion_rows=np.arange(len(c)))
+
+
+class PrescribedCoordinates(Constraint):
+    """Coordinates follow given functions: ``q_i − x_i(t) = 0``."""
+
+    kind = "prescribed_coordinates"
+
+    def __init__(self, dofs: Sequence[int], motion: Motion, name: str | None = None):
+        super().__init__(name or "drive")
+        self.dofs = np.asarray(dofs, dtype=np.int64).ravel()
+        self.motion = motion
+
+    def rows(self, q0, n_dof):
+        n = len(self.dofs)
+        G = sp.coo_matrix((np.ones(n), (np.arange(n), self.dofs)), shape=(n, n_dof))
+        return ConstraintRows(n, [f"{self.name} [dof {d}]" for d in self.dofs], np.zeros(n), G,
+                              motion=self.motion, motion_rows=np.arange(n))
+
+
+class AngleDrive(Constraint):
+    """Rotary drive: the arm from ``center`` to ``tip`` turns by ``angle(t)`` about ``axis``.
+
+    With ``d₀`` the arm direction at angle 0 (perpendicular to the axis ``k``) and
+    ``e(θ) = −sin θ d₀ + cos θ (k × d₀)`` the in-plane normal of the desired arm direction,
+    the single row is ``Φ = (tip − center)·e(θ(t)) = 0``.  The constraint reaction on the
+    tip is ``−λ e``, so the driving torque about ``k`` is ``τ = −λ l`` with ``l`` the arm
+    length (see :meth:`torque`).  Use it together with the arm's length constraint.
+
+    ``angle(t)`` returns ``(θ, θ̇, θ̈)`` (scalars).
+    """
+
+    kind = "angle_drive"
+
+    def __init__(self, center: LinearMap, tip: LinearMap, axis, zero_direction,
+                 angle: Callable[[float], tuple[float, float, float]], name: str | None = None):
+        super().__init__(name or f"angle_drive({tip.label})")
+        k = np.asarray(axis, float)
+        k = k / np.linalg.norm(k)
+        d0 = np.asarray(zero_direction, float)
+        d0 = d0 - (d0 @ k) * k
+        if np.linalg.norm(d0) < 1e-12:
+            raise ModelError(f"constraint {self.name!r}: zero_direction is parallel to the axis")
+        self.k, self.d0 = k, d0 / np.linalg.norm(d0)
+        self.k_x_d0 = np.cross(self.k, self.d0)
+        self.arm = tip - center
+        self.angle = angle
+        self.length = None
+
+    def directions(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
+        """Arm direction ``d(θ)`` and its in-plane normal ``e(θ)``."""
+        c, s = np.cos(theta), np.sin(theta)
+        return c * self.d0 + s * self.k_x_d0, -s * self.d0 + c * self.k_x_d0
+
+    def torque(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Driving torque about the axis from the row's multiplier(s) ``lam``."""
+        return -np.asarray(lam) * np.linalg.norm(self.arm(q))
+
+    def rows(self, q0, n_dof):
+        self.length = float(np.linalg.norm(self.arm(q0)))
+
+        def beta(t):
+            th, thd, thdd = self.angle(t)
+            d, e = self.directions(th)
+            de = -thd * d
+            dde = -thdd * d - thd**2 * e
+            return e[None], de[None], dde[None]
+
+        zero = LinearMap(np.zeros(0, np.int64), np.zeros((3, 0)), np.zeros(3), "e(t)")
+        return ConstraintRows(1, [self.name], np.zeros(1), bilinear=[(0, self.arm, zero)],
+                              beta_motion=beta, beta_rows=np.array([0]))

@@ -1,0 +1,75 @@
+"""Points and vectors of a model as linear maps of the coordinates.
+
+Every element family in the framework interpolates positions linearly in its
+coordinates, so a material point, a nodal gradient, a body axis or the difference of two
+points is ``x(q) = C q[dofs] + x₀``: a :class:`LinearMap`.  Constraints and loads are
+written in terms of these maps, which gives them exact Jacobians for free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["LinearMap", "constant"]
+
+
+@dataclass(frozen=True)
+class LinearMap:
+    """A 3-vector ``x = coef @ q[dofs] + offset``.
+
+    Attributes
+    ----------
+    dofs : ndarray of int, shape (k,)
+    coef : ndarray, shape (3, k)
+    offset : ndarray, shape (3,)
+    label : str
+        Human-readable name used in error messages ("node 4 r", "body 'crank' point").
+    """
+
+    dofs: np.ndarray
+    coef: np.ndarray
+    offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    label: str = "?"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dofs", np.asarray(self.dofs, dtype=np.int64).ravel())
+        object.__setattr__(self, "coef", np.asarray(self.coef, dtype=float).reshape(3, -1))
+        object.__setattr__(self, "offset", np.asarray(self.offset, dtype=float).reshape(3))
+
+    def __call__(self, q: np.ndarray) -> np.ndarray:
+        """Value at coordinates ``q`` (global vector)."""
+        return self.coef @ q[self.dofs] + self.offset
+
+    def _combine(self, other: LinearMap, sign: float, label: str) -> LinearMap:
+        dofs = np.concatenate([self.dofs, other.dofs])
+        coef = np.hstack([self.coef, sign * other.coef])
+        uniq, inv = np.unique(dofs, return_inverse=True)
+        c = np.zeros((3, len(uniq)))
+        np.add.at(c, (slice(None), inv), coef)
+        return LinearMap(uniq, c, self.offset + sign * other.offset, label)
+
+    def __add__(self, other: LinearMap) -> LinearMap:
+        return self._combine(other, 1.0, f"({self.label} + {other.label})")
+
+    def __sub__(self, other: LinearMap) -> LinearMap:
+        return self._combine(other, -1.0, f"({self.label} - {other.label})")
+
+    def __mul__(self, s: float) -> LinearMap:
+        return LinearMap(self.dofs, s * self.coef, s * self.offset, f"{s}*{self.label}")
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> LinearMap:
+        return self * -1.0
+
+    def named(self, label: str) -> LinearMap:
+        return LinearMap(self.dofs, self.coef, self.offset, label)
+
+
+def constant(x, label: str | None = None) -> LinearMap:
+    """A fixed point or direction in space (depends on no coordinate)."""
+    x = np.asarray(x, dtype=float).reshape(3)
+    return LinearMap(np.zeros(0, dtype=np.int64), np.zeros((3, 0)), x,
+                     label or f"fixed {x.tolist()}")

@@ -1,0 +1,341 @@
+"""The model: coordinates, nodes, element groups, loads and constraints.
+
+A model is a vector of generalized coordinates ``q`` organised in *nodes*.  A node is a
+set of named 3-vectors (``r``, ``r_x``, ``u``, …); elements of a family gather the fields
+their :attr:`~fem.elements.ElementFamily.node_layout` asks for from the nodes they connect,
+so elements that share a node share its coordinates.  Constraints and loads refer to
+points and vectors as :class:`~fem.LinearMap` objects.  :meth:`Model.assemble` freezes the
+structure into an :class:`~fem.assembly.Assembly` with the sparse patterns built once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import elements as _elements
+from .constraints import Coincident, Constraint, Dot, Fixed
+from .errors import ModelError
+from .linear_map import LinearMap, constant
+from .materials import Material
+
+__all__ = ["Model", "ElementGroup", "Body"]
+
+
+@dataclass
+class ElementGroup:
+    """A batch of elements of one family."""
+
+    name: str
+    family: _elements.ElementFamily
+    nodes: np.ndarray          # (n_el, n_nodes) node ids
+    dofs: np.ndarray           # (n_el, n_dof) global coordinate indices
+
+    @property
+    def n_elements(self) -> int:
+        return self.nodes.shape[0]
+
+    def material_point(self, element: int, xi) -> LinearMap:
+        """The material point with reference coordinates ``xi`` of element ``element``."""
+        if not 0 <= element < self.n_elements:
+            raise ModelError(f"element group {self.name!r} has {self.n_elements} elements; "
+                             f"no element {element}")
+        N = self.family.shape(np.atleast_2d(np.asarray(xi, float)))[element, 0]
+        coef = np.einsum("k,ij->ikj", N, np.eye(3)).reshape(3, -1)
+        return LinearMap(self.dofs[element], coef, label=f"{self.name}[{element}]({xi})")
+
+
+@dataclass
+class Body:
+    """A natural-coordinate rigid body (point ``r`` and vectors ``u, v, w``)."""
+
+    name: str
+    node: int
+    model: Model = field(repr=False)
+
+    def point(self, x_body, label: str | None = None) -> LinearMap:
+        """Body point with body coordinates ``x_body`` (along u, v, w from r)."""
+        x = np.asarray(x_body, float).reshape(3)
+        dofs = self.model.node_dofs(self.node, ("r", "u", "v", "w"))
+        coef = np.hstack([np.eye(3), x[0] * np.eye(3), x[1] * np.eye(3), x[2] * np.eye(3)])
+        return LinearMap(dofs, coef, label=label or f"body {self.name!r} point {x.tolist()}")
+
+    def vector(self, v_body, label: str | None = None) -> LinearMap:
+        """Body-fixed direction with body components ``v_body`` (a combination of u, v, w)."""
+        v = np.asarray(v_body, float).reshape(3)
+        dofs = self.model.node_dofs(self.node, ("u", "v", "w"))
+        coef = np.hstack([v[0] * np.eye(3), v[1] * np.eye(3), v[2] * np.eye(3)])
+        return LinearMap(dofs, coef, label=label or f"body {self.name!r} vector {v.tolist()}")
+
+    @property
+    def origin(self) -> LinearMap:
+        return self.model.node_field(self.node, "r")
+
+    def axis(self, i: int) -> LinearMap:
+        """Body axis ``u`` (0), ``v`` (1) or ``w`` (2)."""
+        return self.model.node_field(self.node, "uvw"[i])
+
+    def rotation(self, q: np.ndarray) -> np.ndarray:
+        """Columns u, v, w at ``q`` (3×3)."""
+        return np.column_stack([self.axis(i)(q) for i in range(3)])
+
+
+class Model:
+    """A multibody model of generalized coordinates.
+
+    Parameters
+    ----------
+    name : str
+    gravity : array_like (3,)
+        Gravitational acceleration [m/s²], applied to every mass consistently with the
+        mass matrix (``f_g = M (t ⊗ g)``, ``t`` the translation pattern).
+    """
+
+    def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0)):
+        self.name = name
+        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
+        self._q0: list[np.ndarray] = []
+        self._n_dof = 0
+        self.node_fields: list[dict[str, int]] = []   # node -> field -> first dof
+        self.node_names: list[str] = []
+        self.groups: list[ElementGroup] = []
+        self.constraints: list[Constraint] = []
+        self.point_masses: list[tuple[LinearMap, float]] = []
+        self.forces: list[tuple[LinearMap, Callable | np.ndarray, str]] = []
+        self.distributed: list[tuple[ElementGroup, np.ndarray]] = []
+        self.bodies: dict[str, Body] = {}
+        self._assembly = None
+
+    # ------------------------------------------------------------------ nodes
+    @property
+    def n_dof(self) -> int:
+        return self._n_dof
+
+    @property
+    def q0(self) -> np.ndarray:
+        """Reference coordinates."""
+        return np.concatenate(self._q0) if self._q0 else np.zeros(0)
+
+    def _changed(self) -> None:
+        self._assembly = None
+
+    def add_node(self, name: str | None = None, **fields) -> int:
+        """Add a node with the given 3-vector fields (e.g. ``r=(0,0,0), r_x=(1,0,0)``)."""
+        ids = self.add_nodes(names=None if name is None else [name],
+                             **{k: np.asarray(v, float).reshape(1, 3) for k, v in fields.items()})
+        return int(ids[0])
+
+    def add_nodes(self, names: Sequence[str] | None = None, **fields) -> np.ndarray:
+        """Add ``n`` nodes at once; each field is an (n, 3) array.  Returns node ids."""
+        if not fields:
+            raise ModelError("a node needs at least one field, e.g. r=(x, y, z)")
+        arrays = {k: np.atleast_2d(np.asarray(v, dtype=float)) for k, v in fields.items()}
+        n = {a.shape[0] for a in arrays.values()}
+        if len(n) != 1 or any(a.shape[1:] != (3,) for a in arrays.values()):
+            raise ModelError("node fields must all be (n, 3) arrays of the same n; got "
+                             + ", ".join(f"{k}: {a.shape}" for k, a in arrays.items()))
+        n = n.pop()
+        for k, a in arrays.items():
+            if not np.all(np.isfinite(a)):
+                raise ModelError(f"node field {k!r} has non-finite values")
+        self._changed()
+        first = len(self.node_fields)
+        nf = len(arrays)
+        block = np.stack([arrays[k] for k in arrays], axis=1).reshape(n, 3 * nf)
+        self._q0.append(block.ravel())
+        base = self._n_dof + 3 * nf * np.arange(n)
+        keys = list(arrays)
+        for i in range(n):
+            self.node_fields.append({k: int(base[i]) + 3 * j for j, k in enumerate(keys)})
+            self.node_names.append(names[i] if names is not None else f"node {first + i}")
+        self._n_dof += 3 * nf * n
+        return np.arange(first, first + n)
+
+    def node_dofs(self, node: int, fields: Sequence[str] | str = "r") -> np.ndarray:
+        """Global coordinate indices of the given fields of a node."""
+        if isinstance(fields, str):
+            fields = (fields,)
+        if not 0 <= node < len(self.node_fields):
+            raise ModelError(f"no node {node} (the model has {len(self.node_fields)} nodes)")
+        nf = self.node_fields[node]
+        out = []
+        for f in fields:
+            if f not in nf:
+                raise ModelError(f"{self.node_names[node]} has no field {f!r}; "
+                                 f"it has {sorted(nf)}")
+            out.append(np.arange(nf[f], nf[f] + 3))
+        return np.concatenate(out)
+
+    def node_field(self, node: int, field: str = "r") -> LinearMap:
+        """A node's field as a point/vector usable in constraints and loads."""
+        return LinearMap(self.node_dofs(node, field), np.eye(3),
+                         label=f"{self.node_names[node]} {field}")
+
+    point = node_field
+
+    @staticmethod
+    def ground(x, label: str | None = None) -> LinearMap:
+        """A fixed point or direction in space."""
+        return constant(x, label)
+
+    # --------------------------------------------------------------- elements
+    def add_elements(self, element: str, nodes, material: Material | None = None,
+                     name: str | None = None, **section) -> ElementGroup:
+        """Add a batch of elements of one family.
+
+        Parameters
+        ----------
+        element : str
+            Registered family name (see :func:`fem.elements.available`).
+        nodes : array_like of int, shape (n_el, n_nodes)
+            Node ids per element, in the family's local node order.
+        material : Material, optional
+        **section
+            Family-specific data (area, inertia, thickness, mass, ...).
+        """
+        cls = _elements.get(element)
+        nodes = np.atleast_2d(np.asarray(nodes, dtype=np.int64))
+        layout = cls.node_layout
+        name = name or f"{element}#{len(self.groups)}"
+        if nodes.shape[1] != len(layout):
+            raise ModelError(f"element group {name!r}: family {element!r} takes "
+                             f"{len(layout)} nodes per element, got {nodes.shape[1]}")
+        bad = np.flatnonzero((nodes < 0) | (nodes >= len(self.node_fields)))
+        if bad.size:
+            raise ModelError(f"element group {name!r}: unknown node ids "
+                             f"{np.unique(nodes.ravel()[bad])[:10].tolist()}")
+        dofs = np.empty((nodes.shape[0], 3 * cls.n_vectors()), dtype=np.int64)
+        col = 0
+        for j, fields in enumerate(layout):
+            for f in fields:
+                starts = []
+                for e, nd in enumerate(nodes[:, j]):
+                    nf = self.node_fields[nd]
+                    if f not in nf:
+                        raise ModelError(
+                            f"element {e} of group {name!r} ({element}): "
+                            f"{self.node_names[nd]} has no field {f!r} "
+                            f"(it has {sorted(nf)}; the family needs {fields} at local node {j})")
+                    starts.append(nf[f])
+                dofs[:, col:col + 3] = np.asarray(starts)[:, None] + np.arange(3)
+                col += 3
+        X = self.q0[dofs]
+        try:
+            family = cls(X, material, **section)
+        except ModelError as err:
+            raise ModelError(f"element group {name!r}: {err}") from None
+        group = ElementGroup(name, family, nodes, dofs)
+        self.groups.append(group)
+        for kind, a, b in family.internal_constraints():
+            self._add_internal(group, kind, a, b)
+        self._changed()
+        return group
+
+    def add_element(self, element: str, nodes: Sequence[int], material=None, name=None,
+                    **section) -> ElementGroup:
+        """Add one element (a group of one)."""
+        return self.add_elements(element, [list(nodes)], material, name, **section)
+
+    def _add_internal(self, group: ElementGroup, kind: str, a, b) -> None:
+        from .constraints.internal import ElementDot
+        self.constraints.append(ElementDot(group, a, b, name=f"{group.name} rigidity"))
+
+    def add_rigid_body(self, name: str, mass: float, position, rotation=None, com=(0, 0, 0),
+                       inertia=None) -> Body:
+        """A natural-coordinate rigid body (element ``rigid_body``).
+
+        ``position`` is the body reference point, ``rotation`` (3×3) the body axes as
+        columns (identity by default); ``com`` the centre of mass and ``inertia`` the
+        inertia tensor about it, both in body axes.
+        """
+        if name in self.bodies:
+            raise ModelError(f"there is already a body named {name!r}")
+        R = np.eye(3) if rotation is None else np.asarray(rotation, float)
+        node = self.add_node(name=f"body {name!r}", r=position, u=R[:, 0], v=R[:, 1],
+                             w=R[:, 2])
+        self.add_elements("rigid_body", [[node]], name=name, mass=mass, com=com,
+                          inertia=np.zeros((3, 3)) if inertia is None else inertia)
+        body = Body(name, node, self)
+        self.bodies[name] = body
+        return body
+
+    def add_point_mass(self, point: LinearMap, mass: float) -> None:
+        """A point mass at a point (payload): adds ``m CᵀC`` to M and its weight."""
+        if not mass >= 0:
+            raise ModelError(f"point mass at {point.label}: mass must be ≥ 0, got {mass}")
+        self.point_masses.append((point, float(mass)))
+        self._changed()
+
+    # ------------------------------------------------------------ constraints
+    def add_constraint(self, constraint: Constraint) -> Constraint:
+        if not isinstance(constraint, Constraint):
+            raise ModelError(f"add_constraint expects a fem.constraints.Constraint, "
+                             f"got {type(constraint).__name__}")
+        self.constraints.append(constraint)
+        self._changed()
+        return constraint
+
+    def fix(self, node: int, fields: Sequence[str] | str | None = None,
+            name: str | None = None) -> Constraint:
+        """Clamp fields of a node to their reference values (all fields by default)."""
+        fields = list(self.node_fields[node]) if fields is None else fields
+        if isinstance(fields, str):
+            fields = [fields]
+        return self.add_constraint(Fixed(self.node_dofs(node, fields),
+                                         name or f"fix {self.node_names[node]} {list(fields)}"))
+
+    def spherical(self, p1: LinearMap, p2: LinearMap, name: str | None = None) -> Constraint:
+        """Spherical joint: the two points coincide."""
+        return self.add_constraint(Coincident(p1, p2, name))
+
+    def revolute(self, p1: LinearMap, p2: LinearMap, axis2: LinearMap,
+                 normals1: Sequence[LinearMap], name: str | None = None) -> list[Constraint]:
+        """Revolute joint: points coincide and ``axis2`` stays perpendicular to two vectors
+        ``normals1`` of the other body (both normal to the joint axis)."""
+        name = name or f"revolute({p1.label}, {p2.label})"
+        out = [self.add_constraint(Coincident(p1, p2, f"{name} point"))]
+        for i, n1 in enumerate(normals1):
+            out.append(self.add_constraint(Dot(axis2, n1, 0.0, f"{name} axis {i}")))
+        return out
+
+    # ------------------------------------------------------------------ loads
+    def add_force(self, point: LinearMap, force, name: str | None = None) -> None:
+        """A force on a point: constant (3,) or a function ``t -> (3,)``."""
+        if not callable(force):
+            force = np.asarray(force, float).reshape(3)
+        self.forces.append((point, force, name or f"force on {point.label}"))
+        self._changed()
+
+    def add_distributed_load(self, group: ElementGroup, load) -> None:
+        """A constant load per unit length/area on every element of ``group``."""
+        self.distributed.append((group, np.asarray(load, float).reshape(3)))
+        self._changed()
+
+    # --------------------------------------------------------------- assembly
+    def assemble(self, dense: bool | None = None):
+        """Freeze the structure (cached until the model changes)."""
+        from .assembly import Assembly
+
+        if self._assembly is None or (dense is not None and self._assembly.dense != dense):
+            if self.n_dof == 0:
+                raise ModelError(f"model {self.name!r} has no coordinates")
+            self._assembly = Assembly(self, dense=dense)
+        return self._assembly
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
+        """Kinetic, gravitational potential and elastic energy [J] at a state."""
+        a = self.assemble()
+        kin = 0.5 * float(v @ (a.M @ v))
+        pot = -float(a.f_gravity @ q)
+        el = float(sum(g.family.energy(q[g.dofs]).sum() for g in self.groups if g.family.elastic))
+        return {"kinetic_J": kin, "potential_J": pot, "elastic_J": el,
+                "total_J": kin + pot + el}
+
+    def summary(self) -> str:
+        a = self.assemble()
+        lines = [f"model {self.name!r}: {self.n_dof} coordinates, {a.n_con} constraint rows"]
+        for g in self.groups:
+            lines.append(f"  {g.name}: {g.n_elements} × {g.family.name}")
+        return "\n".join(lines)
