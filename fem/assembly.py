@@ -250,6 +250,7 @@ class Assembly:
                                       Gc.row]).astype(np.int64)
         self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
         self._Gdata = Gc.data
+        self._jv_linear = Gc.data.copy()
         # Hessian contributions: pairs of A and B entries in the same component row
         order_b = np.argsort(Bc.row, kind="stable")
         b_rows_sorted = Bc.row[order_b]
@@ -283,20 +284,38 @@ class Assembly:
         return self._A @ q + self._alpha, self._B @ q + self._beta(t)
 
     def _rowsum(self, x: np.ndarray) -> np.ndarray:
+        if self.n_bil == 0:
+            return np.zeros(self.n_con)
         """Sum of a 3·n_bil vector per bilinear row, scattered to constraint rows."""
         return np.bincount(self._bil_row, x.reshape(-1, 3).sum(axis=1), minlength=self.n_con)
 
     def phi(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """Constraint values Φ(q, t)."""
+        return self.constraint_state(q, t)[0]
+
+    def constraint_state(self, q: np.ndarray, t: float = 0.0):
+        """``(Φ, Φ_q values)`` at ``(q, t)`` in one pass."""
+        phi = self._G @ q + self._c
+        if self._motions:
+            phi += self._h(t, 0)
+        if self.n_bil == 0:
+            return phi, self._jv_linear
         a, b = self._ab(q, t)
-        return self._rowsum(a * b) + self._G @ q + self._c + self._h(t, 0)
+        phi += self._rowsum(a * b)
+        jv = np.concatenate([self._Acoo.data * b[self._Acoo.row],
+                             self._Bcoo.data * a[self._Bcoo.row], self._Gdata])
+        return phi, jv
 
     def phi_t(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """∂Φ/∂t."""
+        if self.n_bil == 0:
+            return self._h(t, 1)
         a = self._A @ q + self._alpha
         return self._rowsum(a * self._beta(t, 1)) + self._h(t, 1)
 
     def jacobian_values(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        if self.n_bil == 0:
+            return self._jv_linear
         a, b = self._ab(q, t)
         return np.concatenate([self._Acoo.data * b[self._Acoo.row],
                                self._Bcoo.data * a[self._Bcoo.row], self._Gdata])
@@ -308,6 +327,8 @@ class Assembly:
 
     def gamma(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
         """Acceleration right-hand side: Φ_q q̈ = γ."""
+        if self.n_bil == 0:
+            return -self._h(t, 2)
         Av, Bv = self._A @ v, self._B @ v
         g = 2.0 * Av * Bv
         if self._beta_motions:

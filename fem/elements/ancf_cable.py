@@ -92,6 +92,8 @@ class AncfCable(ElementFamily):
         self._N = hermite(self._s, self.L, 0)   # (n, q, 4)
         self._N1 = hermite(self._s, self.L, 1)
         self._N2 = hermite(self._s, self.L, 2)
+        self._N1T = np.ascontiguousarray(np.swapaxes(self._N1, 1, 2))
+        self._N2T = np.ascontiguousarray(np.swapaxes(self._N2, 1, 2))
         self._wL = self._w[None, :] * self.L[:, None]  # dx weights (n, q)
         self.EA = material.E * self.A
         self.EI = material.E * self.I
@@ -106,9 +108,7 @@ class AncfCable(ElementFamily):
 
     def _ab(self, q):
         Q = q.reshape(self.n_elements, 4, 3)
-        a = np.einsum("eqk,ekd->eqd", self._N1, Q)
-        b = np.einsum("eqk,ekd->eqd", self._N2, Q)
-        return a, b
+        return self._N1 @ Q, self._N2 @ Q
 
     # ---------------------------------------------------------------- inertia
     def mass_scalar(self):
@@ -122,9 +122,9 @@ class AncfCable(ElementFamily):
     def forces(self, q, v=None, tangent=False):
         n = self.n_elements
         a, b = self._ab(q)
-        A = np.einsum("eqd,eqd->eq", a, a)
-        B = np.einsum("eqd,eqd->eq", b, b)
-        C = np.einsum("eqd,eqd->eq", a, b)
+        A = (a * a).sum(-1)
+        B = (b * b).sum(-1)
+        C = (a * b).sum(-1)
         eps = 0.5 * (A - 1.0)
         iA = 1.0 / A
         iA2, iA3 = iA * iA, iA * iA * iA
@@ -137,8 +137,7 @@ class AncfCable(ElementFamily):
         da = (wa * eps)[..., None] * a + wb[..., None] * (2.0 * gA[..., None] * a
                                                            + gC[..., None] * b)
         db = wb[..., None] * (2.0 * gB[..., None] * b + gC[..., None] * a)
-        f = (np.einsum("eqk,eqd->ekd", self._N1, da)
-             + np.einsum("eqk,eqd->ekd", self._N2, db)).reshape(n, 12)
+        f = (self._N1T @ da + self._N2T @ db).reshape(n, 12)
         if not tangent:
             return f, None
         I3 = np.eye(3)

@@ -138,11 +138,10 @@ class GeneralizedAlpha:
         for it in range(self.max_iter + 1):
             f_int, kv = asm.internal_forces(q, v, tangent=refactor)
             self.n_force_evals += 1
-            jv = asm.jacobian_values(q, t1)
+            phi, jv = asm.constraint_state(q, t1)
             JTl = asm.jt_dot(jv, lam)
             Mq = asm.M @ qdd
             res = Mq + f_int - f_ext + JTl
-            phi = asm.phi(q, t1)
             scale = max(np.linalg.norm(Mq), fe_norm, np.linalg.norm(f_int),
                         np.linalg.norm(JTl), 1e-300)
             rn = float(np.linalg.norm(res) / scale)

@@ -1,0 +1,790 @@
+"""ANCF thick-plate element on a cubic Bézier triangle (seed 000, eqs 1–16).
+
+Two registered families share one implementation:
+
+``bezier_plate``
+    The seed's element, 16 nodal 3-vectors (48 coordinates, eq 11)::
+
+        A: r, r_η, r_ζ, r_χ, r_χχ   B: r, r_ζ, r_ξ, r_χ, r_χχ   C: r, r_ξ, r_η, r_χ, r_χχ   P: r
+
+    At each vertex the two area-coordinate gradients point along the two edges leaving it,
+    first to the *next* vertex (A→B, B→C, C→A), then to the *previous* one.
+``bezier_plate_shared``
+    The same element for meshes whose vertices are shared: each vertex carries
+    ``r, r_x, r_y, r_z, r_nn`` (the position, the three columns of the Cartesian gradient
+    ``∂r/∂X`` in the global frame, and the second derivative along the reference unit
+    normal); the centroid ``r`` is private.  A constant matrix per element maps these to
+    the 48 coordinates above (chain rule, eqs 5–6).
+
+Conventions
+-----------
+Reference points are ``xi = (x, y, χ)``: the area coordinates are
+``(ξ, η, ζ) = (1 − x − y, x, y)`` (vertex A at (0, 0), B at (1, 0), C at (0, 1)), the
+reference triangle is the one of :func:`fem.quadrature.triangle`, and ``χ ∈ [−1, 1]``
+crosses the thickness (``χ = −1`` bottom, ``0`` mid-surface, ``+1`` top; ``h/2`` per unit
+``χ``, eq 3).  Positions are linear in the coordinates, ``r = (S(ξ) ⊗ I₃) e`` (eq 14), with
+the shape functions of eq 15, re-derived in :func:`shape_functions` from the Bézier basis
+(eqs 7–10) and the control-point relations (eqs 12–13).
+
+Mechanics: Green–Lagrange strain of the 3D continuum, St. Venant–Kirchhoff law, written in
+natural (covariant) components so that a force evaluation needs only the products
+``J_a·J_b`` of the current base vectors ``J_a = ∂r/∂ξ_a``; the reference inverse Jacobians,
+the elasticity matrix transformed to natural components and the quadrature weights are
+stored once per element.  Locking remedies: the ``r_χχ`` term (Poisson locking, seed),
+assumed natural strain for the thickness strain (curvature-thickness locking) and a
+thickness-dependent transverse-shear factor (shear locking); see ``docs/bezier_plate.md``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import ModelError
+from ..materials import Material, svk_elasticity
+from ..quadrature import gauss_legendre, prism, triangle
+from . import ElementFamily, register
+
+__all__ = [
+    "BezierTrianglePlate",
+    "BezierTrianglePlateShared",
+    "shape_functions",
+    "bezier_basis",
+    "nodal_from_control",
+    "control_from_nodal",
+    "g1_cross_derivative",
+    "draw_grid",
+]
+
+# Voigt order of the 6 symmetric index pairs (11, 22, 33, 23, 13, 12), as in svk_elasticity.
+_PA = np.array([0, 1, 2, 1, 0, 0])
+_PB = np.array([0, 1, 2, 2, 2, 1])
+_NEXT = (1, 2, 0)
+_PREV = (2, 0, 1)
+
+
+# ----------------------------------------------------------------------------- basis
+def _points(xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Area coordinates (n, 3) and χ (n,) of reference points (x, y[, χ])."""
+    xi = np.atleast_2d(np.asarray(xi, dtype=float))
+    if xi.shape[1] not in (2, 3):
+        raise ModelError(f"plate reference points must be (x, y) or (x, y, χ), got {xi.shape}")
+    chi = xi[:, 2] if xi.shape[1] == 3 else np.zeros(len(xi))
+    L = np.column_stack([1.0 - xi[:, 0] - xi[:, 1], xi[:, 0], xi[:, 1]])
+    return L, chi
+
+
+def shape_functions(xi: np.ndarray, deriv: bool = False):
+    """Shape functions ``S`` of eq 15 and their derivatives by ``(x, y, χ)``.
+
+    Per vertex ``K`` with own area coordinate ``a``, next ``b`` and previous ``c``
+    (``(ξ, η, ζ)`` for A, ``(η, ζ, ξ)`` for B, ``(ζ, ξ, η)`` for C)::
+
+        S_r    = a³ + 3a²b + 3a²c − 7abc        S_χ  = aχ
+        S_next = a²b − abc                      S_χχ = ½aχ²
+        S_prev = a²c − abc                      S_P  = 27ξηζ   (centroid)
+
+    Parameters
+    ----------
+    xi : ndarray (n, 2) or (n, 3)
+        Reference points ``(x, y[, χ])``, area coordinates ``(1 − x − y, x, y)``.
+    deriv : bool
+        Also return ``∂S/∂(x, y, χ)``.
+
+    Returns
+    -------
+    S : ndarray (n, 16)
+    dS : ndarray (n, 3, 16), only if ``deriv``; rows ``∂/∂x, ∂/∂y, ∂/∂χ``.
+    """
+    L, chi = _points(xi)
+    n = len(chi)
+    S = np.empty((n, 16))
+    dL = np.zeros((n, 3, 16))  # ∂S/∂(L0, L1, L2) treating the L as independent
+    dchi = np.zeros((n, 16))
+    for k in range(3):
+        i, j, m = k, _NEXT[k], _PREV[k]
+        a, b, c = L[:, i], L[:, j], L[:, m]
+        col = 5 * k
+        abc = a * b * c
+        S[:, col] = a**3 + 3 * a * a * (b + c) - 7 * abc
+        S[:, col + 1] = a * a * b - abc
+        S[:, col + 2] = a * a * c - abc
+        S[:, col + 3] = a * chi
+        S[:, col + 4] = 0.5 * a * chi**2
+        if deriv:
+            dL[:, i, col] = 3 * a * a + 6 * a * (b + c) - 7 * b * c
+            dL[:, j, col] = 3 * a * a - 7 * a * c
+            dL[:, m, col] = 3 * a * a - 7 * a * b
+            dL[:, i, col + 1] = 2 * a * b - b * c
+            dL[:, j, col + 1] = a * a - a * c
+            dL[:, m, col + 1] = -a * b
+            dL[:, i, col + 2] = 2 * a * c - b * c
+            dL[:, j, col + 2] = -a * c
+            dL[:, m, col + 2] = a * a - a * b
+            dL[:, i, col + 3] = chi
+            dL[:, i, col + 4] = 0.5 * chi**2
+            dchi[:, col + 3] = a
+            dchi[:, col + 4] = a * chi
+    S[:, 15] = 27.0 * L[:, 0] * L[:, 1] * L[:, 2]
+    if not deriv:
+        return S
+    dL[:, 0, 15] = 27.0 * L[:, 1] * L[:, 2]
+    dL[:, 1, 15] = 27.0 * L[:, 0] * L[:, 2]
+    dL[:, 2, 15] = 27.0 * L[:, 0] * L[:, 1]
+    dS = np.empty((n, 3, 16))
+    dS[:, 0] = dL[:, 1] - dL[:, 0]  # x = η,  ξ = 1 − x − y
+    dS[:, 1] = dL[:, 2] - dL[:, 0]  # y = ζ
+    dS[:, 2] = dchi
+    return S, dS
+
+
+def bezier_basis(xi: np.ndarray) -> np.ndarray:
+    """The seed's Bézier basis with the thickness terms, ``g₁ … g₁₆`` (eqs 8–9): (n, 16).
+
+    Control points: ``q¹ q² q³`` the mid-surface vertices A B C, ``q⁴ q⁵`` the third points of
+    AB (near A, near B), ``q⁶ q⁷`` of BC, ``q⁸ q⁹`` of AC (near A, near C), ``q¹⁰`` the
+    centre point, ``q¹¹…q¹³`` the vertices of the top face, ``q¹⁴…q¹⁶`` the second-derivative
+    control points (eq 9).
+    """
+    (L, chi) = _points(xi)
+    u, v, w = L.T
+    return np.column_stack([
+        u**3 - u * chi, v**3 - v * chi, w**3 - w * chi,
+        3 * u * u * v, 3 * u * v * v, 3 * v * v * w, 3 * v * w * w, 3 * u * u * w, 3 * u * w * w,
+        6 * u * v * w,
+        u * chi, v * chi, w * chi,
+        0.5 * u * chi**2, 0.5 * v * chi**2, 0.5 * w * chi**2,
+    ])
+
+
+@lru_cache(maxsize=1)
+def _nodal_from_control() -> np.ndarray:
+    Xm = np.zeros((16, 16))
+    # (row of e₁, [(control point index 1-based, coefficient), ...])  -- eq 12, with the
+    # B-vertex gradients assigned by geometry: q⁶ lies on BC (ζ direction), q⁵ on AB (ξ).
+    rows = [
+        [(1, 1)], [(4, 3), (1, -3)], [(8, 3), (1, -3)], [(11, 1), (1, -1)], [(14, 1)],
+        [(2, 1)], [(6, 3), (2, -3)], [(5, 3), (2, -3)], [(12, 1), (2, -1)], [(15, 1)],
+        [(3, 1)], [(9, 3), (3, -3)], [(7, 3), (3, -3)], [(13, 1), (3, -1)], [(16, 1)],
+        [(1, 1), (2, 1), (3, 1)] + [(k, 3) for k in range(4, 10)] + [(10, 6)],
+    ]
+    for r, terms in enumerate(rows):
+        for k, c in terms:
+            Xm[r, k - 1] = c
+    Xm[15] /= 27.0
+    return Xm
+
+
+def nodal_from_control() -> np.ndarray:
+    """The constant matrix of eq 13, ``e = (X ⊗ I₃) q_con`` (16 × 16 scalar)."""
+    return _nodal_from_control().copy()
+
+
+def control_from_nodal() -> np.ndarray:
+    """``X⁻¹`` (16 × 16): the Bézier control points of an element, ``q_con = (X⁻¹ ⊗ I₃) e``.
+
+    Use it to write the seed's continuity conditions (eqs 17–29), which are stated in
+    control points, in element coordinates.
+    """
+    return np.linalg.inv(_nodal_from_control())
+
+
+def g1_cross_derivative(edge: int) -> np.ndarray:
+    """Coefficients of the seed's simplified G¹ terms (eq 29) of one element edge.
+
+    For the local edge opposite vertex ``edge`` (0: BC, 1: CA, 2: AB), run from its first to
+    its second vertex (BC: B→C, CA: C→A, AB: A→B), returns ``c`` (3, 16) such that
+    ``(c ⊗ I₃) e`` are the three vectors ``(b₀ + b₁)/2 − i₀``, ``(b₁ + b₂)/2 − i₁``,
+    ``(b₂ + b₃)/2 − i₂`` — edge control points ``b`` minus the adjacent interior row ``i``;
+    one third of the mid-surface derivative from the opposite vertex towards the edge
+    midpoint at the three quadratic Bernstein positions.  The seed's eq 29 for elements
+    ``e`` and ``f`` sharing an edge is ``(c_e ⊗ I₃) e_e + (c̃_f ⊗ I₃) e_f = 0`` with ``c̃_f``
+    the rows of ``f`` reversed when ``f`` runs the edge the other way.  Scaled by 2 to match
+    the seed's form ``(q² − q⁵) + (q⁶ − q⁵)``.
+    """
+    if edge not in (0, 1, 2):
+        raise ModelError(f"plate edge must be 0, 1 or 2 (opposite vertex), got {edge}")
+    # control-point indices (0-based): vertex, edge third points, interior row
+    ring = {  # edge -> (b0, b1, b2, b3), (i0, i1, i2)
+        0: ((1, 5, 6, 2), (4, 9, 8)),   # B q6 q7 C ; q5 q10 q9
+        1: ((2, 8, 7, 0), (6, 9, 3)),   # C q9 q8 A ; q7 q10 q4
+        2: ((0, 3, 4, 1), (7, 9, 5)),   # A q4 q5 B ; q8 q10 q6
+    }
+    b, i = ring[edge]
+    P = control_from_nodal()
+    c = np.empty((3, 16))
+    for m in range(3):
+        c[m] = P[b[m]] + P[b[m + 1]] - 2.0 * P[i[m]]
+    return c
+
+
+def draw_grid(n_sub: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Sub-triangulation of the reference triangle: points (n, 3) at χ = 0, triangles (m, 3)."""
+    if n_sub < 1:
+        raise ModelError(f"plate drawing needs n_sub ≥ 1, got {n_sub}")
+    idx = {}
+    pts = []
+    for j in range(n_sub + 1):
+        for i in range(n_sub + 1 - j):
+            idx[i, j] = len(pts)
+            pts.append((i / n_sub, j / n_sub, 0.0))
+    tris = []
+    for j in range(n_sub):
+        for i in range(n_sub - j):
+            tris.append((idx[i, j], idx[i + 1, j], idx[i, j + 1]))
+            if i + j + 1 < n_sub:
+                tris.append((idx[i + 1, j], idx[i + 1, j + 1], idx[i, j + 1]))
+    return np.array(pts), np.array(tris, dtype=np.int64)
+
+
+@lru_cache(maxsize=None)
+def _tabulated(triangle_degree: int, n_thickness: int):
+    """Points, weights, S and dS of a prism rule (cached per rule; read-only arrays)."""
+    rule = prism(triangle_degree, n_thickness)
+    S, dS = shape_functions(rule.points, deriv=True)
+    for a in (rule.points, S, dS):
+        a.setflags(write=False)
+    return rule.points, rule.weights, S, dS
+
+
+# ----------------------------------------------------------------------------- family
+@register("bezier_plate")
+class BezierTrianglePlate(ElementFamily):
+    """ANCF thick plate on a cubic Bézier triangle, 48 coordinates per element (seed 000).
+
+    Parameters
+    ----------
+    X : ndarray (n_el, 48)
+        Reference coordinates in the order of :attr:`node_layout` (eq 11); build them for a
+        flat undeformed plate with :meth:`reference_coordinates`.
+    material : Material
+        E, ν (St. Venant–Kirchhoff) and ρ (mass).
+    thickness : float or array (n_el,)
+        Plate thickness ``h`` [m], > 0.  The reference thickness gradients must be
+        ``|r_χ| = h/2`` (eq 3).
+    triangle_degree : int, default 4
+        Degree of the in-plane rule for the elastic forces (Stroud 9 points for 4): exact for
+        the energy of linear elasticity (degree 4) and ample for large strains.
+    n_thickness : int, default 3
+        Gauss points through the thickness (3 integrate the small-strain energy exactly,
+        including the quadratic-in-χ part from ``r_χχ``).
+    shear_factor : {"auto"} or float, default "auto"
+        Factor on the transverse-shear modulus.  "auto": ``h² / (h² + α ℓ²)`` with ``ℓ²``
+        the largest squared edge length of the element and ``α`` = ``shear_alpha``
+        (default 0.1): removes shear locking of thin plates, tends to 1 under refinement.
+        ``1.0`` gives the plain 3D continuum.
+    thickness_ans : bool, default True
+        Assumed natural strain for the thickness strain ``E_χχ``: sampled at the three
+        vertices and interpolated linearly (removes curvature-thickness locking).
+    """
+
+    cell = "triangle"
+    node_layout = (
+        ("r", "r_eta", "r_zeta", "r_chi", "r_chichi"),
+        ("r", "r_zeta", "r_xi", "r_chi", "r_chichi"),
+        ("r", "r_xi", "r_eta", "r_chi", "r_chichi"),
+        ("r",),
+    )
+
+    def __init__(self, X, material: Material | None = None, **section):
+        super().__init__(X, material, **section)
+        n = self.n_elements
+        if material is None:
+            raise ModelError(f"element {self.name!r} needs a material (E, nu, rho)")
+        if "thickness" not in section:
+            raise ModelError(f"element {self.name!r} needs section data thickness=... (m)")
+        h = np.asarray(section["thickness"], dtype=float)
+        try:
+            h = np.broadcast_to(h, (n,)).copy()
+        except ValueError:
+            raise ModelError(f"element {self.name!r}: thickness must be a number or one per "
+                             f"element ({n}), got shape {h.shape}") from None
+        bad = np.flatnonzero(~np.isfinite(h) | ~(h > 0))
+        if bad.size:
+            raise ModelError(f"element {self.name!r}: thickness must be finite and > 0 "
+                             f"(elements {bad[:10].tolist()})")
+        self.thickness = h
+        self.triangle_degree = int(section.get("triangle_degree", 4))
+        self.n_thickness = int(section.get("n_thickness", 3))
+        self.thickness_ans = bool(section.get("thickness_ans", True))
+        self._emap = self._element_map()          # (n_el, 16, 16) or None
+        self._X48 = self._to48(self.X)              # reference in the 48-coordinate form
+        self._check_geometry()
+        self.shear_factor = self._shear_factor(section.get("shear_factor", "auto"),
+                                               float(section.get("shear_alpha", 0.1)))
+        self._C = svk_elasticity(material)
+        self._setup_stiffness()
+        self._mass = None
+
+    # ------------------------------------------------------------- reference data
+    @classmethod
+    def reference_coordinates(cls, vertices: np.ndarray, thickness, normal=None) -> np.ndarray:
+        """Reference coordinates (n_el, 48) of flat, undeformed triangles.
+
+        Parameters
+        ----------
+        vertices : ndarray (n_el, 3, 3)
+            Mid-surface vertices A, B, C of each element.
+        thickness : float or array (n_el,)
+        normal : array (3,) or (n_el, 3), optional
+            The plate's "up" direction.  If given, triangles that are clockwise seen from it
+            raise :class:`ModelError`; the thickness direction is always the right-hand
+            normal ``AB × AC`` (eq 3).
+
+        Returns
+        -------
+        X : ndarray (n_el, 48)
+            ``r_η^A = B − A``, ``r_ζ^A = C − A``, ``r_ζ^B = C − B``, ``r_ξ^B = A − B``,
+            ``r_ξ^C = A − C``, ``r_η^C = B − C`` (eq 6 with ``r_X = I``), ``r_χ = (h/2) n̂``,
+            ``r_χχ = 0``, centroid ``(A + B + C)/3``.
+        """
+        V, nhat, h = _flat_triangles(cls.name, vertices, thickness, normal)
+        out = np.zeros((len(V), 16, 3))
+        d = 0.5 * h[:, None] * nhat
+        for k in range(3):
+            col = 5 * k
+            out[:, col] = V[:, k]
+            out[:, col + 1] = V[:, _NEXT[k]] - V[:, k]
+            out[:, col + 2] = V[:, _PREV[k]] - V[:, k]
+            out[:, col + 3] = d
+        out[:, 15] = V.mean(axis=1)
+        return out.reshape(len(V), 48)
+
+    def _element_map(self):
+        return None
+
+    def _to48(self, Y: np.ndarray) -> np.ndarray:
+        """Own coordinates (n_el, 48) → the 48 coordinates of eq 11, as (n_el, 16, 3)."""
+        Y = np.asarray(Y, dtype=float).reshape(self.n_elements, 16, 3)
+        if self._emap is None:
+            return Y
+        return np.einsum("ekl,eld->ekd", self._emap, Y)
+
+    def _tab(self, points: np.ndarray, deriv: bool = True):
+        """S (n_el|1, n, 16) and dS (n_el|1, n, 3, 16) in this family's coordinates."""
+        if deriv:
+            S, dS = shape_functions(points, deriv=True)
+        else:
+            S, dS = shape_functions(points), None
+        if self._emap is None:
+            return S[None], (None if dS is None else dS[None])
+        S = np.einsum("pk,ekl->epl", S, self._emap)
+        if dS is not None:
+            dS = np.einsum("pak,ekl->epal", dS, self._emap)
+        return S, dS
+
+    def _check_geometry(self) -> None:
+        n = self.n_elements
+        V = self._X48[:, [0, 5, 10]]
+        cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
+        area2 = np.linalg.norm(cr, axis=1)
+        edges = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2)
+        lmax = edges.max(axis=1)
+        bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
+        if bad.size:
+            raise ModelError(f"element {self.name!r}: degenerate triangles (zero area or "
+                             f"coincident vertices) in elements {bad[:10].tolist()}")
+        d = self._X48[:, [3, 8, 13]]
+        half = np.linalg.norm(d, axis=2)
+        rel = np.abs(half - 0.5 * self.thickness[:, None]) / (0.5 * self.thickness[:, None])
+        bad = np.flatnonzero(np.any(rel > 1e-6, axis=1))
+        if bad.size:
+            raise ModelError(
+                f"element {self.name!r}: reference thickness gradients |r_χ| differ from "
+                f"thickness/2 in elements {bad[:10].tolist()} (give the same thickness to "
+                "reference_coordinates and to the element)")
+        # inverted: the reference Jacobian must be positive at vertices and quadrature points
+        pts = np.vstack([_tabulated(self.triangle_degree, self.n_thickness)[0],
+                         [[0, 0, -1], [1, 0, -1], [0, 1, -1], [0, 0, 1], [1, 0, 1], [0, 1, 1]]])
+        _, dS = shape_functions(pts, deriv=True)
+        J0 = np.einsum("pak,ekd->epad", dS, self._X48)
+        det = np.linalg.det(J0)
+        scale = (lmax**2 * self.thickness)[:, None]
+        bad = np.flatnonzero(np.any(~(det > 1e-10 * scale), axis=1))
+        if bad.size:
+            raise ModelError(
+                f"element {self.name!r}: inverted elements {bad[:10].tolist()}: the vertices "
+                "run clockwise about the thickness direction r_χ (or the reference is folded); "
+                "order the vertices counter-clockwise seen from the top face")
+
+    def _shear_factor(self, value, alpha: float) -> np.ndarray:
+        n = self.n_elements
+        if isinstance(value, str):
+            if value != "auto":
+                raise ModelError(f"element {self.name!r}: shear_factor must be 'auto' or a "
+                                 f"number in (0, 1], got {value!r}")
+            if not alpha >= 0:
+                raise ModelError(f"element {self.name!r}: shear_alpha must be ≥ 0, got {alpha}")
+            V = self._X48[:, [0, 5, 10]]
+            l2 = np.max(np.sum((V - np.roll(V, 1, axis=1)) ** 2, axis=2), axis=1)
+            h2 = self.thickness**2
+            return h2 / (h2 + alpha * l2)
+        s = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+        if np.any(~(s > 0)) or np.any(s > 1):
+            raise ModelError(f"element {self.name!r}: shear_factor must lie in (0, 1]")
+        return s
+
+    def _frame_data(self, dS: np.ndarray):
+        """Reference base vectors, local frame and its inverse Jacobian at points.
+
+        Returns ``J0`` (n_el, n, 3, 3) rows ``∂X/∂(x, y, χ)``, ``R`` (n_el, n, 3, 3) columns
+        ``t₁ t₂ t₃`` (``t₁`` along ``∂X/∂x``, ``t₃`` the mid-surface normal) and
+        ``G = (J0 R)⁻¹``-type map with ``E_loc = ½ Gᵀ (JJᵀ − J0J0ᵀ) G`` in row convention.
+        """
+        J0 = np.einsum("epak,ekd->epad", dS, self._own_X())
+        t1 = J0[..., 0, :] / np.linalg.norm(J0[..., 0, :], axis=-1, keepdims=True)
+        t3 = np.cross(J0[..., 0, :], J0[..., 1, :])
+        t3 /= np.linalg.norm(t3, axis=-1, keepdims=True)
+        t2 = np.cross(t3, t1)
+        R = np.stack([t1, t2, t3], axis=-1)                # columns t_i
+        A = J0 @ R                                          # A[a, i] = J0_a · t_i = ∂Y_i/∂ξ_a
+        G = np.linalg.inv(A)                                # G[i, a] = ∂ξ_a/∂Y_i
+        return J0, R, G
+
+    def _own_X(self) -> np.ndarray:
+        return self.X.reshape(self.n_elements, 16, 3)
+
+    @staticmethod
+    def _strain_map(G: np.ndarray) -> np.ndarray:
+        """``T`` (…, 6, 6): engineering Voigt strains (local) = ``T`` · Δd (natural pairs).
+
+        ``E_ij = ½ Σ_ab G_ia G_jb Δd_ab`` with ``Δd_ab = J_a·J_b − J0_a·J0_b`` and ``G`` the
+        inverse of ``A_ai = J0_a·t_i`` (rows: local index i, columns: natural index a).
+        """
+        Gi = G[..., _PA, :]     # (…, 6 local pairs, 3 natural)
+        Gj = G[..., _PB, :]
+        # T[p, s] for local pair p=(i,j), natural pair s=(a,b)
+        ga_i = Gi[..., :, _PA]  # G[i, a]
+        gb_j = Gj[..., :, _PB]  # G[j, b]
+        gb_i = Gi[..., :, _PB]  # G[i, b]
+        ga_j = Gj[..., :, _PA]  # G[j, a]
+        off = (_PA != _PB).astype(float)
+        T = 0.5 * (ga_i * gb_j + off * gb_i * ga_j)
+        T *= np.where(_PA == _PB, 1.0, 2.0)[:, None]        # engineering shears
+        return T
+
+    def _setup_stiffness(self) -> None:
+        """Per element and quadrature point: dS, weights, reference pairs and D = w TᵀCT."""
+        pts, w, _, _ = _tabulated(self.triangle_degree, self.n_thickness)
+        self._qpoints = pts
+        _, dS = self._tab(pts)
+        self._dS = np.ascontiguousarray(np.broadcast_to(dS, (self.n_elements, *dS.shape[1:])))
+        J0, _, G = self._frame_data(self._dS)
+        detJ0 = np.linalg.det(J0)
+        T = self._strain_map(G)
+        C = np.broadcast_to(self._C, (self.n_elements, 6, 6)).copy()
+        C[:, 3:5, :] *= np.sqrt(self.shear_factor)[:, None, None]
+        C[:, :, 3:5] *= np.sqrt(self.shear_factor)[:, None, None]
+        W = w[None, :] * detJ0
+        self._D = np.einsum("eqpa,epr,eqrb->eqab", T, C, T) * W[..., None, None]
+        self._d0 = np.einsum("eqad,eqbd->eqab", J0, J0)[:, :, _PA, _PB]
+        self._volume = W.sum(axis=1)
+        self._ans = None
+        if self.thickness_ans:
+            # E_χχ tied to the three vertices at the same χ: d_χχ(x, y, χ) =
+            # Σ_v λ_v(x, y) d_χχ(vertex v, χ).  Tying points: vertex × thickness point.
+            chi = gauss_legendre(self.n_thickness).points[:, 0]
+            tie = np.array([[x, y, c] for (x, y) in ((0, 0), (1, 0), (0, 1)) for c in chi])
+            _, dSt = self._tab(tie)
+            dSt = np.ascontiguousarray(np.broadcast_to(dSt, (self.n_elements, *dSt.shape[1:])))
+            # interpolation weights lam (n_q, n_tie)
+            L, _ = _points(pts[:, :2])
+            nchi = len(chi)
+            qchi = np.searchsorted(chi, pts[:, 2] - 1e-12)  # rule points reuse the GL abscissae
+            lam = np.zeros((len(pts), 3 * nchi))
+            for v in range(3):
+                lam[np.arange(len(pts)), v * nchi + qchi] = L[:, v]
+            J0t = np.einsum("etak,ekd->etad", dSt, self._own_X())
+            self._ans = (dSt, lam, np.einsum("etd,etd->et", J0t[..., 2, :], J0t[..., 2, :]))
+
+    # ------------------------------------------------------------------ kinematics
+    def shape(self, xi):
+        S, _ = self._tab(np.atleast_2d(xi), deriv=False)
+        return np.broadcast_to(S, (self.n_elements, *S.shape[1:]))
+
+    def draw_points(self, n_sub: int = 4) -> np.ndarray:
+        """Mid-surface points (n, 3) of a sub-triangulation for drawing the curved shape."""
+        return draw_grid(n_sub)[0]
+
+    def draw_triangles(self, n_sub: int = 4) -> np.ndarray:
+        """Triangles (m, 3) over :meth:`draw_points` (counter-clockwise like the element)."""
+        return draw_grid(n_sub)[1]
+
+    # --------------------------------------------------------------------- inertia
+    def mass_scalar(self) -> np.ndarray:
+        """Constant scalar mass matrices (n_el, 16, 16), eq 16: ``∫ ρ SᵀS dV``.
+
+        Integrated exactly for flat plates (triangle degree 6 × 3 Gauss points in χ).
+        """
+        if self._mass is None:
+            pts, w, _, _ = _tabulated(6, 3)
+            S, dS = self._tab(pts)
+            det = np.linalg.det(np.einsum("epak,ekd->epad", np.broadcast_to(
+                dS, (self.n_elements, *dS.shape[1:])), self._own_X()))
+            Wt = self.material.rho * w[None, :] * det
+            S = np.broadcast_to(S, (self.n_elements, *S.shape[1:]))
+            self._mass = np.einsum("ep,epk,epl->ekl", Wt, S, S)
+        return self._mass.copy()
+
+    def shape_integral(self) -> np.ndarray:
+        """``∫ S dA`` over the mid-surface (n_el, 16): a load ``p`` per unit area gives the
+        generalized force ``(∫S dA) ⊗ p``."""
+        rule = triangle(6)
+        pts = np.column_stack([rule.points, np.zeros(rule.n)])
+        S, dS = self._tab(pts)
+        dS = np.broadcast_to(dS, (self.n_elements, *dS.shape[1:]))
+        J0 = np.einsum("epak,ekd->epad", dS, self._own_X())
+        dA = np.linalg.norm(np.cross(J0[..., 0, :], J0[..., 1, :]), axis=-1)
+        S = np.broadcast_to(S, (self.n_elements, *S.shape[1:]))
+        return np.einsum("p,ep,epk->ek", rule.weights, dA, S)
+
+    @property
+    def volume(self) -> np.ndarray:
+        """Reference volumes (n_el,)."""
+        return self._volume.copy()
+
+    # ---------------------------------------------------------------------- forces
+    def _pairs(self, Q: np.ndarray):
+        """Current base vectors J (n_el, n_q, 3, 3) and Δd (n_el, n_q, 6) incl. tying."""
+        J = np.einsum("eqak,ekd->eqad", self._dS, Q)
+        d = np.einsum("eqpd,eqpd->eqp", J[:, :, _PA], J[:, :, _PB]) - self._d0
+        Jt = None
+        if self._ans is not None:
+            dSt, lam, d0t = self._ans
+            Jt = np.einsum("etk,ekd->etd", dSt[:, :, 2], Q)          # J_χ at tying points
+            dt = np.einsum("etd,etd->et", Jt, Jt) - d0t
+            d[:, :, 2] = dt @ lam.T
+        return J, d, Jt
+
+    def _check_q(self, q) -> np.ndarray:
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.n_elements, self.n_dof):
+            q = q.reshape(self.n_elements, self.n_dof)
+        return q.reshape(self.n_elements, 16, 3)
+
+    def energy(self, q) -> np.ndarray:
+        """Strain energy per element (n_el,): ``½ ∫ Eᵀ C E dV``."""
+        _, d, _ = self._pairs(self._check_q(q))
+        return 0.5 * np.einsum("eqa,eqab,eqb->e", d, self._D, d)
+
+    def forces(self, q, v=None, tangent: bool = False):
+        """Elastic forces ``f = ∂U/∂e`` (n_el, 48) and optionally ``K = ∂f/∂e``.
+
+        With ``d_ab = J_a·J_b`` (``J_a = Σ_k ∂S_k/∂ξ_a e_k``) and ``σ̃ = D Δd`` the weighted
+        natural stresses, ``f_k = Σ_q B_kᵀ σ̃`` with ``B = ∂d/∂e``, and
+        ``K = Σ_q Bᵀ D B + 2 Σ_q Σ_ab P_ab ∂S^a ∂S^bᵀ ⊗ I₃`` (``P`` the symmetric matrix of
+        ``σ̃``, off-diagonal entries halved).  The velocity ``v`` is not used (no damping).
+        """
+        Q = self._check_q(q)
+        n = self.n_elements
+        J, d, Jt = self._pairs(Q)
+        sig = np.einsum("eqab,eqb->eqa", self._D, d)
+        dS = self._dS
+        # B[e, q, s, k, :] = dS_a,k J_b + dS_b,k J_a
+        B = (dS[:, :, _PA, :, None] * J[:, :, _PB, None, :]
+             + dS[:, :, _PB, :, None] * J[:, :, _PA, None, :])
+        if Jt is not None:
+            dSt, lam, _ = self._ans
+            Bt = 2.0 * dSt[:, :, 2, :, None] * Jt[:, :, None, :]      # (e, t, k, 3)
+            B[:, :, 2] = np.einsum("qt,etkd->eqkd", lam, Bt)
+        B = B.reshape(n, B.shape[1], 6, 48)
+        f = np.einsum("eqsk,eqs->ek", B, sig)
+        if not tangent:
+            return f, None
+        nq = B.shape[1]
+        DB = np.einsum("eqab,eqbk->eqak", self._D, B).reshape(n, nq * 6, 48)
+        K = np.swapaxes(B.reshape(n, nq * 6, 48), 1, 2) @ DB
+        P = np.empty((n, nq, 3, 3))
+        P[:, :, _PA, _PB] = sig
+        P[:, :, _PB, _PA] = sig
+        P[:, :, [1, 0, 0], [2, 2, 1]] *= 0.5
+        P[:, :, [2, 2, 1], [1, 0, 0]] *= 0.5
+        if Jt is not None:
+            sig_t = sig[:, :, 2] @ lam                                 # (e, t)
+            P[:, :, 2, 2] = 0.0
+            Kg = 2.0 * np.einsum("et,etk,etl->ekl", sig_t, dSt[:, :, 2], dSt[:, :, 2])
+        else:
+            Kg = 0.0
+        Kg = Kg + 2.0 * np.einsum("eqak,eqab,eqbl->ekl", dS, P, dS, optimize=True)
+        K = K.reshape(n, 16, 3, 16, 3)
+        K += Kg[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]
+        return f, K.reshape(n, 48, 48)
+
+    # ---------------------------------------------------------------- post-process
+    def strains(self, q, xi) -> dict[str, np.ndarray]:
+        """Green–Lagrange strain and stresses at reference points ``xi`` (n_pts, 3).
+
+        Components are in the element's local frame at each point (``t₁`` along ``∂X/∂x``,
+        i.e. edge AB of a flat element, ``t₃`` the mid-surface normal, ``t₂ = t₃ × t₁``);
+        ``χ = −1, 0, 1`` are the bottom, middle and top layers.  The strain is the
+        compatible one (no assumed-strain tying) and the stress uses the physical
+        St. Venant–Kirchhoff law (no shear factor).
+
+        Returns
+        -------
+        dict with
+            ``E`` (n_el, n_pts, 3, 3) Green–Lagrange strain, local frame;
+            ``S`` (n_el, n_pts, 3, 3) 2nd Piola–Kirchhoff stress, local frame;
+            ``E_global`` (n_el, n_pts, 3, 3) the strain tensor in global reference axes;
+            ``sigma`` (n_el, n_pts, 3, 3) Cauchy stress, global axes, current configuration;
+            ``frame`` (n_el, n_pts, 3, 3) columns ``t₁ t₂ t₃``;
+            ``von_mises`` (n_el, n_pts) of ``sigma``.
+        """
+        Q = self._check_q(q)
+        xi = np.atleast_2d(np.asarray(xi, dtype=float))
+        _, dS = self._tab(xi)
+        dS = np.broadcast_to(dS, (self.n_elements, *dS.shape[1:]))
+        J0, R, G = self._frame_data(dS)
+        J = np.einsum("epak,ekd->epad", dS, Q)
+        dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
+        E = 0.5 * G @ dd @ np.swapaxes(G, -1, -2)
+        lam_, mu = self.material.lame
+        tr = np.trace(E, axis1=-2, axis2=-1)[..., None, None]
+        S = lam_ * tr * np.eye(3) + 2.0 * mu * E
+        F = np.swapaxes(J, -1, -2) @ np.swapaxes(G, -1, -2)     # ∂r/∂Y (global × local)
+        detF = np.linalg.det(F)[..., None, None]
+        sigma = F @ S @ np.swapaxes(F, -1, -2) / detF
+        dev = sigma - np.trace(sigma, axis1=-2, axis2=-1)[..., None, None] / 3 * np.eye(3)
+        vm = np.sqrt(1.5 * np.einsum("...ij,...ij->...", dev, dev))
+        return {"E": E, "S": S, "E_global": R @ E @ np.swapaxes(R, -1, -2),
+                "sigma": sigma, "frame": R, "von_mises": vm}
+
+
+@register("bezier_plate_shared")
+class BezierTrianglePlateShared(BezierTrianglePlate):
+    """The Bézier-triangle plate with Cartesian vertex coordinates shared across a mesh.
+
+    Each vertex node carries ``r, r_x, r_y, r_z, r_nn``: the position, the columns of the
+    deformation gradient ``∂r/∂X`` with respect to the *global* reference axes, and
+    ``∂²r/∂n²`` along the element's reference unit normal ``n̂``.  The element maps them by
+    the chain rule (eqs 5–6) to its area-coordinate gradients::
+
+        r_η^A = Σ_i (B − A)_i r_{X_i},  r_ζ^A = Σ_i (C − A)_i r_{X_i},  (cyclic for B, C)
+        r_χ^K = (h/2) Σ_i n̂_i r_{X_i},   r_χχ^K = (h/2)² r_nn
+
+    with ``A, B, C`` the reference vertices; the centroid node ``r`` is private.  In the
+    undeformed state ``r_x, r_y, r_z = e_x, e_y, e_z`` and ``r_nn = 0`` whatever the plate's
+    orientation (see :meth:`node_fields`).
+
+    Section data as :class:`BezierTrianglePlate`, plus ``normal`` (3,), default ``(0, 0, 1)``:
+    the plate's up direction; elements running clockwise seen from it raise
+    :class:`ModelError`.  Give ``normal=None`` to skip that check (for instance for folded
+    plates).
+    """
+
+    node_layout = (
+        ("r", "r_x", "r_y", "r_z", "r_nn"),
+        ("r", "r_x", "r_y", "r_z", "r_nn"),
+        ("r", "r_x", "r_y", "r_z", "r_nn"),
+        ("r",),
+    )
+
+    def _element_map(self) -> np.ndarray:
+        n = self.n_elements
+        Xs = self.X.reshape(n, 16, 3)
+        V = Xs[:, [0, 5, 10]]
+        cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
+        area2 = np.linalg.norm(cr, axis=1)
+        lmax = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2).max(axis=1)
+        bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
+        if bad.size:
+            raise ModelError(f"element {self.name!r}: degenerate triangles (zero area or "
+                             f"coincident vertices) in elements {bad[:10].tolist()}")
+        up = self.section.get("normal", (0.0, 0.0, 1.0))
+        if up is not None:
+            up = np.broadcast_to(np.asarray(up, dtype=float), (n, 3))
+            bad = np.flatnonzero(~(np.einsum("ed,ed->e", cr, up) > 0))
+            if bad.size:
+                raise ModelError(
+                    f"element {self.name!r}: clockwise (inverted) triangles "
+                    f"{bad[:10].tolist()} seen from the plate normal {up[bad[0]].tolist()}; "
+                    "order the vertices counter-clockwise (or pass normal=...)")
+        nhat = cr / area2[:, None]
+        half = 0.5 * np.asarray(self.section["thickness"], dtype=float) * np.ones(n)
+        M = np.zeros((n, 16, 16))
+        for k in range(3):
+            c = 5 * k
+            M[:, c, c] = 1.0
+            M[:, c + 1, c + 1:c + 4] = V[:, _NEXT[k]] - V[:, k]
+            M[:, c + 2, c + 1:c + 4] = V[:, _PREV[k]] - V[:, k]
+            M[:, c + 3, c + 1:c + 4] = half[:, None] * nhat
+            M[:, c + 4, c + 4] = half**2
+        M[:, 15, 15] = 1.0
+        return M
+
+    def _own_X(self) -> np.ndarray:
+        return self.X.reshape(self.n_elements, 16, 3)
+
+    @classmethod
+    def reference_coordinates(cls, vertices: np.ndarray, thickness=None,
+                              normal=None) -> np.ndarray:
+        """Reference coordinates (n_el, 48) of flat undeformed triangles with vertices
+        (n_el, 3, 3): ``r`` = vertex, ``r_x, r_y, r_z = e_x, e_y, e_z``, ``r_nn = 0``,
+        centroid ``(A + B + C)/3``.  ``thickness`` is accepted for symmetry with the
+        48-coordinate family and not needed; ``normal`` checks the orientation as in
+        :meth:`BezierTrianglePlate.reference_coordinates`."""
+        V, _, _ = _flat_triangles(cls.name, vertices, 1.0 if thickness is None else thickness,
+                                  normal)
+        n = len(V)
+        out = np.zeros((n, 16, 3))
+        for k in range(3):
+            out[:, 5 * k] = V[:, k]
+            out[:, 5 * k + 1:5 * k + 4] = np.eye(3)
+        out[:, 15] = V.mean(axis=1)
+        return out.reshape(n, 48)
+
+    @staticmethod
+    def node_fields(points: np.ndarray) -> np.ndarray:
+        """Undeformed shared vertex fields (n_points, 15) for mesh points (n_points, 3):
+        ``[r, r_x, r_y, r_z, r_nn] = [X, e_x, e_y, e_z, 0]``."""
+        P = np.asarray(points, dtype=float)
+        if P.ndim != 2 or P.shape[1] != 3:
+            raise ModelError(f"mesh points must have shape (n, 3), got {P.shape}")
+        out = np.zeros((len(P), 5, 3))
+        out[:, 0] = P
+        out[:, 1:4] = np.eye(3)
+        return out.reshape(len(P), 15)
+
+    @classmethod
+    def from_mesh(cls, points: np.ndarray, cells: np.ndarray, material: Material,
+                  thickness, **section) -> BezierTrianglePlateShared:
+        """Build the family for a triangle mesh (points (n, 3), cells (n_el, 3))."""
+        P = np.asarray(points, dtype=float)
+        cells = np.asarray(cells)
+        if cells.ndim != 2 or cells.shape[1] != 3 or cells.min() < 0 or cells.max() >= len(P):
+            raise ModelError(f"triangle cells must be (n_el, 3) indices into {len(P)} points")
+        X = cls.reference_coordinates(P[cells], thickness, section.get("normal", None))
+        return cls(X, material, thickness=thickness, **section)
+
+    def to_plate_coordinates(self, q) -> np.ndarray:
+        """The equivalent 48 coordinates of eq 11 (n_el, 48) for shared-layout ``q``."""
+        return self._to48(q).reshape(self.n_elements, 48)
+
+
+def _flat_triangles(name: str, vertices, thickness, normal):
+    V = np.asarray(vertices, dtype=float)
+    if V.ndim != 3 or V.shape[1:] != (3, 3):
+        raise ModelError(f"element {name!r}: vertices must have shape (n_el, 3, 3), "
+                         f"got {V.shape}")
+    n = len(V)
+    h = np.broadcast_to(np.asarray(thickness, dtype=float), (n,)).copy()
+    bad = np.flatnonzero(~np.isfinite(h) | ~(h > 0))
+    if bad.size:
+        raise ModelError(f"element {name!r}: thickness must be finite and > 0 "
+                         f"(elements {bad[:10].tolist()})")
+    cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
+    area2 = np.linalg.norm(cr, axis=1)
+    lmax = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2).max(axis=1)
+    bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
+    if bad.size:
+        raise ModelError(f"element {name!r}: degenerate triangles (zero area or coincident "
+                         f"vertices) in elements {bad[:10].tolist()}")
+    if normal is not None:
+        up = np.broadcast_to(np.asarray(normal, dtype=float), (n, 3))
+        bad = np.flatnonzero(~(np.einsum("ed,ed->e", cr, up) > 0))
+        if bad.size:
+            raise ModelError(f"element {name!r}: clockwise triangles {bad[:10].tolist()} seen "
+                             f"from normal {up[bad[0]].tolist()}; order vertices "
+                             "counter-clockwise")
+    return V, cr / area2[:, None], h
