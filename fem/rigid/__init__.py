@@ -1,0 +1,34 @@
+"""Rigid-body inverse dynamics: Newton–Euler by ordered single open chains, Lagrange II.
+
+* :mod:`fem.rigid.newton_euler` — links, joints with unknown reaction components, chains
+  solved in a given order (seed 004 §3).
+* :mod:`fem.rigid.lagrange` — Lagrange's equations of the second kind from kinematic
+  influence coefficients (seed 004 §4).
+* :mod:`fem.rigid.screen_1t2r` — the 1T2R parallel vibrating screen of seed 004.
+"""
+
+from . import lagrange, newton_euler, screen_1t2r
+from .newton_euler import (
+    Chain,
+    Joint,
+    Link,
+    NewtonEulerResult,
+    revolute,
+    solve_inverse_dynamics,
+    spherical,
+    universal,
+)
+
+__all__ = [
+    "lagrange",
+    "newton_euler",
+    "screen_1t2r",
+    "Chain",
+    "Joint",
+    "Link",
+    "NewtonEulerResult",
+    "revolute",
+    "spherical",
+    "universal",
+    "solve_inverse_dynamics",
+]

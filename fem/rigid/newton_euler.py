@@ -138,7 +138,8 @@ class NewtonEulerResult:
     labels : dict[str, tuple[str, ...]]
         Names of those components.
     residual : dict[str, ndarray (n,)]
-        Norm of the balance residual ``A x − b`` of each chain (consistency check).
+        Norm of the balance residual ``A x − b`` of each chain (consistency check), in
+        force units: moment rows are divided by the chain's largest lever arm.
     """
 
     forces: dict[str, np.ndarray]
@@ -303,6 +304,11 @@ def _check_topology(links: Sequence[Link], joints: Sequence[Joint],
 def _batched_lstsq(A: np.ndarray, b: np.ndarray, chain: str, labels: list[str],
                    rcond: float) -> tuple[np.ndarray, np.ndarray]:
     """Solve ``A x = b`` per time step by a column-scaled SVD; check rank and consistency."""
+    if A.shape[2] > A.shape[1]:
+        raise ModelError(
+            f"chain {chain!r}: the joint reactions are not determined: {A.shape[2]} unknowns "
+            f"({', '.join(labels)}) but only {A.shape[1]} balance equations. Release some "
+            f"reaction components or move joints between chains")
     col = np.linalg.norm(A, axis=1)                              # (n, cols)
     zero_col = col <= 0.0
     if np.any(zero_col):

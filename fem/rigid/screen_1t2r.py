@@ -60,8 +60,16 @@ from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from . import lagrange
-from .newton_euler import Chain, Joint, Link, NewtonEulerResult, revolute, solve_inverse_dynamics
-from .newton_euler import spherical, universal
+from .newton_euler import (
+    Chain,
+    Joint,
+    Link,
+    NewtonEulerResult,
+    revolute,
+    solve_inverse_dynamics,
+    spherical,
+    universal,
+)
 
 __all__ = [
     "TABLE1_MM",
@@ -334,13 +342,17 @@ def kinematics(screen: Screen1T2R, theta: ArrayLike, theta_dot: ArrayLike,
         If a loop cannot close (unreachable configuration) or is at a dead centre.
     """
     th = np.atleast_1d(np.asarray(theta, dtype=float))
-    thd = np.broadcast_to(np.asarray(theta_dot, dtype=float), th.shape)
-    thdd = np.broadcast_to(np.asarray(theta_ddot, dtype=float), th.shape)
+    try:
+        thd = np.array(np.broadcast_to(np.asarray(theta_dot, dtype=float), th.shape))
+        thdd = np.array(np.broadcast_to(np.asarray(theta_ddot, dtype=float), th.shape))
+    except ValueError:
+        raise ModelError(f"vibrating screen: theta_dot and theta_ddot must be scalars or have "
+                         f"the shape of theta {th.shape}") from None
     if not (np.all(np.isfinite(thd)) and np.all(np.isfinite(thdd))):
         raise ModelError("vibrating screen: theta_dot and theta_ddot must be finite")
     s = screen
     joints, alpha, beta = positions(s, th)
-    col = lambda v: v[:, None]  # noqa: E731 — scalar series as a column for broadcasting
+    col = lambda v: v[:, None]  # a scalar series as a column, for broadcasting
     e_t, ep_t = _e(th), _e_perp(th)
     e_a, ep_a = _e(alpha), _e_perp(alpha)
 
@@ -413,7 +425,7 @@ def kinematics(screen: Screen1T2R, theta: ArrayLike, theta_dot: ArrayLike,
         + [np.abs(_dot(joints["S6"] - joints["R5"], e_a))], axis=1).max(axis=1)
 
     return ScreenMotion(
-        theta=th, theta_dot=np.asarray(thd), theta_ddot=np.asarray(thdd), joints=joints,
+        theta=th, theta_dot=thd, theta_ddot=thdd, joints=joints,
         links=links,
         z=s.l1 * np.sin(th), z_dot=s.l1 * np.cos(th) * thd,
         z_ddot=s.l1 * (np.cos(th) * thdd - np.sin(th) * thd**2),

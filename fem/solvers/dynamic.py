@@ -85,19 +85,30 @@ class GeneralizedAlpha:
         largest of the force terms' norms).
     constraint_tol : float
         Absolute ``max |Φ|``.
-    reuse : bool
-        Keep the factorization across iterations and steps while Newton contracts.
+    reuse : bool or "auto"
+        Keep the factorization across iterations and steps while Newton contracts
+        (modified Newton).  "auto": only when the model has elastic elements, whose
+        tangent is costly; purely rigid models converge fastest with full Newton.
+    project_velocities : bool
+        After each step, replace ``q̇`` by its M-orthogonal projection onto
+        ``Φ_q q̇ + Φ_t = 0`` (kinematic correction at velocity level, cf. seed 001 §3).
+        Index-3 generalized-α satisfies the velocity constraints only to O(h²); with
+        ``ρ∞ = 1`` that error is undamped.
     """
 
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
-                 reuse: bool = True, contraction: float = 0.25):
+                 reuse: bool | str = "auto", contraction: float = 0.25,
+                 project_velocities: bool = False):
         self.model = model
         self.asm = model.assemble()
         self.p = alpha_parameters(rho_inf)
         self.rho_inf = rho_inf
         self.tol, self.ctol, self.max_iter = tol, constraint_tol, max_iter
-        self.reuse, self.contraction = reuse, contraction
+        if reuse == "auto":
+            reuse = bool(self.asm.elastic)
+        self.reuse, self.contraction = bool(reuse), contraction
+        self.project_velocities = project_velocities
         self.t = float(t0)
         self.q, self.v, self.qdd, self.lam = consistent_initial_state(model, q0, v0, t0)
         self.a = self.qdd.copy()
@@ -106,9 +117,9 @@ class GeneralizedAlpha:
         self.n_factorizations = 0
         self.n_force_evals = 0
 
-    def _factor(self, q, v, t, h, kv, bp):
+    def _factor(self, q, v, lam, t, h, kv, bp):
         asm = self.asm
-        hv = asm.hessian_values(self.lam)
+        hv = asm.hessian_values(lam)
         jv = asm.jacobian_values(q, t)
         S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s")
@@ -128,9 +139,9 @@ class GeneralizedAlpha:
         v = self.v + h * ((1.0 - gam) * self.a + gam * a1)
         q = self.q + h * self.v + h * h * ((0.5 - beta) * self.a + beta * a1)
         lam = self.lam.copy()
-        if self._lu is None or not self.reuse or self._lu_h != h:
+        if self._lu_h != h:
             self._lu = None
-        refactor = self._lu is None
+        refactor = self._lu is None or not self.reuse
         err_prev = np.inf
         hist = []
         f_ext = asm.external_forces(t1, q)
@@ -155,10 +166,11 @@ class GeneralizedAlpha:
             if it == self.max_iter:
                 break
             if refactor:
-                self._factor(q, v, t1, h, kv, bp)
-                refactor = False
-            elif it > 0 and err > self.contraction * err_prev:
-                # poor contraction: next iteration renews the tangent
+                self._factor(q, v, lam, t1, h, kv, bp)
+                refactor = not self.reuse
+            elif (it > 0 and err > self.contraction * err_prev) or it >= 2:
+                # poor contraction, or a third correction needed: the next iteration
+                # renews the tangent
                 refactor = True
             err_prev = err
             dx = self._lu.solve(-np.concatenate([res / bp, phi]))
@@ -178,12 +190,22 @@ class GeneralizedAlpha:
                 f"{[f'{c:.1e}' for _, c in hist[-5:]]}",
                 where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
         self.a = (af * self.qdd + (1.0 - af) * qdd - am * self.a) / (1.0 - am)
+        if self.project_velocities and asm.m:
+            v = self._project_velocity(q, v, t1)
         self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
         vel = asm.j_dot(asm.jacobian_values(q, t1), v) + asm.phi_t(q, t1) if asm.m else [0.0]
         return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
                 "residual_constraints": hist[-1][1],
                 "residual_velocity": float(np.abs(vel).max()) if len(vel) else 0.0,
                 "step_size": h}
+
+    def _project_velocity(self, q, v, t):
+        asm = self.asm
+        S = asm.saddle(1.0, 0.0, np.zeros(asm._krows.size), np.zeros(asm._hrows.size),
+                       asm.jacobian_values(q, t), 1.0)
+        x = Factorization(S, "velocity projection matrix").solve(
+            np.concatenate([asm.M @ v, -asm.phi_t(q, t)]))
+        return x[: asm.n]
 
     def advance(self, h: float, max_halvings: int = 6) -> dict:
         """Step by ``h``, retrying in halves (recursively) when Newton fails."""
@@ -212,7 +234,8 @@ class GeneralizedAlpha:
 
 def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=None,
              t0: float = 0.0, tol: float = 1e-8, constraint_tol: float = 1e-11,
-             max_iter: int = 25, reuse: bool = True, record_every: int = 1,
+             max_iter: int = 25, reuse: bool | str = "auto", project_velocities: bool = False,
+             record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
              progress: bool = False, on_step: Callable | None = None) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
@@ -224,7 +247,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     if not dt > 0 or not t_end > t0:
         raise ModelError(f"need dt > 0 and t_end > t0; got dt = {dt}, t0 = {t0}, "
                          f"t_end = {t_end}")
-    ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse)
+    ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse,
+                          project_velocities=project_velocities)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha"})
     res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **ga.stats_now())
