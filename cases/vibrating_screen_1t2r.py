@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+import fem
 from fem.errors import ModelError
 from fem.rigid import screen_1t2r as screen
 
@@ -52,7 +53,8 @@ PARAMS: dict[str, Any] = {
 }
 
 PRIMARY_METHOD = "newton_euler"
-_LABELS = {"newton_euler": "Newton–Euler (ordered SOC)", "lagrange": "Lagrange, 2nd kind"}
+_LABELS = {"newton_euler": "Newton–Euler (ordered SOC)", "lagrange": "Lagrange, 2nd kind",
+           "dae": "constrained DAE (natural coordinates)"}
 
 
 def _params(params: dict[str, Any]) -> dict[str, Any]:
@@ -66,11 +68,8 @@ def _params(params: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
-def build(**params: Any) -> screen.Screen1T2R:
-    """The mechanism description (geometry, masses, assembly branch; SI units).
-
-    A later version returns a ``fem.Model`` of natural-coordinate bars for the DAE method.
-    """
+def mechanism(**params: Any) -> screen.Screen1T2R:
+    """The mechanism description (geometry, masses, assembly branch; SI units)."""
     p = _params(params)
     lengths = {k: p[f"{k}_mm"] for k in screen.TABLE1_MM}
     masses = tuple(float(p[f"m{i}_kg"]) for i in range(1, 6))
@@ -98,7 +97,7 @@ def mechanism_geometry(**params: Any) -> dict[str, Any]:
     joints (``rigid_bar``), joints are listed with type, the two bodies they connect
     (``link`` receives the reaction of ``other``; ``None`` = ground) and axis.
     """
-    mech = build(**params)
+    mech = mechanism(**params)
     t, theta, theta_dot, _ = crank_motion(**params)
     joints, alpha, beta = screen.positions(mech, theta[:1])
     e_alpha = (joints["R3"][0] - joints["R2"][0]) / mech.l2
@@ -142,12 +141,69 @@ def _torque_lagrange(motion: screen.ScreenMotion, gravity: np.ndarray,
     return screen.lagrange_torque(motion, gravity)
 
 
+def build(**params: Any) -> fem.Model:
+    """The screen as a constrained DAE of natural-coordinate bars (third method).
+
+    Nodes at the joint centres R1…R5, S6, S7 (initial configuration); every link a
+    ``rigid_bar`` (uniform rod, ``[[m/3, m/6], [m/6, m/3]] ⊗ I₃``, zero inertia about its
+    axis — exactly the issue's slender-rod model); a bar's length is its internal
+    constraint.  Joints: R1, R4, S7 fixed points; R1, R2 revolute about X: the crank and the
+    coupler stay perpendicular to X (the rocker then does too — adding it would be
+    redundant); R5 at the coupler midpoint, the platform bar perpendicular to the coupler
+    axis R2R3; S6 a shared node (ball joint).  The crank is driven by an
+    :class:`~fem.AngleDrive` about +X, zero direction +Y, and its multiplier gives the
+    torque.  21 coordinates, 20 joint rows + 1 drive row.
+    """
+    p = _params(params)
+    g = mechanism_geometry(**p)
+    J = g["joints_m"]
+    model = fem.Model("vibrating_screen_1t2r", gravity=g["gravity_mps2"])
+    ids = model.add_nodes(r=[J[k] for k in ("R1", "R2", "R3", "R4", "R5", "S6", "S7")],
+                          names=["R1", "R2", "R3", "R4", "R5", "S6", "S7"])
+    node = dict(zip(("R1", "R2", "R3", "R4", "R5", "S6", "S7"), ids, strict=True))
+    for link in g["links"]:
+        a, b = link["ends"]
+        a = "R5" if link["name"] == "platform" else a
+        model.add_element("rigid_bar", [node[a], node[b]], name=link["name"],
+                          mass=link["mass_kg"])
+    for k in ("R1", "R4", "S7"):
+        model.fix(node[k], "r", name=f"{k} fixed")
+    P = {k: model.point(v) for k, v in node.items()}
+    X = model.ground((1.0, 0.0, 0.0), "X")
+    model.add_constraint(fem.Dot(P["R2"] - P["R1"], X, 0.0, "R1 revolute axis (crank ⊥ X)"))
+    model.add_constraint(fem.Dot(P["R3"] - P["R2"], X, 0.0, "R2 revolute axis (coupler ⊥ X)"))
+    model.add_constraint(fem.Coincident(P["R5"], (P["R2"] + P["R3"]) * 0.5, "R5 at coupler "
+                                        "midpoint"))
+    model.add_constraint(fem.Dot(P["S6"] - P["R5"], P["R3"] - P["R2"], 0.0,
+                                 "R5 revolute axis (platform ⊥ R2R3)"))
+    A, w = p["amplitude_rad"], p["frequency_radps"]
+    if p["hold_crank"]:
+        angle = lambda t: (A * np.sin(w * t), 0.0, 0.0)
+    else:
+        angle = lambda t: (A * np.sin(w * t), A * w * np.cos(w * t), -A * w * w * np.sin(w * t))
+    model.drive = model.add_constraint(fem.AngleDrive(P["R1"], P["R2"], (1, 0, 0), (0, 1, 0),
+                                                      angle, "crank drive R1"))
+    return model
+
+
+def _torque_dae(motion: screen.ScreenMotion, gravity: np.ndarray,
+                store: dict[str, Any]) -> np.ndarray:
+    model = build(**store["params"])
+    t = store["time_s"]
+    res = fem.driven_inverse_dynamics(model, t)
+    rows = model.assemble().rows_of(model.drive)
+    store["dae"] = res
+    return np.array([model.drive.torque(lam[rows], q)[0] for lam, q in zip(res.lam, res.q,
+                                                                            strict=True)])
+
+
 #: Drive-torque methods, name → f(motion, gravity vector, store) → torque [N·m] per step.
 #: ``store`` keeps method-specific results (the Newton–Euler reactions) for reporting.
 TORQUE_METHODS: dict[str, Callable[[screen.ScreenMotion, np.ndarray, dict[str, Any]],
                                    np.ndarray]] = {
     "newton_euler": _torque_newton_euler,
     "lagrange": _torque_lagrange,
+    "dae": _torque_dae,
 }
 
 
@@ -169,12 +225,12 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
         Overrides of :data:`PARAMS`.
     """
     p = _params(params)
-    mech = build(**p)
+    mech = mechanism(**p)
     t, theta, theta_dot, theta_ddot = crank_motion(**p)
     motion = screen.kinematics(mech, theta, theta_dot, theta_ddot)
     gravity = np.array([0.0, 0.0, -p["gravity_mps2"]])
 
-    store: dict[str, Any] = {}
+    store: dict[str, Any] = {"params": p, "time_s": t}
     torques = {name: 1e3 * f(motion, gravity, store) for name, f in TORQUE_METHODS.items()}
     diffs = {f"{a}-{b}": float(np.max(np.abs(torques[a] - torques[b])))
              for a, b in itertools.combinations(torques, 2)}
@@ -202,6 +258,9 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
         "alpha_range_rad": [float(motion.alpha.min()), float(motion.alpha.max())],
         "beta_range_rad": [float(motion.beta.min()), float(motion.beta.max())],
         "max_loop_closure_m": float(motion.loop_closure.max()),
+        "dae_max_constraint_residual": float(store["dae"].stats["residual_constraints"].max()),
+        "dae_max_dynamics_residual_N": float(store["dae"].stats["residual_dynamics"].max()),
+        "n_coordinates": int(store["dae"].q.shape[1]),
     }
     for name, values in torques.items():
         if name != PRIMARY_METHOD:

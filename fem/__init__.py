@@ -25,6 +25,7 @@ from .results import Result
 from .solvers import (
     GeneralizedAlpha,
     consistent_initial_state,
+    driven_inverse_dynamics,
     modes,
     project_positions,
     simulate,
@@ -37,7 +38,7 @@ __all__ = [
     "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
-    "consistent_initial_state", "modes",
+    "consistent_initial_state", "modes", "driven_inverse_dynamics",
     "straight_cable", "rectangle_section", "circle_section",
 ]
 __version__ = "0.1.0"

@@ -391,9 +391,6 @@ class Assembly:
             return
         q = self.q0 if q is None else q
         J = self.jacobian(q, t).toarray()
-        if self.n_con > self.n:
-            raise ModelError(f"{self.n_con} constraint rows for {self.n} coordinates: "
-                             "the constraints are redundant or conflicting")
         scale = np.maximum(np.abs(J).max(axis=1), 1e-300)
         Js = J / scale[:, None]
         _, R, perm = sla.qr(Js.T, mode="economic", pivoting=True)

@@ -1,0 +1,135 @@
+"""The ``fem`` command: list, run and render cases.
+
+    fem list
+    fem info CASE
+    fem run CASE [-p key=value ...] [--out DIR] [--json] [--no-render] [--every N]
+    fem render DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .errors import ModelError
+
+__all__ = ["main"]
+
+
+def _scalar_lines(figures: dict) -> list[str]:
+    lines = []
+    for k, v in figures.items():
+        if isinstance(v, bool | int | float | str):
+            lines.append(f"  {k:<40s} {v:.6g}" if isinstance(v, float) else f"  {k:<40s} {v}")
+        elif isinstance(v, list) and v and len(v) <= 8 and all(
+                isinstance(x, int | float) for x in v):
+            lines.append(f"  {k:<40s} " + ", ".join(f"{x:.6g}" for x in v))
+        elif isinstance(v, list):
+            lines.append(f"  {k:<40s} [{len(v)} values in summary.json]")
+    return lines
+
+
+def cmd_list(_args) -> int:
+    from .cases import available_cases, describe, load_case
+
+    for name in sorted(available_cases()):
+        try:
+            desc = describe(load_case(name))
+        except Exception as err:  # a broken case must not hide the others
+            desc = f"(cannot load: {err})"
+        print(f"{name:<32s} {desc}")
+    return 0
+
+
+def cmd_info(args) -> int:
+    from .cases import describe, load_case
+
+    mod = load_case(args.case)
+    print(f"{args.case}: {describe(mod)}\n")
+    print((mod.__doc__ or "").strip())
+    print("\nparameters (defaults):")
+    for k, v in mod.PARAMS.items():
+        print(f"  {k} = {v!r}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from . import output
+    from .cases import load_case, parse_params
+
+    mod = load_case(args.case)
+    params = parse_params(mod, args.param or [])
+    out = Path(args.out) if args.out else Path("results") / args.case
+    out.mkdir(parents=True, exist_ok=True)
+    output.OPTIONS.render = not args.no_render
+    output.OPTIONS.every = max(1, args.every)
+    output.OPTIONS.progress = not args.json
+    t0 = time.perf_counter()
+    figures = mod.run(out=out, **params)
+    wall = time.perf_counter() - t0
+    figures = {"case": args.case, "parameters": {**mod.PARAMS, **params}, **figures}
+    figures.setdefault("wall_s", wall)
+    figures["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()
+                              and p.name != "summary.json") + ["summary.json"]
+    (out / "summary.json").write_text(json.dumps(output.jsonable(figures), indent=1))
+    if args.json:
+        print(json.dumps(output.jsonable(figures)))
+    else:
+        print(f"case {args.case} finished in {wall:.2f} s — results in {out}/")
+        print("\n".join(_scalar_lines({k: v for k, v in figures.items()
+                                       if k not in ("parameters", "files")})))
+        print(f"\nfiles in {out}/:")
+        for f in figures["files"]:
+            print(f"  {f}")
+        pvd = sorted(out.glob("*.pvd"))
+        if pvd:
+            print(f"\nopen {pvd[0]} in ParaView (File > Open), or: fem render {out}")
+    return 0
+
+
+def cmd_render(args) -> int:
+    from . import output
+
+    written = output.render_directory(Path(args.dir), fps=args.fps)
+    for w in written:
+        print(f"wrote {w}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fem", description="Finite elements for "
+                                     "rigid–flexible multibody robots.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the cases").set_defaults(fn=cmd_list)
+    p = sub.add_parser("info", help="describe a case and its parameters")
+    p.add_argument("case")
+    p.set_defaults(fn=cmd_info)
+    p = sub.add_parser("run", help="run a case")
+    p.add_argument("case")
+    p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                   help="override a parameter (repeatable)")
+    p.add_argument("--out", help="output folder (default results/CASE)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-render", action="store_true", help="skip the animation")
+    p.add_argument("--every", type=int, default=1, help="write every N-th step to VTK")
+    p.set_defaults(fn=cmd_run)
+    p = sub.add_parser("render", help="animate a saved (possibly partial) result")
+    p.add_argument("dir")
+    p.add_argument("--fps", type=int, default=20)
+    p.set_defaults(fn=cmd_render)
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except ModelError as err:
+        print(f"fem: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fem: interrupted — partial results stay in the output folder", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

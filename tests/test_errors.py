@@ -1,0 +1,89 @@
+"""Bad input raises fem.ModelError with a message a user can act on."""
+
+import numpy as np
+import pytest
+
+import fem
+
+
+def test_unknown_element_lists_registered():
+    m = fem.Model()
+    n = m.add_nodes(r=[[0, 0, 0], [1, 0, 0]])
+    with pytest.raises(fem.ModelError, match="unknown element 'beam9'.*ancf_cable.*rigid_bar"):
+        m.add_elements("beam9", [n])
+
+
+@pytest.mark.parametrize("E,nu,match", [(0.0, 0.3, "Young"), (-1e9, 0.3, "Young"),
+                                        (2e11, 0.5, "Poisson"), (2e11, -1.0, "Poisson")])
+def test_non_physical_material(E, nu, match):
+    with pytest.raises(fem.ModelError, match=match):
+        fem.Material(E, nu, 7850)
+
+
+def test_zero_length_elements():
+    m = fem.Model()
+    n = m.add_nodes(r=[[0, 0, 0], [0, 0, 0]], r_x=[[1, 0, 0], [1, 0, 0]])
+    with pytest.raises(fem.ModelError, match="zero-length elements \\[0\\]"):
+        m.add_elements("ancf_cable", [n], fem.Material(1e9, 0.3, 1e3), area=1e-4,
+                       inertia=1e-9)
+    with pytest.raises(fem.ModelError, match="zero length"):
+        m.add_elements("rigid_bar", [n], mass=1.0)
+
+
+def test_missing_node_field_names_element_and_node():
+    m = fem.Model()
+    n = m.add_nodes(r=[[0, 0, 0], [1, 0, 0]])
+    with pytest.raises(fem.ModelError, match="element 0 .* has no field 'r_x'"):
+        m.add_elements("ancf_cable", [n], fem.Material(1e9, 0.3, 1e3), area=1e-4,
+                       inertia=1e-9)
+
+
+def test_redundant_constraints_are_named():
+    m = fem.Model(gravity=(0, 0, -9.81))
+    n = m.add_nodes(r=[[0, 0, 0], [1, 0, 0]])
+    m.add_elements("rigid_bar", [n], mass=1.0)
+    m.fix(n[0], name="pin A")
+    m.add_constraint(fem.Coincident(m.point(n[0]), m.ground((0, 0, 0)), name="pin A again"))
+    with pytest.raises(fem.ModelError, match="redundant or conflicting.*pin A"):
+        fem.solve_static(m)
+
+
+def test_newton_divergence_reports_where_and_residuals():
+    # a large-deflection cantilever (tip load bends it by ~60 % of its length) in one
+    # load step with too few iterations allowed
+    m = fem.Model()
+    _, nodes = fem.straight_cable(m, (0, 0, 0), (1, 0, 0), 4, fem.Material(1e7, 0.3, 1e3),
+                                  1e-4, 1e-9)
+    m.fix(nodes[0])
+    m.add_force(m.point(nodes[-1]), (0, 0, -0.03))
+    with pytest.raises(fem.ConvergenceError, match="load step 1/1.*residuals") as info:
+        fem.solve_static(m, max_iter=3)
+    assert len(info.value.residuals) == 4
+    assert "load_steps" in str(info.value)
+
+
+def test_unsupported_structure_is_singular():
+    m = fem.Model(gravity=(0, 0, -9.81))
+    fem.straight_cable(m, (0, 0, 0), (1, 0, 0), 2, fem.Material(1e9, 0.3, 1e3), 1e-4, 1e-9)
+    with pytest.raises(fem.ModelError, match="singular"):
+        fem.solve_static(m)
+
+
+def test_bad_rho_inf_and_section():
+    with pytest.raises(fem.ModelError, match="rho_inf"):
+        fem.solvers.alpha_parameters(1.5)
+    m = fem.Model()
+    n = m.add_nodes(r=[[0, 0, 0], [1, 0, 0]], r_x=[[1, 0, 0], [1, 0, 0]])
+    with pytest.raises(fem.ModelError, match="area must be > 0"):
+        m.add_elements("ancf_cable", [n], fem.Material(1e9, 0.3, 1e3), area=0.0,
+                       inertia=1e-9)
+    with pytest.raises(fem.ModelError, match="needs section data inertia"):
+        m.add_elements("ancf_cable", [n], fem.Material(1e9, 0.3, 1e3), area=1e-4)
+
+
+def test_bad_node_input():
+    m = fem.Model()
+    with pytest.raises(fem.ModelError, match="non-finite"):
+        m.add_node(r=(0, np.nan, 0))
+    with pytest.raises(fem.ModelError, match="no node 5"):
+        m.node_dofs(5)
