@@ -74,7 +74,7 @@ def run(out=None, **params) -> dict:
                         "tip_z_reference_m": ref["tip_z_m"],
                         "newton_iterations": st.iterations,
                         "residual_relative": st.residual})
-        result = None
+        result, state = None, st.q
     elif p["analysis"] == "modal":
         mr = fem.modes(model, n_modes=p["n_modes"])
         # classify: transverse-z bending modes have their largest tip motion along z
@@ -83,11 +83,14 @@ def run(out=None, **params) -> dict:
         figures.update({"frequencies_hz": mr.frequencies_hz.tolist(),
                         "bending_z_frequencies_hz": mr.frequencies_hz[z_modes].tolist(),
                         "reference_bending_frequencies_hz": ref["bending_frequencies_hz"]})
-        result = None
+        # the first mode shape, scaled to 5 % of the length, as the exported state
+        shape = mr.shapes[:, 0] / np.abs(mr.shapes[tip, 0]).max() * 0.05 * p["length_m"]
+        result, state = None, model.q0 + shape
     elif p["analysis"] == "dynamic":
         res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                           progress=out is not None,
-                           sensors={"tip": lambda t, q, v, a, lam: q[tip]})
+                           progress=out is not None and fem.output.OPTIONS.progress,
+                           result=fem.output.stream(out, model, sensors={
+                               "tip_z_m": lambda t, q, v, a, lam: q[tip[2]]}))
         figures.update({"tip_x_m": float(res.q[-1, tip[0]]), "tip_z_m": float(res.q[-1, tip[2]]),
                         "tip_z_min_m": float(res.q[:, tip[2]].min()),
                         "time_s": res.t.tolist(), "tip_z_history_m": res.q[:, tip[2]].tolist(),
@@ -95,10 +98,10 @@ def run(out=None, **params) -> dict:
                         "max_residual_dynamics": float(res.stats["residual_dynamics"].max()),
                         "max_residual_constraints": float(
                             res.stats["residual_constraints"].max())})
-        result = res
+        result, state = res, None
     else:
         raise fem.ModelError(f"analysis must be 'static', 'dynamic' or 'modal', "
                              f"got {p['analysis']!r}")
     if out is not None:
-        fem.write_outputs(out, model, result, figures)
+        fem.write_outputs(out, model, result, figures, state=state)
     return figures

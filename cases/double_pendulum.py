@@ -57,9 +57,11 @@ def build(**params) -> fem.Model:
     o1 = np.zeros(3)
     o2 = o1 + L1 * R1[:, 0]
     b1 = model.add_rigid_body("link1", p["mass1_kg"], o1, R1, com=(L1 / 2, 0, 0),
-                              inertia=_link_inertia(p["mass1_kg"], L1, b))
+                              inertia=_link_inertia(p["mass1_kg"], L1, b),
+                              sketch=[(0, 0, 0), (L1, 0, 0)])
     b2 = model.add_rigid_body("link2", p["mass2_kg"], o2, R2, com=(L2 / 2, 0, 0),
-                              inertia=_link_inertia(p["mass2_kg"], L2, b))
+                              inertia=_link_inertia(p["mass2_kg"], L2, b),
+                              sketch=[(0, 0, 0), (L2, 0, 0)])
     pivot = model.ground(o1, "pivot")
     if p["joint"] == "revolute":
         X, Z = model.ground((1, 0, 0), "X"), model.ground((0, 0, 1), "Z")
@@ -139,10 +141,12 @@ def run(out=None, **params) -> dict:
     model = build(**p)
     v0 = initial_velocity(model, **p)
     energy = lambda t, q, v, a, lam: model.energy(q, v)["total_J"]
+    sensors = {"energy_J": energy,
+               "kinetic_J": lambda t, q, v, a, l: model.energy(q, v)["kinetic_J"]}
     res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], v0=v0,
-                       tol=1e-10, constraint_tol=1e-12, progress=out is not None,
-                       sensors={"energy_J": energy,
-                                "kinetic_J": lambda t, q, v, a, l: model.energy(q, v)["kinetic_J"]})
+                       tol=1e-10, constraint_tol=1e-12,
+                       progress=out is not None and fem.output.OPTIONS.progress,
+                       result=fem.output.stream(out, model, sensors))
     E = res.sensors["energy_J"]
     scale = max(float(res.sensors["kinetic_J"].max()), 1e-300)
     th = angles(model, res.q)

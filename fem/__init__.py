@@ -20,6 +20,7 @@ from .constraints import (
 from .errors import ConvergenceError, ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
+from .output import write_outputs
 from .model import Body, ElementGroup, Model
 from .results import Result
 from .solvers import (
@@ -39,6 +40,6 @@ __all__ = [
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
     "consistent_initial_state", "modes", "driven_inverse_dynamics",
-    "straight_cable", "rectangle_section", "circle_section",
+    "straight_cable", "rectangle_section", "circle_section", "write_outputs",
 ]
 __version__ = "0.1.0"

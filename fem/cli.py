@@ -82,8 +82,15 @@ def cmd_run(args) -> int:
         print("\n".join(_scalar_lines({k: v for k, v in figures.items()
                                        if k not in ("parameters", "files")})))
         print(f"\nfiles in {out}/:")
+        groups: dict[str, int] = {}
         for f in figures["files"]:
-            print(f"  {f}")
+            head = f.split("/")[0] if "/" in f else f
+            groups[head] = groups.get(head, 0) + 1
+        for head, count in groups.items():
+            print(f"  {head}/ ({count} files)" if count > 1 or head not in figures["files"]
+                  else f"  {head}")
+        for anim in sorted(out.glob("*.mp4")) + sorted(out.glob("*.gif")):
+            print(f"\nanimation: {anim}")
         pvd = sorted(out.glob("*.pvd"))
         if pvd:
             print(f"\nopen {pvd[0]} in ParaView (File > Open), or: fem render {out}")

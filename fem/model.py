@@ -54,6 +54,7 @@ class Body:
     name: str
     node: int
     model: Model = field(repr=False)
+    sketch: np.ndarray | None = None     # body points drawn as a polyline (output)
 
     def point(self, x_body, label: str | None = None) -> LinearMap:
         """Body point with body coordinates ``x_body`` (along u, v, w from r)."""
@@ -243,12 +244,13 @@ class Model:
         self.constraints.append(ElementDot(group, a, b, name=f"{group.name} rigidity"))
 
     def add_rigid_body(self, name: str, mass: float, position, rotation=None, com=(0, 0, 0),
-                       inertia=None) -> Body:
+                       inertia=None, sketch=None) -> Body:
         """A natural-coordinate rigid body (element ``rigid_body``).
 
         ``position`` is the body reference point, ``rotation`` (3×3) the body axes as
         columns (identity by default); ``com`` the centre of mass and ``inertia`` the
-        inertia tensor about it, both in body axes.
+        inertia tensor about it, both in body axes.  ``sketch`` (k, 3) body points drawn
+        as a polyline in VTK output and animations (default: reference point to COM).
         """
         if name in self.bodies:
             raise ModelError(f"there is already a body named {name!r}")
@@ -257,7 +259,9 @@ class Model:
                              w=R[:, 2])
         self.add_elements("rigid_body", [[node]], name=name, mass=mass, com=com,
                           inertia=np.zeros((3, 3)) if inertia is None else inertia)
-        body = Body(name, node, self)
+        if sketch is None:
+            sketch = np.array([np.zeros(3), np.asarray(com, float)])
+        body = Body(name, node, self, np.atleast_2d(np.asarray(sketch, float)))
         self.bodies[name] = body
         return body
 

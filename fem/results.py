@@ -1,13 +1,22 @@
-"""Results of a time integration: states, multipliers, residuals and named sensors."""
+"""Results of a time integration: states, multipliers, residuals and named sensors.
+
+A :class:`Result` can stream to a folder while it records: every ``chunk`` records are
+written as ``chunk_NNNNN.npz`` (and the rest when the run finishes or fails), so a run
+that is interrupted — Ctrl-C, an exception, a killed process — leaves everything up to
+the last chunk readable with :meth:`Result.load`.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["Result"]
+
+_STATE = ("t", "q", "v", "a", "lam")
 
 
 class Result:
@@ -22,16 +31,36 @@ class Result:
         ``residual_constraints`` (max |Φ|), ``residual_velocity`` (max |Φ_q q̇ + Φ_t|),
         ``iterations``, ``step_size``
     sensors : dict name -> (n_steps, ...) arrays recorded by sensor functions
+
+    Parameters
+    ----------
+    sensors : dict name -> f(t, q, v, a, lam), recorded at every record
+    info : dict of run metadata (kept in ``meta.json`` when streaming)
+    directory : folder to stream chunks into (None: memory only)
+    chunk : records per chunk file
+    on_record : callback ``f(index, t, q, v, a, lam)`` after every record (VTK frames)
     """
 
-    def __init__(self, sensors: dict[str, Callable] | None = None, info: dict | None = None):
+    def __init__(self, sensors: dict[str, Callable] | None = None, info: dict | None = None,
+                 directory: str | Path | None = None, chunk: int = 200,
+                 on_record: Callable | None = None):
         self._sensor_fns = dict(sensors or {})
         self.info = dict(info or {})
-        self._rows: dict[str, list] = {"t": [], "q": [], "v": [], "a": [], "lam": []}
+        self.directory = None if directory is None else Path(directory)
+        self.chunk = int(chunk)
+        self.on_record = on_record
+        self._rows: dict[str, list] = {k: [] for k in _STATE}
         self._stats: dict[str, list] = {}
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
-        self._finished = False
+        self._flushed = 0          # records already on disk
+        self._n_chunks = 0
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            for old in self.directory.glob("chunk_*.npz"):
+                old.unlink()
+            self._write_meta(finished=False)
 
+    # ------------------------------------------------------------- recording
     def record(self, t: float, q, v, a, lam, **stats) -> None:
         self._rows["t"].append(float(t))
         self._rows["q"].append(np.array(q, copy=True))
@@ -42,24 +71,49 @@ class Result:
             self._stats.setdefault(k, []).append(val)
         for k, fn in self._sensor_fns.items():
             self._sens[k].append(np.asarray(fn(t, q, v, a, lam)))
-        self._finished = False
-
-    def finish(self) -> Result:
-        for k in ("t", "q", "v", "a", "lam"):
-            setattr(self, k, np.asarray(self._rows[k]))
-        self.stats = {k: np.asarray(v) for k, v in self._stats.items()}
-        self.sensors = {k: np.asarray(v) for k, v in self._sens.items()}
-        self._finished = True
-        return self
+        if self.on_record is not None:
+            self.on_record(len(self) - 1, t, q, v, a, lam)
+        if self.directory is not None and len(self) - self._flushed >= self.chunk:
+            self.flush()
 
     def __len__(self) -> int:
         return len(self._rows["t"])
 
+    def flush(self) -> None:
+        """Write the records not yet on disk as one chunk file."""
+        if self.directory is None or len(self) == self._flushed:
+            return
+        s = slice(self._flushed, len(self))
+        arrays = {k: np.asarray(self._rows[k][s]) for k in _STATE}
+        arrays.update({f"stat:{k}": np.asarray(v[s]) for k, v in self._stats.items()})
+        arrays.update({f"sensor:{k}": np.asarray(v[s]) for k, v in self._sens.items()})
+        tmp = self.directory / f".chunk_{self._n_chunks:05d}.npz"
+        np.savez_compressed(tmp, **arrays)
+        tmp.replace(self.directory / f"chunk_{self._n_chunks:05d}.npz")
+        self._n_chunks += 1
+        self._flushed = len(self)
+
+    def _write_meta(self, finished: bool) -> None:
+        meta = {"info": _plain(self.info), "finished": finished, "records": len(self)}
+        (self.directory / "meta.json").write_text(json.dumps(meta, indent=1))
+
+    def finish(self) -> Result:
+        """Turn the records into arrays (and flush the last chunk when streaming)."""
+        if self.directory is not None:
+            self.flush()
+            self._write_meta(finished=True)
+        for k in _STATE:
+            setattr(self, k, np.asarray(self._rows[k]))
+        self.stats = {k: np.asarray(v) for k, v in self._stats.items()}
+        self.sensors = {k: np.asarray(v) for k, v in self._sens.items()}
+        return self
+
+    # ------------------------------------------------------------ save/load
     def save(self, path: str | Path) -> Path:
-        """Save as a compressed ``.npz``."""
+        """Save as one compressed ``.npz``."""
         self.finish()
         path = Path(path)
-        arrays = {"t": self.t, "q": self.q, "v": self.v, "a": self.a, "lam": self.lam}
+        arrays = {k: getattr(self, k) for k in _STATE}
         arrays.update({f"stat:{k}": v for k, v in self.stats.items()})
         arrays.update({f"sensor:{k}": v for k, v in self.sensors.items()})
         np.savez_compressed(path, **arrays)
@@ -67,10 +121,32 @@ class Result:
 
     @classmethod
     def load(cls, path: str | Path) -> Result:
-        data = np.load(path)
+        """Load a saved ``.npz`` or a streamed folder (possibly of an interrupted run)."""
+        path = Path(path)
+        files = sorted(path.glob("chunk_*.npz")) if path.is_dir() else [path]
         r = cls()
-        for k in ("t", "q", "v", "a", "lam"):
-            r._rows[k] = list(data[k])
-        r._stats = {k[5:]: list(data[k]) for k in data.files if k.startswith("stat:")}
-        r._sens = {k[7:]: list(data[k]) for k in data.files if k.startswith("sensor:")}
+        if path.is_dir() and (path / "meta.json").is_file():
+            meta = json.loads((path / "meta.json").read_text())
+            r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
+        for f in files:
+            with np.load(f) as data:
+                for k in _STATE:
+                    r._rows[k].extend(list(data[k]))
+                for k in data.files:
+                    if k.startswith("stat:"):
+                        r._stats.setdefault(k[5:], []).extend(list(data[k]))
+                    elif k.startswith("sensor:"):
+                        r._sens.setdefault(k[7:], []).extend(list(data[k]))
         return r.finish()
+
+
+def _plain(obj):
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return obj if isinstance(obj, str | int | float | bool | type(None)) else str(obj)

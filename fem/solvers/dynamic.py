@@ -269,6 +269,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     finally:
         if bar is not None:
             bar.close()
+        if res.directory is not None:   # keep what was computed, even on failure
+            res.flush()
     res.info.update({"factorizations": ga.n_factorizations,
                      "force_evaluations": ga.n_force_evals})
     return res.finish()

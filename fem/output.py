@@ -1,0 +1,255 @@
+"""From a model and its result to files people look at.
+
+* :class:`Drawing` — the drawable geometry of a model as a *linear* map of ``q`` (all
+  families interpolate positions linearly), built once: polylines for line elements and
+  body sketches, triangles for surface elements.
+* :func:`stream` — a :class:`~fem.Result` that writes result chunks and one ``.vtu`` per
+  output step (plus the ``.pvd`` collection) *while* the run goes on.
+* :func:`write_outputs` — what ``fem run`` leaves in the output folder: result arrays,
+  ParaView series, residual and sensor plots, the animation.
+* :func:`render_directory` — ``fem render DIR``: animate a saved (possibly partial) run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .results import Result
+
+__all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "render_directory", "jsonable"]
+
+
+@dataclass
+class OutputOptions:
+    render: bool = True      # write an animation
+    every: int = 1           # VTK frame every N recorded steps
+    progress: bool = True    # progress bars
+    fps: int = 20
+    max_frames: int = 200    # animation frames at most (VTK keeps every frame)
+
+
+OPTIONS = OutputOptions()
+
+
+def jsonable(obj):
+    """Plain JSON types (numpy scalars and arrays converted)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+class Drawing:
+    """Drawable points ``P = D q`` and their cells, for one model."""
+
+    def __init__(self, model):
+        self.model = model
+        n = model.n_dof
+        rows, cols, vals = [], [], []
+        self.cells: dict[str, list] = {"polyline": [], "triangle": [], "vertex": []}
+        self.cell_group: dict[str, list] = {"polyline": [], "triangle": [], "vertex": []}
+        self._strain_groups = []
+        npts = 0
+
+        def add_points(dofs, coef):   # coef (k, n_vec) scalar weights over 3-vector dofs
+            nonlocal npts
+            k = coef.shape[0]
+            d3 = dofs.reshape(-1, 3)
+            for j in range(d3.shape[0]):
+                for c in range(3):
+                    rows.append(3 * (npts + np.arange(k)) + c)
+                    cols.append(np.full(k, d3[j, c]))
+                    vals.append(coef[:, j])
+            idx = npts + np.arange(k)
+            npts += k
+            return idx
+
+        body_nodes = {b.node: b for b in model.bodies.values()}
+        for gi, grp in enumerate(model.groups):
+            fam = grp.family
+            if fam.name == "rigid_body":
+                for e in range(grp.n_elements):
+                    body = body_nodes.get(int(grp.nodes[e, 0]))
+                    sk = body.sketch if body is not None else np.zeros((1, 3))
+                    N = fam.shape(sk)[e]
+                    idx = add_points(grp.dofs[e], N)
+                    kind = "polyline" if len(idx) > 1 else "vertex"
+                    self.cells[kind].append(idx if kind == "polyline" else idx[:1])
+                    self.cell_group[kind].append(gi)
+                continue
+            xi = fam.draw_points()
+            N = fam.shape(xi)                      # (n_el, k, n_vec)
+            tri = getattr(fam, "draw_triangles", None)
+            for e in range(grp.n_elements):
+                idx = add_points(grp.dofs[e], N[e])
+                if fam.cell == "triangle":
+                    conn = np.asarray(tri()) if tri is not None else np.array([[0, 1, 2]])
+                    for t in conn:
+                        self.cells["triangle"].append(idx[t])
+                        self.cell_group["triangle"].append(gi)
+                else:
+                    self.cells["polyline"].append(idx)
+                    self.cell_group["polyline"].append(gi)
+            if fam.elastic and fam.cell == "line":
+                self._strain_groups.append(grp)
+        self.n_points = npts
+        self.D = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                                       np.concatenate(cols))),
+                               shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
+        self.ref = self.points(model.q0)
+
+    def points(self, q: np.ndarray) -> np.ndarray:
+        return (self.D @ q).reshape(-1, 3)
+
+    def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None):
+        from .io.vtk import Frame
+
+        cells = {}
+        for kind in ("triangle", "polyline", "vertex"):
+            if self.cells[kind]:
+                cells[kind] = (self.cells[kind] if kind == "polyline"
+                               else np.asarray(self.cells[kind]).reshape(len(self.cells[kind]),
+                                                                         -1))
+        pd = {"displacement": self.points(q) - self.ref}
+        if v is not None:
+            pd["velocity"] = self.points(v)
+        cd = {}
+        groups = np.concatenate([np.asarray(self.cell_group[k], float)
+                                 for k in ("triangle", "polyline", "vertex") if self.cells[k]])
+        cd["group"] = groups
+        # element strains at element centres for line elements (NaN elsewhere)
+        if self._strain_groups and self.cells["polyline"]:
+            n_tri = len(self.cells["triangle"])
+            fields: dict[str, np.ndarray] = {}
+            offset = {id(g): None for g in self._strain_groups}
+            pos = n_tri
+            for gi, grp in enumerate(self.model.groups):
+                is_line = grp.family.name != "rigid_body" and grp.family.cell != "triangle"
+                if grp.family.name == "rigid_body":
+                    pos += grp.n_elements
+                    continue
+                if not is_line:
+                    continue
+                if id(grp) in offset:
+                    vals = grp.family.strains(q[grp.dofs], np.zeros((1, 1)))
+                    for k, arr in vals.items():
+                        fields.setdefault(k, np.full(len(groups), np.nan))[
+                            pos:pos + grp.n_elements] = arr[:, 0]
+                pos += grp.n_elements
+            cd.update(fields)
+        return Frame(float(t), self.ref, cells, pd, cd)
+
+
+def stream(out, model, sensors=None, name: str | None = None, every: int | None = None
+           ) -> Result:
+    """A Result that streams chunks to ``out/result/`` and VTK frames to ``out/`` as it
+    records (memory only when ``out`` is None)."""
+    if out is None:
+        return Result(sensors)
+    out = Path(out)
+    from .io.vtk import SeriesWriter
+
+    drawing = Drawing(model)
+    writer = SeriesWriter(out, name or model.name)
+    k_every = every or OPTIONS.every
+
+    def on_record(i, t, q, v, a, lam):
+        if i % k_every == 0:
+            writer.add(drawing.frame(t, q, v))
+
+    res = Result(sensors, directory=out / "result", on_record=on_record)
+    res.drawing, res.writer = drawing, writer
+    return res
+
+
+def write_outputs(out, model, result: Result | None, figures: dict,
+                  state: np.ndarray | None = None) -> list[Path]:
+    """Write what a finished run leaves behind (see module docstring).
+
+    ``state``: a single configuration to export (static analyses) when there is no
+    time series.
+    """
+    from .io import render
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    drawing = getattr(result, "drawing", None) or Drawing(model)
+    if result is not None and len(result):
+        result.finish()
+        if getattr(result, "writer", None) is None:
+            from .io.vtk import SeriesWriter
+
+            w = SeriesWriter(out, model.name)
+            for i in range(0, len(result.t), OPTIONS.every):
+                w.add(drawing.frame(result.t[i], result.q[i], result.v[i]))
+            w.close()
+            result.save(out / "result.npz")
+            written.append(out / "result.npz")
+        else:
+            result.writer.close()
+        written.append(out / f"{model.name}.pvd")
+        st = result.stats
+        if "residual_dynamics" in st and len(result.t) > 1:
+            written.append(render.plot_histories(
+                result.t, {"dynamics (relative)": np.maximum(st["residual_dynamics"], 1e-300),
+                           "constraints max|Φ|": np.maximum(st["residual_constraints"],
+                                                            1e-300)},
+                out / "residuals.png", "residual", f"{model.name}: Newton residuals",
+                logy=True))
+        for k, v in result.sensors.items():
+            v = np.asarray(v)
+            if v.ndim <= 2 and v.shape[0] == len(result.t) and np.issubdtype(v.dtype,
+                                                                             np.number):
+                written.append(render.plot_histories(result.t, {k: v}, out / f"{k}.png", k,
+                                                     f"{model.name}: {k}"))
+        if OPTIONS.render and len(result.t) > 1:
+            written.append(render_directory(out, fps=OPTIONS.fps)[0])
+    elif state is not None:
+        from .io.vtk import SeriesWriter
+
+        w = SeriesWriter(out, model.name)
+        w.add(drawing.frame(0.0, state))
+        w.close()
+        written.append(out / f"{model.name}.pvd")
+        if OPTIONS.render:
+            written.append(render.snapshot(out / f"{model.name}.pvd", out / "snapshot.png",
+                                           warp="displacement"))
+    (out / "figures.json").write_text(json.dumps(jsonable(
+        {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
+        indent=1))
+    return written
+
+
+def render_directory(directory, fps: int = 20) -> list[Path]:
+    """Animate the ``.pvd`` series in ``directory`` (works on partial runs)."""
+    from .errors import ModelError
+    from .io import render
+    from .io.vtk import read_series
+
+    directory = Path(directory)
+    pvds = sorted(directory.glob("*.pvd"))
+    if not pvds:
+        raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
+    out = []
+    for pvd in pvds:
+        times, meshes = read_series(pvd)
+        stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
+        path, _ = render.animate(pvd, directory / f"{pvd.stem}.mp4", fps=fps,
+                                 warp="displacement", stride=stride)
+        out.append(path)
+    return out
