@@ -20,6 +20,8 @@ from .errors import ModelError
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
+_getrs = sla.get_lapack_funcs("getrs", (np.zeros(1),))
+
 DENSE_LIMIT = 300
 """Systems with at most this many unknowns are factorized densely (measured faster)."""
 
@@ -86,7 +88,8 @@ class Factorization:
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self.dense:
-            return sla.lu_solve(self.lu, b, check_finite=False)
+            x, info = _getrs(self.lu[0], self.lu[1], b)
+            return x
         return self.lu.solve(b)
 
 
@@ -250,6 +253,12 @@ class Assembly:
                                       Gc.row]).astype(np.int64)
         self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
         self._Gdata = Gc.data
+        # small constraint sets: a dense G is faster than a sparse product
+        if row0 * n <= 40000:
+            Gd = self._G.toarray()
+            self._G_eval = lambda q: Gd @ q
+        else:
+            self._G_eval = self._G.__matmul__
         self._jv_linear = Gc.data.copy()
         # Hessian contributions: pairs of A and B entries in the same component row
         order_b = np.argsort(Bc.row, kind="stable")
@@ -295,7 +304,7 @@ class Assembly:
 
     def constraint_state(self, q: np.ndarray, t: float = 0.0):
         """``(Φ, Φ_q values)`` at ``(q, t)`` in one pass."""
-        phi = self._G @ q + self._c
+        phi = self._G_eval(q) + self._c
         if self._motions:
             phi += self._h(t, 0)
         if self.n_bil == 0:

@@ -92,11 +92,19 @@ class AncfCable(ElementFamily):
         self._N = hermite(self._s, self.L, 0)   # (n, q, 4)
         self._N1 = hermite(self._s, self.L, 1)
         self._N2 = hermite(self._s, self.L, 2)
-        self._N1T = np.ascontiguousarray(np.swapaxes(self._N1, 1, 2))
-        self._N2T = np.ascontiguousarray(np.swapaxes(self._N2, 1, 2))
         self._wL = self._w[None, :] * self.L[:, None]  # dx weights (n, q)
         self.EA = material.E * self.A
         self.EI = material.E * self.I
+        # batched operators: r′, r″ at all points in one matmul, and B = [N′; N″] ⊗ I₃
+        self._nq = len(self._s)
+        self._Nd = np.concatenate([self._N1, self._N2], axis=1)          # (n, 2q, 4)
+        self._NdT = np.ascontiguousarray(np.swapaxes(self._Nd, 1, 2))
+        Bq = np.einsum("eqak,ij->eqaikj", np.stack([self._N1, self._N2], axis=2), np.eye(3))
+        self._Bq = Bq.reshape(n, self._nq, 6, 12)
+        self._BqT = np.ascontiguousarray(
+            np.swapaxes(self._Bq.reshape(n, self._nq * 6, 12), 1, 2))
+        self._wa = self._wL * self.EA[:, None]            # axial weight
+        self._wb = 0.5 * self._wL * self.EI[:, None]      # bending weight (½EI g)
 
     # ------------------------------------------------------------- kinematics
     def shape(self, xi):
@@ -107,8 +115,8 @@ class AncfCable(ElementFamily):
         return np.linspace(-1.0, 1.0, 9)[:, None]
 
     def _ab(self, q):
-        Q = q.reshape(self.n_elements, 4, 3)
-        return self._N1 @ Q, self._N2 @ Q
+        ab = self._Nd @ q.reshape(self.n_elements, 4, 3)
+        return ab[:, :self._nq], ab[:, self._nq:]
 
     # ---------------------------------------------------------------- inertia
     def mass_scalar(self):
@@ -120,49 +128,48 @@ class AncfCable(ElementFamily):
 
     # ----------------------------------------------------------------- forces
     def forces(self, q, v=None, tangent=False):
-        n = self.n_elements
-        a, b = self._ab(q)
-        A = (a * a).sum(-1)
-        B = (b * b).sum(-1)
-        C = (a * b).sum(-1)
-        eps = 0.5 * (A - 1.0)
+        n, nq = self.n_elements, self._nq
+        ab = self._Nd @ q.reshape(n, 4, 3)            # (n, 2q, 3): r′ then r″
+        a, b = ab[:, :nq], ab[:, nq:]
+        A = np.einsum("eqd,eqd->eq", a, a)
+        B = np.einsum("eqd,eqd->eq", b, b)
+        C = np.einsum("eqd,eqd->eq", a, b)
         iA = 1.0 / A
-        iA2, iA3 = iA * iA, iA * iA * iA
-        gA = -2.0 * B * iA3 + 3.0 * C * C * iA3 * iA
-        gB = iA2
+        iA2 = iA * iA
+        iA3 = iA2 * iA
+        eps = 0.5 * (A - 1.0)
+        wa, wb = self._wa, self._wb
+        gA = (3.0 * C * C * iA - 2.0 * B) * iA3
         gC = -2.0 * C * iA3
-        wa = self._wL * self.EA[:, None]          # axial weight
-        wb = 0.5 * self._wL * self.EI[:, None]    # bending weight (½EI g)
-        # ∂/∂a and ∂/∂b of the energy density (per unit weight)
-        da = (wa * eps)[..., None] * a + wb[..., None] * (2.0 * gA[..., None] * a
-                                                           + gC[..., None] * b)
-        db = wb[..., None] * (2.0 * gB[..., None] * b + gC[..., None] * a)
-        f = (self._N1T @ da + self._N2T @ db).reshape(n, 12)
+        ca = wa * eps + 2.0 * wb * gA                  # ∂U/∂a = ca a + cc b
+        cc = wb * gC                                   # ∂U/∂b = cb b + cc a
+        cb = 2.0 * wb * iA2
+        dab = np.concatenate([ca[..., None] * a + cc[..., None] * b,
+                              cb[..., None] * b + cc[..., None] * a], axis=1)
+        f = (self._NdT @ dab).reshape(n, 12)
         if not tangent:
             return f, None
-        I3 = np.eye(3)
-        gAA = 6.0 * B * iA2 * iA2 - 12.0 * C * C * iA3 * iA2
-        gAB = -2.0 * iA3
+        # Hessian of the energy density w.r.t. (a, b): the axial part plus ½EI times
+        # Σ g_ij J_i J_jᵀ + Σ g_i H_i with J_A = (2a, 0), J_B = (0, 2b), J_C = (b, a)
+        gAA = (6.0 * B - 12.0 * C * C * iA) * iA2 * iA2
         gAC = 6.0 * C * iA2 * iA2
         gCC = -2.0 * iA3
-        aa = np.einsum("eqi,eqj->eqij", a, a)
-        ab = np.einsum("eqi,eqj->eqij", a, b)
-        ba = np.swapaxes(ab, -1, -2)
-        bb = np.einsum("eqi,eqj->eqij", b, b)
         x = lambda s: s[..., None, None]
-        # Hessian of g w.r.t. (a, b): Σ g_ij J_i J_jᵀ + Σ g_i H_i with
-        # J_A = (2a, 0), J_B = (0, 2b), J_C = (b, a)
-        Haa = (4 * x(gAA) * aa + 2 * x(gAC) * (ab + ba) + x(gCC) * bb + 2 * x(gA) * I3)
-        Hbb = x(gCC) * aa + 2 * x(gB) * I3
-        Hab = (4 * x(gAB) * ab + 2 * x(gAC) * aa + x(gCC) * ba + x(gC) * I3)
-        Haa = x(wb) * Haa + x(wa) * (aa + x(eps) * I3)
-        Hbb = x(wb) * Hbb
-        Hab = x(wb) * Hab
-        K = (np.einsum("eqk,eqij,eql->ekilj", self._N1, Haa, self._N1)
-             + np.einsum("eqk,eqij,eql->ekilj", self._N1, Hab, self._N2)
-             + np.einsum("eqk,eqji,eql->ekilj", self._N2, Hab, self._N1)
-             + np.einsum("eqk,eqij,eql->ekilj", self._N2, Hbb, self._N2))
-        return f, K.reshape(n, 12, 12)
+        aa = a[..., :, None] * a[..., None, :]
+        ab_ = a[..., :, None] * b[..., None, :]
+        ba = np.swapaxes(ab_, -1, -2)
+        bb = b[..., :, None] * b[..., None, :]
+        I3 = np.eye(3)
+        H = np.empty((n, nq, 6, 6))
+        H[..., :3, :3] = (x(wb * 4 * gAA + wa) * aa + x(wb * 2 * gAC) * (ab_ + ba)
+                          + x(wb * gCC) * bb + x(2 * wb * gA + wa * eps) * I3)
+        H[..., :3, 3:] = (x(wb * 4 * gCC) * ab_ + x(wb * 2 * gAC) * aa + x(wb * gCC) * ba
+                          + x(wb * gC) * I3)          # 4 g_AB = 4·(−2/A³) = 4 g_CC
+        H[..., 3:, :3] = np.swapaxes(H[..., :3, 3:], -1, -2)
+        H[..., 3:, 3:] = x(wb * gCC) * aa + x(cb) * I3
+        HB = (H @ self._Bq).reshape(n, nq * 6, 12)
+        K = self._BqT @ HB
+        return f, K
 
     def energy(self, q):
         a, b = self._ab(q)

@@ -1,0 +1,41 @@
+"""Benchmark: steel cantilever ANCF cable falling under gravity (issue 2).
+
+Straight at rest at t = 0, generalized-α ρ∞ = 0.8, h = 1e-3 s, 1000 steps, Newton
+tolerance 1e-6 relative; n ∈ {16, 64, 256} elements.  Prints one JSON line per n.
+Not collected by pytest (run: ``python tests/benchmarks/cable_cantilever.py``).
+For scale: Exudyn 1.13 (C++, 3D ANCF cable) runs n = 16 in about 0.18 s on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+
+import fem
+
+
+def run(n: int, steps: int = 1000, h: float = 1e-3) -> dict:
+    model = fem.Model("cantilever", gravity=(0, 0, -9.81))
+    sec = fem.rectangle_section(0.02, 0.02)
+    _, nodes = fem.straight_cable(model, (0, 0, 0), (2.0, 0, 0), n,
+                                  fem.Material(2.1e11, 0.3, 7850), sec["area"], sec["iy"])
+    model.fix(nodes[0])
+    model.assemble()
+    tip = model.node_dofs(nodes[-1])[2]
+    t0 = time.perf_counter()
+    res = fem.simulate(model, steps * h, h, rho_inf=0.8, tol=1e-6)
+    wall = time.perf_counter() - t0
+    return {"elements": n, "steps": steps, "wall_s": round(wall, 4),
+            "tip_z_m": float(res.q[-1, tip]),
+            "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
+            "factorizations": res.info["factorizations"],
+            "machine": f"{platform.processor() or platform.machine()}, python "
+                       f"{sys.version.split()[0]}"}
+
+
+if __name__ == "__main__":
+    sizes = [int(a) for a in sys.argv[1:]] or [16, 64, 256]
+    for n in sizes:
+        print(json.dumps(run(n)), flush=True)
