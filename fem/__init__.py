@@ -20,8 +20,8 @@ from .constraints import (
 from .errors import ConvergenceError, ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
-from .output import write_outputs
 from .model import Body, ElementGroup, Model
+from .output import write_outputs
 from .results import Result
 from .solvers import (
     GeneralizedAlpha,

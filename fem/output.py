@@ -137,7 +137,7 @@ class Drawing:
             fields: dict[str, np.ndarray] = {}
             offset = {id(g): None for g in self._strain_groups}
             pos = n_tri
-            for gi, grp in enumerate(self.model.groups):
+            for grp in self.model.groups:
                 is_line = grp.family.name != "rigid_body" and grp.family.cell != "triangle"
                 if grp.family.name == "rigid_body":
                     pos += grp.n_elements

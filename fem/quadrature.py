@@ -10,7 +10,7 @@ boundary).  A degree-``p`` rule uses ``ceil((p+1)/2)**2`` points.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.special import roots_jacobi, roots_legendre
@@ -45,7 +45,7 @@ class Rule:
         return len(self.weights)
 
 
-@lru_cache(maxsize=None)
+@cache
 def gauss_legendre(n: int) -> Rule:
     """``n``-point Gauss–Legendre rule on ``[-1, 1]``, exact to degree ``2n-1``."""
     if n < 1:
@@ -54,7 +54,7 @@ def gauss_legendre(n: int) -> Rule:
     return Rule(x[:, None].copy(), w.copy(), 2 * n - 1, "line")
 
 
-@lru_cache(maxsize=None)
+@cache
 def triangle(degree: int) -> Rule:
     """Triangle rule on the reference triangle exact for polynomials of total ``degree``.
 

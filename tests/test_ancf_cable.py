@@ -1,10 +1,10 @@
 """ANCF cable against Euler–Bernoulli closed forms and against itself by finite differences."""
 
+import cantilever_cable as case
 import numpy as np
 import pytest
 
 import fem
-import cantilever_cable as case
 
 E, RHO, L, B = 2.1e11, 7850.0, 2.0, 0.02
 

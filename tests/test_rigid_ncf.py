@@ -4,10 +4,10 @@ References: closed-form mass properties; an independent minimal-coordinate ODE
 (Lagrange's equations in the two joint angles, DOP853 at 1e-12) of the same pendulum.
 """
 
+import double_pendulum as dp
 import numpy as np
 import pytest
 
-import double_pendulum as dp
 import fem
 
 
