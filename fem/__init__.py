@@ -20,6 +20,7 @@ from .constraints import (
 from .errors import ConvergenceError, ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
+from .mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh
 from .model import Body, ElementGroup, Model
 from .output import write_outputs
 from .results import Result
@@ -41,5 +42,6 @@ __all__ = [
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
     "consistent_initial_state", "modes", "driven_inverse_dynamics",
     "straight_cable", "rectangle_section", "circle_section", "write_outputs",
+    "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh",
 ]
 __version__ = "0.1.0"

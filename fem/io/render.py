@@ -1,0 +1,589 @@
+"""Pictures without a display: PyVista snapshots and animations, matplotlib history plots.
+
+Headless rendering
+------------------
+:func:`ensure_offscreen` (called by :func:`snapshot` and :func:`animate`) sets
+``pyvista.OFF_SCREEN = True`` and, when there is no ``DISPLAY``/``WAYLAND_DISPLAY``, picks the
+VTK render window through ``VTK_DEFAULT_OPENGL_WINDOW`` (unless the user set it already):
+
+1. ``vtkEGLRenderWindow`` if ``libEGL`` is installed (Mesa's software rasterizer llvmpipe
+   does the work: Debian packages ``libegl1 libgl1-mesa-dri``),
+2. else ``vtkOSOpenGLRenderWindow`` if ``libOSMesa`` is installed (``libosmesa6``),
+3. else, if an ``Xvfb`` binary exists, a private virtual X server is started and ``DISPLAY``
+   set (needs ``xvfb libgl1 libglx-mesa0 libgl1-mesa-dri``),
+4. else a ``RuntimeError`` says what to install.
+
+VTK older than 9.4 cannot choose its window at run time; there the virtual X server (3.) is
+the only headless route.
+
+The VTK ≥ 9.4 wheels (pip ``vtk``) link no system graphics library; they load X11, EGL or
+OSMesa at run time, and VTK falls back from EGL to OSMesa by itself if EGL cannot make a
+context.  Choosing the window explicitly matters: left to itself VTK first probes X11 and,
+with ``libX11`` absent, crashes (VTK 9.7).  Minimal install on Debian 12 / Ubuntu
+(python:3.11-slim images)::
+
+    apt-get update && apt-get install -y --no-install-recommends libegl1 libgl1-mesa-dri
+    # or, instead:   apt-get install -y --no-install-recommends libosmesa6
+
+MP4 files are encoded by the ffmpeg binary bundled with ``imageio-ffmpeg`` (no system
+ffmpeg); without it, :func:`animate` writes a GIF instead.  History plots use matplotlib's
+Agg canvas directly (no pyplot state, no display).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes.util
+import os
+import shutil
+import subprocess
+import sys
+import time as _time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import meshio
+import numpy as np
+import numpy.typing as npt
+
+from fem.errors import ModelError
+from fem.io.vtk import Frame, read_series, to_meshio
+from fem.mesh import Mesh, read_meshio
+
+if TYPE_CHECKING:
+    import pyvista as pv
+
+__all__ = ["animate", "ensure_offscreen", "plot_histories", "snapshot"]
+
+CAMERAS = ("iso", "xy", "xz", "yz")
+_VIEW = {"iso": "view_isometric", "xy": "view_xy", "xz": "view_xz", "yz": "view_yz"}
+_BACKEND: str | None = None
+_XVFB: subprocess.Popen | None = None
+_INSTALL_HINT = (
+    "no way to render without a display: install EGL "
+    "(apt-get install -y --no-install-recommends libegl1 libgl1-mesa-dri) or OSMesa "
+    "(apt-get install -y --no-install-recommends libosmesa6), or run under xvfb-run"
+)
+
+
+# ---------------------------------------------------------------------- headless setup
+def ensure_offscreen() -> str:
+    """Prepare PyVista/VTK for off-screen rendering; return the backend used.
+
+    Returns
+    -------
+    str
+        ``"display"`` (a display is available), ``"env"`` (``VTK_DEFAULT_OPENGL_WINDOW`` was
+        already set), ``"egl"``, ``"osmesa"`` or ``"xvfb"``.  See the module docstring for the
+        order and the system packages each needs.
+
+    Raises
+    ------
+    RuntimeError
+        If none of EGL, OSMesa or Xvfb is available on a machine without a display.
+    """
+    global _BACKEND
+    import pyvista as pv
+
+    pv.OFF_SCREEN = True
+    if _BACKEND is not None:
+        return _BACKEND
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY"):
+        _BACKEND = "display"
+    elif os.environ.get("WAYLAND_DISPLAY"):
+        _BACKEND = "display"
+    elif os.environ.get("VTK_DEFAULT_OPENGL_WINDOW"):
+        _BACKEND = "env"
+    elif tuple(pv.vtk_version_info) < (9, 4):  # older wheels: X only, so a virtual X server
+        if not shutil.which("Xvfb"):
+            raise RuntimeError(f"VTK {pv.vtk_version_info} renders through X only: {_INSTALL_HINT}")
+        _start_xvfb()
+        _BACKEND = "xvfb"
+    elif ctypes.util.find_library("EGL"):
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+        _BACKEND = "egl"
+    elif ctypes.util.find_library("OSMesa"):
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkOSOpenGLRenderWindow"
+        _BACKEND = "osmesa"
+    elif shutil.which("Xvfb"):
+        _start_xvfb()
+        _BACKEND = "xvfb"
+    else:
+        raise RuntimeError(_INSTALL_HINT)
+    return _BACKEND
+
+
+def _start_xvfb() -> None:
+    """Start a virtual X server on a free display number and point DISPLAY at it."""
+    global _XVFB
+    for number in range(99, 199):
+        if Path(f"/tmp/.X11-unix/X{number}").exists() or Path(f"/tmp/.X{number}-lock").exists():
+            continue
+        proc = subprocess.Popen(
+            ["Xvfb", f":{number}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(100):  # up to 5 s for the socket
+            if Path(f"/tmp/.X11-unix/X{number}").exists() or proc.poll() is not None:
+                break
+            _time.sleep(0.05)
+        if proc.poll() is None:
+            _XVFB = proc
+            atexit.register(proc.terminate)
+            os.environ["DISPLAY"] = f":{number}"
+            return
+    raise RuntimeError("could not start Xvfb; " + _INSTALL_HINT)
+
+
+# ---------------------------------------------------------------------- inputs
+# How each meshio cell type is drawn; PolyData keyword that holds it.
+_KIND = {"vertex": "point", "line": "line", "triangle": "surface", "quad": "surface"}
+_POLY_KEY = {"point": "verts", "line": "lines", "surface": "faces"}
+_COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick"}
+
+
+def _meshes(obj: Any) -> list[meshio.Mesh]:
+    """meshio meshes from frames, meshio/fem meshes, PyVista datasets, files, or lists."""
+    if isinstance(obj, meshio.Mesh):
+        return [obj]
+    if isinstance(obj, Frame | Mapping):
+        return [to_meshio(obj)]
+    if isinstance(obj, Mesh):
+        return [obj.to_meshio(groups_as_data=False)]
+    if isinstance(obj, str | os.PathLike):
+        return [read_meshio(obj)]
+    if type(obj).__module__.startswith("pyvista"):
+        import pyvista as pv
+
+        return [pv.to_meshio(obj)]
+    if isinstance(obj, Sequence):
+        return [m for item in obj for m in _meshes(item)]
+    raise ModelError(f"cannot render a {type(obj).__name__}")
+
+
+@dataclass
+class _Scene:
+    """What one frame draws: PolyData parts by kind, its colour array, extent, value range."""
+
+    parts: list[tuple[str, Any]] = field(default_factory=list)
+    scalars: str | None = None
+    boxes: list[np.ndarray] = field(default_factory=list)  # (2, 3) per part
+    values: list[np.ndarray] = field(default_factory=list)
+
+
+def _magnitude(values: np.ndarray) -> np.ndarray:
+    """Scalars as they are, vectors by their length."""
+    return values if values.ndim == 1 else np.linalg.norm(values.reshape(len(values), -1), axis=1)
+
+
+def _warped_points(m: meshio.Mesh, warp: str | bool | None, scale: float) -> np.ndarray:
+    points = np.asarray(m.points, dtype=float)
+    points = np.hstack([points, np.zeros((len(points), 3 - points.shape[1]))])
+    if not warp:
+        return points
+    name = "displacement" if warp is True else str(warp)
+    if name not in m.point_data:
+        raise ModelError(f"cannot warp by '{name}': point data has {sorted(m.point_data)}")
+    vec = np.asarray(m.point_data[name], dtype=float).reshape(len(points), -1)[:, :3]
+    points[:, : vec.shape[1]] += scale * vec
+    return points
+
+
+def _scene(
+    obj: Any,
+    scalars: str | None,
+    warp: str | bool | None,
+    scale: float,
+    tube_radius: float | None,
+) -> _Scene:
+    """Warp, colour and split the meshes of one frame into PolyData by cell kind."""
+    import pyvista as pv
+
+    scene = _Scene()
+    meshes = _meshes(obj)
+    if scalars and not any(scalars in m.point_data or scalars in m.cell_data for m in meshes):
+        have = sorted({k for m in meshes for k in (*m.point_data, *m.cell_data)})
+        raise ModelError(f"no point or cell data '{scalars}' to colour by; available: {have}")
+    for m in meshes:
+        unknown = {b.type for b in m.cells} - set(_KIND)
+        if unknown:
+            raise ModelError(f"cannot render cell types {sorted(unknown)}; use {sorted(_KIND)}")
+        points = _warped_points(m, warp, scale)
+        point_values = cell_values = None
+        if scalars in m.point_data:
+            point_values = np.asarray(m.point_data[scalars], dtype=float)
+            vector = point_values.ndim > 1
+        elif scalars in m.cell_data:
+            cell_values = [np.asarray(v, dtype=float) for v in m.cell_data[scalars]]
+            vector = cell_values[0].ndim > 1
+        if point_values is not None or cell_values is not None:
+            scene.scalars = f"{scalars} magnitude" if vector else scalars
+
+        for kind in ("surface", "line", "point"):
+            index = [i for i, b in enumerate(m.cells) if _KIND[b.type] == kind and len(b.data)]
+            if not index:
+                continue
+            cells = [np.asarray(m.cells[i].data, dtype=np.int64) for i in index]
+            cells = [c.reshape(len(c), -1) for c in cells]
+            sized = [np.hstack([np.full((len(c), 1), c.shape[1]), c]).ravel() for c in cells]
+            poly = pv.PolyData(points, **{_POLY_KEY[kind]: np.concatenate(sized)})
+            used = np.unique(np.concatenate([c.ravel() for c in cells]))
+            if point_values is not None:
+                poly.point_data[scene.scalars] = _magnitude(point_values)
+                scene.values.append(_magnitude(point_values)[used])
+            elif cell_values is not None:
+                per_cell = np.concatenate([_magnitude(cell_values[i]) for i in index])
+                poly.cell_data[scene.scalars] = per_cell
+                scene.values.append(per_cell)
+            pad = 0.0
+            if kind == "line" and tube_radius:
+                # Joined polylines give continuous tubes; stripping keeps point data only.
+                joined = poly if cell_values is not None else poly.strip()
+                poly = joined.tube(radius=tube_radius, n_sides=16, capping=True)
+                pad = tube_radius
+            scene.parts.append((kind, poly))
+            scene.boxes.append(np.stack([points[used].min(0) - pad, points[used].max(0) + pad]))
+    return scene
+
+
+# ---------------------------------------------------------------------- drawing
+def _draw(
+    plotter: pv.Plotter,
+    scene: _Scene,
+    clim: Sequence[float] | None,
+    cmap: str,
+    show_edges: bool,
+    reset_camera: bool,
+) -> None:
+    for i, (kind, poly) in enumerate(scene.parts):
+        colour_by = scene.scalars if scene.scalars in poly.array_names else None
+        kwargs: dict[str, Any] = {
+            "scalars": colour_by,
+            "clim": clim,
+            "cmap": cmap,
+            "color": None if colour_by else _COLOUR[kind],
+            "show_scalar_bar": colour_by is not None,
+            "name": f"{kind}{i}",
+            "reset_camera": reset_camera,
+        }
+        if colour_by:
+            height = plotter.window_size[1]
+            kwargs["scalar_bar_args"] = {
+                "title": colour_by,
+                "color": "black",
+                "title_font_size": max(8, height // 48),
+                "label_font_size": max(8, height // 56),
+                "n_labels": 3 if height < 500 else 5,
+                "fmt": "%.3g",
+            }
+        if kind == "surface":
+            kwargs.update(show_edges=show_edges, edge_color="black")
+        elif kind == "line":
+            kwargs.update(line_width=3)
+        else:
+            kwargs.update(point_size=10, render_points_as_spheres=True)
+        plotter.add_mesh(poly, **kwargs)
+
+
+def _bounds(scenes: Iterable[_Scene]) -> list[float]:
+    """Union of the scenes' extents, padded by 2 %, as (xmin, xmax, ymin, ymax, zmin, zmax)."""
+    boxes = [b for s in scenes for b in s.boxes]
+    if not boxes:
+        return [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0]
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    pad = 0.02 * max(float(np.max(hi - lo)), 1e-12)
+    return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
+
+
+def _range(scenes: Iterable[_Scene]) -> list[float] | None:
+    values = [v[np.isfinite(v)] for s in scenes for v in s.values]
+    values = [v for v in values if v.size]
+    if not values:
+        return None
+    lo = float(min(v.min() for v in values))
+    hi = float(max(v.max() for v in values))
+    return [lo, hi if hi > lo else lo + max(abs(lo), 1.0) * 1e-6]
+
+
+def _caption(plotter: pv.Plotter, text: str) -> None:
+    size = max(8, plotter.window_size[1] // 64)
+    plotter.add_text(text, position="upper_left", font_size=size, color="black", name="caption")
+
+
+def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float]) -> None:
+    if isinstance(camera, str):
+        if camera not in _VIEW:
+            raise ModelError(f"unknown camera '{camera}'; choose one of {', '.join(CAMERAS)}")
+        getattr(plotter, _VIEW[camera])(bounds=bounds)
+        plotter.reset_camera(bounds=bounds)
+        plotter.camera.zoom(1.3)  # reset_camera fits the bounding sphere: wide margins
+    else:  # an explicit pyvista camera position is used as given
+        plotter.camera_position = camera
+
+
+def _window(window_size: Sequence[int]) -> tuple[int, int]:
+    """Window size rounded up to multiples of 16 (what H.264 encoders want)."""
+    w, h = (int(v) for v in window_size)
+    return (-(-w // 16) * 16, -(-h // 16) * 16)
+
+
+def _plotter(window_size: Sequence[int], background: str) -> pv.Plotter:
+    ensure_offscreen()
+    import pyvista as pv
+
+    plotter = pv.Plotter(off_screen=True, window_size=list(_window(window_size)))
+    plotter.set_background(background)
+    return plotter
+
+
+def snapshot(
+    frame_or_meshes: Any,
+    path: str | Path,
+    *,
+    scalars: str | None = None,
+    camera: str | Sequence = "iso",
+    warp: str | bool | None = None,
+    scale: float = 1.0,
+    tube_radius: float | None = None,
+    window_size: Sequence[int] = (1024, 768),
+    clim: Sequence[float] | None = None,
+    cmap: str = "viridis",
+    show_edges: bool = True,
+    title: str | None = None,
+    background: str = "white",
+) -> Path:
+    """Render one picture (PNG, or any format the extension asks VTK/PIL for) headless.
+
+    Parameters
+    ----------
+    frame_or_meshes
+        A :class:`fem.io.vtk.Frame` or frame mapping, a :class:`meshio.Mesh`, a
+        :class:`fem.mesh.Mesh`, a PyVista dataset, a mesh file path, or a list of these.
+    path : str or Path
+        Output image.
+    scalars : str, optional
+        Point or cell data to colour by; vectors are shown by magnitude (``|name|``).
+    camera : {"iso", "xy", "xz", "yz"} or camera position
+        View direction; the camera is fitted to the (warped) geometry.
+    warp : str or bool, optional
+        Point-data vector to displace the points by (``True`` means ``"displacement"``).
+    scale : float
+        Warp factor (exaggeration of the displacement).
+    tube_radius : float, optional
+        Draw line cells as tubes of this radius (in model units); plain lines otherwise.
+    window_size : (width, height)
+        Pixels (rounded up to multiples of 16).
+    clim : (min, max), optional
+        Colour range; the data range by default.
+    title : str, optional
+        Text in the upper-left corner.
+
+    Returns
+    -------
+    Path
+        The image written.
+
+    Notes
+    -----
+    Works without a display: see :func:`ensure_offscreen` for the backend choice and the
+    system packages (EGL or OSMesa) it needs.
+    """
+    scene = _scene(frame_or_meshes, scalars, warp, scale, tube_radius)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plotter = _plotter(window_size, background)
+    try:
+        _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
+        _set_camera(plotter, camera, _bounds([scene]))
+        if title:
+            _caption(plotter, title)
+        plotter.screenshot(str(path))
+    finally:
+        plotter.close()
+    return path
+
+
+def _frame_time(item: Any, index: int) -> float:
+    """The time of a frame, or its index where it has none (e.g. a meshio mesh)."""
+    if isinstance(item, Frame):
+        return float(item.time)
+    if isinstance(item, Mapping) and "time" in item:
+        return float(item["time"])
+    return float(index)
+
+
+def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
+    """An imageio writer: MP4 through imageio-ffmpeg, else (or if asked) GIF."""
+    import imageio.v2 as iio
+
+    if path.suffix.lower() != ".gif":
+        try:
+            import imageio_ffmpeg
+
+            imageio_ffmpeg.get_ffmpeg_exe()
+            writer = iio.get_writer(
+                path.with_suffix(".mp4"),
+                format="FFMPEG",
+                mode="I",
+                fps=fps,
+                codec="libx264",
+                pixelformat="yuv420p",
+                macro_block_size=16,
+                ffmpeg_log_level="error",
+            )
+            return writer, path.with_suffix(".mp4")
+        except Exception:  # no ffmpeg binary or codec: fall back to GIF below
+            pass
+    gif = path.with_suffix(".gif")
+    return iio.get_writer(gif, mode="I", duration=1000.0 / fps, loop=0), gif
+
+
+def animate(
+    frames: Any,
+    path: str | Path,
+    fps: float = 20.0,
+    *,
+    scalars: str | None = None,
+    camera: str | Sequence = "iso",
+    warp: str | bool | None = None,
+    scale: float = 1.0,
+    tube_radius: float | None = None,
+    window_size: Sequence[int] = (960, 720),
+    clim: Sequence[float] | None = None,
+    cmap: str = "viridis",
+    show_edges: bool = True,
+    title: str | None = "t = {time:.3f} s",
+    stride: int = 1,
+    background: str = "white",
+) -> tuple[Path, int]:
+    """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
+
+    Parameters
+    ----------
+    frames
+        A sequence of frames (anything :func:`snapshot` accepts, one item per frame), or the
+        path of a ``.pvd`` collection (re-rendering a stored series).
+    path : str or Path
+        Output file; ``.gif`` asks for a GIF, anything else for MP4.  If no ffmpeg is
+        available (imageio-ffmpeg bundles one) a GIF is written next to it instead.
+    fps : float
+        Frames per second of the video.
+    title : str, optional
+        Per-frame caption, formatted with ``time`` and ``index`` (``None`` for none).
+    stride : int
+        Render every `stride`-th frame.
+    scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
+        As in :func:`snapshot`.  The camera and the colour range are fixed over the whole
+        animation (fitted to all frames), so motion and colours compare between frames.
+
+    Returns
+    -------
+    path : Path
+        The file actually written (``.mp4`` or ``.gif``).
+    n_frames : int
+        Number of frames rendered into it.
+
+    Notes
+    -----
+    Works without a display (see :func:`ensure_offscreen`).  GIF encoders may merge
+    consecutive identical frames.
+    """
+    if isinstance(frames, str | os.PathLike) and str(frames).endswith(".pvd"):
+        times, items = read_series(frames)
+    else:
+        items = list(frames)
+        times = [_frame_time(item, i) for i, item in enumerate(items)]
+    if not items:
+        raise ModelError("animate: no frames to render")
+    selected = range(0, len(items), max(int(stride), 1))
+    scenes = [_scene(items[i], scalars, warp, scale, tube_radius) for i in selected]
+    colour_range = clim or _range(scenes)
+    bounds = _bounds(scenes)
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer, written = _open_writer(path, fps)
+    plotter = _plotter(window_size, background)
+    count = 0
+    try:
+        for k, (i, scene) in enumerate(zip(selected, scenes, strict=True)):
+            plotter.clear_actors()
+            _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+            if k == 0:
+                _set_camera(plotter, camera, bounds)
+            if title:
+                _caption(plotter, title.format(time=times[i], index=i))
+            writer.append_data(np.asarray(plotter.screenshot(return_img=True)))
+            count += 1
+    finally:
+        plotter.close()
+        with contextlib.suppress(Exception):
+            writer.close()
+    return written, count
+
+
+# ---------------------------------------------------------------------- plots
+def plot_histories(
+    time: npt.ArrayLike,
+    series: Mapping[str, npt.ArrayLike],
+    path: str | Path,
+    ylabel: str = "",
+    title: str = "",
+    *,
+    xlabel: str = "time [s]",
+    logy: bool = False,
+    figsize: tuple[float, float] = (7.0, 4.0),
+    dpi: int = 120,
+) -> Path:
+    """Plot time histories into an image (PNG, PDF, SVG by extension), without a display.
+
+    Parameters
+    ----------
+    time : (m,) array_like
+    series : mapping label -> (m,) or (m, c) values
+        A 2D array draws c curves labelled ``label[0]`` … ``label[c-1]``.
+    path : str or Path
+    ylabel, title, xlabel : str
+    logy : bool
+        Logarithmic y axis (residual norms).
+
+    Returns
+    -------
+    Path
+        The image written.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    t = np.asarray(time, dtype=float).ravel()
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for label, values in series.items():
+        y = np.asarray(values, dtype=float)
+        if len(y) != len(t):
+            raise ModelError(f"history '{label}' has {len(y)} values for {len(t)} times")
+        if y.ndim == 1:
+            ax.plot(t, y, label=label)
+        else:
+            for c in range(y.reshape(len(t), -1).shape[1]):
+                ax.plot(t, y.reshape(len(t), -1)[:, c], label=f"{label}[{c}]")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if series:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path

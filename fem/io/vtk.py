@@ -1,0 +1,327 @@
+"""ParaView time series: one ``.vtu`` per frame plus a ``.pvd`` collection.
+
+A *frame* is plain arrays at one time: ``time``, ``points`` (n, 3), ``cells`` (meshio style:
+``{"triangle": (k, 3), "line": (l, 2), "vertex": (p, 1), "polyline": [chains]}``),
+``point_data`` (``name -> (n,)`` or ``(n, 3)``) and ``cell_data`` (``name -> per cell``).
+Pass a :class:`Frame` or any mapping with those keys.
+
+Layout on disk::
+
+    out/robot.pvd                  the collection (times, relative file names)
+    out/robot/robot_000000.vtu     one file per frame (binary, zlib-compressed)
+
+Convention (what ParaView's *Warp By Vector* expects): ``points`` are the reference
+configuration and ``point_data["displacement"]`` is current − reference, so warping with
+scale 1 shows the current configuration and a larger scale exaggerates it.  See
+``docs/output.md``.
+
+:class:`SeriesWriter` writes each frame as it comes and rewrites the ``.pvd`` after every
+frame (atomically), so a run that is interrupted leaves a valid collection of the frames
+written so far.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import meshio
+import numpy as np
+import numpy.typing as npt
+
+from fem.errors import ModelError
+from fem.mesh import Mesh, read_meshio
+
+__all__ = ["Frame", "SeriesWriter", "read_series", "to_meshio", "write_series"]
+
+
+@dataclass
+class Frame:
+    """One time step of a series.
+
+    Attributes
+    ----------
+    time : float
+    points : (n, 3) float
+        Reference positions (2D input is padded with z = 0).
+    cells : dict[str, array]
+        meshio cell blocks by type; ``"polyline"`` is a sequence of vertex chains, written as
+        their line segments.
+    point_data : dict[str, array]
+        ``(n,)`` scalars or ``(n, 3)`` vectors (e.g. ``"displacement"``).
+    cell_data : dict[str, array]
+        One value (or vector) per cell: an array over all cells in the order of ``cells``
+        (for ``"polyline"``: one per chain), a list of per-type arrays, or a dict by type.
+    """
+
+    time: float
+    points: npt.ArrayLike
+    cells: Mapping[str, Any]
+    point_data: Mapping[str, npt.ArrayLike] = field(default_factory=dict)
+    cell_data: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mesh(
+        cls,
+        mesh: Mesh,
+        time: float = 0.0,
+        displacement: npt.ArrayLike | None = None,
+        point_data: Mapping[str, npt.ArrayLike] | None = None,
+        cell_data: Mapping[str, Any] | None = None,
+    ) -> Frame:
+        """A frame on a :class:`fem.mesh.Mesh` (its triangles and lines).
+
+        `displacement` (n, 3), if given, is stored as ``point_data["displacement"]``.
+        """
+        cells = {"triangle": mesh.triangles, "line": mesh.lines}
+        data = dict(point_data or {})
+        if displacement is not None:
+            data["displacement"] = displacement
+        return cls(
+            time,
+            mesh.vertices,
+            {k: v for k, v in cells.items() if len(v)},
+            data,
+            dict(cell_data or {}),
+        )
+
+
+def _as_frame(frame: Frame | Mapping[str, Any], index: int) -> Frame:
+    if isinstance(frame, Frame):
+        return frame
+    if isinstance(frame, Mapping):
+        unknown = set(frame) - {"time", "points", "cells", "point_data", "cell_data"}
+        missing = {"time", "points", "cells"} - set(frame)
+        if unknown or missing:
+            raise ModelError(
+                f"frame {index}: expected keys time, points, cells[, point_data, cell_data]; "
+                f"missing {sorted(missing)}, unknown {sorted(unknown)}"
+            )
+        return Frame(**frame)
+    raise ModelError(f"frame {index}: expected a Frame or a mapping, got {type(frame).__name__}")
+
+
+def _polyline_segments(chains: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Line segments of vertex chains and, per segment, the chain it came from."""
+    chains = [np.asarray(c, dtype=np.int64).ravel() for c in chains]
+    if chains and all(len(c) == len(chains[0]) for c in chains):
+        arr = np.stack(chains)  # equal lengths: vectorized
+        seg = np.stack([arr[:, :-1], arr[:, 1:]], axis=2).reshape(-1, 2)
+        owner = np.repeat(np.arange(len(arr)), arr.shape[1] - 1)
+        return seg, owner
+    segs = [np.stack([c[:-1], c[1:]], axis=1) for c in chains]
+    owner = np.repeat(np.arange(len(chains)), [len(s) for s in segs])
+    return (np.concatenate(segs) if segs else np.zeros((0, 2), np.int64)), owner
+
+
+def to_meshio(frame: Frame | Mapping[str, Any], index: int = 0) -> meshio.Mesh:
+    """The frame as a :class:`meshio.Mesh` (polylines split into lines), checking sizes.
+
+    Raises
+    ------
+    ModelError
+        If a data array does not match the number of points or cells, naming it.
+    """
+    f = _as_frame(frame, index)
+    where = f"frame {index} (t = {f.time})"
+    points = np.asarray(f.points, dtype=float)
+    if points.ndim != 2 or points.shape[1] not in (2, 3):
+        raise ModelError(f"{where}: points must be (n, 3), got {points.shape}")
+    if points.shape[1] == 2:
+        points = np.hstack([points, np.zeros((len(points), 1))])
+    n = len(points)
+
+    blocks: list[tuple[str, np.ndarray]] = []
+    owners: list[np.ndarray | None] = []  # per block: written cell -> given cell (polyline)
+    given: list[int] = []  # cells per block as the caller counts them
+    for cell_type, cells in f.cells.items():
+        if cell_type == "polyline":
+            seg, owner = _polyline_segments(cells)
+            blocks.append(("line", seg))
+            owners.append(owner)
+            given.append(len(cells))
+            continue
+        data = np.asarray(cells, dtype=np.int64)
+        data = data.reshape(-1, 1) if cell_type == "vertex" else data.reshape(len(data), -1)
+        blocks.append((cell_type, data))
+        owners.append(None)
+        given.append(len(data))
+    for cell_type, data in blocks:
+        if data.size and (data.min() < 0 or data.max() >= n):
+            raise ModelError(f"{where}: '{cell_type}' cells refer to points outside 0..{n - 1}")
+
+    point_data = {}
+    for name, values in f.point_data.items():
+        values = np.asarray(values)
+        if len(values) != n:
+            raise ModelError(f"{where}: point data '{name}' has {len(values)} rows for {n} points")
+        if values.ndim == 2 and values.shape[1] == 2:
+            values = np.hstack([values, np.zeros((n, 1))])
+        point_data[name] = values
+
+    cell_data = {}
+    types = list(f.cells)
+    for name, values in f.cell_data.items():
+        if isinstance(values, Mapping):
+            per_block = [np.asarray(values[t]) if t in values else None for t in types]
+            if any(v is None for v in per_block):
+                raise ModelError(
+                    f"{where}: cell data '{name}' lacks cell types "
+                    f"{[t for t, v in zip(types, per_block, strict=True) if v is None]}"
+                )
+        elif (
+            isinstance(values, list | tuple)
+            and len(values) == len(blocks)
+            and all(np.ndim(v) >= 1 for v in values)
+        ):
+            per_block = [np.asarray(v) for v in values]
+        else:
+            values = np.asarray(values)
+            if len(values) != sum(given):
+                raise ModelError(
+                    f"{where}: cell data '{name}' has {len(values)} rows for {sum(given)} cells "
+                    f"({dict(zip(types, given, strict=True))})"
+                )
+            per_block = np.split(values, np.cumsum(given)[:-1])
+        for t, v, g in zip(types, per_block, given, strict=True):
+            if len(v) != g:
+                raise ModelError(f"{where}: cell data '{name}' has {len(v)} '{t}' rows for {g}")
+        cell_data[name] = [v if e is None else v[e] for v, e in zip(per_block, owners, strict=True)]
+    return meshio.Mesh(points, [meshio.CellBlock(t, c) for t, c in blocks], point_data, cell_data)
+
+
+def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
+    """Write the collection atomically (a reader never sees a half-written file)."""
+    root = ET.Element("VTKFile", type="Collection", version="0.1", byte_order="LittleEndian")
+    coll = ET.SubElement(root, "Collection")
+    for time, file in entries:
+        ET.SubElement(coll, "DataSet", timestep=repr(float(time)), group="", part="0", file=file)
+    ET.indent(root)
+    tmp = path.with_name(path.name + ".tmp")
+    ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+    os.replace(tmp, path)
+
+
+class SeriesWriter:
+    """Write a time series frame by frame.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Output folder (created).  The collection is ``directory/name.pvd``, the frames
+        ``directory/name/name_000000.vtu`` …; stale frame files of an earlier series with the
+        same name are removed.
+    name : str
+        Series name.
+    compression : bool
+        zlib-compress the binary ``.vtu`` data (ParaView and meshio read both).
+
+    Examples
+    --------
+    >>> with SeriesWriter("out", "platform") as series:   # doctest: +SKIP
+    ...     for t, u in zip(times, displacements):
+    ...         series.add(Frame.from_mesh(mesh, t, displacement=u))
+    """
+
+    def __init__(self, directory: str | Path, name: str, *, compression: bool = True):
+        if not name or any(c in name for c in "/\\"):
+            raise ModelError(f"series name must be a plain file name, got '{name}'")
+        self.directory = Path(directory)
+        self.name = name
+        self.compression = compression
+        self.pvd_path = self.directory / f"{name}.pvd"
+        self.frame_dir = self.directory / name
+        self.frame_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.frame_dir.glob(f"{name}_*.vtu"):
+            stale.unlink()
+        self.entries: list[tuple[float, str]] = []
+        self.closed = False
+        _write_pvd(self.pvd_path, self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add(self, frame: Frame | Mapping[str, Any]) -> Path:
+        """Write one frame's ``.vtu`` now and rewrite the ``.pvd``; return the ``.vtu`` path."""
+        if self.closed:
+            raise ModelError(f"series '{self.name}' is closed")
+        index = len(self.entries)
+        f = _as_frame(frame, index)
+        time = float(f.time)
+        if not np.isfinite(time):
+            raise ModelError(f"frame {index} of series '{self.name}': time is {time}")
+        mesh = to_meshio(f, index)
+        file = self.frame_dir / f"{self.name}_{index:06d}.vtu"
+        compression = "zlib" if self.compression else None
+        meshio.write(file, mesh, file_format="vtu", compression=compression)
+        self.entries.append((time, file.relative_to(self.directory).as_posix()))
+        _write_pvd(self.pvd_path, self.entries)
+        return file
+
+    def close(self) -> Path:
+        """Finish the series (the ``.pvd`` is already complete); return its path."""
+        self.closed = True
+        return self.pvd_path
+
+    def __enter__(self) -> SeriesWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_series(
+    directory: str | Path,
+    name: str,
+    frames: Iterable[Frame | Mapping[str, Any]],
+    *,
+    compression: bool = True,
+) -> Path:
+    """Write frames as ``.vtu`` files plus a ``.pvd`` collection; return the ``.pvd`` path.
+
+    Parameters
+    ----------
+    directory, name, compression
+        See :class:`SeriesWriter`.
+    frames : iterable of Frame or mapping
+        Consumed lazily, so a generator streams frames to disk.
+    """
+    with SeriesWriter(directory, name, compression=compression) as series:
+        for frame in frames:
+            series.add(frame)
+    return series.pvd_path
+
+
+def read_series(pvd_path: str | Path) -> tuple[np.ndarray, list[meshio.Mesh]]:
+    """Read a ``.pvd`` collection and its ``.vtu`` files.
+
+    Returns
+    -------
+    times : (m,) float
+        In the order of the collection.
+    meshes : list of meshio.Mesh
+        One per frame, with their point and cell data.
+
+    Raises
+    ------
+    ModelError
+        If the collection or one of its files is missing or unreadable.
+    """
+    pvd_path = Path(pvd_path)
+    try:
+        root = ET.parse(pvd_path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise ModelError(f"cannot read collection {pvd_path}: {exc}") from exc
+    times, meshes = [], []
+    for ds in root.iter("DataSet"):
+        file = pvd_path.parent / ds.get("file", "")
+        try:
+            meshes.append(read_meshio(file))
+        except ModelError as exc:
+            raise ModelError(f"collection {pvd_path}: {exc}") from exc
+        times.append(float(ds.get("timestep", "nan")))
+    return np.asarray(times), meshes
