@@ -170,6 +170,7 @@ class Assembly:
         self._kcols = np.concatenate(kcols) if kcols else np.zeros(0, np.int64)
 
         self._build_constraints(model)
+        self._build_actuators(model)
         m = self.m = self.n_con
         self.dense = (n + m <= DENSE_LIMIT) if dense is None else dense
 
@@ -179,10 +180,11 @@ class Assembly:
         self._pat_K = Pattern((n, n), np.concatenate([self._krows, self._hrows]),
                               np.concatenate([self._kcols, self._hcols]), self.dense)
         self._pat_J = Pattern((max(m, 1), n), self._jrows, self._jcols, False)
+        jup = self._jup
         srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
-                                self._jcols])
+                                self._jcols[jup], self._b_dofs])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
-                                n + self._jrows])
+                                n + self._jrows[jup], n + self._b_rows])
         self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense)
 
     # ================================================================ constraints
@@ -275,6 +277,38 @@ class Assembly:
         self._hrows = np.concatenate([Ac.col[ia], Bc.col[ib]]).astype(np.int64)
         self._hcols = np.concatenate([Bc.col[ib], Ac.col[ia]]).astype(np.int64)
 
+    def _build_actuators(self, model) -> None:
+        servo_rows = np.array([i for i, c in enumerate(self.owner) if c.servo], dtype=np.int64)
+        act = [a for a in model.actuators if a.effort is None]
+        if len(act) != len(servo_rows):
+            raise ModelError(
+                f"inverse dynamics needs one actuator with unknown effort per servo "
+                f"(trajectory) row: {len(servo_rows)} servo rows "
+                f"({sorted({self.owner[i].name for i in servo_rows})}) but {len(act)} "
+                f"actuators without effort ({[a.name for a in act]})")
+        for a in model.actuators:
+            a.bind(self.q0)
+        self._act = act
+        self._servo_rows = servo_rows
+        keep = np.ones(self.n_con)
+        keep[servo_rows] = 0.0
+        self._keep_row = keep
+        self._jup = keep[self._jrows] > 0 if self.n_con else np.zeros(0, bool)
+        self._h_keep = keep[self._h_lrow] if self._h_lrow.size else np.zeros(0)
+        self._b_dofs = (np.concatenate([a.dofs for a in act]) if act
+                        else np.zeros(0, np.int64)).astype(np.int64)
+        self._b_owner = (np.concatenate([np.full(len(a.dofs), k) for k, a in enumerate(act)])
+                         if act else np.zeros(0, np.int64)).astype(np.int64)
+        self._b_rows = servo_rows[self._b_owner] if act else np.zeros(0, np.int64)
+        self._forward_act = [a for a in model.actuators if a.effort is not None]
+        if act:
+            dr, dc = [], []
+            for a in act:
+                dr.append(np.repeat(a.dofs, len(a.dofs)))
+                dc.append(np.tile(a.dofs, len(a.dofs)))
+            self._hrows = np.concatenate([self._hrows, *dr]).astype(np.int64)
+            self._hcols = np.concatenate([self._hcols, *dc]).astype(np.int64)
+
     # ---- time-dependent parts
     def _beta(self, t: float, deriv: int = 0) -> np.ndarray:
         b = self._beta0.copy() if deriv == 0 else np.zeros_like(self._beta0)
@@ -345,10 +379,37 @@ class Assembly:
             g += 2.0 * Av * self._beta(t, 1) + a * self._beta(t, 2)
         return -self._rowsum(g) - self._h(t, 2)
 
-    def hessian_values(self, lam: np.ndarray) -> np.ndarray:
-        """Values of Σᵢ λᵢ ∂²Φᵢ/∂q² in pattern order (both symmetric halves)."""
-        h = lam[self._h_lrow] * self._h_val
-        return np.concatenate([h, h])
+    def hessian_values(self, lam: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
+        """Values of ∂(reaction)/∂q in pattern order: Σᵢ λᵢ ∂²Φᵢ/∂q² over ordinary rows
+        (both symmetric halves) and −u_k ∂B_k/∂q for actuators on servo rows."""
+        h = lam[self._h_lrow] * self._h_val * self._h_keep
+        if not self._act:
+            return np.concatenate([h, h])
+        dB = [-lam[r] * a.dB(q).ravel() for a, r in zip(self._act, self._servo_rows,
+                                                          strict=True)]
+        return np.concatenate([h, h, *dB])
+
+    def actuator_values(self, q: np.ndarray) -> np.ndarray:
+        """−B_k(q) of the inverse-dynamics actuators, concatenated (pattern order)."""
+        if not self._act:
+            return np.zeros(0)
+        return np.concatenate([-a.B(q) for a in self._act])
+
+    def reaction(self, jvals: np.ndarray, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Σ λᵢ wᵢ: Φ_qᵀλ over ordinary rows plus −B(q) u over servo rows."""
+        if self.n_con == 0:
+            return np.zeros(self.n)
+        r = np.bincount(self._jcols, jvals * (lam * self._keep_row)[self._jrows],
+                        minlength=self.n)
+        if self._act:
+            r += np.bincount(self._b_dofs, self.actuator_values(q)
+                             * lam[self._servo_rows][self._b_owner], minlength=self.n)
+        return r
+
+    def efforts(self, lam: np.ndarray) -> dict[str, float]:
+        """Actuator efforts (torques [N·m] / forces [N]) from a multiplier vector."""
+        return {a.name: float(lam[r]) for a, r in zip(self._act, self._servo_rows,
+                                                        strict=True)}
 
     # ================================================================ forces
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
@@ -369,11 +430,13 @@ class Assembly:
     def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
         """Gravity, point and distributed loads at time ``t`` (conservative, constant
         direction)."""
-        if not self._timed_forces:
+        if not self._timed_forces and not self._forward_act:
             return self.f_const
         f = self.f_const.copy()
         for pt, F in self._timed_forces:
             np.add.at(f, pt.dofs, pt.coef.T @ np.asarray(F(t), float).reshape(3))
+        for a in self._forward_act:
+            np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))
         return f
 
     # ================================================================ matrices
@@ -384,11 +447,16 @@ class Assembly:
         return self._pat_K(np.concatenate([kvals, hvals]))
 
     def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
-               jvals: np.ndarray, cJ: float = 1.0):
-        """``[[cM M + cK (K + H), cJ Jᵀ], [cJ J, 0]]``."""
+               jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None):
+        """``[[cM M + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo rows,
+        whose columns are the actuators' ``−B(q)`` (``q`` needed then)."""
         vals = np.concatenate([cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,
-                               cJ * jvals])
+                               cJ * jvals[self._jup], cJ * self.actuator_values(q)])
         return self._pat_S(vals)
+
+    def zero_tangent(self) -> tuple[np.ndarray, np.ndarray]:
+        """Zero element-tangent and Hessian value arrays of the right sizes."""
+        return np.zeros(self._krows.size), np.zeros(self._hrows.size)
 
     def mass_matvec(self, x: np.ndarray) -> np.ndarray:
         return self.M @ x
@@ -426,13 +494,6 @@ class Assembly:
         return np.array([i for i, c in enumerate(self.owner) if c is constraint], dtype=int)
 
 
-def _jt_dot(self, jvals: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """Φ_qᵀ λ from Jacobian values (no matrix built)."""
-    if self.n_con == 0:
-        return np.zeros(self.n)
-    return np.bincount(self._jcols, jvals * lam[self._jrows], minlength=self.n)
-
-
 def _j_dot(self, jvals: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Φ_q x from Jacobian values."""
     if self.n_con == 0:
@@ -440,5 +501,4 @@ def _j_dot(self, jvals: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.bincount(self._jrows, jvals * x[self._jcols], minlength=self.n_con)
 
 
-Assembly.jt_dot = _jt_dot
 Assembly.j_dot = _j_dot

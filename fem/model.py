@@ -107,6 +107,7 @@ class Model:
         self.forces: list[tuple[LinearMap, Callable | np.ndarray, str]] = []
         self.distributed: list[tuple[ElementGroup, np.ndarray]] = []
         self.bodies: dict[str, Body] = {}
+        self.actuators: list = []
         self._assembly = None
 
     # ------------------------------------------------------------------ nodes
@@ -303,6 +304,13 @@ class Model:
         for i, n1 in enumerate(normals1):
             out.append(self.add_constraint(Dot(axis2, n1, 0.0, f"{name} axis {i}")))
         return out
+
+    def add_actuator(self, actuator):
+        """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
+        unknown of inverse dynamics, paired in order with the rows of servo constraints."""
+        self.actuators.append(actuator)
+        self._changed()
+        return actuator
 
     # ------------------------------------------------------------------ loads
     def add_force(self, point: LinearMap, force, name: str | None = None) -> None:

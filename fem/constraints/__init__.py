@@ -58,6 +58,7 @@ class Constraint:
     """Base class: a named group of constraint rows."""
 
     kind = "constraint"
+    servo = False   # rows whose reaction is supplied by actuators (inverse dynamics)
 
     def __init__(self, name: str | None = None):
         self.name = name or self.kind
@@ -193,14 +194,17 @@ class PrescribedPoint(Constraint):
     """A point follows a trajectory: ``p(q)_k − x_k(t) = 0`` for the chosen components.
 
     ``motion(t)`` returns ``(x, ẋ, ẍ)`` with 3 values each (all components).
+    ``servo=True`` makes it a trajectory constraint of inverse dynamics: its rows carry
+    no reaction; the model's actuators (one per row, in order) supply it.
     """
 
     kind = "prescribed_point"
 
     def __init__(self, p: LinearMap, motion: Motion, components: Sequence[int] = (0, 1, 2),
-                 name: str | None = None):
+                 name: str | None = None, servo: bool = False):
         super().__init__(name or f"path({p.label})")
         self.p, self.motion, self.components = p, motion, tuple(components)
+        self.servo = servo
 
     def rows(self, q0, n_dof):
         G, c = _linear_rows([self.p] * len(self.components), self.components, n_dof)

@@ -1,4 +1,4 @@
-"""ANCF thick-plate element on a cubic Bézier triangle (seed 000, eqs 1–16).
+"""ANCF thick-plate element on a cubic Bézier triangle (seed 000, eqs 1–16, 17–29).
 
 Two registered families share one implementation:
 
@@ -37,9 +37,10 @@ thickness-dependent transverse-shear factor (shear locking); see ``docs/bezier_p
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from ..materials import Material, svk_elasticity
@@ -54,6 +55,7 @@ __all__ = [
     "nodal_from_control",
     "control_from_nodal",
     "g1_cross_derivative",
+    "seed_continuity",
     "draw_grid",
 ]
 
@@ -75,7 +77,9 @@ def _points(xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return L, chi
 
 
-def shape_functions(xi: np.ndarray, deriv: bool = False):
+def shape_functions(
+    xi: np.ndarray, deriv: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Shape functions ``S`` of eq 15 and their derivatives by ``(x, y, χ)``.
 
     Per vertex ``K`` with own area coordinate ``a``, next ``b`` and previous ``c``
@@ -158,7 +162,7 @@ def bezier_basis(xi: np.ndarray) -> np.ndarray:
     ])
 
 
-@lru_cache(maxsize=1)
+@cache
 def _nodal_from_control() -> np.ndarray:
     Xm = np.zeros((16, 16))
     # (row of e₁, [(control point index 1-based, coefficient), ...])  -- eq 12, with the
@@ -190,33 +194,80 @@ def control_from_nodal() -> np.ndarray:
     return np.linalg.inv(_nodal_from_control())
 
 
-def g1_cross_derivative(edge: int) -> np.ndarray:
-    """Coefficients of the seed's simplified G¹ terms (eq 29) of one element edge.
+# Local edges, each run from its first to its second vertex (edge k is opposite vertex k).
+_EDGE_VERTICES = {0: (1, 2), 1: (2, 0), 2: (0, 1)}
+# Control points (0-based) along each edge: vertex, two third points, vertex ...
+_EDGE_CONTROL = {0: (1, 5, 6, 2), 1: (2, 8, 7, 0), 2: (0, 3, 4, 1)}
+# ... and the adjacent interior row (third points of the other edges and the centre q¹⁰).
+_EDGE_INTERIOR = {0: (4, 9, 8), 1: (6, 9, 3), 2: (7, 9, 5)}
 
-    For the local edge opposite vertex ``edge`` (0: BC, 1: CA, 2: AB), run from its first to
-    its second vertex (BC: B→C, CA: C→A, AB: A→B), returns ``c`` (3, 16) such that
-    ``(c ⊗ I₃) e`` are the three vectors ``(b₀ + b₁)/2 − i₀``, ``(b₁ + b₂)/2 − i₁``,
-    ``(b₂ + b₃)/2 − i₂`` — edge control points ``b`` minus the adjacent interior row ``i``;
-    one third of the mid-surface derivative from the opposite vertex towards the edge
-    midpoint at the three quadratic Bernstein positions.  The seed's eq 29 for elements
-    ``e`` and ``f`` sharing an edge is ``(c_e ⊗ I₃) e_e + (c̃_f ⊗ I₃) e_f = 0`` with ``c̃_f``
-    the rows of ``f`` reversed when ``f`` runs the edge the other way.  Scaled by 2 to match
-    the seed's form ``(q² − q⁵) + (q⁶ − q⁵)``.
-    """
+
+def _check_edge(edge: int) -> None:
     if edge not in (0, 1, 2):
         raise ModelError(f"plate edge must be 0, 1 or 2 (opposite vertex), got {edge}")
-    # control-point indices (0-based): vertex, edge third points, interior row
-    ring = {  # edge -> (b0, b1, b2, b3), (i0, i1, i2)
-        0: ((1, 5, 6, 2), (4, 9, 8)),   # B q6 q7 C ; q5 q10 q9
-        1: ((2, 8, 7, 0), (6, 9, 3)),   # C q9 q8 A ; q7 q10 q4
-        2: ((0, 3, 4, 1), (7, 9, 5)),   # A q4 q5 B ; q8 q10 q6
-    }
-    b, i = ring[edge]
+
+
+def g1_cross_derivative(edge: int) -> np.ndarray:
+    """Coefficients of the seed's simplified G¹ terms (eq 29) for one element edge.
+
+    Parameters
+    ----------
+    edge : int
+        Local edge opposite vertex ``edge``: 0 = BC (run B→C), 1 = CA (C→A), 2 = AB (A→B).
+
+    Returns
+    -------
+    c : ndarray (3, 16)
+        ``(c ⊗ I₃) e`` are the three vectors ``b₀ + b₁ − 2i₀``, ``b₁ + b₂ − 2i₁``,
+        ``b₂ + b₃ − 2i₂`` built from the edge control points ``b`` (in running order) and
+        the adjacent interior row ``i`` — the seed's ``(q² − q⁵) + (q⁶ − q⁵)``, … : 2/3 of
+        the mid-surface derivative from the opposite vertex towards the edge midpoint at the
+        three quadratic Bernstein positions.  Eq 29 for two elements sharing an edge reads
+        ``c_e e_e + c_f′ e_f = 0`` with ``c_f′`` the rows of the neighbour reversed when it
+        runs the edge the other way (see :func:`seed_continuity`).
+    """
+    _check_edge(edge)
+    b, i = _EDGE_CONTROL[edge], _EDGE_INTERIOR[edge]
     P = control_from_nodal()
-    c = np.empty((3, 16))
+    return np.stack([P[b[m]] + P[b[m + 1]] - 2.0 * P[i[m]] for m in range(3)])
+
+
+def seed_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarray:
+    """The seed's 33 continuity equations (eqs 17, 19, 21, 29) of two adjacent elements.
+
+    Parameters
+    ----------
+    edge_e, edge_f : int
+        The shared edge's local number in element ``e`` and in its neighbour ``f``
+        (0 = BC, 1 = CA, 2 = AB).
+    opposite : bool, default True
+        The two elements run the edge in opposite directions (a consistently oriented mesh).
+
+    Returns
+    -------
+    c : ndarray (11, 32)
+        Scalar coefficients over the 16 + 16 nodal vectors of ``e`` and ``f`` in the
+        48-coordinate layout; ``(c ⊗ I₃) [e_e; e_f] = 0`` are the 33 equations: 4 edge
+        control points (eqs 17, 19), the top-face points ``r + r_χ`` and the ``r_χχ`` at
+        both edge vertices (eqs 17, 21), and the 3 G¹ vectors (eq 29).  For the shared
+        family multiply the two halves by :attr:`BezierTrianglePlate.plate_map` of each
+        element; all but the middle G¹ row are then identically satisfied on meshes whose
+        adjacent triangles form parallelograms (the regular hexagon of seed 000).
+    """
+    _check_edge(edge_e)
+    _check_edge(edge_f)
+    P = control_from_nodal()
+    flip = (lambda seq: seq[::-1]) if opposite else (lambda seq: seq)
+    rows = []
+    for i, j in zip(_EDGE_CONTROL[edge_e], flip(_EDGE_CONTROL[edge_f]), strict=True):
+        rows.append(np.concatenate([P[i], -P[j]]))
+    for a, b in zip(_EDGE_VERTICES[edge_e], flip(_EDGE_VERTICES[edge_f]), strict=True):
+        rows.append(np.concatenate([P[10 + a], -P[10 + b]]))
+        rows.append(np.concatenate([P[13 + a], -P[13 + b]]))
+    ge, gf = g1_cross_derivative(edge_e), flip(g1_cross_derivative(edge_f))
     for m in range(3):
-        c[m] = P[b[m]] + P[b[m + 1]] - 2.0 * P[i[m]]
-    return c
+        rows.append(np.concatenate([ge[m], gf[m]]))
+    return np.array(rows)
 
 
 def draw_grid(n_sub: int = 4) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +289,7 @@ def draw_grid(n_sub: int = 4) -> tuple[np.ndarray, np.ndarray]:
     return np.array(pts), np.array(tris, dtype=np.int64)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tabulated(triangle_degree: int, n_thickness: int):
     """Points, weights, S and dS of a prism rule (cached per rule; read-only arrays)."""
     rule = prism(triangle_degree, n_thickness)
@@ -264,15 +315,16 @@ class BezierTrianglePlate(ElementFamily):
         Plate thickness ``h`` [m], > 0.  The reference thickness gradients must be
         ``|r_χ| = h/2`` (eq 3).
     triangle_degree : int, default 4
-        Degree of the in-plane rule for the elastic forces (Stroud 9 points for 4): exact for
-        the energy of linear elasticity (degree 4) and ample for large strains.
+        Degree of the in-plane rule for the elastic forces (≥ 4; 4 and 5 use the 9-point
+        Stroud rule): exact for the small-strain energy (degree 4); lower rules leave
+        spurious zero-energy modes.
     n_thickness : int, default 3
-        Gauss points through the thickness (3 integrate the small-strain energy exactly,
-        including the quadratic-in-χ part from ``r_χχ``).
+        Gauss points through the thickness (≥ 2; 3 integrate the small-strain energy
+        exactly, including the quadratic-in-χ part from ``r_χχ``).
     shear_factor : {"auto"} or float, default "auto"
         Factor on the transverse-shear modulus.  "auto": ``h² / (h² + α ℓ²)`` with ``ℓ²``
         the largest squared edge length of the element and ``α`` = ``shear_alpha``
-        (default 0.1): removes shear locking of thin plates, tends to 1 under refinement.
+        (default 0.2): removes shear locking of thin plates, tends to 1 under refinement.
         ``1.0`` gives the plain 3D continuum.
     thickness_ans : bool, default True
         Assumed natural strain for the thickness strain ``E_χχ``: sampled at the three
@@ -307,19 +359,25 @@ class BezierTrianglePlate(ElementFamily):
         self.thickness = h
         self.triangle_degree = int(section.get("triangle_degree", 4))
         self.n_thickness = int(section.get("n_thickness", 3))
+        if self.triangle_degree < 4 or self.n_thickness < 2:
+            # fewer points leave spurious zero-energy modes (7 extra for degree 2–3)
+            raise ModelError(f"element {self.name!r}: needs triangle_degree ≥ 4 and "
+                             f"n_thickness ≥ 2 (got {self.triangle_degree}, "
+                             f"{self.n_thickness}); lower rules have zero-energy modes")
         self.thickness_ans = bool(section.get("thickness_ans", True))
         self._emap = self._element_map()          # (n_el, 16, 16) or None
         self._X48 = self._to48(self.X)              # reference in the 48-coordinate form
         self._check_geometry()
         self.shear_factor = self._shear_factor(section.get("shear_factor", "auto"),
-                                               float(section.get("shear_alpha", 0.1)))
+                                               float(section.get("shear_alpha", 0.2)))
         self._C = svk_elasticity(material)
         self._setup_stiffness()
         self._mass = None
 
     # ------------------------------------------------------------- reference data
     @classmethod
-    def reference_coordinates(cls, vertices: np.ndarray, thickness, normal=None) -> np.ndarray:
+    def reference_coordinates(cls, vertices: np.ndarray, thickness: ArrayLike,
+                              normal: ArrayLike | None = None) -> np.ndarray:
         """Reference coordinates (n_el, 48) of flat, undeformed triangles.
 
         Parameters
@@ -375,16 +433,7 @@ class BezierTrianglePlate(ElementFamily):
         return S, dS
 
     def _check_geometry(self) -> None:
-        n = self.n_elements
-        V = self._X48[:, [0, 5, 10]]
-        cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
-        area2 = np.linalg.norm(cr, axis=1)
-        edges = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2)
-        lmax = edges.max(axis=1)
-        bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
-        if bad.size:
-            raise ModelError(f"element {self.name!r}: degenerate triangles (zero area or "
-                             f"coincident vertices) in elements {bad[:10].tolist()}")
+        _, lmax = _triangle_geometry(self.name, self._X48[:, [0, 5, 10]])
         d = self._X48[:, [3, 8, 13]]
         half = np.linalg.norm(d, axis=2)
         rel = np.abs(half - 0.5 * self.thickness[:, None]) / (0.5 * self.thickness[:, None])
@@ -430,7 +479,8 @@ class BezierTrianglePlate(ElementFamily):
 
         Returns ``J0`` (n_el, n, 3, 3) rows ``∂X/∂(x, y, χ)``, ``R`` (n_el, n, 3, 3) columns
         ``t₁ t₂ t₃`` (``t₁`` along ``∂X/∂x``, ``t₃`` the mid-surface normal) and
-        ``G = (J0 R)⁻¹``-type map with ``E_loc = ½ Gᵀ (JJᵀ − J0J0ᵀ) G`` in row convention.
+        ``G = (J0 R)⁻¹``, ``G_ia = ∂ξ_a/∂Y_i`` for local Cartesian ``Y = Rᵀ X``, so that the
+        local strain is ``E = ½ G (J Jᵀ − J0 J0ᵀ) Gᵀ`` with ``J`` the current rows.
         """
         J0 = np.einsum("epak,ekd->epad", dS, self._own_X())
         t1 = J0[..., 0, :] / np.linalg.norm(J0[..., 0, :], axis=-1, keepdims=True)
@@ -470,6 +520,12 @@ class BezierTrianglePlate(ElementFamily):
         self._qpoints = pts
         _, dS = self._tab(pts)
         self._dS = np.ascontiguousarray(np.broadcast_to(dS, (self.n_elements, *dS.shape[1:])))
+        # Y[s, k, b] = Σ_a (δ_a,a_s δ_b,b_s + δ_a,b_s δ_b,a_s) ∂_a S_k, so that ∂d_s/∂e_k = Y J
+        sel = np.zeros((6, 3, 3))
+        sel[np.arange(6), _PA, _PB] += 1.0
+        sel[np.arange(6), _PB, _PA] += 1.0
+        self._Y = np.ascontiguousarray(np.einsum("sab,eqak->eqskb", sel, self._dS)).reshape(
+            self.n_elements, len(pts), 96, 3)
         J0, _, G = self._frame_data(self._dS)
         detJ0 = np.linalg.det(J0)
         T = self._strain_map(G)
@@ -477,17 +533,20 @@ class BezierTrianglePlate(ElementFamily):
         C[:, 3:5, :] *= np.sqrt(self.shear_factor)[:, None, None]
         C[:, :, 3:5] *= np.sqrt(self.shear_factor)[:, None, None]
         W = w[None, :] * detJ0
-        self._D = np.einsum("eqpa,epr,eqrb->eqab", T, C, T) * W[..., None, None]
-        self._d0 = np.einsum("eqad,eqbd->eqab", J0, J0)[:, :, _PA, _PB]
-        self._volume = W.sum(axis=1)
+        D = np.einsum("eqpa,epr,eqrb->eqab", T, C, T) * W[..., None, None]
+        self._D = np.ascontiguousarray(D)
+        self._d0 = 0.0
         self._ans = None
+        _, self._d0, _ = self._pairs(self._own_X())   # same arithmetic as in forces
+        self._volume = W.sum(axis=1)
         if self.thickness_ans:
             # E_χχ tied to the three vertices at the same χ: d_χχ(x, y, χ) =
             # Σ_v λ_v(x, y) d_χχ(vertex v, χ).  Tying points: vertex × thickness point.
             chi = gauss_legendre(self.n_thickness).points[:, 0]
             tie = np.array([[x, y, c] for (x, y) in ((0, 0), (1, 0), (0, 1)) for c in chi])
             _, dSt = self._tab(tie)
-            dSt = np.ascontiguousarray(np.broadcast_to(dSt, (self.n_elements, *dSt.shape[1:])))
+            dSt = np.ascontiguousarray(
+                np.broadcast_to(dSt[:, :, 2], (self.n_elements, len(tie), 16)))  # ∂S/∂χ
             # interpolation weights lam (n_q, n_tie)
             L, _ = _points(pts[:, :2])
             nchi = len(chi)
@@ -495,11 +554,12 @@ class BezierTrianglePlate(ElementFamily):
             lam = np.zeros((len(pts), 3 * nchi))
             for v in range(3):
                 lam[np.arange(len(pts)), v * nchi + qchi] = L[:, v]
-            J0t = np.einsum("etak,ekd->etad", dSt, self._own_X())
-            self._ans = (dSt, lam, np.einsum("etd,etd->et", J0t[..., 2, :], J0t[..., 2, :]))
+            J0t = dSt @ self._own_X()
+            self._ans = (dSt, lam, np.einsum("etd,etd->et", J0t, J0t))
 
     # ------------------------------------------------------------------ kinematics
-    def shape(self, xi):
+    def shape(self, xi: ArrayLike) -> np.ndarray:
+        """Shape functions in this family's coordinates at points ``xi``: (n_el, n_pts, 16)."""
         S, _ = self._tab(np.atleast_2d(xi), deriv=False)
         return np.broadcast_to(S, (self.n_elements, *S.shape[1:]))
 
@@ -540,6 +600,14 @@ class BezierTrianglePlate(ElementFamily):
         return np.einsum("p,ep,epk->ek", rule.weights, dA, S)
 
     @property
+    def plate_map(self) -> np.ndarray:
+        """``M`` (n_el, 16, 16): the 48 coordinates of eq 11 are ``(M ⊗ I₃) q_e`` (identity
+        for ``bezier_plate``; the chain-rule map of eqs 5–6 for ``bezier_plate_shared``)."""
+        if self._emap is None:
+            return np.broadcast_to(np.eye(16), (self.n_elements, 16, 16)).copy()
+        return self._emap.copy()
+
+    @property
     def volume(self) -> np.ndarray:
         """Reference volumes (n_el,)."""
         return self._volume.copy()
@@ -547,79 +615,82 @@ class BezierTrianglePlate(ElementFamily):
     # ---------------------------------------------------------------------- forces
     def _pairs(self, Q: np.ndarray):
         """Current base vectors J (n_el, n_q, 3, 3) and Δd (n_el, n_q, 6) incl. tying."""
-        J = np.einsum("eqak,ekd->eqad", self._dS, Q)
+        J = self._dS @ Q[:, None]                                    # rows J_a = ∂r/∂ξ_a
         d = np.einsum("eqpd,eqpd->eqp", J[:, :, _PA], J[:, :, _PB]) - self._d0
         Jt = None
         if self._ans is not None:
             dSt, lam, d0t = self._ans
-            Jt = np.einsum("etk,ekd->etd", dSt[:, :, 2], Q)          # J_χ at tying points
+            Jt = dSt @ Q                                             # J_χ at tying points
             dt = np.einsum("etd,etd->et", Jt, Jt) - d0t
             d[:, :, 2] = dt @ lam.T
         return J, d, Jt
 
     def _check_q(self, q) -> np.ndarray:
         q = np.asarray(q, dtype=float)
-        if q.shape != (self.n_elements, self.n_dof):
-            q = q.reshape(self.n_elements, self.n_dof)
+        if q.size != self.n_elements * self.n_dof:
+            raise ModelError(f"element {self.name!r}: coordinates must have shape "
+                             f"({self.n_elements}, {self.n_dof}), got {q.shape}")
         return q.reshape(self.n_elements, 16, 3)
 
-    def energy(self, q) -> np.ndarray:
+    def energy(self, q: np.ndarray) -> np.ndarray:
         """Strain energy per element (n_el,): ``½ ∫ Eᵀ C E dV``."""
         _, d, _ = self._pairs(self._check_q(q))
         return 0.5 * np.einsum("eqa,eqab,eqb->e", d, self._D, d)
 
-    def forces(self, q, v=None, tangent: bool = False):
+    def forces(self, q: np.ndarray, v: np.ndarray | None = None,
+               tangent: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """Elastic forces ``f = ∂U/∂e`` (n_el, 48) and optionally ``K = ∂f/∂e``.
 
-        With ``d_ab = J_a·J_b`` (``J_a = Σ_k ∂S_k/∂ξ_a e_k``) and ``σ̃ = D Δd`` the weighted
-        natural stresses, ``f_k = Σ_q B_kᵀ σ̃`` with ``B = ∂d/∂e``, and
-        ``K = Σ_q Bᵀ D B + 2 Σ_q Σ_ab P_ab ∂S^a ∂S^bᵀ ⊗ I₃`` (``P`` the symmetric matrix of
-        ``σ̃``, off-diagonal entries halved).  The velocity ``v`` is not used (no damping).
+        With ``d_ab = J_a·J_b`` (``J_a = Σ_k ∂S_k/∂ξ_a e_k``), ``σ̃ = D Δd`` the weighted
+        natural stresses and ``P`` their symmetric 3×3 arrangement (off-diagonal entries
+        halved), ``f_k = 2 Σ_q Σ_ab ∂_a S_k P_ab J_b`` and
+        ``K = Σ_q Bᵀ D B + 2 Σ_q Σ_ab P_ab ∂_a S ∂_b Sᵀ ⊗ I₃`` with ``B = ∂d/∂e``.  The
+        velocity ``v`` is not used (no damping).
         """
         Q = self._check_q(q)
         n = self.n_elements
         J, d, Jt = self._pairs(Q)
-        sig = np.einsum("eqab,eqb->eqa", self._D, d)
-        dS = self._dS
-        # B[e, q, s, k, :] = dS_a,k J_b + dS_b,k J_a
-        B = (dS[:, :, _PA, :, None] * J[:, :, _PB, None, :]
-             + dS[:, :, _PB, :, None] * J[:, :, _PA, None, :])
-        if Jt is not None:
-            dSt, lam, _ = self._ans
-            Bt = 2.0 * dSt[:, :, 2, :, None] * Jt[:, :, None, :]      # (e, t, k, 3)
-            B[:, :, 2] = np.einsum("qt,etkd->eqkd", lam, Bt)
-        B = B.reshape(n, B.shape[1], 6, 48)
-        f = np.einsum("eqsk,eqs->ek", B, sig)
-        if not tangent:
-            return f, None
-        nq = B.shape[1]
-        DB = np.einsum("eqab,eqbk->eqak", self._D, B).reshape(n, nq * 6, 48)
-        K = np.swapaxes(B.reshape(n, nq * 6, 48), 1, 2) @ DB
+        sig = (self._D @ d[..., None])[..., 0]
+        nq = sig.shape[1]
         P = np.empty((n, nq, 3, 3))
         P[:, :, _PA, _PB] = sig
         P[:, :, _PB, _PA] = sig
         P[:, :, [1, 0, 0], [2, 2, 1]] *= 0.5
         P[:, :, [2, 2, 1], [1, 0, 0]] *= 0.5
         if Jt is not None:
-            sig_t = sig[:, :, 2] @ lam                                 # (e, t)
+            dSt, lam, _ = self._ans
+            sig_t = sig[:, :, 2] @ lam                               # (e, t)
             P[:, :, 2, 2] = 0.0
-            Kg = 2.0 * np.einsum("et,etk,etl->ekl", sig_t, dSt[:, :, 2], dSt[:, :, 2])
-        else:
-            Kg = 0.0
-        Kg = Kg + 2.0 * np.einsum("eqak,eqab,eqbl->ekl", dS, P, dS, optimize=True)
-        K = K.reshape(n, 16, 3, 16, 3)
-        K += Kg[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]
-        return f, K.reshape(n, 48, 48)
+        f = 2.0 * np.einsum("eqak,eqad->ekd", self._dS, P @ J)
+        if Jt is not None:
+            f += 2.0 * np.einsum("etk,et,etd->ekd", dSt, sig_t, Jt)
+        f = f.reshape(n, 48)
+        if not tangent:
+            return f, None
+        B = (self._Y @ J).reshape(n, nq, 6, 48)                      # ∂d/∂e
+        if Jt is not None:
+            Bt = 2.0 * dSt[:, :, :, None] * Jt[:, :, None, :]        # (e, t, 16, 3)
+            B[:, :, 2] = np.einsum("qt,etm->eqm", lam, Bt.reshape(n, -1, 48))
+        DB = (self._D @ B).reshape(n, nq * 6, 48)
+        K = np.swapaxes(B.reshape(n, nq * 6, 48), 1, 2) @ DB
+        Kg = 2.0 * np.einsum("eqak,eqab,eqbl->ekl", self._dS, P, self._dS, optimize=True)
+        if Jt is not None:
+            Kg += 2.0 * np.einsum("et,etk,etl->ekl", sig_t, dSt, dSt)
+        K5 = K.reshape(n, 16, 3, 16, 3)
+        for c in range(3):
+            K5[:, :, c, :, c] += Kg
+        return f, K
 
     # ---------------------------------------------------------------- post-process
-    def strains(self, q, xi) -> dict[str, np.ndarray]:
+    def strains(self, q: np.ndarray, xi: ArrayLike) -> dict[str, np.ndarray]:
         """Green–Lagrange strain and stresses at reference points ``xi`` (n_pts, 3).
 
         Components are in the element's local frame at each point (``t₁`` along ``∂X/∂x``,
         i.e. edge AB of a flat element, ``t₃`` the mid-surface normal, ``t₂ = t₃ × t₁``);
-        ``χ = −1, 0, 1`` are the bottom, middle and top layers.  The strain is the
-        compatible one (no assumed-strain tying) and the stress uses the physical
-        St. Venant–Kirchhoff law (no shear factor).
+        ``χ = −1, 0, 1`` are the bottom, middle and top layers.  The strain is the one of
+        the energy (with ``thickness_ans`` the natural thickness component is the assumed,
+        vertex-interpolated one) and the stress uses the physical St. Venant–Kirchhoff law
+        (no shear factor).
 
         Returns
         -------
@@ -638,6 +709,16 @@ class BezierTrianglePlate(ElementFamily):
         J0, R, G = self._frame_data(dS)
         J = np.einsum("epak,ekd->epad", dS, Q)
         dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
+        if self.thickness_ans:
+            # the assumed E_χχ of the energy: vertex values at the same χ, linear in (x, y)
+            L, chi = _points(xi)
+            tie = np.array([[x, y, c] for (x, y) in ((0, 0), (1, 0), (0, 1)) for c in chi])
+            _, dSt = self._tab(tie)
+            dSt = np.broadcast_to(dSt[:, :, 2], (self.n_elements, len(tie), 16))
+            Jt, J0t = dSt @ Q, dSt @ self._own_X()
+            dt = (np.einsum("etd,etd->et", Jt, Jt) - np.einsum("etd,etd->et", J0t, J0t))
+            dd[:, :, 2, 2] = np.einsum("epv,pv->ep", dt.reshape(-1, 3, len(chi))
+                                       .transpose(0, 2, 1), L)
         E = 0.5 * G @ dd @ np.swapaxes(G, -1, -2)
         lam_, mu = self.material.lame
         tr = np.trace(E, axis1=-2, axis2=-1)[..., None, None]
@@ -682,26 +763,11 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
 
     def _element_map(self) -> np.ndarray:
         n = self.n_elements
-        Xs = self.X.reshape(n, 16, 3)
-        V = Xs[:, [0, 5, 10]]
-        cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
-        area2 = np.linalg.norm(cr, axis=1)
-        lmax = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2).max(axis=1)
-        bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
-        if bad.size:
-            raise ModelError(f"element {self.name!r}: degenerate triangles (zero area or "
-                             f"coincident vertices) in elements {bad[:10].tolist()}")
-        up = self.section.get("normal", (0.0, 0.0, 1.0))
-        if up is not None:
-            up = np.broadcast_to(np.asarray(up, dtype=float), (n, 3))
-            bad = np.flatnonzero(~(np.einsum("ed,ed->e", cr, up) > 0))
-            if bad.size:
-                raise ModelError(
-                    f"element {self.name!r}: clockwise (inverted) triangles "
-                    f"{bad[:10].tolist()} seen from the plate normal {up[bad[0]].tolist()}; "
-                    "order the vertices counter-clockwise (or pass normal=...)")
-        nhat = cr / area2[:, None]
-        half = 0.5 * np.asarray(self.section["thickness"], dtype=float) * np.ones(n)
+        V = self.X.reshape(n, 16, 3)[:, [0, 5, 10]]
+        cr, _ = _triangle_geometry(self.name, V)
+        _check_orientation(self.name, cr, self.section.get("normal", (0.0, 0.0, 1.0)))
+        nhat = cr / np.linalg.norm(cr, axis=1)[:, None]
+        half = 0.5 * self.thickness
         M = np.zeros((n, 16, 16))
         for k in range(3):
             c = 5 * k
@@ -713,12 +779,9 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
         M[:, 15, 15] = 1.0
         return M
 
-    def _own_X(self) -> np.ndarray:
-        return self.X.reshape(self.n_elements, 16, 3)
-
     @classmethod
-    def reference_coordinates(cls, vertices: np.ndarray, thickness=None,
-                              normal=None) -> np.ndarray:
+    def reference_coordinates(cls, vertices: np.ndarray, thickness: ArrayLike | None = None,
+                              normal: ArrayLike | None = None) -> np.ndarray:
         """Reference coordinates (n_el, 48) of flat undeformed triangles with vertices
         (n_el, 3, 3): ``r`` = vertex, ``r_x, r_y, r_z = e_x, e_y, e_z``, ``r_nn = 0``,
         centroid ``(A + B + C)/3``.  ``thickness`` is accepted for symmetry with the
@@ -735,20 +798,21 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
         return out.reshape(n, 48)
 
     @staticmethod
-    def node_fields(points: np.ndarray) -> np.ndarray:
-        """Undeformed shared vertex fields (n_points, 15) for mesh points (n_points, 3):
-        ``[r, r_x, r_y, r_z, r_nn] = [X, e_x, e_y, e_z, 0]``."""
+    def node_fields(points: np.ndarray) -> dict[str, np.ndarray]:
+        """Undeformed shared vertex fields for mesh points (n, 3), keyed like
+        :attr:`node_layout`: ``r = X``, ``r_x, r_y, r_z = e_x, e_y, e_z``, ``r_nn = 0``, each
+        (n, 3) — ready for ``Model.add_nodes(**fields)``."""
         P = np.asarray(points, dtype=float)
         if P.ndim != 2 or P.shape[1] != 3:
             raise ModelError(f"mesh points must have shape (n, 3), got {P.shape}")
-        out = np.zeros((len(P), 5, 3))
-        out[:, 0] = P
-        out[:, 1:4] = np.eye(3)
-        return out.reshape(len(P), 15)
+        n = len(P)
+        return {"r": P.copy(), "r_x": np.tile([1.0, 0.0, 0.0], (n, 1)),
+                "r_y": np.tile([0.0, 1.0, 0.0], (n, 1)), "r_z": np.tile([0.0, 0.0, 1.0], (n, 1)),
+                "r_nn": np.zeros((n, 3))}
 
     @classmethod
     def from_mesh(cls, points: np.ndarray, cells: np.ndarray, material: Material,
-                  thickness, **section) -> BezierTrianglePlateShared:
+                  thickness: ArrayLike, **section) -> BezierTrianglePlateShared:
         """Build the family for a triangle mesh (points (n, 3), cells (n_el, 3))."""
         P = np.asarray(points, dtype=float)
         cells = np.asarray(cells)
@@ -757,12 +821,37 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
         X = cls.reference_coordinates(P[cells], thickness, section.get("normal", None))
         return cls(X, material, thickness=thickness, **section)
 
-    def to_plate_coordinates(self, q) -> np.ndarray:
+    def to_plate_coordinates(self, q: np.ndarray) -> np.ndarray:
         """The equivalent 48 coordinates of eq 11 (n_el, 48) for shared-layout ``q``."""
         return self._to48(q).reshape(self.n_elements, 48)
 
 
+def _triangle_geometry(name: str, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``AB × AC`` (n, 3) and the longest edge (n,) of triangles V (n, 3, 3); degenerate
+    triangles (area below 1e-10 of the longest edge squared) raise :class:`ModelError`."""
+    cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
+    lmax = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2).max(axis=1)
+    bad = np.flatnonzero(~(np.linalg.norm(cr, axis=1) > 1e-10 * lmax**2))
+    if bad.size:
+        raise ModelError(f"element {name!r}: degenerate triangles (zero area or coincident "
+                         f"vertices) in elements {bad[:10].tolist()}")
+    return cr, lmax
+
+
+def _check_orientation(name: str, cr: np.ndarray, normal) -> None:
+    if normal is None:
+        return
+    up = np.broadcast_to(np.asarray(normal, dtype=float), cr.shape)
+    bad = np.flatnonzero(~(np.einsum("ed,ed->e", cr, up) > 0))
+    if bad.size:
+        raise ModelError(f"element {name!r}: clockwise (inverted) triangles "
+                         f"{bad[:10].tolist()} seen from the plate normal "
+                         f"{up[bad[0]].tolist()}; order the vertices counter-clockwise "
+                         "(or give normal=...)")
+
+
 def _flat_triangles(name: str, vertices, thickness, normal):
+    """Validated vertices (n, 3, 3), unit normals ``AB × AC`` and thicknesses (n,)."""
     V = np.asarray(vertices, dtype=float)
     if V.ndim != 3 or V.shape[1:] != (3, 3):
         raise ModelError(f"element {name!r}: vertices must have shape (n_el, 3, 3), "
@@ -773,18 +862,6 @@ def _flat_triangles(name: str, vertices, thickness, normal):
     if bad.size:
         raise ModelError(f"element {name!r}: thickness must be finite and > 0 "
                          f"(elements {bad[:10].tolist()})")
-    cr = np.cross(V[:, 1] - V[:, 0], V[:, 2] - V[:, 0])
-    area2 = np.linalg.norm(cr, axis=1)
-    lmax = np.linalg.norm(V - np.roll(V, 1, axis=1), axis=2).max(axis=1)
-    bad = np.flatnonzero(~(area2 > 1e-10 * lmax**2))
-    if bad.size:
-        raise ModelError(f"element {name!r}: degenerate triangles (zero area or coincident "
-                         f"vertices) in elements {bad[:10].tolist()}")
-    if normal is not None:
-        up = np.broadcast_to(np.asarray(normal, dtype=float), (n, 3))
-        bad = np.flatnonzero(~(np.einsum("ed,ed->e", cr, up) > 0))
-        if bad.size:
-            raise ModelError(f"element {name!r}: clockwise triangles {bad[:10].tolist()} seen "
-                             f"from normal {up[bad[0]].tolist()}; order vertices "
-                             "counter-clockwise")
-    return V, cr / area2[:, None], h
+    cr, _ = _triangle_geometry(name, V)
+    _check_orientation(name, cr, normal)
+    return V, cr / np.linalg.norm(cr, axis=1)[:, None], h

@@ -39,7 +39,7 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
     q = (asm.q0 if q0 is None else np.asarray(q0, float)).copy()
     asm.check_rank(q, float(times[0]))
     res = Result(sensors, info={"solver": "driven inverse dynamics"})
-    zk, zh = np.zeros(asm._krows.size), np.zeros(asm._hrows.size)
+    zk, zh = asm.zero_tangent()
     for t in times:
         for it in range(max_iter + 1):
             phi = asm.phi(q, t)
@@ -59,12 +59,12 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
                            f"constraint Jacobian at t = {t:.6g} s")
         v = lu.solve(-asm.phi_t(q, t))
         f_int, _ = asm.internal_forces(q, v)
-        S = asm.saddle(1.0, 0.0, zk, zh, asm.jacobian_values(q, t), 1.0)
+        S = asm.saddle(1.0, 0.0, zk, zh, asm.jacobian_values(q, t), 1.0, q=q)
         x = Factorization(S, f"[[M, Φ_qᵀ], [Φ_q, 0]] at t = {t:.6g} s").solve(
             np.concatenate([asm.external_forces(t, q) - f_int, asm.gamma(q, v, t)]))
         a, lam = x[: asm.n], x[asm.n:]
-        r = asm.M @ a + f_int - asm.external_forces(t, q) + asm.jt_dot(
-            asm.jacobian_values(q, t), lam)
+        r = asm.M @ a + f_int - asm.external_forces(t, q) + asm.reaction(
+            asm.jacobian_values(q, t), lam, q)
         res.record(t, q, v, a, lam, residual_dynamics=float(np.linalg.norm(r)),
                    residual_constraints=float(np.abs(asm.phi(q, t)).max()),
                    residual_velocity=float(np.abs(J @ v + asm.phi_t(q, t)).max()),

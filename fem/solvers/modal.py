@@ -48,7 +48,7 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     q = asm.q0 if q is None else np.asarray(q, float)
     lam = np.zeros(asm.m) if lam is None else np.asarray(lam, float)
     _, kv = asm.internal_forces(q, tangent=True)
-    K = asm.stiffness(kv, asm.hessian_values(lam))
+    K = asm.stiffness(kv, asm.hessian_values(lam, q))
     K = K if isinstance(K, np.ndarray) else K.toarray()
     M = asm.M if isinstance(asm.M, np.ndarray) else asm.M.toarray()
     J = asm.jacobian(q, t).toarray()

@@ -84,8 +84,8 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
         dq_small = False
         for it in range(max_iter + 1):
             f_int, kv = asm.internal_forces(q, tangent=True)
-            J = asm.jacobian(q, t)
-            JTl = J.T @ lam
+            jv = asm.jacobian_values(q, t)
+            JTl = asm.reaction(jv, lam, q)
             R = f_int - f_ext + JTl
             phi = asm.phi(q, t)
             fscale = max(np.linalg.norm(f_ext), np.linalg.norm(f_int), np.linalg.norm(JTl),
@@ -109,10 +109,10 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
                     f"residuals {[f'{r:.2e}' for r in res_hist[-6:]]}, constraint residual "
                     f"{pn:.2e}. Try more load_steps, check supports (rigid-body motion) and "
                     "the load magnitude.", where=f"load step {step}", residuals=res_hist)
-            hv = asm.hessian_values(lam)
+            hv = asm.hessian_values(lam, q)
             if cJ is None:
                 cJ = _stiffness_scale(asm, kv, hv)
-            S = asm.saddle(0.0, 1.0, kv, hv, asm.jacobian_values(q, t), cJ)
+            S = asm.saddle(0.0, 1.0, kv, hv, jv, cJ, q=q)
             try:
                 dx = Factorization(S, "static iteration matrix").solve(
                     -np.concatenate([R, cJ * phi]))
@@ -126,7 +126,7 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
                 for _ in range(8):
                     qt, lt = q + alpha * dq, lam + alpha * dlam
                     ft, _ = asm.internal_forces(qt)
-                    Rt = ft - f_ext + asm.jacobian(qt, t).T @ lt
+                    Rt = ft - f_ext + asm.reaction(asm.jacobian_values(qt, t), lt, qt)
                     pt = asm.phi(qt, t)
                     mt = (np.linalg.norm(Rt) / fscale) ** 2 + (pt @ pt if asm.m else 0.0)
                     if mt < merit0:

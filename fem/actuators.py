@@ -1,0 +1,100 @@
+"""Actuators: generalized forces ``B(q) u`` with an effort ``u`` (torque or force).
+
+In forward dynamics the effort is a given function of time.  In inverse dynamics it is
+an unknown paired with a *servo* constraint row (a trajectory equation, e.g. one
+component of the end-effector path): the servo rows carry no reaction of their own, the
+actuators supply it, so the multiplier slot of servo row ``k`` holds the effort of
+actuator ``k`` (seed 000 eq 38: ``M q̈ + Φ_qᵀλ = F``, ``Φ = 0``, ``Φ_c = 0``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .errors import ModelError
+from .linear_map import LinearMap
+
+__all__ = ["Actuator", "RevoluteActuator", "LinearActuator"]
+
+
+class Actuator:
+    """Base class.  ``B(q)`` (len(dofs),) is the generalized force of a unit effort on
+    ``dofs``; ``dB(q)`` its Jacobian (len(dofs), len(dofs))."""
+
+    units = "N"
+
+    def __init__(self, name: str, effort: Callable[[float], float] | None = None):
+        self.name = name
+        self.effort = effort
+
+    dofs: np.ndarray
+
+    def B(self, q: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def dB(self, q: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RevoluteActuator(Actuator):
+    """A torque ``τ`` about ``axis`` on the arm from ``center`` to ``tip`` (a motor in a
+    revolute joint whose axis passes through ``center``).
+
+    For a rigid arm ``d = tip − center`` turning about ``k`` (d ⊥ k), the virtual work is
+    ``τ k·δφ = τ (k × d)·δd / |d|²``; with the joint keeping ``|d| = L`` constant,
+    ``B(q) = Dᵀ (k × d(q)) / L²`` is linear in q.  If ``center`` moves (a joint between two
+    moving bodies), the reaction torque on the centre body is included through ``D``
+    (only the arm's own body is loaded when ``center`` is fixed).
+    """
+
+    units = "N·m"
+
+    def __init__(self, center: LinearMap, tip: LinearMap, axis, name: str | None = None,
+                 effort=None, length: float | None = None):
+        super().__init__(name or f"motor({tip.label})", effort)
+        k = np.asarray(axis, float)
+        self.k = k / np.linalg.norm(k)
+        self.arm = tip - center
+        self.dofs = self.arm.dofs
+        self._K = np.array([[0, -self.k[2], self.k[1]], [self.k[2], 0, -self.k[0]],
+                            [-self.k[1], self.k[0], 0]])
+        self.length = length
+
+    def bind(self, q0: np.ndarray) -> None:
+        d = self.arm(q0)
+        if self.length is None:
+            self.length = float(np.linalg.norm(d))
+        if self.length <= 0 or abs(d @ self.k) > 1e-9 * self.length:
+            raise ModelError(f"actuator {self.name!r}: the arm must be perpendicular to the "
+                             f"axis and of non-zero length (arm {d}, axis {self.k})")
+
+    def B(self, q):
+        return self.arm.coef.T @ (self._K @ self.arm(q)) / self.length**2
+
+    def dB(self, q):
+        C = self.arm.coef
+        return C.T @ self._K @ C / self.length**2
+
+
+class LinearActuator(Actuator):
+    """A force along a fixed direction on a point (a linear drive)."""
+
+    units = "N"
+
+    def __init__(self, point: LinearMap, direction, name: str | None = None, effort=None):
+        super().__init__(name or f"force({point.label})", effort)
+        e = np.asarray(direction, float)
+        self.e = e / np.linalg.norm(e)
+        self.point = point
+        self.dofs = point.dofs
+
+    def bind(self, q0: np.ndarray) -> None:
+        pass
+
+    def B(self, q):
+        return self.point.coef.T @ self.e
+
+    def dB(self, q):
+        return np.zeros((len(self.dofs), len(self.dofs)))
