@@ -235,6 +235,83 @@ class Model:
         self._changed()
         return group
 
+    def add_mesh(self, mesh, element: str, material: Material | None = None,
+                 name: str | None = None, **section) -> ElementGroup:
+        """Turn the cells of a :class:`~fem.mesh.Mesh` into elements of one family.
+
+        The family's :attr:`cell` type selects the mesh cells ('triangle' or 'line').
+        Families that share vertex coordinates between cells (they define
+        ``node_fields(points)``, e.g. ``bezier_plate_shared``) get one node per mesh
+        vertex; extra nodes of the layout (the plate centroid) are private.  Families
+        whose coordinates are element-specific (``bezier_plate``: area-coordinate
+        gradients) get private nodes per element, to be joined by continuity
+        constraints (:func:`fem.plates.add_continuity`).  Vertex positions and rigid-body
+        families need only ``r`` and share vertices.
+
+        The returned group has ``vertex_nodes``: (n_el, 3 or 2) node ids of the cell
+        vertices, ``mesh`` and ``mesh_vertex_node`` (mesh vertex -> node id, −1 unused).
+        """
+        cls = _elements.get(element)
+        name = name or f"{element}#{len(self.groups)}"
+        if cls.cell not in ("triangle", "line"):
+            raise ModelError(f"element {element!r} takes {cls.cell!r} cells, not mesh cells")
+        try:
+            cells = mesh.cells_of(cls.cell)
+        except ModelError as err:
+            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} cannot make {element!r} "
+                             f"elements: {err}") from None
+        if len(cells) == 0:
+            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} has no {cls.cell!r} cells, "
+                             f"which element {element!r} needs (it has "
+                             f"{mesh.cell_counts()})")
+        P = np.asarray(mesh.vertices, float)
+        nv = cells.shape[1]
+        layout = cls.node_layout
+        shared = hasattr(cls, "node_fields") or all(f == ("r",) for f in layout[:nv])
+        vnode = -np.ones(len(P), dtype=np.int64)
+        if hasattr(cls, "reference_coordinates"):
+            X = cls.reference_coordinates(P[cells], section.get("thickness"),
+                                          section.get("normal", (0.0, 0.0, 1.0)))
+        else:
+            X = None
+        if shared:
+            used = np.unique(cells)
+            if hasattr(cls, "node_fields"):
+                fields = cls.node_fields(P[used])
+            else:
+                fields = {"r": P[used]}
+            ids = self.add_nodes(names=[f"{name} vertex {v}" for v in used], **fields)
+            vnode[used] = ids
+            conn = [vnode[cells]]
+        else:
+            if X is None:
+                raise ModelError(f"element {element!r} needs reference_coordinates to be "
+                                 "built from a mesh")
+            Xv = X.reshape(len(cells), -1, 3)
+            conn, col = [], 0
+            for j in range(nv):
+                fields = {f: Xv[:, col + k] for k, f in enumerate(layout[j])}
+                conn.append(self.add_nodes(**fields)[:, None])
+                col += len(layout[j])
+            conn = [np.hstack(conn)]
+        # private extra nodes (e.g. the Bézier centroid)
+        if len(layout) > nv:
+            Xv = X.reshape(len(cells), -1, 3) if X is not None else None
+            col = sum(len(f) for f in layout[:nv])
+            for j in range(nv, len(layout)):
+                fields = {f: Xv[:, col + k] for k, f in enumerate(layout[j])}
+                conn.append(self.add_nodes(names=[f"{name} element {e} node {j}"
+                                                  for e in range(len(cells))],
+                                           **fields)[:, None])
+                col += len(layout[j])
+        nodes = np.hstack([c if c.ndim == 2 else c[:, None] for c in conn])
+        sec = {k: v for k, v in section.items()}
+        group = self.add_elements(element, nodes, material, name=name, **sec)
+        group.vertex_nodes = nodes[:, :nv]
+        group.mesh = mesh
+        group.mesh_vertex_node = vnode
+        return group
+
     def add_element(self, element: str, nodes: Sequence[int], material=None, name=None,
                     **section) -> ElementGroup:
         """Add one element (a group of one)."""
