@@ -45,6 +45,7 @@ def build(**params) -> fem.Model:
     if p["tip_force_z_N"]:
         model.add_force(model.point(nodes[-1]), (0.0, 0.0, p["tip_force_z_N"]), "tip force")
     model.tip_node = nodes[-1]
+    model.view = "xz"
     return model
 
 

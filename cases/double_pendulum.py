@@ -62,6 +62,7 @@ def build(**params) -> fem.Model:
     b2 = model.add_rigid_body("link2", p["mass2_kg"], o2, R2, com=(L2 / 2, 0, 0),
                               inertia=_link_inertia(p["mass2_kg"], L2, b),
                               sketch=[(0, 0, 0), (L2, 0, 0)])
+    model.view = "xz" if p["joint"] == "revolute" else "iso"
     pivot = model.ground(o1, "pivot")
     if p["joint"] == "revolute":
         X, Z = model.ground((1, 0, 0), "X"), model.ground((0, 0, 1), "Z")

@@ -65,7 +65,7 @@ def cmd_run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / args.case
     out.mkdir(parents=True, exist_ok=True)
     output.OPTIONS.render = not args.no_render
-    output.OPTIONS.every = max(1, args.every)
+    output.OPTIONS.every = max(0, args.every)
     output.OPTIONS.progress = not args.json
     t0 = time.perf_counter()
     figures = mod.run(out=out, **params)
@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="output folder (default results/CASE)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-render", action="store_true", help="skip the animation")
-    p.add_argument("--every", type=int, default=1, help="write every N-th step to VTK")
+    p.add_argument("--every", type=int, default=0,
+                   help="write every N-th step to VTK (default: about 400 frames)")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("render", help="animate a saved (possibly partial) result")
     p.add_argument("dir")

@@ -27,10 +27,12 @@ __all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "render_directory", 
 @dataclass
 class OutputOptions:
     render: bool = True      # write an animation
-    every: int = 1           # VTK frame every N recorded steps
+    every: int = 0           # VTK frame every N recorded steps (0: about max_vtk frames)
+    max_vtk: int = 400
     progress: bool = True    # progress bars
     fps: int = 20
-    max_frames: int = 200    # animation frames at most (VTK keeps every frame)
+    max_frames: int = 150    # animation frames at most (VTK keeps every frame)
+    window_size: tuple = (800, 600)
 
 
 OPTIONS = OutputOptions()
@@ -165,13 +167,14 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
 
     drawing = Drawing(model)
     writer = SeriesWriter(out, name or model.name)
-    k_every = every or OPTIONS.every
 
     def on_record(i, t, q, v, a, lam):
-        if i % k_every == 0:
+        k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
+        if i % k == 0 or i == res.expected_records - 1:
             writer.add(drawing.frame(t, q, v))
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
+    res.expected_records = 1
     res.drawing, res.writer = drawing, writer
     return res
 
@@ -195,7 +198,8 @@ def write_outputs(out, model, result: Result | None, figures: dict,
             from .io.vtk import SeriesWriter
 
             w = SeriesWriter(out, model.name)
-            for i in range(0, len(result.t), OPTIONS.every):
+            k = OPTIONS.every or max(1, -(-len(result.t) // OPTIONS.max_vtk))
+            for i in range(0, len(result.t), k):
                 w.add(drawing.frame(result.t[i], result.q[i], result.v[i]))
             w.close()
             result.save(out / "result.npz")
@@ -217,6 +221,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
                                                                              np.number):
                 written.append(render.plot_histories(result.t, {k: v}, out / f"{k}.png", k,
                                                      f"{model.name}: {k}"))
+        (out / "render.json").write_text(json.dumps({"camera": getattr(model, "view", "iso")}))
         if OPTIONS.render and len(result.t) > 1:
             written.append(render_directory(out, fps=OPTIONS.fps)[0])
     elif state is not None:
@@ -228,7 +233,8 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         written.append(out / f"{model.name}.pvd")
         if OPTIONS.render:
             written.append(render.snapshot(out / f"{model.name}.pvd", out / "snapshot.png",
-                                           warp="displacement"))
+                                           warp="displacement",
+                                           camera=getattr(model, "view", "iso")))
     (out / "figures.json").write_text(json.dumps(jsonable(
         {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
         indent=1))
@@ -245,11 +251,15 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
     pvds = sorted(directory.glob("*.pvd"))
     if not pvds:
         raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
+    settings = directory / "render.json"
+    camera = json.loads(settings.read_text()).get("camera", "iso") if settings.is_file() \
+        else "iso"
     out = []
     for pvd in pvds:
         times, meshes = read_series(pvd)
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
         path, _ = render.animate(pvd, directory / f"{pvd.stem}.mp4", fps=fps,
-                                 warp="displacement", stride=stride)
+                                 warp="displacement", stride=stride, camera=camera,
+                                 window_size=OPTIONS.window_size)
         out.append(path)
     return out

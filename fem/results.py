@@ -53,6 +53,7 @@ class Result:
         self._stats: dict[str, list] = {}
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
+        self.expected_records = 0  # set by the solver when it knows (for output pacing)
         self._n_chunks = 0
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)

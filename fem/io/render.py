@@ -310,6 +310,13 @@ def _range(scenes: Iterable[_Scene]) -> list[float] | None:
     return [lo, hi if hi > lo else lo + max(abs(lo), 1.0) * 1e-6]
 
 
+def _same_topology(shown: list, scene: _Scene) -> bool:
+    if len(shown) != len(scene.parts):
+        return False
+    return all(ds.n_points == poly.n_points and ds.n_cells == poly.n_cells
+               for ds, (_, poly) in zip(shown, scene.parts, strict=True))
+
+
 def _caption(plotter: pv.Plotter, text: str) -> None:
     size = max(8, plotter.window_size[1] // 64)
     plotter.add_text(text, position="upper_left", font_size=size, color="black", name="caption")
@@ -510,14 +517,33 @@ def animate(
     writer, written = _open_writer(path, fps)
     plotter = _plotter(window_size, background)
     count = 0
+    shown: list | None = None      # datasets on screen, updated in place when the topology
+    caption = None                 # stays the same (re-adding actors per frame is slow)
     try:
         for k, (i, scene) in enumerate(zip(selected, scenes, strict=True)):
-            plotter.clear_actors()
-            _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+            if shown is not None and _same_topology(shown, scene):
+                for ds, (_, poly) in zip(shown, scene.parts, strict=True):
+                    ds.points = poly.points
+                    for name in poly.point_data:
+                        ds.point_data[name] = poly.point_data[name]
+                    for name in poly.cell_data:
+                        ds.cell_data[name] = poly.cell_data[name]
+            else:
+                plotter.clear_actors()
+                caption = None
+                _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+                shown = [plotter.actors[f"{kind}{j}"].mapper.dataset
+                         for j, (kind, _) in enumerate(scene.parts)]
             if k == 0:
                 _set_camera(plotter, camera, bounds)
             if title:
-                _caption(plotter, title.format(time=times[i], index=i))
+                text = title.format(time=times[i], index=i)
+                if caption is None:
+                    _caption(plotter, text)
+                    caption = plotter.actors.get("caption")
+                else:
+                    caption.SetText(2, text)      # upper-left corner annotation
+            plotter.render()
             writer.append_data(np.asarray(plotter.screenshot(return_img=True)))
             count += 1
     finally:

@@ -267,8 +267,9 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
                           project_velocities=project_velocities)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha"})
-    res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **ga.stats_now())
     n_steps = int(round((t_end - t0) / dt))
+    res.expected_records = len(res) + 1 + n_steps // record_every
+    res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **ga.stats_now())
     bar = None
     if progress:
         from tqdm import tqdm

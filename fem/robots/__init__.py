@@ -1,0 +1,11 @@
+"""Robot definitions shared by cases, tests and independent reference models.
+
+* :mod:`fem.robots.rrru3` — the 3-RRRU parallel robot of seed 000 (and seed 001): geometry,
+  rigid kinematics and a minimal-coordinate rigid-body inverse dynamics used as the
+  reference for the constrained-DAE model.
+"""
+
+from . import rrru3
+from .rrru3 import RRRU3Geometry, reference_torques
+
+__all__ = ["rrru3", "RRRU3Geometry", "reference_torques"]
