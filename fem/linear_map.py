@@ -64,6 +64,12 @@ class LinearMap:
     def __neg__(self) -> LinearMap:
         return self * -1.0
 
+    def crossed(self, t) -> LinearMap:
+        """``t × x`` for a constant vector ``t`` (still linear in q)."""
+        t = np.asarray(t, float).reshape(3)
+        T = np.array([[0.0, -t[2], t[1]], [t[2], 0.0, -t[0]], [-t[1], t[0], 0.0]])
+        return LinearMap(self.dofs, T @ self.coef, T @ self.offset, f"{t.tolist()}×{self.label}")
+
     def named(self, label: str) -> LinearMap:
         return LinearMap(self.dofs, self.coef, self.offset, label)
 

@@ -182,9 +182,12 @@ class Linear(Constraint):
         self.labels = labels
 
     def rows(self, q0, n_dof):
-        if self.A.shape[1] != n_dof:
+        if self.A.shape[1] > n_dof:
             raise ModelError(f"constraint {self.name!r}: matrix has {self.A.shape[1]} columns, "
                              f"the model has {n_dof} coordinates")
+        if self.A.shape[1] < n_dof:     # coordinates added to the model later
+            self.A = sp.coo_matrix((self.A.data, (self.A.row, self.A.col)),
+                                   shape=(self.A.shape[0], n_dof))
         m = self.A.shape[0]
         labels = list(self.labels) if self.labels else [f"{self.name} [{i}]" for i in range(m)]
         return ConstraintRows(m, labels, -self.b, self.A)

@@ -99,7 +99,7 @@ class GeneralizedAlpha:
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
                  reuse: bool | str = "auto", contraction: float = 0.25,
-                 project_velocities: bool = False):
+                 project_velocities: bool = False, perturbed_start: bool = False):
         self.model = model
         self.asm = model.assemble()
         self.p = alpha_parameters(rho_inf)
@@ -112,7 +112,7 @@ class GeneralizedAlpha:
         self.t = float(t0)
         self.q, self.v, self.qdd, self.lam = consistent_initial_state(model, q0, v0, t0)
         self.a = self.qdd.copy()
-        self._started = False
+        self._started = not perturbed_start
         self._lu = None
         self._lu_h = None
         self.n_factorizations = 0
@@ -132,7 +132,9 @@ class GeneralizedAlpha:
         ``a₀ = q̈(t₀ + Δα h)`` with ``Δα = α_m − α_f``.  Starting from ``a₀ = q̈₀`` instead
         leaves an O(h) oscillating error in the accelerations and multipliers (actuator
         efforts) that decays only with ρ∞ < 1.  ``q̈(t₀ + Δα h)`` is the consistent
-        acceleration at the Taylor-predicted state, accurate to O(h²)."""
+        acceleration at the Taylor-predicted state, accurate to O(h²) for smooth motions —
+        but not for stiff structures (plates' thickness modes), whose consistent
+        accelerations are not smooth: hence optional (``perturbed_start=True``)."""
         self._started = True
         tau = (self.p["alpha_m"] - self.p["alpha_f"]) * h
         if tau == 0.0:
@@ -183,7 +185,13 @@ class GeneralizedAlpha:
             if it == self.max_iter:
                 break
             if refactor:
-                self._factor(q, v, lam, t1, h, kv, bp)
+                try:
+                    self._factor(q, v, lam, t1, h, kv, bp)
+                except ModelError as err:       # a diverging iterate: let the step retry
+                    self._lu = None
+                    raise ConvergenceError(f"generalized-α at t = {t1:.6g} s: {err}",
+                                           where=f"t = {t1:.6g} s",
+                                           residuals=[r for r, _ in hist]) from None
                 refactor = not self.reuse
             elif (it > 0 and err > self.contraction * err_prev) or it >= 2:
                 # poor contraction, or a third correction needed: the next iteration

@@ -1,0 +1,245 @@
+"""The 3-RRRU robot of seed 000 as a constrained DAE: natural-coordinate links and a
+rigid or flexible (Bézier-triangle ANCF plate) moving platform.
+
+Shares only the geometry (:class:`~fem.robots.rrru3.RRRU3Geometry`) with the independent
+rigid reference of :mod:`fem.robots.rrru3`.
+
+Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
+
+* nodes A, B, C, U (positions only); ``rigid_bar`` links A–B, B–C, C–U with the seed's
+  masses (eq 32) — their lengths are the bars' own constraints (eq 33₁₋₃);
+* A fixed; links 1 and 2 in the limb plane: ``(B − A)·t = 0``, ``(C − A)·t = 0``
+  (eq 33₄); R3 perpendicular to link 3: ``(U − C)·(t × (C − B)) = 0`` (eq 33₅);
+* U joint: ``U = W_k`` (eq 34, Δh from the geometry) and the first U axis
+  ``a = t × (C − B)`` perpendicular to the second, the platform edge direction
+  ``b`` through ``W_k`` (eq 36₁).  For the flexible plate the edge also stays straight
+  along the joint axis: the edge tangents at its two end vertices are equal (eq 36₂₋₃,
+  written per unit reference length so it holds on refined meshes too), and ``b`` is that
+  tangent; for the rigid platform ``b`` is the body-fixed edge direction;
+* a motor in R1: :class:`~fem.actuators.RevoluteActuator` about ``u_k`` on link 1.
+
+Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
+point, as ``bezier_plate_shared`` (shared vertex coordinates + the middle G¹ row of eq 29)
+or ``bezier_plate`` (48 coordinates per element + the seed's continuity equations); or a
+``rigid_body`` with the hexagonal prism's inertia.  The payload is a point mass at P.
+Trajectory: P follows a path through servo constraints (eq 37), one motor per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import plates
+from ..actuators import RevoluteActuator
+from ..constraints import Coincident, Dot, PrescribedPoint
+from ..elements.bezier_plate import _NEXT, _PREV
+from ..errors import ModelError
+from ..linear_map import LinearMap
+from ..materials import Material
+from ..mesh import load_builtin_mesh
+from ..model import Model
+from .rrru3 import RRRU3Geometry, joint_positions
+
+__all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]
+
+
+@dataclass
+class RobotModel:
+    """The model and the handles a case needs to read results."""
+
+    model: Model
+    geom: RRRU3Geometry
+    platform: str
+    P: LinearMap                       # platform centre
+    W: list[LinearMap]                 # edge midpoints (U-joint centres on the platform)
+    A: list[LinearMap]
+    B: list[LinearMap]
+    actuators: list[RevoluteActuator]
+    path_constraint: PrescribedPoint
+    plate_group: object | None = None
+    centre_element: tuple[int, int] | None = None    # (element, local vertex) of P
+    counts: dict = field(default_factory=dict)
+
+
+def _constant_path(p0):
+    p0 = np.asarray(p0, float)
+    z = np.zeros(3)
+    return lambda t: (p0, z, z)
+
+
+def _vertex_map(group, e: int, local: int, field_row: int = 0) -> LinearMap:
+    """Row ``5·local + field_row`` of the element's 48-layout vectors as a linear map."""
+    pm = group.family.plate_map[e]                   # (16, 16)
+    coef = np.kron(pm[5 * local + field_row], np.eye(3)).reshape(3, -1, order="F")
+    coef = np.einsum("k,ij->ikj", pm[5 * local + field_row], np.eye(3)).reshape(3, -1)
+    return LinearMap(group.dofs[e], coef, label=f"{group.name}[{e}] vertex {local}")
+
+
+def _edge_tangent(group, mesh, v_from: int, v_to: int) -> LinearMap:
+    """Position derivative at mesh vertex ``v_from`` along the edge towards ``v_to``, per
+    unit reference length (a linear map of the plate coordinates)."""
+    tri = mesh.triangles
+    e = np.flatnonzero((tri == v_from).any(1) & (tri == v_to).any(1))
+    if e.size == 0:
+        raise ModelError(f"no triangle has the edge {v_from}–{v_to}")
+    e = int(e[0])
+    i, j = list(tri[e]).index(v_from), list(tri[e]).index(v_to)
+    row = 1 if j == _NEXT[i] else 2                  # first gradient → next vertex
+    assert j in (_NEXT[i], _PREV[i])
+    length = np.linalg.norm(mesh.vertices[v_to] - mesh.vertices[v_from])
+    return _vertex_map(group, e, i, row) * (1.0 / length)
+
+
+def _plate_point(group, mesh, x) -> LinearMap:
+    """The mid-surface point at reference position ``x`` (a vertex or an edge midpoint)."""
+    x = np.asarray(x, float)
+    d = np.linalg.norm(mesh.vertices - x, axis=1)
+    tri = mesh.triangles
+    v = int(np.argmin(d))
+    if d[v] < 1e-9:
+        e = int(np.flatnonzero((tri == v).any(1))[0])
+        local = list(tri[e]).index(v)
+        return _vertex_map(group, e, local, 0).named(f"plate vertex {v}")
+    for e in range(len(tri)):                        # edge midpoints (small meshes)
+        for a in range(3):
+            b = _NEXT[a]
+            mid = 0.5 * (mesh.vertices[tri[e, a]] + mesh.vertices[tri[e, b]])
+            if np.linalg.norm(mid - x) < 1e-9:
+                ac = np.zeros(3)
+                ac[a] = ac[b] = 0.5
+                return group.material_point(e, [ac[1], ac[2], 0.0]).named("edge midpoint")
+    raise ModelError(f"the platform mesh has no vertex or edge midpoint at {x.tolist()}")
+
+
+def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
+                mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
+                continuity: str = "shared", path=None, shear_factor=1.0) -> RobotModel:
+    """Assemble the robot (see module docstring).
+
+    Parameters
+    ----------
+    platform : "flexible" or "rigid"
+    mesh : built-in hexagon mesh name (flexible platform)
+    E, nu : plate material (density from the platform mass and the hexagon volume)
+    continuity : "shared" (``bezier_plate_shared`` + middle G¹ rows) or "constraints"
+        (``bezier_plate`` + the seed's continuity equations)
+    path : callable ``t -> (x, ẋ, ẍ)`` for P; default: P held at the start point
+    shear_factor : transverse-shear factor of the plate (1.0: plain continuum, the seed's
+        element; "auto": the shear-locking remedy of docs/bezier_plate.md)
+    """
+    geom = RRRU3Geometry() if geom is None else geom
+    if platform not in ("flexible", "rigid"):
+        raise ModelError(f"platform must be 'flexible' or 'rigid', got {platform!r}")
+    if continuity not in ("shared", "constraints"):
+        raise ModelError(f"continuity must be 'shared' or 'constraints', got {continuity!r}")
+    P0 = np.asarray(geom.start_point, float)
+    jp = joint_positions(geom, P0)
+    model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
+    model.view = "iso"
+    plate_group, centre = None, None
+    if platform == "flexible":
+        m = load_builtin_mesh(mesh)
+        from ..mesh import Mesh
+        m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
+        family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
+        mat = Material(E, nu, geom.platform_density, name="platform")
+        plate_group = model.add_mesh(m, family, mat, name="platform",
+                                     thickness=geom.platform_thickness,
+                                     shear_factor=shear_factor)
+        con = plates.add_continuity(model, plate_group, "plate continuity")
+        P = _plate_point(plate_group, m, P0).named("P")
+        v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
+        e = int(np.flatnonzero((m.triangles == v).any(1))[0])
+        centre = (e, list(m.triangles[e]).index(v))
+        W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
+             for k in range(3)]
+        edge_dirs, straight = [], []
+        corners = geom.platform_vertices(P0)
+        for k in range(3):
+            t = geom.tangent(k)
+            w = P0 + geom.edge_midpoint_offset(k)
+            half = 0.5 * geom.platform_side
+            ends = [int(np.argmin(np.linalg.norm(m.vertices - (w + s * half * t), axis=1)))
+                    for s in (-1.0, 1.0)]
+            if not np.allclose(m.vertices[ends[1]] - m.vertices[ends[0]],
+                               geom.platform_side * t, atol=1e-9):
+                raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
+                                 "the geometry expects it")
+            # neighbours of each end vertex along the side
+            nb = []
+            for end, s in zip(ends, (1.0, -1.0), strict=True):
+                cand = [u for u in np.unique(m.edges[(m.edges == end).any(1)])
+                        if u != end and abs(np.dot(m.vertices[u] - m.vertices[end], t) * s
+                                            - np.linalg.norm(m.vertices[u] - m.vertices[end]))
+                        < 1e-9]
+                nb.append(int(cand[0]))
+            T0 = _edge_tangent(plate_group, m, ends[0], nb[0])   # along +t at the first end
+            T1 = _edge_tangent(plate_group, m, ends[1], nb[1])   # along −t at the other end
+            straight.append(model.add_constraint(Coincident(T0, -T1,
+                                                            f"U{k + 1} edge straight")))
+            edge_dirs.append(T0)
+        del corners
+    else:
+        R = np.eye(3)
+        hexagon = geom.platform_vertices(np.zeros(3))
+        body = model.add_rigid_body("platform", geom.platform_mass, P0, R,
+                                    inertia=geom.platform_inertia(),
+                                    sketch=np.vstack([hexagon, hexagon[:1]]))
+        P = body.point((0, 0, 0), "P")
+        W = [body.point(geom.edge_midpoint_offset(k), f"W{k + 1}") for k in range(3)]
+        edge_dirs = [body.vector(geom.tangent(k), f"edge {k + 1}") for k in range(3)]
+        con = None
+    model.add_point_mass(P, geom.payload_mass)
+    A_maps, B_maps, acts = [], [], []
+    for k in range(3):
+        t = geom.tangent(k)
+        nodes = model.add_nodes(r=[jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]],
+                                names=[f"limb {k + 1} {j}" for j in "ABCU"])
+        A, B, C, U = (model.point(n) for n in nodes)
+        for (a, b), mass, nm in zip(((0, 1), (1, 2), (2, 3)), geom.link_masses,
+                                    ("link1", "link2", "link3"), strict=True):
+            model.add_element("rigid_bar", [nodes[a], nodes[b]], mass=mass,
+                              name=f"limb {k + 1} {nm}")
+        model.fix(nodes[0], name=f"limb {k + 1} R1 centre")
+        tk = model.ground(t, f"t{k + 1}")
+        model.add_constraint(Dot(B - A, tk, 0.0, f"limb {k + 1} link 1 in plane"))
+        model.add_constraint(Dot(C - A, tk, 0.0, f"limb {k + 1} link 2 in plane"))
+        axis3 = (C - B).crossed(t)                        # R3 axis a = t × (C − B)
+        model.add_constraint(Dot(U - C, axis3, 0.0, f"limb {k + 1} R3"))
+        offset = model.ground((0.0, 0.0, geom.u_joint_offset), "Δh")
+        model.add_constraint(Coincident(U, W[k] + offset, f"U{k + 1} centre"))
+        model.add_constraint(Dot(axis3, edge_dirs[k], 0.0, f"U{k + 1} axes"))
+        act = RevoluteActuator(A, B, geom.actuator_axis(k), f"motor {k + 1}")
+        model.add_actuator(act)
+        A_maps.append(A)
+        B_maps.append(B)
+        acts.append(act)
+    path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0), (0, 1, 2),
+                                                    "path of P", servo=True))
+    rm = RobotModel(model, geom, platform, P, W, A_maps, B_maps, acts, path_con,
+                    plate_group, centre)
+    asm = model.assemble()
+    rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
+                 "n_plate_coordinates": 0 if plate_group is None
+                 else int(len(np.unique(plate_group.dofs))),
+                 "n_continuity_constraints": 0 if con is None else int(con.A.shape[0]),
+                 "n_continuity_written": 0 if con is None else int(con.written)}
+    return rm
+
+
+def actuator_angles_from_state(rm: RobotModel, q: np.ndarray, v: np.ndarray | None = None):
+    """Actuator angles θ_k [rad] (and rates) from link 1: ``θ = −σ φ₁`` with ``φ₁`` the
+    elevation of B − A above the outward horizontal (as :mod:`fem.robots.rrru3`)."""
+    g = rm.geom
+    th, thd = np.zeros(3), np.zeros(3)
+    for k in range(3):
+        d = rm.B[k](q) - rm.A[k](q)
+        x, z = d @ g.radial(k), d[2]
+        th[k] = -g.actuator_axis_sign * np.arctan2(z, x)
+        if v is not None:
+            dd = rm.B[k].coef @ v[rm.B[k].dofs] - rm.A[k].coef @ v[rm.A[k].dofs]
+            xd, zd = dd @ g.radial(k), dd[2]
+            thd[k] = -g.actuator_axis_sign * (x * zd - z * xd) / (x * x + z * z)
+    return (th, thd) if v is not None else th
