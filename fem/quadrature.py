@@ -54,15 +54,35 @@ def gauss_legendre(n: int) -> Rule:
     return Rule(x[:, None].copy(), w.copy(), 2 * n - 1, "line")
 
 
+def _radon7() -> Rule:
+    """Radon's 7-point rule, degree 5, fully symmetric (Stroud T2:5-1)."""
+    r15 = np.sqrt(15.0)
+    a, b = (6.0 - r15) / 21.0, (6.0 + r15) / 21.0
+    wa, wb = (155.0 - r15) / 1200.0, (155.0 + r15) / 1200.0
+    bary = [(1 / 3, 1 / 3, 1 / 3), (a, a, 1 - 2 * a), (a, 1 - 2 * a, a), (1 - 2 * a, a, a),
+            (b, b, 1 - 2 * b), (b, 1 - 2 * b, b), (1 - 2 * b, b, b)]
+    w = np.array([9 / 40] + [wa] * 3 + [wb] * 3) / 2.0      # reference area 1/2
+    pts = np.array([[l2, l3] for (_, l2, l3) in bary])
+    return Rule(pts, w, 5, "triangle")
+
+
 @cache
 def triangle(degree: int) -> Rule:
     """Triangle rule on the reference triangle exact for polynomials of total ``degree``.
 
-    Collapsed coordinates: ``x = s``, ``y = t (1 - s)`` with ``s, t ∈ [0, 1]``, so that
-    ``dx dy = (1 - s) ds dt``; the factor ``(1 - s)`` is absorbed by Gauss–Jacobi(1, 0).
+    Degrees 0–1: the centroid; 2–5: Radon's fully symmetric 7-point rule (a symmetric
+    rule keeps a symmetric structure's response symmetric to round-off under nonlinear
+    integrands; the conical rule is not symmetric under vertex permutations).  Higher
+    degrees: the conical product — collapsed coordinates ``x = s``, ``y = t (1 - s)``
+    with ``s, t ∈ [0, 1]``, so that ``dx dy = (1 - s) ds dt``; the factor ``(1 - s)`` is
+    absorbed by Gauss–Jacobi(1, 0).
     """
     if degree < 0:
         raise ModelError(f"triangle rule degree must be ≥ 0, got {degree}")
+    if degree <= 1:
+        return Rule(np.array([[1 / 3, 1 / 3]]), np.array([0.5]), 1, "triangle")
+    if degree <= 5:
+        return _radon7()
     n = max(1, (degree + 2) // 2)  # 2n - 1 >= degree
     xj, wj = roots_jacobi(n, 1.0, 0.0)  # weight (1 - u) on [-1, 1]
     xl, wl = roots_legendre(n)

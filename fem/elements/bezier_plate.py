@@ -315,8 +315,8 @@ class BezierTrianglePlate(ElementFamily):
         Plate thickness ``h`` [m], > 0.  The reference thickness gradients must be
         ``|r_χ| = h/2`` (eq 3).
     triangle_degree : int, default 4
-        Degree of the in-plane rule for the elastic forces (≥ 4; 4 and 5 use the 9-point
-        Stroud rule): exact for the small-strain energy (degree 4); lower rules leave
+        Degree of the in-plane rule for the elastic forces (≥ 4; 4 and 5 use Radon's
+        symmetric 7-point rule): exact for the small-strain energy (degree 4); lower rules leave
         spurious zero-energy modes.
     n_thickness : int, default 3
         Gauss points through the thickness (≥ 2; 3 integrate the small-strain energy

@@ -59,7 +59,7 @@ class RobotModel:
     actuators: list[RevoluteActuator]
     path_constraint: PrescribedPoint
     plate_group: object | None = None
-    centre_element: tuple[int, int] | None = None    # (element, local vertex) of P
+    centre_elements: list | None = None    # [(element, local vertex)] of P
     counts: dict = field(default_factory=dict)
 
 
@@ -151,8 +151,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         con = plates.add_continuity(model, plate_group, "plate continuity")
         P = _plate_point(plate_group, m, P0).named("P")
         v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
-        e = int(np.flatnonzero((m.triangles == v).any(1))[0])
-        centre = (e, list(m.triangles[e]).index(v))
+        centre = [(int(e), list(m.triangles[e]).index(v))
+                  for e in np.flatnonzero((m.triangles == v).any(1))]
         W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
              for k in range(3)]
         edge_dirs, straight = [], []
@@ -243,3 +243,68 @@ def actuator_angles_from_state(rm: RobotModel, q: np.ndarray, v: np.ndarray | No
             xd, zd = dd @ g.radial(k), dd[2]
             thd[k] = -g.actuator_axis_sign * (x * zd - z * xd) / (x * x + z * z)
     return (th, thd) if v is not None else th
+
+
+def static_state(rm: RobotModel, tol: float = 1e-12):
+    """Static equilibrium with P held at the path's start (seed §5.1)."""
+    from ..solvers import solve_static
+
+    return solve_static(rm.model, tol=tol)
+
+
+def run_path(rm: RobotModel, t_end: float, dt: float, rho_inf: float = 0.1, q0=None,
+             tol: float = 1e-8, result=None, progress: bool = False):
+    """Inverse dynamics along the model's path: the exact per-instant solve for the rigid
+    platform (no elastic coordinates: the servo rows fix every DOF), generalized-α from
+    the static equilibrium for the flexible one."""
+    from ..solvers import driven_inverse_dynamics, simulate
+
+    if rm.platform == "rigid":
+        times = np.linspace(0.0, t_end, int(round(t_end / dt)) + 1)
+        res = driven_inverse_dynamics(rm.model, times, q0=q0)
+        if result is not None:          # replay into a streaming result for output
+            for i in range(len(res.t)):
+                result.record(res.t[i], res.q[i], res.v[i], res.a[i], res.lam[i],
+                              **{k: v[i] for k, v in res.stats.items()})
+            return result.finish()
+        return res
+    q0 = static_state(rm).q if q0 is None else q0
+    return simulate(rm.model, t_end, dt, rho_inf=rho_inf, q0=q0, tol=tol,
+                    constraint_tol=1e-11, result=result, progress=progress)
+
+
+def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:
+    """Per-step robot quantities: torques [N·m], actuator angles [rad] and rates [rad/s],
+    P, W1..W3, sag d = |P − mean(W)| [m], path error [m], and for the flexible plate the
+    Green–Lagrange normal strains at P in the bottom, middle and top layers (global axes)."""
+    asm = rm.model.assemble()
+    n = len(res.t)
+    tau = np.array([[asm.efforts(lam)[a.name] for a in rm.actuators] for lam in res.lam])
+    th = np.zeros((n, 3))
+    thd = np.zeros((n, 3))
+    P = np.array([rm.P(q) for q in res.q])
+    W = np.array([[w(q) for w in rm.W] for q in res.q])
+    for i in range(n):
+        th[i], thd[i] = actuator_angles_from_state(rm, res.q[i], res.v[i])
+    out = {"time": res.t, "torque": tau, "theta": th, "theta_dot": thd, "P": P, "W": W,
+           "sag": np.linalg.norm(P - W.mean(axis=1), axis=1)}
+    if path is not None:
+        x = np.asarray(path(res.t)[0]).reshape(n, 3)
+        out["path_error"] = np.linalg.norm(P - x, axis=1)
+    if rm.plate_group is not None:
+        # strains at P averaged over the elements meeting there (the element strains are
+        # not continuous across elements)
+        fam = rm.plate_group.family
+        dofs = rm.plate_group.dofs
+        strains = np.zeros((n, 3, 3))
+        for local in range(3):
+            els = [e for e, lv in rm.centre_elements if lv == local]
+            if not els:
+                continue
+            xy = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)][local]
+            xi = np.array([[xy[0], xy[1], c] for c in (-1.0, 0.0, 1.0)])
+            for i, q in enumerate(res.q):
+                E = fam.strains(q[dofs], xi)["E_global"][els]        # (els, layer, 3, 3)
+                strains[i] += np.diagonal(E, axis1=-2, axis2=-1).sum(axis=0)
+        out["centre_strain"] = strains / len(rm.centre_elements)   # (n, layer, xx/yy/zz)
+    return out

@@ -1,0 +1,240 @@
+"""3-RRRU parallel robot with a flexible moving platform (seed 000, the flagship case).
+
+Three RRRU limbs of natural-coordinate rigid bars carry a hexagonal moving platform of
+Bézier-triangle ANCF thick-plate elements (``meshes/hexagon_*``) with a 6 kg payload at
+its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m (seed §5.1:
+sag d, W1..W3); ``line`` / ``circle`` — inverse dynamics along the seed's paths (eq 45
+profiles, generalized-α ρ∞ = 0.1, 5 ms), with the rigid-platform robot as the reference
+(seed §5.2–5.3); ``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10, 2e11} Pa and payload
+6 / 10 kg (seed §5.4).  ``platform="rigid"`` runs the rigid robot alone.  Geometry and
+every choice the seed leaves open: ``docs/rrru3_robot.md``; the model and our figures
+beside the seed's: ``docs/parallel_robot.md``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import fem
+from fem.robots import rrru3
+from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
+
+PARAMS = {
+    "analysis": "circle",          # "static", "line", "circle", "sweep"
+    "platform": "flexible",        # "flexible" or "rigid"
+    "E_Pa": 6.9e8,
+    "nu": 0.3,
+    "payload_kg": 6.0,
+    "mesh": "hexagon_6",           # hexagon_6, hexagon_24, hexagon_96, hexagon_384
+    "continuity": "shared",        # "shared" or "constraints" (the seed's formulation)
+    "shear_factor": "auto",        # "auto" or a number in (0, 1] (1: plain continuum)
+    "rho_inf": 0.1,
+    "dt_s": 0.005,
+    "circle_closed": True,         # False: the seed's printed H = 0.011 (373° sweep)
+    "line_direction": [0.0, 1.0, 0.0],
+    "newton_tol": 1e-8,
+    "sweep_E_Pa": [2.0e8, 6.9e8, 7.0e10, 2.0e11],
+    "sweep_payload_kg": [6.0, 10.0],
+}
+
+SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
+        "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
+        "line_sag_mm": [1.243, 1.275], "circle_sag_mm": [1.232, 1.269]}
+
+
+def _shear(value):
+    if isinstance(value, str) and value != "auto":
+        try:
+            return float(value)
+        except ValueError:
+            raise fem.ModelError(f"shear_factor must be 'auto' or a number, got {value!r}") \
+                from None
+    return value
+
+
+def _geometry(p) -> rrru3.RRRU3Geometry:
+    return rrru3.RRRU3Geometry().with_payload(float(p["payload_kg"]))
+
+
+def _path(p, geom):
+    if p["analysis"] == "line":
+        return rrru3.seed_line_path(geom, p["line_direction"]), 0.8
+    if p["analysis"] in ("circle", "sweep"):
+        return rrru3.seed_circle_path(geom, closed=bool(p["circle_closed"])), 1.6
+    return None, 0.0
+
+
+def build(**params) -> fem.Model:
+    p = {**PARAMS, **params}
+    return _robot(p).model
+
+
+def _robot(p, platform=None, E=None, geom=None):
+    geom = geom or _geometry(p)
+    path, _ = _path(p, geom)
+    if p["analysis"] not in ("static", "line", "circle", "sweep"):
+        raise fem.ModelError(f"analysis must be 'static', 'line', 'circle' or 'sweep', "
+                             f"got {p['analysis']!r}")
+    return build_robot(geom, platform or p["platform"], p["mesh"],
+                       p["E_Pa"] if E is None else E, p["nu"], p["continuity"], path,
+                       _shear(p["shear_factor"]))
+
+
+def _static_figures(rm, st) -> dict:
+    q = st.q
+    W = [w(q) for w in rm.W]
+    P = rm.P(q)
+    asm = rm.model.assemble()
+    tau = [asm.efforts(st.lam)[a.name] for a in rm.actuators]
+    from fem.robots.rrru3_model import actuator_angles_from_state
+    th = actuator_angles_from_state(rm, q)
+    # mirror symmetry about XOZ: limb 1 and P on the plane, W2 ↔ W3 mirrored
+    mirror = np.array([1.0, -1.0, 1.0])
+    sym = max(abs(W[0][1]), abs(P[1]), float(np.abs(W[1] - mirror * W[2]).max()))
+    fig = {"static_sag_mm": 1e3 * float(np.linalg.norm(P - np.mean(W, axis=0))),
+           "W1_m": W[0].tolist(), "W2_m": W[1].tolist(), "W3_m": W[2].tolist(),
+           "static_torque_Nm": tau, "static_theta_deg": np.degrees(th).tolist(),
+           "static_symmetry_error_m": sym, "static_newton_iterations": st.iterations,
+           "static_residual_relative": st.residual}
+    if rm.plate_group is not None:
+        class _One:
+            t = np.zeros(1)
+        one = _One()
+        one.q, one.v, one.lam = q[None], np.zeros_like(q)[None], st.lam[None]
+        eps = histories(rm, one)["centre_strain"][0]
+        fig["centre_strain_bottom_middle_top"] = {
+            layer: dict(zip(("e11", "e22", "e33"), eps[i].tolist(), strict=True))
+            for i, layer in enumerate(("bottom", "middle", "top"))}
+    return fig
+
+
+def _path_figures(h, ref) -> dict:
+    tau, th, thd = h["torque"], h["theta"], h["theta_dot"]
+    fig = {
+        "time_s": h["time"].tolist(),
+        "torque_Nm": tau.tolist(),
+        "theta_deg": np.degrees(th).tolist(),
+        "torque_min_Nm": float(tau.min()), "torque_max_Nm": float(tau.max()),
+        "torque_mean_Nm": float(tau.mean()),
+        "torque_range_per_limb_Nm": [[float(tau[:, k].min()), float(tau[:, k].max())]
+                                     for k in range(3)],
+        "theta_range_per_limb_deg": [[float(np.degrees(th[:, k].min())),
+                                      float(np.degrees(th[:, k].max()))] for k in range(3)],
+        "theta_change_range_deg": [float(np.degrees((th - th[0]).min())),
+                                   float(np.degrees((th - th[0]).max()))],
+        "theta_rate_range_radps": [float(thd.min()), float(thd.max())],
+        "sag_range_mm": [float(1e3 * h["sag"].min()), float(1e3 * h["sag"].max())],
+        "max_path_error_mm": float(1e3 * h["path_error"].max()),
+    }
+    if ref is not None:
+        fig["max_torque_dev_vs_rigid_Nm"] = float(np.abs(tau - ref["torque"]).max())
+        fig["max_angle_dev_vs_rigid_deg"] = float(np.degrees(np.abs(th - ref["theta"]).max()))
+        fig["max_rate_dev_vs_rigid_radps"] = float(np.abs(thd - ref["theta_dot"]).max())
+        fig["rigid_torque_range_Nm"] = [float(ref["torque"].min()), float(ref["torque"].max())]
+    if "centre_strain" in h:
+        eps = h["centre_strain"]
+        fig["centre_strain_range"] = {
+            layer: {c: [float(eps[:, i, j].min()), float(eps[:, i, j].max())]
+                    for j, c in enumerate(("e11", "e22", "e33"))}
+            for i, layer in enumerate(("bottom", "middle", "top"))}
+    return fig
+
+
+def _rigid_histories(p, geom, t_end, path):
+    rm = _robot(p, platform="rigid", geom=geom)
+    res = run_path(rm, t_end, p["dt_s"])
+    return histories(rm, res, path), rm, res
+
+
+def _plots(out, h, ref, title):
+    from fem.io.render import plot_histories
+
+    t = h["time"]
+    plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] for k in range(3)}
+                   | ({f"rigid limb {k + 1}": ref["torque"][:, k] for k in range(3)}
+                      if ref is not None else {}),
+                   out / "torques.png", "actuator torque [N·m]", f"{title}: torques")
+    plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k]) for k in range(3)},
+                   out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles")
+    if ref is not None:
+        plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] - ref["torque"][:, k]
+                           for k in range(3)}, out / "torque_deviation.png",
+                       "τ − τ_rigid [N·m]", f"{title}: deviation from the rigid robot")
+    plot_histories(t, {"d": 1e3 * h["sag"]}, out / "sag.png", "sag d [mm]",
+                   f"{title}: platform sag")
+    if "centre_strain" in h:
+        eps = h["centre_strain"]
+        plot_histories(t, {f"{layer} e{c}": eps[:, i, j]
+                           for i, layer in enumerate(("bottom", "middle", "top"))
+                           for j, c in enumerate(("11", "22", "33"))},
+                       out / "centre_strains.png", "Green–Lagrange strain",
+                       f"{title}: normal strains at P")
+
+
+def _run_one(p, out=None) -> dict:
+    t0 = time.perf_counter()
+    geom = _geometry(p)
+    rm = _robot(p, geom=geom)
+    fig: dict = {**rm.counts, "platform": p["platform"], "seed": SEED}
+    st = static_state(rm)
+    fig.update(_static_figures(rm, st))
+    if p["analysis"] == "static":
+        fig["wall_s"] = time.perf_counter() - t0
+        if out is not None:
+            fem.write_outputs(out, rm.model, None, fig, state=st.q)
+        return fig
+    path, t_end = _path(p, geom)
+    result = fem.output.stream(out, rm.model) if out is not None else None
+    res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
+                   result=result, progress=out is not None and fem.output.OPTIONS.progress)
+    wall = time.perf_counter() - t0
+    h = histories(rm, res, path)
+    ref = None
+    if p["platform"] == "flexible":
+        ref, _, _ = _rigid_histories(p, geom, t_end, path)
+    else:
+        indep = rrru3.reference_torques(path, res.t, geom)
+        fig["rigid_vs_independent_reference_max_rel"] = float(
+            np.abs(h["torque"] - indep["torque"]).max() / np.abs(indep["torque"]).max())
+    fig.update(_path_figures(h, ref))
+    fig.update({"max_dynamics_residual": float(res.stats["residual_dynamics"].max()),
+                "max_constraint_residual": float(res.stats["residual_constraints"].max()),
+                "steps": len(res.t) - 1, "simulated_time_s": t_end,
+                "wall_s": wall, "real_time_factor": t_end / wall})
+    if out is not None:
+        _plots(out, h, ref, f"{p['analysis']}, {p['platform']} platform")
+        fem.write_outputs(out, rm.model, res, fig)
+    return fig
+
+
+def run(out=None, **params) -> dict:
+    p = {**PARAMS, **params}
+    if p["platform"] not in ("flexible", "rigid"):
+        raise fem.ModelError(f"platform must be 'flexible' or 'rigid', got {p['platform']!r}")
+    if p["analysis"] != "sweep":
+        return _run_one(p, out)
+    # seed §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS)
+    rows = []
+    for E in p["sweep_E_Pa"]:
+        f = _run_one({**p, "analysis": "circle", "E_Pa": E, "payload_kg": 6.0})
+        rows.append({"E_Pa": E, "max_torque_dev_vs_rigid_Nm": f["max_torque_dev_vs_rigid_Nm"],
+                     "torque_min_Nm": f["torque_min_Nm"], "torque_max_Nm": f["torque_max_Nm"],
+                     "sag_range_mm": f["sag_range_mm"], "wall_s": f["wall_s"]})
+    payload_rows = []
+    for m in p["sweep_payload_kg"]:
+        f = _run_one({**p, "analysis": "circle", "payload_kg": m})
+        payload_rows.append({"payload_kg": m, "torque_mean_Nm": f["torque_mean_Nm"],
+                             "torque_min_Nm": f["torque_min_Nm"],
+                             "torque_max_Nm": f["torque_max_Nm"],
+                             "static_sag_mm": f["static_sag_mm"]})
+    devs = [r["max_torque_dev_vs_rigid_Nm"] for r in rows]
+    fig = {"modulus_sweep": rows, "payload_sweep": payload_rows,
+           "deviation_falls_with_E": bool(all(np.diff(devs) < 0))}
+    if out is not None:
+        from fem.io.render import plot_histories
+        plot_histories(np.log10(p["sweep_E_Pa"]), {"max |τ − τ_rigid|": np.array(devs)},
+                       out / "deviation_vs_E.png", "N·m", "torque deviation vs modulus",
+                       xlabel="log10 E [Pa]", logy=True)
+    return fig
