@@ -181,6 +181,7 @@ class Assembly:
                               np.concatenate([self._kcols, self._hcols]), self.dense)
         self._pat_J = Pattern((max(m, 1), n), self._jrows, self._jcols, False)
         jup = self._jup
+        self._build_damping(model)
         srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
                                 self._jcols[jup], self._b_dofs])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
@@ -276,6 +277,29 @@ class Assembly:
         self._h_val = Ac.data[ia] * Bc.data[ib]
         self._hrows = np.concatenate([Ac.col[ia], Bc.col[ib]]).astype(np.int64)
         self._hcols = np.concatenate([Bc.col[ib], Ac.col[ia]]).astype(np.int64)
+
+    def _build_damping(self, model) -> None:
+        """Stiffness-proportional (Rayleigh) damping ``C = β K(q_ref)`` of chosen element
+        groups, assembled once on the element-tangent pattern."""
+        self._cvals = None
+        specs = getattr(model, "damping", [])
+        if not specs:
+            return
+        vals = []
+        q_ref = model.q0 if getattr(model, "damping_state", None) is None \
+            else model.damping_state
+        for grp in self.elastic:
+            beta = sum(b for g, b in specs if g is grp)
+            _, Ke = grp.family.forces(q_ref[grp.dofs], None, True)
+            vals.append(beta * Ke.ravel())
+        self._cvals = np.concatenate(vals)
+        self.C = self._pat_K(np.concatenate([self._cvals, np.zeros(self._hrows.size)]))
+
+    def damping_force(self, v: np.ndarray) -> np.ndarray:
+        """``C v`` (zero without damping)."""
+        if self._cvals is None:
+            return np.zeros(self.n)
+        return self.C @ v
 
     def _build_actuators(self, model) -> None:
         servo_rows = np.array([i for i, c in enumerate(self.owner) if c.servo], dtype=np.int64)
@@ -447,9 +471,13 @@ class Assembly:
         return self._pat_K(np.concatenate([kvals, hvals]))
 
     def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
-               jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None):
-        """``[[cM M + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo rows,
-        whose columns are the actuators' ``−B(q)`` (``q`` needed then)."""
+               jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None,
+               cC: float = 0.0):
+        """``[[cM M + cC C + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo
+        rows, whose columns are the actuators' ``−B(q)`` (``q`` needed then); ``C`` the
+        constant damping matrix (:meth:`Model.add_damping`)."""
+        if self._cvals is not None and cC:
+            kvals = kvals + (cC / cK if cK else 0.0) * self._cvals
         vals = np.concatenate([cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,
                                cJ * jvals[self._jup], cJ * self.actuator_values(q)])
         return self._pat_S(vals)

@@ -392,6 +392,17 @@ class Model:
             out.append(self.add_constraint(Dot(axis2, n1, 0.0, f"{name} axis {i}")))
         return out
 
+    def add_damping(self, group: ElementGroup, beta: float) -> None:
+        """Stiffness-proportional (Rayleigh) structural damping ``C = β K`` of an element
+        group, with ``K`` its tangent in the reference state (constant; no damping of
+        rigid translations).  A mode of frequency ω gets the damping ratio ``β ω / 2``."""
+        if not beta >= 0:
+            raise ModelError(f"damping of {group.name!r}: beta must be ≥ 0, got {beta}")
+        if not group.family.elastic:
+            raise ModelError(f"damping of {group.name!r}: the group is rigid")
+        self.damping = [*getattr(self, "damping", []), (group, float(beta))]
+        self._changed()
+
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
         unknown of inverse dynamics, paired in order with the rows of servo constraints."""

@@ -115,7 +115,8 @@ def _plate_point(group, mesh, x) -> LinearMap:
 
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
-                continuity: str = "shared", path=None, shear_factor=1.0) -> RobotModel:
+                continuity: str = "shared", path=None, shear_factor=1.0,
+                damping_beta: float = 0.0) -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -128,6 +129,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     path : callable ``t -> (x, ẋ, ẍ)`` for P; default: P held at the start point
     shear_factor : transverse-shear factor of the plate (1.0: plain continuum, the seed's
         element; "auto": the shear-locking remedy of docs/bezier_plate.md)
+    damping_beta : stiffness-proportional structural damping of the plate [s]
+        (:meth:`Model.add_damping`; 0: none)
     """
     geom = RRRU3Geometry() if geom is None else geom
     if platform not in ("flexible", "rigid"):
@@ -149,6 +152,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                                      thickness=geom.platform_thickness,
                                      shear_factor=shear_factor)
         con = plates.add_continuity(model, plate_group, "plate continuity")
+        if damping_beta:
+            model.add_damping(plate_group, damping_beta)
         P = _plate_point(plate_group, m, P0).named("P")
         v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
         centre = [(int(e), list(m.triangles[e]).index(v))
@@ -253,13 +258,13 @@ def static_state(rm: RobotModel, tol: float = 1e-12):
 
 
 def run_path(rm: RobotModel, t_end: float, dt: float, rho_inf: float = 0.1, q0=None,
-             tol: float = 1e-8, result=None, progress: bool = False):
-    """Inverse dynamics along the model's path: the exact per-instant solve for the rigid
-    platform (no elastic coordinates: the servo rows fix every DOF), generalized-α from
-    the static equilibrium for the flexible one."""
+             tol: float = 1e-8, result=None, progress: bool = False, exact: bool = True):
+    """Inverse dynamics along the model's path: for the rigid platform (no elastic
+    coordinates: the servo rows fix every DOF) the exact per-instant solve, unless
+    ``exact=False``; generalized-α from the static equilibrium otherwise."""
     from ..solvers import driven_inverse_dynamics, simulate
 
-    if rm.platform == "rigid":
+    if rm.platform == "rigid" and exact:
         times = np.linspace(0.0, t_end, int(round(t_end / dt)) + 1)
         res = driven_inverse_dynamics(rm.model, times, q0=q0)
         if result is not None:          # replay into a streaming result for output

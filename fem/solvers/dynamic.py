@@ -63,7 +63,7 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0):
             y = Factorization(JJt.toarray() if asm.dense else JJt.tocsc(),
                               "constraint Gram matrix").solve(r)
             v = v - J.T @ y
-    f_int, _ = asm.internal_forces(q, v)
+    f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
     rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
     S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
@@ -122,7 +122,8 @@ class GeneralizedAlpha:
         asm = self.asm
         hv = asm.hessian_values(lam, q)
         jv = asm.jacobian_values(q, t)
-        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q)
+        gp = self.p["gamma"] / (h * self.p["beta"])
+        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s")
         self._lu_h = h
         self.n_factorizations += 1
@@ -173,6 +174,8 @@ class GeneralizedAlpha:
             JTl = asm.reaction(jv, lam, q)
             Mq = asm.M @ qdd
             res = Mq + f_int - f_ext + JTl
+            if asm._cvals is not None:
+                res = res + asm.damping_force(v)
             scale = np.sqrt(max(Mq @ Mq, fe2, f_int @ f_int, JTl @ JTl, 1e-300))
             rn = float(np.sqrt(res @ res) / scale)
             pn = float(np.abs(phi).max()) if phi.size else 0.0

@@ -58,7 +58,7 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
         lu = Factorization(J.toarray() if asm.dense else J.tocsc(),
                            f"constraint Jacobian at t = {t:.6g} s")
         v = lu.solve(-asm.phi_t(q, t))
-        f_int, _ = asm.internal_forces(q, v)
+        f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
         S = asm.saddle(1.0, 0.0, zk, zh, asm.jacobian_values(q, t), 1.0, q=q)
         x = Factorization(S, f"[[M, Φ_qᵀ], [Φ_q, 0]] at t = {t:.6g} s").solve(
             np.concatenate([asm.external_forces(t, q) - f_int, asm.gamma(q, v, t)]))
