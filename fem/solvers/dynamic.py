@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._threads import blas_single_threaded
 from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError
 from ..results import Result
@@ -259,6 +260,7 @@ class GeneralizedAlpha:
                 if self.asm.m else 0.0, "residual_velocity": 0.0, "step_size": 0.0}
 
 
+@blas_single_threaded
 def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=None,
              t0: float = 0.0, tol: float = 1e-8, constraint_tol: float = 1e-11,
              max_iter: int = 25, reuse: bool | str = "auto", project_velocities: bool = False,

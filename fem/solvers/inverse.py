@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import blas_single_threaded
 from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError
 from ..results import Result
@@ -25,6 +26,7 @@ from ..results import Result
 __all__ = ["driven_inverse_dynamics"]
 
 
+@blas_single_threaded
 def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter: int = 20,
                             sensors=None) -> Result:
     """Positions, velocities, accelerations and multipliers of a fully driven model at

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from .._threads import blas_single_threaded
 from ..errors import ModelError
 
 __all__ = ["modes", "ModalResult"]
@@ -37,6 +38,7 @@ def _null_space(J: np.ndarray) -> np.ndarray:
     return sla.null_space(J)
 
 
+@blas_single_threaded
 def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: float = 0.0,
           n_modes: int | None = 10) -> ModalResult:
     """Natural frequencies and mode shapes about ``q`` (reference state by default).

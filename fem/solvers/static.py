@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._threads import blas_single_threaded
 from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError
 
@@ -44,6 +45,7 @@ def _stiffness_scale(asm, kvals, hvals) -> float:
     return float(np.sqrt(np.mean(d * d))) if d.size else 1.0
 
 
+@blas_single_threaded
 def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps: int = 1,
                  tol: float = 1e-9, constraint_tol: float = 1e-12, max_iter: int = 30,
                  line_search: bool = True, check_rank: bool = True) -> StaticResult:
