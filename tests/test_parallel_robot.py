@@ -17,10 +17,10 @@ Validation table (reference — tolerance — why):
 """
 
 import numpy as np
+import parallel_robot_flexible_platform as case
 import pytest
 
 import fem
-import parallel_robot_flexible_platform as case
 from fem.robots import rrru3
 from fem.robots.rrru3_model import build_robot, static_state
 
