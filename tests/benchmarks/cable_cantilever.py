@@ -31,6 +31,7 @@ def run(n: int, steps: int = 1000, h: float = 1e-3) -> dict:
             "tip_z_m": float(res.q[-1, tip]),
             "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
             "factorizations": res.info["factorizations"],
+            "roundoff_accepts": res.info["roundoff_accepts"],
             "machine": f"{platform.processor() or platform.machine()}, python "
                        f"{sys.version.split()[0]}"}
 
