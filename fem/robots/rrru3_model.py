@@ -275,7 +275,7 @@ def run_path(rm: RobotModel, t_end: float, dt: float, rho_inf: float = 0.1, q0=N
         return res
     q0 = static_state(rm).q if q0 is None else q0
     return simulate(rm.model, t_end, dt, rho_inf=rho_inf, q0=q0, tol=tol,
-                    constraint_tol=1e-11, result=result, progress=progress)
+                    constraint_tol=1e-11, result=result, progress=progress, reuse="step")
 
 
 def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:
