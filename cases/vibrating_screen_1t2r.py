@@ -193,6 +193,7 @@ def _torque_dae(motion: screen.ScreenMotion, gravity: np.ndarray,
     res = fem.driven_inverse_dynamics(model, t)
     rows = model.assemble().rows_of(model.drive)
     store["dae"] = res
+    store["dae_model"] = model
     return np.array([model.drive.torque(lam[rows], q)[0] for lam, q in zip(res.lam, res.q,
                                                                             strict=True)])
 
@@ -267,6 +268,8 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
             summary[f"torque_{name}_Nmm"] = values.tolist()
     if out is not None:
         summary["plots"] = _plot(Path(out), t, torques, motion)
+        # the DAE solution as a ParaView series and an animation of the bars
+        fem.write_outputs(out, store["dae_model"], store["dae"], summary)
     return summary
 
 
