@@ -403,6 +403,11 @@ class Model:
         self.damping = [*getattr(self, "damping", []), (group, float(beta))]
         self._changed()
 
+    def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
+        """A polyline through points (fixed or moving) drawn in VTK output and
+        animations only — e.g. the static platform of a robot."""
+        self.sketches = [*getattr(self, "sketches", []), (name, list(points))]
+
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
         unknown of inverse dynamics, paired in order with the rows of servo constraints."""

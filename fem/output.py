@@ -108,14 +108,33 @@ class Drawing:
                     self.cell_group["polyline"].append(gi)
             if fam.elastic and fam.cell == "line":
                 self._strain_groups.append(grp)
+        # sketches: polylines through points given as linear maps (ground or moving)
+        offsets = {}
+        for _name, pts in getattr(model, "sketches", []):
+            idx = npts + np.arange(len(pts))
+            for j, lm in enumerate(pts):
+                for c in range(3):
+                    rows.append(np.full(len(lm.dofs), 3 * (npts + j) + c))
+                    cols.append(lm.dofs)
+                    vals.append(lm.coef[c])
+                    offsets[3 * (npts + j) + c] = lm.offset[c]
+            npts += len(pts)
+            self.cells["polyline"].append(idx)
+            self.cell_group["polyline"].append(-1)
         self.n_points = npts
+        self.offset = np.zeros(3 * npts)
+        for i, v in offsets.items():
+            self.offset[i] = v
         self.D = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
                                                        np.concatenate(cols))),
                                shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
         self.ref = self.points(model.q0)
 
     def points(self, q: np.ndarray) -> np.ndarray:
-        return (self.D @ q).reshape(-1, 3)
+        return (self.D @ q + self.offset).reshape(-1, 3)
+
+    def velocities(self, v: np.ndarray) -> np.ndarray:
+        return (self.D @ v).reshape(-1, 3)
 
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None):
         from .io.vtk import Frame
@@ -128,7 +147,7 @@ class Drawing:
                                                                          -1))
         pd = {"displacement": self.points(q) - self.ref}
         if v is not None:
-            pd["velocity"] = self.points(v)
+            pd["velocity"] = self.velocities(v)
         cd = {}
         groups = np.concatenate([np.asarray(self.cell_group[k], float)
                                  for k in ("triangle", "polyline", "vertex") if self.cells[k]])

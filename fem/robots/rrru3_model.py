@@ -221,6 +221,9 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         A_maps.append(A)
         B_maps.append(B)
         acts.append(act)
+    base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
+    model.add_sketch(base, "static platform")
+    model.add_sketch([*W, W[0]], "U joints")
     path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0), (0, 1, 2),
                                                     "path of P", servo=True))
     rm = RobotModel(model, geom, platform, P, W, A_maps, B_maps, acts, path_con,
