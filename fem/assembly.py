@@ -491,23 +491,50 @@ class Assembly:
 
     # ================================================================ checks
     def check_rank(self, q: np.ndarray | None = None, t: float = 0.0, tol: float = 1e-9):
-        """Raise a ModelError naming redundant constraint rows (rank-deficient Φ_q)."""
+        """Raise a ModelError naming redundant constraint rows (rank-deficient Φ_q).
+
+        Rows that each fix one distinct coordinate (supports, clamps) are independent of
+        each other; they are set aside and their columns removed, and the QR with column
+        pivoting runs on the remaining rows and columns only — on large plate meshes
+        most rows are of that kind.
+        """
         if self.n_con == 0:
             return
         q = self.q0 if q is None else q
-        J = self.jacobian(q, t).toarray()
-        scale = np.maximum(np.abs(J).max(axis=1), 1e-300)
-        Js = J / scale[:, None]
-        _, R, perm = sla.qr(Js.T, mode="economic", pivoting=True)
-        d = np.abs(np.diag(R))
-        rank = int(np.sum(d > tol * d[0])) if d.size else 0
-        if rank < self.n_con:
-            bad = sorted(perm[rank:])
+        J = self.jacobian(q, t).tocsr()
+        J.eliminate_zeros()
+        nnz = np.diff(J.indptr)
+        single = np.flatnonzero(nnz == 1)
+        cols = J.indices[J.indptr[single]]
+        # keep one row per fixed column (duplicates are redundant)
+        _, first = np.unique(cols, return_index=True)
+        unit = single[first]
+        fixed_cols = cols[first]
+        dup = np.setdiff1d(single, unit)
+        rest = np.setdiff1d(np.arange(self.n_con), unit)
+        bad: list[int] = []
+        if rest.size:
+            keep_cols = np.setdiff1d(np.arange(self.n), fixed_cols)
+            R_rows = J[rest][:, keep_cols]
+            used = np.unique(R_rows.indices)
+            Jr = R_rows[:, used].toarray()
+            scale = np.abs(Jr).max(axis=1) if Jr.size else np.zeros(len(rest))
+            zero = scale <= 1e-300
+            bad.extend(rest[zero].tolist())
+            live = rest[~zero]
+            Jr = Jr[~zero] / scale[~zero, None]
+            if len(live):
+                _, R, perm = sla.qr(Jr.T, mode="economic", pivoting=True)
+                d = np.abs(np.diag(R))
+                rank = int(np.sum(d > tol * d[0])) if d.size else 0
+                bad.extend(live[perm[rank:]].tolist())
+        bad = sorted(set(bad) | set(dup.tolist()))
+        if bad:
             names = [self.labels[i] for i in bad[:12]]
             raise ModelError(
-                f"redundant or conflicting constraints: the Jacobian has rank {rank} < "
-                f"{self.n_con} rows; these rows depend on others: {names}"
-                + (" ..." if len(bad) > 12 else "")
+                f"redundant or conflicting constraints: the Jacobian has rank "
+                f"{self.n_con - len(bad)} < {self.n_con} rows; these rows depend on others: "
+                f"{names}" + (" ..." if len(bad) > 12 else "")
                 + ". Remove them (a joint that repeats what another joint already fixes).")
 
     def constraint_multipliers(self, lam: np.ndarray) -> dict[str, np.ndarray]:

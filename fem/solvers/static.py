@@ -57,10 +57,10 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
     load_steps : int
         Loads are applied in this many equal increments.
     tol : float
-        Relative force residual ``‖R‖ / max(‖f_ext‖, ‖f_int‖, ‖Φ_qᵀλ‖)``.  Stiff
+        Relative force residual ``‖R‖ / max(‖f_ext‖, ‖f_int‖, ‖Φ_qᵀλ‖)``.  Stiff or thin
         structures have a round-off floor near ``EA·ε_machine/‖f_ext‖``; an iterate whose
-        Newton correction is at round-off level (``‖Δq‖ ≤ 1e-13 ‖q‖``) with a residual
-        below ``1e-6`` is accepted as converged.
+        Newton correction is at round-off level (``‖Δq‖ ≤ 1e-13 ‖q‖``) is accepted when its
+        residual is below 1e-6 or has stopped falling (and is below 1e-3).
     constraint_tol : float
         Absolute ``max |Φ|``.
 
@@ -102,7 +102,11 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
                     f"static solve: non-finite residual in load step {step}/{load_steps} "
                     f"(load factor {s:g}), iteration {it}; try more load_steps",
                     where=f"load step {step}", residuals=res_hist)
-            if (rn <= tol or (dq_small and rn <= 1e-6)) and pn <= constraint_tol:
+            stalled = (dq_small and len(res_hist) >= 3 and rn > 0.5 * res_hist[-3]
+                       and rn <= 1e-3)
+            if (rn <= tol or (dq_small and rn <= 1e-6) or stalled) and pn <= constraint_tol:
+                # `stalled`: the residual stopped falling at its round-off floor (thin or
+                # stiff elements, absolute coordinates) with round-off-sized corrections
                 break
             if it == max_iter:
                 raise ConvergenceError(
