@@ -39,6 +39,25 @@ def _null_space(J: np.ndarray) -> np.ndarray:
 
 
 @blas_single_threaded
+def _sparse_fixed(asm, K, J, n_modes: int) -> ModalResult:
+    """Large models whose constraints only fix coordinates: shift-invert Lanczos
+    (``eigsh``, σ = 0) on the free coordinates, sparse throughout."""
+    import scipy.sparse.linalg as spla
+
+    fixed = np.unique(J.indices)
+    free = np.setdiff1d(np.arange(asm.n), fixed)
+    Kf = K.tocsr()[free][:, free]
+    Kf = 0.5 * (Kf + Kf.T)
+    Mf = asm.M_sparse.tocsr()[free][:, free]
+    k = min(n_modes, len(free) - 2)
+    w2, Z = spla.eigsh(Kf.tocsc(), k=k, M=Mf.tocsc(), sigma=0.0, which="LM")
+    order = np.argsort(w2)
+    w2, Z = w2[order], Z[:, order]
+    shapes = np.zeros((asm.n, k))
+    shapes[free] = Z
+    return ModalResult(np.sqrt(np.clip(w2, 0.0, None)) / (2 * np.pi), w2, shapes)
+
+
 def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: float = 0.0,
           n_modes: int | None = 10) -> ModalResult:
     """Natural frequencies and mode shapes about ``q`` (reference state by default).
@@ -51,6 +70,11 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     lam = np.zeros(asm.m) if lam is None else np.asarray(lam, float)
     _, kv = asm.internal_forces(q, tangent=True)
     K = asm.stiffness(kv, asm.hessian_values(lam, q))
+    Js = asm.jacobian(q, t).tocsr()
+    Js.eliminate_zeros()
+    if (not isinstance(K, np.ndarray) and n_modes is not None and asm.n > 800
+            and np.all(np.diff(Js.indptr) == 1)):
+        return _sparse_fixed(asm, K, Js, n_modes)
     K = K if isinstance(K, np.ndarray) else K.toarray()
     M = asm.M if isinstance(asm.M, np.ndarray) else asm.M.toarray()
     J = asm.jacobian(q, t).toarray()
