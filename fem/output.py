@@ -64,7 +64,6 @@ class Drawing:
         rows, cols, vals = [], [], []
         self.cells: dict[str, list] = {"polyline": [], "triangle": [], "vertex": []}
         self.cell_group: dict[str, list] = {"polyline": [], "triangle": [], "vertex": []}
-        self._strain_groups = []
         npts = 0
 
         def add_points(dofs, coef):   # coef (k, n_vec) scalar weights over 3-vector dofs
@@ -81,6 +80,8 @@ class Drawing:
             return idx
 
         body_nodes = {b.node: b for b in model.bodies.values()}
+        self._fields: list = []       # (group, kind, first cell, sample points, per element)
+        radius: dict[int, float] = {}
         for gi, grp in enumerate(model.groups):
             fam = grp.family
             if fam.name == "rigid_body":
@@ -96,6 +97,10 @@ class Drawing:
             xi = fam.draw_points()
             N = fam.shape(xi)                      # (n_el, k, n_vec)
             tri = getattr(fam, "draw_triangles", None)
+            first_tri = len(self.cells["triangle"])
+            first_line = len(self.cells["polyline"])
+            area = fam.section.get("area")
+            r_draw = float(np.sqrt(np.mean(area) / np.pi)) if area is not None else 0.005
             for e in range(grp.n_elements):
                 idx = add_points(grp.dofs[e], N[e])
                 if fam.cell == "triangle":
@@ -106,8 +111,15 @@ class Drawing:
                 else:
                     self.cells["polyline"].append(idx)
                     self.cell_group["polyline"].append(gi)
+                    radius.update({int(i): r_draw for i in idx})
             if fam.elastic and fam.cell == "line":
-                self._strain_groups.append(grp)
+                self._fields.append((grp, "polyline", first_line, np.zeros((1, 1)), 1))
+            elif fam.elastic and fam.cell == "triangle" and tri is not None:
+                conn = np.asarray(tri())
+                cen = np.asarray(xi)[conn].mean(axis=1)[:, :2]
+                layers = np.vstack([np.column_stack([cen, np.full(len(cen), c)])
+                                    for c in (-1.0, 1.0)])
+                self._fields.append((grp, "triangle", first_tri, layers, len(conn)))
         # sketches: polylines through points given as linear maps (ground or moving)
         offsets = {}
         for _name, pts in getattr(model, "sketches", []):
@@ -122,6 +134,9 @@ class Drawing:
             self.cells["polyline"].append(idx)
             self.cell_group["polyline"].append(-1)
         self.n_points = npts
+        self.radius = np.zeros(npts)
+        for i, r in radius.items():
+            self.radius[i] = r
         self.offset = np.zeros(3 * npts)
         for i, v in offsets.items():
             self.offset[i] = v
@@ -152,26 +167,25 @@ class Drawing:
         groups = np.concatenate([np.asarray(self.cell_group[k], float)
                                  for k in ("triangle", "polyline", "vertex") if self.cells[k]])
         cd["group"] = groups
-        # element strains at element centres for line elements (NaN elsewhere)
-        if self._strain_groups and self.cells["polyline"]:
-            n_tri = len(self.cells["triangle"])
-            fields: dict[str, np.ndarray] = {}
-            offset = {id(g): None for g in self._strain_groups}
-            pos = n_tri
-            for grp in self.model.groups:
-                is_line = grp.family.name != "rigid_body" and grp.family.cell != "triangle"
-                if grp.family.name == "rigid_body":
-                    pos += grp.n_elements
-                    continue
-                if not is_line:
-                    continue
-                if id(grp) in offset:
-                    vals = grp.family.strains(q[grp.dofs], np.zeros((1, 1)))
-                    for k, arr in vals.items():
-                        fields.setdefault(k, np.full(len(groups), np.nan))[
-                            pos:pos + grp.n_elements] = arr[:, 0]
-                pos += grp.n_elements
-            cd.update(fields)
+        if self.radius.any():
+            pd["radius"] = self.radius              # for ParaView's Tube filter
+        # element fields: line elements at their centres, plates per drawn sub-triangle
+        # at the bottom and top layers (NaN on cells of other groups)
+        n_tri = len(self.cells["triangle"])
+        for grp, kind, first, pts, per in self._fields:
+            vals = grp.family.strains(q[grp.dofs], pts)
+            start = first if kind == "triangle" else n_tri + first
+            if kind == "polyline":
+                for k, arr in vals.items():
+                    if np.ndim(arr) == 2:
+                        cd.setdefault(k, np.full(len(groups), np.nan))[
+                            start:start + grp.n_elements] = arr[:, 0]
+            else:
+                vm = vals["von_mises"]                          # (n_el, 2 per, )
+                n = grp.n_elements * per
+                for j, layer in enumerate(("bottom", "top")):
+                    cd.setdefault(f"von_mises_{layer}_Pa", np.full(len(groups), np.nan))[
+                        start:start + n] = vm[:, j * per:(j + 1) * per].ravel()
         return Frame(float(t), self.ref, cells, pd, cd)
 
 
