@@ -160,3 +160,27 @@ def test_cable_from_line_mesh():
     import cantilever_cable
     ref = cantilever_cable.run(n_elements=4)["tip_z_m"]
     assert st.q[m.node_dofs(g.mesh_vertex_node[4])][2] == pytest.approx(ref, rel=1e-12)
+
+
+def test_series_carry_element_fields(tmp_path):
+    # plates: von Mises stress per drawn sub-triangle; cables: strains per element;
+    # a radius field for ParaView's Tube filter on line elements
+    out = tmp_path / "robot"
+    assert main(["run", "parallel_robot_flexible_platform", "-p", "analysis=static",
+                 "--out", str(out), "--no-render"]) == 0
+    _, meshes = read_series(out / "rrru3_flexible.pvd")
+    m = meshes[0]
+    vm = np.concatenate([np.asarray(b, float) for b in m.cell_data["von_mises_top_Pa"]])
+    assert np.isfinite(vm).sum() == 6 * 16 and np.nanmax(vm) > 0
+    assert m.point_data["radius"].max() > 0
+    out2 = tmp_path / "cable"
+    assert main(["run", "cantilever_cable", "--out", str(out2), "--no-render"]) == 0
+    _, meshes = read_series(out2 / "cantilever_cable.pvd")
+    curv = np.concatenate([np.asarray(b, float) for b in meshes[0].cell_data["curvature"]])
+    # curvature of a cantilever under self-weight at the first element's centre
+    # (x = 0.125 m of 8 elements): M = q (L − x)²/2, κ = M/EI; cubic Hermite elements
+    # reproduce the quadratic moment at element centres closely
+    sec = fem.rectangle_section(0.02, 0.02)
+    x = 0.125
+    kappa = 7850 * sec["area"] * 9.81 * (2.0 - x) ** 2 / 2 / (2.1e11 * sec["iy"])
+    assert curv[0] == pytest.approx(kappa, rel=0.01)
