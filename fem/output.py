@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .results import Result
+from .results import Result, jsonable
 
 __all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "render_directory", "jsonable"]
 
@@ -36,23 +36,6 @@ class OutputOptions:
 
 
 OPTIONS = OutputOptions()
-
-
-def jsonable(obj):
-    """Plain JSON types (numpy scalars and arrays converted)."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return str(obj)
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
 
 
 class Drawing:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Result"]
+__all__ = ["Result", "jsonable"]
 
 _STATE = ("t", "q", "v", "a", "lam")
 
@@ -95,7 +95,7 @@ class Result:
         self._flushed = len(self)
 
     def _write_meta(self, finished: bool) -> None:
-        meta = {"info": _plain(self.info), "finished": finished, "records": len(self)}
+        meta = {"info": jsonable(self.info), "finished": finished, "records": len(self)}
         (self.directory / "meta.json").write_text(json.dumps(meta, indent=1))
 
     def finish(self) -> Result:
@@ -141,13 +141,19 @@ class Result:
         return r.finish()
 
 
-def _plain(obj):
+def jsonable(obj):
+    """Plain JSON types: numpy scalars and arrays converted, non-finite floats as strings,
+    paths as strings, anything else unknown as its ``str``."""
     if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
+        return [jsonable(v) for v in obj]
     if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return obj if isinstance(obj, str | int | float | bool | type(None)) else str(obj)
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return jsonable(obj.item())
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, str | int | float | bool | type(None)):
+        return obj
+    return str(obj)
