@@ -210,18 +210,22 @@ class Model:
                              f"{np.unique(nodes.ravel()[bad])[:10].tolist()}")
         dofs = np.empty((nodes.shape[0], 3 * cls.n_vectors()), dtype=np.int64)
         col = 0
+        used = np.unique(nodes)
         for j, fields in enumerate(layout):
             for f in fields:
-                starts = []
-                for e, nd in enumerate(nodes[:, j]):
-                    nf = self.node_fields[nd]
-                    if f not in nf:
-                        raise ModelError(
-                            f"element {e} of group {name!r} ({element}): "
-                            f"{self.node_names[nd]} has no field {f!r} "
-                            f"(it has {sorted(nf)}; the family needs {fields} at local node {j})")
-                    starts.append(nf[f])
-                dofs[:, col:col + 3] = np.asarray(starts)[:, None] + np.arange(3)
+                # first coordinate of field f per used node (−1 where the node lacks it)
+                start = np.full(len(self.node_fields), -1, dtype=np.int64)
+                start[used] = [self.node_fields[nd].get(f, -1) for nd in used]
+                starts = start[nodes[:, j]]
+                if np.any(starts < 0):
+                    e = int(np.flatnonzero(starts < 0)[0])
+                    nd = int(nodes[e, j])
+                    raise ModelError(
+                        f"element {e} of group {name!r} ({element}): "
+                        f"{self.node_names[nd]} has no field {f!r} "
+                        f"(it has {sorted(self.node_fields[nd])}; the family needs "
+                        f"{fields} at local node {j})")
+                dofs[:, col:col + 3] = starts[:, None] + np.arange(3)
                 col += 3
         X = self.q0[dofs]
         try:
