@@ -209,6 +209,7 @@ def _run_one(p, out=None) -> dict:
             np.abs(h["torque"] - indep["torque"]).max() / np.abs(indep["torque"]).max())
     fig.update(_path_figures(h, ref, ref_same))
     fig.update({"max_dynamics_residual": float(res.stats["residual_dynamics"].max()),
+                "max_dynamics_residual_N": float(res.stats["residual_dynamics_N"].max()),
                 "max_constraint_residual": float(res.stats["residual_constraints"].max()),
                 "steps": len(res.t) - 1, "simulated_time_s": t_end,
                 "wall_s": wall, "real_time_factor": t_end / wall})

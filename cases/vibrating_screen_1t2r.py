@@ -260,7 +260,7 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
         "beta_range_rad": [float(motion.beta.min()), float(motion.beta.max())],
         "max_loop_closure_m": float(motion.loop_closure.max()),
         "dae_max_constraint_residual": float(store["dae"].stats["residual_constraints"].max()),
-        "dae_max_dynamics_residual_N": float(store["dae"].stats["residual_dynamics"].max()),
+        "dae_max_dynamics_residual_N": float(store["dae"].stats["residual_dynamics_N"].max()),
         "n_coordinates": int(store["dae"].q.shape[1]),
     }
     for name, values in torques.items():

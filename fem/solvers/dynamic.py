@@ -188,6 +188,7 @@ class GeneralizedAlpha:
             rn = float(np.sqrt(res @ res) / scale)
             pn = float(np.abs(phi).max()) if phi.size else 0.0
             hist.append((rn, pn))
+            res_abs = rn * scale
             err = max(rn / self.tol, pn / self.ctol)
             if not np.isfinite(err):
                 break
@@ -240,6 +241,7 @@ class GeneralizedAlpha:
         self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
         vel = asm.j_dot(asm.jacobian_values(q, t1), v) + asm.phi_t(q, t1) if asm.m else [0.0]
         return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
+                "residual_dynamics_N": float(res_abs),
                 "residual_constraints": hist[-1][1],
                 "residual_velocity": float(np.abs(vel).max()) if len(vel) else 0.0,
                 "step_size": h}
@@ -266,12 +268,14 @@ class GeneralizedAlpha:
             s2 = self.advance(h / 2, max_halvings - 1)
             return {**s2, "iterations": s1["iterations"] + s2["iterations"],
                     "residual_dynamics": max(s1["residual_dynamics"], s2["residual_dynamics"]),
+                    "residual_dynamics_N": max(s1["residual_dynamics_N"],
+                                               s2["residual_dynamics_N"]),
                     "residual_constraints": max(s1["residual_constraints"],
                                                 s2["residual_constraints"]),
                     "step_size": h / 2}
 
     def stats_now(self) -> dict:
-        return {"iterations": 0, "residual_dynamics": 0.0,
+        return {"iterations": 0, "residual_dynamics": 0.0, "residual_dynamics_N": 0.0,
                 "residual_constraints": float(np.abs(self.asm.phi(self.q, self.t)).max())
                 if self.asm.m else 0.0, "residual_velocity": 0.0, "step_size": 0.0}
 

@@ -65,9 +65,13 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
         x = Factorization(S, f"[[M, Φ_qᵀ], [Φ_q, 0]] at t = {t:.6g} s").solve(
             np.concatenate([asm.external_forces(t, q) - f_int, asm.gamma(q, v, t)]))
         a, lam = x[: asm.n], x[asm.n:]
-        r = asm.M @ a + f_int - asm.external_forces(t, q) + asm.reaction(
-            asm.jacobian_values(q, t), lam, q)
-        res.record(t, q, v, a, lam, residual_dynamics=float(np.linalg.norm(r)),
+        Ma, fe = asm.M @ a, asm.external_forces(t, q)
+        reac = asm.reaction(asm.jacobian_values(q, t), lam, q)
+        r = Ma + f_int - fe + reac
+        scale = max(np.linalg.norm(Ma), np.linalg.norm(fe), np.linalg.norm(f_int),
+                    np.linalg.norm(reac), 1e-300)
+        res.record(t, q, v, a, lam, residual_dynamics=float(np.linalg.norm(r) / scale),
+                   residual_dynamics_N=float(np.linalg.norm(r)),
                    residual_constraints=float(np.abs(asm.phi(q, t)).max()),
                    residual_velocity=float(np.abs(J @ v + asm.phi_t(q, t)).max()),
                    iterations=it)
