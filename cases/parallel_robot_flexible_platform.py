@@ -166,10 +166,15 @@ def _plots(out, h, ref, title):
                    out / "torques.png", "actuator torque [N·m]", f"{title}: torques")
     plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k]) for k in range(3)},
                    out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles")
+    plot_histories(t, {f"limb {k + 1}": h["theta_dot"][:, k] for k in range(3)},
+                   out / "joint_rates.png", "θ̇ [rad/s]", f"{title}: actuator rates")
     if ref is not None:
         plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] - ref["torque"][:, k]
                            for k in range(3)}, out / "torque_deviation.png",
                        "τ − τ_rigid [N·m]", f"{title}: deviation from the rigid robot")
+        plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k] - ref["theta"][:, k])
+                           for k in range(3)}, out / "angle_deviation.png",
+                       "θ − θ_rigid [deg]", f"{title}: angle deviation from the rigid robot")
     plot_histories(t, {"d": 1e3 * h["sag"]}, out / "sag.png", "sag d [mm]",
                    f"{title}: platform sag")
     if "centre_strain" in h:
@@ -214,7 +219,7 @@ def _run_one(p, out=None) -> dict:
                 "steps": len(res.t) - 1, "simulated_time_s": t_end,
                 "wall_s": wall, "real_time_factor": t_end / wall})
     if out is not None:
-        _plots(out, h, ref, f"{p['analysis']}, {p['platform']} platform")
+        _plots(out, h, ref_same, f"{p['analysis']}, {p['platform']} platform")
         fem.write_outputs(out, rm.model, res, fig)
     return fig
 
