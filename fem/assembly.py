@@ -22,9 +22,8 @@ __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
 _getrs = sla.get_lapack_funcs("getrs", (np.zeros(1),))
 
-DENSE_LIMIT = 600
-"""Systems with at most this many unknowns are factorized densely: measured on the flagship
-robot, a 534×534 saddle system takes 2.4 ms dense against 3.2 ms with SuperLU (COLAMD)."""
+DENSE_LIMIT = 300
+"""Systems with at most this many unknowns are factorized densely (measured faster)."""
 
 
 class Pattern:
