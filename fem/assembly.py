@@ -23,7 +23,9 @@ __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 _getrs = sla.get_lapack_funcs("getrs", (np.zeros(1),))
 
 DENSE_LIMIT = 300
-"""Systems with at most this many unknowns are factorized densely (measured faster)."""
+"""Systems with at most this many unknowns are assembled and factorized densely.  Measured:
+the flagship robot (228 unknowns) runs fastest dense; at 534 unknowns a dense LU alone is
+faster than SuperLU (2.4 vs 3.2 ms) but the whole run is slower dense (3.5 vs 2.8 s)."""
 
 
 class Pattern:
