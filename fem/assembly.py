@@ -488,9 +488,6 @@ class Assembly:
         """Zero element-tangent and Hessian value arrays of the right sizes."""
         return np.zeros(self._krows.size), np.zeros(self._hrows.size)
 
-    def mass_matvec(self, x: np.ndarray) -> np.ndarray:
-        return self.M @ x
-
     # ================================================================ checks
     def check_rank(self, q: np.ndarray | None = None, t: float = 0.0, tol: float = 1e-9):
         """Raise a ModelError naming redundant constraint rows (rank-deficient Φ_q).

@@ -72,7 +72,6 @@ def _constant_path(p0):
 def _vertex_map(group, e: int, local: int, field_row: int = 0) -> LinearMap:
     """Row ``5·local + field_row`` of the element's 48-layout vectors as a linear map."""
     pm = group.family.plate_map[e]                   # (16, 16)
-    coef = np.kron(pm[5 * local + field_row], np.eye(3)).reshape(3, -1, order="F")
     coef = np.einsum("k,ij->ikj", pm[5 * local + field_row], np.eye(3)).reshape(3, -1)
     return LinearMap(group.dofs[e], coef, label=f"{group.name}[{e}] vertex {local}")
 
@@ -161,7 +160,6 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
              for k in range(3)]
         edge_dirs, straight = [], []
-        corners = geom.platform_vertices(P0)
         for k in range(3):
             t = geom.tangent(k)
             w = P0 + geom.edge_midpoint_offset(k)
@@ -185,7 +183,6 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
             straight.append(model.add_constraint(Coincident(T0, -T1,
                                                             f"U{k + 1} edge straight")))
             edge_dirs.append(T0)
-        del corners
     else:
         R = np.eye(3)
         hexagon = geom.platform_vertices(np.zeros(3))

@@ -225,8 +225,6 @@ class GeneralizedAlpha:
             v += gp * dq
             qdd += bp * dq
             lam += bp * dx[asm.n:]
-        else:  # pragma: no cover
-            pass
         if not (np.isfinite(err) and err <= 1.0):
             self._lu = None
             raise ConvergenceError(
