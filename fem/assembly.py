@@ -16,7 +16,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .errors import ModelError
+from ._threads import blas_single_threaded
+from .errors import ModelError, SingularMatrixError
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
@@ -62,31 +63,36 @@ class Pattern:
 
 
 class Factorization:
-    """LU factorization of a square matrix (dense or sparse) with a clear singular error."""
+    """LU factorization of a square matrix (dense or sparse) with a clear singular error.
 
-    def __init__(self, A, what: str = "system matrix"):
+    ``hint`` is appended to the :class:`~fem.errors.SingularMatrixError` message; the
+    default names the structural causes, which is right for a matrix at a given state.
+    Newton solvers catch the error and diagnose from the iteration's evidence instead.
+    """
+
+    STRUCTURAL = ("look for redundant constraints, unconstrained rigid motions or "
+                  "coordinates without mass/stiffness")
+
+    def __init__(self, A, what: str = "system matrix", hint: str | None = STRUCTURAL):
         self.dense = isinstance(A, np.ndarray)
+        tail = f"; {hint}" if hint else ""
         if self.dense:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", sla.LinAlgWarning)
                 try:
                     self.lu = sla.lu_factor(A, check_finite=False)
                 except (sla.LinAlgWarning, ValueError, np.linalg.LinAlgError) as err:
-                    raise ModelError(f"{what} is singular ({err}); look for redundant "
-                                     "constraints, unconstrained rigid motions or "
-                                     "coordinates without mass/stiffness") from None
+                    raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
             d = np.abs(np.diag(self.lu[0]))
             if not np.all(np.isfinite(d)) or d.min() <= 1e-14 * d.max():
-                raise ModelError(f"{what} is singular (pivot ratio {d.min() / d.max():.1e}); "
-                                 "look for redundant constraints, unconstrained rigid motions "
-                                 "or coordinates without mass/stiffness")
+                ratio = d.min() / d.max() if np.all(np.isfinite(d)) else float("nan")
+                raise SingularMatrixError(f"{what} is singular (pivot ratio {ratio:.1e})"
+                                          f"{tail}")
         else:
             try:
                 self.lu = spla.splu(A.tocsc(), permc_spec="COLAMD")
             except RuntimeError as err:
-                raise ModelError(f"{what} is singular ({err}); look for redundant "
-                                 "constraints, unconstrained rigid motions or coordinates "
-                                 "without mass/stiffness") from None
+                raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self.dense:
@@ -460,7 +466,11 @@ class Assembly:
             return self.f_const
         f = self.f_const.copy()
         for pt, F in self._timed_forces:
-            np.add.at(f, pt.dofs, pt.coef.T @ np.asarray(F(t), float).reshape(3))
+            Ft = np.asarray(F(t), float)
+            if Ft.shape != (3,) or not np.all(np.isfinite(Ft)):
+                from .validate import vector3
+                Ft = vector3(Ft, f"force on {pt.label} at t = {t:g} s (its function's value)")
+            np.add.at(f, pt.dofs, pt.coef.T @ Ft)
         for a in self._forward_act:
             np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))
         return f
@@ -489,6 +499,7 @@ class Assembly:
         return np.zeros(self._krows.size), np.zeros(self._hrows.size)
 
     # ================================================================ checks
+    @blas_single_threaded
     def check_rank(self, q: np.ndarray | None = None, t: float = 0.0, tol: float = 1e-9):
         """Raise a ModelError naming redundant constraint rows (rank-deficient Φ_q).
 

@@ -6,22 +6,22 @@ import numpy as np
 
 from .errors import ModelError
 from .materials import Material
+from .validate import integer, positive, vector3
 
 __all__ = ["straight_cable", "rectangle_section", "circle_section"]
 
 
 def rectangle_section(width: float, height: float) -> dict[str, float]:
     """Area and second moments of a solid ``width × height`` rectangle [m², m⁴]."""
-    if width <= 0 or height <= 0:
-        raise ModelError(f"rectangle section needs positive sides, got {width} × {height}")
+    width = positive(width, "rectangle section: width", "m")
+    height = positive(height, "rectangle section: height", "m")
     A = width * height
     return {"area": A, "iy": width * height**3 / 12, "iz": height * width**3 / 12}
 
 
 def circle_section(radius: float) -> dict[str, float]:
     """Area and second moment of a solid circle [m², m⁴]."""
-    if radius <= 0:
-        raise ModelError(f"circle section needs a positive radius, got {radius}")
+    radius = positive(radius, "circle section: radius", "m")
     A = np.pi * radius**2
     return {"area": A, "iy": np.pi * radius**4 / 4, "iz": np.pi * radius**4 / 4}
 
@@ -33,9 +33,9 @@ def straight_cable(model, start, end, n_elements: int, material: Material, area:
     Returns ``(group, nodes)``: the element group and the ``n_elements + 1`` node ids in
     order from ``start``.
     """
-    if int(n_elements) < 1:
-        raise ModelError(f"cable {name!r}: n_elements must be ≥ 1, got {n_elements}")
-    p0, p1 = np.asarray(start, float), np.asarray(end, float)
+    n_elements = integer(n_elements, f"cable {name!r}: n_elements", minimum=1)
+    p0 = vector3(start, f"cable {name!r}: start")
+    p1 = vector3(end, f"cable {name!r}: end")
     L = np.linalg.norm(p1 - p0)
     if L <= 0:
         raise ModelError(f"cable {name!r}: start and end coincide (zero length)")

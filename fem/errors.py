@@ -28,3 +28,9 @@ class ConvergenceError(ModelError):
         super().__init__(message)
         self.where = where
         self.residuals = list(residuals or [])
+
+
+class SingularMatrixError(ModelError):
+    """A system matrix could not be factorized.  Solvers turn it into a diagnosis
+    (:mod:`fem.solvers.diagnosis`): at the reference state it points to the model
+    (redundant constraints, loose parts), after Newton moved the state to divergence."""

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import ModelError
+
 __all__ = ["LinearMap", "constant"]
 
 
@@ -65,8 +67,20 @@ class LinearMap:
         return self * -1.0
 
     def crossed(self, t) -> LinearMap:
-        """``t × x`` for a constant vector ``t`` (still linear in q)."""
-        t = np.asarray(t, float).reshape(3)
+        """``t × x`` for a constant vector ``t`` (still linear in q).
+
+        The cross product of two *moving* vectors is quadratic in q and is not a linear map;
+        express such conditions as :class:`~fem.Dot` constraints instead."""
+        from .validate import vector3
+
+        if isinstance(t, LinearMap):
+            if t.dofs.size:
+                raise ModelError(
+                    f"LinearMap.crossed: {t.label} × {self.label} is quadratic in the "
+                    "coordinates (both vectors move); crossed takes a constant 3-vector. "
+                    "Write the condition with Dot constraints instead.")
+            t = t.offset
+        t = vector3(t, f"LinearMap.crossed({self.label}): the constant vector")
         T = np.array([[0.0, -t[2], t[1]], [t[2], 0.0, -t[0]], [-t[1], t[0], 0.0]])
         return LinearMap(self.dofs, T @ self.coef, T @ self.offset, f"{t.tolist()}×{self.label}")
 

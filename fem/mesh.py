@@ -687,6 +687,14 @@ class Mesh:
           orientation is compared across shared edges (two neighbours agree when they run
           their common edge in opposite directions).  This works for curved surfaces too.
         """
+        pairs = self.coincident_vertices()
+        if len(pairs):
+            raise ModelError(
+                f"{self.label}: {len(pairs)} pairs of distinct vertices used by cells lie at the "
+                f"same point (e.g. vertices {pairs[:5].tolist()}); cells meeting there are "
+                "not joined, which cracks the surface. Merge them: "
+                "mesh = mesh.merge_coincident() (or fix the mesher's duplicate-node removal)"
+            )
         if len(self.triangles) == 0:
             return self
         cross2 = np.linalg.norm(self._cross, axis=1)  # twice the area
@@ -719,6 +727,41 @@ class Mesh:
                 "vertex order (triangles[i] = triangles[i, [0, 2, 1]])"
             )
         return self
+
+    def coincident_vertices(self, tol: float | None = None) -> np.ndarray:
+        """Pairs ``(i, j)``, ``i < j``, of distinct vertices used by triangles or lines that
+        lie within ``tol`` (default ``1e-9 ×`` the mesh size) of each other."""
+        used = np.unique(np.concatenate([self.triangles.ravel(), self.lines.ravel()]))
+        if used.size < 2:
+            return np.zeros((0, 2), dtype=np.int64)
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(self.vertices[used])
+        pairs = tree.query_pairs(self._tol(tol), output_type="ndarray")
+        if len(pairs) == 0:
+            return np.zeros((0, 2), dtype=np.int64)
+        return np.sort(used[pairs], axis=1)
+
+    def merge_coincident(self, tol: float | None = None) -> Mesh:
+        """A copy in which coincident vertices (:meth:`coincident_vertices`) are merged into
+        the lowest index; cells and vertex groups are renumbered, unused vertices kept."""
+        pairs = self.coincident_vertices(tol)
+        rep = np.arange(len(self.vertices))
+        if len(pairs):
+            import scipy.sparse as sp
+            from scipy.sparse.csgraph import connected_components
+
+            n = len(self.vertices)
+            g = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+            _, comp = connected_components(g, directed=False)
+            first = np.full(comp.max() + 1, n)
+            np.minimum.at(first, comp, np.arange(n))
+            rep = first[comp]
+        groups = {g: {t: (rep[i] if t == "vertex" else i) for t, i in e.items()}
+                  for g, e in self.groups.items()}
+        out = Mesh(self.vertices.copy(), rep[self.triangles], rep[self.lines], groups,
+                   dict(self.other_cells), self.name)
+        return out.validate()
 
     def _is_planar_xy(self) -> bool:
         z = self.vertices[np.unique(self.triangles), 2]

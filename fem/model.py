@@ -20,6 +20,7 @@ from .constraints import Coincident, Constraint, Dot, Fixed
 from .errors import ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
+from .validate import finite, vector3
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -96,7 +97,7 @@ class Model:
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0)):
         self.name = name
-        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
+        self.gravity = vector3(gravity, f"model {name!r}: gravity")
         self._q0: list[np.ndarray] = []
         self._n_dof = 0
         self.node_fields: list[dict[str, int]] = []   # node -> field -> first dof
@@ -108,6 +109,8 @@ class Model:
         self.distributed: list[tuple[ElementGroup, np.ndarray]] = []
         self.bodies: dict[str, Body] = {}
         self.actuators: list = []
+        self.damping: list[tuple[ElementGroup, float]] = []
+        self.sketches: list[tuple[str, list[LinearMap]]] = []
         self._assembly = None
 
     # ------------------------------------------------------------------ nodes
@@ -155,12 +158,27 @@ class Model:
         self._n_dof += 3 * nf * n
         return np.arange(first, first + n)
 
+    def _check_node(self, node, what: str) -> int:
+        if isinstance(node, bool) or not isinstance(node, int | np.integer):
+            raise ModelError(f"{what}: a node id is an integer (from add_node/add_nodes); "
+                             f"got {node!r}")
+        if not 0 <= node < len(self.node_fields):
+            raise ModelError(f"{what}: no node {node}; the model has "
+                             f"{len(self.node_fields)} nodes (ids 0..{len(self.node_fields) - 1})")
+        return int(node)
+
+    @staticmethod
+    def _check_map(point, what: str) -> None:
+        if not isinstance(point, LinearMap):
+            raise ModelError(f"{what}: the point must be a fem.LinearMap (model.point(node), "
+                             f"body.point(...), group.material_point(...)); got "
+                             f"{type(point).__name__}")
+
     def node_dofs(self, node: int, fields: Sequence[str] | str = "r") -> np.ndarray:
         """Global coordinate indices of the given fields of a node."""
         if isinstance(fields, str):
             fields = (fields,)
-        if not 0 <= node < len(self.node_fields):
-            raise ModelError(f"no node {node} (the model has {len(self.node_fields)} nodes)")
+        node = self._check_node(node, "node_dofs")
         nf = self.node_fields[node]
         out = []
         for f in fields:
@@ -255,8 +273,18 @@ class Model:
         The returned group has ``vertex_nodes``: (n_el, 3 or 2) node ids of the cell
         vertices, ``mesh`` and ``mesh_vertex_node`` (mesh vertex -> node id, −1 unused).
         """
+        from .mesh import Mesh
+
         cls = _elements.get(element)
         name = name or f"{element}#{len(self.groups)}"
+        if not isinstance(mesh, Mesh):
+            import meshio
+
+            if not isinstance(mesh, meshio.Mesh):
+                raise ModelError(f"add_mesh({element!r}): expected a fem.Mesh (fem.read_mesh, "
+                                 f"fem.load_builtin_mesh) or a meshio.Mesh; got "
+                                 f"{type(mesh).__name__}")
+            mesh = Mesh.from_meshio(mesh, name=name)
         if cls.cell not in ("triangle", "line"):
             raise ModelError(f"element {element!r} takes {cls.cell!r} cells, not mesh cells")
         try:
@@ -359,9 +387,11 @@ class Model:
 
     def add_point_mass(self, point: LinearMap, mass: float) -> None:
         """A point mass at a point (payload): adds ``m CᵀC`` to M and its weight."""
-        if not mass >= 0:
-            raise ModelError(f"point mass at {point.label}: mass must be ≥ 0, got {mass}")
-        self.point_masses.append((point, float(mass)))
+        self._check_map(point, "add_point_mass")
+        mass = finite(mass, f"point mass at {point.label}: mass [kg]")
+        if mass < 0:
+            raise ModelError(f"point mass at {point.label}: mass must be ≥ 0 kg, got {mass}")
+        self.point_masses.append((point, mass))
         self._changed()
 
     # ------------------------------------------------------------ constraints
@@ -376,6 +406,7 @@ class Model:
     def fix(self, node: int, fields: Sequence[str] | str | None = None,
             name: str | None = None) -> Constraint:
         """Clamp fields of a node to their reference values (all fields by default)."""
+        self._check_node(node, "fix")
         fields = list(self.node_fields[node]) if fields is None else fields
         if isinstance(fields, str):
             fields = [fields]
@@ -404,13 +435,13 @@ class Model:
             raise ModelError(f"damping of {group.name!r}: beta must be ≥ 0, got {beta}")
         if not group.family.elastic:
             raise ModelError(f"damping of {group.name!r}: the group is rigid")
-        self.damping = [*getattr(self, "damping", []), (group, float(beta))]
+        self.damping.append((group, float(beta)))
         self._changed()
 
     def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and
         animations only — e.g. the static platform of a robot."""
-        self.sketches = [*getattr(self, "sketches", []), (name, list(points))]
+        self.sketches.append((name, list(points)))
 
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
@@ -422,14 +453,18 @@ class Model:
     # ------------------------------------------------------------------ loads
     def add_force(self, point: LinearMap, force, name: str | None = None) -> None:
         """A force on a point: constant (3,) or a function ``t -> (3,)``."""
+        self._check_map(point, "add_force")
         if not callable(force):
-            force = np.asarray(force, float).reshape(3)
+            force = vector3(force, f"force on {point.label} [N]")
         self.forces.append((point, force, name or f"force on {point.label}"))
         self._changed()
 
     def add_distributed_load(self, group: ElementGroup, load) -> None:
         """A constant load per unit length/area on every element of ``group``."""
-        self.distributed.append((group, np.asarray(load, float).reshape(3)))
+        if not isinstance(group, ElementGroup):
+            raise ModelError(f"add_distributed_load expects an ElementGroup (returned by "
+                             f"add_elements/add_mesh), got {type(group).__name__}")
+        self.distributed.append((group, vector3(load, f"distributed load on {group.name!r}")))
         self._changed()
 
     # --------------------------------------------------------------- assembly

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ._threads import blas_single_threaded
 from .constraints import Linear
 from .elements.bezier_plate import seed_continuity
 from .errors import ModelError
@@ -25,6 +26,7 @@ from .errors import ModelError
 __all__ = ["add_continuity", "continuity_rows", "independent_rows"]
 
 
+@blas_single_threaded
 def independent_rows(A: np.ndarray, tol: float = 1e-10) -> np.ndarray:
     """Indices of a maximal set of linearly independent rows of ``A`` (QR with pivoting)."""
     if A.shape[0] == 0:

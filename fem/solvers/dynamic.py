@@ -25,8 +25,10 @@ import numpy as np
 
 from .._threads import blas_single_threaded
 from ..assembly import Factorization
-from ..errors import ConvergenceError, ModelError
+from ..errors import ConvergenceError, ModelError, SingularMatrixError
 from ..results import Result
+from ..validate import coordinates, finite, integer, positive, warn
+from .diagnosis import newton_failure
 from .static import project_positions
 
 __all__ = ["alpha_parameters", "GeneralizedAlpha", "consistent_initial_state", "simulate"]
@@ -43,19 +45,32 @@ def alpha_parameters(rho_inf: float) -> dict[str, float]:
     return {"alpha_m": am, "alpha_f": af, "gamma": gamma, "beta": beta}
 
 
-def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0):
+def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dict | None = None):
     """Positions, velocities, accelerations and multipliers consistent with the
     constraints at ``t0``: ``Φ = 0``, ``Φ_q q̇ + Φ_t = 0``, and
-    ``[[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [f_ext − f_int; γ]``."""
+    ``[[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [f_ext − f_int; γ]``.
+
+    A given ``q0``/``v0`` that violates the position/velocity constraints is projected
+    onto them (least change); the user is told by how much (a :class:`fem.FemWarning`,
+    and ``info["initial_position_correction_m"]`` / ``["initial_velocity_correction_mps"]``
+    when ``info`` is given).
+    """
     asm = model.assemble()
-    q = asm.q0.copy() if q0 is None else np.asarray(q0, float).copy()
-    v = np.zeros(asm.n) if v0 is None else np.asarray(v0, float).copy()
-    if q.shape != (asm.n,) or v.shape != (asm.n,):
-        raise ModelError(f"initial state must have {asm.n} coordinates; got q {q.shape}, "
-                         f"v {v.shape}")
+    q = asm.q0.copy() if q0 is None else coordinates(q0, asm.n, "initial positions q0")
+    v = np.zeros(asm.n) if v0 is None else coordinates(v0, asm.n, "initial velocities v0")
+    info = {} if info is None else info
     if asm.m:
-        if np.abs(asm.phi(q, t0)).max() > 1e-12:
+        phi0 = np.abs(asm.phi(q, t0))
+        if phi0.max() > 1e-12:
+            q_in = q
             q = project_positions(model, q, t0)
+            dq = float(np.abs(q - q_in).max())
+            info["initial_position_correction_m"] = dq
+            if q0 is not None and dq > 1e-10:
+                i = int(np.argmax(phi0))
+                warn(f"initial positions q0 violate the constraints (max |Φ| = "
+                     f"{phi0[i]:.3g} in {asm.labels[i]!r}); projected onto them, moving "
+                     f"coordinates by up to {dq:.3g}")
         jv = asm.jacobian_values(q, t0)
         J = asm.jacobian(q, t0)
         r = asm.j_dot(jv, v) + asm.phi_t(q, t0)
@@ -63,7 +78,15 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0):
             JJt = (J @ J.T)
             y = Factorization(JJt.toarray() if asm.dense else JJt.tocsc(),
                               "constraint Gram matrix").solve(r)
-            v = v - J.T @ y
+            dv = J.T @ y
+            v = v - dv
+            dvm = float(np.abs(dv).max())
+            info["initial_velocity_correction_mps"] = dvm
+            if v0 is not None and dvm > 1e-10 * max(1.0, float(np.abs(v).max())):
+                i = int(np.argmax(np.abs(r)))
+                warn(f"initial velocities v0 violate the velocity constraints (max "
+                     f"|Φ_q q̇ + Φ_t| = {abs(r[i]):.3g} in {asm.labels[i]!r}); projected "
+                     f"onto them, changing velocities by up to {dvm:.3g}")
     f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
     rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
@@ -113,7 +136,9 @@ class GeneralizedAlpha:
         self.reuse, self.contraction = bool(reuse), contraction
         self.project_velocities = project_velocities
         self.t = float(t0)
-        self.q, self.v, self.qdd, self.lam = consistent_initial_state(model, q0, v0, t0)
+        self.initial_corrections: dict = {}
+        self.q, self.v, self.qdd, self.lam = consistent_initial_state(
+            model, q0, v0, t0, info=self.initial_corrections)
         self.a = self.qdd.copy()
         self._started = not perturbed_start
         self._lu = None
@@ -128,7 +153,7 @@ class GeneralizedAlpha:
         jv = asm.jacobian_values(q, t)
         gp = self.p["gamma"] / (h * self.p["beta"])
         S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp)
-        self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s")
+        self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         self._lu_h = h
         self.n_factorizations += 1
 
@@ -207,11 +232,12 @@ class GeneralizedAlpha:
             if refactor:
                 try:
                     self._factor(q, v, lam, t1, h, kv, bp)
-                except ModelError as err:       # a diverging iterate: let the step retry
+                except SingularMatrixError as err:   # a diverging iterate: let the step retry
                     self._lu = None
-                    raise ConvergenceError(f"generalized-α at t = {t1:.6g} s: {err}",
-                                           where=f"t = {t1:.6g} s",
-                                           residuals=[r for r, _ in hist]) from None
+                    raise ConvergenceError(
+                        self._diagnosis(t1, h, [r for r, _ in hist], res, phi, q,
+                                        singular=str(err)),
+                        where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist]) from None
                 refactor = not self.reuse
             elif (it > 0 and err > self.contraction * err_prev) or it >= 2:
                 # poor contraction, or a third correction needed: the next iteration
@@ -228,10 +254,8 @@ class GeneralizedAlpha:
         if not (np.isfinite(err) and err <= 1.0):
             self._lu = None
             raise ConvergenceError(
-                f"generalized-α Newton failed at t = {t1:.6g} s (h = {h:.3g} s) after "
-                f"{len(hist) - 1} iterations: relative dynamics residuals "
-                f"{[f'{r:.1e}' for r, _ in hist[-5:]]}, constraint residuals "
-                f"{[f'{c:.1e}' for _, c in hist[-5:]]}",
+                self._diagnosis(t1, h, [r for r, _ in hist], res, phi, q,
+                                constraints=[c for _, c in hist]),
                 where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
         self.a = (af * self.qdd + (1.0 - af) * qdd - am * self.a) / (1.0 - am)
         if self.project_velocities and asm.m:
@@ -243,6 +267,16 @@ class GeneralizedAlpha:
                 "residual_constraints": hist[-1][1],
                 "residual_velocity": float(np.abs(vel).max()) if len(vel) else 0.0,
                 "step_size": h}
+
+    def _diagnosis(self, t1, h, history, res, phi, q, singular=None, constraints=None):
+        extra = ""
+        if constraints:
+            extra = (" Constraint residuals " + str([f"{c:.1e}" for c in constraints[-5:]])
+                     + ".")
+        return newton_failure(
+            self.asm, solver="generalized-α Newton", where=f"t = {t1:.6g} s (h = {h:.3g} s)",
+            history=history, residual=res, phi=phi, q=q, q_start=self.q,
+            singular=singular) + extra
 
     def _project_velocity(self, q, v, t):
         asm = self.asm
@@ -258,9 +292,11 @@ class GeneralizedAlpha:
         except ConvergenceError as err:
             if max_halvings == 0:
                 raise ConvergenceError(
-                    f"{err} — and still failing after halving the step down to {h:.3g} s. "
-                    "Try a smaller dt, a larger rho_inf damping (smaller rho_inf), or check "
-                    "the model for a singular configuration.", where=err.where,
+                    f"{err} Still failing after halving the step {6} times, down to "
+                    f"{h:.3g} s: the motion is not smooth there (impact, singular pose of a "
+                    "mechanism, an element turned inside out) or the model is unstable. "
+                    "Try a smaller dt, more numerical damping (smaller rho_inf), or look at "
+                    "the state just before this time.", where=err.where,
                     residuals=err.residuals) from None
             s1 = self.advance(h / 2, max_halvings - 1)
             s2 = self.advance(h / 2, max_halvings - 1)
@@ -291,15 +327,29 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output.
     """
-    if not dt > 0 or not t_end > t0:
-        raise ModelError(f"need dt > 0 and t_end > t0; got dt = {dt}, t0 = {t0}, "
-                         f"t_end = {t_end}")
+    t_end = finite(t_end, "simulate: t_end [s]")
+    t0 = finite(t0, "simulate: t0 [s]")
+    dt = positive(dt, "simulate: time step dt", "s")
+    record_every = integer(record_every, "simulate: record_every", minimum=1)
+    if not t_end > t0:
+        raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
+                         f"t_end = {t_end:g} s")
+    span = t_end - t0
+    # whole steps of dt, the last one shortened to end exactly at t_end
+    n_steps = max(1, int(np.ceil(span / dt - 1e-9)))
+    if n_steps > 50_000_000:
+        raise ModelError(f"simulate: {n_steps:.3g} steps of {dt:g} s to reach {t_end:g} s; "
+                         "choose a larger dt or a shorter span")
+    if dt > span:
+        warn(f"simulate: dt = {dt:g} s is longer than the span {span:g} s; one step of "
+             f"{span:g} s is taken")
     ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse,
                           project_velocities=project_velocities)
     res = result if result is not None else Result(sensors)
-    res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha"})
-    n_steps = int(round((t_end - t0) / dt))
-    res.expected_records = len(res) + 1 + n_steps // record_every
+    res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha",
+                     **ga.initial_corrections})
+    res.expected_records = (len(res) + 1 + n_steps // record_every
+                            + (1 if n_steps % record_every else 0))
     res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **ga.stats_now())
     bar = None
     if progress:
@@ -307,7 +357,11 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
         bar = tqdm(total=n_steps, desc=f"{model.name}", unit="step", leave=False)
     try:
         for k in range(1, n_steps + 1):
-            st = ga.advance(dt)
+            h = dt
+            if k == n_steps:
+                h_last = t_end - ga.t
+                h = dt if abs(h_last - dt) <= 1e-6 * dt else h_last
+            st = ga.advance(h)
             if k % record_every == 0 or k == n_steps:
                 res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **st)
             if on_step is not None:

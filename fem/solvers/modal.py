@@ -15,15 +15,48 @@ import scipy.linalg as sla
 
 from .._threads import blas_single_threaded
 from ..errors import ModelError
+from ..validate import coordinates, finite, integer, warn
 
 __all__ = ["modes", "ModalResult"]
 
 
 @dataclass
 class ModalResult:
-    frequencies_hz: np.ndarray     # (k,) ascending
+    """Eigenpairs about a state.
+
+    ``frequencies_hz`` is ``sign(ω²) √|ω²| / 2π``: an eigenvalue ω² < 0 (a buckled or
+    otherwise unstable state) shows as a *negative* frequency, never as 0 Hz, and
+    ``unstable`` counts them.  Rigid-body modes of an unsupported model are ≈ 0.
+    """
+
+    frequencies_hz: np.ndarray     # (k,) ascending; negative for ω² < 0 (unstable)
     omega2: np.ndarray             # (k,) eigenvalues ω² [rad²/s²]
     shapes: np.ndarray             # (n_dof, k) mode shapes in global coordinates, M-normalized
+
+    @property
+    def unstable(self) -> int:
+        """Number of modes with ω² < 0 beyond round-off (the state is not stable)."""
+        return int(np.sum(self.omega2 < -_zero_tol(self.omega2)))
+
+
+def _zero_tol(w2: np.ndarray) -> float:
+    return 1e-9 * max(float(np.abs(w2).max()) if w2.size else 0.0, 1.0)
+
+
+def _signed_hz(w2: np.ndarray) -> np.ndarray:
+    f = np.sqrt(np.abs(w2)) / (2 * np.pi)
+    neg = w2 < -_zero_tol(w2)
+    return np.where(neg, -f, np.where(np.abs(w2) <= _zero_tol(w2), 0.0, f))
+
+
+def _result(w2: np.ndarray, shapes: np.ndarray) -> ModalResult:
+    r = ModalResult(_signed_hz(w2), w2, shapes)
+    if r.unstable:
+        warn(f"modal analysis: {r.unstable} eigenvalue(s) ω² < 0 (lowest {w2.min():.3g} "
+             f"rad²/s², reported as {r.frequencies_hz.min():.4g} Hz): the state is "
+             "unstable (buckled, or not an equilibrium); its frequencies are not those of "
+             "small vibrations")
+    return r
 
 
 def _null_space(J: np.ndarray) -> np.ndarray:
@@ -55,19 +88,27 @@ def _sparse_fixed(asm, K, J, n_modes: int) -> ModalResult:
     w2, Z = w2[order], Z[:, order]
     shapes = np.zeros((asm.n, k))
     shapes[free] = Z
-    return ModalResult(np.sqrt(np.clip(w2, 0.0, None)) / (2 * np.pi), w2, shapes)
+    return _result(w2, shapes)
 
 
+@blas_single_threaded
 def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: float = 0.0,
           n_modes: int | None = 10) -> ModalResult:
     """Natural frequencies and mode shapes about ``q`` (reference state by default).
 
     ``lam`` are the constraint multipliers of that state (from :func:`solve_static`);
     zero by default, which is exact for an unloaded reference state.
+    ``n_modes`` (≥ 1, or None for all) lowest modes are returned.  An unstable state
+    (ω² < 0) gives negative frequencies and a :class:`fem.FemWarning` (see
+    :class:`ModalResult`).
     """
     asm = model.assemble()
-    q = asm.q0 if q is None else np.asarray(q, float)
-    lam = np.zeros(asm.m) if lam is None else np.asarray(lam, float)
+    if n_modes is not None:
+        n_modes = integer(n_modes, "modes: n_modes", minimum=1)
+    t = finite(t, "modes: t")
+    q = asm.q0 if q is None else coordinates(q, asm.n, "modes: q")
+    lam = np.zeros(asm.m) if lam is None else coordinates(lam, asm.m, "modes: lam "
+                                                           "(one multiplier per constraint row)")
     _, kv = asm.internal_forces(q, tangent=True)
     K = asm.stiffness(kv, asm.hessian_values(lam, q))
     Js = asm.jacobian(q, t).tocsr()
@@ -89,5 +130,4 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
                          f"({err}); some free coordinates carry no mass") from None
     k = len(w2) if n_modes is None else min(n_modes, len(w2))
     w2, Z = w2[:k], Z[:, :k]
-    f = np.sqrt(np.clip(w2, 0.0, None)) / (2 * np.pi)
-    return ModalResult(f, w2, N @ Z)
+    return _result(w2, N @ Z)

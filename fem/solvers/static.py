@@ -14,7 +14,9 @@ import numpy as np
 
 from .._threads import blas_single_threaded
 from ..assembly import Factorization
-from ..errors import ConvergenceError, ModelError
+from ..errors import ConvergenceError, ModelError, SingularMatrixError
+from ..validate import coordinates, finite, integer, positive
+from .diagnosis import newton_failure, singular_structure
 
 __all__ = ["solve_static", "StaticResult", "project_positions"]
 
@@ -28,6 +30,7 @@ class StaticResult:
     converged: bool
     iterations: int
     history: list[dict] = field(default_factory=list)   # per iteration: step, load, norms
+    info: dict = field(default_factory=dict)            # increments, increment cuts
 
     @property
     def residual(self) -> float:
@@ -45,17 +48,92 @@ def _stiffness_scale(asm, kvals, hvals) -> float:
     return float(np.sqrt(np.mean(d * d))) if d.size else 1.0
 
 
+class _IncrementFailed(Exception):
+    """A load increment's Newton iteration failed; carries the evidence."""
+
+    def __init__(self, evidence: dict):
+        super().__init__(evidence.get("singular") or "no convergence")
+        self.evidence = evidence
+
+
+def _newton_increment(asm, q, lam, t, f_ext, tol, constraint_tol, max_iter, line_search,
+                      history, step_info, cJ, f_full):
+    """Newton iterations for one load level from ``(q, lam)``; returns the converged
+    ``(q, lam, iterations, cJ)`` or raises :class:`_IncrementFailed`."""
+    q, lam = q.copy(), lam.copy()
+    q_start = q.copy()
+    res_hist: list[float] = []
+    dq_small = False
+    R = phi = None
+    for it in range(max_iter + 1):
+        f_int, kv = asm.internal_forces(q, tangent=True)
+        jv = asm.jacobian_values(q, t)
+        JTl = asm.reaction(jv, lam, q)
+        R = f_int - f_ext + JTl
+        phi = asm.phi(q, t)
+        # the full load's norm is a floor of the scale: a part increment is solved to the
+        # accuracy that matters for the whole load (not below its round-off floor)
+        fscale = max(f_full, np.linalg.norm(f_int), np.linalg.norm(JTl), 1e-300)
+        rn = float(np.linalg.norm(R) / fscale)
+        pn = float(np.abs(phi).max()) if phi.size else 0.0
+        history.append({**step_info, "iteration": it, "residual": rn, "constraint": pn})
+        res_hist.append(rn)
+        evidence = {"history": res_hist, "residual": R, "phi": phi, "q": q,
+                    "q_start": q_start}
+        if not np.isfinite(rn) or not np.isfinite(pn):
+            raise _IncrementFailed(evidence)
+        stalled = (dq_small and len(res_hist) >= 3 and rn > 0.5 * res_hist[-3]
+                   and rn <= 1e-3)
+        if (rn <= tol or (dq_small and rn <= 1e-6) or stalled) and pn <= constraint_tol:
+            # `stalled`: the residual stopped falling at its round-off floor (thin or
+            # stiff elements, absolute coordinates) with round-off-sized corrections
+            return q, lam, it, cJ
+        if it == max_iter or (it >= 4 and rn > 1e3 * min(res_hist)):
+            raise _IncrementFailed(evidence)            # out of iterations, or diverging
+        hv = asm.hessian_values(lam, q)
+        if cJ is None:
+            cJ = _stiffness_scale(asm, kv, hv)
+        S = asm.saddle(0.0, 1.0, kv, hv, jv, cJ, q=q)
+        try:
+            dx = Factorization(S, "static iteration matrix", hint=None).solve(
+                -np.concatenate([R, cJ * phi]))
+        except SingularMatrixError as err:
+            raise _IncrementFailed({**evidence, "singular": str(err), "S": S}) from None
+        dq, dlam = dx[: asm.n], cJ * dx[asm.n:]
+        alpha = 1.0
+        if line_search and it > 0:
+            merit0 = rn**2 + float(phi @ phi)
+            for _ in range(8):
+                qt, lt = q + alpha * dq, lam + alpha * dlam
+                ft, _ = asm.internal_forces(qt)
+                Rt = ft - f_ext + asm.reaction(asm.jacobian_values(qt, t), lt, qt)
+                pt = asm.phi(qt, t)
+                mt = (np.linalg.norm(Rt) / fscale) ** 2 + (pt @ pt if asm.m else 0.0)
+                if mt < merit0:
+                    break
+                alpha *= 0.5
+        dq_small = bool(np.abs(alpha * dq).max() <= 1e-13 * max(np.abs(q).max(), 1e-300))
+        q += alpha * dq
+        lam += alpha * dlam
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 @blas_single_threaded
 def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps: int = 1,
                  tol: float = 1e-9, constraint_tol: float = 1e-12, max_iter: int = 30,
-                 line_search: bool = True, check_rank: bool = True) -> StaticResult:
+                 line_search: bool = True, check_rank: bool = True, adaptive: bool = True,
+                 min_increment: float = 1e-4) -> StaticResult:
     """Static equilibrium of a model under its loads at time ``t``.
+
+    The load factor ``s`` rises from 0 to 1 in increments; each increment is solved by
+    Newton's method (with a backtracking line search) from the last converged state,
+    ``f_int(q) − s f_ext + Φ_qᵀλ = 0``, ``Φ(q, t) = 0``.
 
     Parameters
     ----------
     q0 : start (reference coordinates by default).
-    load_steps : int
-        Loads are applied in this many equal increments.
+    load_steps : int ≥ 1
+        The first increment is ``1/load_steps`` of the load.
     tol : float
         Relative force residual ``‖R‖ / max(‖f_ext‖, ‖f_int‖, ‖Φ_qᵀλ‖)``.  Stiff or thin
         structures have a round-off floor near ``EA·ε_machine/‖f_ext‖``; an iterate whose
@@ -63,15 +141,32 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
         residual is below 1e-6 or has stopped falling (and is below 1e-3).
     constraint_tol : float
         Absolute ``max |Φ|``.
+    adaptive : bool
+        Continuation: an increment whose Newton iteration fails (no convergence in
+        ``max_iter``, divergence, or a singular iteration matrix away from the start) is
+        retried at a quarter of its size, from the last converged state, down to
+        ``min_increment``; after increments that converge in few iterations the size
+        doubles again.  So a large load, a soft material or a fine mesh gets an answer
+        without the user choosing load steps.  ``result.info`` counts the cuts.
 
     Raises
     ------
     ConvergenceError
-        When Newton does not converge in ``max_iter`` iterations of a load step; the
-        message names the step, the load factor and the residual history.
+        When an increment of ``min_increment`` (or, without ``adaptive``, any increment)
+        fails; the message is a diagnosis (:mod:`fem.solvers.diagnosis`) naming the load
+        factor, the residual history, the worst coordinate and constraint.
+    ModelError
+        For bad arguments, and for a model that is singular at the given state (loose
+        parts, free translations, redundant constraints).
     """
+    load_steps = integer(load_steps, "solve_static: load_steps", minimum=1)
+    max_iter = integer(max_iter, "solve_static: max_iter", minimum=1)
+    tol = positive(tol, "solve_static: tol")
+    constraint_tol = positive(constraint_tol, "solve_static: constraint_tol")
+    min_increment = positive(min_increment, "solve_static: min_increment")
+    t = finite(t, "solve_static: t")
     asm = model.assemble()
-    q = (asm.q0 if q0 is None else np.asarray(q0, float)).copy()
+    q = asm.q0.copy() if q0 is None else coordinates(q0, asm.n, "solve_static: q0")
     if check_rank:
         asm.check_rank(q, t)
     lam = np.zeros(asm.m)
@@ -79,70 +174,51 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
     history: list[dict] = []
     total = 0
     cJ = None
-    for step in range(1, load_steps + 1):
-        s = step / load_steps
-        f_ext = s * f_ext_full
-        res_hist = []
-        dq_small = False
-        for it in range(max_iter + 1):
-            f_int, kv = asm.internal_forces(q, tangent=True)
-            jv = asm.jacobian_values(q, t)
-            JTl = asm.reaction(jv, lam, q)
-            R = f_int - f_ext + JTl
-            phi = asm.phi(q, t)
-            fscale = max(np.linalg.norm(f_ext), np.linalg.norm(f_int), np.linalg.norm(JTl),
-                         1e-300)
-            rn = float(np.linalg.norm(R) / fscale)
-            pn = float(np.abs(phi).max()) if phi.size else 0.0
-            history.append({"step": step, "load": s, "iteration": it, "residual": rn,
-                            "constraint": pn})
-            res_hist.append(rn)
-            if not np.isfinite(rn) or not np.isfinite(pn):
-                raise ConvergenceError(
-                    f"static solve: non-finite residual in load step {step}/{load_steps} "
-                    f"(load factor {s:g}), iteration {it}; try more load_steps",
-                    where=f"load step {step}", residuals=res_hist)
-            stalled = (dq_small and len(res_hist) >= 3 and rn > 0.5 * res_hist[-3]
-                       and rn <= 1e-3)
-            if (rn <= tol or (dq_small and rn <= 1e-6) or stalled) and pn <= constraint_tol:
-                # `stalled`: the residual stopped falling at its round-off floor (thin or
-                # stiff elements, absolute coordinates) with round-off-sized corrections
-                break
-            if it == max_iter:
-                raise ConvergenceError(
-                    f"static solve did not converge in load step {step}/{load_steps} "
-                    f"(load factor {s:g}) after {max_iter} iterations: relative force "
-                    f"residuals {[f'{r:.2e}' for r in res_hist[-6:]]}, constraint residual "
-                    f"{pn:.2e}. Try more load_steps, check supports (rigid-body motion) and "
-                    "the load magnitude.", where=f"load step {step}", residuals=res_hist)
-            hv = asm.hessian_values(lam, q)
-            if cJ is None:
-                cJ = _stiffness_scale(asm, kv, hv)
-            S = asm.saddle(0.0, 1.0, kv, hv, jv, cJ, q=q)
-            try:
-                dx = Factorization(S, "static iteration matrix").solve(
-                    -np.concatenate([R, cJ * phi]))
-            except ModelError as err:
-                raise ModelError(f"static solve, load step {step}, iteration {it}: {err}") \
-                    from None
-            dq, dlam = dx[: asm.n], cJ * dx[asm.n:]
-            alpha = 1.0
-            if line_search and it > 0:
-                merit0 = rn**2 + float(phi @ phi)
-                for _ in range(8):
-                    qt, lt = q + alpha * dq, lam + alpha * dlam
-                    ft, _ = asm.internal_forces(qt)
-                    Rt = ft - f_ext + asm.reaction(asm.jacobian_values(qt, t), lt, qt)
-                    pt = asm.phi(qt, t)
-                    mt = (np.linalg.norm(Rt) / fscale) ** 2 + (pt @ pt if asm.m else 0.0)
-                    if mt < merit0:
-                        break
-                    alpha *= 0.5
-            dq_small = bool(np.abs(alpha * dq).max() <= 1e-13 * max(np.abs(q).max(), 1e-300))
-            q += alpha * dq
-            lam += alpha * dlam
-            total += 1
-    return StaticResult(q, lam, True, total, history)
+    s, ds = 0.0, 1.0 / load_steps
+    n_inc, cuts = 0, 0
+    while s < 1.0:
+        s_try = 1.0 if s + ds >= 1.0 - 1e-12 else s + ds
+        info = {"step": n_inc + 1, "load": s_try}
+        try:
+            q_new, lam_new, its, cJ = _newton_increment(
+                asm, q, lam, t, s_try * f_ext_full, tol, constraint_tol, max_iter,
+                line_search, history, info, cJ, float(np.linalg.norm(f_ext_full)))
+        except _IncrementFailed as fail:
+            ev = fail.evidence
+            at_start = (s == 0.0 and len(ev["history"]) == 1 and "singular" in ev)
+            if at_start:
+                # singular before Newton moved: the model, not the iteration
+                notes = singular_structure(asm, ev["S"], q, t)
+                raise ModelError(
+                    "static solve: the stiffness/constraint matrix is singular at the "
+                    "start state" + (": " + "; ".join(notes) if notes else
+                                      f" ({ev['singular']})") + ".") from None
+            if adaptive and ds > min_increment and np.all(np.isfinite(q)):
+                ds = max(ds / 4.0, min_increment)
+                cuts += 1
+                continue
+            where = (f"load increment {n_inc + 1} (load factor {s:.4g} → {s_try:.4g}, "
+                     f"increment {s_try - s:.3g})")
+            advice = ("The load could not be followed further even with increments of "
+                      f"{min_increment:g}: the structure may have reached a limit point "
+                      "(buckling, snap-through) or the load exceeds what it carries; check "
+                      "supports and load magnitude." if adaptive else
+                      "Try adaptive=True or more load_steps, and check supports and the "
+                      "load magnitude.")
+            raise ConvergenceError(
+                newton_failure(asm, solver="static solve", where=where,
+                               history=ev["history"], residual=ev["residual"],
+                               phi=ev["phi"], q=ev["q"], q_start=ev["q_start"],
+                               singular=ev.get("singular"), advice=advice),
+                where=where, residuals=ev["history"]) from None
+        q, lam, s = q_new, lam_new, s_try
+        n_inc += 1
+        total += its
+        if its <= 4 and cuts:
+            ds = min(2.0 * ds, 1.0 / load_steps)
+    result = StaticResult(q, lam, True, total, history)
+    result.info = {"increments": n_inc, "increment_cuts": cuts}
+    return result
 
 
 def project_positions(model, q: np.ndarray, t: float = 0.0, tol: float = 1e-13,
