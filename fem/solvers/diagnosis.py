@@ -183,6 +183,10 @@ def newton_failure(asm, *, solver: str, where: str, history: list[float],
         if size > 0:
             parts.append(f"the iterate moved up to {moved:.3g} m from the last converged "
                          f"state ({moved / size:.2g} × the model size {size:.3g} m)")
+            if moved > 10 * size:
+                parts.append("displacements of many times the model's size mean the "
+                             "structure is far too soft for this load: check the units of "
+                             "E, the section data and the loads")
             if singular and moved > 0.05 * size:
                 parts.append("so the singularity comes from a diverged iterate, not from "
                              "the model: the increment was too large for Newton (or the "
