@@ -32,6 +32,10 @@ PARAMS = {
     "gravity_mps2": 9.81,
 }
 
+LIMITS = {"joint": ("revolute", "spherical"), "length1_m": ">0", "length2_m": ">0",
+          "mass1_kg": ">0", "mass2_kg": ">0", "section_m": ">0", "t_end_s": ">0",
+          "dt_s": ">0", "rho_inf": "[0, 1]"}
+
 
 def _link_inertia(m: float, L: float, b: float) -> np.ndarray:
     """Inertia of a uniform box L × b × b about its centre, body axes (u along L)."""

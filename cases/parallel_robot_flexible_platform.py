@@ -40,6 +40,11 @@ PARAMS = {
     "sweep_payload_kg": [6.0, 10.0],
 }
 
+LIMITS = {"analysis": ("static", "line", "circle", "sweep"), "platform": ("flexible", "rigid"),
+          "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
+          "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
+          "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0"}
+
 SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
         "line_sag_mm": [1.243, 1.275], "circle_sag_mm": [1.232, 1.269]}

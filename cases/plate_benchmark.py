@@ -61,6 +61,10 @@ PARAMS = {
     "newton_tol": 1e-5,             # relative force residual (see the docs: round-off floor)
 }
 
+LIMITS = {"span_x_m": ">0", "span_y_m": ">0", "thickness_m": ">0", "E_Pa": ">0",
+          "nu": "(-1, 0.5)", "rho_kgm3": ">=0", "analysis": ("static", "modal"),
+          "n_modes": ">=1", "load_steps": ">=1", "newton_tol": ">0", "w_over_h": ">0"}
+
 SUPPORTS = ("simply_supported", "simply_supported_soft", "clamped")
 ELEMENTS = ("bezier_plate_shared", "bezier_plate")
 

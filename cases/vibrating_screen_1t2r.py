@@ -52,6 +52,11 @@ PARAMS: dict[str, Any] = {
     "m5_kg": 0.0219757,
 }
 
+LIMITS = {"t_end_s": ">=0", "dt_s": ">0", "frequency_radps": ">=0", "branch_coupler": (1, -1),
+          "branch_platform": (1, -1), "l1_mm": ">0", "l2_mm": ">0", "l3_mm": ">0",
+          "l4_mm": ">0", "l5_mm": ">0", "l7_mm": ">0", "l8_mm": ">0", "m1_kg": ">=0",
+          "m2_kg": ">=0", "m3_kg": ">=0", "m4_kg": ">=0", "m5_kg": ">=0"}
+
 PRIMARY_METHOD = "newton_euler"
 _LABELS = {"newton_euler": "Newton–Euler (ordered SOC)", "lagrange": "Lagrange, 2nd kind",
            "dae": "constrained DAE (natural coordinates)"}

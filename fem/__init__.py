@@ -17,7 +17,7 @@ from .constraints import (
     PrescribedCoordinates,
     PrescribedPoint,
 )
-from .errors import ConvergenceError, ModelError
+from .errors import ConvergenceError, ModelError, SingularMatrixError
 from .linear_map import LinearMap, constant
 from .materials import Material
 from .mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh
@@ -33,10 +33,12 @@ from .solvers import (
     simulate,
     solve_static,
 )
+from .validate import FemWarning
 
 __all__ = [
     "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",
-    "ModelError", "ConvergenceError", "elements", "constraints",
+    "ModelError", "ConvergenceError", "SingularMatrixError", "FemWarning", "elements",
+    "constraints",
     "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",

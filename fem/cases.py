@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from .errors import ModelError
 
-__all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "describe"]
+__all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
+           "describe"]
 
 
 def case_dirs() -> list[Path]:
@@ -125,4 +128,71 @@ def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
             raise ModelError(f"unknown parameter {k!r}; this case takes: "
                              + ", ".join(f"{p}={params[p]!r}" for p in params))
         out[k] = _convert(v, params[k], k) if isinstance(v, str) else v
-    return out
+    return check_params(module, out)
+
+
+_RULE = re.compile(r"^\s*(>=|<=|>|<)\s*(\S+)\s*$")
+_INTERVAL = re.compile(r"^\s*([\[(])\s*(\S+)\s*,\s*(\S+)\s*([\])])\s*$")
+
+
+def _within(value: int | float, rule: str, key: str) -> None:
+    x = float(value)
+    m = _RULE.match(rule)
+    if m:
+        op, bound = m.group(1), float(m.group(2))
+        ok = {">": x > bound, ">=": x >= bound, "<": x < bound, "<=": x <= bound}[op]
+        if not ok:
+            raise ModelError(f"parameter {key!r} must be {op} {m.group(2)}; got {value!r}")
+        return
+    m = _INTERVAL.match(rule)
+    if not m:
+        raise ModelError(f"case LIMITS for {key!r}: cannot read rule {rule!r} (write '>0', "
+                         "'>=1', '[0, 1]' or a tuple of allowed values)")
+    lo, hi = float(m.group(2)), float(m.group(3))
+    ok_lo = x >= lo if m.group(1) == "[" else x > lo
+    ok_hi = x <= hi if m.group(4) == "]" else x < hi
+    if not (ok_lo and ok_hi):
+        raise ModelError(f"parameter {key!r} must lie in {rule.strip()}; got {value!r}")
+
+
+def check_params(module: ModuleType, params: dict) -> dict:
+    """Check parameter values against the case's ``PARAMS`` and optional ``LIMITS``.
+
+    Without any declaration: a number given for a float default must be finite, one for
+    an int default integral, and a list whose default is a list of numbers must hold
+    finite numbers.
+    ``LIMITS`` (optional, in the case module) maps a parameter to a rule: ``">0"``,
+    ``">=1"``, ``"<=90"``, an interval ``"[0, 1]"``/``"(0, 1]"``, ``"3-vector"``, or a
+    tuple of allowed values.  Returns ``params`` (values unchanged).
+    """
+    defaults = module.PARAMS
+    limits = getattr(module, "LIMITS", {})
+    for key, value in params.items():
+        default = defaults.get(key)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if isinstance(default, float) and number and not math.isfinite(value):
+            raise ModelError(f"parameter {key!r} must be finite; got {value!r}")
+        if (isinstance(default, int) and not isinstance(default, bool) and number
+                and not float(value).is_integer()):
+            raise ModelError(f"parameter {key!r} is an integer; got {value!r}")
+        elif (isinstance(default, list) and default
+              and all(isinstance(x, int | float) for x in default)):
+            if not (isinstance(value, list | tuple) and len(value) > 0
+                    and all(isinstance(x, int | float) and not isinstance(x, bool)
+                            and math.isfinite(x) for x in value)):
+                raise ModelError(f"parameter {key!r} takes a list of finite numbers like "
+                                 f"its default {default}; got {value!r}")
+        rule = limits.get(key)
+        if rule is None:
+            continue
+        if isinstance(rule, str) and rule.strip() == "3-vector":
+            if not (isinstance(value, list | tuple) and len(value) == 3):
+                raise ModelError(f"parameter {key!r} is a 3-vector [x, y, z]; got {value!r}")
+            continue
+        if isinstance(rule, tuple | list):
+            if value not in rule:
+                raise ModelError(f"parameter {key!r} must be one of "
+                                 f"{', '.join(map(repr, rule))}; got {value!r}")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            _within(value, rule, key)
+    return params
