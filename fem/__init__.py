@@ -44,6 +44,16 @@ __all__ = [
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
     "consistent_initial_state", "modes", "driven_inverse_dynamics",
     "straight_cable", "rectangle_section", "circle_section", "write_outputs",
-    "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh",
+    "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # fem.sweep (parameter studies on Dask) is imported on first use: `import fem` stays
+    # free of dask, pandas and the sweep machinery
+    if name == "sweep":
+        from .parametric import sweep
+
+        return sweep
+    raise AttributeError(f"module 'fem' has no attribute {name!r}")

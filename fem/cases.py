@@ -20,7 +20,7 @@ from types import ModuleType
 from .errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
-           "describe"]
+           "describe", "run_case"]
 
 
 def case_dirs() -> list[Path]:
@@ -196,3 +196,55 @@ def check_params(module: ModuleType, params: dict) -> dict:
         elif isinstance(value, int | float) and not isinstance(value, bool):
             _within(value, rule, key)
     return params
+
+
+def run_case(name: str, params: list[str] | dict | None = None, out: str | Path | None = None,
+             *, render: bool = True, every: int = 0, progress: bool = True) -> dict:
+    """Run one case the way ``fem run`` does; ``fem sweep`` runs each point through this.
+
+    Parameters
+    ----------
+    name : str
+        Case name (see :func:`available_cases`).
+    params : list of "key=value" strings or dict, optional
+        Overrides of the case's ``PARAMS``, parsed and checked by :func:`parse_params`.
+    out : str or Path, optional
+        Output folder: the case writes its files there and ``summary.json`` (every figure,
+        the case name, all parameters and the list of files) is written last.  Without it
+        nothing is written.
+    render, every, progress : output options for this run (see ``fem.output.OPTIONS``);
+        the previous options are restored afterwards.
+
+    Returns
+    -------
+    dict
+        The summary: ``case``, ``parameters``, the case's figures, ``wall_s`` and, with
+        ``out``, ``files``.
+    """
+    import dataclasses
+    import time
+
+    from . import output
+
+    module = load_case(name)
+    params = parse_params(module, params or [])
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+    saved = dataclasses.replace(output.OPTIONS)
+    output.OPTIONS.render, output.OPTIONS.every = render, max(0, int(every))
+    output.OPTIONS.progress = progress
+    try:
+        t0 = time.perf_counter()
+        figures = module.run(out=out, **params)
+        wall = time.perf_counter() - t0
+    finally:
+        for field in dataclasses.fields(saved):
+            setattr(output.OPTIONS, field.name, getattr(saved, field.name))
+    summary = {"case": name, "parameters": {**module.PARAMS, **params}, **figures}
+    summary.setdefault("wall_s", wall)
+    if out is not None:
+        summary["files"] = sorted(str(f.relative_to(out)) for f in out.rglob("*")
+                                  if f.is_file() and f.name != "summary.json") + ["summary.json"]
+        (out / "summary.json").write_text(json.dumps(output.jsonable(summary), indent=1))
+    return summary

@@ -4,6 +4,8 @@
     fem info CASE
     fem run CASE [-p key=value ...] [--out DIR] [--json] [--no-render] [--every N]
     fem render DIR
+    fem sweep CASE -p key=v1,v2,... [--grid|--zip] [--scheduler ADDRESS] [--workers N]
+              [--out DIR] [--plot FIGURE:PARAMETER] [--serial]
 """
 
 from __future__ import annotations
@@ -58,23 +60,13 @@ def cmd_info(args) -> int:
 
 def cmd_run(args) -> int:
     from . import output
-    from .cases import load_case, parse_params
+    from .cases import run_case
 
-    mod = load_case(args.case)
-    params = parse_params(mod, args.param or [])
     out = Path(args.out) if args.out else Path("results") / args.case
-    out.mkdir(parents=True, exist_ok=True)
-    output.OPTIONS.render = not args.no_render
-    output.OPTIONS.every = max(0, args.every)
-    output.OPTIONS.progress = not args.json
     t0 = time.perf_counter()
-    figures = mod.run(out=out, **params)
+    figures = run_case(args.case, args.param or [], out, render=not args.no_render,
+                       every=args.every, progress=not args.json)
     wall = time.perf_counter() - t0
-    figures = {"case": args.case, "parameters": {**mod.PARAMS, **params}, **figures}
-    figures.setdefault("wall_s", wall)
-    figures["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()
-                              and p.name != "summary.json") + ["summary.json"]
-    (out / "summary.json").write_text(json.dumps(output.jsonable(figures), indent=1))
     if args.json:
         print(json.dumps(output.jsonable(figures)))
     else:
@@ -106,6 +98,31 @@ def cmd_render(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from .parametric import sweep
+    from .parametric.grid import values_from_strings
+
+    out = Path(args.out) if args.out else Path("results") / f"{args.case}_sweep"
+    client = "serial" if args.serial else args.scheduler
+    res = sweep(args.case, values_from_strings(args.param or []), client, out=out,
+                mode="zip" if args.zip else "grid", workers=args.workers,
+                plot=args.plot or [], progress=not args.quiet)
+    n = res.counts
+    print(f"sweep {args.case}: {len(res.points)} points over {', '.join(res.swept) or '-'} "
+          f"— ran {n['done']}, skipped {n['skipped']} (complete before), failed "
+          f"{n['failed']} — {res.wall_s:.1f} s")
+    for pt in res.failures:
+        print(f"  failed {pt.name}: {pt.error}")
+    for note in res.notes:
+        print(f"  {note}")
+    print(f"points in {out / 'points'}/; table: "
+          + ", ".join(str(f) for f in res.files if f.suffix in (".csv", ".parquet")))
+    for f in res.files:
+        if f.suffix == ".png":
+            print(f"plot: {f}")
+    return 1 if res.failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fem", description="Finite elements for "
                                      "rigid–flexible multibody robots.")
@@ -128,6 +145,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir")
     p.add_argument("--fps", type=int, default=20)
     p.set_defaults(fn=cmd_render)
+    p = sub.add_parser("sweep", help="run a case over a grid of parameters (Dask)")
+    p.add_argument("case")
+    p.add_argument("-p", "--param", action="append", metavar="KEY=V1,V2,...",
+                   help="values of a parameter (repeatable); one value fixes it")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--grid", action="store_true", help="every combination (default)")
+    mode.add_argument("--zip", action="store_true", help="the i-th values together")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="an existing Dask scheduler (tcp://host:8786)")
+    where.add_argument("--serial", action="store_true",
+                       help="run the points here, one after another (no Dask)")
+    p.add_argument("--workers", type=int, help="local worker processes (default: cores)")
+    p.add_argument("--out", help="sweep folder (default results/CASE_sweep)")
+    p.add_argument("--plot", action="append", metavar="FIGURE:PARAMETER",
+                   help="plot a figure against a swept parameter (repeatable)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(fn=cmd_sweep)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -1,0 +1,292 @@
+"""Running a sweep: points to tasks, tasks to Dask (or this process), results to a table.
+
+Executors: by default an in-process Dask ``LocalCluster`` of worker processes (one thread
+and one BLAS thread each); an existing cluster by scheduler address or ``Client``; or
+``client="serial"``, the same point function called here one point after another (no
+Dask needed).  Only :class:`~fem.parametric.point.PointTask` objects — names and numbers —
+travel to the workers; each worker builds its own model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ModelError
+from ..results import jsonable
+from .grid import expand, point_names, varying
+from .point import ERROR, PointTask, read_done, run_point
+from .table import parse_plot, plot_figure, table_rows, to_frame, write_table
+
+__all__ = ["sweep", "SweepResult", "PointOutcome"]
+
+
+@dataclass
+class PointOutcome:
+    """How one point went: ``status`` is "done" (ran now), "skipped" (complete from an
+    earlier run) or "failed" (``error`` says why)."""
+
+    name: str
+    params: dict
+    status: str
+    figures: dict | None = None
+    error: str | None = None
+    folder: Path | None = None
+    wall_s: float | None = None
+    host: str | None = None
+
+
+@dataclass
+class SweepResult:
+    """Every point of a sweep, in grid order, and where the files went."""
+
+    case: str
+    swept: list[str]
+    points: list[PointOutcome]
+    out: Path | None = None
+    wall_s: float = 0.0
+    files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    dashboard: str | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of points per status: ``done`` (ran now), ``skipped``, ``failed``."""
+        out = {"done": 0, "skipped": 0, "failed": 0}
+        for p in self.points:
+            out[p.status] += 1
+        return out
+
+    @property
+    def failures(self) -> list[PointOutcome]:
+        return [p for p in self.points if p.status == "failed"]
+
+    def rows(self) -> list[dict]:
+        """The table as a list of dicts (see :func:`fem.parametric.table.table_rows`)."""
+        return table_rows(self.points, self.swept)
+
+    @property
+    def table(self):
+        """The table as a pandas DataFrame (needs ``pip install "fem[dask]"``)."""
+        if importlib.util.find_spec("pandas") is None:
+            raise ModelError('SweepResult.table needs pandas: pip install "fem[dask]" '
+                             "(or use SweepResult.rows())")
+        return to_frame(self.rows())
+
+    def figures(self, **params) -> dict:
+        """Summary of the point with these parameter values (e.g. ``E_Pa=2e8``)."""
+        match = [p for p in self.points
+                 if all(p.params.get(k) == v for k, v in params.items())]
+        if len(match) != 1:
+            raise ModelError(f"{len(match)} points match {params}; give values that pick "
+                             f"one point of {self.swept}")
+        if match[0].status == "failed":
+            raise ModelError(f"point {match[0].name} failed: {match[0].error}")
+        return match[0].figures
+
+
+def _dashboard(client) -> str | None:
+    try:
+        if "dashboard" in client.scheduler_info().get("services", {}):
+            return client.dashboard_link
+    except Exception:  # a dashboard is a convenience, never a reason to fail
+        return None
+    return None
+
+
+@contextlib.contextmanager
+def _dask_client(client, workers: int | None, n_tasks: int) -> Iterator:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ModelError('sweeping on Dask needs the dask extra: pip install "fem[dask]" '
+                         '(or run the points here, one after another, with client="serial")'
+                         ) from None
+    if isinstance(client, Client):
+        yield client
+        return
+    if isinstance(client, str):
+        try:
+            c = Client(client, timeout="20s")
+        except OSError as err:
+            raise ModelError(f"cannot reach the Dask scheduler at {client}: {err}; start "
+                             "one with `dask scheduler` (see docs/sweep.md)") from None
+        with c:
+            yield c
+        return
+    if client is not None:
+        raise ModelError(f"client must be None, 'serial', a scheduler address or a "
+                         f"distributed.Client; got {client!r}")
+    n = workers or max(1, min(os.cpu_count() or 1, n_tasks))
+    root = str(Path(__file__).resolve().parents[2])     # workers import this same fem
+    path = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "PYTHONPATH": path}
+    dashboard = ":0" if importlib.util.find_spec("bokeh") else None
+    import logging
+
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                      dashboard_address=dashboard, env=env,
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
+        yield c
+
+
+def _execute(tasks: list[PointTask], client, workers: int | None,
+             on_result: Callable[[PointTask, dict], None],
+             on_start: Callable[[str | None], None]) -> None:
+    if isinstance(client, str) and client == "serial":
+        on_start(None)
+        for t in tasks:
+            on_result(t, run_point(t))
+        return
+    from distributed import as_completed
+
+    with _dask_client(client, workers, len(tasks)) as c:
+        on_start(_dashboard(c))
+        token = uuid.uuid4().hex[:8]
+        futures = {c.submit(run_point, t, key=f"fem-point-{token}-{t.name}", pure=False): t
+                   for t in tasks}
+        try:
+            for fut in as_completed(futures):
+                t = futures[fut]
+                try:
+                    res = fut.result()
+                except Exception as err:   # e.g. KilledWorker: the point crashed workers
+                    res = {"name": t.name, "status": "failed",
+                           "error": f"{type(err).__name__}: {err}"}
+                on_result(t, res)
+        except BaseException:
+            c.cancel(list(futures))
+            raise
+
+
+def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
+          out: str | Path | None = None, mode: str = "grid", workers: int | None = None,
+          plot: Sequence[str | tuple[str, str]] = (), progress: bool = True) -> SweepResult:
+    """Run a case over a grid of parameters, each point one ``fem run`` on a Dask worker.
+
+    Parameters
+    ----------
+    case : str
+        Case name (``fem list``).
+    grid : dict or list of dicts
+        ``{"E_Pa": [2e8, 7e10], "payload_kg": [6, 10], "analysis": "circle"}``: lists are
+        swept, single values fixed; strings are parsed like ``-p`` values.  A list of
+        dicts gives the points explicitly.
+    client : None, "serial", str or distributed.Client
+        None: a LocalCluster of ``workers`` processes for this sweep.  An address
+        (``"tcp://host:8786"``) or a Client: an existing cluster.  ``"serial"``: here,
+        one point after another.
+    out : str or Path, optional
+        Sweep folder: ``points/<name>/`` per point (the outputs of ``fem run``),
+        ``table.csv``/``table.parquet``, ``sweep.json`` and plots.  Points complete from
+        an earlier run are skipped (resume).  None: nothing is written, nothing resumed.
+    mode : "grid" or "zip"
+        Every combination, or the i-th values together.
+    workers : int, optional
+        LocalCluster size (default: cores, at most the number of points).
+    plot : list of "figure:parameter"
+        Plots written to ``out/plots/``.
+    progress : bool
+        Progress bar over points.
+
+    Returns
+    -------
+    SweepResult
+    """
+    from ..cases import available_cases, load_case, parse_params
+
+    t0 = time.perf_counter()
+    module = load_case(case)
+    case_dir = str(available_cases()[case].parent) if case in available_cases() else None
+    raw = expand(grid, module.PARAMS, mode)
+    typed, invalid = [], []
+    for p in raw:
+        try:
+            typed.append(parse_params(module, dict(p)))
+            invalid.append(None)
+        except ModelError as err:      # this point fails; the others run
+            typed.append(dict(p))
+            invalid.append(f"ModelError: {err}")
+    swept = varying(typed)
+    plots = [parse_plot(s) for s in plot]
+    for _, param in plots:
+        if param not in swept:
+            raise ModelError(f"--plot: {param!r} is not a swept parameter "
+                             f"(swept: {', '.join(swept) or 'none'})")
+    names = point_names(typed, swept)
+    out = Path(out) if out is not None else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sweep.json").write_text(json.dumps(jsonable({
+            "case": case, "mode": mode, "swept": swept,
+            "points": [{"name": n, "parameters": p} for n, p in zip(names, typed, strict=True)],
+        }), indent=1))
+    outcomes: dict[str, PointOutcome] = {}
+    tasks = []
+    for name, params, error in zip(names, typed, invalid, strict=True):
+        folder = out / "points" / name if out is not None else None
+        if error is not None:
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / ERROR).write_text(json.dumps(jsonable(
+                    {"error": error, "parameters": params}), indent=1))
+            outcomes[name] = PointOutcome(name, params, "failed", error=error, folder=folder)
+            continue
+        previous = read_done(folder, params)
+        if previous is not None:
+            outcomes[name] = PointOutcome(name, params, "skipped", previous, folder=folder,
+                                          wall_s=previous.get("wall_s"))
+            continue
+        tasks.append(PointTask(case, case_dir, name, params,
+                               str(folder) if folder is not None else None))
+
+    bar = None
+    result = SweepResult(case, swept, [], out)
+
+    def on_start(dashboard):
+        nonlocal bar
+        from tqdm.auto import tqdm
+
+        result.dashboard = dashboard
+        bar = tqdm(total=len(raw), initial=len(raw) - len(tasks), unit="point",
+                   desc=f"sweep {case}", disable=not progress, dynamic_ncols=True)
+        if dashboard and progress:
+            bar.write(f"Dask dashboard: {dashboard}")
+
+    def on_result(task, res):
+        outcomes[task.name] = PointOutcome(
+            task.name, task.params, res["status"], res.get("figures"), res.get("error"),
+            Path(task.folder) if task.folder else None, res.get("wall_s"), res.get("host"))
+        bar.update(1)
+        failed = sum(o.status == "failed" for o in outcomes.values())
+        if failed:
+            bar.set_postfix(failed=failed)
+
+    try:
+        if tasks:
+            _execute(tasks, client, workers, on_result, on_start)
+    finally:
+        if bar is not None:
+            bar.close()
+    result.points = [outcomes[n] for n in names]
+    result.wall_s = time.perf_counter() - t0
+    if out is not None:
+        rows = result.rows()
+        result.files += write_table(rows, out)
+        for fig, param in plots:
+            (out / "plots").mkdir(exist_ok=True)
+            try:
+                result.files.append(plot_figure(rows, fig, param, swept,
+                                                out / "plots" / f"{fig}_vs_{param}.png"))
+            except ModelError as err:
+                result.notes.append(f"plot {fig}:{param} not written: {err}")
+    return result
