@@ -6,14 +6,17 @@ its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m
 sag d, W1..W3); ``line`` / ``circle`` — inverse dynamics along the seed's paths (eq 45
 profiles, generalized-α ρ∞ = 0.1, 5 ms), with the rigid-platform robot as the reference
 (seed §5.2–5.3); ``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10, 2e11} Pa and payload
-6 / 10 kg (seed §5.4).  ``platform="rigid"`` runs the rigid robot alone.  Geometry and
-every choice the seed leaves open: ``docs/rrru3_robot.md``; the model and our figures
-beside the seed's: ``docs/parallel_robot.md``.
+6 / 10 kg (seed §5.4), each point one run of this case through :func:`fem.sweep`
+(``sweep_workers`` > 0: on that many Dask worker processes).  ``platform="rigid"`` runs
+the rigid robot alone.  Geometry and every choice the seed leaves open:
+``docs/rrru3_robot.md``; the model and our figures beside the seed's:
+``docs/parallel_robot.md``.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -38,12 +41,14 @@ PARAMS = {
     "newton_tol": 1e-8,
     "sweep_E_Pa": [2.0e8, 6.9e8, 7.0e10, 2.0e11],
     "sweep_payload_kg": [6.0, 10.0],
+    "sweep_workers": 0,            # 0: points one after another here; N: N Dask workers
 }
 
 LIMITS = {"analysis": ("static", "line", "circle", "sweep"), "platform": ("flexible", "rigid"),
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
-          "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0"}
+          "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0",
+          "sweep_workers": ">=0"}
 
 SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
@@ -235,16 +240,25 @@ def run(out=None, **params) -> dict:
         raise fem.ModelError(f"platform must be 'flexible' or 'rigid', got {p['platform']!r}")
     if p["analysis"] != "sweep":
         return _run_one(p, out)
-    # seed §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS)
+    # seed §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS); the points
+    # (the shared one once) run through fem.sweep, with out: resumable, one folder each
+    fixed = {k: v for k, v in params.items() if k != "analysis" and not k.startswith("sweep_")}
+    e_line = [(float(E), 6.0) for E in p["sweep_E_Pa"]]
+    m_line = [(float(p["E_Pa"]), float(m)) for m in p["sweep_payload_kg"]]
+    points = [{**fixed, "analysis": "circle", "E_Pa": E, "payload_kg": m}
+              for E, m in dict.fromkeys(e_line + m_line)]
+    study = fem.sweep(Path(__file__).stem, points,
+                      None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
+                      out=out, progress=out is not None and fem.output.OPTIONS.progress)
     rows = []
-    for E in p["sweep_E_Pa"]:
-        f = _run_one({**p, "analysis": "circle", "E_Pa": E, "payload_kg": 6.0})
+    for E, m in e_line:
+        f = study.figures(E_Pa=E, payload_kg=m)
         rows.append({"E_Pa": E, "max_torque_dev_vs_rigid_Nm": f["max_torque_dev_vs_rigid_Nm"],
                      "torque_min_Nm": f["torque_min_Nm"], "torque_max_Nm": f["torque_max_Nm"],
                      "sag_range_mm": f["sag_range_mm"], "wall_s": f["wall_s"]})
     payload_rows = []
-    for m in p["sweep_payload_kg"]:
-        f = _run_one({**p, "analysis": "circle", "payload_kg": m})
+    for E, m in m_line:
+        f = study.figures(E_Pa=E, payload_kg=m)
         payload_rows.append({"payload_kg": m, "torque_mean_Nm": f["torque_mean_Nm"],
                              "torque_min_Nm": f["torque_min_Nm"],
                              "torque_max_Nm": f["torque_max_Nm"],

@@ -168,6 +168,15 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
             raise
 
 
+def _typed_or_raw(module, key: str, value):
+    from ..cases import parse_params
+
+    try:
+        return parse_params(module, {key: value})[key]
+    except ModelError:
+        return value
+
+
 def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
           out: str | Path | None = None, mode: str = "grid", workers: int | None = None,
           plot: Sequence[str | tuple[str, str]] = (), progress: bool = True) -> SweepResult:
@@ -214,7 +223,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
             typed.append(parse_params(module, dict(p)))
             invalid.append(None)
         except ModelError as err:      # this point fails; the others run
-            typed.append(dict(p))
+            typed.append({k: _typed_or_raw(module, k, v) for k, v in p.items()})
             invalid.append(f"ModelError: {err}")
     swept = varying(typed)
     plots = [parse_plot(s) for s in plot]
