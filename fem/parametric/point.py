@@ -96,13 +96,15 @@ def run_point(task: PointTask) -> dict:
     dict
         ``name``, ``status`` ("done", "skipped": complete before, or "failed"),
         ``figures`` (the run's summary), ``error`` and ``traceback`` for failures,
-        ``wall_s``, ``host`` and ``pid`` of the process that ran it.
+        ``wall_s``; ``host``, ``pid`` and ``fem`` (package folder) of the process that
+        ran it.
     """
     from .._threads import single_thread_blas
     from ..cases import run_case
 
     t0 = time.perf_counter()
-    info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid()}
+    info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid(),
+            "fem": str(Path(__file__).resolve().parents[1])}
     folder = Path(task.folder) if task.folder is not None else None
     if folder is not None:
         previous = read_done(folder, task.params)
