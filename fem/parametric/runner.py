@@ -162,6 +162,9 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
                 except Exception as err:   # e.g. KilledWorker: the point crashed workers
                     res = {"name": t.name, "status": "failed",
                            "error": f"{type(err).__name__}: {err}"}
+                    if t.folder is not None and Path(t.folder).is_dir():
+                        (Path(t.folder) / ERROR).write_text(json.dumps(jsonable(
+                            {"error": res["error"], "parameters": t.params}), indent=1))
                 on_result(t, res)
         except BaseException:
             c.cancel(list(futures))
