@@ -189,6 +189,18 @@ def test_bad_points_are_reported_and_the_others_finish(tmp_path, client):
         False, True, True, False]
 
 
+def test_cli_on_an_existing_scheduler_with_zip(tmp_path, client):
+    out = tmp_path / "sweep"
+    rc = _cli("sweep", "sleepy", "-p", "x=1,2,3", "-p", "sleep_s=0,0.01,0.02", "--zip",
+              "--scheduler", client.scheduler.address, "--out", out, "--quiet")
+    assert rc == 0
+    table = pd.read_csv(out / "table.csv")
+    assert list(table["x"]) == [1.0, 2.0, 3.0] and list(table["y"]) == [2.0, 4.0, 6.0]
+    worker_pids = set(client.run(os.getpid).values())
+    for folder in (out / "points").iterdir():
+        assert json.loads((folder / "done.json").read_text())["pid"] in worker_pids
+
+
 def test_serial_sweep_matches_run_case():
     from fem.cases import run_case
 
