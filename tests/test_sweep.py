@@ -227,6 +227,13 @@ def test_flagship_sweep_analysis_runs_through_fem_sweep(tmp_path):
     assert (tmp_path / "deviation_vs_E.png").is_file()
     rows = pd.read_csv(tmp_path / "table.csv")
     assert len(rows) == 3 and set(rows["status"]) == {"done"}
+    hist = pd.read_parquet(tmp_path / "histories.parquet")        # one row per point and time
+    first = json.loads(next(tmp_path.glob("points/*/summary.json")).read_text())
+    assert len(hist) == 3 * len(first["time_s"]) == 3 * 161
+    mine = hist[hist["point"] == rows["point"][0]]
+    torque = json.loads((tmp_path / "points" / rows["point"][0] / "summary.json").read_text())[
+        "torque_Nm"]
+    assert mine["torque_Nm[2]"].tolist() == [tau[2] for tau in torque]
 
 
 def test_import_fem_stays_light():

@@ -23,7 +23,7 @@ from ..errors import ModelError
 from ..results import jsonable
 from .grid import expand, point_names, varying
 from .point import ERROR, PointTask, read_done, run_point
-from .table import parse_plot, plot_figure, table_rows, to_frame, write_table
+from .table import history_rows, parse_plot, plot_figure, table_rows, to_frame, write_table
 
 __all__ = ["sweep", "SweepResult", "PointOutcome"]
 
@@ -293,7 +293,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     result.wall_s = time.perf_counter() - t0
     if out is not None:
         rows = result.rows()
-        result.files += write_table(rows, out)
+        result.files += write_table(rows, out, history_rows(result.points, swept))
         for fig, param in plots:
             (out / "plots").mkdir(exist_ok=True)
             try:

@@ -1,5 +1,6 @@
-"""The sweep's table (one row per point: swept parameters, status, scalar figures) and
-plots of figures against swept parameters."""
+"""The sweep's tables — one row per point (swept parameters, status, scalar figures) and,
+for cases that report histories over ``time_s``, one row per point and time — and plots
+of figures against swept parameters."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 from ..errors import ModelError
 from .grid import format_value
 
-__all__ = ["table_rows", "write_table", "plot_figure", "parse_plot"]
+__all__ = ["table_rows", "history_rows", "write_table", "plot_figure", "parse_plot"]
 
 _NOT_FIGURES = ("case", "parameters", "files")
 
@@ -43,9 +44,39 @@ def table_rows(points: Sequence, swept: Sequence[str]) -> list[dict]:
     return rows
 
 
-def write_table(rows: list[dict], out: Path) -> list[Path]:
-    """``table.csv`` (always) and ``table.parquet`` (when pandas and pyarrow are
-    installed: ``pip install "fem[dask]"``)."""
+def history_rows(points: Sequence, swept: Sequence[str]) -> list[dict]:
+    """Long table of the histories: for every completed point whose figures hold
+    ``time_s``, one row per time with ``point``, the swept values, ``time_s`` and every
+    figure listing one value per time (a row of c values per time gives columns
+    ``name[0]`` … ``name[c-1]``)."""
+    rows = []
+    for pt in points:
+        fig = pt.figures or {}
+        t = fig.get("time_s")
+        if pt.status == "failed" or not isinstance(t, list) or len(t) < 2:
+            continue
+        columns: dict[str, list] = {"time_s": t}
+        for k, v in fig.items():
+            if k == "time_s" or not isinstance(v, list) or len(v) != len(t):
+                continue
+            try:
+                arr = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                continue
+            if arr.ndim == 1:
+                columns[k] = arr.tolist()
+            elif arr.ndim == 2:
+                columns.update({f"{k}[{j}]": arr[:, j].tolist() for j in range(arr.shape[1])})
+        head = {"point": pt.name, **{k: _cell(pt.params.get(k)) for k in swept}}
+        rows += [{**head, **{k: c[i] for k, c in columns.items()}} for i in range(len(t))]
+    return rows
+
+
+def write_table(rows: list[dict], out: Path, histories: list[dict] | None = None
+                ) -> list[Path]:
+    """``table.csv`` (always), ``table.parquet`` and, when there are histories,
+    ``histories.parquet`` (these two when pandas and pyarrow are installed:
+    ``pip install "fem[dask]"``)."""
     columns = list(dict.fromkeys(k for r in rows for k in r))
     written = [out / "table.csv"]
     with open(written[0], "w", newline="") as fh:
@@ -54,9 +85,11 @@ def write_table(rows: list[dict], out: Path) -> list[Path]:
         w.writerows(rows)
     if not all(importlib.util.find_spec(m) for m in ("pandas", "pyarrow")):
         return written
-    df = to_frame(rows, columns)
-    df.to_parquet(out / "table.parquet", index=False)
+    to_frame(rows, columns).to_parquet(out / "table.parquet", index=False)
     written.append(out / "table.parquet")
+    if histories:
+        to_frame(histories).to_parquet(out / "histories.parquet", index=False)
+        written.append(out / "histories.parquet")
     return written
 
 
