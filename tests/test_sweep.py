@@ -5,7 +5,7 @@
 | 2×2 grid of cantilever statics | four sequential ``fem run``s | 1e-12 rel. (same code) |
 | a worker killed mid-point | all points complete, that point rerun elsewhere | exact |
 | rerun after Ctrl-C | only points without a done marker run again | exact counts |
-| a bad parameter, a failing run | reported per point, the others complete | exact |
+| a bad value, a failing run, a crash | reported per point, the others complete | exact |
 | ``import fem`` | no dask/pandas/pyarrow imported | exact |
 """
 
@@ -32,7 +32,8 @@ from fem.parametric.grid import expand, split_values, values_from_strings
 ROOT = Path(__file__).resolve().parents[1]
 
 # A case written for these tests: y = 2x after sleeping; x = -1 fails inside the run (on
-# the worker), x <= -10 fails the LIMITS check; every start is logged with its pid.
+# the worker), x = -2 kills its worker process, x <= -10 fails the LIMITS check; every
+# start is logged with its pid.
 SLEEPY = '''"""Test case: y = 2 x after sleep_s seconds."""
 import os
 import time
@@ -56,6 +57,8 @@ def run(out=None, **params):
     if out is not None:
         (Path(out) / "started").write_text(str(os.getpid()))
     time.sleep(p["sleep_s"])
+    if p["x"] == -2:
+        os._exit(3)                 # the worker process dies: every time, on every worker
     if p["x"] == -1:
         raise fem.ModelError("x = -1 is where this case fails")
     return {"y": 2 * p["x"], "pid": os.getpid()}
@@ -173,20 +176,21 @@ def test_rerun_after_interruption_runs_only_the_missing_points(tmp_path, client,
 
 def test_bad_points_are_reported_and_the_others_finish(tmp_path, client):
     out = tmp_path / "sweep"
-    res = fem.sweep("sleepy", {"x": [1.0, -1.0, -20.0, 3.0]}, client, out=out,
+    res = fem.sweep("sleepy", {"x": [1.0, -1.0, -20.0, -2.0, 3.0]}, client, out=out,
                     progress=False)
-    assert res.counts == {"done": 2, "skipped": 0, "failed": 2}
+    assert res.counts == {"done": 2, "skipped": 0, "failed": 3}
     by_x = {p.params["x"]: p for p in res.points}
     assert "x = -1 is where this case fails" in by_x[-1.0].error        # on the worker
     assert "must be > -10" in by_x[-20.0].error                         # LIMITS, here
+    assert by_x[-2.0].error.startswith("KilledWorker")          # killed every worker it met
     assert by_x[3.0].figures["y"] == 6.0
-    for x in (-1.0, -20.0):
+    for x in (-1.0, -20.0, -2.0):
         err = json.loads((by_x[x].folder / "error.json").read_text())
         assert err["parameters"]["x"] == x
     table = pd.read_csv(out / "table.csv")
-    assert list(table["status"]) == ["done", "failed", "failed", "done"]
-    assert table["error"].fillna("").str.contains("ModelError").tolist() == [
-        False, True, True, False]
+    assert list(table["status"]) == ["done", "failed", "failed", "failed", "done"]
+    assert table["error"].fillna("").str.contains("Error|KilledWorker").tolist() == [
+        False, True, True, True, False]
 
 
 def test_cli_on_an_existing_scheduler_with_zip(tmp_path, client):

@@ -275,8 +275,11 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
             bar.write(f"Dask dashboard: {dashboard}")
 
     def on_result(task, res):
+        # a submitted point that comes back "skipped" was completed during this sweep by an
+        # earlier attempt whose result died with its worker (Dask reran the task)
+        status = "done" if res["status"] == "skipped" else res["status"]
         outcomes[task.name] = PointOutcome(
-            task.name, task.params, res["status"], res.get("figures"), res.get("error"),
+            task.name, task.params, status, res.get("figures"), res.get("error"),
             Path(task.folder) if task.folder else None, res.get("wall_s"), res.get("host"))
         bar.update(1)
         failed = sum(o.status == "failed" for o in outcomes.values())
