@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from ._threads import single_thread_blas
 from .errors import ModelError
 
 __all__ = ["main"]
@@ -56,38 +57,105 @@ def cmd_info(args) -> int:
     return 0
 
 
+def _output_folder(arg: str | None, case: str) -> Path:
+    """The run's output folder, made and checked writable *before* anything is solved."""
+    out = Path(arg) if arg else Path("results") / case
+    if out.exists() and not out.is_dir():
+        raise ModelError(f"--out {out} is a file, not a folder; choose a folder name")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".fem_write_test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as err:
+        raise ModelError(f"cannot write results to {out}: {err.strerror or err}; choose "
+                         "another --out folder") from None
+    return out
+
+
+def _write_summary(out: Path, summary: dict) -> None:
+    from .output import jsonable
+
+    summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
+                              if p.is_file() and not p.name.startswith(".")
+                              and p.name != "summary.json") + ["summary.json"]
+    tmp = out / ".summary.json.tmp"
+    tmp.write_text(json.dumps(jsonable(summary), indent=1))
+    tmp.replace(out / "summary.json")
+
+
 def cmd_run(args) -> int:
     from . import output
     from .cases import load_case, parse_params
 
     mod = load_case(args.case)
     params = parse_params(mod, args.param or [])
-    out = Path(args.out) if args.out else Path("results") / args.case
-    out.mkdir(parents=True, exist_ok=True)
+    out = _output_folder(args.out, args.case)
+    every = args.every
+    if every < 0:
+        raise ModelError(f"--every must be ≥ 0, got {every}")
     output.OPTIONS.render = not args.no_render
-    output.OPTIONS.every = max(0, args.every)
+    output.OPTIONS.every = every
     output.OPTIONS.progress = not args.json
+    output.OPTIONS.defer_render = True
+    output.OPTIONS.pending.clear()
+    stale = out / "summary.json"
+    if stale.is_file():
+        stale.unlink()
     t0 = time.perf_counter()
-    figures = mod.run(out=out, **params)
+    status, error, code = "finished", None, 0
+    try:
+        with single_thread_blas():
+            figures = mod.run(out=out, **params)
+    except KeyboardInterrupt:
+        status, code = "interrupted", 130
+    except ModelError as err:
+        status, error, code = "failed", str(err), 2
     wall = time.perf_counter() - t0
-    figures = {"case": args.case, "parameters": {**mod.PARAMS, **params}, **figures}
-    figures.setdefault("wall_s", wall)
-    figures["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()
-                              and p.name != "summary.json") + ["summary.json"]
-    (out / "summary.json").write_text(json.dumps(output.jsonable(figures), indent=1))
+    if status != "finished":
+        # keep what finished: the figures the case wrote, the streamed series and chunks
+        figures = {}
+        if (out / "figures.json").is_file():
+            try:
+                figures = json.loads((out / "figures.json").read_text())
+            except (json.JSONDecodeError, OSError):
+                figures = {}
+        output.OPTIONS.pending.clear()
+    summary = {"case": args.case, "status": status, "parameters": {**mod.PARAMS, **params},
+               **figures}
+    if error:
+        summary["error"] = error
+    summary.setdefault("wall_s", wall)
+    _write_summary(out, summary)
+    if status == "failed":
+        print(f"fem: error: {error}", file=sys.stderr)
+        print(f"(what finished is in {out}/: summary.json, streamed steps)", file=sys.stderr)
+        return code
+    if status == "interrupted":
+        print(f"fem: interrupted — completed steps and summary.json are in {out}/",
+              file=sys.stderr)
+        return code
+    try:
+        output.render_pending()
+    except KeyboardInterrupt:
+        print(f"fem: rendering interrupted — results and summary.json are complete in "
+              f"{out}/; `fem render {out}` makes the pictures", file=sys.stderr)
+        _write_summary(out, summary)
+        return 130
+    _write_summary(out, summary)
     if args.json:
-        print(json.dumps(output.jsonable(figures)))
+        print(json.dumps(output.jsonable(summary)))
     else:
         print(f"case {args.case} finished in {wall:.2f} s — results in {out}/")
-        print("\n".join(_scalar_lines({k: v for k, v in figures.items()
-                                       if k not in ("parameters", "files")})))
+        print("\n".join(_scalar_lines({k: v for k, v in summary.items()
+                                       if k not in ("parameters", "files", "status")})))
         print(f"\nfiles in {out}/:")
         groups: dict[str, int] = {}
-        for f in figures["files"]:
+        for f in summary["files"]:
             head = f.split("/")[0] if "/" in f else f
             groups[head] = groups.get(head, 0) + 1
         for head, count in groups.items():
-            print(f"  {head}/ ({count} files)" if count > 1 or head not in figures["files"]
+            print(f"  {head}/ ({count} files)" if count > 1 or head not in summary["files"]
                   else f"  {head}")
         for anim in sorted(out.glob("*.mp4")) + sorted(out.glob("*.gif")):
             print(f"\nanimation: {anim}")
@@ -137,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fem: interrupted — partial results stay in the output folder", file=sys.stderr)
         return 130
+    except BrokenPipeError:          # `fem list | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
