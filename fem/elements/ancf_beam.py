@@ -163,6 +163,8 @@ class AncfBeam(ElementFamily):
     n_gauss : int
         Gauss points along the element (default 3: the linearized energy is integrated
         exactly; 2 would leave zero-energy modes).
+    section_strains : 'nodal' (default) or 'gauss'
+        Where the section-deformation strains are sampled (structural formulation).
     """
 
     cell = "line"
@@ -236,13 +238,21 @@ class AncfBeam(ElementFamily):
         nq = len(s)
         self._S = _strain_tables(self.formulation)
         if self.formulation == "structural":
-            B = np.zeros((n, nq, 5, 8))
-            B[:, :, 0, _CENTRE] = H1
-            B[:, :, 1, _DIR_Y] = l0
-            B[:, :, 2, _DIR_Z] = l0
-            B[:, :, 3, _DIR_Y] = l1
-            B[:, :, 4, _DIR_Z] = l1
-            wts = w[None, :] * L[:, None]                  # dx
+            # beam strains at the Gauss points; section strains at the two nodes (the
+            # trapezoidal rule): between the nodes the linearly interpolated directors
+            # shorten by cos(Δθ/2) when the element bends, and sampled there the section
+            # stiffness (∝ EA) would resist bending — measured in docs/ancf_beam.md
+            nodal = self.section.get("section_strains", "nodal") == "nodal"
+            sp = np.concatenate([s, [0.0, 1.0]]) if nodal else s
+            wp = np.concatenate([w, [0.5, 0.5]]) if nodal else w
+            H1p, l0p, l1p = hermite(sp, L, 1), linear(sp, L, 0), linear(sp, L, 1)
+            B = np.zeros((n, len(sp), 5, 8))
+            B[:, :, 0, _CENTRE] = H1p
+            B[:, :, 1, _DIR_Y] = l0p
+            B[:, :, 2, _DIR_Z] = l0p
+            B[:, :, 3, _DIR_Y] = l1p
+            B[:, :, 4, _DIR_Z] = l1p
+            wts = wp[None, :] * L[:, None]                 # dx
             E, G, nu, A = mat.E, mat.G, mat.nu, p["area"]
             C = np.zeros((9, 9))
             C[0, 0] = E * A
@@ -253,6 +263,10 @@ class AncfBeam(ElementFamily):
             Eps = E / (1 - nu**2) * A                      # section in plane stress
             C[6:8, 6:8] = Eps * np.array([[1.0, nu], [nu, 1.0]])
             C[8, 8] = G * A
+            C = np.broadcast_to(C, (len(sp), 9, 9)).copy()
+            if nodal:
+                C[:nq, 6:, 6:] = 0.0
+                C[nq:, :6, :6] = 0.0
         else:
             yz, wyz = _section_rule(self.shape_name, self.size, n_section)
             m = len(wyz)
@@ -273,9 +287,10 @@ class AncfBeam(ElementFamily):
             if self.formulation == "continuum_split":
                 C[0, 1:3] = C[1:3, 0] = 0.0
                 C[0, 0] = mat.E
+            C = np.broadcast_to(C, (wts.shape[1], 6, 6)).copy()
         self._B = B                                         # (n, p, slots, 8)
         self._wts = wts                                     # (n, p)
-        self.C = C
+        self.C = C                                          # (p, k, l)
         self._H0, self._l0 = H0, l0
         self.EA = mat.E * p["area"]
 
@@ -325,7 +340,7 @@ class AncfBeam(ElementFamily):
         n = self.n_elements
         a = self._a(q.reshape(n, 8, 3))
         s = self._strain(a) - self._c
-        sig = (s @ self.C) * self._wts[..., None]           # weighted stresses (C symmetric)
+        sig = np.einsum("epk,pkl->epl", s, self.C) * self._wts[..., None]   # weighted σ
         Sa = np.einsum("kij,epjd->epkid", self._S, a)       # ∂sₖ/∂aᵢ
         dW = np.einsum("epk,epkid->epid", sig, Sa)          # (n, p, slots, 3)
         f = np.einsum("epia,epid->ead", self._B, dW).reshape(n, 24)
@@ -335,14 +350,14 @@ class AncfBeam(ElementFamily):
         K1 = np.einsum("epia,epij,epjb->eab", self._B, T, self._B)
         K = np.einsum("eab,cd->eacbd", K1, np.eye(3)).reshape(n, 24, 24)
         G = np.einsum("epkid,epia->epkad", Sa, self._B).reshape(*Sa.shape[:3], 24)
-        WC = self._wts[..., None, None] * self.C            # (n, p, k, l)
+        WC = self._wts[..., None, None] * self.C[None]      # (n, p, k, l)
         K += np.einsum("epka,epkl,eplb->eab", G, WC, G, optimize=True)
         return f, K
 
     def energy(self, q):
         a = self._a(q.reshape(self.n_elements, 8, 3))
         s = self._strain(a) - self._c
-        return 0.5 * np.einsum("ep,epk,kl,epl->e", self._wts, s, self.C, s)
+        return 0.5 * np.einsum("ep,epk,pkl,epl->e", self._wts, s, self.C, s)
 
     # -------------------------------------------------------------- outputs
     def _section_vectors(self, q, xi):
