@@ -289,6 +289,9 @@ class AncfBeam(ElementFamily):
                 C[0, 0] = mat.E
             C = np.broadcast_to(C, (wts.shape[1], 6, 6)).copy()
         self._B = B                                         # (n, p, slots, 8)
+        self._Bt = np.ascontiguousarray(np.swapaxes(B, -1, -2))
+        self._Bt2 = np.ascontiguousarray(np.swapaxes(B.reshape(n, -1, 8), 1, 2))
+        self._WC = wts[..., None, None] * C[None]           # (n, p, k, l)
         self._wts = wts                                     # (n, p)
         self.C = C                                          # (p, k, l)
         self._H0, self._l0 = H0, l0
@@ -337,21 +340,22 @@ class AncfBeam(ElementFamily):
         return 0.5 * np.einsum("kij,epij->epk", self._S, gram)
 
     def forces(self, q, v=None, tangent=False):
-        n = self.n_elements
-        a = self._a(q.reshape(n, 8, 3))
+        n, (_, npt, ns, _) = self.n_elements, self._B.shape
+        nk = self._S.shape[0]
+        a = self._a(q.reshape(n, 8, 3))                     # (n, p, slots, 3)
         s = self._strain(a) - self._c
-        sig = np.einsum("epk,pkl->epl", s, self.C) * self._wts[..., None]   # weighted σ
-        Sa = np.einsum("kij,epjd->epkid", self._S, a)       # ∂sₖ/∂aᵢ
-        dW = np.einsum("epk,epkid->epid", sig, Sa)          # (n, p, slots, 3)
-        f = np.einsum("epia,epid->ead", self._B, dW).reshape(n, 24)
+        sig = (s[:, :, None, :] @ self.C[None])[:, :, 0] * self._wts[..., None]  # w σ
+        T = (sig @ self._S.reshape(nk, ns * ns)).reshape(n, npt, ns, ns)  # Σ σₖ Sₖ
+        dW = T @ a                                          # ∂W/∂a (n, p, slots, 3)
+        f = (self._Bt2 @ dW.reshape(n, npt * ns, 3)).reshape(n, 24)
         if not tangent:
             return f, None
-        T = np.einsum("epk,kij->epij", sig, self._S)        # Σ σₖ Sₖ (scalar slots)
-        K1 = np.einsum("epia,epij,epjb->eab", self._B, T, self._B)
+        K1 = (self._Bt @ T @ self._B).sum(axis=1)           # (n, 8, 8)
         K = np.einsum("eab,cd->eacbd", K1, np.eye(3)).reshape(n, 24, 24)
-        G = np.einsum("epkid,epia->epkad", Sa, self._B).reshape(*Sa.shape[:3], 24)
-        WC = self._wts[..., None, None] * self.C[None]      # (n, p, k, l)
-        K += np.einsum("epka,epkl,eplb->eab", G, WC, G, optimize=True)
+        Sa = (self._S.reshape(nk * ns, ns) @ a).reshape(n, npt, nk, ns, 3)   # ∂sₖ/∂aᵢ
+        G = (self._Bt[:, :, None] @ Sa).reshape(n, npt, nk, 24)  # ∂sₖ/∂q
+        WG = self._WC @ G                                   # (n, p, k, 24)
+        K += np.swapaxes(G.reshape(n, npt * nk, 24), 1, 2) @ WG.reshape(n, npt * nk, 24)
         return f, K
 
     def energy(self, q):
