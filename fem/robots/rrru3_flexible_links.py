@@ -178,7 +178,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     if mode == "inverse":
         path_con = model.add_constraint(PrescribedPoint(
             P, path or _constant_path(P0), (0, 1, 2), "path of P", servo=True))
-    rm = FlexibleLinksRobot(model, geom, "rigid", P, V, A_maps, B_maps, acts, path_con,
+    rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
                             beams=beams, beam_nodes=beam_nodes)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
