@@ -46,6 +46,7 @@ PARAMS = {
     "rho_inf": 0.1,
     "newton_tol": 1e-10,
     "forward_torques": "rigid",    # "rigid" or "inverse"
+    "beam_formulation": "structural",   # or "continuum" (Poisson-locking, for comparison)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
 }
 
@@ -64,7 +65,8 @@ def _setup(p: dict, mode: str = "inverse", torques=None):
     path = seed001_circle_path(geom, float(p["speed_mps"]))
     rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
                                     float(p["link_radius_m"]), int(p["n_elements_per_link"]),
-                                    mode, path if mode == "inverse" else None, torques)
+                                    mode, path if mode == "inverse" else None, torques,
+                                    p["beam_formulation"])
     return geom, path, rm
 
 

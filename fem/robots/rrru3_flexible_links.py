@@ -99,7 +99,8 @@ def _constant_path(p0):
 def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9e8,
                                nu: float = 0.3, radius: float = 0.01,
                                n_elements: int = 1, mode: str = "inverse", path=None,
-                               torques=None) -> FlexibleLinksRobot:
+                               torques=None, formulation: str = "structural"
+                               ) -> FlexibleLinksRobot:
     """Assemble the seed-001 robot (see the module docstring).
 
     Parameters
@@ -110,6 +111,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         (three callables ``t -> τ_k``), no path rows.
     n_elements : int
         ANCF beam elements per link 3.
+    formulation : str
+        The beam's energy (``ancf_beam``: 'structural', or 'continuum' for comparison).
 
     Returns
     -------
@@ -138,7 +141,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         C0, U0 = jp["C"][0, k], jp["U"][0, k]
         a = np.cross(t, C0 - jp["B"][0, k])
         group, nodes = straight_beam(model, C0, U0, n_elements, mat, f"limb {k + 1} link3",
-                                     up=a, section="circle", radius=radius)
+                                     up=a, section="circle", radius=radius,
+                                     formulation=formulation)
         A, B = model.point(A_node), model.point(B_node)
         C = model.point(nodes[0])
         model.add_element("rigid_bar", [A_node, B_node], mass=geom.link_masses[0],
