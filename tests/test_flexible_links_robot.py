@@ -50,7 +50,7 @@ def test_inverse_dynamics_accuracy_and_replay():
 
 def test_torques_tend_to_the_rigid_robot_as_E_grows():
     # reference: the independent rigid robot (closed-form kinematics, virtual work);
-    # the deviation falls ~1/E (measured 0.42, 0.041, 0.0018 N·m) down to the
+    # the deviation falls ~1/E (measured 0.42, 0.019, 0.0018 N·m) down to the
     # generalized-α error of the rigid motion itself (≈ 2e-3 N·m at h = 5 ms, ρ∞ = 0.1)
     fig = case.run(analysis="sweep", n_elements_per_link=1, sweep_E_Pa=[6.9e8, 6.9e9, 6.9e10])
     devs = [r["max_torque_dev_vs_rigid_Nm"] for r in fig["modulus_sweep"]]
