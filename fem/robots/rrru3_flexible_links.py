@@ -46,7 +46,7 @@ from .rrru3_model import RobotModel
 
 __all__ = ["FlexibleLinksRobot", "seed001_geometry", "seed001_circle_path",
            "build_flexible_links_robot", "rigid_torque_function", "link_midpoint_outputs",
-           "gauge_strains", "platform_tilt"]
+           "gauge_strains", "platform_tilt", "equilibrium_under_torques"]
 
 SEED001 = {"link_masses": (2.0, 0.3, 1.2), "link_lengths": (0.375, 0.090, 0.815),
            "platform_mass": 0.3, "platform_circumradius": 0.06, "link_radius": 0.01,
@@ -231,3 +231,38 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
         for j, (y, z) in enumerate(((radius, 0), (-radius, 0), (0, radius), (0, -radius))):
             out[i, j] = g.family.surface_strain(qe, [[xi]], y, z)[e, 0]
     return out
+
+
+def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
+                              max_iter: int = 20, **build) -> tuple[np.ndarray, np.ndarray]:
+    """Static state of the torque-driven robot: the platform position ``P`` where the
+    flexible robot's holding torques equal ``torques`` (3,) [N·m].
+
+    Newton on P (3 unknowns) over static solves with P held (central-difference
+    Jacobian, 1 µm); the torque-driven model's own static tangent is singular at rest
+    (its three mechanism freedoms carry no stiffness before the multipliers exist).
+    ``build``: keyword arguments of :func:`build_flexible_links_robot`.  Returns
+    ``(q, P)``; ``q`` has the layout of both the forward and the inverse model.
+    """
+    from ..solvers import solve_static
+
+    target = np.asarray(torques, float).reshape(3)
+
+    def holding(P):
+        rm = build_flexible_links_robot(geom, path=_constant_path(P), **build)
+        st = solve_static(rm.model, tol=1e-12)
+        asm = rm.model.assemble()
+        return np.array([asm.efforts(st.lam)[a.name] for a in rm.actuators]), st.q
+
+    P = np.asarray(geom.start_point, float).copy()
+    for _ in range(max_iter):
+        tau, q = holding(P)
+        r = tau - target
+        if np.abs(r).max() <= tol * max(1.0, np.abs(target).max()):
+            return q, P
+        h = 1e-6
+        J = np.column_stack([(holding(P + h * e)[0] - holding(P - h * e)[0]) / (2 * h)
+                             for e in np.eye(3)])
+        P = P - np.linalg.solve(J, r)
+    raise ModelError(f"no static state holds the torques {target.tolist()} N·m near "
+                     f"{geom.start_point} (last residual {np.abs(r).max():.2e} N·m)")
