@@ -81,3 +81,21 @@ def test_magnitudes_against_the_seed():
     exp = case.run(analysis="experiment")
     peaks = [max(abs(a), abs(b)) for a, b in exp["gauge_strain_range"].values()]
     assert all(5e-6 < p < 3e-5 for p in peaks), peaks
+
+
+def test_equilibrium_under_torques_is_a_rest_state():
+    # the static state found for the rigid robot's start torques is an equilibrium of
+    # the torque-driven (forward) model: integrated with those torques held constant it
+    # stays at rest (independent check: the dynamic solver, not the static one)
+    import fem
+    from fem.robots.rrru3_flexible_links import equilibrium_under_torques
+
+    geom = seed001_geometry()
+    tau0 = rrru3.gravity_torques(geom, geom.start_point)[0]
+    q0, P = equilibrium_under_torques(geom, tau0, n_elements=2)
+    assert 5e-3 < np.linalg.norm(P - geom.start_point) < 3e-2   # the soft links sag
+    fm = build_flexible_links_robot(geom, n_elements=2, mode="forward",
+                                    torques=[lambda t, k=k: tau0[k] for k in range(3)])
+    res = fem.simulate(fm.model, 0.1, 5e-3, rho_inf=0.1, q0=q0, tol=1e-10)
+    drift = max(np.linalg.norm(fm.P(q) - P) for q in res.q)
+    assert drift < 1e-7, drift
