@@ -31,7 +31,11 @@ locking, a factor up to ``(1−ν)/((1+ν)(1−2ν))`` on bending).  Shear does 
 cubic centreline slope can follow the linear directors exactly (``γ ≡ 0`` leaves the
 constant-curvature mode), and the shear factor ``k`` and the torsion constant ``J`` are
 those of beam theory (Cowper's ``k``, Saint-Venant ``J``) rather than the continuum's
-``k = 1`` and ``J = I_p``.  ``formulation="continuum"`` (St. Venant–Kirchhoff over the
+``k = 1`` and ``J = I_p``.  The beam strains are sampled at 3 Gauss points, the section
+strains at the two nodes only: between the nodes the linearly interpolated directors
+shorten by ``cos(Δθ/2)`` when the element bends by ``Δθ``, and section stiffness
+(∝ EA) sampled there resists large bending (curvature–thickness locking: −11 % on the
+elastica PL²/EI = 5 with 8 elements, +0.5 % with nodal sampling).  ``formulation="continuum"`` (St. Venant–Kirchhoff over the
 section, Gauss points in ``x × section``) and ``"continuum_split"`` (the same with the
 axial strain uncoupled from the section strains, ``E`` instead of ``λ + 2μ``) are kept
 for the measurement; they are not for production.
