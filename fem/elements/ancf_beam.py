@@ -35,10 +35,11 @@ those of beam theory (Cowper's ``k``, Saint-Venant ``J``) rather than the contin
 strains at the two nodes only: between the nodes the linearly interpolated directors
 shorten by ``cos(Δθ/2)`` when the element bends by ``Δθ``, and section stiffness
 (∝ EA) sampled there resists large bending (curvature–thickness locking: −11 % on the
-elastica PL²/EI = 5 with 8 elements, +0.5 % with nodal sampling).  ``formulation="continuum"`` (St. Venant–Kirchhoff over the
-section, Gauss points in ``x × section``) and ``"continuum_split"`` (the same with the
-axial strain uncoupled from the section strains, ``E`` instead of ``λ + 2μ``) are kept
-for the measurement; they are not for production.
+elastica PL²/EI = 5 with 8 elements, +0.5 % with nodal sampling).
+``formulation="continuum"`` (St. Venant–Kirchhoff over the section, Gauss points in
+``x × section``) and ``"continuum_split"`` (the same with the axial strain uncoupled
+from the section strains, ``E`` instead of ``λ + 2μ``) are kept for the measurement;
+they are not for production.
 
 Every strain is ``sₖ = ½ aᵀ Sₖ a − cₖ`` with ``a = B q`` the stacked vectors at a
 quadrature point, so forces and the analytic tangent are one formula for all three::
