@@ -38,6 +38,11 @@ PARAMS = {
     "load_steps": 1,
 }
 
+LIMITS = {"n_elements": ">=1", "section": ("square", "circle"), "side_m": ">0",
+          "radius_m": ">0", "length_m": ">0", "E_Pa": ">0", "nu": "(-1, 0.5)",
+          "rho_kgm3": ">=0", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
+          "dt_s": ">0", "rho_inf": "[0, 1]", "n_modes": ">=1", "load_steps": ">=1"}
+
 BETA_L = np.array([1.875104068711961, 4.694091132974175, 7.854757438237613])
 
 

@@ -52,6 +52,12 @@ PARAMS = {
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
 }
 
+LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
+          "n_elements_per_link": ">=1", "E_Pa": ">0", "nu": "(-1, 0.5)",
+          "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
+          "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
+          "beam_formulation": ("structural", "continuum", "continuum_split")}
+
 SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
         "torque_range_Nm": [-11.1, -8.3], "actuator_angle_max_deg": 9.8,
