@@ -6,7 +6,7 @@ The public API: build a :class:`Model` of nodes, elements (see
 """
 
 from . import constraints, elements
-from .builders import circle_section, rectangle_section, straight_cable
+from .builders import circle_section, rectangle_section, straight_beam, straight_cable
 from .constraints import (
     AngleDrive,
     Coincident,
@@ -43,7 +43,7 @@ __all__ = [
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
     "consistent_initial_state", "modes", "driven_inverse_dynamics",
-    "straight_cable", "rectangle_section", "circle_section", "write_outputs",
+    "straight_cable", "straight_beam", "rectangle_section", "circle_section", "write_outputs",
     "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep",
 ]
 __version__ = "0.1.0"

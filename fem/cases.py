@@ -20,7 +20,7 @@ from types import ModuleType
 from .errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
-           "describe", "run_case"]
+           "describe", "output_folder", "write_summary", "run_case"]
 
 
 def case_dirs() -> list[Path]:
@@ -198,6 +198,36 @@ def check_params(module: ModuleType, params: dict) -> dict:
     return params
 
 
+
+def output_folder(arg: str | Path | None, case: str) -> Path:
+    """A run's output folder (default ``results/CASE``), made and checked writable *before*
+    anything is solved."""
+    out = Path(arg) if arg else Path("results") / case
+    if out.exists() and not out.is_dir():
+        raise ModelError(f"--out {out} is a file, not a folder; choose a folder name")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".fem_write_test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as err:
+        raise ModelError(f"cannot write results to {out}: {err.strerror or err}; choose "
+                         "another --out folder") from None
+    return out
+
+
+def write_summary(out: Path, summary: dict) -> None:
+    """``summary.json`` with the list of the folder's files, written atomically."""
+    from .output import jsonable
+
+    summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
+                              if p.is_file() and not p.name.startswith(".")
+                              and p.name != "summary.json") + ["summary.json"]
+    tmp = out / ".summary.json.tmp"
+    tmp.write_text(json.dumps(jsonable(summary), indent=1))
+    tmp.replace(out / "summary.json")
+
+
 def run_case(name: str, params: list[str] | dict | None = None, out: str | Path | None = None,
              *, render: bool = True, every: int = 0, progress: bool = True) -> dict:
     """Run one case the way ``fem run`` does; ``fem sweep`` runs each point through this.
@@ -207,44 +237,66 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     name : str
         Case name (see :func:`available_cases`).
     params : list of "key=value" strings or dict, optional
-        Overrides of the case's ``PARAMS``, parsed and checked by :func:`parse_params`.
+        Overrides of the case's ``PARAMS``, parsed and checked by :func:`parse_params`
+        (a bad value raises :class:`~fem.ModelError` before anything runs).
     out : str or Path, optional
-        Output folder: the case writes its files there and ``summary.json`` (every figure,
-        the case name, all parameters and the list of files) is written last.  Without it
-        nothing is written.
-    render, every, progress : output options for this run (see ``fem.output.OPTIONS``);
-        the previous options are restored afterwards.
+        Output folder, checked writable first; the case writes its files there and
+        ``summary.json`` is written at the end, also when the run fails or is interrupted.
+        Without it nothing is written.
+    render, every, progress : output options of this run (``fem.output.OPTIONS``).
+        Pictures are deferred: ``fem.output.render_pending()`` makes them afterwards.
 
     Returns
     -------
     dict
-        The summary: ``case``, ``parameters``, the case's figures, ``wall_s`` and, with
-        ``out``, ``files``.
+        The summary: ``case``, ``status`` ("finished", "failed" with ``error`` — a
+        ModelError of the run —, or "interrupted" by Ctrl-C), ``parameters``, the
+        figures (for a failed or interrupted run, those the case had written), ``wall_s``
+        and, with ``out``, ``files``.
     """
-    import dataclasses
     import time
 
     from . import output
+    from ._threads import single_thread_blas
 
     module = load_case(name)
     params = parse_params(module, params or [])
+    if every < 0:
+        raise ModelError(f"--every must be ≥ 0, got {every}")
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-    saved = dataclasses.replace(output.OPTIONS)
-    output.OPTIONS.render, output.OPTIONS.every = render, max(0, int(every))
+        out = output_folder(out, name)
+        stale = out / "summary.json"
+        if stale.is_file():
+            stale.unlink()
+    output.OPTIONS.render = render
+    output.OPTIONS.every = every
     output.OPTIONS.progress = progress
+    output.OPTIONS.defer_render = True
+    output.OPTIONS.pending.clear()
+    t0 = time.perf_counter()
+    status, error = "finished", None
     try:
-        t0 = time.perf_counter()
-        figures = module.run(out=out, **params)
-        wall = time.perf_counter() - t0
-    finally:
-        for field in dataclasses.fields(saved):
-            setattr(output.OPTIONS, field.name, getattr(saved, field.name))
-    summary = {"case": name, "parameters": {**module.PARAMS, **params}, **figures}
+        with single_thread_blas():
+            figures = module.run(out=out, **params)
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except ModelError as err:
+        status, error = "failed", str(err)
+    wall = time.perf_counter() - t0
+    if status != "finished":
+        # keep what finished: the figures the case wrote, the streamed series and chunks
+        figures = {}
+        if out is not None and (out / "figures.json").is_file():
+            try:
+                figures = json.loads((out / "figures.json").read_text())
+            except (json.JSONDecodeError, OSError):
+                figures = {}
+        output.OPTIONS.pending.clear()
+    summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
+               **figures}
+    if error:
+        summary["error"] = error
     summary.setdefault("wall_s", wall)
     if out is not None:
-        summary["files"] = sorted(str(f.relative_to(out)) for f in out.rglob("*")
-                                  if f.is_file() and f.name != "summary.json") + ["summary.json"]
-        (out / "summary.json").write_text(json.dumps(output.jsonable(summary), indent=1))
+        write_summary(out, summary)
     return summary

@@ -60,26 +60,42 @@ def cmd_info(args) -> int:
 
 def cmd_run(args) -> int:
     from . import output
-    from .cases import run_case
+    from .cases import run_case, write_summary
 
-    out = Path(args.out) if args.out else Path("results") / args.case
     t0 = time.perf_counter()
-    figures = run_case(args.case, args.param or [], out, render=not args.no_render,
+    summary = run_case(args.case, args.param or [], args.out, render=not args.no_render,
                        every=args.every, progress=not args.json)
     wall = time.perf_counter() - t0
+    out = Path(args.out) if args.out else Path("results") / args.case
+    if summary["status"] == "failed":
+        print(f"fem: error: {summary['error']}", file=sys.stderr)
+        print(f"(what finished is in {out}/: summary.json, streamed steps)", file=sys.stderr)
+        return 2
+    if summary["status"] == "interrupted":
+        print(f"fem: interrupted — completed steps and summary.json are in {out}/",
+              file=sys.stderr)
+        return 130
+    try:
+        output.render_pending()
+    except KeyboardInterrupt:
+        print(f"fem: rendering interrupted — results and summary.json are complete in "
+              f"{out}/; `fem render {out}` makes the pictures", file=sys.stderr)
+        write_summary(out, summary)
+        return 130
+    write_summary(out, summary)
     if args.json:
-        print(json.dumps(output.jsonable(figures)))
+        print(json.dumps(output.jsonable(summary)))
     else:
         print(f"case {args.case} finished in {wall:.2f} s — results in {out}/")
-        print("\n".join(_scalar_lines({k: v for k, v in figures.items()
-                                       if k not in ("parameters", "files")})))
+        print("\n".join(_scalar_lines({k: v for k, v in summary.items()
+                                       if k not in ("parameters", "files", "status")})))
         print(f"\nfiles in {out}/:")
         groups: dict[str, int] = {}
-        for f in figures["files"]:
+        for f in summary["files"]:
             head = f.split("/")[0] if "/" in f else f
             groups[head] = groups.get(head, 0) + 1
         for head, count in groups.items():
-            print(f"  {head}/ ({count} files)" if count > 1 or head not in figures["files"]
+            print(f"  {head}/ ({count} files)" if count > 1 or head not in summary["files"]
                   else f"  {head}")
         for anim in sorted(out.glob("*.mp4")) + sorted(out.glob("*.gif")):
             print(f"\nanimation: {anim}")
@@ -172,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fem: interrupted — partial results stay in the output folder", file=sys.stderr)
         return 130
+    except BrokenPipeError:          # `fem list | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

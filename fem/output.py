@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +33,76 @@ class OutputOptions:
     fps: int = 20
     max_frames: int = 150    # animation frames at most (VTK keeps every frame)
     window_size: tuple = (800, 600)
+    defer_render: bool = False   # `fem run`: render after summary.json is written
+    pending: list = field(default_factory=list)   # deferred pictures (folder, kind)
 
 
 OPTIONS = OutputOptions()
+
+
+def _warn(message: str) -> None:
+    from .validate import warn
+
+    warn(message)
+
+
+def render_pictures(out: Path, kind: str) -> list[Path]:
+    """The pictures of a run folder: ``"animation"`` (the series as a video) or
+    ``"snapshot"`` (the last frame of the series as a PNG).  A rendering failure is a
+    warning, never the loss of the run: the data are already on disk."""
+    from .io import render
+
+    out = Path(out)
+    try:
+        if kind == "animation":
+            return render_directory(out, fps=OPTIONS.fps)
+        camera = _camera(out)
+        written = []
+        for pvd in sorted(out.glob("*.pvd")):
+            last = _last_frame_file(pvd)
+            if last is not None:
+                written.append(render.snapshot(last, out / "snapshot.png", warp="displacement",
+                                               camera=camera))
+        return written
+    except (Exception, KeyboardInterrupt) as err:   # noqa: BLE001 - reported, not lost
+        if isinstance(err, KeyboardInterrupt):
+            _warn(f"rendering in {out} interrupted; the data and summary are complete — "
+                  f"`fem render {out}` makes the pictures later")
+            raise
+        _warn(f"rendering in {out} failed ({type(err).__name__}: {err}); the results are "
+              f"complete — retry with `fem render {out}`")
+        return []
+
+
+def render_pending() -> list[Path]:
+    """Render what :func:`write_outputs` deferred (``OPTIONS.defer_render``)."""
+    written = []
+    while OPTIONS.pending:
+        out, kind = OPTIONS.pending.pop(0)
+        written += render_pictures(out, kind)
+    return written
+
+
+def _camera(directory: Path) -> str:
+    settings = Path(directory) / "render.json"
+    if not settings.is_file():
+        return "iso"
+    try:
+        return json.loads(settings.read_text()).get("camera", "iso")
+    except (json.JSONDecodeError, AttributeError, OSError) as err:
+        _warn(f"{settings} is unreadable ({err}); using the default camera")
+        return "iso"
+
+
+def _last_frame_file(pvd: Path) -> Path | None:
+    import xml.etree.ElementTree as ET
+
+    try:
+        files = [ds.get("file") for ds in ET.parse(pvd).getroot().iter("DataSet")]
+    except (OSError, ET.ParseError):
+        return None
+    files = [pvd.parent / f for f in files if f and (pvd.parent / f).is_file()]
+    return files[-1] if files else None
 
 
 class Drawing:
@@ -237,9 +304,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
                                                                              np.number):
                 written.append(render.plot_histories(result.t, {k: v}, out / f"{k}.png", k,
                                                      f"{model.name}: {k}"))
-        (out / "render.json").write_text(json.dumps({"camera": getattr(model, "view", "iso")}))
-        if OPTIONS.render and len(result.t) > 1:
-            written.append(render_directory(out, fps=OPTIONS.fps)[0])
+        kind = "animation" if len(result.t) > 1 else "snapshot"
     elif state is not None:
         from .io.vtk import SeriesWriter
 
@@ -247,13 +312,22 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         w.add(drawing.frame(0.0, state))
         w.close()
         written.append(out / f"{model.name}.pvd")
-        if OPTIONS.render:
-            written.append(render.snapshot(out / f"{model.name}.pvd", out / "snapshot.png",
-                                           warp="displacement",
-                                           camera=getattr(model, "view", "iso")))
-    (out / "figures.json").write_text(json.dumps(jsonable(
+        kind = "snapshot"
+    else:
+        kind = None
+    (out / "render.json").write_text(json.dumps({"camera": getattr(model, "view", "iso")}))
+    # the figures are on disk before any picture is attempted: nothing computed is lost
+    tmp = out / ".figures.json.tmp"
+    tmp.write_text(json.dumps(jsonable(
         {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
         indent=1))
+    tmp.replace(out / "figures.json")
+    written.append(out / "figures.json")
+    if OPTIONS.render and kind is not None:
+        if OPTIONS.defer_render:
+            OPTIONS.pending.append((out, kind))
+        else:
+            written += render_pictures(out, kind)
     return written
 
 
@@ -264,15 +338,18 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
     from .io.vtk import read_series
 
     directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelError(f"{directory} is not a folder; give the --out folder of a run")
     pvds = sorted(directory.glob("*.pvd"))
     if not pvds:
         raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
-    settings = directory / "render.json"
-    camera = json.loads(settings.read_text()).get("camera", "iso") if settings.is_file() \
-        else "iso"
+    camera = _camera(directory)
     out = []
     for pvd in pvds:
-        times, meshes = read_series(pvd)
+        times, meshes = read_series(pvd, skip_unreadable=True)
+        if len(meshes) == 0:
+            _warn(f"{pvd}: no readable frame; nothing to animate")
+            continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
         path, _ = render.animate(pvd, directory / f"{pvd.stem}.mp4", fps=fps,
                                  warp="displacement", stride=stride, camera=camera,

@@ -125,19 +125,39 @@ class Result:
         """Load a saved ``.npz`` or a streamed folder (possibly of an interrupted run)."""
         path = Path(path)
         files = sorted(path.glob("chunk_*.npz")) if path.is_dir() else [path]
+        from .errors import ModelError
+        from .validate import warn
+
+        if not path.exists():
+            raise ModelError(f"no result at {path}")
         r = cls()
         if path.is_dir() and (path / "meta.json").is_file():
-            meta = json.loads((path / "meta.json").read_text())
-            r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
+            try:
+                meta = json.loads((path / "meta.json").read_text())
+                r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
+            except (json.JSONDecodeError, OSError, AttributeError) as err:
+                warn(f"{path / 'meta.json'} is unreadable ({err}); loading the chunks alone")
+                r.info = {"finished": False}
         for f in files:
-            with np.load(f) as data:
-                for k in _STATE:
-                    r._rows[k].extend(list(data[k]))
-                for k in data.files:
-                    if k.startswith("stat:"):
-                        r._stats.setdefault(k[5:], []).extend(list(data[k]))
-                    elif k.startswith("sensor:"):
-                        r._sens.setdefault(k[7:], []).extend(list(data[k]))
+            try:   # read a whole chunk before keeping any of it
+                with np.load(f) as data:
+                    chunk = {k: list(data[k]) for k in data.files}
+                if any(k not in chunk for k in _STATE):
+                    raise KeyError(f"missing arrays {[k for k in _STATE if k not in chunk]}")
+            except Exception as err:   # noqa: BLE001 - truncated zip, bad header, ...
+                if not path.is_dir():
+                    raise ModelError(f"cannot read result {f}: {err}") from None
+                warn(f"{f.name} is unreadable ({type(err).__name__}: {err}); it and any "
+                     "later chunk are skipped (a run killed while writing it)")
+                r.info["finished"] = False
+                break
+            for k in _STATE:
+                r._rows[k].extend(chunk[k])
+            for k, v in chunk.items():
+                if k.startswith("stat:"):
+                    r._stats.setdefault(k[5:], []).extend(v)
+                elif k.startswith("sensor:"):
+                    r._sens.setdefault(k[7:], []).extend(v)
         return r.finish()
 
 

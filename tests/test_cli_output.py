@@ -116,7 +116,7 @@ def test_exception_midway_keeps_streamed_result(tmp_path):
                                                "n_elements=8"),
     (["run", "cantilever_cable", "-p", "n_elements=many"], "is an integer"),
     (["run", "cantilever_cable", "-p", "gravity=maybe"], "is a bool"),
-    (["render", "/nonexistent/dir"], "no .pvd series"),
+    (["render", "/nonexistent/dir"], "is not a folder; give the --out folder"),
 ])
 def test_cli_errors_are_clear(argv, match, capsys):
     assert main(argv) == 2

@@ -62,7 +62,7 @@ def available() -> list[str]:
 
 def _load_builtin() -> None:
     # Import the built-in families lazily so that `register` exists before they load.
-    from . import ancf_cable, ncf  # noqa: F401
+    from . import ancf_beam, ancf_cable, ncf  # noqa: F401
 
     try:
         from . import bezier_plate  # noqa: F401

@@ -24,25 +24,7 @@ import numpy as np
 from ..errors import ModelError
 from ..quadrature import gauss_legendre
 from . import ElementFamily, register
-
-
-def hermite(s: np.ndarray, L: np.ndarray | float = 1.0, deriv: int = 0) -> np.ndarray:
-    """Cubic Hermite functions and their ``x``-derivatives at ``s`` (…, 4) for length ``L``."""
-    s = np.asarray(s, dtype=float)
-    L = np.asarray(L, dtype=float)[..., None] if np.ndim(L) else L
-    s = s[None, :] if np.ndim(L) else s
-    if deriv == 0:
-        N = [1 - 3 * s**2 + 2 * s**3, (s - 2 * s**2 + s**3) * L, 3 * s**2 - 2 * s**3,
-             (s**3 - s**2) * L]
-    elif deriv == 1:
-        N = [(-6 * s + 6 * s**2) / L, (1 - 4 * s + 3 * s**2) + 0 * L, (6 * s - 6 * s**2) / L,
-             (3 * s**2 - 2 * s) + 0 * L]
-    elif deriv == 2:
-        N = [(-6 + 12 * s) / L**2, (-4 + 6 * s) / L, (6 - 12 * s) / L**2, (6 * s - 2) / L]
-    else:
-        raise ValueError(deriv)
-    shape = np.broadcast_shapes(*(np.shape(x) for x in N))
-    return np.stack([np.broadcast_to(x, shape) for x in N], axis=-1)
+from .shape import hermite
 
 
 @register("ancf_cable")

@@ -296,8 +296,12 @@ def write_series(
     return series.pvd_path
 
 
-def read_series(pvd_path: str | Path) -> tuple[np.ndarray, list[meshio.Mesh]]:
+def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False
+                ) -> tuple[np.ndarray, list[meshio.Mesh]]:
     """Read a ``.pvd`` collection and its ``.vtu`` files.
+
+    ``skip_unreadable``: a frame file that is missing or unreadable (a run killed while
+    writing it) is skipped with a :class:`fem.FemWarning` instead of refusing the series.
 
     Returns
     -------
@@ -321,7 +325,13 @@ def read_series(pvd_path: str | Path) -> tuple[np.ndarray, list[meshio.Mesh]]:
         file = pvd_path.parent / ds.get("file", "")
         try:
             meshes.append(read_meshio(file))
-        except ModelError as exc:
-            raise ModelError(f"collection {pvd_path}: {exc}") from exc
+        except Exception as exc:   # noqa: BLE001 - a corrupt file surfaces as anything
+            if not skip_unreadable:
+                raise ModelError(f"collection {pvd_path}: {exc}") from exc
+            from ..validate import warn
+
+            warn(f"{pvd_path}: frame {file.name} is unreadable ({type(exc).__name__}); "
+                 "skipped")
+            continue
         times.append(float(ds.get("timestep", "nan")))
     return np.asarray(times), meshes

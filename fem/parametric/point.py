@@ -15,9 +15,10 @@ import shutil
 import socket
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from ..errors import ModelError
 from ..results import jsonable
 
 __all__ = ["PointTask", "run_point", "read_done", "DONE", "ERROR"]
@@ -101,6 +102,7 @@ def run_point(task: PointTask) -> dict:
     """
     from .._threads import single_thread_blas
     from ..cases import run_case
+    from ..output import OPTIONS
 
     t0 = time.perf_counter()
     info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid(),
@@ -114,11 +116,17 @@ def run_point(task: PointTask) -> dict:
         if folder.exists():      # what an interrupted attempt left behind
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
+    saved = {f.name: getattr(OPTIONS, f.name) for f in fields(OPTIONS)}
+    pending = list(OPTIONS.pending)
     try:
         _make_case_findable(task.case, task.case_dir)
         with single_thread_blas():
             summary = run_case(task.case, dict(task.params), folder, render=False,
                                progress=False)
+        if summary["status"] == "interrupted":
+            raise KeyboardInterrupt
+        if summary["status"] == "failed":        # a ModelError of the run: summary written
+            raise ModelError(summary["error"])
     except Exception as err:  # recorded, so that the other points go on
         error = f"{type(err).__name__}: {err}"
         tb = traceback.format_exc()
@@ -127,6 +135,10 @@ def run_point(task: PointTask) -> dict:
                                            "parameters": task.params, **info})
         return {**info, "status": "failed", "error": error, "traceback": tb,
                 "wall_s": time.perf_counter() - t0}
+    finally:   # run_case sets the output options; a serial sweep runs inside another run
+        for name, value in saved.items():
+            setattr(OPTIONS, name, value)
+        OPTIONS.pending[:] = pending
     wall = time.perf_counter() - t0
     if folder is not None:
         _write_atomic(folder / DONE, {"parameters": task.params, "wall_s": wall,

@@ -115,16 +115,25 @@ class GeneralizedAlpha:
         False: full Newton.  "auto": True when the model has elastic elements, whose
         tangent is costly; purely rigid models converge fastest with full Newton.
     project_velocities : bool
-        After each step, replace ``q̇`` by its M-orthogonal projection onto
-        ``Φ_q q̇ + Φ_t = 0`` (kinematic correction at velocity level, cf. seed 001 §3).
-        Index-3 generalized-α satisfies the velocity constraints only to O(h²); with
-        ``ρ∞ = 1`` that error is undamped.
+        Shorthand for ``correction="projection"``.
+    correction : {"none", "projection", "rigid"}
+        Kinematic correction (seed 001 §3, ``docs/kinematic_correction.md``).  Index-3
+        generalized-α satisfies the position constraints to the Newton tolerance but the
+        velocity constraints only to O(h²) (undamped with ``ρ∞ = 1``).
+        ``"projection"``: after each step ``q̇`` is replaced by its M-orthogonal projection
+        onto ``Φ_q q̇ + Φ_t = 0`` (projected generalized-α).  ``"rigid"``: the seed's
+        *transient rigid-body correction* made general — corrections are taken in the
+        metric ``W = M + κ K_ref`` (``K_ref`` the elastic tangent in the reference state,
+        ``κ`` large), which freezes the deformation and moves the bodies rigidly; applied
+        to the positions whenever the constraint residual rises during a Newton iteration,
+        and to the velocities after each step.  Counted in ``n_corrections``.
     """
 
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
                  reuse: bool | str = "auto", contraction: float = 0.25,
-                 project_velocities: bool = False, perturbed_start: bool = False):
+                 project_velocities: bool = False, perturbed_start: bool = False,
+                 correction: str = "none"):
         self.model = model
         self.asm = model.assemble()
         self.p = alpha_parameters(rho_inf)
@@ -134,7 +143,14 @@ class GeneralizedAlpha:
             reuse = bool(self.asm.elastic)
         self.reuse_mode = reuse
         self.reuse, self.contraction = bool(reuse), contraction
-        self.project_velocities = project_velocities
+        if correction not in ("none", "projection", "rigid"):
+            raise ModelError(f"correction must be 'none', 'projection' or 'rigid'; got "
+                             f"{correction!r}")
+        self.correction = "projection" if project_velocities and correction == "none" \
+            else correction
+        self.project_velocities = self.correction != "none"
+        self.n_corrections = 0
+        self._metric = None
         self.t = float(t0)
         self.initial_corrections: dict = {}
         self.q, self.v, self.qdd, self.lam = consistent_initial_state(
@@ -212,6 +228,17 @@ class GeneralizedAlpha:
             scale = np.sqrt(max(Mq @ Mq, fe2, f_int @ f_int, JTl @ JTl, 1e-300))
             rn = float(np.sqrt(res @ res) / scale)
             pn = float(np.abs(phi).max()) if phi.size else 0.0
+            if (self.correction == "rigid" and it >= 1 and pn > self.ctol
+                    and pn > hist[-1][1]):
+                # the constraint residual rises: move the bodies rigidly (deformation
+                # frozen) back onto Φ = 0 and continue from there (seed 001 §3.1)
+                dq = self._metric_correction(q, t1, -phi)
+                q += dq
+                v += gp * dq
+                qdd += bp * dq
+                self.n_corrections += 1
+                refactor = True
+                continue
             hist.append((rn, pn))
             res_abs = rn * scale
             err = max(rn / self.tol, pn / self.ctol)
@@ -278,12 +305,37 @@ class GeneralizedAlpha:
             history=history, residual=res, phi=phi, q=q, q_start=self.q,
             singular=singular) + extra
 
+    def _metric_matrix(self, q, t):
+        """``[[W, Φ_qᵀ], [Φ_q, 0]]`` with the correction metric ``W`` (M, or M + κ K_ref).
+
+        The plain Jacobian on both sides, servo rows included: a correction is a
+        projection onto the constraint manifold, not a motion the actuators make."""
+        import scipy.sparse as sp
+
+        asm = self.asm
+        W = sp.csr_matrix(asm.M_sparse)
+        if self.correction == "rigid" and asm.elastic:
+            if self._metric is None:
+                _, kref = asm.internal_forces(asm.q0, tangent=True)
+                K = sp.csr_matrix(asm.stiffness(kref))
+                kappa = 1e6 * np.abs(W.diagonal()).mean() / max(np.abs(K.diagonal()).mean(),
+                                                                1e-300)
+                self._metric = W + kappa * K
+            W = self._metric
+        J = asm.jacobian(q, t)
+        S = sp.bmat([[W, J.T], [J, None]], format="csc")
+        return S.toarray() if asm.dense else S
+
+    def _metric_correction(self, q, t, rhs):
+        """The smallest change ``Δq`` in the correction metric with ``Φ_q Δq = rhs``."""
+        x = Factorization(self._metric_matrix(q, t), "kinematic correction matrix").solve(
+            np.concatenate([np.zeros(self.asm.n), rhs]))
+        return x[: self.asm.n]
+
     def _project_velocity(self, q, v, t):
         asm = self.asm
-        S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), asm.jacobian_values(q, t), 1.0, q=q)
-        x = Factorization(S, "velocity projection matrix").solve(
-            np.concatenate([asm.M @ v, -asm.phi_t(q, t)]))
-        return x[: asm.n]
+        return v + self._metric_correction(
+            q, t, -(asm.j_dot(asm.jacobian_values(q, t), v) + asm.phi_t(q, t)))
 
     def advance(self, h: float, max_halvings: int = 6) -> dict:
         """Step by ``h``, retrying in halves (recursively) when Newton fails."""
@@ -318,7 +370,7 @@ class GeneralizedAlpha:
 def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=None,
              t0: float = 0.0, tol: float = 1e-8, constraint_tol: float = 1e-11,
              max_iter: int = 25, reuse: bool | str = "auto", project_velocities: bool = False,
-             record_every: int = 1,
+             correction: str = "none", record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
              progress: bool = False, on_step: Callable | None = None) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
@@ -344,7 +396,7 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
         warn(f"simulate: dt = {dt:g} s is longer than the span {span:g} s; one step of "
              f"{span:g} s is taken")
     ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse,
-                          project_velocities=project_velocities)
+                          project_velocities=project_velocities, correction=correction)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha",
                      **ga.initial_corrections})
@@ -373,7 +425,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
             bar.close()
         if res.directory is not None:   # keep what was computed, even on failure
             res.flush()
-    res.info.update({"factorizations": ga.n_factorizations,
+    res.info.update({"factorizations": ga.n_factorizations, "correction": ga.correction,
+                     "kinematic_corrections": ga.n_corrections,
                      "roundoff_accepts": ga.n_roundoff_accepts,
                      "force_evaluations": ga.n_force_evals})
     return res.finish()

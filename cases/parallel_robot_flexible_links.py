@@ -1,0 +1,276 @@
+"""3-RRRU robot with flexible third links and a rigid triangular platform (seed 001).
+
+Reproduces ``001_076986b9c5b37e36.txt`` §4: links 3 as shear-deformable ANCF beams
+(E = 6.9e8 Pa, ν = 0.3, round section r = 0.01 m), the rigid equilateral platform
+(circumradius 0.06 m, 0.3 kg) in natural coordinates, links 1/2 rigid bars
+(2.0/0.3 kg).  P follows one turn of radius 0.1 m in z = −0.8 m at 0.5 m/s with the
+cosine (S-curve) acceleration and deceleration phases (40 % each, 2.094 s).  Analyses:
+``static`` (P held at (0.1, 0, −0.8)); ``inverse`` (the path prescribed, torques
+unknown); ``forward`` (driven by the rigid robot's torques from the rest state those
+torques hold — 12.9 mm below P0 with the soft links — or with
+``forward_torques='inverse'`` by this model's own inverse torques, which must retrace
+the path); ``experiment`` (inverse with E = 6.9e10 Pa and a 1.6 kg payload: the strain
+gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``).  The rigid robot
+(:mod:`fem.robots.rrru3`, same masses) is the reference throughout.  Model and
+choices: :mod:`fem.robots.rrru3_flexible_links`; figures beside the seed's:
+``docs/ancf_beam.md``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import fem
+from fem.robots import rrru3
+from fem.robots.rrru3_flexible_links import (
+    build_flexible_links_robot,
+    equilibrium_under_torques,
+    gauge_strains,
+    link_midpoint_outputs,
+    platform_tilt,
+    rigid_torque_function,
+    seed001_circle_path,
+    seed001_geometry,
+)
+from fem.robots.rrru3_model import histories, run_path
+
+PARAMS = {
+    "analysis": "inverse",         # "static", "inverse", "forward", "experiment", "sweep"
+    "n_elements_per_link": 8,      # mid-point deformation within 0.6 % of 16 (seed: 1)
+    "E_Pa": 6.9e8,
+    "nu": 0.3,
+    "link_radius_m": 0.01,
+    "payload_kg": 0.0,
+    "speed_mps": 0.5,
+    "dt_s": 0.005,
+    "rho_inf": 0.1,
+    "newton_tol": 1e-10,
+    "forward_torques": "rigid",    # "rigid" or "inverse"
+    "beam_formulation": "structural",   # or "continuum" (Poisson-locking, for comparison)
+    "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
+}
+
+LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
+          "n_elements_per_link": ">=1", "E_Pa": ">0", "nu": "(-1, 0.5)",
+          "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
+          "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
+          "beam_formulation": ("structural", "continuum", "continuum_split")}
+
+SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
+        "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
+        "torque_range_Nm": [-11.1, -8.3], "actuator_angle_max_deg": 9.8,
+        "torque_deviation_Nm": -0.39, "angle_deviation_deg": 0.84,
+        "midpoint_deformation_mm": 7.73, "shear_angle_max_deg": 0.0004,
+        "experiment_strain_peak": 1e-5, "gauge_distances_mm": [200.0, 407.5, 600.0]}
+
+GAUGES_M = (0.200, 0.4075, 0.600)
+
+
+def _setup(p: dict, mode: str = "inverse", torques=None):
+    geom = seed001_geometry(float(p["payload_kg"]))
+    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
+                                    float(p["link_radius_m"]), int(p["n_elements_per_link"]),
+                                    mode, path if mode == "inverse" else None, torques,
+                                    p["beam_formulation"])
+    return geom, path, rm
+
+
+def build(**params) -> fem.Model:
+    p = {**PARAMS, **params}
+    return _setup(p)[2].model
+
+
+def _series(rm, res) -> dict[str, np.ndarray]:
+    """Tilt, link mid-point deformation and shear, gauge strains per recorded step."""
+    n = len(res.t)
+    tilt = np.zeros(n)
+    defl, shear = np.zeros((n, 3)), np.zeros((n, 3, 2))
+    gauges = np.zeros((n, len(GAUGES_M), 4))
+    for i, q in enumerate(res.q):
+        tilt[i] = platform_tilt(rm, q)
+        mo = link_midpoint_outputs(rm, q)
+        defl[i], shear[i] = mo["deformation"], mo["shear_angle"]
+        gauges[i] = gauge_strains(rm, q, 0, GAUGES_M)
+    return {"tilt": tilt, "deformation": defl, "shear": shear, "gauges": gauges}
+
+
+def _cruise(t: np.ndarray, T: float) -> np.ndarray:
+    return (t > 0.4 * T) & (t < 0.6 * T)
+
+
+def _flex_figures(t, s, T) -> dict:
+    cr = _cruise(t, T)
+    tilt = np.degrees(s["tilt"])
+    return {
+        "tilt_start_deg": float(tilt[0]), "tilt_end_deg": float(tilt[-1]),
+        "tilt_max_deg": float(tilt.max()), "tilt_cruise_max_deg": float(tilt[cr].max()),
+        "midpoint_deformation_max_mm": (1e3 * s["deformation"].max(axis=0)).tolist(),
+        "shear_angle_max_deg": float(np.degrees(np.abs(s["shear"]).max())),
+        "gauge_strain_range": {f"{1e3 * d:g} mm": [float(s["gauges"][:, i].min()),
+                                                   float(s["gauges"][:, i].max())]
+                               for i, d in enumerate(GAUGES_M)},
+    }
+
+
+def _inverse(p: dict):
+    geom, path, rm = _setup(p)
+    st = fem.solve_static(rm.model, tol=1e-12)
+    res = run_path(rm, path.duration, float(p["dt_s"]), float(p["rho_inf"]), q0=st.q,
+                   tol=float(p["newton_tol"]))
+    h = histories(rm, res, path)
+    ref = rrru3.reference_torques(path, res.t, geom)
+    return geom, path, rm, st, res, h, ref
+
+
+def _plots(out, t, curves: dict[str, tuple[dict, str]]) -> None:
+    from fem.io.render import plot_histories
+
+    for name, (series, ylabel) in curves.items():
+        plot_histories(t, series, out / f"{name}.png", ylabel, name.replace("_", " "))
+
+
+def _run_inverse(p: dict, out=None) -> dict:
+    t0 = time.perf_counter()
+    geom, path, rm, st, res, h, ref = _inverse(p)
+    s = _series(rm, res)
+    tau, th = h["torque"], h["theta"]
+    asm = rm.model.assemble()
+    fig = {**rm.counts, "seed": SEED, "duration_s": path.duration,
+           "static_torque_Nm": [asm.efforts(st.lam)[a.name] for a in rm.actuators],
+           "rigid_static_torque_Nm": rrru3.gravity_torques(geom, geom.start_point)[0].tolist(),
+           "torque_range_per_limb_Nm": [[float(tau[:, k].min()), float(tau[:, k].max())]
+                                        for k in range(3)],
+           "rigid_torque_range_per_limb_Nm": [[float(ref["torque"][:, k].min()),
+                                               float(ref["torque"][:, k].max())]
+                                              for k in range(3)],
+           "theta_range_deg": [float(np.degrees(th.min())), float(np.degrees(th.max()))],
+           "theta_change_max_deg": float(np.degrees(np.abs(th - th[0]).max())),
+           "max_torque_dev_vs_rigid_Nm": float(np.abs(tau - ref["torque"]).max()),
+           "max_angle_dev_vs_rigid_deg": float(np.degrees(np.abs(th - ref["theta"]).max())),
+           "max_path_error_m": float(h["path_error"].max()),
+           "max_dynamics_residual": float(res.stats["residual_dynamics"].max()),
+           "max_constraint_residual": float(res.stats["residual_constraints"].max()),
+           "steps": len(res.t) - 1, "time_s": res.t.tolist(), "torque_Nm": tau.tolist()}
+    fig.update(_flex_figures(res.t, s, path.duration))
+    fig["wall_s"] = time.perf_counter() - t0
+    if out is not None:
+        from pathlib import Path
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        L = [f"limb {k + 1}" for k in range(3)]
+        _plots(out, res.t, {
+            "torques": ({k: tau[:, i] for i, k in enumerate(L)}
+                        | {f"rigid {k}": ref["torque"][:, i] for i, k in enumerate(L)},
+                        "τ [N·m]"),
+            "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(L)}, "θ [deg]"),
+            "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(L)},
+                                 "τ − τ_rigid [N·m]"),
+            "angle_deviation": ({k: np.degrees(th[:, i] - ref["theta"][:, i])
+                                 for i, k in enumerate(L)}, "θ − θ_rigid [deg]"),
+            "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]"),
+            "midpoint_deformation": ({k: 1e3 * s["deformation"][:, i]
+                                      for i, k in enumerate(L)}, "[mm]"),
+            "midpoint_shear_angle": ({f"{k} {ax}": np.degrees(s["shear"][:, i, j])
+                                      for i, k in enumerate(L) for j, ax in enumerate("yz")},
+                                     "[deg]"),
+            "gauge_strains_limb1": ({f"{1e3 * d:g} mm, {pt}": s["gauges"][:, i, j]
+                                     for i, d in enumerate(GAUGES_M)
+                                     for j, pt in enumerate(("+y", "−y", "+z", "−z"))},
+                                    "axial surface strain"),
+        })
+        fem.write_outputs(out, rm.model, res, fig)
+    return fig
+
+
+def _run_forward(p: dict, out=None) -> dict:
+    t0 = time.perf_counter()
+    geom = seed001_geometry(float(p["payload_kg"]))
+    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    if p["forward_torques"] == "rigid":
+        torques = [rigid_torque_function(geom, path, k) for k in range(3)]
+        # start at rest where the rigid robot's start torques hold the flexible robot
+        q0, P_start = equilibrium_under_torques(
+            geom, [f(0.0) for f in torques], E=float(p["E_Pa"]), nu=float(p["nu"]),
+            radius=float(p["link_radius_m"]), n_elements=int(p["n_elements_per_link"]),
+            formulation=p["beam_formulation"])
+    elif p["forward_torques"] == "inverse":
+        # start at the static state of the inverse model (its torques hold P at P0)
+        q0 = fem.solve_static(_setup(p)[2].model, tol=1e-12).q
+        P_start = np.asarray(geom.start_point, float)
+        _, _, _, _, res_i, h_i, _ = _inverse(p)
+        torques = [lambda t, k=k: float(np.interp(t, res_i.t, h_i["torque"][:, k]))
+                   for k in range(3)]
+    else:
+        raise fem.ModelError(f"forward_torques must be 'rigid' or 'inverse', got "
+                             f"{p['forward_torques']!r}")
+    _, _, rm = _setup(p, "forward", torques)
+    res = fem.simulate(rm.model, path.duration, float(p["dt_s"]), rho_inf=float(p["rho_inf"]),
+                       q0=q0, tol=float(p["newton_tol"]), constraint_tol=1e-11,
+                       reuse="step", result=fem.output.stream(out, rm.model)
+                       if out is not None else None)
+    P = np.array([rm.P(q) for q in res.q])
+    dev = P - np.asarray(path(res.t)[0])
+    s = _series(rm, res)
+    fig = {**rm.counts, "seed": SEED, "forward_torques": p["forward_torques"],
+           "start_offset_mm": (1e3 * (P_start - geom.start_point)).tolist(),
+           "max_path_deviation_per_axis_mm": (1e3 * np.abs(dev).max(axis=0)).tolist(),
+           "end_path_deviation_mm": (1e3 * dev[-1]).tolist(),
+           "max_dynamics_residual": float(res.stats["residual_dynamics"].max()),
+           "max_constraint_residual": float(res.stats["residual_constraints"].max()),
+           "steps": len(res.t) - 1, "time_s": res.t.tolist()}
+    fig.update(_flex_figures(res.t, s, path.duration))
+    fig["wall_s"] = time.perf_counter() - t0
+    if out is not None:
+        from pathlib import Path
+        out = Path(out)
+        _plots(out, res.t, {
+            "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")}, "[mm]"),
+            "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]")})
+        fem.write_outputs(out, rm.model, res, fig)
+    return fig
+
+
+def _run_static(p: dict, out=None) -> dict:
+    geom, path, rm = _setup(p)
+    st = fem.solve_static(rm.model, tol=1e-12)
+    asm = rm.model.assemble()
+    mo = link_midpoint_outputs(rm, st.q)
+    fig = {**rm.counts, "seed": SEED,
+           "static_torque_Nm": [asm.efforts(st.lam)[a.name] for a in rm.actuators],
+           "rigid_static_torque_Nm": rrru3.gravity_torques(geom, geom.start_point)[0].tolist(),
+           "tilt_deg": float(np.degrees(platform_tilt(rm, st.q))),
+           "midpoint_deformation_mm": (1e3 * mo["deformation"]).tolist(),
+           "shear_angle_deg": np.degrees(mo["shear_angle"]).tolist(),
+           "gauge_strains_limb1": gauge_strains(rm, st.q, 0, GAUGES_M).tolist(),
+           "newton_iterations": st.iterations, "residual_relative": st.residual}
+    if out is not None:
+        fem.write_outputs(out, rm.model, None, fig, state=st.q)
+    return fig
+
+
+def run(out=None, **params) -> dict:
+    p = {**PARAMS, **params}
+    a = p["analysis"]
+    if a == "static":
+        return _run_static(p, out)
+    if a == "inverse":
+        return _run_inverse(p, out)
+    if a == "forward":
+        return _run_forward(p, out)
+    if a == "experiment":
+        return _run_inverse({**p, "E_Pa": 6.9e10, "payload_kg": 1.6}, out)
+    if a == "sweep":
+        rows = []
+        for E in p["sweep_E_Pa"]:
+            f = _run_inverse({**p, "E_Pa": float(E)})
+            rows.append({"E_Pa": float(E),
+                         "max_torque_dev_vs_rigid_Nm": f["max_torque_dev_vs_rigid_Nm"],
+                         "max_angle_dev_vs_rigid_deg": f["max_angle_dev_vs_rigid_deg"],
+                         "tilt_max_deg": f["tilt_max_deg"]})
+        devs = [r["max_torque_dev_vs_rigid_Nm"] for r in rows]
+        return {"modulus_sweep": rows, "deviation_falls_with_E": bool(np.all(np.diff(devs) < 0))}
+    raise fem.ModelError(f"analysis must be 'static', 'inverse', 'forward', 'experiment' or "
+                         f"'sweep', got {a!r}")

@@ -1,0 +1,7 @@
+"""``python -m fem`` is the ``fem`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
