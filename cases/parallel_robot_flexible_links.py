@@ -10,15 +10,16 @@ unknown); ``forward`` (driven by the rigid robot's torques from the rest state t
 torques hold — 12.9 mm below P0 with the soft links — or with
 ``forward_torques='inverse'`` by this model's own inverse torques, which must retrace
 the path); ``experiment`` (inverse with E = 6.9e10 Pa and a 1.6 kg payload: the strain
-gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``).  The rigid robot
-(:mod:`fem.robots.rrru3`, same masses) is the reference throughout.  Model and
-choices: :mod:`fem.robots.rrru3_flexible_links`; figures beside the seed's:
-``docs/ancf_beam.md``.
+gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``, through
+:func:`fem.sweep`).  The rigid robot (:mod:`fem.robots.rrru3`, same masses) is the
+reference throughout.  Model and choices: :mod:`fem.robots.rrru3_flexible_links`;
+figures beside the seed's: ``docs/ancf_beam.md``.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -50,13 +51,15 @@ PARAMS = {
     "forward_torques": "rigid",    # "rigid" or "inverse"
     "beam_formulation": "structural",   # or "continuum" (Poisson-locking, for comparison)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
+    "sweep_workers": 0,            # 0: the sweep's runs one after another here; N: N Dask workers
 }
 
 LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "n_elements_per_link": ">=1", "E_Pa": ">0", "nu": "(-1, 0.5)",
           "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
           "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
-          "beam_formulation": ("structural", "continuum", "continuum_split")}
+          "beam_formulation": ("structural", "continuum", "continuum_split"),
+          "sweep_workers": ">=0"}
 
 SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
@@ -262,10 +265,15 @@ def run(out=None, **params) -> dict:
         return _run_forward(p, out)
     if a == "experiment":
         return _run_inverse({**p, "E_Pa": 6.9e10, "payload_kg": 1.6}, out)
-    if a == "sweep":
+    if a == "sweep":      # each modulus one inverse run of this case, through fem.sweep
+        fixed = {k: v for k, v in params.items() if k != "analysis" and not k.startswith("sweep_")}
+        study = fem.sweep(Path(__file__).stem, [{**fixed, "analysis": "inverse",
+                                                 "E_Pa": float(E)} for E in p["sweep_E_Pa"]],
+                          None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
+                          out=out, progress=out is not None and fem.output.OPTIONS.progress)
         rows = []
         for E in p["sweep_E_Pa"]:
-            f = _run_inverse({**p, "E_Pa": float(E)})
+            f = study.figures(E_Pa=float(E))
             rows.append({"E_Pa": float(E),
                          "max_torque_dev_vs_rigid_Nm": f["max_torque_dev_vs_rigid_Nm"],
                          "max_angle_dev_vs_rigid_deg": f["max_angle_dev_vs_rigid_deg"],
