@@ -146,3 +146,24 @@ def test_dynamic_cantilever_oscillates_about_static_sag(n):
     # dropped from rest: the tip swings to ≈ 2× the static sag (undamped step response)
     assert 1.8 < fig["tip_z_min_m"] / ref < 2.05
     assert fig["max_residual_constraints"] < 1e-11
+
+
+def test_compiled_kernel_matches_the_numpy_reference():
+    # issue 12: the numba kernel and the NumPy form agree to round-off at a large,
+    # arbitrary deformation (forces and tangent)
+    from fem.elements import kernels
+
+    if not kernels.AVAILABLE:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    m = fem.Model()
+    grp, _ = fem.straight_cable(m, (0, 0, 0), (2, 0, 0), 7, fem.Material(2.1e11, 0.3, 7850),
+                                4e-4, 1.3e-8)
+    rng = np.random.default_rng(3)
+    q = m.q0[grp.dofs] + 0.2 * rng.standard_normal(grp.dofs.shape)
+    fam = grp.family
+    f_ref, K_ref = fam.forces_numpy(q, tangent=True)
+    f, K = fam.forces(q, tangent=True)
+    assert np.abs(f - f_ref).max() <= 1e-12 * np.abs(f_ref).max()
+    assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
+    f2, K2 = fam.forces(q)
+    assert K2 is None and np.array_equal(f2, f)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..quadrature import gauss_legendre
-from . import ElementFamily, register
+from . import ElementFamily, kernels, register
 from .shape import hermite
 
 
@@ -87,6 +87,9 @@ class AncfCable(ElementFamily):
             np.swapaxes(self._Bq.reshape(n, self._nq * 6, 12), 1, 2))
         self._wa = self._wL * self.EA[:, None]            # axial weight
         self._wb = 0.5 * self._wL * self.EI[:, None]      # bending weight (½EI g)
+        self._N1c = np.ascontiguousarray(self._N1)
+        self._N2c = np.ascontiguousarray(self._N2)
+        self.use_kernel = True     # the compiled kernel when numba is there (kernels.py)
 
     # ------------------------------------------------------------- kinematics
     def shape(self, xi):
@@ -110,6 +113,18 @@ class AncfCable(ElementFamily):
 
     # ----------------------------------------------------------------- forces
     def forces(self, q, v=None, tangent=False):
+        if kernels.AVAILABLE and self.use_kernel:
+            n = self.n_elements
+            Q = np.ascontiguousarray(q, dtype=float).reshape(n, 4, 3)
+            f = np.empty((n, 12))
+            K = np.empty((n, 12, 12)) if tangent else np.empty((0, 12, 12))
+            kernels.cable_forces(Q, self._N1c, self._N2c, self._wa, self._wb,
+                                 np.empty((n, self._nq)), f, K, tangent)
+            return f, (K if tangent else None)
+        return self.forces_numpy(q, v, tangent)
+
+    def forces_numpy(self, q, v=None, tangent=False):
+        """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""
         n, nq = self.n_elements, self._nq
         ab = self._Nd @ q.reshape(n, 4, 3)            # (n, 2q, 3): r′ then r″
         a, b = ab[:, :nq], ab[:, nq:]
