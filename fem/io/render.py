@@ -501,7 +501,7 @@ def animate(
     consecutive identical frames.
     """
     if isinstance(frames, str | os.PathLike) and str(frames).endswith(".pvd"):
-        times, items = read_series(frames)
+        times, items = read_series(frames, skip_unreadable=True)
     else:
         items = list(frames)
         times = [_frame_time(item, i) for i, item in enumerate(items)]
