@@ -34,9 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .errors import ModelError
 from .validate import finite, integer, nonnegative, positive
@@ -432,26 +430,12 @@ class FrameModes:
 
 
 def frame_modes(M, K, n_modes: int = 6, dense_limit: int = 1500) -> FrameModes:
-    """Lowest ``n_modes`` of ``K φ = ω² M φ`` (dense ``eigh`` up to ``dense_limit``
-    coordinates, else shift-invert Lanczos about 0); ``K`` must be nonsingular or
-    ``M`` positive definite."""
-    n = M.shape[0]
+    """Lowest ``n_modes`` of ``K φ = ω² M φ``, mass-normalised
+    (:func:`fem.reduction.eigen.generalized_eigen`)."""
+    from .reduction.eigen import generalized_eigen
+
     n_modes = integer(n_modes, "n_modes", 1)
-    if n == 0:
+    if M.shape[0] == 0:
         raise ModelError("no free coordinates: everything is supported")
-    k = min(n_modes, n)
-    if n <= dense_limit or k >= n - 1:
-        Md = M.toarray() if sp.issparse(M) else np.asarray(M)
-        Kd = K.toarray() if sp.issparse(K) else np.asarray(K)
-        try:
-            w2, V = sla.eigh(Kd, Md, subset_by_index=[0, k - 1])
-        except np.linalg.LinAlgError as err:
-            raise ModelError(f"modal analysis failed ({err}): the mass matrix is singular "
-                             "(a coordinate without mass)") from None
-    else:
-        w2, V = spla.eigsh(sp.csc_matrix(K), k=k, M=sp.csc_matrix(M), sigma=-1.0,
-                           which="LM")
-        o = np.argsort(w2)
-        w2, V = w2[o], V[:, o]
-    f = np.sqrt(np.clip(w2, 0.0, None)) / (2 * np.pi)
-    return FrameModes(f, V)
+    w2, V = generalized_eigen(M, K, n_modes, dense_limit)
+    return FrameModes(np.sqrt(np.clip(w2, 0.0, None)) / (2 * np.pi), V)
