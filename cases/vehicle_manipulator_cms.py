@@ -27,9 +27,9 @@ the full model).
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -37,7 +37,7 @@ import fem
 import fem.cases
 import fem.output
 from fem.frames import Frame, rectangle
-from fem.reduction import frame_cms, newmark
+from fem.reduction import frame_cms, generalized_eigen, newmark
 
 PARAMS = {
     "analysis": "modal",            # modal, sweep, convergence, dynamic
@@ -99,8 +99,8 @@ CYLINDER_RHO = 1e-3   # kg/m³: "massless" pin-ended cylinders (kept positive fo
 
 
 def _check(p: dict) -> dict:
-    fem.cases.check_params(sys.modules[__name__], {k: v for k, v in p.items()
-                                                   if k in PARAMS})
+    fem.cases.check_params(SimpleNamespace(PARAMS=PARAMS, LIMITS=LIMITS),
+                           {k: v for k, v in p.items() if k in PARAMS})
     base = p["lift_cylinder_base_m"]
     if not (isinstance(base, list | tuple) and len(base) == 2):
         raise fem.ModelError(f"lift_cylinder_base_m must be [x, z]; got {base!r}")
@@ -172,11 +172,10 @@ def build(**params) -> tuple[Frame, dict]:
     return fr, groups
 
 
-def frequencies(method: str | None = None, n: int | None = None, **params) -> np.ndarray:
-    """Lowest ``n`` natural frequencies [Hz] by ``method`` ("cms" or "full")."""
+def frequencies(**params) -> np.ndarray:
+    """Lowest ``n_frequencies`` natural frequencies [Hz] by ``method`` ("cms"/"full")."""
     p = {**PARAMS, **params}
-    method = method or p["method"]
-    n = n or p["n_frequencies"]
+    method, n = p["method"], p["n_frequencies"]
     fr, groups = build(**p)
     if method == "full":
         return fr.modes(n).frequencies_hz
@@ -219,10 +218,10 @@ def convergence(max_modes: int = 8, **params) -> dict:
     """CMS error of the lowest three frequencies against the full model of the same
     frame, for 0 … ``max_modes`` fixed-interface modes per substructure."""
     p = {**PARAMS, **params}
-    f_full = frequencies("full", 3, **p)
+    f_full = frequencies(**{**p, "method": "full", "n_frequencies": 3})
     rows = []
     for k in range(max_modes + 1):
-        f = frequencies("cms", 3, **{**p, "n_modes": k})
+        f = frequencies(**{**p, "method": "cms", "n_frequencies": 3, "n_modes": k})
         rows.append({"n_modes": k, "f_hz": f.tolist(),
                      "error_percent": (100 * (f / f_full - 1)).tolist()})
     return {"full_hz": f_full.tolist(), "rows": rows}
@@ -248,16 +247,17 @@ def dynamic(**params) -> dict:
     r = np.zeros(fr.n_dof)
     r[[fr.dof(nd, "z") for nd in range(len(fr.nodes))]] = 1.0
     rf = Mf @ r[free]
+
     # the same 1 % Rayleigh damping on the two lowest modes of each model
     def damping(Mx, Kx):
-        w = 2 * np.pi * fem.reduction.generalized_eigen(Mx, Kx, 2)[0] ** 0.5
+        w = generalized_eigen(Mx, Kx, 2)[0] ** 0.5
         a, b = np.linalg.solve([[1 / (2 * w[0]), w[0] / 2], [1 / (2 * w[1]), w[1] / 2]],
                                [0.01, 0.01])
         return a * Mx + b * Kx
 
     t0 = time.perf_counter()
     t, qf = newmark(Mf, Kf, lambda t: -rf * a_g(t), p["dt_s"], steps,
-                    C=damping(Mf, Kf) * 0 + damping(Mf, Kf))
+                    C=damping(Mf, Kf))
     t_full = time.perf_counter() - t0
     tip_full = qf[:, np.searchsorted(free, g_dof)]
     # reduced: the rigid vertical translation is the interface z coordinates (the
