@@ -140,3 +140,17 @@ def test_dynamic_run_of_the_reduced_arm_matches_the_full_model():
 def test_bad_parameters_raise_model_error(params):
     with pytest.raises(fem.ModelError):
         vm.frequencies(**params)
+
+
+def test_sweep_and_convergence_runs_write_their_tables(tmp_path):
+    figs = vm.run(out=tmp_path / "s", analysis="sweep", sweep_points=2)
+    for key in ("rocker", "sleeve", "rod", "gripper"):
+        t = figs[f"sweep_{key}"]
+        assert len(t["section_mm"]) == 2 and len(t["f1_hz"]) == 2
+    grid = json.loads((tmp_path / "s" / "sweep.json").read_text())["rocker_x_rod"]
+    assert np.array(grid["f_hz"]).shape == (2, 2, 3)
+    np.testing.assert_allclose(grid["f_hz"][0][0],
+                               _f(rocker_section_m=0.05, rod_section_m=0.05), rtol=1e-12)
+    conv = vm.run(out=tmp_path / "c", analysis="convergence")
+    assert len(conv["convergence"]) == 9
+    assert (tmp_path / "c" / "figures.json").is_file()
