@@ -5,7 +5,7 @@ The public API: build a :class:`Model` of nodes, elements (see
 :func:`solve_static`, :func:`simulate` (generalized-α) or :func:`modes`.
 """
 
-from . import constraints, elements
+from . import constraints, elements, frames, reduction
 from .builders import circle_section, rectangle_section, straight_beam, straight_cable
 from .constraints import (
     AngleDrive,
@@ -38,7 +38,7 @@ from .validate import FemWarning
 __all__ = [
     "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",
     "ModelError", "ConvergenceError", "SingularMatrixError", "FemWarning", "elements",
-    "constraints",
+    "constraints", "frames", "reduction",
     "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",

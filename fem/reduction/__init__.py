@@ -1,0 +1,24 @@
+"""Model reduction: Craig–Bampton component mode synthesis (seed 003).
+
+:func:`craig_bampton` reduces any linear substructure ``(M, K)`` with given boundary
+coordinates; :class:`Assembly` couples reduced components on shared interface
+coordinates (or :func:`constrain` with ``B q = 0``); :func:`frame_cms` does both for a
+:class:`fem.frames.Frame` split into member groups; :func:`newmark` integrates the
+reduced equations in time.
+"""
+
+from .craig_bampton import (
+    Assembly,
+    AssemblyModes,
+    Component,
+    constrain,
+    craig_bampton,
+    newmark,
+    null_space_basis,
+)
+from .eigen import generalized_eigen
+from .frames import FrameCMS, frame_cms
+from .linearize import linearize
+
+__all__ = ["Component", "craig_bampton", "Assembly", "AssemblyModes", "null_space_basis",
+           "constrain", "generalized_eigen", "newmark", "FrameCMS", "frame_cms", "linearize"]
