@@ -195,20 +195,31 @@ def _solve(p):
 
 def sweep(**params) -> dict:
     """Frequencies over each group's section range (others at their defaults) and the
-    rocker × rod grid (seed Figs 4 and 5)."""
+    rocker × rod grid (seed Figs 4 and 5).  Every point is one ``modal`` run of this case
+    through :func:`fem.sweep` (the one sweep code path of the framework; here one point
+    after another, nothing written per point)."""
     p = {**PARAMS, **params}
     m = p["sweep_points"]
-    out = {}
-    for key, (lo, hi) in SWEEP_MM.items():
-        sizes = np.linspace(lo, hi, m) / 1000
-        f = np.array([frequencies(**{**p, f"{key}_section_m": float(s)})[:3]
-                      for s in sizes])
-        out[key] = {"section_mm": (sizes * 1000).tolist(), "f1_hz": f[:, 0].tolist(),
-                    "f2_hz": f[:, 1].tolist(), "f3_hz": f[:, 2].tolist()}
+    fixed = {k: v for k, v in p.items()
+             if k in PARAMS and k not in ("analysis", "sweep_points")}
+    lines = {key: np.linspace(lo, hi, m) / 1000 for key, (lo, hi) in SWEEP_MM.items()}
     r = np.linspace(*SWEEP_MM["rocker"], m) / 1000
     d = np.linspace(*SWEEP_MM["rod"], m) / 1000
-    grid = np.array([[frequencies(**{**p, "rocker_section_m": float(a),
-                                     "rod_section_m": float(b)})[:3] for b in d] for a in r])
+    points = [{**fixed, "analysis": "modal", f"{key}_section_m": float(x)}
+              for key, xs in lines.items() for x in xs]
+    points += [{**fixed, "analysis": "modal", "rocker_section_m": float(a),
+                "rod_section_m": float(b)} for a in r for b in d]
+    study = fem.sweep(Path(__file__).stem, points, "serial", progress=False)
+    if study.failures:
+        bad = study.failures[0]
+        raise fem.ModelError(f"sweep point {bad.name} failed: {bad.error}")
+    f = iter(np.array(pt.figures["frequencies_hz"][:3]) for pt in study.points)
+    out = {}
+    for key, xs in lines.items():
+        fk = np.array([next(f) for _ in xs])
+        out[key] = {"section_mm": (xs * 1000).tolist(), "f1_hz": fk[:, 0].tolist(),
+                    "f2_hz": fk[:, 1].tolist(), "f3_hz": fk[:, 2].tolist()}
+    grid = np.array([[next(f) for _ in d] for _ in r])
     out["rocker_x_rod"] = {"rocker_mm": (r * 1000).tolist(), "rod_mm": (d * 1000).tolist(),
                            "f_hz": grid.tolist()}
     return out
