@@ -275,6 +275,9 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     output.OPTIONS.pending.clear()
     t0 = time.perf_counter()
     status, error = "finished", None
+    if out is not None:     # what a killed run leaves: its parameters and "running"
+        write_summary(out, {"case": name, "status": "running",
+                            "parameters": {**module.PARAMS, **params}})
     try:
         with single_thread_blas():
             figures = module.run(out=out, **params)
