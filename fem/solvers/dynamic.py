@@ -1,6 +1,9 @@
 """Generalized-α time integration of index-3 constrained systems.
 
 Chung & Hulbert's generalized-α scheme applied to ``M q̈ + f_int(q, q̇) + Φ_qᵀλ = f_ext``,
+or ``M(q) q̈ + f(q, q̇) + …`` when the assembly says ``constant_mass = False`` (then its
+``inertia_forces`` supply ``M(q) q̈`` plus the quadratic-velocity forces and their
+tangents, which enter the iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``),
 ``Φ(q, t) = 0`` as in Arnold & Brüls (2007), which is also the scheme of seed 000
 (eqs 39–44).  With the algorithmic acceleration ``a``::
 
@@ -88,6 +91,8 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
                      f"|Φ_q q̇ + Φ_t| = {abs(r[i]):.3g} in {asm.labels[i]!r}); projected "
                      f"onto them, changing velocities by up to {dvm:.3g}")
     f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
+    if not asm.constant_mass:   # quadratic-velocity forces of configuration-dependent mass
+        f_int = f_int + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
     rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
     S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
@@ -152,7 +157,8 @@ class GeneralizedAlpha:
         hv = asm.hessian_values(lam, q)
         jv = asm.jacobian_values(q, t)
         gp = self.p["gamma"] / (h * self.p["beta"])
-        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp)
+        extra = {} if asm.constant_mass else {"inertia": self._inertia}
+        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp, **extra)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         self._lu_h = h
         self.n_factorizations += 1
@@ -205,7 +211,10 @@ class GeneralizedAlpha:
             self.n_force_evals += 1
             phi, jv = asm.constraint_state(q, t1)
             JTl = asm.reaction(jv, lam, q)
-            Mq = asm.M @ qdd
+            if asm.constant_mass:
+                Mq = asm.M @ qdd
+            else:   # M(q) q̈ + quadratic-velocity forces, tangents for the next factor
+                Mq, self._inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
             res = Mq + f_int - f_ext + JTl
             if asm._cvals is not None:
                 res = res + asm.damping_force(v)
@@ -282,7 +291,8 @@ class GeneralizedAlpha:
         asm = self.asm
         S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), asm.jacobian_values(q, t), 1.0, q=q)
         x = Factorization(S, "velocity projection matrix").solve(
-            np.concatenate([asm.M @ v, -asm.phi_t(q, t)]))
+            np.concatenate([(asm.M if asm.constant_mass else asm.mass_matrix(q)) @ v,
+                            -asm.phi_t(q, t)]))
         return x[: asm.n]
 
     def advance(self, h: float, max_halvings: int = 6) -> dict:

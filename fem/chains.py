@@ -1,0 +1,286 @@
+"""Minimal-coordinate models of floating-frame links (seed 002, eq 1).
+
+A :class:`HubLink` is one :class:`~fem.elements.floating_frame.FloatingFrameLink` clamped
+to a hub that turns about the global z axis: coordinates ``q = [θ, e]`` (hub angle, the
+link's elastic coordinates).  The hub angle is free or prescribed (``hub_angle(t) ->
+(θ, θ̇, θ̈)``, one constraint row ``θ − θ_p(t) = 0`` whose multiplier is the hub torque).
+
+Every material point is a *nonlinear point map* ``r(x; q) = R(θ) p(x; e)``
+(:class:`PointMap`: value, Jacobian ``J = ∂r/∂q`` and acceleration term ``κ = J̇ q̇``).
+With them, Lagrange's equations ``J(z) z̈ = R(z, ż)`` of the seed become the framework's
+one system ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``::
+
+    M(q)   = ∫ ρA JᵀJ dx + M_twist + I_hub
+    f      = ∫ ρA Jᵀκ dx + K e − ∫ ρA Jᵀg dx,    κ = Σ_ij (∂²r/∂q_i∂q_j) q̇_i q̇_j
+
+:meth:`HubLinkSystem.inertia_forces` returns ``M(q) q̈ + ∫ρA Jᵀκ`` and its tangents
+``∂/∂q̈ = M``, ``∂/∂q̇ = 2∫ρA Jᵀ(∂²r q̇)`` (gyroscopic) and ``∂/∂q`` (less the third
+derivatives of ``r``, which only slow modified Newton); :mod:`fem.solvers.dynamic` calls
+it for every model whose assembly says ``constant_mass = False``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from .elements.floating_frame import FloatingFrameLink
+from .errors import ModelError
+from .validate import finite, vector3
+
+__all__ = ["HubLink", "HubLinkSystem", "PointMap"]
+
+
+def _rotation_z(theta: float):
+    c, s = np.cos(theta), np.sin(theta)
+    R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    R1 = np.array([[-s, -c, 0.0], [c, -s, 0.0], [0.0, 0.0, 0.0]])
+    R2 = np.array([[-c, s, 0.0], [-s, -c, 0.0], [0.0, 0.0, 0.0]])
+    return R, R1, R2
+
+
+class HubLink:
+    """A flexible link on a revolute hub about the global z axis (see module docstring).
+
+    Parameters
+    ----------
+    link : FloatingFrameLink
+    hub_angle : callable or None
+        Prescribed hub motion ``t -> (θ, θ̇, θ̈)``; None leaves the hub free.
+    hub_inertia : float
+        Hub moment of inertia about z [kg·m²].
+    gravity : array_like (3,)
+    name : str
+    """
+
+    def __init__(self, link: FloatingFrameLink, hub_angle: Callable | None = None,
+                 hub_inertia: float = 0.0, gravity=(0.0, 0.0, 0.0), name: str = "hub_link"):
+        if not isinstance(link, FloatingFrameLink):
+            raise ModelError(f"HubLink: link must be a FloatingFrameLink, got "
+                             f"{type(link).__name__}")
+        if hub_angle is not None and not callable(hub_angle):
+            raise ModelError("HubLink: hub_angle is a function t -> (θ, θ̇, θ̈) or None")
+        self.link = link
+        self.hub_angle = hub_angle
+        self.hub_inertia = finite(hub_inertia, "HubLink: hub inertia [kg·m²]")
+        if self.hub_inertia < 0:
+            raise ModelError(f"HubLink: hub inertia must be >= 0, got {self.hub_inertia}")
+        if hub_angle is None and self.hub_inertia == 0.0:
+            raise ModelError("HubLink: a free hub needs a positive hub inertia")
+        self.gravity = vector3(gravity, "HubLink: gravity")
+        self.name = name
+        self.n_dof = 1 + link.n_coordinates
+        self._assembly = None
+
+    @property
+    def q0(self) -> np.ndarray:
+        return np.zeros(self.n_dof)
+
+    def assemble(self) -> HubLinkSystem:
+        if self._assembly is None:
+            self._assembly = HubLinkSystem(self)
+        return self._assembly
+
+    def point(self, x: float) -> PointMap:
+        """The material point at distance ``x`` from the hub along the link."""
+        return PointMap(self, float(x))
+
+    def tip_deflection(self, q: np.ndarray) -> tuple[float, float, float]:
+        """Tip displacement in the rotating (hub) frame: axial ``u_x``, ``u_y``, ``u_z``."""
+        p, _, _ = self.link.local(q[1:], np.array([self.link.length]))
+        return (float(p[0, 0] - self.link.length), float(p[0, 1]), float(p[0, 2]))
+
+    def centreline(self, q: np.ndarray, n_points: int = 41) -> np.ndarray:
+        """Deformed centre line in space (n_points, 3) — for drawing."""
+        x = np.linspace(0.0, self.link.length, n_points)
+        p, _, _ = self.link.local(q[1:], x)
+        return p @ _rotation_z(q[0])[0].T
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
+        """Kinetic, strain and gravitational energy [J]."""
+        asm = self.assemble()
+        M = asm.mass_matrix(q)
+        J, _ = asm.kinematics(q)
+        r = self.link.local(q[1:])[0] @ _rotation_z(q[0])[0].T
+        wm = self.link.w * self.link.rho_A
+        return {"kinetic": 0.5 * float(v @ M @ v),
+                "strain": self.link.strain_energy(q[1:]),
+                "gravity": -float(wm @ (r @ self.gravity))}
+
+
+class PointMap:
+    """A material point of a :class:`HubLink` as a nonlinear map of the coordinates:
+    value ``r(q)``, Jacobian ``∂r/∂q`` and acceleration term ``J̇ q̇`` (so that
+    ``r̈ = J q̈ + J̇ q̇``)."""
+
+    def __init__(self, model: HubLink, x: float):
+        self.model = model
+        self.x = x
+        self.L1, self.Q, self.p0 = model.link.samples([x])
+        self.label = f"{model.name} point x = {x:g} m"
+
+    def _parts(self, q):
+        e = q[1:]
+        Qe = self.Q[0] @ e
+        p = self.p0[0] + self.L1[0] @ e
+        p[0] -= 0.5 * Qe @ e
+        Pe = self.L1[0].copy()
+        Pe[0] -= Qe
+        return p, Pe, _rotation_z(q[0])
+
+    def __call__(self, q: np.ndarray) -> np.ndarray:
+        p, _, (R, _, _) = self._parts(q)
+        return R @ p
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        p, Pe, (R, R1, _) = self._parts(q)
+        return np.column_stack([R1 @ p, R @ Pe])
+
+    def acceleration_term(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        p, Pe, (R, R1, R2) = self._parts(q)
+        w, ed = v[0], v[1:]
+        return (R2 @ p * w * w + 2.0 * w * (R1 @ (Pe @ ed))
+                - R[:, 0] * float(ed @ self.Q[0] @ ed))
+
+
+class HubLinkSystem:
+    """The frozen system of a :class:`HubLink` in the interface the generalized-α solver
+    uses (dense; ``constant_mass = False``)."""
+
+    constant_mass = False
+    dense = True
+    groups: list = []
+
+    def __init__(self, model: HubLink):
+        self.model = model
+        link = model.link
+        self.link = link
+        n = self.n = model.n_dof
+        self.q0 = model.q0
+        self.elastic = [link]
+        self._cvals = None
+        Mc = np.zeros((n, n))
+        Mc[0, 0] = model.hub_inertia
+        Mc[1:, 1:] = link.M_twist
+        self.M_const = Mc
+        K = np.zeros((n, n))
+        K[1:, 1:] = link.K
+        self.K = K
+        self.wm = link.w * link.rho_A
+        self.drive = model.hub_angle
+        self.m = self.n_con = 1 if self.drive is not None else 0
+        self.labels = ["hub drive θ − θ_p(t)"] if self.m else []
+        self.owner = [model] * self.m
+        Jd = np.zeros((self.m, n))
+        if self.m:
+            Jd[0, 0] = 1.0
+        self.Jd = Jd
+
+    # ------------------------------------------------------------ kinematics
+    def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) at the quadrature points."""
+        R, R1, R2 = _rotation_z(q[0])
+        p, Pe, Q = self.link.local(q[1:])
+        P, n = p.shape[0], self.n
+        J = np.empty((P, 3, n))
+        J[:, :, 0] = p @ R1.T
+        J[:, :, 1:] = np.einsum("ij,pjk->pik", R, Pe)
+        Hs = np.zeros((P, 3, n, n))
+        Hs[:, :, 0, 0] = p @ R2.T
+        RP = np.einsum("ij,pjk->pik", R1, Pe)
+        Hs[:, :, 0, 1:] = RP
+        Hs[:, :, 1:, 0] = RP
+        Hs[:, :, 1:, 1:] = -R[None, :, 0, None, None] * Q[:, None]
+        return J, Hs
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        J, _ = self.kinematics(q)
+        return np.einsum("p,pin,pim->nm", self.wm, J, J) + self.M_const
+
+    def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                       tangent: bool = False):
+        """``M(q) a + ∫ρA Jᵀκ`` and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)``."""
+        J, Hs = self.kinematics(q)
+        wm = self.wm
+        Hv = np.einsum("pink,k->pin", Hs, v)
+        acc = np.einsum("pin,n->pi", J, a) + np.einsum("pin,n->pi", Hv, v)
+        f = np.einsum("p,pin,pi->n", wm, J, acc) + self.M_const @ a
+        if not tangent:
+            return f, None
+        M = np.einsum("p,pin,pim->nm", wm, J, J) + self.M_const
+        C = 2.0 * np.einsum("p,pin,pim->nm", wm, J, Hv)
+        Ha = np.einsum("pink,k->pin", Hs, a)
+        Kq = (np.einsum("p,pink,pi->nk", wm, Hs, acc)
+              + np.einsum("p,pin,pik->nk", wm, J, Ha))
+        return f, (M, Kq, C)
+
+    # ---------------------------------------------------------------- forces
+    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
+                        tangent: bool = False):
+        """Elastic forces ``K e`` and the weight (configuration-dependent)."""
+        f = self.K @ q
+        g = self.model.gravity
+        if not np.any(g):
+            return f, (self.K.copy() if tangent else None)
+        J, Hs = self.kinematics(q)
+        f = f - np.einsum("p,pin,i->n", self.wm, J, g)
+        if not tangent:
+            return f, None
+        return f, self.K - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+
+    def damping_force(self, v: np.ndarray) -> np.ndarray:
+        return np.zeros(self.n)
+
+    def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
+        return np.zeros(self.n)
+
+    # ------------------------------------------------------------ constraint
+    def _drive(self, t: float, k: int) -> np.ndarray:
+        return np.array([float(self.drive(t)[k])]) if self.m else np.zeros(0)
+
+    def phi(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        return self.Jd @ q - self._drive(t, 0)
+
+    def constraint_state(self, q: np.ndarray, t: float = 0.0):
+        return self.phi(q, t), self.Jd
+
+    def jacobian_values(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        return self.Jd
+
+    def jacobian(self, q: np.ndarray, t: float = 0.0) -> sp.csr_matrix:
+        return sp.csr_matrix(self.Jd)
+
+    def j_dot(self, jv: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return jv @ x
+
+    def phi_t(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        return -self._drive(t, 1)
+
+    def gamma(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+        return self._drive(t, 2)
+
+    def reaction(self, jv: np.ndarray, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return jv.T @ lam
+
+    def hessian_values(self, lam: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
+        return np.zeros((self.n, self.n))
+
+    def zero_tangent(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((self.n, self.n)), np.zeros((self.n, self.n))
+
+    def saddle(self, cM: float, cK: float, kvals, hvals, jvals, cJ: float = 1.0,
+               q: np.ndarray | None = None, cC: float = 0.0, inertia=None) -> np.ndarray:
+        """``[[cM M(q) + cK (K + ∂f/∂q) + cC ∂f/∂q̇, cJ Φ_qᵀ], [cJ Φ_q, 0]]``."""
+        if inertia is None:
+            A = cM * self.mass_matrix(self.q0 if q is None else q) + cK * (kvals + hvals)
+        else:
+            M, Kq, C = inertia
+            A = cM * M + cK * (kvals + hvals + Kq) + cC * C
+        n, m = self.n, self.m
+        S = np.zeros((n + m, n + m))
+        S[:n, :n] = A
+        S[:n, n:] = cJ * jvals.T
+        S[n:, :n] = cJ * jvals
+        return S
