@@ -73,6 +73,9 @@ class HubLink:
         self.name = name
         self.n_dof = 1 + link.n_coordinates
         self._assembly = None
+        # coordinate names for solver diagnoses (fem.solvers.diagnosis.dof_label)
+        self.node_fields: list[dict[str, int]] = []
+        self.node_names: list[str] = []
 
     @property
     def q0(self) -> np.ndarray:

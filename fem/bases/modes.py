@@ -33,7 +33,7 @@ class CantileverModes(DeformationBasis):
 
     @property
     def breakpoints(self) -> np.ndarray:
-        return np.linspace(0.0, self.length, 2 * self.n + 3)
+        return np.linspace(0.0, self.length, self.n + 2)
 
     def axial(self, x):
         x = np.asarray(x, float).ravel()[:, None]
