@@ -46,12 +46,20 @@ PARAMS = {
     "inertia_m4": 8.2189e-9,
     "rho_kgm3": 2766.7,
     "E_Pa": 6.8952e10,
+    "analysis": "single",       # single run, or "compare": the seed's Tables 1–3
+    "compare_omegas_rad_s": [2.0, 4.0, 6.0, 8.0, 10.0],
 }
 
 LIMITS = {"omega0_rad_s": ">=0", "basis": ("modes", "fe", "bezier", "bspline", "ancf"),
           "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
           "spinup_time_s": ">0", "length_m": ">0", "area_m2": ">0", "inertia_m4": ">0",
-          "rho_kgm3": ">0", "E_Pa": ">0"}
+          "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare")}
+
+BASES = ("modes", "fe", "bezier", "bspline")
+SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}
+"""The bases compared in Tables 1–3 with the seed's sizes (transverse functions per
+direction): 4 cantilever modes, 5 Hermite elements, the quintic Bézier, cubic B-splines
+on 3 spans; the ANCF reference with 16 elements."""
 
 
 def hub_motion(omega0: float, T: float):
@@ -182,6 +190,8 @@ def response_after_spinup(t, v, T: float, settle_s: float = 0.5) -> dict:
 
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
+    if p["analysis"] == "compare":
+        return compare(out, **params)
     model = build(**params)
     motion = hub_motion(p["omega0_rad_s"], p["spinup_time_s"])
     # the run starts from rest with zero forces: measure residuals against the beam's
@@ -231,3 +241,123 @@ def run(out=None, **params) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
     return figures
+
+
+def compare(out=None, **params) -> dict:
+    """The seed's Tables 1–3 with our timings.
+
+    For Ω0 = 4 and 10 (Tables 1, 2): every basis and the ANCF model — wall time relative to
+    the fastest, error ``max|v − v_ref| / max|v_ref|`` against a converged reference
+    (Hermite elements with 16 transverse functions and half the step), the frequency and
+    amplitude of the tip vibration after T beside the power-series eigenfrequency.  For
+    ``compare_omegas_rad_s`` (Table 3): the error of every basis against the reference.
+    Writes ``spinup_tables.md``, ``spinup_table{1,2,3}.csv`` and ``spinup_tip_v.png`` to
+    ``out``."""
+    p = {**PARAMS, **params, "analysis": "single"}
+    runs = {k: v for k, v in p.items() if k not in ("analysis", "compare_omegas_rad_s")}
+    rows: list[dict] = []
+    curves: dict = {}
+
+    def ref_run(om):
+        return run(**{**runs, "omega0_rad_s": om, "basis": "fe", "n_coordinates": 16,
+                      "dt_s": p["dt_s"] / 2})
+
+    for om in (4.0, 10.0):
+        ref = ref_run(om)
+        vr = np.interp(ref["time_s"][::2], ref["time_s"], ref["tip_v_m"])
+        peak = float(np.abs(vr).max())
+        for basis in (*BASES, "ancf"):
+            n = SEED_SIZES[basis]
+            f = run(**{**runs, "omega0_rad_s": om, "basis": basis, "n_coordinates": n})
+            v = np.asarray(f["tip_v_m"])
+            curves[(om, basis)] = (f["time_s"], v)
+            rows.append({"omega0_rad_s": om, "basis": basis,
+                         "coordinates": f["n_model_coordinates"], "wall_s": f["wall_s"],
+                         "error": float(np.abs(v - vr[: v.size]).max() / peak),
+                         "frequency_rad_s": f.get("after_spinup_frequency_rad_s"),
+                         "amplitude_m": f.get("after_spinup_amplitude_m"),
+                         "frequency_reference_rad_s": f["inplane_frequency_reference_rad_s"]})
+    for om in (4.0, 10.0):
+        sel = [r for r in rows if r["omega0_rad_s"] == om]
+        fastest = min(r["wall_s"] for r in sel)
+        for r in sel:
+            r["relative_time"] = r["wall_s"] / fastest
+    trend = []
+    for om in p["compare_omegas_rad_s"]:
+        ref = ref_run(om)
+        vr = np.interp(ref["time_s"][::2], ref["time_s"], ref["tip_v_m"])
+        peak = float(np.abs(vr).max())
+        row = {"omega0_rad_s": om}
+        for basis in BASES:
+            f = run(**{**runs, "omega0_rad_s": om, "basis": basis,
+                        "n_coordinates": SEED_SIZES[basis]})
+            v = np.asarray(f["tip_v_m"])
+            row[basis] = float(np.abs(v - vr[: v.size]).max() / peak)
+        trend.append(row)
+    figures = {"tables_1_2": rows, "table_3": trend,
+               "fastest": {str(om): min((r for r in rows if r["omega0_rad_s"] == om
+                                         and r["basis"] in BASES),
+                                        key=lambda r: r["wall_s"])["basis"]
+                           for om in (4.0, 10.0)},
+               "most_accurate": {str(om): min((r for r in rows if r["omega0_rad_s"] == om
+                                               and r["basis"] in BASES),
+                                              key=lambda r: r["error"])["basis"]
+                                 for om in (4.0, 10.0)}}
+    if out is not None:
+        _write_tables(Path(out), rows, trend, curves)
+    return figures
+
+
+def _write_tables(out: Path, rows, trend, curves) -> None:
+    import csv
+
+    out.mkdir(parents=True, exist_ok=True)
+    cols = ["omega0_rad_s", "basis", "coordinates", "wall_s", "relative_time", "error",
+            "frequency_rad_s", "frequency_reference_rad_s", "amplitude_m"]
+    md = ["# Spin-up beam: the seed's Tables 1–3 with our timings", ""]
+    for k, om in ((1, 4.0), (2, 10.0)):
+        sel = [r for r in rows if r["omega0_rad_s"] == om]
+        with open(out / f"spinup_table{k}.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(sel)
+        md += [f"## Table {k}: Ω0 = {om:g} rad/s", "",
+               "| basis | coordinates | wall [s] | relative time | error | ω after T "
+               "[rad/s] | ω reference [rad/s] | amplitude [m] |",
+               "|---|---|---|---|---|---|---|---|"]
+        for r in sel:
+            fr = "–" if r["frequency_rad_s"] is None else f"{r['frequency_rad_s']:.4f}"
+            am = "–" if r["amplitude_m"] is None else f"{r['amplitude_m']:.3e}"
+            md.append(f"| {r['basis']} | {r['coordinates']} | {r['wall_s']:.2f} | "
+                      f"{r['relative_time']:.2f} | {r['error']:.2e} | {fr} | "
+                      f"{r['frequency_reference_rad_s']:.4f} | {am} |")
+        md.append("")
+    with open(out / "spinup_table3.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["omega0_rad_s", *BASES])
+        w.writeheader()
+        w.writerows(trend)
+    md += ["## Table 3: error against the converged reference vs Ω0", "",
+           "| Ω0 [rad/s] | " + " | ".join(BASES) + " |", "|---" * (len(BASES) + 1) + "|"]
+    md += [f"| {r['omega0_rad_s']:g} | " + " | ".join(f"{r[b]:.2e}" for b in BASES) + " |"
+           for r in trend]
+    (out / "spinup_tables.md").write_text("\n".join(md) + "\n")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for ax, om in zip(axes[:2], (4.0, 10.0), strict=True):
+        for (o, basis), (t, v) in curves.items():
+            if o == om:
+                ax.plot(t, v, label=basis, lw=1)
+        ax.set(title=f"Ω0 = {om:g} rad/s", xlabel="t [s]", ylabel="tip v [m]")
+        ax.legend()
+    for b in BASES:
+        axes[2].semilogy([r["omega0_rad_s"] for r in trend], [r[b] for r in trend], "o-",
+                         label=b)
+    axes[2].set(title="error vs Ω0", xlabel="Ω0 [rad/s]", ylabel="relative error")
+    axes[2].legend()
+    fig.tight_layout()
+    fig.savefig(out / "spinup_tip_v.png", dpi=120)
+    plt.close(fig)
