@@ -287,3 +287,198 @@ class HubLinkSystem:
         S[:n, n:] = cJ * jvals.T
         S[n:, :n] = cJ * jvals
         return S
+
+
+def _rot(phi: float):
+    return _rotation_z(phi)
+
+
+class PlanarChain(HubLink):
+    """A serial chain of floating-frame links joined by pin joints about the global z
+    axis, the first pinned at the origin (seed 002, Fig 9).
+
+    Coordinates ``q = [θ_1, e_1, θ_2, e_2, …]``: the relative joint angles and every link's
+    elastic coordinates.  Link ``i`` starts at the tip of link ``i − 1`` and its frame turns
+    by ``φ_i = Σ_{j≤i} θ_j + Σ_{j<i} Y′_j(L)·b_j`` — the joint angles plus the elastic
+    slopes of the preceding tips (the D-H transforms of a planar chain with flexible
+    links).  Material points ``r = o_i(q) + R(φ_i) p_i(x; e_i)``; every term is a rotated
+    centre line ``R(c·q) p(e)`` whose derivatives are exact (``c`` constant).
+
+    Parameters
+    ----------
+    links : list of FloatingFrameLink
+    angles : sequence of float
+        Initial joint angles [rad] (relative; the first from +x).
+    gravity : array_like (3,)
+    joint_stiffness : sequence of float or None
+        Torsional springs of the joints [N·m/rad] (0: pin joints).
+    """
+
+    def __init__(self, links, angles, gravity=(0.0, -9.81, 0.0), joint_stiffness=None,
+                 name: str = "planar_chain"):
+        links = list(links)
+        if not links or not all(isinstance(lk, FloatingFrameLink) for lk in links):
+            raise ModelError("PlanarChain: links must be a non-empty list of "
+                             "FloatingFrameLink")
+        angles = np.asarray(angles, float).ravel()
+        if angles.size != len(links) or not np.all(np.isfinite(angles)):
+            raise ModelError(f"PlanarChain: one finite initial angle per link "
+                             f"({len(links)}), got {angles.tolist()}")
+        ks = np.zeros(len(links)) if joint_stiffness is None else \
+            np.asarray(joint_stiffness, float).ravel()
+        if ks.size != len(links) or np.any(ks < 0) or not np.all(np.isfinite(ks)):
+            raise ModelError("PlanarChain: joint_stiffness is one value >= 0 per joint")
+        self.links = links
+        self.link = links[0]
+        self.angles0 = angles
+        self.joint_stiffness = ks
+        self.hub_angle = None
+        self.hub_inertia = 0.0
+        self.gravity = vector3(gravity, "PlanarChain: gravity")
+        self.name = name
+        starts = np.cumsum([0] + [1 + lk.n_coordinates for lk in links])
+        self.joint_dofs = starts[:-1]
+        self.elastic_dofs = [np.arange(s + 1, s + 1 + lk.n_coordinates)
+                             for s, lk in zip(starts[:-1], links, strict=True)]
+        self.n_dof = int(starts[-1])
+        self._assembly = None
+        self.node_fields: list[dict[str, int]] = []
+        self.node_names: list[str] = []
+
+    @property
+    def q0(self) -> np.ndarray:
+        q = np.zeros(self.n_dof)
+        q[self.joint_dofs] = self.angles0
+        return q
+
+    def assemble(self) -> PlanarChainSystem:
+        if self._assembly is None:
+            self._assembly = PlanarChainSystem(self)
+        return self._assembly
+
+    def frame_vectors(self) -> list[np.ndarray]:
+        """``c_i`` with ``φ_i = c_i · q`` (absolute frame angle of link i)."""
+        out, c = [], np.zeros(self.n_dof)
+        for i, lk in enumerate(self.links):
+            c = c.copy()
+            c[self.joint_dofs[i]] = 1.0
+            out.append(c)
+            _, dY, _ = lk.basis.bending(np.array([lk.length]))
+            c = c.copy()
+            c[self.elastic_dofs[i][lk.slices["y"]]] += dY[0]
+        return out
+
+    def centrelines(self, q: np.ndarray, n_points: int = 21) -> list[np.ndarray]:
+        """Deformed centre lines of every link in space, each (n_points, 3)."""
+        out, o = [], np.zeros(3)
+        for lk, c, d in zip(self.links, self.frame_vectors(), self.elastic_dofs, strict=True):
+            R = _rot(c @ q)[0]
+            x = np.linspace(0.0, lk.length, n_points)
+            p, _, _ = lk.local(q[d], x)
+            out.append(o + p @ R.T)
+            o = out[-1][-1]
+        return out
+
+    def tip_deflections(self, q: np.ndarray) -> np.ndarray:
+        """Transverse tip deflection of every link in its own root frame [m]."""
+        return np.array([lk.local(q[d], np.array([lk.length]))[0][0, 1]
+                         for lk, d in zip(self.links, self.elastic_dofs, strict=True)])
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
+        asm = self.assemble()
+        kin = 0.5 * float(v @ asm.mass_matrix(q) @ v)
+        strain = sum(lk.strain_energy(q[d]) for lk, d in zip(self.links, self.elastic_dofs,
+                                                              strict=True))
+        strain += 0.5 * float(self.joint_stiffness @ (q[self.joint_dofs] - self.angles0) ** 2)
+        grav = -float(asm.wm @ (asm.positions(q) @ self.gravity))
+        return {"kinetic": kin, "strain": strain, "gravity": grav}
+
+
+class PlanarChainSystem(HubLinkSystem):
+    """:class:`HubLinkSystem` for a :class:`PlanarChain` (no drives; joint springs)."""
+
+    def __init__(self, model: PlanarChain):
+        self.model = model
+        self.link = model.links[0]
+        n = self.n = model.n_dof
+        self.q0 = model.q0
+        self.elastic = list(model.links)
+        self._cvals = None
+        Mc = np.zeros((n, n))
+        K = np.zeros((n, n))
+        for lk, d in zip(model.links, model.elastic_dofs, strict=True):
+            Mc[np.ix_(d, d)] = lk.M_twist
+            K[np.ix_(d, d)] = lk.K
+        K[model.joint_dofs, model.joint_dofs] = model.joint_stiffness
+        self.M_const, self.K = Mc, K
+        self.theta_ref = np.zeros(n)
+        self.theta_ref[model.joint_dofs] = model.angles0
+        self.wm = np.concatenate([lk.w * lk.rho_A for lk in model.links])
+        self.drive = None
+        self.m = self.n_con = 0
+        self.labels, self.owner = [], []
+        self.Jd = np.zeros((0, n))
+        self.c = model.frame_vectors()
+        tip = [lk.samples([lk.length]) for lk in model.links]
+        self._tips = tip
+
+    @staticmethod
+    def _term(phi, c, p, Pe, Q, cols, n):
+        """J and ∂²r/∂q∂q of ``R(c·q) p(e)`` at P points (``p`` (P, 3), ``Pe`` (P, 3, k),
+        ``Q`` (P, k, k), ``cols`` the k columns of e)."""
+        R, R1, R2 = _rot(phi)
+        P = p.shape[0]
+        J = np.einsum("pi,n->pin", p @ R1.T, c)
+        J[:, :, cols] += np.einsum("ij,pjk->pik", R, Pe)
+        Hs = np.einsum("pi,n,m->pinm", p @ R2.T, c, c)
+        RP = np.zeros((P, 3, n))
+        RP[:, :, cols] = np.einsum("ij,pjk->pik", R1, Pe)
+        Hs += np.einsum("pin,m->pinm", RP, c) + np.einsum("pim,n->pinm", RP, c)
+        Hs[:, :, cols[:, None], cols[None, :]] -= R[None, :, 0, None, None] * Q[:, None]
+        return J, Hs
+
+    def kinematics(self, q: np.ndarray):
+        n = self.n
+        Js, Hss = [], []
+        J_o = np.zeros((1, 3, n))
+        H_o = np.zeros((1, 3, n, n))
+        for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
+                                           self.model.elastic_dofs, self._tips, strict=True):
+            e = q[d]
+            p, Pe, Q = lk.local(e)
+            J, Hs = self._term(c @ q, c, p, Pe, Q, d, n)
+            Js.append(J + J_o)
+            Hss.append(Hs + H_o)
+            # the tip of this link is the origin of the next
+            Qe = Q1[0] @ e
+            pt = p01[0] + L1[0] @ e
+            pt[0] -= 0.5 * Qe @ e
+            Pt = L1[0].copy()
+            Pt[0] -= Qe
+            Jt, Ht = self._term(c @ q, c, pt[None], Pt[None], Q1, d, n)
+            J_o, H_o = J_o + Jt, H_o + Ht
+        return np.concatenate(Js), np.concatenate(Hss)
+
+    def positions(self, q: np.ndarray) -> np.ndarray:
+        """Material points at the quadrature points of all links (P, 3)."""
+        out, o = [], np.zeros(3)
+        for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
+                                           self.model.elastic_dofs, self._tips, strict=True):
+            R = _rot(c @ q)[0]
+            out.append(o + lk.local(q[d])[0] @ R.T)
+            e = q[d]
+            pt = p01[0] + L1[0] @ e
+            pt[0] -= 0.5 * (Q1[0] @ e) @ e
+            o = o + R @ pt
+        return np.concatenate(out)
+
+    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
+                        tangent: bool = False):
+        """Elastic and joint-spring forces and the weight."""
+        f = self.K @ (q - self.theta_ref)
+        J, Hs = self.kinematics(q)
+        g = self.model.gravity
+        f = f - np.einsum("p,pin,i->n", self.wm, J, g)
+        if not tangent:
+            return f, None
+        return f, self.K - np.einsum("p,pink,i->nk", self.wm, Hs, g)
