@@ -311,11 +311,15 @@ class PlanarChain(HubLink):
         Initial joint angles [rad] (relative; the first from +x).
     gravity : array_like (3,)
     joint_stiffness : sequence of float or None
-        Torsional springs of the joints [N·m/rad] (0: pin joints).
+        Torsional springs of the joints [N·m/rad] (0: pin joints) — with ``tip_masses``
+        the seed's flexible revolute joints (spring and joint mass).
+    tip_masses : sequence of float or None
+        Point masses [kg] at the tip of every link (the next joint's mass, or a payload
+        at the last tip).
     """
 
     def __init__(self, links, angles, gravity=(0.0, -9.81, 0.0), joint_stiffness=None,
-                 name: str = "planar_chain"):
+                 tip_masses=None, name: str = "planar_chain"):
         links = list(links)
         if not links or not all(isinstance(lk, FloatingFrameLink) for lk in links):
             raise ModelError("PlanarChain: links must be a non-empty list of "
@@ -328,6 +332,11 @@ class PlanarChain(HubLink):
             np.asarray(joint_stiffness, float).ravel()
         if ks.size != len(links) or np.any(ks < 0) or not np.all(np.isfinite(ks)):
             raise ModelError("PlanarChain: joint_stiffness is one value >= 0 per joint")
+        tm = np.zeros(len(links)) if tip_masses is None else \
+            np.asarray(tip_masses, float).ravel()
+        if tm.size != len(links) or np.any(tm < 0) or not np.all(np.isfinite(tm)):
+            raise ModelError("PlanarChain: tip_masses is one value >= 0 per link")
+        self.tip_masses = tm
         self.links = links
         self.link = links[0]
         self.angles0 = angles
@@ -413,7 +422,9 @@ class PlanarChainSystem(HubLinkSystem):
         self.M_const, self.K = Mc, K
         self.theta_ref = np.zeros(n)
         self.theta_ref[model.joint_dofs] = model.angles0
-        self.wm = np.concatenate([lk.w * lk.rho_A for lk in model.links])
+        # distributed mass at the quadrature points, then the tip point masses
+        self.wm = np.concatenate([*(lk.w * lk.rho_A for lk in model.links),
+                                  model.tip_masses])
         self.drive = None
         self.m = self.n_con = 0
         self.labels, self.owner = [], []
@@ -442,6 +453,7 @@ class PlanarChainSystem(HubLinkSystem):
         Js, Hss = [], []
         J_o = np.zeros((1, 3, n))
         H_o = np.zeros((1, 3, n, n))
+        tips_J, tips_H = [], []
         for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
                                            self.model.elastic_dofs, self._tips, strict=True):
             e = q[d]
@@ -457,11 +469,13 @@ class PlanarChainSystem(HubLinkSystem):
             Pt[0] -= Qe
             Jt, Ht = self._term(c @ q, c, pt[None], Pt[None], Q1, d, n)
             J_o, H_o = J_o + Jt, H_o + Ht
-        return np.concatenate(Js), np.concatenate(Hss)
+            tips_J.append(J_o)
+            tips_H.append(H_o)
+        return np.concatenate(Js + tips_J), np.concatenate(Hss + tips_H)
 
     def positions(self, q: np.ndarray) -> np.ndarray:
         """Material points at the quadrature points of all links (P, 3)."""
-        out, o = [], np.zeros(3)
+        out, tips, o = [], [], np.zeros(3)
         for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
                                            self.model.elastic_dofs, self._tips, strict=True):
             R = _rot(c @ q)[0]
@@ -470,7 +484,8 @@ class PlanarChainSystem(HubLinkSystem):
             pt = p01[0] + L1[0] @ e
             pt[0] -= 0.5 * (Q1[0] @ e) @ e
             o = o + R @ pt
-        return np.concatenate(out)
+            tips.append(o)
+        return np.concatenate([*out, np.array(tips)])
 
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):

@@ -230,3 +230,22 @@ def test_two_link_arm_energy_and_rigid_limit():
     assert soft["max_deflection_m"] > 5e-3                      # it does bend
     assert stiff["distance_to_rigid_m"] < 0.05 * soft["distance_to_rigid_m"]
     assert stiff["distance_to_rigid_m"] < 1e-3
+
+
+def test_flexible_joints_conserve_energy():
+    """Flexible revolute joints (torsional springs, joint and payload masses): the total
+    of kinetic, elastic, spring and gravitational energy is invariant (ρ∞ = 1)."""
+    from fem.chains import PlanarChain
+
+    links = [FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e4, 2e4, GJ=1e4,
+                               polar_inertia_per_length=0.01) for _ in range(2)]
+    model = PlanarChain(links, [0.3, -0.5], joint_stiffness=[0.0, 2e3],
+                        tip_masses=[15.0, 5.0])
+    res = fem.simulate(model, 1.5, 2e-3, rho_inf=1.0)
+    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
+    total = np.array([sum(e.values()) for e in en])
+    kin = max(e["kinetic"] for e in en)
+    assert np.abs(total - total[0]).max() <= 1e-4 * kin
+    assert max(e["strain"] for e in en) > 1e-3 * kin           # the springs work
+    with pytest.raises(fem.ModelError, match="tip_masses"):
+        PlanarChain(links, [0.0, 0.0], tip_masses=[1.0])
