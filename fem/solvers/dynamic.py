@@ -335,19 +335,25 @@ class GeneralizedAlpha:
 def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=None,
              t0: float = 0.0, tol: float = 1e-8, constraint_tol: float = 1e-11,
              max_iter: int = 25, reuse: bool | str = "auto", project_velocities: bool = False,
-             record_every: int = 1, force_scale: float = 0.0,
+             record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
-             progress: bool = False, on_step: Callable | None = None) -> Result:
+             progress: bool = False, on_step: Callable | None = None,
+             force_scale: float = 0.0) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
     when Newton fails).  Returns a :class:`~fem.results.Result` with the initial state
     and every ``record_every``-th step.
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output.
+    ``force_scale`` [N]: smallest scale of the relative force residual (for motions that
+    start from rest with zero forces; see :class:`GeneralizedAlpha`).
     """
     t_end = finite(t_end, "simulate: t_end [s]")
     t0 = finite(t0, "simulate: t0 [s]")
     dt = positive(dt, "simulate: time step dt", "s")
     record_every = integer(record_every, "simulate: record_every", minimum=1)
+    force_scale = finite(force_scale, "simulate: force_scale [N]")
+    if force_scale < 0:
+        raise ModelError(f"simulate: force_scale must be >= 0 N, got {force_scale:g}")
     if not t_end > t0:
         raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
                          f"t_end = {t_end:g} s")
