@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 import fem
-from fem.chains import HubLink
+from fem.chains import HubLink, write_centreline_series
 from fem.elements.floating_frame import FloatingFrameLink
 
 PARAMS = {
@@ -239,6 +239,11 @@ def run(out=None, **params) -> dict:
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
+        if isinstance(model, HubLink):
+            write_centreline_series(out, "spinup_beam", res.t,
+                                    [[model.centreline(q)] for q in res.q])
+        else:   # the DAE model: the framework's own series, animation and plots
+            fem.write_outputs(out, model, res, {})
         (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
     return figures
 

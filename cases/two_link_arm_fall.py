@@ -25,7 +25,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 import fem
-from fem.chains import PlanarChain
+from fem.chains import PlanarChain, write_centreline_series
 from fem.elements.floating_frame import FloatingFrameLink
 
 PARAMS = {
@@ -114,4 +114,6 @@ def run(out=None, **params) -> dict:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
+        write_centreline_series(out, "two_link_arm", res.t,
+                                [model.centrelines(q) for q in res.q])
     return figures
