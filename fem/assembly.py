@@ -128,6 +128,13 @@ class Assembly:
         self.q0 = model.q0
         self.groups = list(model.groups)
         self.elastic = [g for g in self.groups if g.family.elastic]
+        # declared by each family: configuration-dependent mass is supplied by the
+        # minimal-coordinate systems of fem.chains, not by this (linear-map) assembly
+        self.constant_mass = all(g.family.constant_mass for g in self.groups)
+        if not self.constant_mass:
+            bad = [g.name for g in self.groups if not g.family.constant_mass]
+            raise ModelError(f"element groups {bad} declare a configuration-dependent mass; "
+                             "this assembly handles constant mass only (use fem.chains)")
 
         # ---- mass and gravity (element level, so they are consistent)
         mrows, mcols, mvals = [], [], []

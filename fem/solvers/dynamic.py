@@ -1,6 +1,9 @@
 """Generalized-α time integration of index-3 constrained systems.
 
 Chung & Hulbert's generalized-α scheme applied to ``M q̈ + f_int(q, q̇) + Φ_qᵀλ = f_ext``,
+or ``M(q) q̈ + f(q, q̇) + …`` when the assembly says ``constant_mass = False`` (then its
+``inertia_forces`` supply ``M(q) q̈`` plus the quadratic-velocity forces and their
+tangents, which enter the iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``),
 ``Φ(q, t) = 0`` as in Arnold & Brüls (2007), which is also the scheme of seed 000
 (eqs 39–44).  With the algorithmic acceleration ``a``::
 
@@ -88,6 +91,8 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
                      f"|Φ_q q̇ + Φ_t| = {abs(r[i]):.3g} in {asm.labels[i]!r}); projected "
                      f"onto them, changing velocities by up to {dvm:.3g}")
     f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
+    if not asm.constant_mass:   # quadratic-velocity forces of configuration-dependent mass
+        f_int = f_int + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
     rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
     S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
@@ -127,14 +132,19 @@ class GeneralizedAlpha:
         ``κ`` large), which freezes the deformation and moves the bodies rigidly; applied
         to the positions whenever the constraint residual rises during a Newton iteration,
         and to the velocities after each step.  Counted in ``n_corrections``.
+    force_scale : float
+        Smallest force scale [N] of the relative residual (default 0: none).  Motions
+        that start from rest with zero forces (a smoothly driven hub) otherwise ask for a
+        relative residual below the round-off of the stiff elastic forces.
     """
 
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
                  reuse: bool | str = "auto", contraction: float = 0.25,
                  project_velocities: bool = False, perturbed_start: bool = False,
-                 correction: str = "none"):
+                 correction: str = "none", force_scale: float = 0.0):
         self.model = model
+        self.force_scale2 = float(force_scale) ** 2
         self.asm = model.assemble()
         self.p = alpha_parameters(rho_inf)
         self.rho_inf = rho_inf
@@ -168,7 +178,8 @@ class GeneralizedAlpha:
         hv = asm.hessian_values(lam, q)
         jv = asm.jacobian_values(q, t)
         gp = self.p["gamma"] / (h * self.p["beta"])
-        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp)
+        extra = {} if asm.constant_mass else {"inertia": self._inertia}
+        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp, **extra)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         self._lu_h = h
         self.n_factorizations += 1
@@ -225,11 +236,15 @@ class GeneralizedAlpha:
             self.n_force_evals += 1
             phi, jv = asm.constraint_state(q, t1)
             JTl = asm.reaction(jv, lam, q)
-            Mq = asm.M @ qdd
+            if asm.constant_mass:
+                Mq = asm.M @ qdd
+            else:   # M(q) q̈ + quadratic-velocity forces, tangents for the next factor
+                Mq, self._inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
             res = Mq + f_int - f_ext + JTl
             if asm._cvals is not None:
                 res = res + asm.damping_force(v)
-            scale = np.sqrt(max(Mq @ Mq, fe2, f_int @ f_int, JTl @ JTl, 1e-300))
+            scale = np.sqrt(max(Mq @ Mq, fe2, f_int @ f_int, JTl @ JTl, self.force_scale2,
+                                1e-300))
             rn = float(np.sqrt(res @ res) / scale)
             pn = float(np.abs(phi).max()) if phi.size else 0.0
             if (self.correction == "rigid" and it >= 1 and pn > self.ctol
@@ -319,7 +334,7 @@ class GeneralizedAlpha:
         import scipy.sparse as sp
 
         asm = self.asm
-        W = sp.csr_matrix(asm.M_sparse)
+        W = sp.csr_matrix(asm.M_sparse if asm.constant_mass else asm.mass_matrix(q))
         if self.correction == "rigid" and asm.elastic:
             if self._metric is None:
                 _, kref = asm.internal_forces(asm.q0, tangent=True)
@@ -378,17 +393,23 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
              max_iter: int = 25, reuse: bool | str = "auto", project_velocities: bool = False,
              correction: str = "none", record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
-             progress: bool = False, on_step: Callable | None = None) -> Result:
+             progress: bool = False, on_step: Callable | None = None,
+             force_scale: float = 0.0) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
     when Newton fails).  Returns a :class:`~fem.results.Result` with the initial state
     and every ``record_every``-th step.
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output.
+    ``force_scale`` [N]: smallest scale of the relative force residual (for motions that
+    start from rest with zero forces; see :class:`GeneralizedAlpha`).
     """
     t_end = finite(t_end, "simulate: t_end [s]")
     t0 = finite(t0, "simulate: t0 [s]")
     dt = positive(dt, "simulate: time step dt", "s")
     record_every = integer(record_every, "simulate: record_every", minimum=1)
+    force_scale = finite(force_scale, "simulate: force_scale [N]")
+    if force_scale < 0:
+        raise ModelError(f"simulate: force_scale must be >= 0 N, got {force_scale:g}")
     if not t_end > t0:
         raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
                          f"t_end = {t_end:g} s")
@@ -402,7 +423,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
         warn(f"simulate: dt = {dt:g} s is longer than the span {span:g} s; one step of "
              f"{span:g} s is taken")
     ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse,
-                          project_velocities=project_velocities, correction=correction)
+                          project_velocities=project_velocities, correction=correction,
+                          force_scale=force_scale)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha",
                      **ga.initial_corrections})

@@ -1,0 +1,368 @@
+"""Kane's spin-up beam: a flexible link on a driven hub (seed 002, example 1).
+
+An aluminium beam (L = 8 m, A = 7.2968e-5 m², I = 8.2189e-9 m⁴, ρ = 2766.7 kg/m³,
+E = 6.8952e10 Pa, no gravity) is clamped to a hub turning about z with the prescribed rate
+
+    θ̇ = Ω0 t/T − Ω0/(2π) sin(2πt/T)   (t ≤ T = 15 s),   θ̇ = Ω0   (t > T).
+
+``basis`` chooses the discretization of the floating-frame link (:mod:`fem.bases`:
+'modes', 'fe', 'bezier', 'bspline'; ``n_coordinates`` functions per transverse field)
+or 'ancf': the same beam as ANCF cable elements of the DAE core, clamped to the hub by
+a prescribed root slope — the independent method.  ``coupling = False`` drops the
+foreshortening term (eq 2) of the floating frame: then nothing stiffens the beam against
+the in-plane centrifugal softening and Ω0 = 10 rad/s diverges.
+
+Figures: ``time_s``, ``tip_v_m`` (tip deflection transverse to the hub frame's x axis, in
+the plane of rotation), ``tip_u_m`` (axial tip displacement in the hub frame),
+``tip_v_rate_mps``, ``wall_s``, and the reference values ``axial_stretch_reference_m``
+(ρΩ0²L³/3E) and ``inplane_frequency_reference_rad_s`` (first in-plane eigenfrequency of
+the beam rotating at Ω0, :func:`rotating_beam_frequency`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import brentq
+
+import fem
+from fem.chains import HubLink, write_centreline_series
+from fem.elements.floating_frame import FloatingFrameLink
+
+PARAMS = {
+    "omega0_rad_s": 4.0,
+    "basis": "bezier",          # modes, fe, bezier, bspline, ancf
+    "n_coordinates": 4,         # functions per transverse field (ANCF: elements = 2 n)
+    "coupling": True,
+    "t_end_s": 20.0,
+    "dt_s": 0.01,
+    "rho_inf": 0.8,
+    "spinup_time_s": 15.0,
+    "length_m": 8.0,
+    "area_m2": 7.2968e-5,
+    "inertia_m4": 8.2189e-9,
+    "rho_kgm3": 2766.7,
+    "E_Pa": 6.8952e10,
+    "analysis": "single",       # single run, or "compare": the seed's Tables 1–3
+    "compare_omegas_rad_s": [2.0, 4.0, 6.0, 8.0, 10.0],
+}
+
+LIMITS = {"omega0_rad_s": ">=0", "basis": ("modes", "fe", "bezier", "bspline", "ancf"),
+          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
+          "spinup_time_s": ">0", "length_m": ">0", "area_m2": ">0", "inertia_m4": ">0",
+          "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare")}
+
+BASES = ("modes", "fe", "bezier", "bspline")
+SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}
+"""The bases compared in Tables 1–3 with the seed's sizes (transverse functions per
+direction): 4 cantilever modes, 5 Hermite elements, the quintic Bézier, cubic B-splines
+on 3 spans; the ANCF reference with 16 elements."""
+
+
+def hub_motion(omega0: float, T: float):
+    """The seed's hub angle ``t -> (θ, θ̇, θ̈)`` (rate above, integrated from θ(0) = 0)."""
+    def motion(t: float):
+        if t <= T:
+            c = np.cos(2 * np.pi * t / T)
+            th = omega0 * t * t / (2 * T) + omega0 * T / (4 * np.pi**2) * (c - 1.0)
+            w = omega0 * t / T - omega0 / (2 * np.pi) * np.sin(2 * np.pi * t / T)
+            a = omega0 / T * (1.0 - c)
+            return th, w, a
+        return omega0 * T / 2 + omega0 * (t - T), omega0, 0.0
+    return motion
+
+
+def rotating_beam_frequency(omega: float, L: float, EI: float, rho_A: float,
+                            n_terms: int = 400) -> float:
+    """First in-plane bending eigenfrequency [rad/s] of a clamped beam spinning at Ω.
+
+    Independent of the bases: the exact Frobenius power series of
+    ``EI v'''' − (T v′)′ − ρAΩ² v = ρAω² v``, ``T = ρAΩ²(L² − x²)/2`` (the in-plane
+    equation: centrifugal tension stiffens, the −ρAΩ²v term softens), clamped at x = 0,
+    free at L (v″ = v‴ = 0, T(L) = 0); ω is the first root of the 2 × 2 boundary
+    determinant."""
+    a = rho_A * omega**2 * L**4 / (2 * EI)
+
+    def det(w):
+        b = rho_A * (omega**2 + w * w) * L**4 / EI
+        cols = []
+        for c2, c3 in ((1.0, 0.0), (0.0, 1.0)):
+            c = np.zeros(n_terms + 4)
+            c[2], c[3] = c2, c3
+            for k in range(n_terms):
+                c[k + 4] = (a * ((k + 2) * (k + 1) * c[k + 2] - k * (k + 1) * c[k])
+                            + b * c[k]) / ((k + 1) * (k + 2) * (k + 3) * (k + 4))
+            n = np.arange(c.size)
+            cols.append([np.sum(n * (n - 1) * c), np.sum(n * (n - 1) * (n - 2) * c)])
+        return cols[0][0] * cols[1][1] - cols[0][1] * cols[1][0]
+
+    w1 = 3.516 * np.sqrt(EI / (rho_A * L**4))
+    grid = np.linspace(1e-3, 3.0 * w1 + 2.0 * omega, 600)
+    d = np.array([det(w) for w in grid])
+    i = int(np.flatnonzero(np.sign(d[:-1]) != np.sign(d[1:]))[0])
+    return float(brentq(det, grid[i], grid[i + 1], xtol=1e-12))
+
+
+def build(**params):
+    """A :class:`fem.chains.HubLink` (floating frame) or a :class:`fem.Model` (ANCF)."""
+    p = {**PARAMS, **params}
+    L, A, I, rho, E = (p["length_m"], p["area_m2"], p["inertia_m4"], p["rho_kgm3"],
+                       p["E_Pa"])
+    motion = hub_motion(p["omega0_rad_s"], p["spinup_time_s"])
+    if p["basis"] == "ancf":
+        model = fem.Model("spinup_beam_ancf")
+        _, nodes = fem.straight_cable(model, (0, 0, 0), (L, 0, 0), 2 * p["n_coordinates"],
+                                      fem.Material(E, 0.3, rho), A, I, name="beam")
+        model.fix(nodes[0], "r", name="hub centre")
+
+        def slope(t):
+            th, w, a = motion(t)
+            c, s = np.cos(th), np.sin(th)
+            return (np.array([c, s, 0.0]), w * np.array([-s, c, 0.0]),
+                    a * np.array([-s, c, 0.0]) - w * w * np.array([c, s, 0.0]))
+
+        model.add_constraint(fem.PrescribedPoint(model.node_field(nodes[0], "r_x"), slope,
+                                                 name="hub clamp"))
+        model.tip_node = nodes[-1]
+        return model
+    link = FloatingFrameLink(L, p["basis"], p["n_coordinates"], rho * A, E * A, E * I,
+                             E * I, GJ=E / 2.6 * 2 * I, polar_inertia_per_length=rho * 2 * I,
+                             coupling=p["coupling"])
+    return HubLink(link, hub_angle=motion, name=f"spinup_beam_{p['basis']}")
+
+
+def _tip_history(model, res, motion):
+    t = np.asarray(res.t)
+    if isinstance(model, HubLink):
+        tip = np.array([model.tip_deflection(q) for q in res.q])
+        pt = model.point(model.link.length)
+        vel = np.array([pt.jacobian(q) @ v for q, v in zip(res.q, res.v, strict=True)])
+        r = np.array([pt(q) for q in res.q])
+        th = res.q[:, 0]
+        w = res.v[:, 0]
+    else:
+        d = model.node_dofs(model.tip_node)
+        r, vel = res.q[:, d], res.v[:, d]
+        th = np.array([motion(s)[0] for s in t])
+        w = np.array([motion(s)[1] for s in t])
+        L = model.q0[d][0]
+        c, s = np.cos(th), np.sin(th)
+        tip = np.column_stack([c * r[:, 0] + s * r[:, 1] - L, -s * r[:, 0] + c * r[:, 1],
+                               r[:, 2]])
+    c, s = np.cos(th), np.sin(th)
+    # rate of the hub-frame deflection: v̇ = e_y·ṙ − θ̇ e_x·r
+    v_rate = (-s * vel[:, 0] + c * vel[:, 1]) - w * (c * r[:, 0] + s * r[:, 1])
+    return tip[:, 0], tip[:, 1], v_rate
+
+
+def response_after_spinup(t, v, T: float, settle_s: float = 0.5) -> dict:
+    """Frequency [rad/s], amplitude and mean of the tip deflection after the spin-up.
+
+    Least-squares fit of ``c + A cos ωt + B sin ωt`` to ``v(t)`` for ``t > T + settle``:
+    the linear parameters are solved for each ω, ω maximizes the fit, started from the
+    strongest peak of the (zero-padded) spectrum."""
+    t, v = np.asarray(t, float), np.asarray(v, float)
+    sel = t > T + settle_s
+    t, v = t[sel], v[sel]
+    if t.size < 20:
+        raise fem.ModelError("response_after_spinup: too few samples after the spin-up; "
+                             "run longer (t_end_s > spinup_time_s + 2 periods)")
+    dt = float(np.median(np.diff(t)))
+    n = 16 * t.size
+    spec = np.abs(np.fft.rfft(v - v.mean(), n))
+    w0 = 2 * np.pi * np.fft.rfftfreq(n, dt)[int(np.argmax(spec[1:])) + 1]
+
+    def fit(w):
+        B = np.column_stack([np.ones_like(t), np.cos(w * t), np.sin(w * t)])
+        c, *_ = np.linalg.lstsq(B, v, rcond=None)
+        return c, float(np.sum((B @ c - v) ** 2))
+
+    from scipy.optimize import minimize_scalar
+    r = minimize_scalar(lambda w: fit(w)[1], bracket=(0.9 * w0, w0, 1.1 * w0),
+                        tol=1e-12)
+    c, _ = fit(r.x)
+    return {"frequency_rad_s": float(r.x), "amplitude_m": float(np.hypot(c[1], c[2])),
+            "mean_m": float(c[0])}
+
+
+def run(out=None, **params) -> dict:
+    p = {**PARAMS, **params}
+    if p["analysis"] == "compare":
+        return compare(out, **params)
+    model = build(**params)
+    motion = hub_motion(p["omega0_rad_s"], p["spinup_time_s"])
+    # the run starts from rest with zero forces: measure residuals against the beam's
+    # centrifugal force scale ρA L² Ω0²/2 (see fem.simulate's force_scale)
+    scale = (0.5 * p["rho_kgm3"] * p["area_m2"] * p["length_m"] ** 2
+             * max(p["omega0_rad_s"], 1.0) ** 2)
+    res = fem.results.Result()
+    diverged_at = None
+    t0 = time.perf_counter()
+    try:
+        fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
+                     force_scale=scale, result=res)
+    except fem.ConvergenceError as err:
+        # without the foreshortening coupling the beam loses its bending stiffness
+        # above Ω = ω1 and the deflection grows without bound until Newton gives up
+        diverged_at = np.inf
+        failure = str(err).split(";")[0]
+    wall = time.perf_counter() - t0
+    res.finish()
+    if diverged_at is not None:
+        diverged_at = float(res.t[-1])    # the last converged step
+    u, v, vdot = _tip_history(model, res, motion)
+    L, A, I, rho, E = (p["length_m"], p["area_m2"], p["inertia_m4"], p["rho_kgm3"],
+                       p["E_Pa"])
+    om = p["omega0_rad_s"]
+    figures = {
+        "basis": p["basis"], "coupling": bool(p["coupling"]),
+        "n_model_coordinates": int(model.n_dof),
+        "time_s": np.asarray(res.t).tolist(), "tip_v_m": v.tolist(), "tip_u_m": u.tolist(),
+        "tip_v_rate_mps": vdot.tolist(), "wall_s": wall,
+        "tip_v_peak_m": float(np.abs(v).max()),
+        "axial_stretch_reference_m": rho * om**2 * L**3 / (3 * E),
+        "inplane_frequency_reference_rad_s": rotating_beam_frequency(om, L, E * I, rho * A),
+        "diverged_at_s": diverged_at,
+    }
+    if diverged_at is not None:
+        figures["failure"] = failure
+    if isinstance(model, HubLink):
+        lk = model.link
+        X, _ = lk.basis.axial(np.array([lk.length]))
+        figures["tip_stretch_m"] = (res.q[:, 1:][:, lk.slices["axial"]] @ X[0]).tolist()
+    if diverged_at is None and p["t_end_s"] > p["spinup_time_s"] + 4 * np.pi / max(om, 1e-9):
+        figures.update({f"after_spinup_{k}": val for k, val in response_after_spinup(
+            res.t, v, p["spinup_time_s"]).items()})
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        if isinstance(model, HubLink):
+            write_centreline_series(out, "spinup_beam", res.t,
+                                    [[model.centreline(q)] for q in res.q])
+        else:   # the DAE model: the framework's own series, animation and plots
+            fem.write_outputs(out, model, res, {})
+        (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
+    return figures
+
+
+def compare(out=None, **params) -> dict:
+    """The seed's Tables 1–3 with our timings.
+
+    For Ω0 = 4 and 10 (Tables 1, 2): every basis and the ANCF model — wall time relative to
+    the fastest, error ``max|v − v_ref| / max|v_ref|`` against a converged reference
+    (Hermite elements with 16 transverse functions and half the step), the frequency and
+    amplitude of the tip vibration after T beside the power-series eigenfrequency.  For
+    ``compare_omegas_rad_s`` (Table 3): the error of every basis against the reference.
+    Writes ``spinup_tables.md``, ``spinup_table{1,2,3}.csv`` and ``spinup_tip_v.png`` to
+    ``out``."""
+    p = {**PARAMS, **params, "analysis": "single"}
+    runs = {k: v for k, v in p.items() if k not in ("analysis", "compare_omegas_rad_s")}
+    rows: list[dict] = []
+    curves: dict = {}
+
+    def ref_run(om):
+        return run(**{**runs, "omega0_rad_s": om, "basis": "fe", "n_coordinates": 16,
+                      "dt_s": p["dt_s"] / 2})
+
+    for om in (4.0, 10.0):
+        ref = ref_run(om)
+        vr = np.interp(ref["time_s"][::2], ref["time_s"], ref["tip_v_m"])
+        peak = float(np.abs(vr).max())
+        for basis in (*BASES, "ancf"):
+            n = SEED_SIZES[basis]
+            f = run(**{**runs, "omega0_rad_s": om, "basis": basis, "n_coordinates": n})
+            v = np.asarray(f["tip_v_m"])
+            curves[(om, basis)] = (f["time_s"], v)
+            rows.append({"omega0_rad_s": om, "basis": basis,
+                         "coordinates": f["n_model_coordinates"], "wall_s": f["wall_s"],
+                         "error": float(np.abs(v - vr[: v.size]).max() / peak),
+                         "frequency_rad_s": f.get("after_spinup_frequency_rad_s"),
+                         "amplitude_m": f.get("after_spinup_amplitude_m"),
+                         "frequency_reference_rad_s": f["inplane_frequency_reference_rad_s"]})
+    for om in (4.0, 10.0):
+        sel = [r for r in rows if r["omega0_rad_s"] == om]
+        fastest = min(r["wall_s"] for r in sel)
+        for r in sel:
+            r["relative_time"] = r["wall_s"] / fastest
+    trend = []
+    for om in p["compare_omegas_rad_s"]:
+        ref = ref_run(om)
+        vr = np.interp(ref["time_s"][::2], ref["time_s"], ref["tip_v_m"])
+        peak = float(np.abs(vr).max())
+        row = {"omega0_rad_s": om}
+        for basis in BASES:
+            f = run(**{**runs, "omega0_rad_s": om, "basis": basis,
+                        "n_coordinates": SEED_SIZES[basis]})
+            v = np.asarray(f["tip_v_m"])
+            row[basis] = float(np.abs(v - vr[: v.size]).max() / peak)
+        trend.append(row)
+    figures = {"tables_1_2": rows, "table_3": trend,
+               "fastest": {str(om): min((r for r in rows if r["omega0_rad_s"] == om
+                                         and r["basis"] in BASES),
+                                        key=lambda r: r["wall_s"])["basis"]
+                           for om in (4.0, 10.0)},
+               "most_accurate": {str(om): min((r for r in rows if r["omega0_rad_s"] == om
+                                               and r["basis"] in BASES),
+                                              key=lambda r: r["error"])["basis"]
+                                 for om in (4.0, 10.0)}}
+    if out is not None:
+        _write_tables(Path(out), rows, trend, curves)
+    return figures
+
+
+def _write_tables(out: Path, rows, trend, curves) -> None:
+    import csv
+
+    out.mkdir(parents=True, exist_ok=True)
+    cols = ["omega0_rad_s", "basis", "coordinates", "wall_s", "relative_time", "error",
+            "frequency_rad_s", "frequency_reference_rad_s", "amplitude_m"]
+    md = ["# Spin-up beam: the seed's Tables 1–3 with our timings", ""]
+    for k, om in ((1, 4.0), (2, 10.0)):
+        sel = [r for r in rows if r["omega0_rad_s"] == om]
+        with open(out / f"spinup_table{k}.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(sel)
+        md += [f"## Table {k}: Ω0 = {om:g} rad/s", "",
+               "| basis | coordinates | wall [s] | relative time | error | ω after T "
+               "[rad/s] | ω reference [rad/s] | amplitude [m] |",
+               "|---|---|---|---|---|---|---|---|"]
+        for r in sel:
+            fr = "–" if r["frequency_rad_s"] is None else f"{r['frequency_rad_s']:.4f}"
+            am = "–" if r["amplitude_m"] is None else f"{r['amplitude_m']:.3e}"
+            md.append(f"| {r['basis']} | {r['coordinates']} | {r['wall_s']:.2f} | "
+                      f"{r['relative_time']:.2f} | {r['error']:.2e} | {fr} | "
+                      f"{r['frequency_reference_rad_s']:.4f} | {am} |")
+        md.append("")
+    with open(out / "spinup_table3.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["omega0_rad_s", *BASES])
+        w.writeheader()
+        w.writerows(trend)
+    md += ["## Table 3: error against the converged reference vs Ω0", "",
+           "| Ω0 [rad/s] | " + " | ".join(BASES) + " |", "|---" * (len(BASES) + 1) + "|"]
+    md += [f"| {r['omega0_rad_s']:g} | " + " | ".join(f"{r[b]:.2e}" for b in BASES) + " |"
+           for r in trend]
+    (out / "spinup_tables.md").write_text("\n".join(md) + "\n")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for ax, om in zip(axes[:2], (4.0, 10.0), strict=True):
+        for (o, basis), (t, v) in curves.items():
+            if o == om:
+                ax.plot(t, v, label=basis, lw=1)
+        ax.set(title=f"Ω0 = {om:g} rad/s", xlabel="t [s]", ylabel="tip v [m]")
+        ax.legend()
+    for b in BASES:
+        axes[2].semilogy([r["omega0_rad_s"] for r in trend], [r[b] for r in trend], "o-",
+                         label=b)
+    axes[2].set(title="error vs Ω0", xlabel="Ω0 [rad/s]", ylabel="relative error")
+    axes[2].legend()
+    fig.tight_layout()
+    fig.savefig(out / "spinup_tip_v.png", dpi=120)
+    plt.close(fig)

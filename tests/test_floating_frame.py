@@ -1,0 +1,251 @@
+"""Floating-frame link on a hub and Kane's spin-up beam (seed 002, example 1).
+
+References, each independent of the floating-frame code:
+* the same beam as ANCF cable elements of the DAE core with the hub rotation prescribed
+  (geometrically exact, absolute coordinates): tip deflection histories;
+* the tip stretch of a rod spinning at Ω: ρΩ²L³/3E (closed form);
+* the first in-plane eigenfrequency of the spinning beam from the exact power series of
+  its differential equation (``spinup_beam.rotating_beam_frequency``), checked itself
+  against the non-rotating cantilever (βL)²√(EI/ρAL⁴) and Southwell's coefficient;
+* conservation of energy and angular momentum of a free hub (ρ∞ = 1);
+* finite differences of the point maps and of the inertia forces (Newton tangents).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fem
+from fem.chains import HubLink
+from fem.elements.floating_frame import FloatingFrameLink
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
+spin = importlib.import_module("spinup_beam")
+
+P = spin.PARAMS
+RHO_A = P["rho_kgm3"] * P["area_m2"]
+EI = P["E_Pa"] * P["inertia_m4"]
+L = P["length_m"]
+
+
+def _link(basis="bezier", n=4, coupling=True):
+    return FloatingFrameLink(L, basis, n, RHO_A, P["E_Pa"] * P["area_m2"], EI, EI,
+                             GJ=100.0, polar_inertia_per_length=1e-6, coupling=coupling)
+
+
+# ------------------------------------------------------------------ references
+def test_power_series_frequency_reference():
+    """Ω = 0: the cantilever's 1.87510²√(EI/ρAL⁴); small Ω: in-plane ω² ≈ ω₁² + (K₁ − 1)Ω²
+    with Southwell's K₁ = 1.1933 (hub radius 0) — to the 2nd order, so checked loosely."""
+    w1 = 1.875104068711961**2 * np.sqrt(EI / (RHO_A * L**4))
+    assert spin.rotating_beam_frequency(0.0, L, EI, RHO_A) == pytest.approx(w1, rel=1e-9)
+    om = 0.3
+    w = spin.rotating_beam_frequency(om, L, EI, RHO_A)
+    assert w**2 == pytest.approx(w1**2 + 0.1933 * om**2, rel=1e-3)
+
+
+# ------------------------------------------------------------- kinematics/tangents
+def test_point_map_jacobian_and_acceleration_term():
+    model = HubLink(_link(), hub_angle=spin.hub_motion(4.0, 15.0))
+    pt = model.point(6.1)
+    rng = np.random.default_rng(3)
+    q = 0.05 * rng.standard_normal(model.n_dof)
+    q[0] = 0.7
+    v = rng.standard_normal(model.n_dof)
+    h = 1e-6
+    Jfd = np.column_stack([(pt(q + h * e) - pt(q - h * e)) / (2 * h)
+                           for e in np.eye(model.n_dof)])
+    assert np.allclose(pt.jacobian(q), Jfd, atol=1e-7)
+    # r̈ for q̈ = 0: d/dt (J q̇) along q(t) = q + t v
+    acc_fd = (pt.jacobian(q + h * v) @ v - pt.jacobian(q - h * v) @ v) / (2 * h)
+    assert np.allclose(pt.acceleration_term(q, v), acc_fd, atol=1e-6)
+
+
+def test_inertia_force_tangents():
+    """∂f/∂q̈ = M(q), ∂f/∂q̇ exact; ∂f/∂q without the third derivatives of r — checked
+    with a state where those vanish (q̇ = 0)."""
+    asm = HubLink(_link("bspline", 4), hub_angle=spin.hub_motion(4.0, 15.0)).assemble()
+    rng = np.random.default_rng(5)
+    n = asm.n
+    q = 0.05 * rng.standard_normal(n)
+    v = rng.standard_normal(n)
+    a = rng.standard_normal(n)
+    f, (M, Kq, C) = asm.inertia_forces(q, v, a, tangent=True)
+    h = 1e-6
+    Cfd = np.column_stack([(asm.inertia_forces(q, v + h * e, a)[0]
+                            - asm.inertia_forces(q, v - h * e, a)[0]) / (2 * h)
+                           for e in np.eye(n)])
+    assert np.allclose(C, Cfd, rtol=1e-6, atol=1e-6 * np.abs(C).max())
+    assert np.allclose(M @ a, f - asm.inertia_forces(q, v, np.zeros(n))[0])
+    z = np.zeros(n)
+    _, (_, Kq0, _) = asm.inertia_forces(q, z, a, tangent=True)
+    Kfd = np.column_stack([(asm.inertia_forces(q + h * e, z, a)[0]
+                            - asm.inertia_forces(q - h * e, z, a)[0]) / (2 * h)
+                           for e in np.eye(n)])
+    assert np.allclose(Kq0, Kfd, rtol=1e-5, atol=1e-6 * np.abs(Kfd).max())
+
+
+def test_free_hub_conserves_energy_and_angular_momentum():
+    """No drive, no gravity: kinetic + strain energy and the angular momentum about z,
+    ∂T/∂θ̇ = (M(q) q̇)_θ, are invariants; with ρ∞ = 1 and h = 2 ms their drift is the
+    integrator's O(h²) error."""
+    model = HubLink(_link("bezier", 4), hub_inertia=5.0)
+    v0 = np.zeros(model.n_dof)
+    v0[0] = 2.0
+    q0 = np.zeros(model.n_dof)
+    q0[model.link.slices["y"]][:] = 0.0
+    q0[1 + model.link.slices["y"].start] = 0.05         # a bent initial shape
+    res = fem.simulate(model, 3.0, 2e-3, rho_inf=1.0, q0=q0, v0=v0)
+    E = np.array([sum(model.energy(q, v).values()) for q, v in zip(res.q, res.v,
+                                                                    strict=True)])
+    Hz = np.array([(model.assemble().mass_matrix(q) @ v)[0] for q, v in zip(
+        res.q, res.v, strict=True)])
+    kin = np.array([model.energy(q, v)["kinetic"] for q, v in zip(res.q, res.v,
+                                                                  strict=True)])
+    assert np.abs(E - E[0]).max() <= 1e-4 * kin.max()
+    assert np.abs(Hz - Hz[0]).max() <= 1e-6 * abs(Hz[0])
+    assert np.ptp(res.q[:, 1 + model.link.slices["y"].start]) > 0.01   # it did vibrate
+
+
+def test_bad_input():
+    with pytest.raises(fem.ModelError, match="unknown deformation basis"):
+        FloatingFrameLink(L, "chebyshev", 4, RHO_A, 1.0, 1.0, 1.0)
+    with pytest.raises(fem.ModelError, match="EA"):
+        FloatingFrameLink(L, "bezier", 4, RHO_A, -1.0, 1.0, 1.0)
+    with pytest.raises(fem.ModelError, match="free hub"):
+        HubLink(_link())
+
+
+# ---------------------------------------------------------------- spin-up beam
+def test_spinup_bases_agree_with_ancf_omega4():
+    """Ω0 = 4 rad/s over the first 12 s (the deflection peaks near 8 s): every basis
+    within 1 % of the peak tip deflection of the ANCF model (16 elements)."""
+    kw = {"omega0_rad_s": 4.0, "t_end_s": 12.0, "dt_s": 0.01}
+    ref = np.array(spin.run(basis="ancf", n_coordinates=8, **kw)["tip_v_m"])
+    peak = np.abs(ref).max()
+    assert 0.4 < peak < 0.7             # the seed's Fig 3: about −0.54 m
+    for basis in ("modes", "fe", "bezier", "bspline"):
+        v = np.array(spin.run(basis=basis, n_coordinates=4, **kw)["tip_v_m"])
+        assert np.abs(v - ref).max() <= 0.01 * peak, basis
+
+
+def test_spinup_stretch_and_frequency_after_spinup():
+    """Ω0 = 4 to 30 s (ρ∞ = 1): the mean axial stretch after T within 1 % of ρΩ²L³/3E,
+    the tip vibration frequency within 0.5 % of the rotating beam's first in-plane
+    eigenfrequency (power series)."""
+    f = spin.run(basis="bezier", omega0_rad_s=4.0, t_end_s=30.0, rho_inf=1.0)
+    t = np.array(f["time_s"])
+    stretch = np.array(f["tip_stretch_m"])[t > 16.0].mean()
+    assert stretch == pytest.approx(f["axial_stretch_reference_m"], rel=0.01)
+    assert f["after_spinup_frequency_rad_s"] == pytest.approx(
+        f["inplane_frequency_reference_rad_s"], rel=0.005)
+
+
+def test_without_coupling_omega10_diverges():
+    """Without the foreshortening term nothing stiffens the beam: in the hub frame the
+    in-plane equation keeps only EI v'''' − ρAΩ²v, unstable once Ω exceeds the first
+    bending frequency ω₁ = 2.9 rad/s.  With the coupling the same run stays bounded."""
+    kw = {"basis": "bezier", "omega0_rad_s": 10.0, "t_end_s": 12.0, "dt_s": 0.01}
+    bad = spin.run(coupling=False, **kw)
+    assert bad["diverged_at_s"] is not None and bad["diverged_at_s"] < 12.0
+    assert bad["tip_v_peak_m"] > L            # far beyond any physical deflection
+    good = spin.run(coupling=True, **kw)
+    assert good["diverged_at_s"] is None and good["tip_v_peak_m"] < 0.2 * L
+
+
+@pytest.mark.slow
+def test_spinup_full_run_omega4_against_ancf():
+    """Ω0 = 4 over 0–20 s: every basis within 1 % of the ANCF peak deflection."""
+    kw = {"omega0_rad_s": 4.0, "t_end_s": 20.0, "dt_s": 0.005}
+    ref = np.array(spin.run(basis="ancf", n_coordinates=8, **kw)["tip_v_m"])
+    peak = np.abs(ref).max()
+    for basis in ("modes", "fe", "bezier", "bspline"):
+        v = np.array(spin.run(basis=basis, n_coordinates=spin.SEED_SIZES[basis],
+                              **kw)["tip_v_m"])
+        assert np.abs(v - ref).max() <= 0.01 * peak, basis
+
+
+@pytest.mark.slow
+def test_spinup_full_run_omega10_bases_agree():
+    """Ω0 = 10 over 0–20 s: the four bases (seed sizes) within 1 % of the peak deflection
+    of a converged floating-frame reference (Hermite, 16 functions, h = 2.5 ms), and the
+    frequency after T within 0.5 % of the power series with 6 Bézier functions."""
+    kw = {"omega0_rad_s": 10.0, "t_end_s": 20.0, "dt_s": 0.005}
+    ref = spin.run(basis="fe", n_coordinates=16, **{**kw, "dt_s": 0.0025})
+    vr = np.array(ref["tip_v_m"])[::2]
+    peak = np.abs(vr).max()
+    for basis in ("modes", "fe", "bezier", "bspline"):
+        v = np.array(spin.run(basis=basis, n_coordinates=spin.SEED_SIZES[basis],
+                              **kw)["tip_v_m"])
+        assert np.abs(v - vr).max() <= 0.01 * peak, basis
+    f = spin.run(basis="bezier", n_coordinates=6, **{**kw, "t_end_s": 30.0,
+                                                      "rho_inf": 1.0})
+    assert f["after_spinup_frequency_rad_s"] == pytest.approx(
+        f["inplane_frequency_reference_rad_s"], rel=0.005)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="the seed's floating frame keeps the coupling to "
+                   "second order only; at Ω0 = 10 the tip deflects 14 % of L and differs "
+                   "from the geometrically exact ANCF model by 2.5–3 % (docs/floating_frame.md)")
+def test_spinup_full_run_omega10_against_ancf():
+    kw = {"omega0_rad_s": 10.0, "t_end_s": 20.0, "dt_s": 0.005}
+    ref = np.array(spin.run(basis="ancf", n_coordinates=8, **kw)["tip_v_m"])
+    v = np.array(spin.run(basis="bezier", n_coordinates=4, **kw)["tip_v_m"])
+    assert np.abs(v - ref).max() <= 0.01 * np.abs(ref).max()
+
+
+# ------------------------------------------------------------- two-link arm falling
+arm = importlib.import_module("two_link_arm_fall")
+
+
+def test_planar_chain_kinematics_against_finite_differences():
+    """J and ∂²r/∂q∂q of the chained frames (the tip slope of link 1 turns link 2)."""
+    model = arm.build(n_coordinates=4, basis="bspline")
+    asm = model.assemble()
+    q = model.q0 + 0.02 * np.random.default_rng(2).standard_normal(model.n_dof)
+    J, Hs = asm.kinematics(q)
+    h = 1e-6
+    eye = np.eye(model.n_dof)
+    Jfd = np.stack([(asm.positions(q + h * e) - asm.positions(q - h * e)) / (2 * h)
+                    for e in eye], axis=-1)
+    Hfd = np.stack([(asm.kinematics(q + h * e)[0] - asm.kinematics(q - h * e)[0]) / (2 * h)
+                    for e in eye], axis=-1)
+    assert np.abs(J - Jfd).max() < 1e-7 * np.abs(J).max()
+    assert np.abs(Hs - Hfd).max() < 1e-7 * np.abs(Hs).max()
+
+
+def test_two_link_arm_energy_and_rigid_limit():
+    """ρ∞ = 1, h = 5 ms, 2 s of the fall: total energy drift ≤ 1e-4 of the peak kinetic
+    energy (issue 10); with EA, EI × 100 the second tip follows the rigid double pendulum
+    of uniform rods (independent ODE, solve_ivp 1e-11) much closer than the real arm."""
+    soft = arm.run(t_end_s=2.0)
+    stiff = arm.run(t_end_s=2.0, stiffness_factor=100.0)
+    assert soft["energy_drift_rel"] <= 1e-4 and stiff["energy_drift_rel"] <= 1e-4
+    assert soft["max_deflection_m"] > 5e-3                      # it does bend
+    assert stiff["distance_to_rigid_m"] < 0.05 * soft["distance_to_rigid_m"]
+    assert stiff["distance_to_rigid_m"] < 1e-3
+
+
+def test_flexible_joints_conserve_energy():
+    """Flexible revolute joints (torsional springs, joint and payload masses): the total
+    of kinetic, elastic, spring and gravitational energy is invariant (ρ∞ = 1)."""
+    from fem.chains import PlanarChain
+
+    links = [FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e4, 2e4, GJ=1e4,
+                               polar_inertia_per_length=0.01) for _ in range(2)]
+    model = PlanarChain(links, [0.3, -0.5], joint_stiffness=[0.0, 2e3],
+                        tip_masses=[15.0, 5.0])
+    res = fem.simulate(model, 1.5, 2e-3, rho_inf=1.0)
+    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
+    total = np.array([sum(e.values()) for e in en])
+    kin = max(e["kinetic"] for e in en)
+    assert np.abs(total - total[0]).max() <= 1e-4 * kin
+    assert max(e["strain"] for e in en) > 1e-3 * kin           # the springs work
+    with pytest.raises(fem.ModelError, match="tip_masses"):
+        PlanarChain(links, [0.0, 0.0], tip_masses=[1.0])
