@@ -242,6 +242,7 @@ def run(out=None, **params) -> dict:
         if isinstance(model, HubLink):
             write_centreline_series(out, "spinup_beam", res.t,
                                     [[model.centreline(q)] for q in res.q])
+            fem.output.request_pictures(out, "animation")
         else:   # the DAE model: the framework's own series, animation and plots
             fem.write_outputs(out, model, res, {})
         (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))

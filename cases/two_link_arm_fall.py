@@ -116,4 +116,5 @@ def run(out=None, **params) -> dict:
         (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
         write_centreline_series(out, "two_link_arm", res.t,
                                 [model.centrelines(q) for q in res.q])
+        fem.output.request_pictures(out, "animation")
     return figures

@@ -21,7 +21,8 @@ import scipy.sparse as sp
 
 from .results import Result, jsonable
 
-__all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "render_directory", "jsonable"]
+__all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "request_pictures",
+           "render_directory", "jsonable"]
 
 
 @dataclass
@@ -323,12 +324,21 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         indent=1))
     tmp.replace(out / "figures.json")
     written.append(out / "figures.json")
-    if OPTIONS.render and kind is not None:
-        if OPTIONS.defer_render:
-            OPTIONS.pending.append((out, kind))
-        else:
-            written += render_pictures(out, kind)
+    if kind is not None:
+        written += request_pictures(out, kind)
     return written
+
+
+def request_pictures(out, kind: str = "animation") -> list[Path]:
+    """Ask for the pictures of a run folder whose ``.pvd`` series a case wrote itself:
+    made now, or after ``summary.json`` under ``fem run`` (deferred), or not at all with
+    ``--no-render``.  ``kind``: ``"animation"`` or ``"snapshot"``."""
+    if not OPTIONS.render:
+        return []
+    if OPTIONS.defer_render:
+        OPTIONS.pending.append((Path(out), kind))
+        return []
+    return render_pictures(Path(out), kind)
 
 
 def render_directory(directory, fps: int = 20) -> list[Path]:
@@ -351,8 +361,10 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
             _warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
+        # series written by a case itself (centrelines) may carry positions only
+        warp = "displacement" if "displacement" in meshes[0].point_data else None
         path, _ = render.animate(pvd, directory / f"{pvd.stem}.mp4", fps=fps,
-                                 warp="displacement", stride=stride, camera=camera,
+                                 warp=warp, stride=stride, camera=camera,
                                  window_size=OPTIONS.window_size)
         out.append(path)
     return out

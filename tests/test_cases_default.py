@@ -24,6 +24,8 @@ QUICK: dict[str, list[str]] = {
     "double_pendulum": ["t_end_s=0.1"],
     "vibrating_screen_1t2r": ["t_end_s=0.3"],
     "parallel_robot_flexible_platform": ["analysis=line"],
+    "spinup_beam": ["t_end_s=2"],
+    "two_link_arm_fall": ["t_end_s=1"],
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
