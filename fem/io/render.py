@@ -143,7 +143,21 @@ def _start_xvfb() -> None:
 # How each meshio cell type is drawn; PolyData keyword that holds it.
 _KIND = {"vertex": "point", "line": "line", "triangle": "surface", "quad": "surface"}
 _POLY_KEY = {"point": "verts", "line": "lines", "surface": "faces"}
-_COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick"}
+_COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick",
+           "tube": "slategray", "sketch": "black"}
+_UNITS = {"_Pa": " [Pa]", "_m": " [m]", "_N": " [N]", "_Nm": " [N·m]"}
+
+
+def _bar_title(name: str) -> str:
+    """A colour-bar title from a field name: ``von_mises_top_Pa`` → ``von Mises top [Pa]``."""
+    unit = ""
+    for suffix, text in _UNITS.items():
+        if name.endswith(suffix):
+            name, unit = name[: -len(suffix)], text
+            break
+    if name in ("displacement magnitude", "deformation magnitude"):
+        unit = unit or " [m]"
+    return name.replace("von_mises", "von Mises").replace("_", " ") + unit
 
 
 def _meshes(obj: Any) -> list[meshio.Mesh]:
@@ -180,17 +194,63 @@ def _magnitude(values: np.ndarray) -> np.ndarray:
     return values if values.ndim == 1 else np.linalg.norm(values.reshape(len(values), -1), axis=1)
 
 
-def _warped_points(m: meshio.Mesh, warp: str | bool | None, scale: float) -> np.ndarray:
+def _warped_points(
+    m: meshio.Mesh,
+    warp: str | bool | None,
+    scale: float,
+    deform: str | None = None,
+    factor: float = 1.0,
+) -> np.ndarray:
+    """Reference points + ``scale`` × ``warp`` field + (``factor`` − 1) × ``deform`` field.
+
+    With ``warp="displacement"`` (current − reference) and ``deform="deformation"`` (its
+    elastic part) the picture is the current shape with the elastic deformation magnified
+    ``factor`` times; rigid motion stays true to scale.
+    """
     points = np.asarray(m.points, dtype=float)
     points = np.hstack([points, np.zeros((len(points), 3 - points.shape[1]))])
-    if not warp:
-        return points
-    name = "displacement" if warp is True else str(warp)
-    if name not in m.point_data:
-        raise ModelError(f"cannot warp by '{name}': point data has {sorted(m.point_data)}")
-    vec = np.asarray(m.point_data[name], dtype=float).reshape(len(points), -1)[:, :3]
-    points[:, : vec.shape[1]] += scale * vec
+    for name, weight in ((("displacement" if warp is True else warp), scale),
+                         (deform, factor - 1.0)):
+        if not name or weight == 0.0:
+            continue
+        if name not in m.point_data:
+            raise ModelError(f"cannot warp by '{name}': point data has {sorted(m.point_data)}")
+        vec = np.asarray(m.point_data[name], dtype=float).reshape(len(points), -1)[:, :3]
+        points[:, : vec.shape[1]] += weight * vec
     return points
+
+
+def _line_parts(
+    poly: pv.PolyData, radius: np.ndarray | None, tube_radius: float | None, joined: bool
+) -> list[tuple[pv.PolyData, float]]:
+    """Line cells as tubes: of ``tube_radius`` if given, else of the per-point ``radius``
+    field where it is positive; lines whose points have no radius stay thin lines.
+    Returns (PolyData, padding) pairs."""
+    import pyvista as pv
+
+    if tube_radius:
+        base = poly.strip() if joined else poly
+        return [(base.tube(radius=tube_radius, n_sides=16, capping=True), tube_radius)]
+    if radius is None or not np.any(radius > 0):
+        return [(poly, 0.0)]
+    lines = poly.lines.reshape(-1, 3)
+    thick = (radius[lines[:, 1:]] > 0).all(axis=1)
+    parts = []
+    for keep, is_tube in ((thick, True), (~thick, False)):
+        if not keep.any():
+            continue
+        sub = pv.PolyData(poly.points, lines=lines[keep].ravel())
+        for name in poly.point_data:
+            sub.point_data[name] = poly.point_data[name]
+        for name in poly.cell_data:
+            sub.cell_data[name] = np.asarray(poly.cell_data[name])[keep]
+        if is_tube:
+            sub.point_data["radius"] = radius
+            if joined:
+                sub = sub.strip()
+            sub = sub.tube(scalars="radius", absolute=True, n_sides=16, capping=True)
+        parts.append((sub, float(radius.max()) if is_tube else 0.0))
+    return parts
 
 
 def _scene(
@@ -199,6 +259,8 @@ def _scene(
     warp: str | bool | None,
     scale: float,
     tube_radius: float | None,
+    deform: str | None = None,
+    factor: float = 1.0,
 ) -> _Scene:
     """Warp, colour and split the meshes of one frame into PolyData by cell kind."""
     import pyvista as pv
@@ -212,7 +274,9 @@ def _scene(
         unknown = {b.type for b in m.cells} - set(_KIND)
         if unknown:
             raise ModelError(f"cannot render cell types {sorted(unknown)}; use {sorted(_KIND)}")
-        points = _warped_points(m, warp, scale)
+        points = _warped_points(m, warp, scale, deform, factor)
+        radius = (np.asarray(m.point_data["radius"], dtype=float).ravel()
+                  if "radius" in m.point_data else None)
         point_values = cell_values = None
         if scalars in m.point_data:
             point_values = np.asarray(m.point_data[scalars], dtype=float)
@@ -234,19 +298,24 @@ def _scene(
             used = np.unique(np.concatenate([c.ravel() for c in cells]))
             if point_values is not None:
                 poly.point_data[scene.scalars] = _magnitude(point_values)
-                scene.values.append(_magnitude(point_values)[used])
             elif cell_values is not None:
                 per_cell = np.concatenate([_magnitude(cell_values[i]) for i in index])
                 poly.cell_data[scene.scalars] = per_cell
-                scene.values.append(per_cell)
-            pad = 0.0
-            if kind == "line" and tube_radius:
+            if kind == "line":
                 # Joined polylines give continuous tubes; stripping keeps point data only.
-                joined = poly if cell_values is not None else poly.strip()
-                poly = joined.tube(radius=tube_radius, n_sides=16, capping=True)
-                pad = tube_radius
-            scene.parts.append((kind, poly))
-            scene.boxes.append(np.stack([points[used].min(0) - pad, points[used].max(0) + pad]))
+                parts = _line_parts(poly, radius, tube_radius, joined=cell_values is None)
+            else:
+                parts = [(poly, 0.0)]
+            for part, pad in parts:
+                if scene.scalars in part.array_names:
+                    values = np.asarray(part[scene.scalars], dtype=float)
+                    scene.values.append(values)
+                scene.parts.append((kind, part))
+                if pad > 0.0:     # a tube: its own extent
+                    lo, hi = np.asarray(part.bounds, dtype=float).reshape(3, 2).T
+                else:
+                    lo, hi = points[used].min(0), points[used].max(0)
+                scene.boxes.append(np.stack([lo, hi]))
     return scene
 
 
@@ -259,21 +328,30 @@ def _draw(
     show_edges: bool,
     reset_camera: bool,
 ) -> None:
+    bar_shown = False
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
+        if colour_by and not np.isfinite(np.asarray(poly[colour_by], dtype=float)).any():
+            colour_by = None          # e.g. rigid links under a plate's stress: plain colour
         kwargs: dict[str, Any] = {
             "scalars": colour_by,
             "clim": clim,
             "cmap": cmap,
             "color": None if colour_by else _COLOUR[kind],
-            "show_scalar_bar": colour_by is not None,
+            "show_scalar_bar": colour_by is not None and not bar_shown,
             "name": f"{kind}{i}",
             "reset_camera": reset_camera,
         }
         if colour_by:
+            bar_shown = True
             height = plotter.window_size[1]
             kwargs["scalar_bar_args"] = {
-                "title": colour_by,
+                "title": _bar_title(colour_by),
+                "vertical": True,
+                "position_x": 0.86,
+                "position_y": 0.2,
+                "height": 0.6,
+                "width": 0.06,
                 "color": "black",
                 "title_font_size": max(8, height // 48),
                 "label_font_size": max(8, height // 56),
@@ -283,7 +361,11 @@ def _draw(
         if kind == "surface":
             kwargs.update(show_edges=show_edges, edge_color="black")
         elif kind == "line":
-            kwargs.update(line_width=3)
+            kwargs.update(line_width=2)
+            if poly.GetNumberOfStrips() + poly.GetNumberOfPolys():      # a tube
+                kwargs.update(smooth_shading=True, color=None if colour_by else _COLOUR["tube"])
+            elif not colour_by:
+                kwargs.update(color=_COLOUR["sketch"])
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
         plotter.add_mesh(poly, **kwargs)
@@ -318,8 +400,24 @@ def _same_topology(shown: list, scene: _Scene) -> bool:
 
 
 def _caption(plotter: pv.Plotter, text: str) -> None:
-    size = max(8, plotter.window_size[1] // 64)
-    plotter.add_text(text, position="upper_left", font_size=size, color="black", name="caption")
+    """Text in the upper-left corner, inset so that it lies fully inside the picture."""
+    w, h = plotter.window_size
+    size = max(8, h // 60)
+    plotter.add_text(text, position=(int(0.02 * w), int(h - 0.03 * h - 2.2 * size)),
+                     font_size=size, color="black", name="caption")
+
+
+def _triad(plotter: pv.Plotter) -> None:
+    """x/y/z axes in the lower-left corner (an orientation triad)."""
+    plotter.add_axes(interactive=False, line_width=3, color="black", labels_off=False,
+                     viewport=(0.0, 0.0, 0.16, 0.22))
+
+
+def _magnified(title: str | None, deform: str | None, factor: float) -> str | None:
+    """The caption with the magnification stated (every picture that warps says so)."""
+    if title is None or not deform:
+        return title
+    return f"{title}    {deform} ×{factor:g}" + ("" if factor != 1 else " (true scale)")
 
 
 def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float]) -> None:
@@ -363,6 +461,9 @@ def snapshot(
     show_edges: bool = True,
     title: str | None = None,
     background: str = "white",
+    deform: str | None = None,
+    factor: float = 1.0,
+    triad: bool = True,
 ) -> Path:
     """Render one picture (PNG, or any format the extension asks VTK/PIL for) headless.
 
@@ -389,6 +490,13 @@ def snapshot(
         Colour range; the data range by default.
     title : str, optional
         Text in the upper-left corner.
+    deform : str, optional
+        Point-data vector (e.g. ``"deformation"``, the elastic part of the displacement)
+        magnified `factor` times on top of the warp; the caption states the factor.
+    factor : float
+        Magnification of `deform`.
+    triad : bool
+        Draw an x/y/z axes triad in the lower-left corner.
 
     Returns
     -------
@@ -400,13 +508,16 @@ def snapshot(
     Works without a display: see :func:`ensure_offscreen` for the backend choice and the
     system packages (EGL or OSMesa) it needs.
     """
-    scene = _scene(frame_or_meshes, scalars, warp, scale, tube_radius)
+    scene = _scene(frame_or_meshes, scalars, warp, scale, tube_radius, deform, factor)
+    title = _magnified(title, deform, factor)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     plotter = _plotter(window_size, background)
     try:
         _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
         _set_camera(plotter, camera, _bounds([scene]))
+        if triad:
+            _triad(plotter)
         if title:
             _caption(plotter, title)
         plotter.screenshot(str(path))
@@ -467,6 +578,10 @@ def animate(
     title: str | None = "t = {time:.3f} s",
     stride: int = 1,
     background: str = "white",
+    deform: str | None = None,
+    factor: float = 1.0,
+    triad: bool = True,
+    times: Sequence[float] | None = None,
 ) -> tuple[Path, int]:
     """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
 
@@ -484,9 +599,13 @@ def animate(
         Per-frame caption, formatted with ``time`` and ``index`` (``None`` for none).
     stride : int
         Render every `stride`-th frame.
+    times : sequence of float, optional
+        Time of each frame (default: the frames' own, or their index).
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
         As in :func:`snapshot`.  The camera and the colour range are fixed over the whole
         animation (fitted to all frames), so motion and colours compare between frames.
+    deform, factor, triad
+        As in :func:`snapshot`; with `deform` the caption states the magnification.
 
     Returns
     -------
@@ -504,11 +623,16 @@ def animate(
         times, items = read_series(frames)
     else:
         items = list(frames)
-        times = [_frame_time(item, i) for i, item in enumerate(items)]
+        if times is None:
+            times = [_frame_time(item, i) for i, item in enumerate(items)]
+        elif len(times) != len(items):
+            raise ModelError(f"animate: {len(times)} times for {len(items)} frames")
     if not items:
         raise ModelError("animate: no frames to render")
     selected = range(0, len(items), max(int(stride), 1))
-    scenes = [_scene(items[i], scalars, warp, scale, tube_radius) for i in selected]
+    scenes = [_scene(items[i], scalars, warp, scale, tube_radius, deform, factor)
+              for i in selected]
+    title = _magnified(title, deform, factor)
     colour_range = clim or _range(scenes)
     bounds = _bounds(scenes)
 
@@ -536,13 +660,15 @@ def animate(
                          for j, (kind, _) in enumerate(scene.parts)]
             if k == 0:
                 _set_camera(plotter, camera, bounds)
+                if triad:
+                    _triad(plotter)
             if title:
                 text = title.format(time=times[i], index=i)
                 if caption is None:
                     _caption(plotter, text)
                     caption = plotter.actors.get("caption")
                 else:
-                    caption.SetText(2, text)      # upper-left corner annotation
+                    caption.SetInput(text)        # a vtkTextActor
             plotter.render()
             writer.append_data(np.asarray(plotter.screenshot(return_img=True)))
             count += 1
