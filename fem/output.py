@@ -84,6 +84,20 @@ def _snapshot_options(frame_file: Path, out: Path) -> dict:
     return opts
 
 
+def plot_residuals(t: np.ndarray, stats: dict, path: Path, name: str) -> Path:
+    """The converged Newton residuals of every step on a log axis: the dynamic
+    equations relative to the force scale [–] and, when the model has constraints, the
+    largest constraint violation max|Φ| [m; m² for products of lengths].  Exact zeros
+    (nothing to show on a log axis) are left out, not clipped to a tiny number."""
+    from .io import render
+
+    series = {"dynamics ‖r‖/‖f‖ [–]": stats["residual_dynamics"]}
+    if "residual_constraints" in stats and np.any(np.asarray(stats["residual_constraints"]) > 0):
+        series["constraints max|Φ| [m]"] = stats["residual_constraints"]
+    return render.plot_histories(t, series, path, "residual at convergence",
+                                 f"{name}: Newton residual per step", logy=True)
+
+
 def render_pending() -> list[Path]:
     """Render what :func:`write_outputs` deferred (``OPTIONS.defer_render``)."""
     written = []
@@ -421,12 +435,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         written.append(out / f"{model.name}.pvd")
         st = result.stats
         if "residual_dynamics" in st and len(result.t) > 1:
-            written.append(render.plot_histories(
-                result.t, {"dynamics (relative)": np.maximum(st["residual_dynamics"], 1e-300),
-                           "constraints max|Φ|": np.maximum(st["residual_constraints"],
-                                                            1e-300)},
-                out / "residuals.png", "residual", f"{model.name}: Newton residuals",
-                logy=True))
+            written.append(plot_residuals(result.t, st, out / "residuals.png", model.name))
         for k, v in result.sensors.items():
             v = np.asarray(v)
             if v.ndim <= 2 and v.shape[0] == len(result.t) and np.issubdtype(v.dtype,

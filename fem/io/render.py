@@ -689,7 +689,9 @@ def plot_histories(
     *,
     xlabel: str = "time [s]",
     logy: bool = False,
-    figsize: tuple[float, float] = (7.0, 4.0),
+    reference: Mapping[str, npt.ArrayLike] | None = None,
+    reference_label: str = "rigid",
+    figsize: tuple[float, float] = (8.0, 4.0),
     dpi: int = 120,
 ) -> Path:
     """Plot time histories into an image (PNG, PDF, SVG by extension), without a display.
@@ -701,30 +703,60 @@ def plot_histories(
         A 2D array draws c curves labelled ``label[0]`` … ``label[c-1]``.
     path : str or Path
     ylabel, title, xlabel : str
+        Put the unit in the labels, e.g. ``"torque [N·m]"``.
     logy : bool
-        Logarithmic y axis (residual norms).
+        Logarithmic y axis (residual norms); values that are not positive (an exact zero,
+        NaN) cannot be drawn there and are left out of their curve.
+    reference : mapping label -> values, optional
+        Companion curves keyed like `series` (e.g. the rigid robot's torques beside the
+        flexible one's): each is drawn dashed in the colour of its series and labelled
+        ``"<label> (<reference_label>)"``; the series themselves are solid.
+    reference_label : str
 
     Returns
     -------
     Path
-        The image written.
+        The image written.  The legend sits to the right of the axes, outside the data.
     """
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     t = np.asarray(time, dtype=float).ravel()
+    reference = dict(reference or {})
+    unknown = set(reference) - set(series)
+    if unknown:
+        raise ModelError(f"reference curves {sorted(unknown)} have no series of the same label")
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    for label, values in series.items():
+    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
+    n_curves = 0
+
+    def curves(label: str, values: npt.ArrayLike) -> list[tuple[str, np.ndarray]]:
         y = np.asarray(values, dtype=float)
         if len(y) != len(t):
             raise ModelError(f"history '{label}' has {len(y)} values for {len(t)} times")
         if y.ndim == 1:
-            ax.plot(t, y, label=label)
-        else:
-            for c in range(y.reshape(len(t), -1).shape[1]):
-                ax.plot(t, y.reshape(len(t), -1)[:, c], label=f"{label}[{c}]")
+            return [(label, y)]
+        y = y.reshape(len(t), -1)
+        return [(f"{label}[{c}]", y[:, c]) for c in range(y.shape[1])]
+
+    def draw(label: str, y: np.ndarray, colour: str, style: str) -> None:
+        if logy:
+            y = np.where(y > 0, y, np.nan)
+            if not np.isfinite(y).any():
+                return
+        ax.plot(t, y, style, color=colour, label=label, lw=1.5)
+
+    for label, values in series.items():
+        ref = curves(label, reference[label]) if label in reference else []
+        for j, (name, y) in enumerate(curves(label, values)):
+            colour = cycle[n_curves % len(cycle)]
+            n_curves += 1
+            draw(name, y, colour, "-")
+            if j < len(ref):
+                draw(f"{ref[j][0]} ({reference_label})", ref[j][1], colour, "--")
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -732,10 +764,11 @@ def plot_histories(
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  fontsize="small", frameon=False)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     return path
