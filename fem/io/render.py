@@ -508,10 +508,24 @@ def snapshot(
     Works without a display: see :func:`ensure_offscreen` for the backend choice and the
     system packages (EGL or OSMesa) it needs.
     """
-    scene = _scene(frame_or_meshes, scalars, warp, scale, tube_radius, deform, factor)
-    title = _magnified(title, deform, factor)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
+                        scale=scale, tube_radius=tube_radius, window_size=window_size,
+                        clim=clim, cmap=cmap, show_edges=show_edges, title=title,
+                        background=background, deform=deform, factor=factor, triad=triad)
+    try:
+        plotter.screenshot(str(path))
+    finally:
+        plotter.close()
+    return path
+
+
+def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_size, clim,
+              cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
+    """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
+    scene = _scene(obj, scalars, warp, scale, tube_radius, deform, factor)
+    title = _magnified(title, deform, factor)
     plotter = _plotter(window_size, background)
     try:
         _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
@@ -520,10 +534,10 @@ def snapshot(
             _triad(plotter)
         if title:
             _caption(plotter, title)
-        plotter.screenshot(str(path))
-    finally:
+    except BaseException:
         plotter.close()
-    return path
+        raise
+    return plotter
 
 
 def _frame_time(item: Any, index: int) -> float:
@@ -718,6 +732,17 @@ def plot_histories(
     Path
         The image written.  The legend sits to the right of the axes, outside the data.
     """
+    fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
+                          reference_label, figsize, dpi)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, bbox_inches="tight")
+    return path
+
+
+def _history_figure(time, series, ylabel, title, xlabel, logy, reference, reference_label,
+                    figsize, dpi):
+    """The matplotlib Figure of :func:`plot_histories` (Agg canvas, no pyplot)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -768,7 +793,4 @@ def plot_histories(
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
                   fontsize="small", frameon=False)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, bbox_inches="tight")
-    return path
+    return fig
