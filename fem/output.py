@@ -193,6 +193,7 @@ class Drawing:
         self._fields: list = []       # (group, kind, first cell, sample points, per element)
         self._bodies: list = []       # drawn points of each connected elastic part
         radius: dict[int, float] = {}
+        body_lines: list = []         # rigid-body sketches: drawn as tubes too
         for gi, grp in enumerate(model.groups):
             fam = grp.family
             if fam.name == "rigid_body":
@@ -203,6 +204,8 @@ class Drawing:
                     idx = add_points(grp.dofs[e], N)
                     kind = "polyline" if len(idx) > 1 else "vertex"
                     self.cells[kind].append(idx if kind == "polyline" else idx[:1])
+                    if kind == "polyline":
+                        body_lines.append(idx)
                     self.cell_group[kind].append(gi)
                 continue
             xi = fam.draw_points()
@@ -267,18 +270,28 @@ class Drawing:
                                                        np.concatenate(cols))),
                                shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
         self.ref = self.points(model.q0)
+        if body_lines and npts:
+            # a body sketch has no section: 0.4 % of the model's size reads as a solid link
+            r_body = 0.004 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
+            for idx in body_lines:
+                self.radius[idx] = np.where(self.radius[idx] > 0, self.radius[idx], r_body)
         self._bodies = [part for nodes, pts in self._bodies
                         for part in _parts(nodes, pts, self.ref)]
 
     def deformation(self, q: np.ndarray) -> np.ndarray:
         """Elastic part of the displacement (n_points, 3): for each connected elastic part,
-        current positions minus the rigid motion that fits them best (least squares);
-        zero on rigid bodies and sketches.  Magnifying it shows a small sag without
+        current positions minus the rigid motion that fits them best (least squares), or
+        the whole displacement when a point of the part has not moved (a support); zero on
+        rigid bodies and sketches.  Magnifying it shows a small sag without
         throwing a moving robot across the picture."""
         current = self.points(q)
         out = np.zeros_like(current)
+        size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 1.0
         for idx in self._bodies:
             x0, x = self.ref[idx], current[idx]
+            if np.linalg.norm(x - x0, axis=1).min() <= 1e-9 * size:
+                out[idx] = x - x0      # held at a point (a cantilever): no rigid motion
+                continue
             c0, c = x0.mean(axis=0), x.mean(axis=0)
             u, _, vt = np.linalg.svd((x0 - c0).T @ (x - c))
             d = np.sign(np.linalg.det(u @ vt)) or 1.0

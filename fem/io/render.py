@@ -146,6 +146,9 @@ _POLY_KEY = {"point": "verts", "line": "lines", "surface": "faces"}
 _COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick",
            "tube": "slategray", "sketch": "black"}
 _UNITS = {"_Pa": " [Pa]", "_m": " [m]", "_N": " [N]", "_Nm": " [N·m]"}
+_FIELD_UNITS = {"displacement magnitude": " [m]", "deformation magnitude": " [m]",
+                "velocity magnitude": " [m/s]", "bending_moment": " [N·m]",
+                "axial_force": " [N]", "curvature": " [1/m]", "axial_strain": " [–]"}
 
 
 def _bar_title(name: str) -> str:
@@ -155,8 +158,7 @@ def _bar_title(name: str) -> str:
         if name.endswith(suffix):
             name, unit = name[: -len(suffix)], text
             break
-    if name in ("displacement magnitude", "deformation magnitude"):
-        unit = unit or " [m]"
+    unit = unit or _FIELD_UNITS.get(name, "")
     return name.replace("von_mises", "von Mises").replace("_", " ") + unit
 
 
@@ -426,9 +428,44 @@ def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float]
             raise ModelError(f"unknown camera '{camera}'; choose one of {', '.join(CAMERAS)}")
         getattr(plotter, _VIEW[camera])(bounds=bounds)
         plotter.reset_camera(bounds=bounds)
-        plotter.camera.zoom(1.3)  # reset_camera fits the bounding sphere: wide margins
+        _fit(plotter, bounds)
     else:  # an explicit pyvista camera position is used as given
         plotter.camera_position = camera
+
+
+def _fit(plotter: pv.Plotter, bounds: list[float], fill: float = 0.82) -> None:
+    """Zoom so that the box ``bounds`` fills ``fill`` of the view, centred (reset_camera
+    fits the bounding sphere, which leaves wide margins around a long, thin robot)."""
+    corners = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
+                        for z in bounds[4:]])
+    renderer = plotter.renderer
+    for _ in range(3):          # perspective: a few passes converge
+        ndc = []
+        for c in corners:
+            renderer.SetWorldPoint(*c, 1.0)
+            renderer.WorldToView()
+            ndc.append(renderer.GetViewPoint()[:2])
+        ndc = np.asarray(ndc)                      # view coordinates in [-1, 1]
+        lo, hi = ndc.min(axis=0), ndc.max(axis=0)
+        centre = 0.5 * (lo + hi)
+        cam = plotter.camera
+        # shift the focal point so the box is centred, then zoom to the larger extent
+        focal, position = np.array(cam.focal_point), np.array(cam.position)
+        distance = np.linalg.norm(position - focal)
+        view_up = np.array(cam.up)
+        direction = (focal - position) / distance
+        right = np.cross(direction, view_up)
+        right /= np.linalg.norm(right)
+        up = np.cross(right, direction)
+        half_h = distance * np.tan(np.radians(cam.view_angle) / 2)
+        aspect = plotter.window_size[0] / plotter.window_size[1]
+        shift = centre[0] * half_h * aspect * right + centre[1] * half_h * up
+        cam.focal_point = tuple(focal + shift)
+        cam.position = tuple(position + shift)
+        extent = float(np.max((hi - lo) / 2))
+        if extent > 0:
+            cam.zoom(fill / extent)
+        renderer.ResetCameraClippingRange()
 
 
 def _window(window_size: Sequence[int]) -> tuple[int, int]:
@@ -667,6 +704,8 @@ def animate(
                     for name in poly.cell_data:
                         ds.cell_data[name] = poly.cell_data[name]
             else:
+                for bar in list(plotter.scalar_bars.keys()):
+                    plotter.remove_scalar_bar(bar)       # or add_mesh would not redraw it
                 plotter.clear_actors()
                 caption = None
                 _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
