@@ -277,19 +277,29 @@ class Drawing:
                 self.radius[idx] = np.where(self.radius[idx] > 0, self.radius[idx], r_body)
         self._bodies = [part for nodes, pts in self._bodies
                         for part in _parts(nodes, pts, self.ref)]
+        # a part with a drawn point whose coordinates are all fixed is held (a clamp):
+        # its whole displacement is deformation
+        from .constraints import Fixed
+
+        fixed = np.zeros(n, bool)
+        for con in model.constraints:
+            if isinstance(con, Fixed):
+                fixed[con.dofs] = True
+        moving = np.asarray(abs(self.D) @ (~fixed).astype(float)).reshape(-1, 3).sum(axis=1)
+        self._held = [bool(np.any(moving[idx] == 0)) for idx in self._bodies]
 
     def deformation(self, q: np.ndarray) -> np.ndarray:
         """Elastic part of the displacement (n_points, 3): for each connected elastic part,
         current positions minus the rigid motion that fits them best (least squares), or
-        the whole displacement when a point of the part has not moved (a support); zero on
+        the whole displacement when a drawn point of the part has all its coordinates fixed
+        (a clamp); zero on
         rigid bodies and sketches.  Magnifying it shows a small sag without
         throwing a moving robot across the picture."""
         current = self.points(q)
         out = np.zeros_like(current)
-        size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 1.0
-        for idx in self._bodies:
+        for idx, held in zip(self._bodies, self._held, strict=True):
             x0, x = self.ref[idx], current[idx]
-            if np.linalg.norm(x - x0, axis=1).min() <= 1e-9 * size:
+            if held:
                 out[idx] = x - x0      # held at a point (a cantilever): no rigid motion
                 continue
             c0, c = x0.mean(axis=0), x.mean(axis=0)
@@ -510,7 +520,7 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
                        and np.isfinite(np.concatenate([np.ravel(v) for v in
                                                        last.cell_data[k]])).any()), None)
     if colour is not None:
-        opts["scalars"] = colour
+        opts.update(scalars=colour, show_edges=False)    # colours read better without edges
     if "deformation" in last.point_data:
         lo = np.full(3, np.inf)
         hi = -lo

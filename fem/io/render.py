@@ -189,6 +189,7 @@ class _Scene:
     scalars: str | None = None
     boxes: list[np.ndarray] = field(default_factory=list)  # (2, 3) per part
     values: list[np.ndarray] = field(default_factory=list)
+    samples: list[np.ndarray] = field(default_factory=list)   # points to frame, (k, 3)
 
 
 def _magnitude(values: np.ndarray) -> np.ndarray:
@@ -318,6 +319,8 @@ def _scene(
                 else:
                     lo, hi = points[used].min(0), points[used].max(0)
                 scene.boxes.append(np.stack([lo, hi]))
+                shown = np.asarray(part.points if pad > 0.0 else points[used], dtype=float)
+                scene.samples.append(shown[:: max(1, len(shown) // 400)])
     return scene
 
 
@@ -384,6 +387,12 @@ def _bounds(scenes: Iterable[_Scene]) -> list[float]:
     return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
 
 
+def _samples(scenes: Sequence[_Scene]) -> np.ndarray:
+    """Points of the scenes (a few hundred per part and frame) for fitting the camera."""
+    pts = [p for s in scenes for p in s.samples if len(p)]
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
+
+
 def _range(scenes: Iterable[_Scene]) -> list[float] | None:
     values = [v[np.isfinite(v)] for s in scenes for v in s.values]
     values = [v for v in values if v.size]
@@ -422,50 +431,66 @@ def _magnified(title: str | None, deform: str | None, factor: float) -> str | No
     return f"{title}    {deform} ×{factor:g}" + ("" if factor != 1 else " (true scale)")
 
 
-def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float]) -> None:
+def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float],
+                samples: np.ndarray | None = None) -> None:
     if isinstance(camera, str):
         if camera not in _VIEW:
             raise ModelError(f"unknown camera '{camera}'; choose one of {', '.join(CAMERAS)}")
         getattr(plotter, _VIEW[camera])(bounds=bounds)
         plotter.reset_camera(bounds=bounds)
-        _fit(plotter, bounds)
+        if samples is None or not len(samples):
+            samples = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
+                                for z in bounds[4:]])
+        _fit(plotter, samples, right=0.62 if plotter.scalar_bars.keys() else 1.0)
     else:  # an explicit pyvista camera position is used as given
         plotter.camera_position = camera
 
 
-def _fit(plotter: pv.Plotter, bounds: list[float], fill: float = 0.82) -> None:
-    """Zoom so that the box ``bounds`` fills ``fill`` of the view, centred (reset_camera
-    fits the bounding sphere, which leaves wide margins around a long, thin robot)."""
-    corners = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
-                        for z in bounds[4:]])
+def _fit(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
+         right: float = 1.0) -> None:
+    """Centre the points ``corners`` (k, 3) in the view and zoom until they fill ``fill``
+    of it (reset_camera fits the bounding sphere, which leaves wide margins around a
+    long, thin robot).  ``right`` < 1 keeps the right of the view (view coordinates
+    ``right`` … 1, e.g. for a colour bar) free."""
     renderer = plotter.renderer
-    for _ in range(3):          # perspective: a few passes converge
-        ndc = []
+    cam = plotter.camera
+    aspect = plotter.window_size[0] / plotter.window_size[1]
+    target_x = (-1.0 + right) / 2
+    width = (right + 1.0) / 2                  # half-width of the free region
+
+    def projected() -> np.ndarray:
+        out = []
         for c in corners:
             renderer.SetWorldPoint(*c, 1.0)
             renderer.WorldToView()
-            ndc.append(renderer.GetViewPoint()[:2])
-        ndc = np.asarray(ndc)                      # view coordinates in [-1, 1]
-        lo, hi = ndc.min(axis=0), ndc.max(axis=0)
-        centre = 0.5 * (lo + hi)
-        cam = plotter.camera
-        # shift the focal point so the box is centred, then zoom to the larger extent
+            out.append(renderer.GetViewPoint()[:2])
+        return np.asarray(out)                 # view coordinates in [-1, 1]
+
+    def shift(by: np.ndarray) -> None:
         focal, position = np.array(cam.focal_point), np.array(cam.position)
         distance = np.linalg.norm(position - focal)
-        view_up = np.array(cam.up)
         direction = (focal - position) / distance
-        right = np.cross(direction, view_up)
-        right /= np.linalg.norm(right)
-        up = np.cross(right, direction)
+        x_axis = np.cross(direction, np.array(cam.up))
+        x_axis /= np.linalg.norm(x_axis)
+        y_axis = np.cross(x_axis, direction)
         half_h = distance * np.tan(np.radians(cam.view_angle) / 2)
-        aspect = plotter.window_size[0] / plotter.window_size[1]
-        shift = centre[0] * half_h * aspect * right + centre[1] * half_h * up
-        cam.focal_point = tuple(focal + shift)
-        cam.position = tuple(position + shift)
-        extent = float(np.max((hi - lo) / 2))
-        if extent > 0:
-            cam.zoom(fill / extent)
-        renderer.ResetCameraClippingRange()
+        move = by[0] * half_h * aspect * x_axis + by[1] * half_h * y_axis
+        cam.focal_point = tuple(focal + move)
+        cam.position = tuple(position + move)
+
+    for _ in range(3):          # perspective: a few passes converge
+        ndc = projected()
+        lo, hi = ndc.min(axis=0), ndc.max(axis=0)
+        shift(0.5 * (lo + hi))
+        half = (hi - lo) / 2
+        scale = min(fill * width / half[0] if half[0] > 0 else np.inf,
+                    fill / half[1] if half[1] > 0 else np.inf)
+        if np.isfinite(scale):
+            cam.zoom(scale)
+    ndc = projected()
+    centre = 0.5 * (ndc.min(axis=0) + ndc.max(axis=0))
+    shift(centre - np.array([target_x, 0.0]))
+    renderer.ResetCameraClippingRange()
 
 
 def _window(window_size: Sequence[int]) -> tuple[int, int]:
@@ -566,7 +591,7 @@ def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_siz
     plotter = _plotter(window_size, background)
     try:
         _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
-        _set_camera(plotter, camera, _bounds([scene]))
+        _set_camera(plotter, camera, _bounds([scene]), _samples([scene]))
         if triad:
             _triad(plotter)
         if title:
@@ -712,7 +737,7 @@ def animate(
                 shown = [plotter.actors[f"{kind}{j}"].mapper.dataset
                          for j, (kind, _) in enumerate(scene.parts)]
             if k == 0:
-                _set_camera(plotter, camera, bounds)
+                _set_camera(plotter, camera, bounds, _samples(scenes))
                 if triad:
                     _triad(plotter)
             if title:
