@@ -271,8 +271,8 @@ class Drawing:
                                shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
         self.ref = self.points(model.q0)
         if body_lines and npts:
-            # a body sketch has no section: 0.4 % of the model's size reads as a solid link
-            r_body = 0.004 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
+            # a body sketch has no section: 0.8 % of the model's size reads as a solid link
+            r_body = 0.008 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
             for idx in body_lines:
                 self.radius[idx] = np.where(self.radius[idx] > 0, self.radius[idx], r_body)
         self._bodies = [part for nodes, pts in self._bodies

@@ -116,6 +116,7 @@ def test_magnification_makes_a_small_sag_visible(robot_run):
     *_, meshes = robot_run
     opts = output.picture_options(meshes)
     assert opts["scalars"] == "von_mises_top_Pa" and opts["deform"] == "deformation"
+    assert opts["show_edges"] is False
     d_max = max(np.linalg.norm(m.point_data["deformation"], axis=1).max() for m in meshes)
     factor = opts["factor"]
     assert factor in (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
@@ -131,7 +132,7 @@ def test_robot_picture_reads_at_a_glance(robot_run, tmp_path):
     opts = output.picture_options(meshes)
     plotter = render._composed(
         meshes[-1], camera="iso", scale=1.0, tube_radius=None, window_size=(480, 368),
-        clim=None, cmap="viridis", show_edges=True, title="t = 0.030 s",
+        clim=None, cmap="viridis", title="t = 0.030 s",
         background="white", triad=True, **opts)
     try:
         # colour bar for the stress field; caption states time and magnification
@@ -151,6 +152,9 @@ def test_robot_picture_reads_at_a_glance(robot_run, tmp_path):
     h, w = grey.shape
     assert (grey[: h // 10, : w // 2] < 100).any()                # caption drawn …
     assert (grey[:2] > 250).all() and (grey[:, :2] > 250).all()   # … and fully inside
+    # the camera frames the robot: it spans most of the picture left of the colour bar
+    rows, cols = np.nonzero(grey[h // 8:, int(0.2 * w): int(0.8 * w)] < 200)
+    assert np.ptp(rows) > 0.6 * h and np.ptp(cols) > 0.45 * w
     bar = image[h // 4: 3 * h // 4, int(0.87 * w): int(0.9 * w), :3]
     assert len({tuple(px) for px in bar.reshape(-1, 3)}) > 20      # a colour gradient
 
