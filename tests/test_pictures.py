@@ -184,3 +184,18 @@ def test_history_plot_reference_and_log_axis():
     with pytest.raises(fem.ModelError, match="no series"):
         render._history_figure(t, flex, "", "", "", False, {"limb 9": t}, "rigid",
                                (6.0, 3.0), 80)
+
+
+def test_clamped_cable_deformation_is_its_displacement():
+    """A cantilever is held: its sag is not taken for a rigid rotation about the clamp."""
+    from fem.cases import load_case
+
+    model = load_case("cantilever_cable").build(n_elements=4)
+    st = fem.solve_static(model)
+    drawing = output.Drawing(model)
+    frame = drawing.frame(0.0, st.q)
+    u, d = frame.point_data["displacement"], frame.point_data["deformation"]
+    assert np.abs(u[:, 2]).max() > 0.01                          # ~2 cm tip sag, in m
+    assert np.array_equal(d, u)
+    r = frame.point_data["radius"]
+    assert np.allclose(r, np.sqrt(0.02**2 / np.pi))              # tube of the section's area
