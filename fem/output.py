@@ -506,7 +506,7 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     """How to draw a stored series so that it reads at a glance (used by ``fem run`` and
     ``fem render``): warp by ``displacement``; colour by the first element field of
     :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …); magnify
-    the elastic ``deformation`` so that its largest value over the series is about 3 % of
+    the elastic ``deformation`` so that its largest value over the series is about 5 % of
     the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
     ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
     settings = settings or {}
@@ -532,7 +532,7 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
         size = float(np.linalg.norm(hi - lo))
         factor = settings.get("magnification")
         if factor is None:
-            target = 0.03 * size
+            target = 0.05 * size
             factor = 1.0 if d_max <= 0 or d_max >= target else min(1000.0, _nice(target / d_max))
         opts.update(deform="deformation", factor=float(factor))
     return opts
