@@ -510,10 +510,12 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
     ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
     settings = settings or {}
-    opts: dict = {"warp": "displacement"}
+    opts: dict = {}
     if not meshes:
         return opts
     last = meshes[-1]
+    if "displacement" in meshes[0].point_data:   # a case's own series may hold positions only
+        opts["warp"] = "displacement"
     colour = settings.get("scalars")
     if colour is None:
         colour = next((k for k in _COLOUR_BY if k in last.cell_data
