@@ -504,7 +504,7 @@ def _nice(x: float) -> float:
 
 def picture_options(meshes: list, settings: dict | None = None) -> dict:
     """How to draw a stored series so that it reads at a glance (used by ``fem run`` and
-    ``fem render``): warp by ``displacement``; colour by the first element field of
+    ``fem render``): warp by ``displacement`` if present; colour by the first element field of
     :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …); magnify
     the elastic ``deformation`` so that its largest value over the series is about 5 % of
     the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
