@@ -128,11 +128,12 @@ def _inverse(p: dict):
     return geom, path, rm, st, res, h, ref
 
 
-def _plots(out, t, curves: dict[str, tuple[dict, str]]) -> None:
+def _plots(out, t, curves: dict[str, tuple]) -> None:
     from fem.io.render import plot_histories
 
-    for name, (series, ylabel) in curves.items():
-        plot_histories(t, series, out / f"{name}.png", ylabel, name.replace("_", " "))
+    for name, (series, ylabel, *ref) in curves.items():
+        plot_histories(t, series, out / f"{name}.png", ylabel, name.replace("_", " "),
+                       reference=ref[0] if ref else None)
 
 
 def _run_inverse(p: dict, out=None) -> dict:
@@ -165,9 +166,8 @@ def _run_inverse(p: dict, out=None) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         L = [f"limb {k + 1}" for k in range(3)]
         _plots(out, res.t, {
-            "torques": ({k: tau[:, i] for i, k in enumerate(L)}
-                        | {f"rigid {k}": ref["torque"][:, i] for i, k in enumerate(L)},
-                        "τ [N·m]"),
+            "torques": ({k: tau[:, i] for i, k in enumerate(L)}, "τ [N·m]",
+                        {k: ref["torque"][:, i] for i, k in enumerate(L)}),
             "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(L)}, "θ [deg]"),
             "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(L)},
                                  "τ − τ_rigid [N·m]"),

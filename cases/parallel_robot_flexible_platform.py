@@ -170,12 +170,15 @@ def _plots(out, h, ref, title):
     from fem.io.render import plot_histories
 
     t = h["time"]
-    plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] for k in range(3)}
-                   | ({f"rigid limb {k + 1}": ref["torque"][:, k] for k in range(3)}
-                      if ref is not None else {}),
-                   out / "torques.png", "actuator torque [N·m]", f"{title}: torques")
-    plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k]) for k in range(3)},
-                   out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles")
+    limbs = [f"limb {k + 1}" for k in range(3)]
+    plot_histories(t, {n: h["torque"][:, k] for k, n in enumerate(limbs)},
+                   out / "torques.png", "actuator torque [N·m]", f"{title}: torques",
+                   reference=None if ref is None else {n: ref["torque"][:, k]
+                                                       for k, n in enumerate(limbs)})
+    plot_histories(t, {n: np.degrees(h["theta"][:, k]) for k, n in enumerate(limbs)},
+                   out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles",
+                   reference=None if ref is None else {n: np.degrees(ref["theta"][:, k])
+                                                       for k, n in enumerate(limbs)})
     plot_histories(t, {f"limb {k + 1}": h["theta_dot"][:, k] for k in range(3)},
                    out / "joint_rates.png", "θ̇ [rad/s]", f"{title}: actuator rates")
     if ref is not None:

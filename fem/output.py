@@ -62,8 +62,8 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
         for pvd in sorted(out.glob("*.pvd")):
             last = _last_frame_file(pvd)
             if last is not None:
-                written.append(render.snapshot(last, out / "snapshot.png", warp="displacement",
-                                               camera=camera))
+                written.append(render.snapshot(last, out / "snapshot.png", camera=camera,
+                                               **_snapshot_options(last, out)))
         return written
     except (Exception, KeyboardInterrupt) as err:   # noqa: BLE001 - reported, not lost
         if isinstance(err, KeyboardInterrupt):
@@ -73,6 +73,30 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
         _warn(f"rendering in {out} failed ({type(err).__name__}: {err}); the results are "
               f"complete — retry with `fem render {out}`")
         return []
+
+
+def _snapshot_options(frame_file: Path, out: Path) -> dict:
+    """:func:`picture_options` for one stored frame, its caption stating the magnification."""
+    from .mesh import read_meshio
+
+    mesh = read_meshio(frame_file)
+    opts = picture_options([mesh], _settings(out))
+    opts["title"] = "static state" if "deform" in opts else None
+    return opts
+
+
+def plot_residuals(t: np.ndarray, stats: dict, path: Path, name: str) -> Path:
+    """The converged Newton residuals of every step on a log axis: the dynamic
+    equations relative to the force scale [–] and, when the model has constraints, the
+    largest constraint violation max|Φ| [m; m² for products of lengths].  Exact zeros
+    (nothing to show on a log axis) are left out, not clipped to a tiny number."""
+    from .io import render
+
+    series = {"dynamics ‖r‖/‖f‖ [–]": stats["residual_dynamics"]}
+    if "residual_constraints" in stats and np.any(np.asarray(stats["residual_constraints"]) > 0):
+        series["constraints max|Φ| [m]"] = stats["residual_constraints"]
+    return render.plot_histories(t, series, path, "residual at convergence",
+                                 f"{name}: Newton residual per step", logy=True)
 
 
 def render_pending() -> list[Path]:
@@ -106,6 +130,42 @@ def _last_frame_file(pvd: Path) -> Path | None:
     return files[-1] if files else None
 
 
+def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.ndarray]:
+    """Drawn point indices of each connected part of an element group: elements that
+    share a node or a reference drawing point are connected."""
+    n_el = len(element_points)
+    parent = list(range(n_el))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(owners):
+        first = root(owners[0])
+        for o in owners[1:]:
+            parent[root(o)] = first
+
+    seen: dict = {}
+    for e in range(n_el):
+        for nd in np.asarray(nodes[e]).ravel():
+            seen.setdefault(("node", int(nd)), []).append(e)
+    if n_el:
+        pts = np.concatenate(element_points)
+        size = float(np.ptp(ref[pts], axis=0).max()) or 1.0
+        for e, idx in enumerate(element_points):
+            for key in map(tuple, np.round(ref[idx] / (1e-7 * size)).astype(np.int64)):
+                seen.setdefault(key, []).append(e)
+    for owners in seen.values():
+        if len(owners) > 1:
+            join(owners)
+    parts: dict = {}
+    for e in range(n_el):
+        parts.setdefault(root(e), []).append(element_points[e])
+    return [np.unique(np.concatenate(p)) for p in parts.values()]
+
+
 class Drawing:
     """Drawable points ``P = D q`` and their cells, for one model."""
 
@@ -132,7 +192,9 @@ class Drawing:
 
         body_nodes = {b.node: b for b in model.bodies.values()}
         self._fields: list = []       # (group, kind, first cell, sample points, per element)
+        self._bodies: list = []       # drawn points of each connected elastic part
         radius: dict[int, float] = {}
+        body_lines: list = []         # rigid-body sketches: drawn as tubes too
         for gi, grp in enumerate(model.groups):
             fam = grp.family
             if fam.name == "rigid_body":
@@ -143,6 +205,8 @@ class Drawing:
                     idx = add_points(grp.dofs[e], N)
                     kind = "polyline" if len(idx) > 1 else "vertex"
                     self.cells[kind].append(idx if kind == "polyline" else idx[:1])
+                    if kind == "polyline":
+                        body_lines.append(idx)
                     self.cell_group[kind].append(gi)
                 continue
             xi = fam.draw_points()
@@ -152,8 +216,10 @@ class Drawing:
             first_line = len(self.cells["polyline"])
             area = fam.section.get("area")
             r_draw = float(np.sqrt(np.mean(area) / np.pi)) if area is not None else 0.005
+            element_points = []
             for e in range(grp.n_elements):
                 idx = add_points(grp.dofs[e], N[e])
+                element_points.append(idx)
                 if fam.cell == "triangle":
                     conn = np.asarray(tri()) if tri is not None else np.array([[0, 1, 2]])
                     for t in conn:
@@ -163,6 +229,8 @@ class Drawing:
                     self.cells["polyline"].append(idx)
                     self.cell_group["polyline"].append(gi)
                     radius.update({int(i): r_draw for i in idx})
+            if fam.elastic:
+                self._bodies.append((grp.nodes, element_points))
             if fam.elastic and fam.cell == "line":
                 self._fields.append((grp, "polyline", first_line, np.zeros((1, 1)), 1))
             elif fam.elastic and fam.cell == "triangle" and tri is not None:
@@ -185,6 +253,14 @@ class Drawing:
             self.cells["polyline"].append(idx)
             self.cell_group["polyline"].append(-1)
         self.n_points = npts
+        # names of the `group` ids: element groups, then sketches
+        self.group_names = [g.name for g in model.groups]
+        sketch_ids = iter(range(len(self.group_names), len(self.group_names) + len(
+            getattr(model, "sketches", []))))
+        for kind in ("polyline",):
+            self.cell_group[kind] = [next(sketch_ids) if g == -1 else g
+                                     for g in self.cell_group[kind]]
+        self.group_names += [f"{name} (sketch)" for name, _ in getattr(model, "sketches", [])]
         self.radius = np.zeros(npts)
         for i, r in radius.items():
             self.radius[i] = r
@@ -195,6 +271,44 @@ class Drawing:
                                                        np.concatenate(cols))),
                                shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
         self.ref = self.points(model.q0)
+        if body_lines and npts:
+            # a body sketch has no section: 0.8 % of the model's size reads as a solid link
+            r_body = 0.008 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
+            for idx in body_lines:
+                self.radius[idx] = np.where(self.radius[idx] > 0, self.radius[idx], r_body)
+        self._bodies = [part for nodes, pts in self._bodies
+                        for part in _parts(nodes, pts, self.ref)]
+        # a part with a drawn point whose coordinates are all fixed is held (a clamp):
+        # its whole displacement is deformation
+        from .constraints import Fixed
+
+        fixed = np.zeros(n, bool)
+        for con in model.constraints:
+            if isinstance(con, Fixed):
+                fixed[con.dofs] = True
+        moving = np.asarray(abs(self.D) @ (~fixed).astype(float)).reshape(-1, 3).sum(axis=1)
+        self._held = [bool(np.any(moving[idx] == 0)) for idx in self._bodies]
+
+    def deformation(self, q: np.ndarray) -> np.ndarray:
+        """Elastic part of the displacement (n_points, 3): for each connected elastic part,
+        current positions minus the rigid motion that fits them best (least squares), or
+        the whole displacement when a drawn point of the part has all its coordinates fixed
+        (a clamp); zero on
+        rigid bodies and sketches.  Magnifying it shows a small sag without
+        throwing a moving robot across the picture."""
+        current = self.points(q)
+        out = np.zeros_like(current)
+        for idx, held in zip(self._bodies, self._held, strict=True):
+            x0, x = self.ref[idx], current[idx]
+            if held:
+                out[idx] = x - x0      # held at a point (a cantilever): no rigid motion
+                continue
+            c0, c = x0.mean(axis=0), x.mean(axis=0)
+            u, _, vt = np.linalg.svd((x0 - c0).T @ (x - c))
+            d = np.sign(np.linalg.det(u @ vt)) or 1.0
+            rot = (u @ np.diag([1.0, 1.0, d]) @ vt).T          # x ≈ c + rot (x0 − c0)
+            out[idx] = x - (c + (x0 - c0) @ rot.T)
+        return out
 
     def points(self, q: np.ndarray) -> np.ndarray:
         return (self.D @ q + self.offset).reshape(-1, 3)
@@ -202,7 +316,20 @@ class Drawing:
     def velocities(self, v: np.ndarray) -> np.ndarray:
         return (self.D @ v).reshape(-1, 3)
 
-    def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None):
+    def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
+              lam: np.ndarray | None = None):
+        """The VTK frame of state ``(t, q, v, λ)``.
+
+        Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
+        part, see :meth:`deformation`), ``velocity``, ``radius`` (drawing radius of line
+        elements, 0 elsewhere).  Cell data: ``group`` (id; its name is field data
+        ``group:<name>``), line-element strains at element centres, and on plate
+        sub-triangles the von Mises stress and the Green–Lagrange strain (global axes,
+        6 components XX YY ZZ XY YZ XZ) at the bottom and top layers.  Field data:
+        ``TimeValue``, the group names, and with ``lam`` the actuator efforts
+        (``effort:<actuator>``), all multipliers (``lambda``) and those of each constraint
+        (``lambda:<constraint>``).
+        """
         from .io.vtk import Frame
 
         cells = {}
@@ -212,6 +339,8 @@ class Drawing:
                                else np.asarray(self.cells[kind]).reshape(len(self.cells[kind]),
                                                                          -1))
         pd = {"displacement": self.points(q) - self.ref}
+        if self._bodies:
+            pd["deformation"] = self.deformation(q)
         if v is not None:
             pd["velocity"] = self.velocities(v)
         cd = {}
@@ -232,12 +361,49 @@ class Drawing:
                         cd.setdefault(k, np.full(len(groups), np.nan))[
                             start:start + grp.n_elements] = arr[:, 0]
             else:
-                vm = vals["von_mises"]                          # (n_el, 2 per, )
+                vm = vals["von_mises"]                          # (n_el, 2 per)
+                eg = vals["E_global"][..., _VOIGT[0], _VOIGT[1]]  # (n_el, 2 per, 6)
                 n = grp.n_elements * per
                 for j, layer in enumerate(("bottom", "top")):
                     cd.setdefault(f"von_mises_{layer}_Pa", np.full(len(groups), np.nan))[
                         start:start + n] = vm[:, j * per:(j + 1) * per].ravel()
-        return Frame(float(t), self.ref, cells, pd, cd)
+                    cd.setdefault(f"strain_{layer}", np.full((len(groups), 6), np.nan))[
+                        start:start + n] = eg[:, j * per:(j + 1) * per].reshape(n, 6)
+        fd: dict = {"TimeValue": float(t)}
+        fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
+        if lam is not None:
+            fd.update(self.multipliers(t, lam))
+        return Frame(float(t), self.ref, cells, pd, cd, fd)
+
+    def multipliers(self, t: float, lam: np.ndarray) -> dict[str, np.ndarray]:
+        """Field data of one step: ``effort:<actuator>`` (N·m or N; inverse-dynamics
+        efforts from ``λ``, prescribed ones from their time function), ``lambda`` (all
+        multipliers in row order) and ``lambda:<constraint>`` (the rows of each)."""
+        lam = np.asarray(lam, float).ravel()
+        asm = self.model.assemble()
+        out: dict[str, np.ndarray] = {}
+        if len(lam) != asm.n_con:
+            return out
+        efforts = asm.efforts(lam)
+        for a in self.model.actuators:
+            out[f"effort:{a.name}"] = np.array(
+                [efforts[a.name] if a.name in efforts else float(a.effort(t))])
+        out["lambda"] = lam
+        rows: dict[str, list] = {}
+        owners: dict[int, str] = {}
+        for i, con in enumerate(asm.owner):
+            if id(con) not in owners:
+                name, k = con.name, 2
+                while name in rows:
+                    name, k = f"{con.name} #{k}", k + 1
+                owners[id(con)] = name
+                rows[name] = []
+            rows[owners[id(con)]].append(i)
+        out.update({f"lambda:{name}": lam[r] for name, r in rows.items()})
+        return out
+
+
+_VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK tensor order
 
 
 def stream(out, model, sensors=None, name: str | None = None, every: int | None = None
@@ -255,7 +421,7 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     def on_record(i, t, q, v, a, lam):
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
-            writer.add(drawing.frame(t, q, v))
+            writer.add(drawing.frame(t, q, v, lam))
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
     res.expected_records = 1
@@ -284,7 +450,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
             w = SeriesWriter(out, model.name)
             k = OPTIONS.every or max(1, -(-len(result.t) // OPTIONS.max_vtk))
             for i in range(0, len(result.t), k):
-                w.add(drawing.frame(result.t[i], result.q[i], result.v[i]))
+                w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i]))
             w.close()
             result.save(out / "result.npz")
             written.append(out / "result.npz")
@@ -293,12 +459,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         written.append(out / f"{model.name}.pvd")
         st = result.stats
         if "residual_dynamics" in st and len(result.t) > 1:
-            written.append(render.plot_histories(
-                result.t, {"dynamics (relative)": np.maximum(st["residual_dynamics"], 1e-300),
-                           "constraints max|Φ|": np.maximum(st["residual_constraints"],
-                                                            1e-300)},
-                out / "residuals.png", "residual", f"{model.name}: Newton residuals",
-                logy=True))
+            written.append(plot_residuals(result.t, st, out / "residuals.png", model.name))
         for k, v in result.sensors.items():
             v = np.asarray(v)
             if v.ndim <= 2 and v.shape[0] == len(result.t) and np.issubdtype(v.dtype,
@@ -341,6 +502,63 @@ def request_pictures(out, kind: str = "animation") -> list[Path]:
     return render_pictures(Path(out), kind)
 
 
+_COLOUR_BY = ("von_mises_top_Pa", "von_mises_Pa", "bending_moment", "curvature",
+              "axial_strain")
+
+
+def _nice(x: float) -> float:
+    """The largest of 1, 2, 5 × 10^k not above ``x`` (for a stated magnification)."""
+    k = np.floor(np.log10(x))
+    return float(max(m for m in (1.0, 2.0, 5.0, 10.0) if m * 10**k <= x * (1 + 1e-12)) * 10**k)
+
+
+def picture_options(meshes: list, settings: dict | None = None) -> dict:
+    """How to draw a stored series so that it reads at a glance (used by ``fem run`` and
+    ``fem render``): warp by ``displacement`` if present; colour by the first element field of
+    :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …); magnify
+    the elastic ``deformation`` so that its largest value over the series is about 5 % of
+    the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
+    ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
+    settings = settings or {}
+    opts: dict = {}
+    if not meshes:
+        return opts
+    last = meshes[-1]
+    if "displacement" in meshes[0].point_data:   # a case's own series may hold positions only
+        opts["warp"] = "displacement"
+    colour = settings.get("scalars")
+    if colour is None:
+        colour = next((k for k in _COLOUR_BY if k in last.cell_data
+                       and np.isfinite(np.concatenate([np.ravel(v) for v in
+                                                       last.cell_data[k]])).any()), None)
+    if colour is not None:
+        opts.update(scalars=colour, show_edges=False)    # colours read better without edges
+    if "deformation" in last.point_data:
+        lo = np.full(3, np.inf)
+        hi = -lo
+        d_max = 0.0
+        for m in meshes:
+            x = m.points + m.point_data.get("displacement", 0.0)
+            lo, hi = np.minimum(lo, x.min(0)), np.maximum(hi, x.max(0))
+            d_max = max(d_max, float(np.linalg.norm(m.point_data["deformation"], axis=1).max()))
+        size = float(np.linalg.norm(hi - lo))
+        factor = settings.get("magnification")
+        if factor is None:
+            target = 0.05 * size
+            factor = 1.0 if d_max <= 0 or d_max >= target else min(1000.0, _nice(target / d_max))
+        opts.update(deform="deformation", factor=float(factor))
+    return opts
+
+
+def _settings(directory: Path) -> dict:
+    path = Path(directory) / "render.json"
+    try:
+        data = json.loads(path.read_text()) if path.is_file() else {}
+    except (json.JSONDecodeError, OSError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def render_directory(directory, fps: int = 20) -> list[Path]:
     """Animate the ``.pvd`` series in ``directory`` (works on partial runs)."""
     from .errors import ModelError
@@ -361,10 +579,9 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
             _warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
-        # series written by a case itself (centrelines) may carry positions only
-        warp = "displacement" if "displacement" in meshes[0].point_data else None
-        path, _ = render.animate(pvd, directory / f"{pvd.stem}.mp4", fps=fps,
-                                 warp=warp, stride=stride, camera=camera,
-                                 window_size=OPTIONS.window_size)
+        path, _ = render.animate(meshes, directory / f"{pvd.stem}.mp4", fps=fps,
+                                 stride=stride, camera=camera, times=times,
+                                 window_size=OPTIONS.window_size,
+                                 **picture_options(meshes, _settings(directory)))
         out.append(path)
     return out

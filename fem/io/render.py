@@ -143,7 +143,23 @@ def _start_xvfb() -> None:
 # How each meshio cell type is drawn; PolyData keyword that holds it.
 _KIND = {"vertex": "point", "line": "line", "triangle": "surface", "quad": "surface"}
 _POLY_KEY = {"point": "verts", "line": "lines", "surface": "faces"}
-_COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick"}
+_COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick",
+           "tube": "slategray", "sketch": "black"}
+_UNITS = {"_Pa": " [Pa]", "_m": " [m]", "_N": " [N]", "_Nm": " [N·m]"}
+_FIELD_UNITS = {"displacement magnitude": " [m]", "deformation magnitude": " [m]",
+                "velocity magnitude": " [m/s]", "bending_moment": " [N·m]",
+                "axial_force": " [N]", "curvature": " [1/m]", "axial_strain": " [–]"}
+
+
+def _bar_title(name: str) -> str:
+    """A colour-bar title from a field name: ``von_mises_top_Pa`` → ``von Mises top [Pa]``."""
+    unit = ""
+    for suffix, text in _UNITS.items():
+        if name.endswith(suffix):
+            name, unit = name[: -len(suffix)], text
+            break
+    unit = unit or _FIELD_UNITS.get(name, "")
+    return name.replace("von_mises", "von Mises").replace("_", " ") + unit
 
 
 def _meshes(obj: Any) -> list[meshio.Mesh]:
@@ -173,6 +189,7 @@ class _Scene:
     scalars: str | None = None
     boxes: list[np.ndarray] = field(default_factory=list)  # (2, 3) per part
     values: list[np.ndarray] = field(default_factory=list)
+    samples: list[np.ndarray] = field(default_factory=list)   # points to frame, (k, 3)
 
 
 def _magnitude(values: np.ndarray) -> np.ndarray:
@@ -180,17 +197,63 @@ def _magnitude(values: np.ndarray) -> np.ndarray:
     return values if values.ndim == 1 else np.linalg.norm(values.reshape(len(values), -1), axis=1)
 
 
-def _warped_points(m: meshio.Mesh, warp: str | bool | None, scale: float) -> np.ndarray:
+def _warped_points(
+    m: meshio.Mesh,
+    warp: str | bool | None,
+    scale: float,
+    deform: str | None = None,
+    factor: float = 1.0,
+) -> np.ndarray:
+    """Reference points + ``scale`` × ``warp`` field + (``factor`` − 1) × ``deform`` field.
+
+    With ``warp="displacement"`` (current − reference) and ``deform="deformation"`` (its
+    elastic part) the picture is the current shape with the elastic deformation magnified
+    ``factor`` times; rigid motion stays true to scale.
+    """
     points = np.asarray(m.points, dtype=float)
     points = np.hstack([points, np.zeros((len(points), 3 - points.shape[1]))])
-    if not warp:
-        return points
-    name = "displacement" if warp is True else str(warp)
-    if name not in m.point_data:
-        raise ModelError(f"cannot warp by '{name}': point data has {sorted(m.point_data)}")
-    vec = np.asarray(m.point_data[name], dtype=float).reshape(len(points), -1)[:, :3]
-    points[:, : vec.shape[1]] += scale * vec
+    for name, weight in ((("displacement" if warp is True else warp), scale),
+                         (deform, factor - 1.0)):
+        if not name or weight == 0.0:
+            continue
+        if name not in m.point_data:
+            raise ModelError(f"cannot warp by '{name}': point data has {sorted(m.point_data)}")
+        vec = np.asarray(m.point_data[name], dtype=float).reshape(len(points), -1)[:, :3]
+        points[:, : vec.shape[1]] += weight * vec
     return points
+
+
+def _line_parts(
+    poly: pv.PolyData, radius: np.ndarray | None, tube_radius: float | None, joined: bool
+) -> list[tuple[pv.PolyData, float]]:
+    """Line cells as tubes: of ``tube_radius`` if given, else of the per-point ``radius``
+    field where it is positive; lines whose points have no radius stay thin lines.
+    Returns (PolyData, padding) pairs."""
+    import pyvista as pv
+
+    if tube_radius:
+        base = poly.strip() if joined else poly
+        return [(base.tube(radius=tube_radius, n_sides=16, capping=True), tube_radius)]
+    if radius is None or not np.any(radius > 0):
+        return [(poly, 0.0)]
+    lines = poly.lines.reshape(-1, 3)
+    thick = (radius[lines[:, 1:]] > 0).all(axis=1)
+    parts = []
+    for keep, is_tube in ((thick, True), (~thick, False)):
+        if not keep.any():
+            continue
+        sub = pv.PolyData(poly.points, lines=lines[keep].ravel())
+        for name in poly.point_data:
+            sub.point_data[name] = poly.point_data[name]
+        for name in poly.cell_data:
+            sub.cell_data[name] = np.asarray(poly.cell_data[name])[keep]
+        if is_tube:
+            sub.point_data["radius"] = radius
+            if joined:
+                sub = sub.strip()
+            sub = sub.tube(scalars="radius", absolute=True, n_sides=16, capping=True)
+        parts.append((sub, float(radius.max()) if is_tube else 0.0))
+    return parts
 
 
 def _scene(
@@ -199,6 +262,8 @@ def _scene(
     warp: str | bool | None,
     scale: float,
     tube_radius: float | None,
+    deform: str | None = None,
+    factor: float = 1.0,
 ) -> _Scene:
     """Warp, colour and split the meshes of one frame into PolyData by cell kind."""
     import pyvista as pv
@@ -212,7 +277,9 @@ def _scene(
         unknown = {b.type for b in m.cells} - set(_KIND)
         if unknown:
             raise ModelError(f"cannot render cell types {sorted(unknown)}; use {sorted(_KIND)}")
-        points = _warped_points(m, warp, scale)
+        points = _warped_points(m, warp, scale, deform, factor)
+        radius = (np.asarray(m.point_data["radius"], dtype=float).ravel()
+                  if "radius" in m.point_data else None)
         point_values = cell_values = None
         if scalars in m.point_data:
             point_values = np.asarray(m.point_data[scalars], dtype=float)
@@ -234,19 +301,26 @@ def _scene(
             used = np.unique(np.concatenate([c.ravel() for c in cells]))
             if point_values is not None:
                 poly.point_data[scene.scalars] = _magnitude(point_values)
-                scene.values.append(_magnitude(point_values)[used])
             elif cell_values is not None:
                 per_cell = np.concatenate([_magnitude(cell_values[i]) for i in index])
                 poly.cell_data[scene.scalars] = per_cell
-                scene.values.append(per_cell)
-            pad = 0.0
-            if kind == "line" and tube_radius:
+            if kind == "line":
                 # Joined polylines give continuous tubes; stripping keeps point data only.
-                joined = poly if cell_values is not None else poly.strip()
-                poly = joined.tube(radius=tube_radius, n_sides=16, capping=True)
-                pad = tube_radius
-            scene.parts.append((kind, poly))
-            scene.boxes.append(np.stack([points[used].min(0) - pad, points[used].max(0) + pad]))
+                parts = _line_parts(poly, radius, tube_radius, joined=cell_values is None)
+            else:
+                parts = [(poly, 0.0)]
+            for part, pad in parts:
+                if scene.scalars in part.array_names:
+                    values = np.asarray(part[scene.scalars], dtype=float)
+                    scene.values.append(values)
+                scene.parts.append((kind, part))
+                if pad > 0.0:     # a tube: its own extent
+                    lo, hi = np.asarray(part.bounds, dtype=float).reshape(3, 2).T
+                else:
+                    lo, hi = points[used].min(0), points[used].max(0)
+                scene.boxes.append(np.stack([lo, hi]))
+                shown = np.asarray(part.points if pad > 0.0 else points[used], dtype=float)
+                scene.samples.append(shown[:: max(1, len(shown) // 400)])
     return scene
 
 
@@ -259,21 +333,30 @@ def _draw(
     show_edges: bool,
     reset_camera: bool,
 ) -> None:
+    bar_shown = False
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
+        if colour_by and not np.isfinite(np.asarray(poly[colour_by], dtype=float)).any():
+            colour_by = None          # e.g. rigid links under a plate's stress: plain colour
         kwargs: dict[str, Any] = {
             "scalars": colour_by,
             "clim": clim,
             "cmap": cmap,
             "color": None if colour_by else _COLOUR[kind],
-            "show_scalar_bar": colour_by is not None,
+            "show_scalar_bar": colour_by is not None and not bar_shown,
             "name": f"{kind}{i}",
             "reset_camera": reset_camera,
         }
         if colour_by:
+            bar_shown = True
             height = plotter.window_size[1]
             kwargs["scalar_bar_args"] = {
-                "title": colour_by,
+                "title": _bar_title(colour_by),
+                "vertical": True,
+                "position_x": 0.86,
+                "position_y": 0.2,
+                "height": 0.6,
+                "width": 0.06,
                 "color": "black",
                 "title_font_size": max(8, height // 48),
                 "label_font_size": max(8, height // 56),
@@ -283,7 +366,11 @@ def _draw(
         if kind == "surface":
             kwargs.update(show_edges=show_edges, edge_color="black")
         elif kind == "line":
-            kwargs.update(line_width=3)
+            kwargs.update(line_width=2)
+            if poly.GetNumberOfStrips() + poly.GetNumberOfPolys():      # a tube
+                kwargs.update(smooth_shading=True, color=None if colour_by else _COLOUR["tube"])
+            elif not colour_by:
+                kwargs.update(color=_COLOUR["sketch"])
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
         plotter.add_mesh(poly, **kwargs)
@@ -298,6 +385,12 @@ def _bounds(scenes: Iterable[_Scene]) -> list[float]:
     hi = np.max([b[1] for b in boxes], axis=0)
     pad = 0.02 * max(float(np.max(hi - lo)), 1e-12)
     return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
+
+
+def _samples(scenes: Sequence[_Scene]) -> np.ndarray:
+    """Points of the scenes (a few hundred per part and frame) for fitting the camera."""
+    pts = [p for s in scenes for p in s.samples if len(p)]
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
 
 
 def _range(scenes: Iterable[_Scene]) -> list[float] | None:
@@ -318,19 +411,86 @@ def _same_topology(shown: list, scene: _Scene) -> bool:
 
 
 def _caption(plotter: pv.Plotter, text: str) -> None:
-    size = max(8, plotter.window_size[1] // 64)
-    plotter.add_text(text, position="upper_left", font_size=size, color="black", name="caption")
+    """Text in the upper-left corner, inset so that it lies fully inside the picture."""
+    w, h = plotter.window_size
+    size = max(8, h // 60)
+    plotter.add_text(text, position=(int(0.02 * w), int(h - 0.03 * h - 2.2 * size)),
+                     font_size=size, color="black", name="caption")
 
 
-def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float]) -> None:
+def _triad(plotter: pv.Plotter) -> None:
+    """x/y/z axes in the lower-left corner (an orientation triad)."""
+    plotter.add_axes(interactive=False, line_width=3, color="black", labels_off=False,
+                     viewport=(0.0, 0.0, 0.16, 0.22))
+
+
+def _magnified(title: str | None, deform: str | None, factor: float) -> str | None:
+    """The caption with the magnification stated (every picture that warps says so)."""
+    if title is None or not deform:
+        return title
+    return f"{title}    {deform} ×{factor:g}" + ("" if factor != 1 else " (true scale)")
+
+
+def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float],
+                samples: np.ndarray | None = None) -> None:
     if isinstance(camera, str):
         if camera not in _VIEW:
             raise ModelError(f"unknown camera '{camera}'; choose one of {', '.join(CAMERAS)}")
         getattr(plotter, _VIEW[camera])(bounds=bounds)
         plotter.reset_camera(bounds=bounds)
-        plotter.camera.zoom(1.3)  # reset_camera fits the bounding sphere: wide margins
+        if samples is None or not len(samples):
+            samples = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
+                                for z in bounds[4:]])
+        _fit(plotter, samples, right=0.62 if plotter.scalar_bars.keys() else 1.0)
     else:  # an explicit pyvista camera position is used as given
         plotter.camera_position = camera
+
+
+def _fit(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
+         right: float = 1.0) -> None:
+    """Centre the points ``corners`` (k, 3) in the view and zoom until they fill ``fill``
+    of it (reset_camera fits the bounding sphere, which leaves wide margins around a
+    long, thin robot).  ``right`` < 1 keeps the right of the view (view coordinates
+    ``right`` … 1, e.g. for a colour bar) free."""
+    renderer = plotter.renderer
+    cam = plotter.camera
+    aspect = plotter.window_size[0] / plotter.window_size[1]
+    target_x = (-1.0 + right) / 2
+    width = (right + 1.0) / 2                  # half-width of the free region
+
+    def projected() -> np.ndarray:
+        out = []
+        for c in corners:
+            renderer.SetWorldPoint(*c, 1.0)
+            renderer.WorldToView()
+            out.append(renderer.GetViewPoint()[:2])
+        return np.asarray(out)                 # view coordinates in [-1, 1]
+
+    def shift(by: np.ndarray) -> None:
+        focal, position = np.array(cam.focal_point), np.array(cam.position)
+        distance = np.linalg.norm(position - focal)
+        direction = (focal - position) / distance
+        x_axis = np.cross(direction, np.array(cam.up))
+        x_axis /= np.linalg.norm(x_axis)
+        y_axis = np.cross(x_axis, direction)
+        half_h = distance * np.tan(np.radians(cam.view_angle) / 2)
+        move = by[0] * half_h * aspect * x_axis + by[1] * half_h * y_axis
+        cam.focal_point = tuple(focal + move)
+        cam.position = tuple(position + move)
+
+    for _ in range(3):          # perspective: a few passes converge
+        ndc = projected()
+        lo, hi = ndc.min(axis=0), ndc.max(axis=0)
+        shift(0.5 * (lo + hi))
+        half = (hi - lo) / 2
+        scale = min(fill * width / half[0] if half[0] > 0 else np.inf,
+                    fill / half[1] if half[1] > 0 else np.inf)
+        if np.isfinite(scale):
+            cam.zoom(scale)
+    ndc = projected()
+    centre = 0.5 * (ndc.min(axis=0) + ndc.max(axis=0))
+    shift(centre - np.array([target_x, 0.0]))
+    renderer.ResetCameraClippingRange()
 
 
 def _window(window_size: Sequence[int]) -> tuple[int, int]:
@@ -363,6 +523,9 @@ def snapshot(
     show_edges: bool = True,
     title: str | None = None,
     background: str = "white",
+    deform: str | None = None,
+    factor: float = 1.0,
+    triad: bool = True,
 ) -> Path:
     """Render one picture (PNG, or any format the extension asks VTK/PIL for) headless.
 
@@ -389,6 +552,13 @@ def snapshot(
         Colour range; the data range by default.
     title : str, optional
         Text in the upper-left corner.
+    deform : str, optional
+        Point-data vector (e.g. ``"deformation"``, the elastic part of the displacement)
+        magnified `factor` times on top of the warp; the caption states the factor.
+    factor : float
+        Magnification of `deform`.
+    triad : bool
+        Draw an x/y/z axes triad in the lower-left corner.
 
     Returns
     -------
@@ -400,19 +570,36 @@ def snapshot(
     Works without a display: see :func:`ensure_offscreen` for the backend choice and the
     system packages (EGL or OSMesa) it needs.
     """
-    scene = _scene(frame_or_meshes, scalars, warp, scale, tube_radius)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    plotter = _plotter(window_size, background)
+    plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
+                        scale=scale, tube_radius=tube_radius, window_size=window_size,
+                        clim=clim, cmap=cmap, show_edges=show_edges, title=title,
+                        background=background, deform=deform, factor=factor, triad=triad)
     try:
-        _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
-        _set_camera(plotter, camera, _bounds([scene]))
-        if title:
-            _caption(plotter, title)
         plotter.screenshot(str(path))
     finally:
         plotter.close()
     return path
+
+
+def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_size, clim,
+              cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
+    """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
+    scene = _scene(obj, scalars, warp, scale, tube_radius, deform, factor)
+    title = _magnified(title, deform, factor)
+    plotter = _plotter(window_size, background)
+    try:
+        _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
+        _set_camera(plotter, camera, _bounds([scene]), _samples([scene]))
+        if triad:
+            _triad(plotter)
+        if title:
+            _caption(plotter, title)
+    except BaseException:
+        plotter.close()
+        raise
+    return plotter
 
 
 def _frame_time(item: Any, index: int) -> float:
@@ -467,6 +654,10 @@ def animate(
     title: str | None = "t = {time:.3f} s",
     stride: int = 1,
     background: str = "white",
+    deform: str | None = None,
+    factor: float = 1.0,
+    triad: bool = True,
+    times: Sequence[float] | None = None,
 ) -> tuple[Path, int]:
     """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
 
@@ -484,9 +675,13 @@ def animate(
         Per-frame caption, formatted with ``time`` and ``index`` (``None`` for none).
     stride : int
         Render every `stride`-th frame.
+    times : sequence of float, optional
+        Time of each frame (default: the frames' own, or their index).
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
         As in :func:`snapshot`.  The camera and the colour range are fixed over the whole
         animation (fitted to all frames), so motion and colours compare between frames.
+    deform, factor, triad
+        As in :func:`snapshot`; with `deform` the caption states the magnification.
 
     Returns
     -------
@@ -504,11 +699,16 @@ def animate(
         times, items = read_series(frames, skip_unreadable=True)
     else:
         items = list(frames)
-        times = [_frame_time(item, i) for i, item in enumerate(items)]
+        if times is None:
+            times = [_frame_time(item, i) for i, item in enumerate(items)]
+        elif len(times) != len(items):
+            raise ModelError(f"animate: {len(times)} times for {len(items)} frames")
     if not items:
         raise ModelError("animate: no frames to render")
     selected = range(0, len(items), max(int(stride), 1))
-    scenes = [_scene(items[i], scalars, warp, scale, tube_radius) for i in selected]
+    scenes = [_scene(items[i], scalars, warp, scale, tube_radius, deform, factor)
+              for i in selected]
+    title = _magnified(title, deform, factor)
     colour_range = clim or _range(scenes)
     bounds = _bounds(scenes)
 
@@ -529,20 +729,24 @@ def animate(
                     for name in poly.cell_data:
                         ds.cell_data[name] = poly.cell_data[name]
             else:
+                for bar in list(plotter.scalar_bars.keys()):
+                    plotter.remove_scalar_bar(bar)       # or add_mesh would not redraw it
                 plotter.clear_actors()
                 caption = None
                 _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
                 shown = [plotter.actors[f"{kind}{j}"].mapper.dataset
                          for j, (kind, _) in enumerate(scene.parts)]
             if k == 0:
-                _set_camera(plotter, camera, bounds)
+                _set_camera(plotter, camera, bounds, _samples(scenes))
+                if triad:
+                    _triad(plotter)
             if title:
                 text = title.format(time=times[i], index=i)
                 if caption is None:
                     _caption(plotter, text)
                     caption = plotter.actors.get("caption")
                 else:
-                    caption.SetText(2, text)      # upper-left corner annotation
+                    caption.SetInput(text)        # a vtkTextActor
             plotter.render()
             writer.append_data(np.asarray(plotter.screenshot(return_img=True)))
             count += 1
@@ -563,7 +767,9 @@ def plot_histories(
     *,
     xlabel: str = "time [s]",
     logy: bool = False,
-    figsize: tuple[float, float] = (7.0, 4.0),
+    reference: Mapping[str, npt.ArrayLike] | None = None,
+    reference_label: str = "rigid",
+    figsize: tuple[float, float] = (8.0, 4.0),
     dpi: int = 120,
 ) -> Path:
     """Plot time histories into an image (PNG, PDF, SVG by extension), without a display.
@@ -575,30 +781,71 @@ def plot_histories(
         A 2D array draws c curves labelled ``label[0]`` … ``label[c-1]``.
     path : str or Path
     ylabel, title, xlabel : str
+        Put the unit in the labels, e.g. ``"torque [N·m]"``.
     logy : bool
-        Logarithmic y axis (residual norms).
+        Logarithmic y axis (residual norms); values that are not positive (an exact zero,
+        NaN) cannot be drawn there and are left out of their curve.
+    reference : mapping label -> values, optional
+        Companion curves keyed like `series` (e.g. the rigid robot's torques beside the
+        flexible one's): each is drawn dashed in the colour of its series and labelled
+        ``"<label> (<reference_label>)"``; the series themselves are solid.
+    reference_label : str
 
     Returns
     -------
     Path
-        The image written.
+        The image written.  The legend sits to the right of the axes, outside the data.
     """
+    fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
+                          reference_label, figsize, dpi)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, bbox_inches="tight")
+    return path
+
+
+def _history_figure(time, series, ylabel, title, xlabel, logy, reference, reference_label,
+                    figsize, dpi):
+    """The matplotlib Figure of :func:`plot_histories` (Agg canvas, no pyplot)."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     t = np.asarray(time, dtype=float).ravel()
+    reference = dict(reference or {})
+    unknown = set(reference) - set(series)
+    if unknown:
+        raise ModelError(f"reference curves {sorted(unknown)} have no series of the same label")
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    for label, values in series.items():
+    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
+    n_curves = 0
+
+    def curves(label: str, values: npt.ArrayLike) -> list[tuple[str, np.ndarray]]:
         y = np.asarray(values, dtype=float)
         if len(y) != len(t):
             raise ModelError(f"history '{label}' has {len(y)} values for {len(t)} times")
         if y.ndim == 1:
-            ax.plot(t, y, label=label)
-        else:
-            for c in range(y.reshape(len(t), -1).shape[1]):
-                ax.plot(t, y.reshape(len(t), -1)[:, c], label=f"{label}[{c}]")
+            return [(label, y)]
+        y = y.reshape(len(t), -1)
+        return [(f"{label}[{c}]", y[:, c]) for c in range(y.shape[1])]
+
+    def draw(label: str, y: np.ndarray, colour: str, style: str) -> None:
+        if logy:
+            y = np.where(y > 0, y, np.nan)
+            if not np.isfinite(y).any():
+                return
+        ax.plot(t, y, style, color=colour, label=label, lw=1.5)
+
+    for label, values in series.items():
+        ref = curves(label, reference[label]) if label in reference else []
+        for j, (name, y) in enumerate(curves(label, values)):
+            colour = cycle[n_curves % len(cycle)]
+            n_curves += 1
+            draw(name, y, colour, "-")
+            if j < len(ref):
+                draw(f"{ref[j][0]} ({reference_label})", ref[j][1], colour, "--")
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -606,10 +853,8 @@ def plot_histories(
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  fontsize="small", frameon=False)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return fig

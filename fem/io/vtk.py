@@ -56,6 +56,10 @@ class Frame:
     cell_data : dict[str, array]
         One value (or vector) per cell: an array over all cells in the order of ``cells``
         (for ``"polyline"``: one per chain), a list of per-type arrays, or a dict by type.
+    field_data : dict[str, array]
+        Numbers that belong to the whole frame (ParaView's *field data*): e.g. the names of
+        the ``group`` ids, actuator efforts, constraint multipliers.  Each value is a scalar
+        or a 1D array of numbers.
     """
 
     time: float
@@ -63,6 +67,7 @@ class Frame:
     cells: Mapping[str, Any]
     point_data: Mapping[str, npt.ArrayLike] = field(default_factory=dict)
     cell_data: Mapping[str, Any] = field(default_factory=dict)
+    field_data: Mapping[str, npt.ArrayLike] = field(default_factory=dict)
 
     @classmethod
     def from_mesh(
@@ -94,11 +99,13 @@ def _as_frame(frame: Frame | Mapping[str, Any], index: int) -> Frame:
     if isinstance(frame, Frame):
         return frame
     if isinstance(frame, Mapping):
-        unknown = set(frame) - {"time", "points", "cells", "point_data", "cell_data"}
+        unknown = set(frame) - {"time", "points", "cells", "point_data", "cell_data",
+                                "field_data"}
         missing = {"time", "points", "cells"} - set(frame)
         if unknown or missing:
             raise ModelError(
-                f"frame {index}: expected keys time, points, cells[, point_data, cell_data]; "
+                f"frame {index}: expected keys time, points, cells[, point_data, cell_data, "
+                f"field_data]; "
                 f"missing {sorted(missing)}, unknown {sorted(unknown)}"
             )
         return Frame(**frame)
@@ -191,7 +198,44 @@ def to_meshio(frame: Frame | Mapping[str, Any], index: int = 0) -> meshio.Mesh:
             if len(v) != g:
                 raise ModelError(f"{where}: cell data '{name}' has {len(v)} '{t}' rows for {g}")
         cell_data[name] = [v if e is None else v[e] for v, e in zip(per_block, owners, strict=True)]
-    return meshio.Mesh(points, [meshio.CellBlock(t, c) for t, c in blocks], point_data, cell_data)
+    field_data = {}
+    for name, values in f.field_data.items():
+        values = np.atleast_1d(np.asarray(values))
+        if values.ndim != 1 or not (np.issubdtype(values.dtype, np.number)
+                                    or values.dtype == bool):
+            raise ModelError(f"{where}: field data '{name}' must be a number or a 1D array of "
+                             f"numbers, got {values.dtype} {values.shape}")
+        field_data[name] = values
+    return meshio.Mesh(points, [meshio.CellBlock(t, c) for t, c in blocks], point_data, cell_data,
+                       field_data=field_data)
+
+
+_VTU_TYPE = {"f": "Float64", "i": "Int64", "u": "UInt64", "b": "UInt8"}
+
+
+def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
+    """``<FieldData>`` of a VTK XML file (ASCII; meshio's writer leaves field data out)."""
+    root = ET.Element("FieldData")
+    for name, values in field_data.items():
+        kind = values.dtype.kind
+        values = values.astype({"f": np.float64, "i": np.int64, "u": np.uint64,
+                                "b": np.uint8}[kind])
+        da = ET.SubElement(root, "DataArray", type=_VTU_TYPE[kind], Name=str(name),
+                           NumberOfTuples=str(len(values)), format="ascii")
+        da.text = " ".join(repr(float(v)) if kind == "f" else str(int(v)) for v in values)
+    return ET.tostring(root)
+
+
+def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
+    """Write ``mesh`` as a binary ``.vtu`` with its field data, atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    meshio.write(tmp, mesh, file_format="vtu", compression=compression)
+    if mesh.field_data:
+        data = tmp.read_bytes()
+        tag = b"<UnstructuredGrid>"
+        at = data.index(tag) + len(tag)
+        tmp.write_bytes(data[:at] + _field_data_xml(mesh.field_data) + data[at:])
+    os.replace(tmp, path)
 
 
 def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
@@ -256,8 +300,7 @@ class SeriesWriter:
             raise ModelError(f"frame {index} of series '{self.name}': time is {time}")
         mesh = to_meshio(f, index)
         file = self.frame_dir / f"{self.name}_{index:06d}.vtu"
-        compression = "zlib" if self.compression else None
-        meshio.write(file, mesh, file_format="vtu", compression=compression)
+        _write_vtu(file, mesh, "zlib" if self.compression else None)
         self.entries.append((time, file.relative_to(self.directory).as_posix()))
         _write_pvd(self.pvd_path, self.entries)
         return file
