@@ -41,7 +41,7 @@ def test_rigid_correction_moves_the_flexible_body_rigidly():
     change = {}
     for mode in ("projection", "rigid"):
         ga = GeneralizedAlpha(m, correction=mode)
-        dq = ga._metric_correction(q, 0.0, -ga.asm.phi(q, 0.0))
+        dq = ga.correction_step(q, 0.0, -ga.asm.phi(q, 0.0))
         q1 = q + dq
         assert np.abs(ga.asm.phi(q1, 0.0)).max() < 1e-12
         change[mode] = abs(m.energy(q1, np.zeros_like(q1))["elastic_J"] - e0) / e0

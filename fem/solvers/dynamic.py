@@ -251,7 +251,7 @@ class GeneralizedAlpha:
                     and pn > hist[-1][1]):
                 # the constraint residual rises: move the bodies rigidly (deformation
                 # frozen) back onto Φ = 0 and continue from there (seed 001 §3.1)
-                dq = self._metric_correction(q, t1, -phi)
+                dq = self.correction_step(q, t1, -phi)
                 q += dq
                 v += gp * dq
                 qdd += bp * dq
@@ -347,15 +347,17 @@ class GeneralizedAlpha:
         S = sp.bmat([[W, J.T], [J, None]], format="csc")
         return S.toarray() if asm.dense else S
 
-    def _metric_correction(self, q, t, rhs):
-        """The smallest change ``Δq`` in the correction metric with ``Φ_q Δq = rhs``."""
+    def correction_step(self, q: np.ndarray, t: float, rhs: np.ndarray) -> np.ndarray:
+        """The smallest change ``Δq`` in the correction metric (see ``correction``) with
+        ``Φ_q Δq = rhs``: with ``rhs = −Φ(q, t)`` one Gauss–Newton step back onto the
+        constraints, rigid for ``correction="rigid"``."""
         x = Factorization(self._metric_matrix(q, t), "kinematic correction matrix").solve(
             np.concatenate([np.zeros(self.asm.n), rhs]))
         return x[: self.asm.n]
 
     def _project_velocity(self, q, v, t):
         asm = self.asm
-        return v + self._metric_correction(
+        return v + self.correction_step(
             q, t, -(asm.j_dot(asm.jacobian_values(q, t), v) + asm.phi_t(q, t)))
 
     def advance(self, h: float, max_halvings: int = 6) -> dict:
