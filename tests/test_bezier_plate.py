@@ -505,3 +505,27 @@ def test_bad_input_raises_model_error_naming_the_elements():
     el = BezierTrianglePlate(X, STEEL, thickness=H)
     with pytest.raises(ModelError, match="coordinates must have shape"):
         el.forces(X[:1])
+
+
+@pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
+@pytest.mark.parametrize("thickness_ans", [True, False])
+def test_compiled_kernel_matches_the_numpy_reference(element, thickness_ans):
+    # issue 12: the numba kernel and the NumPy form agree to round-off (forces, tangent)
+    import fem
+    from fem.elements import kernels
+
+    if not kernels.AVAILABLE:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    m = fem.Model()
+    grp = m.add_mesh(fem.load_builtin_mesh("hexagon_24"), element,
+                     Material(6.9e8, 0.3, 1000.0), thickness=0.006,
+                     thickness_ans=thickness_ans)
+    fam = grp.family
+    rng = np.random.default_rng(7)
+    q = m.q0[grp.dofs] + 2e-3 * rng.standard_normal(grp.dofs.shape)
+    f_ref, K_ref = fam.forces_numpy(q, tangent=True)
+    f, K = fam.forces(q, tangent=True)
+    assert np.abs(f - f_ref).max() <= 1e-12 * np.abs(f_ref).max()
+    assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
+    f2, K2 = fam.forces(q)
+    assert K2 is None and np.abs(f2 - f).max() <= 1e-14 * np.abs(f).max()

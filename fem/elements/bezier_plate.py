@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 from ..errors import ModelError
 from ..materials import Material, svk_elasticity
 from ..quadrature import gauss_legendre, prism, triangle
-from . import ElementFamily, register
+from . import ElementFamily, kernels, register
 
 __all__ = [
     "BezierTrianglePlate",
@@ -366,6 +366,7 @@ class BezierTrianglePlate(ElementFamily):
                              f"{self.n_thickness}); lower rules have zero-energy modes")
         self.thickness_ans = bool(section.get("thickness_ans", True))
         self._emap = self._element_map()          # (n_el, 16, 16) or None
+        self.use_kernel = True     # the compiled kernel when numba is there (kernels.py)
         self._X48 = self._to48(self.X)              # reference in the 48-coordinate form
         self._check_geometry()
         self.shear_factor = self._shear_factor(section.get("shear_factor", "auto"),
@@ -647,6 +648,25 @@ class BezierTrianglePlate(ElementFamily):
         ``K = Σ_q Bᵀ D B + 2 Σ_q Σ_ab P_ab ∂_a S ∂_b Sᵀ ⊗ I₃`` with ``B = ∂d/∂e``.  The
         velocity ``v`` is not used (no damping).
         """
+        if kernels.AVAILABLE and self.use_kernel:
+            Q = np.ascontiguousarray(self._check_q(q))
+            n = self.n_elements
+            if self._ans is not None:
+                dSt, lam, d0t = self._ans
+                dSt, lam, d0t = (np.ascontiguousarray(x) for x in (dSt, lam, d0t))
+            else:
+                nq = self._dS.shape[1]
+                dSt, lam, d0t = np.zeros((n, 0, 16)), np.zeros((nq, 0)), np.zeros((n, 0))
+            f = np.empty((n, 48))
+            K = np.empty((n, 48, 48)) if tangent else np.empty((0, 48, 48))
+            kernels.plate_forces(Q, self._dS, self._D, np.ascontiguousarray(self._d0),
+                                 self._ans is not None, dSt, lam, d0t, f, K, tangent)
+            return f, (K if tangent else None)
+        return self.forces_numpy(q, v, tangent)
+
+    def forces_numpy(self, q: np.ndarray, v: np.ndarray | None = None,
+                     tangent: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""
         Q = self._check_q(q)
         n = self.n_elements
         J, d, Jt = self._pairs(Q)

@@ -125,3 +125,148 @@ if AVAILABLE:
                         for i in range(3):
                             for j in range(3):
                                 K[e, 3 * m + j, 3 * k + i] = K[e, 3 * k + i, 3 * m + j]
+
+
+__all__ += ["plate_forces"]
+plate_forces = None
+
+if AVAILABLE:
+    _PA = np.array([0, 1, 2, 1, 0, 0])
+    _PB = np.array([0, 1, 2, 2, 2, 1])
+
+    @numba.njit(cache=True, fastmath=False)
+    def plate_forces(Q, dS, D, d0, has_ans, dSt, lam, d0t, f, K, tangent):  # pragma: no cover
+        """Bézier-triangle plate (see :meth:`BezierTrianglePlate.forces` for the formulas).
+
+        Q (n, 16, 3); dS (n, q, 3, 16) natural derivatives of the shape functions; D (n, q,
+        6, 6) weighted natural elasticity; d0 (n, q, 6) reference pairs; with ``has_ans`` the
+        assumed E_χχ: dSt (n, t, 16) ∂S/∂χ at the tying points, lam (q, t) their weights,
+        d0t (n, t).  Writes f (n, 48) and, when ``tangent``, K (n, 48, 48)."""
+        n, nq = dS.shape[0], dS.shape[1]
+        nt = dSt.shape[1]
+        J = np.empty((3, 3))
+        d = np.empty(6)
+        sig = np.empty(6)
+        P = np.empty((3, 3))
+        PJ = np.empty((3, 3))
+        B = np.empty((6, 48))
+        DB = np.empty((6, 48))
+        Jt = np.empty((nt, 3))
+        dt = np.empty(nt)
+        sig_t = np.empty(nt)
+        Kg = np.empty((16, 16))
+        for e in range(n):
+            for i in range(48):
+                f[e, i] = 0.0
+            if tangent:
+                for i in range(48):
+                    for j in range(48):
+                        K[e, i, j] = 0.0
+                for i in range(16):
+                    for j in range(16):
+                        Kg[i, j] = 0.0
+            if has_ans:
+                for t in range(nt):
+                    s2 = 0.0
+                    for c in range(3):
+                        x = 0.0
+                        for k in range(16):
+                            x += dSt[e, t, k] * Q[e, k, c]
+                        Jt[t, c] = x
+                        s2 += x * x
+                    dt[t] = s2 - d0t[e, t]
+                    sig_t[t] = 0.0
+            for g in range(nq):
+                for a in range(3):
+                    for c in range(3):
+                        x = 0.0
+                        for k in range(16):
+                            x += dS[e, g, a, k] * Q[e, k, c]
+                        J[a, c] = x
+                for s in range(6):
+                    a, b = _PA[s], _PB[s]
+                    d[s] = J[a, 0] * J[b, 0] + J[a, 1] * J[b, 1] + J[a, 2] * J[b, 2] - d0[e, g, s]
+                if has_ans:
+                    x = 0.0
+                    for t in range(nt):
+                        x += lam[g, t] * dt[t]
+                    d[2] = x
+                for s in range(6):
+                    x = 0.0
+                    for r in range(6):
+                        x += D[e, g, s, r] * d[r]
+                    sig[s] = x
+                for s in range(6):
+                    a, b = _PA[s], _PB[s]
+                    val = sig[s] if a == b else 0.5 * sig[s]
+                    P[a, b] = val
+                    P[b, a] = val
+                if has_ans:
+                    for t in range(nt):
+                        sig_t[t] += sig[2] * lam[g, t]
+                    P[2, 2] = 0.0
+                for a in range(3):
+                    for c in range(3):
+                        PJ[a, c] = P[a, 0] * J[0, c] + P[a, 1] * J[1, c] + P[a, 2] * J[2, c]
+                for k in range(16):
+                    for c in range(3):
+                        f[e, 3 * k + c] += 2.0 * (dS[e, g, 0, k] * PJ[0, c]
+                                                 + dS[e, g, 1, k] * PJ[1, c]
+                                                 + dS[e, g, 2, k] * PJ[2, c])
+                if not tangent:
+                    continue
+                for s in range(6):
+                    a, b = _PA[s], _PB[s]
+                    for k in range(16):
+                        for c in range(3):
+                            B[s, 3 * k + c] = dS[e, g, a, k] * J[b, c] + dS[e, g, b, k] * J[a, c]
+                if has_ans:
+                    for m in range(48):
+                        B[2, m] = 0.0
+                    for t in range(nt):
+                        w = 2.0 * lam[g, t]
+                        if w != 0.0:
+                            for k in range(16):
+                                for c in range(3):
+                                    B[2, 3 * k + c] += w * dSt[e, t, k] * Jt[t, c]
+                for s in range(6):
+                    for m in range(48):
+                        x = 0.0
+                        for r in range(6):
+                            x += D[e, g, s, r] * B[r, m]
+                        DB[s, m] = x
+                for i in range(48):
+                    for j in range(i, 48):
+                        x = 0.0
+                        for s in range(6):
+                            x += B[s, i] * DB[s, j]
+                        K[e, i, j] += x
+                for k in range(16):
+                    for m in range(16):
+                        x = 0.0
+                        for a in range(3):
+                            for b in range(3):
+                                x += dS[e, g, a, k] * P[a, b] * dS[e, g, b, m]
+                        Kg[k, m] += 2.0 * x
+            if not tangent:
+                if has_ans:
+                    for t in range(nt):
+                        for k in range(16):
+                            for c in range(3):
+                                f[e, 3 * k + c] += 2.0 * dSt[e, t, k] * sig_t[t] * Jt[t, c]
+                continue
+            if has_ans:
+                for t in range(nt):
+                    for k in range(16):
+                        for c in range(3):
+                            f[e, 3 * k + c] += 2.0 * dSt[e, t, k] * sig_t[t] * Jt[t, c]
+                    for k in range(16):
+                        for m in range(16):
+                            Kg[k, m] += 2.0 * sig_t[t] * dSt[e, t, k] * dSt[e, t, m]
+            for i in range(48):
+                for j in range(i):
+                    K[e, i, j] = K[e, j, i]
+            for k in range(16):
+                for m in range(16):
+                    for c in range(3):
+                        K[e, 3 * k + c, 3 * m + c] += Kg[k, m]
