@@ -63,10 +63,10 @@ def cmd_run(args) -> int:
     from .cases import run_case, write_summary
 
     t0 = time.perf_counter()
-    summary = run_case(args.case, args.param or [], args.out, render=not args.no_render,
+    out = Path(args.out) if args.out else Path("results") / args.case   # README's default
+    summary = run_case(args.case, args.param or [], out, render=not args.no_render,
                        every=args.every, progress=not args.json)
     wall = time.perf_counter() - t0
-    out = Path(args.out) if args.out else Path("results") / args.case
     if summary["status"] == "failed":
         print(f"fem: error: {summary['error']}", file=sys.stderr)
         print(f"(what finished is in {out}/: summary.json, streamed steps)", file=sys.stderr)

@@ -169,3 +169,14 @@ def test_fem_list_into_a_closed_pipe():
 def test_negative_every_is_refused(capsys):
     assert main(["run", "cantilever_cable", "--every", "-1"]) == 2
     assert "--every must be ≥ 0" in capsys.readouterr().err
+
+
+def test_run_without_out_writes_results_case_in_the_working_folder(tmp_path):
+    # the README's main command gives no --out: results/<case>/ below the working folder
+    env = dict(os.environ, FEM_CASES=str(ROOT / "cases"))
+    proc = subprocess.run([sys.executable, "-m", "fem", "run", "cantilever_cable",
+                           "--no-render"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    s = json.loads((tmp_path / "results" / "cantilever_cable" / "summary.json").read_text())
+    assert s["status"] == "finished" and "figures.json" in s["files"]
