@@ -552,6 +552,16 @@ def _axis_rotation(axis: int, a: float):
     return R, R1, R2
 
 
+def _local(e, L1, Q, p0):
+    """``p, P_e, Q`` of :meth:`FloatingFrameLink.local` from cached samples."""
+    Qe = Q @ e
+    p = p0 + L1 @ e
+    p[:, 0] -= 0.5 * Qe @ e
+    Pe = L1.copy()
+    Pe[:, 0, :] -= Qe
+    return p, Pe, Q
+
+
 class _RotationProduct:
     """A running product ``R = F_1 F_2 …`` of constant rotations and elementary rotations
     ``E_axis(c_k·q)`` with exact first and second derivatives in the angles ``a_k``."""
@@ -593,14 +603,14 @@ class _RotationProduct:
         """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) of ``r = R(q) p(e)``."""
         k = self.k
         C = self.C[:k]
-        G = np.einsum("kij,pj->pik", self.dR[:k], p)
+        G = (self.dR[:k] @ p.T).transpose(2, 1, 0)             # (P, 3, k)
         J = G @ C
-        Hk = np.einsum("klij,pj->pikl", self.ddR[:k, :k], p)
-        H = np.einsum("kn,pikm->pinm", C, Hk @ C)
+        Hk = (self.ddR[:k, :k] @ p.T).transpose(3, 2, 0, 1)    # (P, 3, k, k)
+        H = C.T @ (Hk @ C)
         if cols is not None and len(cols):
             J[:, :, cols] += np.einsum("ij,pjm->pim", self.R, Pe)
             D = np.einsum("kij,pjm->pikm", self.dR[:k], Pe)
-            Dq = np.einsum("kn,pikm->pinm", C, D)              # (P, 3, n, ne)
+            Dq = C.T @ D                                        # (P, 3, n, ne)
             H[:, :, :, cols] += Dq
             H[:, :, cols, :] += Dq.transpose(0, 1, 3, 2)
             H[:, :, cols[:, None], cols[None, :]] -= self.R[None, :, 0, None, None] * Q[:, None]
@@ -662,6 +672,8 @@ class SpatialChain(PlanarChain):
         if tip_torque is not None and not callable(tip_torque):
             raise ModelError("SpatialChain: tip_torque is a function t -> (3,) or None")
         self.tip_torque = tip_torque
+        self.tip_samples = [lk.samples([lk.length]) for lk in self.links]
+        self.tip_vectors = [self._tip_vectors(i) for i in range(nl)]
 
     def assemble(self) -> SpatialChainSystem:
         if self._assembly is None:
@@ -687,7 +699,7 @@ class SpatialChain(PlanarChain):
         n, nl = self.n_dof, len(self.links)
         S = _RotationProduct(n, 4 * nl, self.base)
         origin: list = []
-        for i, lk in enumerate(self.links):
+        for i in range(nl):
             d_i, a_i, al_i = self.dh[i]
             if d_i:
                 origin.append((S.copy(), np.array([[0.0, 0.0, d_i]]), None, None, None))
@@ -699,15 +711,10 @@ class SpatialChain(PlanarChain):
             S.const(_axis_rotation(0, al_i)[0])
             R = S.copy()
             yield R, list(origin)
-            e = q[self.elastic_dofs[i]]
-            L1, Q1, p01 = lk.samples([lk.length])
-            Qe = Q1[0] @ e
-            pt = p01[0] + L1[0] @ e
-            pt[0] -= 0.5 * Qe @ e
-            Pt = L1[0].copy()
-            Pt[0] -= Qe
-            origin.append((R, pt[None], Pt[None], Q1, self.elastic_dofs[i]))
-            for axis, cv in self._tip_vectors(i):
+            L1, Q1, p01 = self.tip_samples[i]
+            pt, Pt, _ = _local(q[self.elastic_dofs[i]], L1, Q1, p01)
+            origin.append((R, pt, Pt, Q1, self.elastic_dofs[i]))
+            for axis, cv in self.tip_vectors[i]:
                 S.turn(axis, cv, q)
 
     def frames(self, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -773,18 +780,21 @@ class SpatialChainSystem(PlanarChainSystem):
     def kinematics(self, q: np.ndarray):
         n = self.n
         Js, Hss, tips_J, tips_H = [], [], [], []
+        J_o = np.zeros((1, 3, n))
+        H_o = np.zeros((1, 3, n, n))
+        done = 0
         for R, origin, lk, d in self._walk_terms(q):
-            J_o = np.zeros((1, 3, n))
-            H_o = np.zeros((1, 3, n, n))
-            for Rt, p, Pe, Q, cols in origin:
+            # the origin terms of link i extend those of link i − 1
+            for Rt, p, Pe, Q, cols in origin[done:]:
                 Jt, Ht = Rt.term(p, Pe, Q, cols, n)
                 J_o, H_o = J_o + Jt, H_o + Ht
+            done = len(origin)
             p, Pe, Q = lk.local(q[d])
             J, Hs = R.term(p, Pe, Q, d, n)
             Js.append(J + J_o)
             Hss.append(Hs + H_o)
-            L1, Q1, p01 = lk.samples([lk.length])
-            pt, Pt, _ = lk.local(q[d], np.array([lk.length]))
+            L1, Q1, p01 = self.model.tip_samples[len(Js) - 1]
+            pt, Pt, _ = _local(q[d], L1, Q1, p01)
             Jt, Ht = R.term(pt, Pt, Q1, d, n)
             tips_J.append(J_o + Jt)
             tips_H.append(H_o + Ht)
@@ -795,7 +805,7 @@ class SpatialChainSystem(PlanarChainSystem):
         for (o, R), lk, d in zip(self.model.frames(q), self.model.links,
                                  self.model.elastic_dofs, strict=True):
             out.append(o + lk.local(q[d])[0] @ R.T)
-            tips.append(o + R @ lk.local(q[d], np.array([lk.length]))[0][0])
+            tips.append(o + R @ _local(q[d], *self.model.tip_samples[len(tips)])[0][0])
         return np.concatenate([*out, np.array(tips)])
 
     def tip_rotation_rates(self, q: np.ndarray) -> np.ndarray:
@@ -803,7 +813,7 @@ class SpatialChainSystem(PlanarChainSystem):
         model = self.model
         *_, (R, _) = model.walk(q)
         T = R.copy()
-        for axis, cv in model._tip_vectors(len(model.links) - 1):
+        for axis, cv in model.tip_vectors[-1]:
             T.turn(axis, cv, q)
         k = T.k
         Om = np.einsum("kij,lj->kil", T.dR[:k], T.R)          # skew(ω_k) = dR_k Rᵀ
