@@ -47,7 +47,7 @@ PARAMS = {
     "n_coordinates": 3,
     "theta0_deg": [0.0, 0.0, 30.0, -60.0, 45.0],
     "gravity_mps2": 9.81,
-    "t_end_s": 2.0,
+    "t_end_s": 1.5,
     "dt_s": 0.01,
     "rho_inf": 1.0,
 }
