@@ -17,6 +17,10 @@ one system ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``::
 ``∂/∂q̈ = M``, ``∂/∂q̇ = 2∫ρA Jᵀ(∂²r q̇)`` (gyroscopic) and ``∂/∂q`` (less the third
 derivatives of ``r``, which only slow modified Newton); :mod:`fem.solvers.dynamic` calls
 it for every model whose assembly says ``constant_mass = False``.
+
+:class:`PlanarChain` joins links by pin joints about parallel (z) axes;
+:class:`SpatialChain` (built by :func:`dh_chain`) by revolute joints placed with
+Denavit–Hartenberg parameters, its links bending in two planes and twisting.
 """
 
 from __future__ import annotations

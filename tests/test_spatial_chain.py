@@ -196,3 +196,20 @@ def test_bad_input():
         dh_chain([[0, 0, 0], [0, 0, 0]], [7.0, 7.0, 7.0], 300.0, EA, EI, EI, GJ)
     with pytest.raises(fem.ModelError):
         dh_chain([[0, 0, 0]], -1.0, 300.0, EA, EI, EI, GJ)
+
+
+def test_five_link_case_builds_and_rejects_bad_pose():
+    import importlib
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
+    case = importlib.import_module("five_link_arm_fall")
+    model = case.build()
+    assert len(model.links) == 5 and model.n_dof == 5 * (1 + model.links[0].n_coordinates)
+    # the 0.2 m offset: link 2 starts 0.2 m beside link 1's tip along joint 2's axis
+    (o1, _), (o2, _) = model.frames(model.q0)[:2]
+    assert np.linalg.norm(o2 - (o1 + [case.PARAMS["length_m"], 0.0, 0.0])) == \
+        pytest.approx(0.2, abs=1e-12)
+    with pytest.raises(fem.ModelError):
+        case.build(theta0_deg=[0.0, 10.0])
