@@ -17,6 +17,10 @@ one system ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``::
 ``∂/∂q̈ = M``, ``∂/∂q̇ = 2∫ρA Jᵀ(∂²r q̇)`` (gyroscopic) and ``∂/∂q`` (less the third
 derivatives of ``r``, which only slow modified Newton); :mod:`fem.solvers.dynamic` calls
 it for every model whose assembly says ``constant_mass = False``.
+
+:class:`PlanarChain` joins links by pin joints about parallel (z) axes;
+:class:`SpatialChain` (built by :func:`dh_chain`) by revolute joints placed with
+Denavit–Hartenberg parameters, its links bending in two planes and twisting.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from .errors import ModelError
 from .validate import finite, vector3
 
 __all__ = ["HubLink", "HubLinkSystem", "PointMap", "PlanarChain", "PlanarChainSystem",
+           "SpatialChain", "SpatialChainSystem", "dh_chain",
            "write_centreline_series"]
 
 
@@ -533,3 +538,353 @@ def write_centreline_series(out, name: str, times, lines_per_frame,
     pvd.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">\n'
                    "<Collection>\n" + "\n".join(entries) + "\n</Collection>\n</VTKFile>\n")
     return [*written, pvd]
+
+
+# ---------------------------------------------------------------------------------------
+# spatial chains (D-H joints, links that bend in two planes and twist)
+def _axis_rotation(axis: int, a: float):
+    """Rotation about the frame axis ``axis`` (0 x, 1 y, 2 z) by ``a`` and its first and
+    second derivatives with respect to ``a``."""
+    c, s = np.cos(a), np.sin(a)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R = np.eye(3)
+    R1 = np.zeros((3, 3))
+    R2 = np.zeros((3, 3))
+    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+    R1[i, i], R1[i, j], R1[j, i], R1[j, j] = -s, -c, c, -s
+    R2[i, i], R2[i, j], R2[j, i], R2[j, j] = -c, s, -s, -c
+    return R, R1, R2
+
+
+def _local(e, L1, Q, p0):
+    """``p, P_e, Q`` of :meth:`FloatingFrameLink.local` from cached samples."""
+    Qe = Q @ e
+    p = p0 + L1 @ e
+    p[:, 0] -= 0.5 * Qe @ e
+    Pe = L1.copy()
+    Pe[:, 0, :] -= Qe
+    return p, Pe, Q
+
+
+class _RotationProduct:
+    """A running product ``R = F_1 F_2 …`` of constant rotations and elementary rotations
+    ``E_axis(c_k·q)`` with exact first and second derivatives in the angles ``a_k``."""
+
+    def __init__(self, n: int, K: int, R0: np.ndarray):
+        self.R = np.array(R0, float)
+        self.dR = np.zeros((K, 3, 3))
+        self.ddR = np.zeros((K, K, 3, 3))
+        self.C = np.zeros((K, n))
+        self.k = 0
+
+    def copy(self) -> _RotationProduct:
+        new = object.__new__(_RotationProduct)
+        new.R, new.dR, new.ddR = self.R.copy(), self.dR.copy(), self.ddR.copy()
+        new.C, new.k = self.C.copy(), self.k
+        return new
+
+    def const(self, F: np.ndarray) -> None:
+        k = self.k
+        self.R = self.R @ F
+        self.dR[:k] = self.dR[:k] @ F
+        self.ddR[:k, :k] = self.ddR[:k, :k] @ F
+
+    def turn(self, axis: int, c: np.ndarray, q: np.ndarray) -> None:
+        E, E1, E2 = _axis_rotation(axis, float(c @ q))
+        k = self.k
+        self.ddR[:k, :k] = self.ddR[:k, :k] @ E
+        cross = self.dR[:k] @ E1
+        self.ddR[:k, k] = cross
+        self.ddR[k, :k] = cross
+        self.ddR[k, k] = self.R @ E2
+        self.dR[:k] = self.dR[:k] @ E
+        self.dR[k] = self.R @ E1
+        self.R = self.R @ E
+        self.C[k] = c
+        self.k = k + 1
+
+    def term(self, p, Pe, Q, cols, n):
+        """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) of ``r = R(q) p(e)``."""
+        k = self.k
+        C = self.C[:k]
+        G = (self.dR[:k] @ p.T).transpose(2, 1, 0)             # (P, 3, k)
+        J = G @ C
+        Hk = (self.ddR[:k, :k] @ p.T).transpose(3, 2, 0, 1)    # (P, 3, k, k)
+        H = C.T @ (Hk @ C)
+        if cols is not None and len(cols):
+            J[:, :, cols] += np.einsum("ij,pjm->pim", self.R, Pe)
+            D = np.einsum("kij,pjm->pikm", self.dR[:k], Pe)
+            Dq = C.T @ D                                        # (P, 3, n, ne)
+            H[:, :, :, cols] += Dq
+            H[:, :, cols, :] += Dq.transpose(0, 1, 3, 2)
+            H[:, :, cols[:, None], cols[None, :]] -= self.R[None, :, 0, None, None] * Q[:, None]
+        return J, H
+
+
+class SpatialChain(PlanarChain):
+    """A serial chain of floating-frame links joined by revolute joints placed by
+    Denavit–Hartenberg parameters; the links bend in two planes, stretch and twist.
+
+    Coordinates ``q = [θ_1, e_1, θ_2, e_2, …]`` as in :class:`PlanarChain`.  Frames::
+
+        S_1 = B,                  S_i = R_{i−1} T_{i−1}(e_{i−1})
+        R_i = S_i R_z(θ_i) R_x(α_i)
+        o_i = o_{i−1} + R_{i−1} p_{i−1}(L) + S_i (0, 0, d_i) + S_i R_z(θ_i) (a_i, 0, 0)
+
+    Joint ``i`` turns about the z axis of ``S_i`` (the base frame ``B`` for the first, the
+    deformed tip frame of link ``i − 1`` otherwise); ``d_i`` and ``a_i`` are rigid,
+    massless offsets along that axis and along the new x axis, ``α_i`` the twist of the
+    next joint axis about the link.  Link ``i`` lies along the x axis of ``R_i``.  The
+    elastic tip rotation ``T(e) = R_z(Y′(L)·b) R_y(−Y′(L)·c) R_x(X(L)·d)`` carries the
+    slopes and the twist at the tip into the next frame.  Every term of a material point is
+    a product of constant and elementary rotations with angles linear in ``q`` times a
+    centre line quadratic in ``e``, so ``J`` and ``∂²r/∂q∂q`` are exact.  With parallel
+    axes (all ``α = 0``, ``a = d = 0``, ``B = I``) the chain is a :class:`PlanarChain`.
+
+    Parameters
+    ----------
+    links : list of FloatingFrameLink
+    angles : sequence of float
+        Initial joint angles θ_i [rad].
+    dh : sequence of (d, a, alpha) or None
+        D-H offsets [m, m, rad] per joint (None: all zero).
+    base : array_like (3, 3) or None
+        Rotation of the base frame (None: identity).
+    gravity : array_like (3,)
+    joint_stiffness, tip_masses : sequence of float or None
+        As in :class:`PlanarChain`.
+    tip_torque : callable or None
+        ``t -> (3,)`` a torque [N·m] in global axes on the last tip.
+    """
+
+    def __init__(self, links, angles, dh=None, base=None, gravity=(0.0, 0.0, -9.81),
+                 joint_stiffness=None, tip_masses=None, tip_torque=None,
+                 name: str = "spatial_chain"):
+        super().__init__(links, angles, gravity=gravity, joint_stiffness=joint_stiffness,
+                         tip_masses=tip_masses, name=name)
+        nl = len(self.links)
+        dh = np.zeros((nl, 3)) if dh is None else np.asarray(dh, float)
+        if dh.shape != (nl, 3) or not np.all(np.isfinite(dh)):
+            raise ModelError(f"SpatialChain: dh is one finite (d, a, alpha) per joint "
+                             f"({nl}), got shape {dh.shape}")
+        self.dh = dh
+        B = np.eye(3) if base is None else np.asarray(base, float)
+        if B.shape != (3, 3) or not np.allclose(B @ B.T, np.eye(3), atol=1e-9) \
+                or np.linalg.det(B) < 0:
+            raise ModelError("SpatialChain: base must be a proper 3×3 rotation matrix")
+        self.base = B
+        if tip_torque is not None and not callable(tip_torque):
+            raise ModelError("SpatialChain: tip_torque is a function t -> (3,) or None")
+        self.tip_torque = tip_torque
+        self.tip_samples = [lk.samples([lk.length]) for lk in self.links]
+        self.tip_vectors = [self._tip_vectors(i) for i in range(nl)]
+
+    def assemble(self) -> SpatialChainSystem:
+        if self._assembly is None:
+            self._assembly = SpatialChainSystem(self)
+        return self._assembly
+
+    def _tip_vectors(self, i: int) -> list[tuple[int, np.ndarray]]:
+        """(axis, c) of the elastic tip rotation of link ``i``: angle ``c·q``."""
+        lk, d = self.links[i], self.elastic_dofs[i]
+        Lx = np.array([lk.length])
+        _, dY, _ = lk.basis.bending(Lx)
+        X, _ = lk.basis.axial(Lx)
+        out = []
+        for axis, field, val in ((2, "y", dY[0]), (1, "z", -dY[0]), (0, "torsion", X[0])):
+            c = np.zeros(self.n_dof)
+            c[d[lk.slices[field]]] = val
+            out.append((axis, c))
+        return out
+
+    def walk(self, q: np.ndarray, derivatives: bool = True):
+        """Yield, per link, ``(R_i, origin terms)``: the rotation product of the link frame
+        and the list of ``(rotation product, p, Pe, Q, cols)`` whose sum is the origin."""
+        n, nl = self.n_dof, len(self.links)
+        S = _RotationProduct(n, 4 * nl, self.base)
+        origin: list = []
+        for i in range(nl):
+            d_i, a_i, al_i = self.dh[i]
+            if d_i:
+                origin.append((S.copy(), np.array([[0.0, 0.0, d_i]]), None, None, None))
+            c = np.zeros(n)
+            c[self.joint_dofs[i]] = 1.0
+            S.turn(2, c, q)
+            if a_i:
+                origin.append((S.copy(), np.array([[a_i, 0.0, 0.0]]), None, None, None))
+            S.const(_axis_rotation(0, al_i)[0])
+            R = S.copy()
+            yield R, list(origin)
+            L1, Q1, p01 = self.tip_samples[i]
+            pt, Pt, _ = _local(q[self.elastic_dofs[i]], L1, Q1, p01)
+            origin.append((R, pt, Pt, Q1, self.elastic_dofs[i]))
+            for axis, cv in self.tip_vectors[i]:
+                S.turn(axis, cv, q)
+
+    def frames(self, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Origin and rotation of every link frame."""
+        out = []
+        for R, origin in self.walk(q):
+            o = sum((Rt.R @ p[0] for Rt, p, *_ in origin), np.zeros(3))
+            out.append((o, R.R))
+        return out
+
+    def centrelines(self, q: np.ndarray, n_points: int = 21) -> list[np.ndarray]:
+        out = []
+        for (o, R), lk, d in zip(self.frames(q), self.links, self.elastic_dofs, strict=True):
+            x = np.linspace(0.0, lk.length, n_points)
+            p, _, _ = lk.local(q[d], x)
+            out.append(o + p @ R.T)
+        return out
+
+    def tip_deflections(self, q: np.ndarray) -> np.ndarray:
+        """Tip deflections ``(u_y, u_z)`` of every link in its own frame [m] (nl, 2)."""
+        return np.array([lk.local(q[d], np.array([lk.length]))[0][0, 1:]
+                         for lk, d in zip(self.links, self.elastic_dofs, strict=True)])
+
+    def tip_twists(self, q: np.ndarray) -> np.ndarray:
+        """Twist angle at the tip of every link [rad]."""
+        return np.array([float(lk.twist(q[d], [lk.length])[0])
+                         for lk, d in zip(self.links, self.elastic_dofs, strict=True)])
+
+
+class SpatialChainSystem(PlanarChainSystem):
+    """:class:`HubLinkSystem` for a :class:`SpatialChain`."""
+
+    def __init__(self, model: SpatialChain):
+        self.model = model
+        self.link = model.links[0]
+        n = self.n = model.n_dof
+        self.q0 = model.q0
+        self.elastic = list(model.links)
+        self._cvals = None
+        Mc = np.zeros((n, n))
+        K = np.zeros((n, n))
+        for lk, d in zip(model.links, model.elastic_dofs, strict=True):
+            Mc[np.ix_(d, d)] = lk.M_twist
+            K[np.ix_(d, d)] = lk.K
+        K[model.joint_dofs, model.joint_dofs] = model.joint_stiffness
+        self.M_const, self.K = Mc, K
+        self.theta_ref = np.zeros(n)
+        self.theta_ref[model.joint_dofs] = model.angles0
+        self.wm = np.concatenate([*(lk.w * lk.rho_A for lk in model.links),
+                                  model.tip_masses])
+        self.drive = None
+        self.m = self.n_con = 0
+        self.labels, self.owner = [], []
+        self.Jd = np.zeros((0, n))
+
+    def _walk_terms(self, q):
+        """Per link: (frame, origin terms, e) — for kinematics and positions."""
+        model = self.model
+        for (R, origin), lk, d in zip(model.walk(q), model.links, model.elastic_dofs,
+                                      strict=True):
+            yield R, origin, lk, d
+
+    def kinematics(self, q: np.ndarray):
+        n = self.n
+        Js, Hss, tips_J, tips_H = [], [], [], []
+        J_o = np.zeros((1, 3, n))
+        H_o = np.zeros((1, 3, n, n))
+        done = 0
+        for R, origin, lk, d in self._walk_terms(q):
+            # the origin terms of link i extend those of link i − 1
+            for Rt, p, Pe, Q, cols in origin[done:]:
+                Jt, Ht = Rt.term(p, Pe, Q, cols, n)
+                J_o, H_o = J_o + Jt, H_o + Ht
+            done = len(origin)
+            p, Pe, Q = lk.local(q[d])
+            J, Hs = R.term(p, Pe, Q, d, n)
+            Js.append(J + J_o)
+            Hss.append(Hs + H_o)
+            L1, Q1, p01 = self.model.tip_samples[len(Js) - 1]
+            pt, Pt, _ = _local(q[d], L1, Q1, p01)
+            Jt, Ht = R.term(pt, Pt, Q1, d, n)
+            tips_J.append(J_o + Jt)
+            tips_H.append(H_o + Ht)
+        return np.concatenate(Js + tips_J), np.concatenate(Hss + tips_H)
+
+    def positions(self, q: np.ndarray) -> np.ndarray:
+        out, tips = [], []
+        for (o, R), lk, d in zip(self.model.frames(q), self.model.links,
+                                 self.model.elastic_dofs, strict=True):
+            out.append(o + lk.local(q[d])[0] @ R.T)
+            tips.append(o + R @ _local(q[d], *self.model.tip_samples[len(tips)])[0][0])
+        return np.concatenate([*out, np.array(tips)])
+
+    def tip_rotation_rates(self, q: np.ndarray) -> np.ndarray:
+        """``W`` (3, n): the angular velocity of the last tip frame is ``W q̇``."""
+        model = self.model
+        *_, (R, _) = model.walk(q)
+        T = R.copy()
+        for axis, cv in model.tip_vectors[-1]:
+            T.turn(axis, cv, q)
+        k = T.k
+        Om = np.einsum("kij,lj->kil", T.dR[:k], T.R)          # skew(ω_k) = dR_k Rᵀ
+        w = np.stack([Om[:, 2, 1], Om[:, 0, 2], Om[:, 1, 0]], axis=1)   # (k, 3)
+        return w.T @ T.C[:k]
+
+    def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
+        tq = self.model.tip_torque
+        if tq is None:
+            return np.zeros(self.n)
+        M = np.asarray(tq(t), float).ravel()
+        if M.size != 3 or not np.all(np.isfinite(M)):
+            raise ModelError(f"SpatialChain: tip_torque(t) must give 3 finite values, got {M}")
+        return self.tip_rotation_rates(self.q0 if q is None else q).T @ M
+
+
+def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
+             n_coordinates: int = 4, angles=None, polar_inertia_per_length=None,
+             **kwargs) -> SpatialChain:
+    """Build a :class:`SpatialChain` from D-H parameters and link data.
+
+    Parameters
+    ----------
+    dh : array_like (nl, 3)
+        ``(d, a, α)`` per joint [m, m, rad].
+    lengths, masses, EA, EI_y, EI_z, GJ : float or sequence
+        Per link (a scalar is used for every link): length [m], mass [kg], axial [N],
+        bending [N·m²] and torsional [N·m²] stiffness.
+    basis : str
+        A :mod:`fem.bases` name.
+    n_coordinates : int
+        Functions per transverse field.
+    angles : sequence or None
+        Initial joint angles [rad] (None: zeros).
+    polar_inertia_per_length : float or sequence or None
+        ``ρI_p`` [kg·m] (None: 1 % of ρA m² — a thin section).
+    **kwargs
+        Passed to :class:`SpatialChain` (base, gravity, joint_stiffness, tip_masses,
+        tip_torque, name).
+    """
+    dh = np.asarray(dh, float)
+    if dh.ndim != 2 or dh.shape[1] != 3 or dh.shape[0] < 1:
+        raise ModelError(f"dh_chain: dh must be (n_links, 3) rows (d, a, alpha), got "
+                         f"shape {dh.shape}")
+    nl = dh.shape[0]
+
+    def per_link(v, what):
+        arr = np.broadcast_to(np.asarray(v, float), (nl,)) if np.ndim(v) == 0 else \
+            np.asarray(v, float).ravel()
+        if arr.size != nl:
+            raise ModelError(f"dh_chain: {what} needs one value per link ({nl}), got "
+                             f"{arr.size}")
+        return arr
+
+    Ls, ms = per_link(lengths, "lengths"), per_link(masses, "masses")
+    ea, eiy, eiz, gj = (per_link(v, w) for v, w in ((EA, "EA"), (EI_y, "EI_y"),
+                                                     (EI_z, "EI_z"), (GJ, "GJ")))
+    ip = None if polar_inertia_per_length is None else \
+        per_link(polar_inertia_per_length, "polar_inertia_per_length")
+    links = []
+    for i in range(nl):
+        if not (Ls[i] > 0 and ms[i] > 0):
+            raise ModelError(f"dh_chain: link {i + 1} needs length > 0 and mass > 0")
+        rA = ms[i] / Ls[i]
+        links.append(FloatingFrameLink(Ls[i], basis, n_coordinates, rA, ea[i], eiy[i],
+                                       eiz[i], GJ=gj[i],
+                                       polar_inertia_per_length=0.01 * rA if ip is None
+                                       else ip[i]))
+    angles = np.zeros(nl) if angles is None else angles
+    return SpatialChain(links, angles, dh=dh, **kwargs)

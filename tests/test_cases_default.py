@@ -26,6 +26,7 @@ QUICK: dict[str, list[str]] = {
     "parallel_robot_flexible_platform": ["analysis=line"],
     "spinup_beam": ["t_end_s=2"],
     "two_link_arm_fall": ["t_end_s=1"],
+    "five_link_arm_fall": ["t_end_s=0.5"],
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
