@@ -412,7 +412,9 @@ class PlanarChain(HubLink):
 class PlanarChainSystem(HubLinkSystem):
     """:class:`HubLinkSystem` for a :class:`PlanarChain` (no drives; joint springs)."""
 
-    def __init__(self, model: PlanarChain):
+    def _setup(self, model) -> None:
+        """What planar and spatial chains share: constant twist mass, stiffness, joint
+        springs, the mass weights of the sample points (distributed, then tip masses)."""
         self.model = model
         self.link = model.links[0]
         n = self.n = model.n_dof
@@ -428,13 +430,15 @@ class PlanarChainSystem(HubLinkSystem):
         self.M_const, self.K = Mc, K
         self.theta_ref = np.zeros(n)
         self.theta_ref[model.joint_dofs] = model.angles0
-        # distributed mass at the quadrature points, then the tip point masses
         self.wm = np.concatenate([*(lk.w * lk.rho_A for lk in model.links),
                                   model.tip_masses])
         self.drive = None
         self.m = self.n_con = 0
         self.labels, self.owner = [], []
         self.Jd = np.zeros((0, n))
+
+    def __init__(self, model: PlanarChain):
+        self._setup(model)
         self.c = model.frame_vectors()
         tip = [lk.samples([lk.length]) for lk in model.links]
         self._tips = tip
@@ -752,27 +756,7 @@ class SpatialChainSystem(PlanarChainSystem):
     """:class:`HubLinkSystem` for a :class:`SpatialChain`."""
 
     def __init__(self, model: SpatialChain):
-        self.model = model
-        self.link = model.links[0]
-        n = self.n = model.n_dof
-        self.q0 = model.q0
-        self.elastic = list(model.links)
-        self._cvals = None
-        Mc = np.zeros((n, n))
-        K = np.zeros((n, n))
-        for lk, d in zip(model.links, model.elastic_dofs, strict=True):
-            Mc[np.ix_(d, d)] = lk.M_twist
-            K[np.ix_(d, d)] = lk.K
-        K[model.joint_dofs, model.joint_dofs] = model.joint_stiffness
-        self.M_const, self.K = Mc, K
-        self.theta_ref = np.zeros(n)
-        self.theta_ref[model.joint_dofs] = model.angles0
-        self.wm = np.concatenate([*(lk.w * lk.rho_A for lk in model.links),
-                                  model.tip_masses])
-        self.drive = None
-        self.m = self.n_con = 0
-        self.labels, self.owner = [], []
-        self.Jd = np.zeros((0, n))
+        self._setup(model)
 
     def _walk_terms(self, q):
         """Per link: (frame, origin terms, e) — for kinematics and positions."""
