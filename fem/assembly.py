@@ -3,102 +3,20 @@
 Every global matrix is a sum of *contributions*, each with fixed (row, column) positions:
 element mass and tangent blocks, point masses, constraint Jacobian entries and constraint
 Hessian entries.  A :class:`Pattern` sorts those positions once and keeps, for every
-contribution, its index into the CSR data array (or into a dense array for small systems,
-where dense LU is faster than sparse LU); assembling is then one ``np.bincount``.
+contribution, its index into the storage the linear-algebra layer (:mod:`fem.linalg`)
+chose for it — dense, banded or CSR; assembling is then one ``np.bincount``.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ._threads import blas_single_threaded
-from .errors import ModelError, SingularMatrixError
+from .errors import ModelError
+from .linalg import DENSE_LIMIT, Factorization, Pattern
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
-
-_getrs = sla.get_lapack_funcs("getrs", (np.zeros(1),))
-
-DENSE_LIMIT = 300
-"""Systems with at most this many unknowns are assembled and factorized densely.  Measured:
-the flagship robot (228 unknowns) runs fastest dense; at 534 unknowns a dense LU alone is
-faster than SuperLU (2.4 vs 3.2 ms) but the whole run is slower dense (3.5 vs 2.8 s)."""
-
-
-class Pattern:
-    """Fixed positions of a list of contributions in an (n × m) matrix.
-
-    ``Pattern(shape, rows, cols, dense)(values)`` returns the matrix with
-    ``values[k]`` added at ``(rows[k], cols[k])`` (duplicates summed).
-    """
-
-    def __init__(self, shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
-                 dense: bool):
-        self.shape = shape
-        self.dense = dense
-        rows = np.asarray(rows, dtype=np.int64)
-        cols = np.asarray(cols, dtype=np.int64)
-        self.n_contrib = rows.size
-        if dense:
-            self.index = rows * shape[1] + cols
-            self.size = shape[0] * shape[1]
-        else:
-            keys = rows * shape[1] + cols
-            uniq, inv = np.unique(keys, return_inverse=True)
-            self.index = inv.ravel()
-            self.size = uniq.size
-            urows = uniq // shape[1]
-            self.indices = (uniq % shape[1]).astype(np.int32)
-            self.indptr = np.searchsorted(urows, np.arange(shape[0] + 1)).astype(np.int32)
-
-    def __call__(self, values: np.ndarray):
-        data = np.bincount(self.index, weights=values, minlength=self.size)
-        if self.dense:
-            return data.reshape(self.shape)
-        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
-
-
-class Factorization:
-    """LU factorization of a square matrix (dense or sparse) with a clear singular error.
-
-    ``hint`` is appended to the :class:`~fem.errors.SingularMatrixError` message; the
-    default names the structural causes, which is right for a matrix at a given state.
-    Newton solvers catch the error and diagnose from the iteration's evidence instead.
-    """
-
-    STRUCTURAL = ("look for redundant constraints, unconstrained rigid motions or "
-                  "coordinates without mass/stiffness")
-
-    def __init__(self, A, what: str = "system matrix", hint: str | None = STRUCTURAL):
-        self.dense = isinstance(A, np.ndarray)
-        tail = f"; {hint}" if hint else ""
-        if self.dense:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", sla.LinAlgWarning)
-                try:
-                    self.lu = sla.lu_factor(A, check_finite=False)
-                except (sla.LinAlgWarning, ValueError, np.linalg.LinAlgError) as err:
-                    raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
-            d = np.abs(np.diag(self.lu[0]))
-            if not np.all(np.isfinite(d)) or d.min() <= 1e-14 * d.max():
-                ratio = d.min() / d.max() if np.all(np.isfinite(d)) else float("nan")
-                raise SingularMatrixError(f"{what} is singular (pivot ratio {ratio:.1e})"
-                                          f"{tail}")
-        else:
-            try:
-                self.lu = spla.splu(A.tocsc(), permc_spec="COLAMD")
-            except RuntimeError as err:
-                raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
-        if self.dense:
-            x, info = _getrs(self.lu[0], self.lu[1], b)
-            return x
-        return self.lu.solve(b)
 
 
 def _block_pattern(dofs: np.ndarray):
@@ -201,7 +119,11 @@ class Assembly:
                                 self._jcols[jup], self._b_dofs])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
                                 n + self._jrows[jup], n + self._b_rows])
-        self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense)
+        # the iteration matrix's storage (dense, banded or sparse) is chosen from its
+        # pattern by the linear-algebra layer unless the caller fixed it
+        self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense,
+                              kind=None if dense is None else
+                              ("dense" if dense else "sparse"))
 
     # ================================================================ constraints
     def _build_constraints(self, model) -> None:
@@ -554,6 +476,8 @@ class Assembly:
             live = rest[~zero]
             Jr = Jr[~zero] / scale[~zero, None]
             if len(live):
+                import scipy.linalg as sla
+
                 _, R, perm = sla.qr(Jr.T, mode="economic", pivoting=True)
                 d = np.abs(np.diag(R))
                 rank = int(np.sum(d > tol * d[0])) if d.size else 0

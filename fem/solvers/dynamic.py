@@ -27,8 +27,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .._threads import blas_single_threaded
-from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
+from ..linalg import Factorization
 from ..results import Result
 from ..validate import coordinates, finite, integer, positive, warn
 from .diagnosis import newton_failure
@@ -79,8 +79,7 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
         r = asm.j_dot(jv, v) + asm.phi_t(q, t0)
         if np.abs(r).max() > 0:
             JJt = (J @ J.T)
-            y = Factorization(JJt.toarray() if asm.dense else JJt.tocsc(),
-                              "constraint Gram matrix").solve(r)
+            y = Factorization(JJt, "constraint Gram matrix").solve(r)
             dv = J.T @ y
             v = v - dv
             dvm = float(np.abs(dv).max())
@@ -344,8 +343,7 @@ class GeneralizedAlpha:
                 self._metric = W + kappa * K
             W = self._metric
         J = asm.jacobian(q, t)
-        S = sp.bmat([[W, J.T], [J, None]], format="csc")
-        return S.toarray() if asm.dense else S
+        return sp.bmat([[W, J.T], [J, None]], format="csc")
 
     def correction_step(self, q: np.ndarray, t: float, rhs: np.ndarray) -> np.ndarray:
         """The smallest change ``Δq`` in the correction metric (see ``correction``) with

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._threads import blas_single_threaded
-from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError
+from ..linalg import Factorization
 from ..results import Result
 
 __all__ = ["driven_inverse_dynamics"]
@@ -54,11 +54,9 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
                                        "reach a singular or unreachable configuration",
                                        where=f"t = {t:.6g} s")
             J = asm.jacobian(q, t)
-            q -= Factorization(J.toarray() if asm.dense else J.tocsc(),
-                               f"constraint Jacobian at t = {t:.6g} s").solve(phi)
+            q -= Factorization(J, f"constraint Jacobian at t = {t:.6g} s").solve(phi)
         J = asm.jacobian(q, t)
-        lu = Factorization(J.toarray() if asm.dense else J.tocsc(),
-                           f"constraint Jacobian at t = {t:.6g} s")
+        lu = Factorization(J, f"constraint Jacobian at t = {t:.6g} s")
         v = lu.solve(-asm.phi_t(q, t))
         f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
         S = asm.saddle(1.0, 0.0, zk, zh, asm.jacobian_values(q, t), 1.0, q=q)

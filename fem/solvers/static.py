@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._threads import blas_single_threaded
-from ..assembly import Factorization
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
+from ..linalg import Factorization
 from ..validate import coordinates, finite, integer, positive
 from .diagnosis import newton_failure, singular_structure
 
@@ -239,9 +239,7 @@ def project_positions(model, q: np.ndarray, t: float = 0.0, tol: float = 1e-13,
         if np.abs(phi).max() <= tol:
             return q
         J = asm.jacobian(q, t)
-        JJt = (J @ J.T).tocsc()
-        y = Factorization(JJt.toarray() if asm.dense else JJt,
-                          "constraint Gram matrix Φ_q Φ_qᵀ").solve(phi)
+        y = Factorization(J @ J.T, "constraint Gram matrix Φ_q Φ_qᵀ").solve(phi)
         q -= J.T @ y
     raise ConvergenceError(f"could not satisfy the constraints at t = {t}: max |Φ| = "
                            f"{np.abs(asm.phi(q, t)).max():.2e} after {max_iter} iterations; "

@@ -1,0 +1,249 @@
+"""The linear-algebra layer: matrix storage chosen once per pattern, one factorization API.
+
+Solvers never decide how a matrix is stored or factorized.  They assemble through a
+:class:`Pattern` and call :func:`factorize` (or :class:`Factorization`) on what it
+returns; this module picks, by measurement (``docs/performance.md``):
+
+``dense``
+    LAPACK ``getrf``/``getrs`` for systems up to :data:`DENSE_LIMIT` unknowns.
+``banded``
+    LAPACK ``gbtrf``/``gbtrs`` on a reverse Cuthill–McKee ordering computed once from the
+    pattern, when the ordered bandwidth is narrow (chains of cables and beams).  The
+    contributions are summed straight into LAPACK band storage: no CSR, no symbolic
+    analysis at run time.
+``sparse``
+    SuperLU with COLAMD otherwise (plate meshes, whose constraint rows couple far apart
+    coordinates).
+
+Every factorization raises :class:`~fem.errors.SingularMatrixError` with the matrix's
+name on a zero or negligible pivot, whatever the storage.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .errors import SingularMatrixError
+
+__all__ = ["DENSE_LIMIT", "BandedMatrix", "Factorization", "Pattern", "choose_storage",
+           "factorize"]
+
+DENSE_LIMIT = 300
+"""Systems with at most this many unknowns are stored and factorized densely, unless the
+pattern has a narrow band.  Measured: the flagship robot (228 unknowns) runs fastest
+dense; at 534 unknowns a dense LU alone is faster than SuperLU (2.4 vs 3.2 ms) but the
+whole run is slower dense (3.5 vs 2.8 s)."""
+
+STORAGE = os.environ.get("FEM_STORAGE") or None
+"""Force one storage for every automatically chosen pattern (``dense``, ``banded`` or
+``sparse``); for measurements only (environment variable ``FEM_STORAGE``)."""
+
+_getrs = sla.get_lapack_funcs("getrs", (np.zeros(1),))
+_gbtrf, _gbtrs = sla.get_lapack_funcs(("gbtrf", "gbtrs"), (np.zeros(1),))
+
+
+# ================================================================ storage choice
+def _rcm(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+    A = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    A = (A + A.T).tocsr()
+    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+
+
+def choose_storage(n: int, rows: np.ndarray, cols: np.ndarray,
+                   kind: str | None = None) -> tuple[str, np.ndarray | None]:
+    """Storage of a square ``n × n`` pattern with entries at ``(rows, cols)``.
+
+    Returns ``(kind, perm)``: ``perm`` is the RCM ordering for ``"banded"``, else None.
+    A band pays when its LU (``≈ 2 n kl (kl + ku)`` flops, no indexing) is cheaper than
+    the alternative: below :data:`DENSE_LIMIT` the dense LU (``⅔ n³``), above it SuperLU,
+    which on these matrices runs at roughly the cost of a band of width ``√(8 n)``
+    (measured on cable, beam and plate saddle systems, see ``docs/performance.md``).
+    """
+    if kind is not None and kind not in ("dense", "banded", "sparse"):
+        raise ValueError(f"storage must be 'dense', 'banded' or 'sparse', not {kind!r}")
+    if kind == "dense" or (kind is None and n <= 24):
+        return "dense", None
+    if kind == "sparse":
+        return "sparse", None
+    perm = _rcm(n, rows, cols)
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(n)
+    d = inv[rows] - inv[cols]
+    kl = int(max(d.max(initial=0), 0))
+    ku = int(max((-d).max(initial=0), 0))
+    if kind == "banded":
+        return "banded", perm
+    band_flops = 2.0 * n * (kl + 1) * (kl + ku + 1)
+    other = (2.0 / 3.0) * n**3 if n <= DENSE_LIMIT else 2.0 * n * 8.0 * n
+    if band_flops <= 0.25 * other:
+        return "banded", perm
+    return ("dense" if n <= DENSE_LIMIT else "sparse"), None
+
+
+# ================================================================ banded matrices
+class BandedMatrix:
+    """A square matrix in LAPACK band storage for ``gbtrf``, in a symmetric permutation.
+
+    ``ab[kl + ku + i − j, j] = A[perm[i], perm[j]]`` (rows ``0…kl−1`` are the LU's
+    fill space); ``ab`` is Fortran-ordered.
+    """
+
+    def __init__(self, ab: np.ndarray, kl: int, ku: int, perm: np.ndarray):
+        self.ab, self.kl, self.ku, self.perm = ab, kl, ku, perm
+        n = ab.shape[1]
+        self.shape = (n, n)
+
+    def toarray(self) -> np.ndarray:
+        n, kl, ku = self.shape[0], self.kl, self.ku
+        P = np.zeros((n, n))
+        for d in range(-kl, ku + 1):          # d = j − i
+            j = np.arange(max(d, 0), min(n, n + d))
+            P[j - d, j] = self.ab[kl + ku - d, j]
+        A = np.empty_like(P)
+        A[np.ix_(self.perm, self.perm)] = P
+        return A
+
+    def tocsr(self) -> sp.csr_matrix:
+        return sp.csr_matrix(self.toarray())
+
+    def tocsc(self) -> sp.csc_matrix:
+        return sp.csc_matrix(self.toarray())
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return self.toarray() @ x
+
+
+# ================================================================ patterns
+class Pattern:
+    """Fixed positions of a list of contributions in an (n × m) matrix.
+
+    ``Pattern(shape, rows, cols, dense)(values)`` returns the matrix with ``values[k]``
+    added at ``(rows[k], cols[k])`` (duplicates summed): a dense array, a CSR matrix or,
+    for square patterns given ``kind="banded"`` or ``kind=None`` (chosen by
+    :func:`choose_storage`), a :class:`BandedMatrix`.  The index of every contribution
+    into the storage is computed once; assembling is one ``np.bincount``.
+    """
+
+    def __init__(self, shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
+                 dense: bool = False, kind: str | None = "auto-off"):
+        self.shape = shape
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        if kind == "auto-off":          # the historical two-way switch
+            kind = "dense" if dense else "sparse"
+        elif shape[0] != shape[1]:
+            kind = "sparse"
+        perm = None
+        if kind is None:
+            kind = STORAGE
+        if kind is None or kind == "banded":
+            kind, perm = choose_storage(shape[0], rows, cols, kind)
+        self.kind = kind
+        self.dense = kind == "dense"
+        self.n_contrib = rows.size
+        if kind == "dense":
+            self.index = rows * shape[1] + cols
+            self.size = shape[0] * shape[1]
+        elif kind == "banded":
+            n = shape[0]
+            inv = np.empty_like(perm)
+            inv[perm] = np.arange(n)
+            i, j = inv[rows], inv[cols]
+            d = i - j
+            self.kl = kl = int(max(d.max(initial=0), 0))
+            self.ku = ku = int(max((-d).max(initial=0), 0))
+            self.ldab = ldab = 2 * kl + ku + 1
+            self.perm = perm
+            self.index = j * ldab + (kl + ku + i - j)     # Fortran order of (ldab, n)
+            self.size = ldab * n
+        else:
+            keys = rows * shape[1] + cols
+            uniq, inv = np.unique(keys, return_inverse=True)
+            self.index = inv.ravel()
+            self.size = uniq.size
+            urows = uniq // shape[1]
+            self.indices = (uniq % shape[1]).astype(np.int32)
+            self.indptr = np.searchsorted(urows, np.arange(shape[0] + 1)).astype(np.int32)
+
+    def __call__(self, values: np.ndarray):
+        data = np.bincount(self.index, weights=values, minlength=self.size)
+        if self.kind == "dense":
+            return data.reshape(self.shape)
+        if self.kind == "banded":
+            ab = data.reshape(self.shape[0], self.ldab).T       # Fortran-ordered view
+            return BandedMatrix(ab, self.kl, self.ku, self.perm)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
+
+
+# ================================================================ factorizations
+class Factorization:
+    """LU factorization of a square matrix (dense, banded or sparse) with a clear singular
+    error.  A sparse matrix of at most :data:`DENSE_LIMIT` rows is factorized densely.
+
+    ``hint`` is appended to the :class:`~fem.errors.SingularMatrixError` message; the
+    default names the structural causes, which is right for a matrix at a given state.
+    Newton solvers catch the error and diagnose from the iteration's evidence instead.
+    """
+
+    STRUCTURAL = ("look for redundant constraints, unconstrained rigid motions or "
+                  "coordinates without mass/stiffness")
+
+    def __init__(self, A, what: str = "system matrix", hint: str | None = STRUCTURAL):
+        tail = f"; {hint}" if hint else ""
+        if sp.issparse(A) and A.shape[0] <= DENSE_LIMIT:
+            A = A.toarray()
+        if isinstance(A, BandedMatrix):
+            self.kind = "banded"
+            self.A = A
+            lu, piv, info = _gbtrf(A.ab, A.kl, A.ku, overwrite_ab=1)
+            d = np.abs(lu[A.kl + A.ku])
+            self._check(info, d, what, tail)
+            self.lu, self.piv = lu, piv
+        elif isinstance(A, np.ndarray):
+            self.kind = "dense"
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", sla.LinAlgWarning)
+                try:
+                    self.lu = sla.lu_factor(A, check_finite=False)
+                except (sla.LinAlgWarning, ValueError, np.linalg.LinAlgError) as err:
+                    raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
+            self._check(0, np.abs(np.diag(self.lu[0])), what, tail)
+        else:
+            self.kind = "sparse"
+            try:
+                self.lu = spla.splu(A.tocsc(), permc_spec="COLAMD")
+            except RuntimeError as err:
+                raise SingularMatrixError(f"{what} is singular ({err}){tail}") from None
+
+    @staticmethod
+    def _check(info: int, d: np.ndarray, what: str, tail: str) -> None:
+        if info > 0 or not np.all(np.isfinite(d)) or d.min() <= 1e-14 * d.max():
+            ratio = d.min() / d.max() if np.all(np.isfinite(d)) and d.max() > 0 \
+                else float("nan")
+            raise SingularMatrixError(f"{what} is singular (pivot ratio {ratio:.1e}){tail}")
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self.kind == "dense":
+            x, _ = _getrs(self.lu[0], self.lu[1], b)
+            return x
+        if self.kind == "banded":
+            p = self.A.perm
+            y, _ = _gbtrs(self.lu, self.A.kl, self.A.ku, b[p], self.piv)
+            x = np.empty_like(y)
+            x[p] = y
+            return x
+        return self.lu.solve(b)
+
+
+def factorize(A, what: str = "system matrix",
+              hint: str | None = Factorization.STRUCTURAL) -> Factorization:
+    """Factorize ``A`` (ndarray, scipy sparse or :class:`BandedMatrix`); see
+    :class:`Factorization`."""
+    return Factorization(A, what, hint)
