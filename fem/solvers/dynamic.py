@@ -23,6 +23,7 @@ the contraction ratio degrades; a step whose Newton fails is retried in halves.
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import perf_counter
 
 import numpy as np
 
@@ -135,13 +136,20 @@ class GeneralizedAlpha:
         Smallest force scale [N] of the relative residual (default 0: none).  Motions
         that start from rest with zero forces (a smoothly driven hub) otherwise ask for a
         relative residual below the round-off of the stiff elastic forces.
+    factor_cost : float or None
+        Cost of one factorization in units of one modified-Newton iteration, used to
+        decide when a stale factorization is renewed (see :meth:`_renew`).  None
+        (default): measured while running, so the policy adapts to the model and machine
+        and the results can differ between runs at the level of the Newton tolerance;
+        give a number for results reproducible to round-off.
     """
 
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
                  reuse: bool | str = "auto", contraction: float = 0.25,
                  project_velocities: bool = False, perturbed_start: bool = False,
-                 correction: str = "none", force_scale: float = 0.0):
+                 correction: str = "none", force_scale: float = 0.0,
+                 factor_cost: float | None = None):
         self.model = model
         self.force_scale2 = float(force_scale) ** 2
         self.asm = model.assemble()
@@ -171,6 +179,12 @@ class GeneralizedAlpha:
         self.n_factorizations = 0
         self.n_roundoff_accepts = 0
         self.n_force_evals = 0
+        # measured costs [s] of one factorization (tangent + assembly + LU) and of one
+        # iteration without it; they decide when a stale factorization is renewed
+        self.cost_factor = 0.0
+        self.cost_iteration = 0.0
+        self.factor_cost = None if factor_cost is None else \
+            positive(factor_cost, "GeneralizedAlpha: factor_cost", "iterations")
 
     def _factor(self, q, v, lam, t, h, kv, bp):
         asm = self.asm
@@ -215,10 +229,12 @@ class GeneralizedAlpha:
         v = self.v + h * ((1.0 - gam) * self.a + gam * a1)
         q = self.q + h * self.v + h * h * ((0.5 - beta) * self.a + beta * a1)
         lam = self.lam.copy()
-        if self._lu_h != h or self.reuse_mode == "step":
+        if self._lu_h != h or (self.reuse_mode == "step" and self._cost_ratio() < 8.0):
             # "step": a fresh tangent at the start of every step, kept within the step —
             # best for mechanisms whose large motion rotates the constraint Jacobian
-            # (flagship robot: 2.4 instead of 4.1 iterations per step, 25 % less time)
+            # (flagship robot: 2.4 instead of 4.1 iterations per step, 25 % less time) —
+            # unless a factorization costs more than 8 iterations (hexagon_96: 25), where
+            # keeping it across steps while it contracts is cheaper (2.1 vs 2.8 s)
             self._lu = None
         refactor = self._lu is None or not self.reuse
         err_prev = np.inf
@@ -227,6 +243,7 @@ class GeneralizedAlpha:
         f_ext = asm.external_forces(t1, q)
         fe2 = float(f_ext @ f_ext)
         for it in range(self.max_iter + 1):
+            t_iter = perf_counter()
             # the tangent only when a factorization will use it: with the first iteration
             # of a step that starts with a fresh factorization (it never converges there),
             # otherwise only once the iteration is known not to have converged (the cable
@@ -274,11 +291,14 @@ class GeneralizedAlpha:
                 break
             if it == self.max_iter:
                 break
+            fresh = refactor
             if refactor:
+                t_fac = perf_counter()
                 try:
                     if kv is None:
                         kv = asm.internal_forces(q, v, tangent=True)[1]
                     self._factor(q, v, lam, t1, h, kv, bp)
+                    t_iter += self._measured("cost_factor", perf_counter() - t_fac)
                 except SingularMatrixError as err:   # a diverging iterate: let the step retry
                     self._lu = None
                     raise ConvergenceError(
@@ -286,10 +306,8 @@ class GeneralizedAlpha:
                                         singular=str(err)),
                         where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist]) from None
                 refactor = not self.reuse
-            elif (it > 0 and err > self.contraction * err_prev) or it >= 2:
-                # poor contraction, or a third correction needed: the next iteration
-                # renews the tangent
-                refactor = True
+            elif it > 0 and self._renew(err, err_prev, it):
+                refactor = True       # the next iteration renews the tangent
             err_prev = err
             dx = self._lu.solve(-np.concatenate([res / bp, phi]))
             dq = dx[: asm.n]
@@ -298,6 +316,8 @@ class GeneralizedAlpha:
             v += gp * dq
             qdd += bp * dq
             lam += bp * dx[asm.n:]
+            if not fresh:
+                self._measured("cost_iteration", perf_counter() - t_iter)
         if not (np.isfinite(err) and err <= 1.0):
             self._lu = None
             raise ConvergenceError(
@@ -314,6 +334,42 @@ class GeneralizedAlpha:
                 "residual_constraints": hist[-1][1],
                 "residual_velocity": float(np.abs(vel).max()) if len(vel) else 0.0,
                 "step_size": h}
+
+    def _measured(self, name: str, seconds: float) -> float:
+        """Fold a measured cost into its running estimate; returns ``−seconds``."""
+        old = getattr(self, name)
+        setattr(self, name, seconds if old == 0.0 else 0.8 * old + 0.2 * seconds)
+        return -seconds
+
+    def _cost_ratio(self) -> float:
+        """Factorization cost in iterations: given, measured, or 0 before measured."""
+        if self.factor_cost is not None:
+            return self.factor_cost
+        if self.cost_factor == 0.0 or self.cost_iteration == 0.0:
+            return 0.0
+        return self.cost_factor / self.cost_iteration
+
+    def _renew(self, err: float, err_prev: float, it: int) -> bool:
+        """Whether to renew the factorization after a modified-Newton iteration that
+        reduced the normalized error (1 = converged) from ``err_prev`` to ``err``.
+
+        The factorization policy, by measured cost: the iterations still needed at the
+        observed rate, ``log(err)/log(err_prev/err)``, are weighed against one
+        factorization plus the one or two iterations a fresh tangent needs; a rate worse
+        than 0.7 renews at once.  Until the costs are measured, a rate worse than
+        ``contraction`` or a third correction renews.  Small systems
+        (factorization about as costly as an iteration) renew after the second stale
+        correction, as before; large ones (hexagon_96: factorization ≈ 10 iterations) keep
+        a factorization across steps while it contracts.
+        """
+        rate = err / err_prev
+        ratio = self._cost_ratio()
+        if ratio == 0.0:      # costs not measured yet
+            return rate > self.contraction or it >= 2
+        if rate > max(self.contraction, 0.7):
+            return True
+        needed = np.log(err) / max(-np.log(max(rate, 1e-300)), 1e-12)
+        return needed > ratio + 1.5
 
     def _diagnosis(self, t1, h, history, res, phi, q, singular=None, constraints=None):
         extra = ""
@@ -394,14 +450,15 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
              correction: str = "none", record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
              progress: bool = False, on_step: Callable | None = None,
-             force_scale: float = 0.0) -> Result:
+             force_scale: float = 0.0, factor_cost: float | None = None) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
     when Newton fails).  Returns a :class:`~fem.results.Result` with the initial state
     and every ``record_every``-th step.
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output.
     ``force_scale`` [N]: smallest scale of the relative force residual (for motions that
-    start from rest with zero forces; see :class:`GeneralizedAlpha`).
+    start from rest with zero forces; see :class:`GeneralizedAlpha`).  ``factor_cost``:
+    the factorization policy's cost ratio (None: measured; see :class:`GeneralizedAlpha`).
     """
     t_end = finite(t_end, "simulate: t_end [s]")
     t0 = finite(t0, "simulate: t0 [s]")
@@ -424,7 +481,7 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
              f"{span:g} s is taken")
     ga = GeneralizedAlpha(model, rho_inf, q0, v0, t0, tol, constraint_tol, max_iter, reuse,
                           project_velocities=project_velocities, correction=correction,
-                          force_scale=force_scale)
+                          force_scale=force_scale, factor_cost=factor_cost)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": rho_inf, "dt_s": dt, "solver": "generalized-alpha",
                      **ga.initial_corrections})
@@ -456,5 +513,7 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     res.info.update({"factorizations": ga.n_factorizations, "correction": ga.correction,
                      "kinematic_corrections": ga.n_corrections,
                      "roundoff_accepts": ga.n_roundoff_accepts,
-                     "force_evaluations": ga.n_force_evals})
+                     "force_evaluations": ga.n_force_evals,
+                     "factorization_cost_s": ga.cost_factor,
+                     "iteration_cost_s": ga.cost_iteration})
     return res.finish()
