@@ -35,6 +35,7 @@ scalar time (returns ``(3,)`` arrays) or an array of times (returns ``(n, 3)`` a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -343,9 +344,10 @@ class CirclePath:
     def length(self) -> float:
         return float(abs(self.sweep) * self.radius)
 
-    @property
+    @functools.cached_property
     def basis(self) -> tuple[FloatArray, FloatArray]:
-        """In-plane unit vectors ``(e1, e2)``."""
+        """In-plane unit vectors ``(e1, e2)`` (computed once: the path is evaluated at
+        every time step)."""
         n = self.normal
         ref = np.array([1.0, 0.0, 0.0])
         if abs(n @ ref) > 0.9:
