@@ -241,13 +241,13 @@ class GeneralizedAlpha:
         v = self.v + h * ((1.0 - gam) * self.a + gam * a1)
         q = self.q + h * self.v + h * h * ((0.5 - beta) * self.a + beta * a1)
         lam = self.lam.copy()
-        if self._lu_h != h or (self.reuse_mode == "step" and self._cost_ratio() < 16.0):
+        if self._lu_h != h or (self.reuse_mode == "step" and self._cost_ratio() < 10.0):
             # "step": a fresh tangent at the start of every step, kept within the step —
             # best for mechanisms whose large motion rotates the constraint Jacobian
             # (flagship robot: 2.4 instead of 4.1 iterations per step, 25 % less time) —
-            # unless a factorization costs more than 16 iterations (hexagon_6: 5–8,
-            # hexagon_96: 25), where keeping it across steps while it contracts is cheaper
-            # (hexagon_96: 220 instead of 329 factorizations, 16 % less time)
+            # unless a factorization costs more than 10 iterations (hexagon_6: 5–8,
+            # hexagon_96: 12–28), where keeping it across steps while it contracts is
+            # cheaper (hexagon_96: 212 instead of 329 factorizations, 15–20 % less time)
             self._lu = None
         refactor = self._lu is None or not self.reuse
         err_prev = np.inf
