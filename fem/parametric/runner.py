@@ -154,18 +154,32 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
         token = uuid.uuid4().hex[:8]
         futures = {c.submit(run_point, t, key=f"fem-point-{token}-{t.name}", pure=False): t
                    for t in tasks}
+        killed: list[PointTask] = []
+
+        def report(t: PointTask, fut, retry: bool) -> None:
+            try:
+                res = fut.result()
+            except Exception as err:   # e.g. KilledWorker: the point crashed workers
+                if type(err).__name__ == "KilledWorker" and not retry:
+                    # the culprit, or a point queued on the workers the culprit killed:
+                    # decided below, each alone
+                    killed.append(t)
+                    return
+                res = {"name": t.name, "status": "failed",
+                       "error": f"{type(err).__name__}: {err}"}
+                if t.folder is not None and Path(t.folder).is_dir():
+                    (Path(t.folder) / ERROR).write_text(json.dumps(jsonable(
+                        {"error": res["error"], "parameters": t.params}), indent=1))
+            on_result(t, res)
+
         try:
             for fut in as_completed(futures):
-                t = futures[fut]
-                try:
-                    res = fut.result()
-                except Exception as err:   # e.g. KilledWorker: the point crashed workers
-                    res = {"name": t.name, "status": "failed",
-                           "error": f"{type(err).__name__}: {err}"}
-                    if t.folder is not None and Path(t.folder).is_dir():
-                        (Path(t.folder) / ERROR).write_text(json.dumps(jsonable(
-                            {"error": res["error"], "parameters": t.params}), indent=1))
-                on_result(t, res)
+                report(futures[fut], fut, retry=False)
+            for t in killed:         # one at a time: bystanders finish, culprits fail
+                fut = c.submit(run_point, t, key=f"fem-point-{token}-{t.name}-alone",
+                               pure=False)
+                futures[fut] = t
+                report(t, fut, retry=True)
         except BaseException:
             c.cancel(list(futures))
             raise
