@@ -5,35 +5,64 @@ The public API: build a :class:`Model` of nodes, elements (see
 :func:`solve_static`, :func:`simulate` (generalized-α) or :func:`modes`.
 """
 
-from . import constraints, elements, frames, reduction
-from .builders import circle_section, rectangle_section, straight_beam, straight_cable
-from .constraints import (
-    AngleDrive,
-    Coincident,
-    Distance,
-    Dot,
-    Fixed,
-    Linear,
-    PrescribedCoordinates,
-    PrescribedPoint,
-)
+from typing import TYPE_CHECKING
+
 from .errors import ConvergenceError, ModelError, SingularMatrixError
-from .linear_map import LinearMap, constant
-from .materials import Material
-from .mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh
-from .model import Body, ElementGroup, Model
-from .output import write_outputs
-from .results import Result
-from .solvers import (
-    GeneralizedAlpha,
-    consistent_initial_state,
-    driven_inverse_dynamics,
-    modes,
-    project_positions,
-    simulate,
-    solve_static,
-)
 from .validate import FemWarning
+
+# Everything else is imported on first use (PEP 562): `import fem` loads neither scipy
+# nor meshio, numba, matplotlib or pyvista (issue 12: under 0.3 s in a fresh process).
+_LAZY = {
+    "circle_section": "builders", "rectangle_section": "builders",
+    "straight_beam": "builders", "straight_cable": "builders",
+    "AngleDrive": "constraints", "Coincident": "constraints", "Distance": "constraints",
+    "Dot": "constraints", "Fixed": "constraints", "Linear": "constraints",
+    "PrescribedCoordinates": "constraints", "PrescribedPoint": "constraints",
+    "LinearMap": "linear_map", "constant": "linear_map",
+    "Material": "materials",
+    "Mesh": "mesh", "load_builtin_mesh": "mesh", "read_mesh": "mesh", "write_mesh": "mesh",
+    "Body": "model", "ElementGroup": "model", "Model": "model",
+    "write_outputs": "output",
+    "Result": "results",
+    "GeneralizedAlpha": "solvers", "consistent_initial_state": "solvers",
+    "driven_inverse_dynamics": "solvers", "modes": "solvers",
+    "project_positions": "solvers", "simulate": "solvers", "solve_static": "solvers",
+    "sweep": "parametric",
+}
+_SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "cases", "cli",
+               "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
+               "parametric", "mesh", "model", "results", "trajectory", "plates",
+               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature"}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from . import constraints, elements, frames, reduction  # noqa: F401
+    from .builders import circle_section, rectangle_section, straight_beam, straight_cable  # noqa: F401
+    from .constraints import (  # noqa: F401
+        AngleDrive,
+        Coincident,
+        Distance,
+        Dot,
+        Fixed,
+        Linear,
+        PrescribedCoordinates,
+        PrescribedPoint,
+    )
+    from .linear_map import LinearMap, constant  # noqa: F401
+    from .materials import Material  # noqa: F401
+    from .mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
+    from .model import Body, ElementGroup, Model  # noqa: F401
+    from .output import write_outputs  # noqa: F401
+    from .parametric import sweep  # noqa: F401
+    from .results import Result  # noqa: F401
+    from .solvers import (  # noqa: F401
+        GeneralizedAlpha,
+        consistent_initial_state,
+        driven_inverse_dynamics,
+        modes,
+        project_positions,
+        simulate,
+        solve_static,
+    )
 
 __all__ = [
     "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",
@@ -50,10 +79,16 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # fem.sweep (parameter studies on Dask) is imported on first use: `import fem` stays
-    # free of dask, pandas and the sweep machinery
-    if name == "sweep":
-        from .parametric import sweep
+    import importlib
 
-        return sweep
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value          # next access is a plain attribute
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'fem' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
