@@ -3,7 +3,7 @@
 Straight at rest at t = 0, generalized-α ρ∞ = 0.8, h = 1e-3 s, 1000 steps, Newton
 tolerance 1e-6 relative; n ∈ {16, 64, 256} elements.  Prints one JSON line per n.
 Not collected by pytest (run: ``python tests/benchmarks/cable_cantilever.py``).
-For scale: Exudyn 1.13 (C++, 3D ANCF cable) runs n = 16 in about 0.18 s on this machine.
+Against Exudyn, interleaved: ``peer_compare.py`` (docs/performance.md, "Peer comparison").
 """
 
 from __future__ import annotations

@@ -1,20 +1,31 @@
-"""Interleaved peer comparison on the cable benchmark: this project against Exudyn.
+"""Interleaved peer comparison of the cable benchmark: fem against Exudyn (issue 12).
 
-For each element count, ``R`` rounds (default 3) each run this project's
-``cable_cantilever.run(n)`` and Exudyn's ``peer_exudyn_cable.run(n)`` in fresh
-processes, alternating, so both see the same machine load.  Each process first does
-a tiny warm-up run, so imports and the numba cache load are not timed. Only the time
-integration is timed. Prints one JSON line per n: median and minimum walls, their
-ratio, both tip deflections and their relative difference.
+For each number of elements, runs ``fem`` (``cable_cantilever.py``) and Exudyn
+(``peer_exudyn_cable.py``) alternately, each in a fresh subprocess, ``-r`` times each
+(the order flips every repeat), and prints one JSON line per size: median and min wall
+of both, their ratio (fem / Exudyn), both tip z and their relative difference, the
+Newton tolerances and iterations, the machine.
 
-Run: ``python tests/benchmarks/peer_compare.py [--rounds R] [--exudyn-tol 1e-6] n ...``
-(needs ``pip install exudyn``; without it only this project's side is measured).
+Each worker builds its model, runs a small warm-up in the same process (imports, numba
+kernels from the on-disk cache, Exudyn's first-call set-up), and times only the
+simulation call.  One thread on both sides: OMP/MKL/OpenBLAS threads = 1 in the
+environment, Exudyn's ``parallel.numberOfThreads = 1``, fem's solvers limit BLAS to one
+thread themselves.
+
+Exudyn is measurement only, never a dependency of ``fem``; without it the fem side
+still runs and the Exudyn fields are null.  Exudyn's Newton tolerance is the tightest of
+``--tols`` at which it completes the 1000 steps (found on its first run, then kept).
+
+    python tests/benchmarks/peer_compare.py 16 64 256 > out.jsonl
+    python tests/benchmarks/scaling_plot.py out.jsonl cable_scaling.png
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -22,64 +33,136 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-OURS = """
-import json, sys
-sys.path.insert(0, {here!r})
-import cable_cantilever as c
-c.run(4, steps=3)
-print(json.dumps(c.run({n})))
-"""
-PEER = """
-import json, sys
-sys.path.insert(0, {here!r})
-import peer_exudyn_cable as p
-p.run(2, steps=3)
-print(json.dumps(p.run({n}, tol={tol})))
-"""
+OURS_TOL = 1e-6
+SIZES = (8, 16, 64, 256, 512)
 
 
-def _one(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def _env() -> dict:
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env[var] = "1"
+    root = str(HERE.parent.parent)   # the checkout's fem, ahead of an installed one
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
 
 
-def compare(n: int, rounds: int = 3, tol: float = 1e-6) -> dict:
-    have_peer = importlib.util.find_spec("exudyn") is not None
-    ours, peer = [], []
-    for _ in range(rounds):
-        ours.append(_one(OURS.format(here=str(HERE), n=n)))
-        if have_peer:
-            peer.append(_one(PEER.format(here=str(HERE), n=n, tol=tol)))
-    w_o = [r["wall_s"] for r in ours]
-    row = {"elements": n, "rounds": rounds, "fem_wall_median_s": statistics.median(w_o),
-           "fem_wall_min_s": min(w_o), "fem_tip_z_m": ours[-1]["tip_z_m"],
-           "fem_newton_iterations_per_step": ours[-1]["newton_iterations_per_step"],
-           "fem_tol": 1e-6,
-           "machine": f"{platform.machine()}, python {sys.version.split()[0]}"}
-    if have_peer:
-        w_p = [r["wall_s"] for r in peer]
-        tip_o, tip_p = ours[-1]["tip_z_m"], peer[-1]["tip_z_m"]
-        row.update({"peer": peer[-1]["code"], "peer_tol": tol,
-                    "peer_completed": all(r["completed"] for r in peer),
-                    "peer_wall_median_s": statistics.median(w_p), "peer_wall_min_s": min(w_p),
-                    "ratio_median": round(statistics.median(w_o) / statistics.median(w_p), 3),
-                    "peer_tip_z_m": tip_p,
-                    "tip_relative_difference": abs(tip_o - tip_p) / abs(tip_p)})
+def _last_json(text: str) -> dict | None:
+    for line in reversed(text.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
+def run_ours(n: int, timeout: float) -> dict:
+    p = subprocess.run([sys.executable, str(HERE / "peer_compare.py"), "--worker", str(n)],
+                       capture_output=True, text=True, env=_env(), timeout=timeout)
+    out = _last_json(p.stdout)
+    if out is None:
+        raise RuntimeError(f"fem worker n={n} failed:\n{p.stderr[-2000:]}")
+    return out
+
+
+def run_exudyn(n: int, tols: list[float], abs_tol: float | None, timeout: float) -> dict:
+    cmd = [sys.executable, str(HERE / "peer_exudyn_cable.py"), str(n),
+           "--tols", ",".join(f"{t:g}" for t in tols)]
+    if abs_tol is not None:
+        cmd += ["--abs-tol", f"{abs_tol:g}"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"completed": False, "error": f"timeout after {timeout:g} s"}
+    out = _last_json(p.stdout)
+    if out is None:
+        return {"completed": False, "error": p.stderr[-500:]}
+    return out
+
+
+def worker(n: int) -> None:
+    """fem side, in a fresh process: warm-up, then the timed benchmark."""
+    spec = importlib.util.spec_from_file_location("cable_cantilever",
+                                                  HERE / "cable_cantilever.py")
+    cc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cc)
+    cc.run(2, steps=10)            # imports, kernels from the numba cache: not timed
+    print(json.dumps(cc.run(n)), flush=True)
+
+
+def _summary(runs: list[dict]) -> dict:
+    walls = [r["wall_s"] for r in runs]
+    return {"wall_median_s": round(statistics.median(walls), 4), "wall_min_s": min(walls),
+            "walls_s": walls}
+
+
+def compare(n: int, repeats: int, tols: list[float], abs_tol: float | None,
+            have_exudyn: bool, timeout: float) -> dict:
+    ours, exu = [], []
+    exu_tols, exu_fail = list(tols), None
+    for k in range(repeats):
+        order = ("ours", "exudyn") if k % 2 == 0 else ("exudyn", "ours")
+        for side in order:
+            if side == "ours":
+                ours.append(run_ours(n, timeout))
+            elif have_exudyn and exu_fail is None:
+                r = run_exudyn(n, exu_tols, abs_tol, timeout)
+                if not r.get("completed"):
+                    exu_fail = r
+                    continue
+                exu.append(r)
+                exu_tols = [r["tol"]]            # keep the tolerance found first
+    o = ours[-1]
+    row = {"elements": n, "steps": o["steps"], "repeats": repeats,
+           "ours": {**_summary(ours), "tol": OURS_TOL, "tip_z_m": o["tip_z_m"],
+                    "newton_iterations_per_step": o["newton_iterations_per_step"],
+                    "factorizations": o["factorizations"],
+                    "roundoff_accepts": o["roundoff_accepts"]}}
+    if exu:
+        e = exu[-1]
+        row["exudyn"] = {**_summary(exu), "version": e["version"], "tol": e["tol"],
+                         "abs_tol": e["abs_tol"], "tols_failed": exu[0]["failed"],
+                         "tip_z_m": e["tip_z_m"],
+                         "newton_iterations_per_step": e["newton_iterations_per_step"],
+                         "jacobians": e["jacobians"]}
+        row["ratio_median"] = round(row["ours"]["wall_median_s"]
+                                    / row["exudyn"]["wall_median_s"], 3)
+        row["ratio_min"] = round(row["ours"]["wall_min_s"] / row["exudyn"]["wall_min_s"], 3)
+        row["tip_rel_diff"] = float(f"{abs(o['tip_z_m'] - e['tip_z_m']) / abs(e['tip_z_m']):.3g}")
     else:
-        row["peer"] = "exudyn not installed (pip install exudyn)"
+        row["exudyn"] = None if not have_exudyn else exu_fail
+        row["ratio_median"] = row["ratio_min"] = row["tip_rel_diff"] = None
+    row["machine"] = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                      f"python {sys.version.split()[0]}")
     return row
 
 
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("elements", nargs="*", type=int, default=list(SIZES))
+    ap.add_argument("-r", "--repeats", type=int, default=3)
+    ap.add_argument("--tols", default="1e-6,1e-5,1e-4",
+                    help="Exudyn relative Newton tolerances to try, tightest first")
+    ap.add_argument("--exudyn-abs-tol", type=float, default=None,
+                    help="Exudyn Newton absolute tolerance (its default 1e-10)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="per subprocess [s]")
+    ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker is not None:
+        worker(args.worker)
+        return 0
+    try:
+        import exudyn  # noqa: F401  (only to know whether the peer can run)
+        have_exudyn = True
+    except ImportError:
+        have_exudyn = False
+    if not have_exudyn:
+        print("peer_compare: exudyn is not installed (pip install exudyn); running the fem "
+              "side only. Exudyn is a measurement-only peer, not a dependency of fem.",
+              file=sys.stderr)
+    tols = [float(t) for t in args.tols.split(",")]
+    for n in args.elements:
+        print(json.dumps(compare(n, args.repeats, tols, args.exudyn_abs_tol, have_exudyn,
+                                 args.timeout)), flush=True)
+    return 0
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    opts = {"--rounds": 3, "--exudyn-tol": 1e-6}
-    for key in list(opts):
-        if key in args:
-            i = args.index(key)
-            opts[key] = type(opts[key])(args[i + 1])
-            del args[i:i + 2]
-    for n in [int(a) for a in args] or [8, 16, 64, 256]:
-        print(json.dumps(compare(n, int(opts["--rounds"]), float(opts["--exudyn-tol"]))),
-              flush=True)
+    sys.exit(main())
