@@ -99,3 +99,14 @@ def test_cable_dynamics_identical_across_storages():
         tips[dense] = res.q[:, model.node_dofs(nodes[-1])[2]]
     np.testing.assert_allclose(tips[None], tips[True], rtol=1e-9, atol=1e-12)
     assert abs(tips[None][-1]) > 1e-4
+
+
+def test_matvec_matches_the_sparse_product():
+    from fem.linalg import matvec
+
+    rng = np.random.default_rng(5)
+    A = sp.random(300, 300, density=0.05, random_state=7, format="csr")
+    x = rng.standard_normal(300)
+    np.testing.assert_allclose(matvec(A)(x), A @ x, rtol=1e-14, atol=1e-14)
+    D = A.toarray()
+    np.testing.assert_allclose(matvec(D)(x), D @ x, rtol=1e-14, atol=1e-14)

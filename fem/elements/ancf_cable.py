@@ -90,6 +90,8 @@ class AncfCable(ElementFamily):
         self._N1c = np.ascontiguousarray(self._N1)
         self._N2c = np.ascontiguousarray(self._N2)
         self.use_kernel = True     # the compiled kernel when numba is there (kernels.py)
+        self._scratch = np.empty((n, self._nq))     # kernel work space, reused
+        self._no_tangent = np.empty((0, 12, 12))
 
     # ------------------------------------------------------------- kinematics
     def shape(self, xi):
@@ -117,9 +119,9 @@ class AncfCable(ElementFamily):
             n = self.n_elements
             Q = np.ascontiguousarray(q, dtype=float).reshape(n, 4, 3)
             f = np.empty((n, 12))
-            K = np.empty((n, 12, 12)) if tangent else np.empty((0, 12, 12))
+            K = np.empty((n, 12, 12)) if tangent else self._no_tangent
             kernels.cable_forces(Q, self._N1c, self._N2c, self._wa, self._wb,
-                                 np.empty((n, self._nq)), f, K, tangent)
+                                 self._scratch, f, K, tangent)
             return f, (K if tangent else None)
         return self.forces_numpy(q, v, tangent)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
-from ..linalg import Factorization
+from ..linalg import Factorization, matvec
 from ..results import Result
 from ..validate import coordinates, finite, integer, positive, warn
 from .corotation import CoRotation
@@ -200,6 +200,7 @@ class GeneralizedAlpha:
             raise ModelError(f"predictor must be 'constant' or 'linear'; got {predictor!r}")
         self.predictor = predictor
         self._corot = CoRotation(self.asm) if corotate else None
+        self._M_mul = matvec(self.asm.M) if self.asm.constant_mass else None
         self._lu_ref = None       # the bodies' positions when the factorization was made
         self._lu_step = -1        # and the step it was made in
         self.n_steps = 0
@@ -272,6 +273,7 @@ class GeneralizedAlpha:
         err_prev = np.inf
         dq = None             # the last correction (round-off acceptance looks at it)
         rhs = np.empty(asm.n + asm.m)
+        M_mul = self._M_mul
         hist = []
         f_ext = asm.external_forces(t1, q)
         fe2 = float(f_ext @ f_ext)
@@ -286,7 +288,7 @@ class GeneralizedAlpha:
             phi, jv = asm.constraint_state(q, t1)
             JTl = asm.reaction(jv, lam, q)
             if asm.constant_mass:
-                Mq = asm.M @ qdd
+                Mq = M_mul(qdd)
             else:   # M(q) q̈ + quadratic-velocity forces, tangents for the next factor
                 Mq, self._inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
             res = Mq + f_int - f_ext + JTl
