@@ -122,7 +122,7 @@ class Assembly:
         # the iteration matrix's storage (dense, banded or sparse) is chosen from its
         # pattern by the linear-algebra layer unless the caller fixed it
         self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense,
-                              kind=None if dense is None else
+                              kind="auto" if dense is None else
                               ("dense" if dense else "sparse"))
 
     # ================================================================ constraints

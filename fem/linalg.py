@@ -125,26 +125,28 @@ class Pattern:
     """Fixed positions of a list of contributions in an (n × m) matrix.
 
     ``Pattern(shape, rows, cols, dense)(values)`` returns the matrix with ``values[k]``
-    added at ``(rows[k], cols[k])`` (duplicates summed): a dense array, a CSR matrix or,
-    for square patterns given ``kind="banded"`` or ``kind=None`` (chosen by
-    :func:`choose_storage`), a :class:`BandedMatrix`.  The index of every contribution
+    added at ``(rows[k], cols[k])`` (duplicates summed): a dense array or a CSR matrix as
+    ``dense`` says, or the storage named by ``kind`` (``"dense"``, ``"sparse"``,
+    ``"banded"``: a :class:`BandedMatrix`; ``"auto"``: chosen by
+    :func:`choose_storage`).  The index of every contribution
     into the storage is computed once; assembling is one ``np.bincount``.
     """
 
     def __init__(self, shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
-                 dense: bool = False, kind: str | None = "auto-off"):
+                 dense: bool = False, kind: str | None = None):
         self.shape = shape
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        if kind == "auto-off":          # the historical two-way switch
+        if kind is None:                # the two-way switch of the ``dense`` flag
             kind = "dense" if dense else "sparse"
-        elif shape[0] != shape[1]:
+        elif kind == "auto":
+            kind = STORAGE or "auto"
+        if shape[0] != shape[1] and kind != "dense":
             kind = "sparse"
         perm = None
-        if kind is None:
-            kind = STORAGE
-        if kind is None or kind == "banded":
-            kind, perm = choose_storage(shape[0], rows, cols, kind)
+        if kind in ("auto", "banded"):
+            kind, perm = choose_storage(shape[0], rows, cols,
+                                        None if kind == "auto" else kind)
         self.kind = kind
         self.dense = kind == "dense"
         self.n_contrib = rows.size
