@@ -221,12 +221,13 @@ class FloatingFrameLink:
             a, c = smp.dY @ e[sy], smp.dY @ e[sz]              # (P, G)
             s = a * a + c * c
             p[:, 0] -= 0.125 * np.einsum("pg,pg->p", smp.wt, s * s)
-            Pe[:, 0, sy] -= 0.5 * np.einsum("pg,pgi->pi", smp.wt * s * a, smp.dY)
-            Pe[:, 0, sz] -= 0.5 * np.einsum("pg,pgi->pi", smp.wt * s * c, smp.dY)
+            dYt = smp.dY.transpose(0, 2, 1)                    # (P, nb, G)
+            Pe[:, 0, sy] -= 0.5 * (dYt @ (smp.wt * s * a)[..., None])[..., 0]
+            Pe[:, 0, sz] -= 0.5 * (dYt @ (smp.wt * s * c)[..., None])[..., 0]
             Q = Q.copy()
             for (r, cc), wgt in (((sy, sy), 0.5 * (s + 2 * a * a)), ((sy, sz), a * c),
                                  ((sz, sz), 0.5 * (s + 2 * c * c))):
-                blk = np.einsum("pg,pgi,pgj->pij", smp.wt * wgt, smp.dY, smp.dY)
+                blk = (dYt * (smp.wt * wgt)[:, None, :]) @ smp.dY
                 Q[:, r, cc] += blk
                 if r != cc:
                     Q[:, cc, r] += blk.transpose(0, 2, 1)
@@ -277,7 +278,8 @@ class FloatingFrameLink:
         d2 = eye[3] + 0.5 * m[:, None] * eye[2] + 0.5 * c[:, None] * dm
         gz = (ei1 * (k1[:, None] * d1 - A[:, None] * eye[1])
               + ei2 * (k2[:, None] * d2 - C[:, None] * eye[3]))
-        grad = np.einsum("p,pk,pkn->n", wb, gz, Bz)
+        Bf = Bz.reshape(-1, Bz.shape[2])                       # (4P, ne)
+        grad = Bf.T @ (wb[:, None] * gz).ravel()
         if order == 1:
             return U, grad, None
         M2 = np.zeros((4, 4))
@@ -292,7 +294,7 @@ class FloatingFrameLink:
         E33[:, 3, 3] = 1.0
         hz = (ei1 * (np.einsum("pk,pl->pkl", d1, d1) + k1[:, None, None] * h1 - E11)
               + ei2 * (np.einsum("pk,pl->pkl", d2, d2) + k2[:, None, None] * h2 - E33))
-        hess = np.einsum("p,pkn,pkl,plm->nm", wb, Bz, hz, Bz)
+        hess = Bf.T @ ((wb[:, None, None] * hz) @ Bz).reshape(Bf.shape)
         return U, grad, hess
 
     def strain_energy(self, e: np.ndarray) -> float:
