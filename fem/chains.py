@@ -813,7 +813,7 @@ class SpatialChainSystem(PlanarChainSystem):
 
 def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
              n_coordinates: int = 4, angles=None, polar_inertia_per_length=None,
-             **kwargs) -> SpatialChain:
+             kinematics: str = "seed", **kwargs) -> SpatialChain:
     """Build a :class:`SpatialChain` from D-H parameters and link data.
 
     Parameters
@@ -831,6 +831,9 @@ def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
         Initial joint angles [rad] (None: zeros).
     polar_inertia_per_length : float or sequence or None
         ``ρI_p`` [kg·m] (None: 1 % of ρA m² — a thin section).
+    kinematics : str
+        Of every link (:class:`FloatingFrameLink`): 'seed' or 'fourth_order'.  The tip
+        rotation carried into the next frame stays linear in the tip slopes.
     **kwargs
         Passed to :class:`SpatialChain` (base, gravity, joint_stiffness, tip_masses,
         tip_torque, name).
@@ -862,6 +865,6 @@ def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
         links.append(FloatingFrameLink(Ls[i], basis, n_coordinates, rA, ea[i], eiy[i],
                                        eiz[i], GJ=gj[i],
                                        polar_inertia_per_length=0.01 * rA if ip is None
-                                       else ip[i]))
+                                       else ip[i], kinematics=kinematics))
     angles = np.zeros(nl) if angles is None else angles
     return SpatialChain(links, angles, dh=dh, **kwargs)
