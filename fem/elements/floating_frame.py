@@ -234,7 +234,8 @@ class FloatingFrameLink:
         return p, Pe, Q
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link."""
+        """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
+        seed's (quadratic) part; :meth:`sample` adds the fourth-order data."""
         x = np.asarray(x, float).ravel()
         if np.any(x < 0) or np.any(x > self.length * (1 + 1e-12)):
             raise ModelError(f"floating-frame link: points must lie in [0, {self.length:g}] m;"
