@@ -30,13 +30,14 @@ from scipy.optimize import brentq
 
 import fem
 from fem.chains import HubLink, write_centreline_series
-from fem.elements.floating_frame import FloatingFrameLink
+from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 
 PARAMS = {
     "omega0_rad_s": 4.0,
     "basis": "bezier",          # modes, fe, bezier, bspline, ancf
     "n_coordinates": 4,         # functions per transverse field (ANCF: elements = 2 n)
     "coupling": True,
+    "kinematics": "seed",       # seed, fourth_order (see FloatingFrameLink)
     "t_end_s": 20.0,
     "dt_s": 0.01,
     "rho_inf": 0.8,
@@ -53,7 +54,8 @@ PARAMS = {
 LIMITS = {"omega0_rad_s": ">=0", "basis": ("modes", "fe", "bezier", "bspline", "ancf"),
           "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
           "spinup_time_s": ">0", "length_m": ">0", "area_m2": ">0", "inertia_m4": ">0",
-          "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare")}
+          "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare"),
+          "kinematics": KINEMATICS}
 
 BASES = ("modes", "fe", "bezier", "bspline")
 SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}
@@ -130,7 +132,7 @@ def build(**params):
         return model
     link = FloatingFrameLink(L, p["basis"], p["n_coordinates"], rho * A, E * A, E * I,
                              E * I, GJ=E / 2.6 * 2 * I, polar_inertia_per_length=rho * 2 * I,
-                             coupling=p["coupling"])
+                             coupling=p["coupling"], kinematics=p["kinematics"])
     return HubLink(link, hub_angle=motion, name=f"spinup_beam_{p['basis']}")
 
 

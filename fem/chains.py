@@ -127,31 +127,26 @@ class PointMap:
     def __init__(self, model: HubLink, x: float):
         self.model = model
         self.x = x
-        self.L1, self.Q, self.p0 = model.link.samples([x])
+        self.samples = model.link.sample([x])
         self.label = f"{model.name} point x = {x:g} m"
 
     def _parts(self, q):
-        e = q[1:]
-        Qe = self.Q[0] @ e
-        p = self.p0[0] + self.L1[0] @ e
-        p[0] -= 0.5 * Qe @ e
-        Pe = self.L1[0].copy()
-        Pe[0] -= Qe
-        return p, Pe, _rotation_z(q[0])
+        p, Pe, Q = self.model.link.local(q[1:], self.samples)
+        return p[0], Pe[0], Q[0], _rotation_z(q[0])
 
     def __call__(self, q: np.ndarray) -> np.ndarray:
-        p, _, (R, _, _) = self._parts(q)
+        p, _, _, (R, _, _) = self._parts(q)
         return R @ p
 
     def jacobian(self, q: np.ndarray) -> np.ndarray:
-        p, Pe, (R, R1, _) = self._parts(q)
+        p, Pe, _, (R, R1, _) = self._parts(q)
         return np.column_stack([R1 @ p, R @ Pe])
 
     def acceleration_term(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        p, Pe, (R, R1, R2) = self._parts(q)
+        p, Pe, Q, (R, R1, R2) = self._parts(q)
         w, ed = v[0], v[1:]
         return (R2 @ p * w * w + 2.0 * w * (R1 @ (Pe @ ed))
-                - R[:, 0] * float(ed @ self.Q[0] @ ed))
+                - R[:, 0] * float(ed @ Q @ ed))
 
 
 class HubLinkSystem:
@@ -226,18 +221,32 @@ class HubLinkSystem:
         return f, (M, Kq, C)
 
     # ---------------------------------------------------------------- forces
+    def _link_dofs(self):
+        """(link, its elastic coordinates in q) for every link."""
+        return [(self.link, np.arange(1, self.n))]
+
+    def _elastic(self, f: np.ndarray, Kt: np.ndarray | None, q: np.ndarray):
+        """Add the nonlinear part of the links' elastic forces (and tangents) to ``K q``."""
+        for lk, d in self._link_dofs():
+            if lk.nonlinear_curvature:
+                fe, Ke = lk.elastic_forces(q[d], Kt is not None)
+                f[d] += fe - lk.K @ q[d]
+                if Kt is not None:
+                    Kt[np.ix_(d, d)] += Ke - lk.K
+        return f, Kt
+
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
-        """Elastic forces ``K e`` and the weight (configuration-dependent)."""
-        f = self.K @ q
+        """Elastic forces ``∂U/∂e`` and the weight (configuration-dependent)."""
+        f, Kt = self._elastic(self.K @ q, self.K.copy() if tangent else None, q)
         g = self.model.gravity
         if not np.any(g):
-            return f, (self.K.copy() if tangent else None)
+            return f, Kt
         J, Hs = self.kinematics(q)
         f = f - np.einsum("p,pin,i->n", self.wm, J, g)
         if not tangent:
             return f, None
-        return f, self.K - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+        return f, Kt - np.einsum("p,pink,i->nk", self.wm, Hs, g)
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
         return np.zeros(self.n)
@@ -440,8 +449,7 @@ class PlanarChainSystem(HubLinkSystem):
     def __init__(self, model: PlanarChain):
         self._setup(model)
         self.c = model.frame_vectors()
-        tip = [lk.samples([lk.length]) for lk in model.links]
-        self._tips = tip
+        self._tips = [lk.sample([lk.length]) for lk in model.links]
 
     @staticmethod
     def _term(phi, c, p, Pe, Q, cols, n):
@@ -464,20 +472,16 @@ class PlanarChainSystem(HubLinkSystem):
         J_o = np.zeros((1, 3, n))
         H_o = np.zeros((1, 3, n, n))
         tips_J, tips_H = [], []
-        for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
-                                           self.model.elastic_dofs, self._tips, strict=True):
+        for lk, c, d, tip in zip(self.model.links, self.c, self.model.elastic_dofs,
+                                 self._tips, strict=True):
             e = q[d]
             p, Pe, Q = lk.local(e)
             J, Hs = self._term(c @ q, c, p, Pe, Q, d, n)
             Js.append(J + J_o)
             Hss.append(Hs + H_o)
             # the tip of this link is the origin of the next
-            Qe = Q1[0] @ e
-            pt = p01[0] + L1[0] @ e
-            pt[0] -= 0.5 * Qe @ e
-            Pt = L1[0].copy()
-            Pt[0] -= Qe
-            Jt, Ht = self._term(c @ q, c, pt[None], Pt[None], Q1, d, n)
+            pt, Pt, Qt = lk.local(e, tip)
+            Jt, Ht = self._term(c @ q, c, pt, Pt, Qt, d, n)
             J_o, H_o = J_o + Jt, H_o + Ht
             tips_J.append(J_o)
             tips_H.append(H_o)
@@ -486,27 +490,28 @@ class PlanarChainSystem(HubLinkSystem):
     def positions(self, q: np.ndarray) -> np.ndarray:
         """Material points at the quadrature points of all links (P, 3)."""
         out, tips, o = [], [], np.zeros(3)
-        for lk, c, d, (L1, Q1, p01) in zip(self.model.links, self.c,
-                                           self.model.elastic_dofs, self._tips, strict=True):
+        for lk, c, d, tip in zip(self.model.links, self.c, self.model.elastic_dofs,
+                                 self._tips, strict=True):
             R = _rot(c @ q)[0]
             out.append(o + lk.local(q[d])[0] @ R.T)
-            e = q[d]
-            pt = p01[0] + L1[0] @ e
-            pt[0] -= 0.5 * (Q1[0] @ e) @ e
-            o = o + R @ pt
+            o = o + R @ lk.local(q[d], tip)[0][0]
             tips.append(o)
         return np.concatenate([*out, np.array(tips)])
+
+    def _link_dofs(self):
+        return list(zip(self.model.links, self.model.elastic_dofs, strict=True))
 
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
         """Elastic and joint-spring forces and the weight."""
-        f = self.K @ (q - self.theta_ref)
+        f, Kt = self._elastic(self.K @ (q - self.theta_ref),
+                              self.K.copy() if tangent else None, q)
         J, Hs = self.kinematics(q)
         g = self.model.gravity
         f = f - np.einsum("p,pin,i->n", self.wm, J, g)
         if not tangent:
             return f, None
-        return f, self.K - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+        return f, Kt - np.einsum("p,pink,i->nk", self.wm, Hs, g)
 
 
 def write_centreline_series(out, name: str, times, lines_per_frame,
@@ -558,16 +563,6 @@ def _axis_rotation(axis: int, a: float):
     R1[i, i], R1[i, j], R1[j, i], R1[j, j] = -s, -c, c, -s
     R2[i, i], R2[i, j], R2[j, i], R2[j, j] = -c, s, -s, -c
     return R, R1, R2
-
-
-def _local(e, L1, Q, p0):
-    """``p, P_e, Q`` of :meth:`FloatingFrameLink.local` from cached samples."""
-    Qe = Q @ e
-    p = p0 + L1 @ e
-    p[:, 0] -= 0.5 * Qe @ e
-    Pe = L1.copy()
-    Pe[:, 0, :] -= Qe
-    return p, Pe, Q
 
 
 class _RotationProduct:
@@ -680,7 +675,7 @@ class SpatialChain(PlanarChain):
         if tip_torque is not None and not callable(tip_torque):
             raise ModelError("SpatialChain: tip_torque is a function t -> (3,) or None")
         self.tip_torque = tip_torque
-        self.tip_samples = [lk.samples([lk.length]) for lk in self.links]
+        self.tip_samples = [lk.sample([lk.length]) for lk in self.links]
         self.tip_vectors = [self._tip_vectors(i) for i in range(nl)]
 
     def assemble(self) -> SpatialChainSystem:
@@ -719,9 +714,8 @@ class SpatialChain(PlanarChain):
             S.const(_axis_rotation(0, al_i)[0])
             R = S.copy()
             yield R, list(origin)
-            L1, Q1, p01 = self.tip_samples[i]
-            pt, Pt, _ = _local(q[self.elastic_dofs[i]], L1, Q1, p01)
-            origin.append((R, pt, Pt, Q1, self.elastic_dofs[i]))
+            pt, Pt, Qt = self.links[i].local(q[self.elastic_dofs[i]], self.tip_samples[i])
+            origin.append((R, pt, Pt, Qt, self.elastic_dofs[i]))
             for axis, cv in self.tip_vectors[i]:
                 S.turn(axis, cv, q)
 
@@ -781,9 +775,8 @@ class SpatialChainSystem(PlanarChainSystem):
             J, Hs = R.term(p, Pe, Q, d, n)
             Js.append(J + J_o)
             Hss.append(Hs + H_o)
-            L1, Q1, p01 = self.model.tip_samples[len(Js) - 1]
-            pt, Pt, _ = _local(q[d], L1, Q1, p01)
-            Jt, Ht = R.term(pt, Pt, Q1, d, n)
+            pt, Pt, Qt = lk.local(q[d], self.model.tip_samples[len(Js) - 1])
+            Jt, Ht = R.term(pt, Pt, Qt, d, n)
             tips_J.append(J_o + Jt)
             tips_H.append(H_o + Ht)
         return np.concatenate(Js + tips_J), np.concatenate(Hss + tips_H)
@@ -793,7 +786,7 @@ class SpatialChainSystem(PlanarChainSystem):
         for (o, R), lk, d in zip(self.model.frames(q), self.model.links,
                                  self.model.elastic_dofs, strict=True):
             out.append(o + lk.local(q[d])[0] @ R.T)
-            tips.append(o + R @ _local(q[d], *self.model.tip_samples[len(tips)])[0][0])
+            tips.append(o + R @ lk.local(q[d], self.model.tip_samples[len(tips)])[0][0])
         return np.concatenate([*out, np.array(tips)])
 
     def tip_rotation_rates(self, q: np.ndarray) -> np.ndarray:
@@ -820,7 +813,7 @@ class SpatialChainSystem(PlanarChainSystem):
 
 def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
              n_coordinates: int = 4, angles=None, polar_inertia_per_length=None,
-             **kwargs) -> SpatialChain:
+             kinematics: str = "seed", **kwargs) -> SpatialChain:
     """Build a :class:`SpatialChain` from D-H parameters and link data.
 
     Parameters
@@ -838,6 +831,9 @@ def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
         Initial joint angles [rad] (None: zeros).
     polar_inertia_per_length : float or sequence or None
         ``ρI_p`` [kg·m] (None: 1 % of ρA m² — a thin section).
+    kinematics : str
+        Of every link (:class:`FloatingFrameLink`): 'seed' or 'fourth_order'.  The tip
+        rotation carried into the next frame stays linear in the tip slopes.
     **kwargs
         Passed to :class:`SpatialChain` (base, gravity, joint_stiffness, tip_masses,
         tip_torque, name).
@@ -869,6 +865,6 @@ def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
         links.append(FloatingFrameLink(Ls[i], basis, n_coordinates, rA, ea[i], eiy[i],
                                        eiz[i], GJ=gj[i],
                                        polar_inertia_per_length=0.01 * rA if ip is None
-                                       else ip[i]))
+                                       else ip[i], kinematics=kinematics))
     angles = np.zeros(nl) if angles is None else angles
     return SpatialChain(links, angles, dh=dh, **kwargs)

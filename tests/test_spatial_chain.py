@@ -35,11 +35,11 @@ def _rot(axis, a):
     return R
 
 
-def _spatial(nl=3):
+def _spatial(nl=3, kinematics="seed"):
     dh = [[0.0, 0.0, np.pi / 2], [0.2, 0.1, -0.6], [0.0, 0.3, 0.9]][:nl]
     return dh_chain(dh, L, RHO_A * L, EA, 0.8 * EI, EI, GJ, n_coordinates=3,
                     angles=[0.3, 0.4, -0.7][:nl], tip_masses=[5.0] * nl,
-                    base=_rot(0, 0.3) @ _rot(2, 0.2))
+                    base=_rot(0, 0.3) @ _rot(2, 0.2), kinematics=kinematics)
 
 
 def test_parallel_axes_reproduce_planar_chain():
@@ -75,9 +75,11 @@ def test_energy_conserved_in_spatial_fall():
     assert np.abs(defl[:, :, 1]).max() > 1e-4           # and bends them out of plane
 
 
-def test_kinematics_finite_differences():
-    """J = ∂r/∂q and ∂²r/∂q∂q of all mass points against central differences."""
-    asm = _spatial(3).assemble()
+@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+def test_kinematics_finite_differences(kinematics):
+    """J = ∂r/∂q and ∂²r/∂q∂q of all mass points against central differences (with the
+    fourth-order links the centre lines are quartic and their Q(e) varies)."""
+    asm = _spatial(3, kinematics).assemble()
     rng = np.random.default_rng(7)
     q = asm.q0 + 0.05 * rng.standard_normal(asm.n)
     J, H = asm.kinematics(q)

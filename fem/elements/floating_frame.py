@@ -15,6 +15,19 @@ produces the geometric stiffening through the inertia forces)::
 
     U = ½ eᵀ K e,  K = diag(EA ∫X′X′ᵀ, EI_z ∫Y″Y″ᵀ, EI_y ∫Y″Y″ᵀ, GJ ∫X′X′ᵀ).
 
+``kinematics = 'fourth_order'`` keeps the next order of the inextensible beam in the
+slopes ``s = v′² + w′²`` (the seed's model is exact to second order): the axial position
+gains ``−⅛∫₀ˣ s² dξ`` (the series of ``−∫₀ˣ (1 − √(1 − s)) dξ``) and the bending energy
+uses the curvatures of the bent centre line in the section's (twist-free) frame,
+
+    κ_y = v″ + ½ v′ m,   κ_z = w″ + ½ w′ m,   m = v′v″ + w′w″,
+
+(planar: ``κ = v″(1 + ½v′²)``, the series of the exact ``v″/√(1 − v′²)``), so
+``U = ½∫EA(X′a)² + EI_z κ_y² + EI_y κ_z² + GJ(X′d)²``.  The position is then quartic in
+``e`` and ``Q`` (below) depends on ``e``; the elastic force is nonlinear
+(:meth:`FloatingFrameLink.elastic_forces`).  'curvature_only' and 'foreshortening_only'
+switch on one of the two corrections (for the diagnosis in docs/floating_frame.md).
+
 Unlike the families registered in :mod:`fem.elements`, the link's positions are not linear
 in its coordinates once it sits on a moving frame: its mass depends on the configuration
 (``constant_mass = False``).  :mod:`fem.chains` places links on frames and supplies
@@ -31,7 +44,37 @@ from .. import bases
 from ..errors import ModelError
 from ..validate import finite, positive
 
-__all__ = ["FloatingFrameLink"]
+__all__ = ["FloatingFrameLink", "LinkSamples", "KINEMATICS"]
+
+KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
+"""Kinematic models of a link: the seed's (eq 2, linear curvature), and the corrections
+to the next order in the slopes (both, or one of them)."""
+
+
+class LinkSamples:
+    """Precomputed basis data at fixed points ``x`` of a link (for :meth:`local`).
+
+    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling, ``p0`` (P, 3);
+    with the fourth-order foreshortening also a Gauss rule on ``[0, x_p]`` for every
+    point: slopes ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
+
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt")
+
+    def __init__(self, x, L1, Q, p0, dY=None, wt=None):
+        self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
+
+
+def _running_rule(basis, x: np.ndarray, extra: int = 4):
+    """Gauss points ``ξ`` and weights of ``∫₀^{x_p}`` for every point (piecewise over the
+    basis' breakpoints): ``(xi (P, G), wt (P, G))``."""
+    br = basis.breakpoints
+    s, w = np.polynomial.legendre.leggauss(basis.gauss_points + extra)
+    a = br[None, :-1]
+    b = np.minimum(br[None, 1:], x[:, None])
+    span = np.clip(b - a, 0.0, None)
+    xi = 0.5 * (a + a + span)[..., None] + 0.5 * span[..., None] * s
+    wt = 0.5 * span[..., None] * w
+    return xi.reshape(x.size, -1), wt.reshape(x.size, -1)
 
 
 class FloatingFrameLink:
@@ -54,13 +97,19 @@ class FloatingFrameLink:
         ``ρI_p`` [kg·m] of the twist.
     coupling : bool
         Keep the foreshortening term (eq 2).
+    kinematics : str
+        'seed' (eq 2, linear curvature: the seed's model, default), 'fourth_order' (the
+        foreshortening and the curvature to the next order in the slopes, see the module
+        docstring; needs ``coupling``), or one of these corrections alone:
+        'curvature_only', 'foreshortening_only'.
     """
 
     constant_mass: ClassVar[bool] = False
 
     def __init__(self, length: float, basis: str, n: int, mass_per_length: float,
                  EA: float, EI_y: float, EI_z: float, GJ: float = 0.0,
-                 polar_inertia_per_length: float = 0.0, coupling: bool = True):
+                 polar_inertia_per_length: float = 0.0, coupling: bool = True,
+                 kinematics: str = "seed"):
         self.length = positive(length, "floating-frame link: length", "m")
         self.rho_A = positive(mass_per_length, "floating-frame link: mass per length", "kg/m")
         self.EA = positive(EA, "floating-frame link: EA", "N")
@@ -72,6 +121,15 @@ class FloatingFrameLink:
         if self.GJ < 0 or self.rho_Ip < 0:
             raise ModelError("floating-frame link: GJ and the polar inertia must be >= 0")
         self.coupling = bool(coupling)
+        if kinematics not in KINEMATICS:
+            raise ModelError(f"floating-frame link: kinematics must be one of "
+                             f"{', '.join(KINEMATICS)}; got {kinematics!r}")
+        self.kinematics = kinematics
+        self.nonlinear_curvature = kinematics in ("fourth_order", "curvature_only")
+        self.nonlinear_foreshortening = kinematics in ("fourth_order", "foreshortening_only")
+        if self.nonlinear_foreshortening and not self.coupling:
+            raise ModelError(f"floating-frame link: kinematics={kinematics!r} corrects the "
+                             f"foreshortening coupling; it needs coupling=True")
         self.basis = bases.get(basis)(self.length, n)
         B = self.basis
         x, w = B.quadrature()
@@ -113,26 +171,71 @@ class FloatingFrameLink:
             Q[:, s["z"], s["z"]] = H
         self.Q = Q
         self.p0 = np.column_stack([x, np.zeros_like(x), np.zeros_like(x)])
+        self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0))
+        if self.nonlinear_curvature:
+            # own Gauss rule for the (higher-degree) nonlinear bending energy
+            xb, wb = bases.gauss_rule(B.breakpoints, B.gauss_points + 4)
+            _, dYb, d2Yb = B.bending(xb)
+            # z = (v′, v″, w′, w″) = Bz e at every point
+            Bz = np.zeros((xb.size, 4, ne))
+            Bz[:, 0, s["y"]], Bz[:, 1, s["y"]] = dYb, d2Yb
+            Bz[:, 2, s["z"]], Bz[:, 3, s["z"]] = dYb, d2Yb
+            self._bend = (wb, Bz)
+
+    def _with_rule(self, smp: LinkSamples) -> LinkSamples:
+        if self.nonlinear_foreshortening:
+            xi, wt = _running_rule(self.basis, smp.x)
+            _, dY, _ = self.basis.bending(xi.ravel())
+            smp.dY, smp.wt = dY.reshape(*xi.shape, -1), wt
+        return smp
+
+    def sample(self, x) -> LinkSamples:
+        """:class:`LinkSamples` at the points ``x`` (reuse them with :meth:`local`)."""
+        x = np.asarray(x, float).ravel()
+        L1, Q, p0 = self.samples(x)
+        return self._with_rule(LinkSamples(x, L1, Q, p0))
 
     # ------------------------------------------------------------- kinematics
-    def local(self, e: np.ndarray, x: np.ndarray | None = None):
-        """Centre line in the frame at the quadrature points (or at ``x``).
+    def local(self, e: np.ndarray, x=None):
+        """Centre line in the frame at the quadrature points, at the points ``x`` or at
+        the points of a :class:`LinkSamples` ``x``.
 
         Returns ``p`` (P, 3), ``P_e = ∂p/∂e`` (P, 3, ne) and ``Q`` with
-        ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne)."""
+        ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the seed's kinematics and
+        depends on ``e`` with the fourth-order foreshortening."""
         if x is None:
-            L1, Q, p0 = self.L1, self.Q, self.p0
+            smp = self.quadrature_samples
+        elif isinstance(x, LinkSamples):
+            smp = x
         else:
-            L1, Q, p0 = self.samples(x)
+            smp = self.sample(x)
+        L1, Q, p0 = smp.L1, smp.Q, smp.p0
         Qe = Q @ e                                            # (P, ne)
         p = p0 + L1 @ e
         p[:, 0] -= 0.5 * Qe @ e
         Pe = L1.copy()
         Pe[:, 0, :] -= Qe
+        if smp.dY is not None:
+            # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
+            sy, sz = self.slices["y"], self.slices["z"]
+            a, c = smp.dY @ e[sy], smp.dY @ e[sz]              # (P, G)
+            s = a * a + c * c
+            p[:, 0] -= 0.125 * np.einsum("pg,pg->p", smp.wt, s * s)
+            dYt = smp.dY.transpose(0, 2, 1)                    # (P, nb, G)
+            Pe[:, 0, sy] -= 0.5 * (dYt @ (smp.wt * s * a)[..., None])[..., 0]
+            Pe[:, 0, sz] -= 0.5 * (dYt @ (smp.wt * s * c)[..., None])[..., 0]
+            Q = Q.copy()
+            for (r, cc), wgt in (((sy, sy), 0.5 * (s + 2 * a * a)), ((sy, sz), a * c),
+                                 ((sz, sz), 0.5 * (s + 2 * c * c))):
+                blk = (dYt * (smp.wt * wgt)[:, None, :]) @ smp.dY
+                Q[:, r, cc] += blk
+                if r != cc:
+                    Q[:, cc, r] += blk.transpose(0, 2, 1)
         return p, Pe, Q
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link."""
+        """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
+        seed's (quadratic) part; :meth:`sample` adds the fourth-order data."""
         x = np.asarray(x, float).ravel()
         if np.any(x < 0) or np.any(x > self.length * (1 + 1e-12)):
             raise ModelError(f"floating-frame link: points must lie in [0, {self.length:g}] m;"
@@ -157,5 +260,58 @@ class FloatingFrameLink:
         X, _ = self.basis.axial(np.asarray(x, float).ravel())
         return X @ e[self.slices["torsion"]]
 
+    def _bending_correction(self, e: np.ndarray, order: int):
+        """Nonlinear part of the bending energy ``½∫EI_z(κ_y² − v″²) + EI_y(κ_z² − w″²)``
+        and (order ≥ 1) its gradient, (order 2) its Hessian with respect to ``e``."""
+        wb, Bz = self._bend
+        z = Bz @ e                                             # (P, 4): v′, v″, w′, w″
+        a, A, c, C = z.T
+        m = a * A + c * C
+        k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
+        ei1, ei2 = self.EI_z, self.EI_y
+        U = 0.5 * float(wb @ (ei1 * (k1 * k1 - A * A) + ei2 * (k2 * k2 - C * C)))
+        if order == 0:
+            return U, None, None
+        P = a.size
+        dm = np.column_stack([A, a, C, c])                     # ∂m/∂z
+        eye = np.eye(4)
+        d1 = eye[1] + 0.5 * m[:, None] * eye[0] + 0.5 * a[:, None] * dm
+        d2 = eye[3] + 0.5 * m[:, None] * eye[2] + 0.5 * c[:, None] * dm
+        gz = (ei1 * (k1[:, None] * d1 - A[:, None] * eye[1])
+              + ei2 * (k2[:, None] * d2 - C[:, None] * eye[3]))
+        Bf = Bz.reshape(-1, Bz.shape[2])                       # (4P, ne)
+        grad = Bf.T @ (wb[:, None] * gz).ravel()
+        if order == 1:
+            return U, grad, None
+        M2 = np.zeros((4, 4))
+        M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0        # ∂²m/∂z²
+        h1 = 0.5 * (np.einsum("k,pl->pkl", eye[0], dm) + np.einsum("pk,l->pkl", dm, eye[0])
+                    + a[:, None, None] * M2)
+        h2 = 0.5 * (np.einsum("k,pl->pkl", eye[2], dm) + np.einsum("pk,l->pkl", dm, eye[2])
+                    + c[:, None, None] * M2)
+        E11 = np.zeros((P, 4, 4))
+        E11[:, 1, 1] = 1.0
+        E33 = np.zeros((P, 4, 4))
+        E33[:, 3, 3] = 1.0
+        hz = (ei1 * (np.einsum("pk,pl->pkl", d1, d1) + k1[:, None, None] * h1 - E11)
+              + ei2 * (np.einsum("pk,pl->pkl", d2, d2) + k2[:, None, None] * h2 - E33))
+        hess = Bf.T @ ((wb[:, None, None] * hz) @ Bz).reshape(Bf.shape)
+        return U, grad, hess
+
     def strain_energy(self, e: np.ndarray) -> float:
-        return 0.5 * float(e @ self.K @ e)
+        U = 0.5 * float(e @ self.K @ e)
+        if self.nonlinear_curvature:
+            U += self._bending_correction(e, 0)[0]
+        return U
+
+    def elastic_forces(self, e: np.ndarray, tangent: bool = False):
+        """``∂U/∂e`` and, with ``tangent``, ``∂²U/∂e²`` (``K e`` and ``K`` with the seed's
+        linear curvature)."""
+        f = self.K @ e
+        Kt = self.K.copy() if tangent else None
+        if self.nonlinear_curvature:
+            _, g, h = self._bending_correction(e, 2 if tangent else 1)
+            f = f + g
+            if tangent:
+                Kt += h
+        return f, Kt
