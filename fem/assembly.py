@@ -389,17 +389,12 @@ class Assembly:
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
         """Global internal forces (n,) and the element tangent values (or None)."""
-        f = None
+        f = np.zeros(self.n)
         kv = []
         for grp in self.elastic:
-            fe, Ke = grp.family.forces(q[grp.dofs], None if v is None else v[grp.dofs],
-                                       tangent)
-            fg = np.bincount(grp.dofs.ravel(), fe.ravel(), minlength=self.n)
-            f = fg if f is None else f + fg
+            Ke = grp.family.add_forces(q, v, grp.dofs, f, tangent)
             if tangent:
                 kv.append(Ke.ravel())
-        if f is None:
-            f = np.zeros(self.n)
         if not tangent:
             return f, None
         return f, (np.concatenate(kv) if kv else np.zeros(0))

@@ -167,3 +167,29 @@ def test_compiled_kernel_matches_the_numpy_reference():
     assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
     f2, K2 = fam.forces(q)
     assert K2 is None and np.array_equal(f2, f)
+
+
+def test_compiled_gather_scatter_matches_the_numpy_assembly():
+    # issue 12: add_forces gathers q[dofs] and scatters f into the global vector inside
+    # the kernel; the generic path (forces_numpy + np.bincount) is the reference
+    from fem.elements import ElementFamily, kernels
+
+    if not kernels.AVAILABLE:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    m = fem.Model()
+    grp, _ = fem.straight_cable(m, (0, 0, 0), (2, 0, 0), 9, fem.Material(2.1e11, 0.3, 7850),
+                                4e-4, 1.3e-8)
+    rng = np.random.default_rng(5)
+    q = m.q0 + 0.2 * rng.standard_normal(m.n_dof)
+    fam = grp.family
+    fam.use_kernel = False
+    out_ref = np.full(m.n_dof, 0.5)            # contributions add to what is there
+    K_ref = ElementFamily.add_forces(fam, q, None, grp.dofs, out_ref, tangent=True)
+    fam.use_kernel = True
+    out = np.full(m.n_dof, 0.5)
+    K = fam.add_forces(q, None, grp.dofs, out, tangent=True)
+    assert np.abs(out - out_ref).max() <= 1e-12 * np.abs(out_ref).max()
+    assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
+    out2 = np.full(m.n_dof, 0.5)
+    assert fam.add_forces(q, None, grp.dofs, out2) is None
+    assert np.array_equal(out2, out)

@@ -183,6 +183,20 @@ class ElementFamily:
         z = np.zeros((self.n_elements, self.n_dof))
         return z, (np.zeros((self.n_elements, self.n_dof, self.n_dof)) if tangent else None)
 
+    def add_forces(self, q: np.ndarray, v: np.ndarray | None, dofs: np.ndarray,
+                   out: np.ndarray, tangent: bool = False) -> np.ndarray | None:
+        """Add the batch's internal forces to the global vector ``out`` (in place) and
+        return its tangent values (n_el, n_dof, n_dof), or None without ``tangent``.
+
+        ``q``, ``v`` are the global coordinates and velocities, ``dofs`` (n_el, n_dof) the
+        batch's global coordinate indices.  Contributions are summed in element order,
+        as ``np.bincount`` does; a family with a compiled kernel may override this to
+        gather and scatter in the kernel itself (one call per iteration).
+        """
+        fe, Ke = self.forces(q[dofs], None if v is None else v[dofs], tangent)
+        out += np.bincount(dofs.ravel(), fe.ravel(), minlength=out.size)
+        return Ke
+
     def energy(self, q: np.ndarray) -> np.ndarray:
         """Elastic strain energy per element (n_el,)."""
         return np.zeros(self.n_elements)

@@ -92,6 +92,7 @@ class AncfCable(ElementFamily):
         self.use_kernel = True     # the compiled kernel when numba is there (kernels.py)
         self._scratch = np.empty((n, self._nq))     # kernel work space, reused
         self._no_tangent = np.empty((0, 12, 12))
+        self._gather = None      # work arrays of add_forces (element q and f), reused
 
     # ------------------------------------------------------------- kinematics
     def shape(self, xi):
@@ -124,6 +125,18 @@ class AncfCable(ElementFamily):
                                  self._scratch, f, K, tangent)
             return f, (K if tangent else None)
         return self.forces_numpy(q, v, tangent)
+
+    def add_forces(self, q, v, dofs, out, tangent=False):
+        if not (kernels.AVAILABLE and self.use_kernel):
+            return super().add_forces(q, v, dofs, out, tangent)
+        n = self.n_elements
+        if self._gather is None:
+            self._gather = (np.empty((n, 4, 3)), np.empty((n, 12)))
+        Q, f = self._gather
+        K = np.empty((n, 12, 12)) if tangent else self._no_tangent
+        kernels.cable_forces_global(q, dofs, self._N1c, self._N2c, self._wa, self._wb,
+                                    self._scratch, Q, f, out, K, tangent)
+        return K if tangent else None
 
     def forces_numpy(self, q, v=None, tangent=False):
         """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""

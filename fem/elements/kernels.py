@@ -127,6 +127,29 @@ if AVAILABLE:
                                 K[e, 3 * m + j, 3 * k + i] = K[e, 3 * k + i, 3 * m + j]
 
 
+__all__ += ["cable_forces_global"]
+cable_forces_global = None
+
+if AVAILABLE:
+
+    @numba.njit(cache=True, fastmath=False)
+    def cable_forces_global(q, dofs, N1, N2, wa, wb, eps_out, Q, f, out, K,
+                            tangent):  # pragma: no cover - jit
+        """:func:`cable_forces` on the global coordinates ``q``: gathers the elements'
+        coordinates ``q[dofs]`` into the work array ``Q`` (n, 4, 3), computes ``f``
+        (n, 12) and ``K``, and adds ``f`` into the global ``out`` at ``dofs`` in element
+        order (as ``np.bincount``)."""
+        n = dofs.shape[0]
+        for e in range(n):
+            for k in range(4):
+                for d in range(3):
+                    Q[e, k, d] = q[dofs[e, 3 * k + d]]
+        cable_forces(Q, N1, N2, wa, wb, eps_out, f, K, tangent)
+        for e in range(n):
+            for i in range(12):
+                out[dofs[e, i]] += f[e, i]
+
+
 __all__ += ["plate_forces"]
 plate_forces = None
 

@@ -34,6 +34,7 @@ from ..results import Result
 from ..validate import coordinates, finite, integer, positive, warn
 from .corotation import CoRotation
 from .diagnosis import newton_failure
+from .fused import apply_correction, residual_and_rhs
 from .static import project_positions
 
 __all__ = ["alpha_parameters", "GeneralizedAlpha", "consistent_initial_state", "simulate"]
@@ -276,7 +277,9 @@ class GeneralizedAlpha:
         M_mul = self._M_mul
         hist = []
         f_ext = asm.external_forces(t1, q)
-        fe2 = float(f_ext @ f_ext)
+        floor2 = max(float(f_ext @ f_ext), self.force_scale2, 1e-300)
+        res = np.empty(asm.n)
+        no_damping = np.zeros(0)
         for it in range(self.max_iter + 1):
             t_iter = perf_counter()
             # the tangent only when a factorization will use it: with the first iteration
@@ -291,13 +294,12 @@ class GeneralizedAlpha:
                 Mq = M_mul(qdd)
             else:   # M(q) q̈ + quadratic-velocity forces, tangents for the next factor
                 Mq, self._inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
-            res = Mq + f_int - f_ext + JTl
-            if asm._cvals is not None:
-                res = res + asm.damping_force(v)
-            scale = np.sqrt(max(Mq @ Mq, fe2, f_int @ f_int, JTl @ JTl, self.force_scale2,
-                                1e-300))
-            rn = float(np.sqrt(res @ res) / scale)
-            pn = float(np.abs(phi).max()) if phi.size else 0.0
+            # residual, its scale, max |Φ| and the right-hand side in one compiled pass
+            damp = asm.damping_force(v) if asm._cvals is not None else no_damping
+            r2, scale2, pn = residual_and_rhs(Mq, f_int, f_ext, JTl, damp, phi, floor2,
+                                              -1.0 / bp, res, rhs)
+            scale = np.sqrt(scale2)
+            rn = float(np.sqrt(r2) / scale)
             if (self.correction == "rigid" and it >= 1 and pn > self.ctol
                     and pn > hist[-1][1]):
                 # the constraint residual rises: move the bodies rigidly (deformation
@@ -345,17 +347,12 @@ class GeneralizedAlpha:
             elif it > 0 and self._renew(err, err_prev, it):
                 refactor = True       # the next iteration renews the tangent
             err_prev = err
-            np.multiply(res, -1.0 / bp, out=rhs[: asm.n])
-            np.negative(phi, out=rhs[asm.n:])
             if self._corot and self._lu_step != self.n_steps:
                 dx = self._corot.solve(self._lu, rhs, self._lu_ref, q)
             else:
                 dx = self._lu.solve(rhs)
             dq = dx[: asm.n]
-            q += dq
-            v += gp * dq
-            qdd += bp * dq
-            lam += bp * dx[asm.n:]
+            apply_correction(q, v, qdd, lam, dx, gp, bp)
             if not fresh:
                 self._measured("cost_iteration", perf_counter() - t_iter)
         if not (np.isfinite(err) and err <= 1.0):
