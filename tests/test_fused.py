@@ -69,3 +69,20 @@ def test_apply_correction_matches_numpy():
     q, v, qdd, lam = b
     assert np.array_equal(q, state[0] + dx[:n])
     assert np.array_equal(lam, state[3] + 300.0 * dx[n:])
+
+
+@pytest.mark.parametrize("linear", [False, True])
+def test_predict_and_acceleration_match_numpy(linear):
+    rng = np.random.default_rng(2)
+    q0, v0, qdd0, a0, prev = (rng.standard_normal(31) for _ in range(5))
+    coef = dict(h=1e-3, af=0.44, am=-0.11, gam=1.05, beta=0.55)
+    c = 1.5 if linear else 0.0
+    ref = fused._predict_numpy(q0, v0, qdd0, a0, prev, c, *coef.values())
+    got = fused.predict(q0, v0, qdd0, a0, prev if linear else None, c, *coef.values())
+    for x, y in zip(ref, got, strict=True):
+        assert np.array_equal(x, y)       # the same operations in the same order
+    if not linear:
+        assert np.array_equal(got[2], qdd0) and got[2] is not qdd0
+    a_ref = fused._acceleration_numpy(qdd0, got[2], a0, 0.44, -0.11)
+    assert np.array_equal(fused.algorithmic_acceleration(qdd0, got[2], a0, 0.44, -0.11),
+                          a_ref)

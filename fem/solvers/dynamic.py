@@ -22,6 +22,7 @@ the contraction ratio degrades; a step whose Newton fails is retried in halves.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from time import perf_counter
 
@@ -34,7 +35,7 @@ from ..results import Result
 from ..validate import coordinates, finite, integer, positive, warn
 from .corotation import CoRotation
 from .diagnosis import newton_failure
-from .fused import apply_correction, residual_and_rhs
+from .fused import algorithmic_acceleration, apply_correction, predict, residual_and_rhs
 from .static import project_positions
 
 __all__ = ["alpha_parameters", "GeneralizedAlpha", "consistent_initial_state", "simulate"]
@@ -251,14 +252,13 @@ class GeneralizedAlpha:
         bp = (1.0 - am) / (h * h * beta * (1.0 - af))
         gp = gam / (h * beta)
         t1 = self.t + h
-        qdd = self.qdd.copy()
-        if self.predictor == "linear" and self._qdd_prev is not None:
-            # the acceleration extrapolated from the last two steps: 18 % fewer
-            # iterations on the flagship circle, none more on the cable benchmark
-            qdd += (h / self._h_prev) * (self.qdd - self._qdd_prev)
-        a1 = (af * self.qdd + (1.0 - af) * qdd - am * self.a) / (1.0 - am)
-        v = self.v + h * ((1.0 - gam) * self.a + gam * a1)
-        q = self.q + h * self.v + h * h * ((0.5 - beta) * self.a + beta * a1)
+        # the Newton start (fem.solvers.fused.predict): with predictor "linear" the
+        # acceleration extrapolated from the last two steps (18 % fewer iterations on the
+        # flagship circle, none more on the cable benchmark), else the last step's
+        linear = self.predictor == "linear" and self._qdd_prev is not None
+        q, v, qdd = predict(self.q, self.v, self.qdd, self.a,
+                            self._qdd_prev if linear else None,
+                            h / self._h_prev if linear else 0.0, h, af, am, gam, beta)
         lam = self.lam.copy()
         if self._lu_h != h or (self.reuse_mode == "step" and self._cost_ratio() < 6.0):
             # "step": a fresh tangent at the start of every step, kept within the step —
@@ -298,8 +298,8 @@ class GeneralizedAlpha:
             damp = asm.damping_force(v) if asm._cvals is not None else no_damping
             r2, scale2, pn = residual_and_rhs(Mq, f_int, f_ext, JTl, damp, phi, floor2,
                                               -1.0 / bp, res, rhs)
-            scale = np.sqrt(scale2)
-            rn = float(np.sqrt(r2) / scale)
+            scale = math.sqrt(scale2)
+            rn = math.sqrt(r2) / scale
             if (self.correction == "rigid" and it >= 1 and pn > self.ctol
                     and pn > hist[-1][1]):
                 # the constraint residual rises: move the bodies rigidly (deformation
@@ -314,7 +314,7 @@ class GeneralizedAlpha:
             hist.append((rn, pn))
             res_abs = rn * scale
             err = max(rn / self.tol, pn / self.ctol)
-            if not np.isfinite(err):
+            if not math.isfinite(err):
                 break
             if err <= 1.0:
                 break
@@ -361,7 +361,7 @@ class GeneralizedAlpha:
                 self._diagnosis(t1, h, [r for r, _ in hist], res, phi, q,
                                 constraints=[c for _, c in hist]),
                 where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
-        self.a = (af * self.qdd + (1.0 - af) * qdd - am * self.a) / (1.0 - am)
+        self.a = algorithmic_acceleration(self.qdd, qdd, self.a, af, am)
         if self.project_velocities and asm.m:
             v = self._project_velocity(q, v, t1)
         self._qdd_prev, self._h_prev = self.qdd, h

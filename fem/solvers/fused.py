@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-__all__ = ["residual_and_rhs", "apply_correction"]
+__all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]
 
 
 def _residual_numpy(Mq, f_int, f_ext, JTl, extra, phi, floor2, c_rhs, res, rhs):
@@ -42,6 +42,20 @@ def _update_numpy(q, v, qdd, lam, dx, gp, bp):
     lam += bp * dx[n:]
 
 
+def _predict_numpy(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta):
+    qdd = qdd0.copy()
+    if c != 0.0:
+        qdd += c * (qdd0 - prev)
+    a1 = (af * qdd0 + (1.0 - af) * qdd - am * a0) / (1.0 - am)
+    v = v0 + h * ((1.0 - gam) * a0 + gam * a1)
+    q = q0 + h * v0 + h * h * ((0.5 - beta) * a0 + beta * a1)
+    return q, v, qdd
+
+
+def _acceleration_numpy(qdd0, qdd, a0, af, am):
+    return (af * qdd0 + (1.0 - af) * qdd - am * a0) / (1.0 - am)
+
+
 _KERNELS: tuple | None = None
 
 
@@ -54,7 +68,8 @@ def _kernels():
                 raise ImportError
             import numba
         except ImportError:
-            _KERNELS = (_residual_numpy, _update_numpy)
+            _KERNELS = (_residual_numpy, _update_numpy, _predict_numpy,
+                        _acceleration_numpy)
         else:
             @numba.njit(cache=True)
             def residual(Mq, f_int, f_ext, JTl, extra, phi, floor2, c_rhs, res,
@@ -91,7 +106,34 @@ def _kernels():
                 for k in range(lam.size):
                     lam[k] += bp * dx[n + k]
 
-            _KERNELS = (residual, update)
+            @numba.njit(cache=True)
+            def predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta):  # pragma: no cover
+                n = q0.size
+                q = np.empty(n)
+                v = np.empty(n)
+                qdd = np.empty(n)
+                b_af, b_gam, b_beta, hh = 1.0 - af, 1.0 - gam, 0.5 - beta, h * h
+                d_am = 1.0 - am
+                for i in range(n):
+                    x = qdd0[i]
+                    if c != 0.0:
+                        x = x + c * (qdd0[i] - prev[i])
+                    qdd[i] = x
+                    a1 = (af * qdd0[i] + b_af * x - am * a0[i]) / d_am
+                    v[i] = v0[i] + h * (b_gam * a0[i] + gam * a1)
+                    q[i] = (q0[i] + h * v0[i]) + hh * (b_beta * a0[i] + beta * a1)
+                return q, v, qdd
+
+            @numba.njit(cache=True)
+            def acceleration(qdd0, qdd, a0, af, am):   # pragma: no cover - jit
+                n = qdd0.size
+                out = np.empty(n)
+                b_af, d_am = 1.0 - af, 1.0 - am
+                for i in range(n):
+                    out[i] = (af * qdd0[i] + b_af * qdd[i] - am * a0[i]) / d_am
+                return out
+
+            _KERNELS = (residual, update, predict, acceleration)
     return _KERNELS
 
 
@@ -113,3 +155,25 @@ def apply_correction(q: np.ndarray, v: np.ndarray, qdd: np.ndarray, lam: np.ndar
     """In place: ``q += Δq``, ``q̇ += γ′Δq``, ``q̈ += β′Δq``, ``λ += β′Δμ`` with
     ``dx = [Δq; Δμ]`` (generalized-α's Newton update)."""
     _kernels()[1](q, v, qdd, lam, dx, float(gp), float(bp))
+
+
+def predict(q0: np.ndarray, v0: np.ndarray, qdd0: np.ndarray, a0: np.ndarray,
+            prev: np.ndarray | None, c: float, h: float, af: float, am: float,
+            gam: float, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Generalized-α's Newton start for a step ``h`` (new arrays ``q, q̇, q̈``)::
+
+        q̈ = q̈₀ + c (q̈₀ − q̈_prev)          (c = 0: q̈ = q̈₀)
+        a₁ = (α_f q̈₀ + (1 − α_f) q̈ − α_m a₀) / (1 − α_m)
+        q̇ = q̇₀ + h ((1 − γ) a₀ + γ a₁)
+        q = q₀ + h q̇₀ + h² ((½ − β) a₀ + β a₁)
+    """
+    if prev is None:
+        prev, c = qdd0, 0.0
+    return _kernels()[2](q0, v0, qdd0, a0, prev, float(c), float(h), float(af), float(am),
+                         float(gam), float(beta))
+
+
+def algorithmic_acceleration(qdd0: np.ndarray, qdd: np.ndarray, a0: np.ndarray,
+                             af: float, am: float) -> np.ndarray:
+    """``a₁ = (α_f q̈₀ + (1 − α_f) q̈₁ − α_m a₀) / (1 − α_m)`` (a new array)."""
+    return _kernels()[3](qdd0, qdd, a0, float(af), float(am))
