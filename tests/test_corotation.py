@@ -88,3 +88,22 @@ def test_corotated_run_matches_plain_run():
     assert turned.info["factorizations"] < plain.info["factorizations"]
     np.testing.assert_allclose(turned.lam, plain.lam, rtol=0,
                                atol=1e-6 * np.abs(plain.lam).max())
+
+
+def test_compiled_fit_and_turn_match_numpy():
+    # the compiled rotation fit and turning (issue 12) against the NumPy forms
+    from fem.solvers import corotation
+
+    fit, turn = corotation._kernels()
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal(60)
+    pos = rng.permutation(60)[:30].reshape(10, 3)
+    X0 = q[pos] @ Rotation.from_rotvec([0.2, 0.1, -0.4]).as_matrix() + 0.01
+    np.testing.assert_allclose(fit(X0, q, pos), best_fit_rotation(X0, q[pos]), atol=1e-13)
+    R = Rotation.from_rotvec([0.5, -0.3, 0.9]).as_matrix()
+    trip = rng.permutation(60)[:45].reshape(15, 3)
+    for inverse in (False, True):
+        a, b = q.copy(), q.copy()
+        corotation._turn_numpy(a, trip, R, inverse)
+        turn(b, trip, R, inverse)
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-15)

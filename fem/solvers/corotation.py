@@ -16,9 +16,11 @@ from 1.44 to 0.26 after five, and the circle runs with 55 instead of 199 factori
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-__all__ = ["CoRotation"]
+__all__ = ["CoRotation", "best_fit_rotation"]
 
 
 def best_fit_rotation(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -28,6 +30,66 @@ def best_fit_rotation(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     U, _, Vt = np.linalg.svd(Xc.T @ Yc)
     d = np.sign(np.linalg.det(U @ Vt)) or 1.0
     return ((U * np.array([1.0, 1.0, d])) @ Vt).T
+
+
+def _turn_numpy(b: np.ndarray, trip: np.ndarray, R: np.ndarray, inverse: bool) -> None:
+    b[trip] = b[trip] @ (R.T if inverse else R)
+
+
+_KERNELS: tuple | None = None
+
+
+def _kernels():
+    """Compiled ``(fit, turn)`` (numba), or the NumPy forms without numba: the fit and
+    the turning of the right-hand side and solution cost ≈ 64 µs per solve in NumPy on
+    the 96-element platform (5 % of its circle), ≈ 5 µs compiled."""
+    global _KERNELS
+    if _KERNELS is None:
+        try:
+            if os.environ.get("FEM_NO_JIT", "") in ("1", "true", "yes"):
+                raise ImportError
+            import numba
+        except ImportError:
+            _KERNELS = (lambda X0, q, pos: best_fit_rotation(X0, q[pos]), _turn_numpy)
+        else:
+            @numba.njit(cache=True)
+            def fit(X0, q, pos):   # pragma: no cover - jit
+                k = pos.shape[0]
+                cx = np.zeros(3)
+                cy = np.zeros(3)
+                for i in range(k):
+                    for d in range(3):
+                        cx[d] += X0[i, d]
+                        cy[d] += q[pos[i, d]]
+                cx /= k
+                cy /= k
+                H = np.zeros((3, 3))
+                for i in range(k):
+                    for a in range(3):
+                        xa = X0[i, a] - cx[a]
+                        for c in range(3):
+                            H[a, c] += xa * (q[pos[i, c]] - cy[c])
+                U, _, Vt = np.linalg.svd(H)
+                d = np.linalg.det(U @ Vt)
+                if d < 0.0:
+                    for a in range(3):
+                        U[a, 2] = -U[a, 2]
+                return (U @ Vt).T
+
+            @numba.njit(cache=True)
+            def turn(b, trip, R, inverse):   # pragma: no cover - jit
+                v = np.empty(3)
+                for i in range(trip.shape[0]):
+                    for d in range(3):
+                        v[d] = b[trip[i, d]]
+                    for c in range(3):
+                        acc = 0.0
+                        for d in range(3):
+                            acc += v[d] * (R[c, d] if inverse else R[d, c])
+                        b[trip[i, c]] = acc
+
+            _KERNELS = (fit, turn)
+    return _KERNELS
 
 
 class CoRotation:
@@ -61,12 +123,12 @@ class CoRotation:
     def solve(self, factorization, b: np.ndarray, ref: list[np.ndarray],
               q: np.ndarray) -> np.ndarray:
         """``P S_old⁻¹ Pᵀ b`` with each body's rotation from ``ref`` to ``q``."""
-        rots = [best_fit_rotation(X0, q[pos]) for X0, (_, pos) in zip(ref, self.bodies,
-                                                                      strict=True)]
+        fit, turn = _kernels()
+        rots = [fit(X0, q, pos) for X0, (_, pos) in zip(ref, self.bodies, strict=True)]
         b = b.copy()
         for R, (trip, _) in zip(rots, self.bodies, strict=True):
-            b[trip] = b[trip] @ R             # Rᵀ on every 3-vector (rows of b[trip])
+            turn(b, trip, R, False)           # Rᵀ on every 3-vector (rows of b[trip])
         x = factorization.solve(b)
         for R, (trip, _) in zip(rots, self.bodies, strict=True):
-            x[trip] = x[trip] @ R.T
+            turn(x, trip, R, True)
         return x
