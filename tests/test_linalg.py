@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 import fem
 from fem.errors import SingularMatrixError
-from fem.linalg import BandedMatrix, Factorization, Pattern, choose_storage
+from fem.linalg import Factorization, Pattern, choose_storage
 
 
 def _chain_pattern(n_blocks: int, b: int = 6, rng=None):
@@ -67,17 +67,12 @@ def test_singular_matrix_is_named(kind):
     N, rows, cols = _chain_pattern(60)
     vals = np.ones(rows.size)
     vals[rows == cols] = 10.0
-    A = Pattern((N, N), rows, cols, kind=kind)(vals)
+    Factorization(Pattern((N, N), rows, cols, kind=kind)(vals), "test matrix")  # regular
     # zero one coordinate's row and column: a coordinate without mass or stiffness
-    if isinstance(A, BandedMatrix):
-        dense = A.toarray()
-    else:
-        dense = A if isinstance(A, np.ndarray) else A.toarray()
     k = int(rows[0]) if int(rows[0]) < N - 3 else 0
     vals = vals.copy()
     vals[(rows == k) | (cols == k)] = 0.0
     A = Pattern((N, N), rows, cols, kind=kind)(vals)
-    assert dense.shape == (N, N)
     with pytest.raises(SingularMatrixError, match="test matrix is singular"):
         Factorization(A, "test matrix")
 
