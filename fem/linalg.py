@@ -31,14 +31,21 @@ import scipy.sparse.linalg as spla
 
 from .errors import SingularMatrixError
 
-__all__ = ["DENSE_LIMIT", "BandedMatrix", "Factorization", "Pattern", "choose_storage",
-           "factorize", "matvec"]
+__all__ = ["DENSE_LIMIT", "SPARSE_FLOPS_PER_UNKNOWN", "BandedMatrix", "Factorization",
+           "Pattern", "choose_storage", "factorize", "matvec"]
 
 DENSE_LIMIT = 300
 """Systems with at most this many unknowns are stored and factorized densely, unless the
 pattern has a narrow band.  Measured: the flagship robot (228 unknowns) runs fastest
 dense; at 534 unknowns a dense LU alone is faster than SuperLU (2.4 vs 3.2 ms) but the
 whole run is slower dense (3.5 vs 2.8 s)."""
+
+SPARSE_FLOPS_PER_UNKNOWN = 7200.0
+"""SuperLU's factorization time per unknown on fill-free (chain) patterns, in flops of a
+LAPACK band LU on one core: measured 1.2–2.2 µs per unknown for SuperLU on cable and
+beam iteration matrices of 396–1560 unknowns, and ≈ 6 Gflop/s for ``gbtrf``
+(``docs/performance.md``).  Plate patterns fill in and cost SuperLU far more per
+unknown; their bands are hundreds wide and never pass this test."""
 
 STORAGE = os.environ.get("FEM_STORAGE") or None
 """Force one storage for every automatically chosen pattern (``dense``, ``banded`` or
@@ -62,9 +69,11 @@ def choose_storage(n: int, rows: np.ndarray, cols: np.ndarray,
 
     Returns ``(kind, perm)``: ``perm`` is the RCM ordering for ``"banded"``, else None.
     A band pays when its LU (``≈ 2 n kl (kl + ku)`` flops, no indexing) is cheaper than
-    the alternative: below :data:`DENSE_LIMIT` the dense LU (``⅔ n³``), above it SuperLU,
-    which on these matrices runs at roughly the cost of a band of width ``√(8 n)``
-    (measured on cable, beam and plate saddle systems, see ``docs/performance.md``).
+    the alternative: below :data:`DENSE_LIMIT` a quarter of the dense LU (``⅔ n³``);
+    above it SuperLU's floor, :data:`SPARSE_FLOPS_PER_UNKNOWN` band flops per unknown
+    (calibrated on cable, beam and plate iteration matrices, ``docs/performance.md``).
+    The floor is what SuperLU costs on a fill-free chain, so a band is chosen only where
+    it is sure to be faster.
     """
     if kind is not None and kind not in ("dense", "banded", "sparse"):
         raise ValueError(f"storage must be 'dense', 'banded' or 'sparse', not {kind!r}")
@@ -81,8 +90,8 @@ def choose_storage(n: int, rows: np.ndarray, cols: np.ndarray,
     if kind == "banded":
         return "banded", perm
     band_flops = 2.0 * n * (kl + 1) * (kl + ku + 1)
-    other = (2.0 / 3.0) * n**3 if n <= DENSE_LIMIT else 2.0 * n * 8.0 * n
-    if band_flops <= 0.25 * other:
+    other = 0.25 * (2.0 / 3.0) * n**3 if n <= DENSE_LIMIT else SPARSE_FLOPS_PER_UNKNOWN * n
+    if band_flops <= other:
         return "banded", perm
     return ("dense" if n <= DENSE_LIMIT else "sparse"), None
 

@@ -4,6 +4,7 @@ the storage choice follows the pattern, singular matrices are named."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 import fem
 from fem.errors import SingularMatrixError
@@ -60,6 +61,26 @@ def test_storage_choice_follows_the_pattern():
     assert choose_storage(50, r[:50, :50].ravel(), c[:50, :50].ravel())[0] == "dense"
     with pytest.raises(ValueError, match="storage"):
         choose_storage(10, rows[:3], cols[:3], "skyline")
+
+
+def test_beam_iteration_matrix_is_banded_and_solves_like_superlu():
+    # calibrated choice (SPARSE_FLOPS_PER_UNKNOWN): a 32-element ANCF beam's saddle
+    # matrix (408 unknowns, band 34) factorizes 2.5x faster banded than with SuperLU
+    model = fem.Model("beam", gravity=(0, 0, -9.81))
+    _, nodes = fem.straight_beam(model, (0, 0, 0), (1, 0, 0), 32,
+                                 fem.Material(2.1e11, 0.3, 7850), section="rectangle",
+                                 width=0.03, height=0.02)
+    model.fix(nodes[0])
+    asm = model.assemble()
+    assert asm.n + asm.m > 300 and asm._pat_S.kind == "banded"
+    q = asm.q0 + 1e-3 * np.random.default_rng(0).standard_normal(asm.n)
+    kv = asm.internal_forces(q, None, tangent=True)[1]
+    args = (1.0, 1e-4, kv, asm.hessian_values(np.zeros(asm.m), q), asm.jacobian_values(q))
+    b = np.random.default_rng(1).standard_normal(asm.n + asm.m)
+    x = Factorization(asm.saddle(*args, q=q)).solve(b)
+    S = sp.csr_matrix(asm.saddle(*args, q=q).toarray())
+    x_ref = spla.splu(S.tocsc()).solve(b)
+    assert np.abs(x - x_ref).max() <= 1e-9 * np.abs(x_ref).max()
 
 
 @pytest.mark.parametrize("kind", ["dense", "banded", "sparse"])
