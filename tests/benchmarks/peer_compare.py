@@ -6,8 +6,9 @@ For each number of elements, runs ``fem`` (``cable_cantilever.py``) and Exudyn
 of both, their ratio (fem / Exudyn), both tip z and their relative difference, the
 Newton tolerances and iterations, the machine.
 
-Each worker builds its model, runs a small warm-up in the same process (imports, numba
-kernels from the on-disk cache, Exudyn's first-call set-up), and times only the
+Each worker runs a 5-step warm-up of the same model size in the same process (imports,
+numba kernels from the on-disk cache, the code path of the chosen storage, Exudyn's
+first-call set-up), then builds the model again and times only the
 simulation call.  One thread on both sides: OMP/MKL/OpenBLAS threads = 1 in the
 environment, Exudyn's ``parallel.numberOfThreads = 1``, fem's solvers limit BLAS to one
 thread themselves.
@@ -83,7 +84,9 @@ def worker(n: int) -> None:
                                                   HERE / "cable_cantilever.py")
     cc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cc)
-    cc.run(2, steps=10)            # imports, kernels from the numba cache: not timed
+    # warm-up on the same model size (imports, numba kernels from the disk cache, the
+    # storage's code path: dense, banded or sparse depends on n), not timed
+    cc.run(n, steps=5)
     print(json.dumps(cc.run(n)), flush=True)
 
 

@@ -105,7 +105,7 @@ def solve(n: int, steps: int, h: float, tol: float, abs_tol: float | None):
 
 def run(n: int, steps: int = 1000, h: float = 1e-3, tols=TOLS,
         abs_tol: float | None = None) -> dict:
-    solve(2, 5, h, tols[0], abs_tol)                 # warm-up, not timed
+    solve(n, 5, h, tols[0], abs_tol)       # warm-up on the same model size, not timed
     failed = []
     for tol in tols:
         done, wall, (_sc, mbs), tip, it = solve(n, steps, h, tol, abs_tol)
