@@ -60,13 +60,12 @@ def build(**params) -> fem.Model:
     model = fem.Model("cantilever_beam", gravity=g)
     mat = fem.Material(p["E_Pa"], p["nu"], p["rho_kgm3"], name="steel")
     _, nodes = fem.straight_beam(model, (0, 0, 0), (p["length_m"], 0, 0), p["n_elements"],
-                                 mat, name="bar", **_section(p))
+                                 mat, name="bar", end_names=(None, "tip"), **_section(p))
     # the clamp holds the position and the section (r_y, r_z); r_x stays free: the
     # centreline may stretch and shear at the support (Timoshenko: v′(0) = γ ≠ 0)
     model.fix(nodes[0], ("r", "r_y", "r_z"), name="clamp")
     if p["tip_force_z_N"]:
         model.add_force(model.point(nodes[-1]), (0.0, 0.0, p["tip_force_z_N"]), "tip force")
-    model.tip_node = nodes[-1]
     model.view = "xz"
     return model
 
@@ -99,7 +98,7 @@ def classify_modes(model, shapes: np.ndarray, length: float) -> list[str]:
     """Name each mode by its dominant tip motion: 'bending_y' / 'bending_z' (centreline
     along y / z), 'axial' (along x), 'torsion' (rotation of r_y about x, times L) or
     'section' (the section's own stretch, times L)."""
-    tip = model.tip_node
+    tip = model.node("tip")
     u = shapes[model.node_dofs(tip, "r")]
     dy = shapes[model.node_dofs(tip, "r_y")]
     dz = shapes[model.node_dofs(tip, "r_z")]
@@ -116,7 +115,7 @@ def classify_modes(model, shapes: np.ndarray, length: float) -> list[str]:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**p)
-    tip = model.node_dofs(model.tip_node)
+    tip = model.node_dofs(model.node("tip"))
     ref = reference(**p)
     figures: dict = {"n_coordinates": model.n_dof, "n_elements": p["n_elements"],
                      "shear_factor": ref["shear_factor"]}

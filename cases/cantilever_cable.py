@@ -44,11 +44,11 @@ def build(**params) -> fem.Model:
     mat = fem.Material(p["E_Pa"], 0.3, p["rho_kgm3"], name="steel")
     sec = fem.rectangle_section(p["side_m"], p["side_m"])
     _, nodes = fem.straight_cable(model, (0, 0, 0), (p["length_m"], 0, 0), p["n_elements"],
-                                  mat, sec["area"], sec["iy"], name="bar")
+                                  mat, sec["area"], sec["iy"], name="bar",
+                                  end_names=(None, "tip"))
     model.fix(nodes[0], name="clamp")
     if p["tip_force_z_N"]:
         model.add_force(model.point(nodes[-1]), (0.0, 0.0, p["tip_force_z_N"]), "tip force")
-    model.tip_node = nodes[-1]
     model.view = "xz"
     return model
 
@@ -69,7 +69,7 @@ def reference(**params) -> dict:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**p)
-    tip = model.node_dofs(model.tip_node)
+    tip = model.node_dofs(model.node("tip"))
     ref = reference(**p)
     figures: dict = {"n_coordinates": model.n_dof, "n_elements": p["n_elements"]}
     if p["analysis"] == "static":

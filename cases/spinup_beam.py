@@ -117,7 +117,8 @@ def build(**params):
     if p["basis"] == "ancf":
         model = fem.Model("spinup_beam_ancf")
         _, nodes = fem.straight_cable(model, (0, 0, 0), (L, 0, 0), 2 * p["n_coordinates"],
-                                      fem.Material(E, 0.3, rho), A, I, name="beam")
+                                      fem.Material(E, 0.3, rho), A, I, name="beam",
+                                      end_names=(None, "tip"))
         model.fix(nodes[0], "r", name="hub centre")
 
         def slope(t):
@@ -128,7 +129,6 @@ def build(**params):
 
         model.add_constraint(fem.PrescribedPoint(model.node_field(nodes[0], "r_x"), slope,
                                                  name="hub clamp"))
-        model.tip_node = nodes[-1]
         return model
     link = FloatingFrameLink(L, p["basis"], p["n_coordinates"], rho * A, E * A, E * I,
                              E * I, GJ=E / 2.6 * 2 * I, polar_inertia_per_length=rho * 2 * I,
@@ -146,7 +146,7 @@ def _tip_history(model, res, motion):
         th = res.q[:, 0]
         w = res.v[:, 0]
     else:
-        d = model.node_dofs(model.tip_node)
+        d = model.node_dofs(model.node("tip"))
         r, vel = res.q[:, d], res.v[:, d]
         th = np.array([motion(s)[0] for s in t])
         w = np.array([motion(s)[1] for s in t])

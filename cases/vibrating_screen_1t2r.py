@@ -58,6 +58,8 @@ LIMITS = {"t_end_s": ">=0", "dt_s": ">0", "frequency_radps": ">=0", "branch_coup
           "m2_kg": ">=0", "m3_kg": ">=0", "m4_kg": ">=0", "m5_kg": ">=0"}
 
 PRIMARY_METHOD = "newton_euler"
+#: Name of the crank drive constraint of the DAE model (``model.constraint(DRIVE)``).
+DRIVE = "crank drive R1"
 _LABELS = {"newton_euler": "Newton–Euler (ordered SOC)", "lagrange": "Lagrange, 2nd kind",
            "dae": "constrained DAE (natural coordinates)"}
 
@@ -186,8 +188,7 @@ def build(**params: Any) -> fem.Model:
         angle = lambda t: (A * np.sin(w * t), 0.0, 0.0)
     else:
         angle = lambda t: (A * np.sin(w * t), A * w * np.cos(w * t), -A * w * w * np.sin(w * t))
-    model.drive = model.add_constraint(fem.AngleDrive(P["R1"], P["R2"], (1, 0, 0), (0, 1, 0),
-                                                      angle, "crank drive R1"))
+    model.add_constraint(fem.AngleDrive(P["R1"], P["R2"], (1, 0, 0), (0, 1, 0), angle, DRIVE))
     return model
 
 
@@ -196,11 +197,12 @@ def _torque_dae(motion: screen.ScreenMotion, gravity: np.ndarray,
     model = build(**store["params"])
     t = store["time_s"]
     res = fem.driven_inverse_dynamics(model, t)
-    rows = model.assemble().rows_of(model.drive)
+    drive = model.constraint(DRIVE)
+    rows = model.assemble().rows_of(drive)
     store["dae"] = res
     store["dae_model"] = model
-    return np.array([model.drive.torque(lam[rows], q)[0] for lam, q in zip(res.lam, res.q,
-                                                                            strict=True)])
+    return np.array([drive.torque(lam[rows], q)[0] for lam, q in zip(res.lam, res.q,
+                                                                       strict=True)])
 
 
 #: Drive-torque methods, name → f(motion, gravity vector, store) → torque [N·m] per step.

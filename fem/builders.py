@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .errors import ModelError
@@ -26,9 +28,36 @@ def circle_section(radius: float) -> dict[str, float]:
     return {"area": A, "iy": np.pi * radius**4 / 4, "iz": np.pi * radius**4 / 4}
 
 
+def _node_names(kind: str, name: str, k: int, end_names) -> list[str]:
+    """Names of the ``k`` nodes of a straight line of elements: ``"<name> node <i>"``, the
+    first and the last replaced by ``end_names`` where given (``kind`` for messages)."""
+    what = f"{kind} {name!r}"
+    names = [f"{name} node {i}" for i in range(k)]
+    if isinstance(end_names, str) or not isinstance(end_names, Sequence) \
+            or len(end_names) != 2:
+        raise ModelError(f"{what}: end_names is (name of the start node, name of the end "
+                         f"node), each a str or None; got {end_names!r}")
+    for i, given in ((0, end_names[0]), (k - 1, end_names[1])):
+        if given is None:
+            continue
+        if not isinstance(given, str) or not given:
+            raise ModelError(f"{what}: a node name in end_names must be a non-empty str or "
+                             f"None; got {given!r}")
+        names[i] = given
+    if end_names[0] is not None and end_names[0] == end_names[1]:
+        raise ModelError(f"{what}: end_names names both ends {end_names[0]!r}; the two end "
+                         f"nodes need distinct names")
+    return names
+
+
 def straight_cable(model, start, end, n_elements: int, material: Material, area: float,
-                   inertia: float, name: str = "cable", **options):
+                   inertia: float, name: str = "cable",
+                   end_names: Sequence[str | None] = (None, None), **options):
     """A straight ANCF cable from ``start`` to ``end`` with ``n_elements`` elements.
+
+    The nodes are named ``"<name> node <i>"`` (``i`` from 0 at ``start``); ``end_names``
+    ``(first, last)`` names the end nodes instead, e.g. ``end_names=(None, "tip")``, so
+    that :meth:`fem.Model.node` finds them (``model.node("tip")``).
 
     Returns ``(group, nodes)``: the element group and the ``n_elements + 1`` node ids in
     order from ``start``.
@@ -43,7 +72,7 @@ def straight_cable(model, start, end, n_elements: int, material: Material, area:
     s = np.linspace(0.0, 1.0, int(n_elements) + 1)
     r = p0 + s[:, None] * (p1 - p0)
     nodes = model.add_nodes(r=r, r_x=np.tile(t, (len(s), 1)),
-                            names=[f"{name} node {i}" for i in range(len(s))])
+                            names=_node_names("cable", name, len(s), end_names))
     conn = np.column_stack([nodes[:-1], nodes[1:]])
     group = model.add_elements("ancf_cable", conn, material, name=name, area=area,
                                inertia=inertia, **options)
@@ -51,12 +80,14 @@ def straight_cable(model, start, end, n_elements: int, material: Material, area:
 
 
 def straight_beam(model, start, end, n_elements: int, material: Material, name: str = "beam",
-                  up=(0.0, 0.0, 1.0), **section):
+                  up=(0.0, 0.0, 1.0), end_names: Sequence[str | None] = (None, None),
+                  **section):
     """A straight ANCF beam (``ancf_beam``) from ``start`` to ``end``, ``n_elements`` long.
 
     The section's ``z`` axis (``r_z``) is ``up`` made normal to the axis, ``r_y = r_z ×
     r_x``; ``section`` is the family's data (``section='circle', radius=...`` or
-    ``section='rectangle', width=..., height=...``).  Returns ``(group, nodes)``.
+    ``section='rectangle', width=..., height=...``).  Nodes are named as by
+    :func:`straight_cable` (``end_names`` names the end nodes).  Returns ``(group, nodes)``.
     """
     if int(n_elements) < 1:
         raise ModelError(f"beam {name!r}: n_elements must be ≥ 1, got {n_elements}")
@@ -74,7 +105,7 @@ def straight_beam(model, start, end, n_elements: int, material: Material, name: 
     k = len(s)
     nodes = model.add_nodes(r=p0 + s[:, None] * (p1 - p0), r_x=np.tile(t, (k, 1)),
                             r_y=np.tile(ey, (k, 1)), r_z=np.tile(ez, (k, 1)),
-                            names=[f"{name} node {i}" for i in range(k)])
+                            names=_node_names("beam", name, k, end_names))
     conn = np.column_stack([nodes[:-1], nodes[1:]])
     group = model.add_elements("ancf_beam", conn, material, name=name, **section)
     return group, nodes

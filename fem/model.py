@@ -6,10 +6,15 @@ their :attr:`~fem.elements.ElementFamily.node_layout` asks for from the nodes th
 so elements that share a node share its coordinates.  Constraints and loads refer to
 points and vectors as :class:`~fem.LinearMap` objects.  :meth:`Model.assemble` freezes the
 structure into an :class:`~fem.assembly.Assembly` with the sparse patterns built once.
+
+Nodes, element groups and constraints carry names; :meth:`Model.node`,
+:meth:`Model.group` and :meth:`Model.constraint` find them again, so code that builds a
+model and code that reads its results share names, not attributes added to the model.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +25,7 @@ from .constraints import Coincident, Constraint, Dot, Fixed
 from .errors import ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
-from .validate import finite, vector3
+from .validate import CAMERAS, choice, finite, vector3
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -93,6 +98,27 @@ class Model:
     gravity : array_like (3,)
         Gravitational acceleration [m/s²], applied to every mass consistently with the
         mass matrix (``f_g = M (t ⊗ g)``, ``t`` the translation pattern).
+
+    Attributes
+    ----------
+    view : {"iso", "xy", "xz", "yz"}
+        The default camera of renderings (snapshots and animations written by
+        :func:`fem.write_outputs`): ``"iso"`` (default) an isometric view; ``"xy"``,
+        ``"xz"``, ``"yz"`` the view onto that coordinate plane (``"xz"`` for a mechanism
+        moving in the XZ plane).  Set it in a case's ``build``: ``model.view = "xz"``;
+        any other value raises :class:`~fem.ModelError` at the assignment.
+    node_names : list of str
+        The name of every node, by id (:meth:`node` finds a node by its name).
+    groups : list of ElementGroup
+        The element groups, in the order added (:meth:`group` finds one by its name).
+    constraints : list of Constraint
+        The constraints, in the order added (:meth:`constraint` finds one by its name).
+    bodies : dict of str to Body
+        The rigid bodies by name.
+
+    A model holds what it is made of and nothing else: a case keeps its own state (a
+    node it reads, a group it measures) as *names* and finds them with :meth:`node`,
+    :meth:`group` and :meth:`constraint`, rather than as attributes added to the model.
     """
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0)):
@@ -111,7 +137,115 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.sketches: list[tuple[str, list[LinearMap]]] = []
+        self.view = "iso"
         self._assembly = None
+
+    @property
+    def view(self) -> str:
+        """The default camera of renderings: ``"iso"``, ``"xy"``, ``"xz"`` or ``"yz"``."""
+        return self._view
+
+    @view.setter
+    def view(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise ModelError(f"model {self.name!r}: view (the camera of renderings) must be "
+                             f"one of {', '.join(map(repr, CAMERAS))}; got {value!r}")
+        self._view = choice(value, CAMERAS,
+                            f"model {self.name!r}: view (the camera of renderings)")
+
+    # ---------------------------------------------------------------- lookups
+    def _named(self, kind: str, name: str, names: Sequence[str], where: str) -> int:
+        """The index of the one item called ``name`` in ``names`` (``kind`` and ``where``,
+        what the indices are, for messages)."""
+        if not isinstance(name, str):
+            raise ModelError(f"model {self.name!r}: a {kind} is looked up by its name (a "
+                             f"str); got {name!r}")
+        hits = [i for i, n in enumerate(names) if n == name]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise ModelError(f"model {self.name!r}: {len(hits)} {kind}s are named {name!r} "
+                             f"({where} {', '.join(map(str, hits[:3]))}"
+                             f"{', …' if len(hits) > 3 else ''}); the name is ambiguous — "
+                             f"give them distinct names")
+        if not names:
+            raise ModelError(f"model {self.name!r} has no {kind} named {name!r}: it has no "
+                             f"{kind}s")
+        unique = list(dict.fromkeys(names))
+        low = name.lower()
+        close = list(dict.fromkeys(difflib.get_close_matches(name, unique, n=3)
+                                   + [n for n in unique if low in n.lower()]))[:3]
+        shown = unique[:6]
+        more = f", … ({len(names)} {kind}s in all)" if len(unique) > len(shown) else ""
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        raise ModelError(f"model {self.name!r} has no {kind} named {name!r}{hint}; known "
+                         f"{kind}s: {', '.join(map(repr, shown))}{more}")
+
+    def node(self, name: str) -> int:
+        """The id of the node called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The name given to :meth:`add_node` / :meth:`add_nodes`, or by a builder
+            (:func:`fem.straight_cable` names its nodes ``"<name> node <i>"``, or as its
+            ``end_names`` say).
+
+        Returns
+        -------
+        int
+            The node id, as :meth:`node_dofs`, :meth:`point` and :meth:`fix` take it.
+
+        Raises
+        ------
+        ModelError
+            When no node has that name (the message lists some that exist) or more than
+            one has.
+        """
+        return self._named("node", name, self.node_names, "node ids")
+
+    def group(self, name: str) -> ElementGroup:
+        """The element group called ``name`` (the ``name`` given to :meth:`add_elements`,
+        :meth:`add_mesh`, a builder or :meth:`add_rigid_body`).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        ElementGroup
+
+        Raises
+        ------
+        ModelError
+            When no group has that name (the message lists some that exist) or more than
+            one has.
+        """
+        return self.groups[self._named("element group", name, [g.name for g in self.groups],
+                                       "model.groups indices")]
+
+    def constraint(self, name: str) -> Constraint:
+        """The constraint called ``name`` (its ``name`` when added; joints made by
+        :meth:`revolute` add ``"<name> point"`` and ``"<name> axis <i>"``).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Constraint
+
+        Raises
+        ------
+        ModelError
+            When no constraint has that name (the message lists some that exist) or more
+            than one has.
+        """
+        return self.constraints[self._named("constraint", name,
+                                            [c.name for c in self.constraints],
+                                            "model.constraints indices")]
 
     # ------------------------------------------------------------------ nodes
     @property

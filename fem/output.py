@@ -477,7 +477,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         kind = "snapshot"
     else:
         kind = None
-    (out / "render.json").write_text(json.dumps({"camera": getattr(model, "view", "iso")}))
+    (out / "render.json").write_text(json.dumps({"camera": model.view}))
     # the figures are on disk before any picture is attempted: nothing computed is lost
     tmp = out / ".figures.json.tmp"
     tmp.write_text(json.dumps(jsonable(

@@ -16,8 +16,11 @@ import numpy as np
 
 from .errors import ModelError
 
+#: The named cameras of renderings (:attr:`fem.Model.view`, :func:`fem.io.render.snapshot`).
+CAMERAS = ("iso", "xy", "xz", "yz")
+
 __all__ = ["vector3", "finite", "positive", "nonnegative", "integer", "coordinates",
-           "FemWarning"]
+           "CAMERAS", "FemWarning"]
 
 
 class FemWarning(UserWarning):

@@ -163,7 +163,7 @@ def test_reduction_of_a_linearized_ancf_cantilever():
     model = cc.build(n_elements=10, gravity=False)
     M, K, free = linearize(model)
     f_full = fem.modes(model, n_modes=4).frequencies_hz
-    ends = np.r_[model.node_dofs(model.tip_node, "r"), model.node_dofs(model.tip_node, "r_x")]
+    ends = model.node_dofs(model.node("tip"), ("r", "r_x"))
     tip = np.flatnonzero(np.isin(free, ends))
     assert len(tip) == 6
     prev = np.inf

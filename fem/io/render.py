@@ -52,13 +52,13 @@ import numpy.typing as npt
 from fem.errors import ModelError
 from fem.io.vtk import Frame, read_series, to_meshio
 from fem.mesh import Mesh, read_meshio
+from fem.validate import CAMERAS
 
 if TYPE_CHECKING:
     import pyvista as pv
 
 __all__ = ["animate", "ensure_offscreen", "plot_histories", "snapshot"]
 
-CAMERAS = ("iso", "xy", "xz", "yz")
 _VIEW = {"iso": "view_isometric", "xy": "view_xy", "xz": "view_xz", "yz": "view_yz"}
 _BACKEND: str | None = None
 _XVFB: subprocess.Popen | None = None
