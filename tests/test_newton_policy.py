@@ -6,6 +6,7 @@ same nonlinear step equations are solved, so the results must agree to the Newto
 tolerance, and a fixed cost ratio must make runs repeatable to round-off.
 """
 
+import cantilever_cable as case
 import numpy as np
 import pytest
 
@@ -15,13 +16,11 @@ from fem.robots.rrru3_model import build_robot, static_state
 
 
 def _cable(n: int = 12):
-    model = fem.Model("cantilever", gravity=(0, 0, -9.81))
-    sec = fem.rectangle_section(0.02, 0.02)
-    _, nodes = fem.straight_cable(model, (0, 0, 0), (2.0, 0, 0), n,
-                                  fem.Material(2.1e11, 0.3, 7850), sec["area"], sec["iy"])
-    model.fix(nodes[0])
+    """The cable benchmark's cantilever (``cantilever_cable`` case), assembled, and the
+    tip's z coordinate index."""
+    model = case.build(n_elements=n)
     model.assemble()
-    return model, model.node_dofs(nodes[-1])[2]
+    return model, int(model.node_dofs(model.node("tip"))[2])
 
 
 def test_costly_factorizations_are_kept_longer_with_the_same_answer():
