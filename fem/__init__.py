@@ -32,7 +32,8 @@ _LAZY = {
 _SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "cases", "cli",
                "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
                "parametric", "mesh", "model", "results", "trajectory", "plates",
-               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature"}
+               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature",
+               "jit"}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from . import constraints, elements, frames, reduction  # noqa: F401

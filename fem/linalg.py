@@ -30,6 +30,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .errors import SingularMatrixError
+from .jit import numba_module
 
 __all__ = ["DENSE_LIMIT", "SPARSE_FLOPS_PER_UNKNOWN", "BandedMatrix", "Factorization",
            "Pattern", "choose_storage", "factorize", "matvec"]
@@ -268,11 +269,8 @@ def _csr_kernel():
     """The compiled CSR product (numba, cached on disk), or None without numba."""
     global _CSR_MATVEC
     if _CSR_MATVEC is None:
-        try:
-            if os.environ.get("FEM_NO_JIT"):
-                raise ImportError
-            import numba
-        except ImportError:
+        numba = numba_module()
+        if numba is None:
             _CSR_MATVEC = False
         else:
             @numba.njit(cache=True)

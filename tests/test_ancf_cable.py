@@ -148,6 +148,14 @@ def test_dynamic_cantilever_oscillates_about_static_sag(n):
     assert fig["max_residual_constraints"] < 1e-11
 
 
+def _free_cable(n: int):
+    """A free steel cable of ``n`` elements (model, group), for the kernel checks."""
+    m = fem.Model()
+    grp, _ = fem.straight_cable(m, (0, 0, 0), (2, 0, 0), n, fem.Material(2.1e11, 0.3, 7850),
+                                4e-4, 1.3e-8)
+    return m, grp
+
+
 def test_compiled_kernel_matches_the_numpy_reference():
     # issue 12: the numba kernel and the NumPy form agree to round-off at a large,
     # arbitrary deformation (forces and tangent)
@@ -155,11 +163,8 @@ def test_compiled_kernel_matches_the_numpy_reference():
 
     if not kernels.AVAILABLE:
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
-    m = fem.Model()
-    grp, _ = fem.straight_cable(m, (0, 0, 0), (2, 0, 0), 7, fem.Material(2.1e11, 0.3, 7850),
-                                4e-4, 1.3e-8)
-    rng = np.random.default_rng(3)
-    q = m.q0[grp.dofs] + 0.2 * rng.standard_normal(grp.dofs.shape)
+    m, grp = _free_cable(7)
+    q = m.q0[grp.dofs] + 0.2 * np.random.default_rng(3).standard_normal(grp.dofs.shape)
     fam = grp.family
     f_ref, K_ref = fam.forces_numpy(q, tangent=True)
     f, K = fam.forces(q, tangent=True)
@@ -176,11 +181,8 @@ def test_compiled_gather_scatter_matches_the_numpy_assembly():
 
     if not kernels.AVAILABLE:
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
-    m = fem.Model()
-    grp, _ = fem.straight_cable(m, (0, 0, 0), (2, 0, 0), 9, fem.Material(2.1e11, 0.3, 7850),
-                                4e-4, 1.3e-8)
-    rng = np.random.default_rng(5)
-    q = m.q0 + 0.2 * rng.standard_normal(m.n_dof)
+    m, grp = _free_cable(9)
+    q = m.q0 + 0.2 * np.random.default_rng(5).standard_normal(m.n_dof)
     fam = grp.family
     fam.use_kernel = False
     out_ref = np.full(m.n_dof, 0.5)            # contributions add to what is there

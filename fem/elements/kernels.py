@@ -12,22 +12,15 @@ batching overhead at small batch sizes (issue 12).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from ..jit import numba_module
 
 __all__ = ["AVAILABLE", "cable_forces"]
 
-AVAILABLE = False
+numba = numba_module()
+AVAILABLE = numba is not None
 cable_forces = None
-
-if os.environ.get("FEM_NO_JIT", "") not in ("1", "true", "yes"):
-    try:
-        import numba
-    except ImportError:  # pragma: no cover - numba is a dependency; keep a fallback
-        numba = None
-    if numba is not None:
-        AVAILABLE = True
 
 if AVAILABLE:
 

@@ -16,9 +16,9 @@ from 1.44 to 0.26 after five, and the circle runs with 55 instead of 199 factori
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from ..jit import numba_module
 
 __all__ = ["CoRotation", "best_fit_rotation"]
 
@@ -45,11 +45,8 @@ def _kernels():
     the 96-element platform (5 % of its circle), ≈ 5 µs compiled."""
     global _KERNELS
     if _KERNELS is None:
-        try:
-            if os.environ.get("FEM_NO_JIT", "") in ("1", "true", "yes"):
-                raise ImportError
-            import numba
-        except ImportError:
+        numba = numba_module()
+        if numba is None:
             _KERNELS = (lambda X0, q, pos: best_fit_rotation(X0, q[pos]), _turn_numpy)
         else:
             @numba.njit(cache=True)

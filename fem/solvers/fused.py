@@ -12,9 +12,9 @@ the NumPy forms below run instead and give the same results to round-off.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from ..jit import numba_module
 
 __all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]
 
@@ -63,11 +63,8 @@ def _kernels():
     """The compiled pair, or the NumPy pair without numba."""
     global _KERNELS
     if _KERNELS is None:
-        try:
-            if os.environ.get("FEM_NO_JIT", "") in ("1", "true", "yes"):
-                raise ImportError
-            import numba
-        except ImportError:
+        numba = numba_module()
+        if numba is None:
             _KERNELS = (_residual_numpy, _update_numpy, _predict_numpy,
                         _acceleration_numpy)
         else:
