@@ -225,8 +225,7 @@ class Assembly:
         if not specs:
             return
         vals = []
-        q_ref = model.q0 if getattr(model, "damping_state", None) is None \
-            else model.damping_state
+        q_ref = model.q0                 # the tangent in the reference configuration
         for grp in self.elastic:
             beta = sum(b for g, b in specs if g is grp)
             _, Ke = grp.family.forces(q_ref[grp.dofs], None, True)
