@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._threads import blas_single_threaded
+from .constraints.compiled import state_kernel
 from .errors import ModelError
 from .linalg import DENSE_LIMIT, Factorization, Pattern
 
@@ -188,7 +189,10 @@ class Assembly:
         self._beta_motions = beta_motions
         self._motion_t: float | None = None       # time of the cached motion values
         self._motion_cache: tuple[list, list] = ([], [])
-        # Jacobian contributions: A-part, B-part, G-part
+        # Jacobian contributions: A-part, B-part, G-part, each in CSR order (canonical:
+        # the compiled evaluation walks the CSR arrays in the same order)
+        for M in (self._G, self._A, self._B):
+            M.sum_duplicates()
         Ac, Bc, Gc = self._A.tocoo(), self._B.tocoo(), self._G.tocoo()
         self._Acoo, self._Bcoo = Ac, Bc
         self._jrows = np.concatenate([self._bil_row[Ac.row // 3], self._bil_row[Bc.row // 3],
@@ -202,6 +206,12 @@ class Assembly:
         else:
             self._G_eval = self._G.__matmul__
         self._jv_linear = Gc.data.copy()
+        # the compiled evaluation of Φ and Φ_q (fem.constraints.compiled): CSR arrays
+        # with int64 indices, and the time-dependent terms cached per time
+        self._state_kernel = state_kernel() if nb else None
+        self._jv_size = Ac.nnz + Bc.nnz + Gc.nnz
+        self._terms_t: float | None = None
+        self._terms: tuple = ()
         # Hessian contributions: pairs of A and B entries in the same component row
         order_b = np.argsort(Bc.row, kind="stable")
         b_rows_sorted = Bc.row[order_b]
@@ -309,8 +319,30 @@ class Assembly:
         """Constraint values Φ(q, t)."""
         return self.constraint_state(q, t)[0]
 
+    def _timed_terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(c + h(t), β(t))`` for the compiled constraint kernel, once per time."""
+        if t != self._terms_t:
+            c_t = self._c + self._h(t, 0) if self._motions else self._c
+            self._terms = (c_t, self._beta(t))
+            self._terms_t = t
+        return self._terms
+
     def constraint_state(self, q: np.ndarray, t: float = 0.0):
-        """``(Φ, Φ_q values)`` at ``(q, t)`` in one pass."""
+        """``(Φ, Φ_q values)`` at ``(q, t)`` in one pass (compiled,
+        :mod:`fem.constraints.compiled`; :meth:`constraint_state_numpy` without numba)."""
+        if self.n_bil == 0 or self._state_kernel is None:
+            return self.constraint_state_numpy(q, t)
+        c_t, beta_t = self._timed_terms(t)
+        phi = np.empty(self.n_con)
+        jv = np.empty(self._jv_size)
+        G, A, B = self._G, self._A, self._B
+        self._state_kernel(q, G.indptr, G.indices, G.data, c_t, A.indptr, A.indices,
+                           A.data, self._alpha, B.indptr, B.indices, B.data, beta_t,
+                           self._bil_row, phi, jv)
+        return phi, jv
+
+    def constraint_state_numpy(self, q: np.ndarray, t: float = 0.0):
+        """The NumPy form of :meth:`constraint_state` (its reference)."""
         phi = self._G_eval(q) + self._c
         if self._motions:
             phi += self._h(t, 0)
@@ -332,6 +364,8 @@ class Assembly:
     def jacobian_values(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         if self.n_bil == 0:
             return self._jv_linear
+        if self._state_kernel is not None:
+            return self.constraint_state(q, t)[1]
         a, b = self._ab(q, t)
         return np.concatenate([self._Acoo.data * b[self._Acoo.row],
                                self._Bcoo.data * a[self._Bcoo.row], self._Gdata])

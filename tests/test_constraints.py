@@ -67,3 +67,33 @@ def test_angle_drive_torque_sign():
     lam = st.lam[m.assemble().rows_of(drive)]
     # holding a horizontal bar against gravity −y: τ = m g l/2 about +z
     assert drive.torque(lam, st.q)[0] == pytest.approx(2.0 * 9.81 * 0.25, rel=1e-10)
+
+
+@pytest.mark.parametrize("case", ["robot", "screen"])
+def test_compiled_constraint_state_matches_numpy(case):
+    # issue 12: Φ and Φ_q values from the compiled pass (fem.constraints.compiled)
+    # against the NumPy form, on models with servo rows and a path (the flagship robot)
+    # and with a prescribed direction β(t) (the vibrating screen's angle drive)
+    from fem.constraints.compiled import state_kernel
+
+    if state_kernel() is None:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    if case == "robot":
+        from fem.robots import rrru3
+        from fem.robots.rrru3_model import build_robot
+        geom = rrru3.RRRU3Geometry()
+        model = build_robot(geom, "flexible", "hexagon_6",
+                            path=rrru3.seed_circle_path(geom)).model
+    else:
+        import vibrating_screen_1t2r as screen
+        model = screen.build()
+    asm = model.assemble()
+    assert asm.n_bil > 0
+    rng = np.random.default_rng(8)
+    for t in (0.0, 0.37, 0.37, 1.1):          # repeated time: the cached terms
+        q = asm.q0 + 1e-2 * rng.standard_normal(asm.n)
+        phi, jv = asm.constraint_state(q, t)
+        phi0, jv0 = asm.constraint_state_numpy(q, t)
+        assert np.abs(phi - phi0).max() <= 1e-13 * max(np.abs(phi0).max(), 1.0)
+        assert np.abs(jv - jv0).max() <= 1e-13 * np.abs(jv0).max()
+        assert np.array_equal(asm.jacobian_values(q, t), jv)
