@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._threads import blas_single_threaded
-from .constraints.compiled import state_kernel
+from .constraints.compiled import reaction_kernel, state_kernel
 from .errors import ModelError
 from .linalg import DENSE_LIMIT, Factorization, Pattern
 
@@ -209,6 +209,7 @@ class Assembly:
         # the compiled evaluation of Φ and Φ_q (fem.constraints.compiled): CSR arrays
         # with int64 indices, and the time-dependent terms cached per time
         self._state_kernel = state_kernel() if nb else None
+        self._reaction_kernel = reaction_kernel() if self._jrows.size > 64 else None
         self._jv_size = Ac.nnz + Bc.nnz + Gc.nnz
         self._terms_t: float | None = None
         self._terms: tuple = ()
@@ -406,8 +407,12 @@ class Assembly:
         """Σ λᵢ wᵢ: Φ_qᵀλ over ordinary rows plus −B(q) u over servo rows."""
         if self.n_con == 0:
             return np.zeros(self.n)
-        r = np.bincount(self._jcols, jvals * (lam * self._keep_row)[self._jrows],
-                        minlength=self.n)
+        if self._reaction_kernel is not None:
+            r = np.zeros(self.n)
+            self._reaction_kernel(jvals, lam * self._keep_row, self._jrows, self._jcols, r)
+        else:
+            r = np.bincount(self._jcols, jvals * (lam * self._keep_row)[self._jrows],
+                            minlength=self.n)
         if self._act:
             r += np.bincount(self._b_dofs, self.actuator_values(q)
                              * lam[self._servo_rows][self._b_owner], minlength=self.n)

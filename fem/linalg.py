@@ -292,7 +292,8 @@ def matvec(A):
     product equals ``A @ x`` to round-off (summation order within a row)."""
     if isinstance(A, np.ndarray):
         return A.dot
-    A = sp.csr_matrix(A)
+    A = sp.csr_matrix(A, copy=True)
+    A.eliminate_zeros()     # a pattern's explicit zeros (mass blocks m ⊗ I₃: two thirds)
     kernel = _csr_kernel()
     if kernel is None:
         return A.__matmul__

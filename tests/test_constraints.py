@@ -97,3 +97,11 @@ def test_compiled_constraint_state_matches_numpy(case):
         assert np.abs(phi - phi0).max() <= 1e-13 * max(np.abs(phi0).max(), 1.0)
         assert np.abs(jv - jv0).max() <= 1e-13 * np.abs(jv0).max()
         assert np.array_equal(asm.jacobian_values(q, t), jv)
+        lam = rng.standard_normal(asm.m)
+        r = asm.reaction(jv, lam, q)
+        keep = np.ones(asm.m)
+        keep[asm._servo_rows] = 0.0
+        r0 = asm.jacobian(q, t).T @ (lam * keep)                       # Φ_qᵀλ, ordinary rows
+        for a, row in zip(asm._act, asm._servo_rows, strict=True):    # −B(q) u, servo rows
+            np.add.at(r0, a.dofs, -a.B(q) * lam[row])
+        assert np.abs(r - r0).max() <= 1e-13 * np.abs(r0).max()

@@ -16,9 +16,10 @@ import numpy as np
 
 from ..jit import numba_module
 
-__all__ = ["state_kernel"]
+__all__ = ["state_kernel", "reaction_kernel"]
 
 _KERNEL = None
+_REACTION = None
 
 
 def state_kernel():
@@ -69,3 +70,22 @@ def state_kernel():
 
             _KERNEL = state
     return _KERNEL or None
+
+
+def reaction_kernel():
+    """The compiled ``reaction(jv, lam_kept, rows, cols, out)``: ``out[cols[k]] +=
+    jv[k] · lam_kept[rows[k]]`` in entry order (as ``np.bincount``), or None without
+    numba."""
+    global _REACTION
+    if _REACTION is None:
+        numba = numba_module()
+        if numba is None:
+            _REACTION = False
+        else:
+            @numba.njit(cache=True)
+            def reaction(jv, lam_kept, rows, cols, out):   # pragma: no cover - jit
+                for k in range(jv.size):
+                    out[cols[k]] += jv[k] * lam_kept[rows[k]]
+
+            _REACTION = reaction
+    return _REACTION or None
