@@ -32,12 +32,20 @@ __all__ = ["Model", "ElementGroup", "Body"]
 
 @dataclass
 class ElementGroup:
-    """A batch of elements of one family."""
+    """A batch of elements of one family.
+
+    A group built from a mesh (:meth:`Model.add_mesh`) also knows the mesh: ``mesh``, the
+    cell vertices' node ids ``vertex_nodes`` (n_el, 3 or 2), and ``mesh_vertex_node``
+    (mesh vertex → node id, −1 where unused); all three are None for other groups.
+    """
 
     name: str
     family: _elements.ElementFamily
     nodes: np.ndarray          # (n_el, n_nodes) node ids
     dofs: np.ndarray           # (n_el, n_dof) global coordinate indices
+    mesh: object | None = None                 # the Mesh it was built from
+    vertex_nodes: np.ndarray | None = None     # (n_el, 3 or 2) node ids of cell vertices
+    mesh_vertex_node: np.ndarray | None = None  # mesh vertex -> node id (−1: unused)
 
     @property
     def n_elements(self) -> int:

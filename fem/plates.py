@@ -47,7 +47,7 @@ def continuity_rows(model, group) -> tuple[sp.coo_matrix, int]:
     fam = group.family
     if fam.name not in ("bezier_plate", "bezier_plate_shared"):
         raise ModelError(f"plate continuity needs a Bézier plate group, got {fam.name!r}")
-    mesh = getattr(group, "mesh", None)
+    mesh = group.mesh
     if mesh is None:
         raise ModelError(f"group {group.name!r} was not built from a mesh (use add_mesh)")
     ie = mesh.interior_edges
