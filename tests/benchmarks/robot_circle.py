@@ -23,6 +23,7 @@ def run(mesh: str = "hexagon_6") -> dict:
     path = rrru3.seed_circle_path(geom)
     rm = build_robot(geom, "flexible", mesh, path=path, shear_factor="auto", damping_beta=1e-5)
     st = static_state(rm)
+    run_path(rm, 0.02, 5e-3, 0.1, q0=st.q)     # warm-up: numba kernels from the disk cache
     t0 = time.perf_counter()
     res = run_path(rm, 1.6, 5e-3, 0.1, q0=st.q)
     wall = time.perf_counter() - t0
