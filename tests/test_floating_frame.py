@@ -397,3 +397,24 @@ def test_flexible_joints_conserve_energy():
     assert max(e["strain"] for e in en) > 1e-3 * kin           # the springs work
     with pytest.raises(fem.ModelError, match="tip_masses"):
         PlanarChain(links, [0.0, 0.0], tip_masses=[1.0])
+
+
+def test_sampled_points_are_kept_and_never_changed():
+    """``sample`` keeps the point sets asked for (a tip recorded every step was sampled
+    anew each time, 40 % of the spin-up case's run); ``local`` must not alter them."""
+    link = FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
+                             kinematics="fourth_order")
+    tip = np.array([3.0])
+    s1 = link.sample(tip)
+    before = [a.copy() for a in (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt)]
+    e = 0.05 * np.random.default_rng(1).standard_normal(link.n_coordinates)
+    p, _, _ = link.local(e, tip)
+    assert link.sample(tip) is s1
+    for a, b in zip(before, (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt), strict=True):
+        assert np.array_equal(a, b)
+    fresh = FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
+                              kinematics="fourth_order")
+    np.testing.assert_array_equal(fresh.local(e, tip)[0], p)
+    for k in range(20):                       # a bounded cache
+        link.sample([0.1 * k])
+    assert len(link._sample_cache) <= 16

