@@ -147,6 +147,20 @@ class Model:
         self.sketches: list[tuple[str, list[LinearMap]]] = []
         self.view = "iso"
         self._assembly = None
+        self._sealed = True
+
+    def __setattr__(self, name: str, value) -> None:
+        # the model is not a bag: after construction only its declared attributes may
+        # be set (a subclass designs its own); a case keeps its state as names (node, group,
+        # constraint lookups), not as attributes added to the model
+        if (getattr(self, "_sealed", False) and type(self) is Model
+                and not name.startswith("_") and name not in self.__dict__
+                and not hasattr(Model, name)):
+            raise ModelError(
+                f"model {self.name!r} has no attribute {name!r} to set: a model holds what "
+                f"it is made of; keep case state in the case, or name the node, group or "
+                f"constraint and find it again with Model.node/group/constraint")
+        object.__setattr__(self, name, value)
 
     @property
     def view(self) -> str:

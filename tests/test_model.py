@@ -156,3 +156,12 @@ def test_cases_find_what_they_read_by_name():
     assert screen.build().constraint(screen.DRIVE).name == "crank drive R1"
     msg = _raise("has no constraint named 'crank'", screen.build().constraint, "crank")
     assert "'crank drive R1'" in msg                 # a name containing the one asked for
+
+
+def test_undeclared_attributes_are_refused():
+    m = fem.Model("bag")
+    m.view = "xz"                       # declared attributes stay settable
+    m.name = "renamed"
+    with pytest.raises(fem.ModelError, match="no attribute 'tip_node'.*Model.node"):
+        m.tip_node = 3
+    assert not hasattr(m, "tip_node")
