@@ -18,6 +18,12 @@ import numpy as np
 
 import fem
 from fem.elements.ancf_beam import beam_section
+from fem.references.beams import (  # noqa: F401  (BETA_L: re-exported)
+    BETA_L,
+    cantilever_frequencies,
+    cantilever_tip_deflection,
+    fixed_free_rod_frequencies,
+)
 
 PARAMS = {
     "n_elements": 16,             # −0.14 % from Timoshenko under gravity (8: −0.53 %)
@@ -42,8 +48,6 @@ LIMITS = {"n_elements": ">=1", "section": ("square", "circle"), "side_m": ">0",
           "radius_m": ">0", "length_m": ">0", "E_Pa": ">0", "nu": "(-1, 0.5)",
           "rho_kgm3": ">=0", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
           "dt_s": ">0", "rho_inf": "[0, 1]", "n_modes": ">=1", "load_steps": ">=1"}
-
-BETA_L = np.array([1.875104068711961, 4.694091132974175, 7.854757438237613])
 
 
 def _section(p: dict) -> dict:
@@ -71,7 +75,8 @@ def build(**params) -> fem.Model:
 
 
 def reference(**params) -> dict:
-    """Closed forms of linear Timoshenko / Euler–Bernoulli / rod theory for the same bar."""
+    """Closed forms of linear Timoshenko / Euler–Bernoulli / rod theory for the same bar
+    (:mod:`fem.references.beams`)."""
     p = {**PARAMS, **params}
     size = {k: v for k, v in _section(p).items() if k != "section"}
     sec = beam_section(_section(p)["section"], p["nu"], **size)
@@ -80,16 +85,12 @@ def reference(**params) -> dict:
     EI, A = E * sec["iy"], sec["area"]
     kGA = sec["shear_factor"] * G * A
     q = rho * A * 9.81 if p["gravity"] else 0.0
-    F = p["tip_force_z_N"]
-    w = -q * L**4 / (8 * EI) - q * L**2 / (2 * kGA) + F * L**3 / (3 * EI) + F * L / kGA
-    n = np.arange(1, 4)
     return {
-        "tip_z_m": w,
-        "bending_frequencies_hz": (BETA_L**2 * np.sqrt(EI / (rho * A * L**4))
-                                   / (2 * np.pi)).tolist(),
-        "torsion_frequencies_hz": ((2 * n - 1) / (4 * L) * np.sqrt(
-            G * sec["torsion_constant"] / (rho * (sec["iy"] + sec["iz"])))).tolist(),
-        "axial_frequencies_hz": ((2 * n - 1) / (4 * L) * np.sqrt(E / rho)).tolist(),
+        "tip_z_m": cantilever_tip_deflection(L, EI, q=-q, F=p["tip_force_z_N"], kGA=kGA),
+        "bending_frequencies_hz": cantilever_frequencies(L, EI, rho * A, 3).tolist(),
+        "torsion_frequencies_hz": fixed_free_rod_frequencies(L, np.sqrt(
+            G * sec["torsion_constant"] / (rho * (sec["iy"] + sec["iz"]))), 3).tolist(),
+        "axial_frequencies_hz": fixed_free_rod_frequencies(L, np.sqrt(E / rho), 3).tolist(),
         "shear_factor": sec["shear_factor"],
     }
 

@@ -12,9 +12,9 @@ from rest with link 1 at 60° and link 2 at 30° below the horizontal (+X side).
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import fem
+from fem.references.pendulums import double_pendulum_angles
 
 PARAMS = {
     "joint": "revolute",       # "revolute" or "spherical"
@@ -108,37 +108,17 @@ def angles(model: fem.Model, q: np.ndarray) -> np.ndarray:
 
 
 def reference_angles(t: np.ndarray, **params) -> np.ndarray:
-    """Independent minimal-coordinate solution (Lagrange's equations in θ₁, θ₂).
-
-    With COM distances c₁ = L₁/2, c₂ = L₂/2 and J the inertia about the Y axis through the
-    COM::
-
-        M(θ) θ̈ + m₂L₁c₂ sin(θ₁−θ₂) [θ̇₂², −θ̇₁²] + g [(m₁c₁+m₂L₁) cos θ₁, m₂c₂ cos θ₂] = 0
-        M = [[m₁c₁² + J₁ + m₂L₁², m₂L₁c₂ cos(θ₁−θ₂)], [·, m₂c₂² + J₂]]
-
-    integrated with DOP853 at rtol = atol = 1e-12.
-    """
+    """Independent minimal-coordinate solution (Lagrange's equations in θ₁, θ₂) of the
+    planar pendulum of ``params``: :func:`fem.references.pendulums.double_pendulum_angles`
+    with COM distances c₁ = L₁/2, c₂ = L₂/2, the box inertias about Y through the COM,
+    θ positive from +X towards +Z (a rotation about −Y), DOP853 at rtol = atol = 1e-12."""
     p = {**PARAMS, **params}
     m1, m2, L1, L2, b = (p["mass1_kg"], p["mass2_kg"], p["length1_m"], p["length2_m"],
                          p["section_m"])
-    g = p["gravity_mps2"]
-    c1, c2 = L1 / 2, L2 / 2
-    J1 = _link_inertia(m1, L1, b)[1, 1]
-    J2 = _link_inertia(m2, L2, b)[1, 1]
-    # the sign convention: θ positive from +X towards +Z, i.e. a rotation about −Y
-    def rhs(_t, y):
-        t1, t2, w1, w2 = y
-        c, s = np.cos(t1 - t2), np.sin(t1 - t2)
-        M = np.array([[m1 * c1**2 + J1 + m2 * L1**2, m2 * L1 * c2 * c],
-                      [m2 * L1 * c2 * c, m2 * c2**2 + J2]])
-        f = -np.array([m2 * L1 * c2 * s * w2**2 + (m1 * c1 + m2 * L1) * g * np.cos(t1),
-                       -m2 * L1 * c2 * s * w1**2 + m2 * c2 * g * np.cos(t2)])
-        return [w1, w2, *np.linalg.solve(M, f)]
-
-    y0 = [np.radians(p["theta1_0_deg"]), np.radians(p["theta2_0_deg"]), 0.0, 0.0]
-    sol = solve_ivp(rhs, (float(t[0]), float(t[-1])), y0, method="DOP853", t_eval=t,
-                    rtol=1e-12, atol=1e-12)
-    return sol.y[:2].T
+    return double_pendulum_angles(
+        t, m1, m2, L1, L2, _link_inertia(m1, L1, b)[1, 1], _link_inertia(m2, L2, b)[1, 1],
+        p["gravity_mps2"], theta0=(np.radians(p["theta1_0_deg"]),
+                                   np.radians(p["theta2_0_deg"])))
 
 
 def run(out=None, **params) -> dict:

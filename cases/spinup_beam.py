@@ -16,7 +16,8 @@ Figures: ``time_s``, ``tip_v_m`` (tip deflection transverse to the hub frame's x
 the plane of rotation), ``tip_u_m`` (axial tip displacement in the hub frame),
 ``tip_v_rate_mps``, ``wall_s``, and the reference values ``axial_stretch_reference_m``
 (ρΩ0²L³/3E) and ``inplane_frequency_reference_rad_s`` (first in-plane eigenfrequency of
-the beam rotating at Ω0, :func:`rotating_beam_frequency`).
+the beam rotating at Ω0, :func:`fem.references.beams.rotating_beam_frequency`, re-exported
+here as ``rotating_beam_frequency``).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq
 
 import fem
 from fem.chains import HubLink, write_centreline_series
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
+from fem.references.beams import rotating_beam_frequency, rotating_rod_stretch
 
 PARAMS = {
     "omega0_rad_s": 4.0,
@@ -75,37 +76,6 @@ def hub_motion(omega0: float, T: float):
             return th, w, a
         return omega0 * T / 2 + omega0 * (t - T), omega0, 0.0
     return motion
-
-
-def rotating_beam_frequency(omega: float, L: float, EI: float, rho_A: float,
-                            n_terms: int = 400) -> float:
-    """First in-plane bending eigenfrequency [rad/s] of a clamped beam spinning at Ω.
-
-    Independent of the bases: the exact Frobenius power series of
-    ``EI v'''' − (T v′)′ − ρAΩ² v = ρAω² v``, ``T = ρAΩ²(L² − x²)/2`` (the in-plane
-    equation: centrifugal tension stiffens, the −ρAΩ²v term softens), clamped at x = 0,
-    free at L (v″ = v‴ = 0, T(L) = 0); ω is the first root of the 2 × 2 boundary
-    determinant."""
-    a = rho_A * omega**2 * L**4 / (2 * EI)
-
-    def det(w):
-        b = rho_A * (omega**2 + w * w) * L**4 / EI
-        cols = []
-        for c2, c3 in ((1.0, 0.0), (0.0, 1.0)):
-            c = np.zeros(n_terms + 4)
-            c[2], c[3] = c2, c3
-            for k in range(n_terms):
-                c[k + 4] = (a * ((k + 2) * (k + 1) * c[k + 2] - k * (k + 1) * c[k])
-                            + b * c[k]) / ((k + 1) * (k + 2) * (k + 3) * (k + 4))
-            n = np.arange(c.size)
-            cols.append([np.sum(n * (n - 1) * c), np.sum(n * (n - 1) * (n - 2) * c)])
-        return cols[0][0] * cols[1][1] - cols[0][1] * cols[1][0]
-
-    w1 = 3.516 * np.sqrt(EI / (rho_A * L**4))
-    grid = np.linspace(1e-3, 3.0 * w1 + 2.0 * omega, 600)
-    d = np.array([det(w) for w in grid])
-    i = int(np.flatnonzero(np.sign(d[:-1]) != np.sign(d[1:]))[0])
-    return float(brentq(det, grid[i], grid[i + 1], xtol=1e-12))
 
 
 def build(**params):
@@ -225,7 +195,7 @@ def run(out=None, **params) -> dict:
         "time_s": np.asarray(res.t).tolist(), "tip_v_m": v.tolist(), "tip_u_m": u.tolist(),
         "tip_v_rate_mps": vdot.tolist(), "wall_s": wall,
         "tip_v_peak_m": float(np.abs(v).max()),
-        "axial_stretch_reference_m": rho * om**2 * L**3 / (3 * E),
+        "axial_stretch_reference_m": rotating_rod_stretch(om, L, E, rho),
         "inplane_frequency_reference_rad_s": rotating_beam_frequency(om, L, E * I, rho * A),
         "diverged_at_s": diverged_at,
     }

@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import fem
 from fem.chains import PlanarChain, write_centreline_series
 from fem.elements.floating_frame import FloatingFrameLink
+from fem.references.pendulums import rod_double_pendulum_tip
 
 PARAMS = {
     "length_m": 7.11,
@@ -64,24 +64,9 @@ def build(**params) -> PlanarChain:
 
 def rigid_reference(t, L: float, g: float, phi0=(0.0, 0.0)) -> np.ndarray:
     """Second tip (x, y) of the rigid double pendulum of two uniform rods of length L
-    (absolute angles φ from +x, gravity −y), by Lagrange's equations::
-
-        [4/3, ½c; ½c, 1/3] φ̈ = [−½ s φ̇₂² − 3/2 (g/L) cos φ₁,  ½ s φ̇₁² − ½ (g/L) cos φ₂]
-
-    with ``c, s = cos, sin(φ₁ − φ₂)`` (mass cancels)."""
-    def rhs(_, y):
-        p1, p2, w1, w2 = y
-        c, s = np.cos(p1 - p2), np.sin(p1 - p2)
-        M = np.array([[4 / 3, 0.5 * c], [0.5 * c, 1 / 3]])
-        b = np.array([-0.5 * s * w2**2 - 1.5 * g / L * np.cos(p1),
-                      0.5 * s * w1**2 - 0.5 * g / L * np.cos(p2)])
-        return [w1, w2, *np.linalg.solve(M, b)]
-
-    t = np.asarray(t, float)
-    sol = solve_ivp(rhs, (t[0], t[-1]), [phi0[0], phi0[1], 0.0, 0.0], t_eval=t,
-                    rtol=1e-11, atol=1e-12, method="DOP853")
-    p1, p2 = sol.y[0], sol.y[1]
-    return np.column_stack([L * (np.cos(p1) + np.cos(p2)), L * (np.sin(p1) + np.sin(p2))])
+    (absolute angles φ from +x, gravity −y), from rest: Lagrange's equations, see
+    :func:`fem.references.pendulums.rod_double_pendulum_tip`."""
+    return rod_double_pendulum_tip(t, L, g, phi0)
 
 
 def run(out=None, **params) -> dict:

@@ -5,7 +5,8 @@ References, each independent of the floating-frame code:
   (geometrically exact, absolute coordinates): tip deflection histories;
 * the tip stretch of a rod spinning at Ω: ρΩ²L³/3E (closed form);
 * the first in-plane eigenfrequency of the spinning beam from the exact power series of
-  its differential equation (``spinup_beam.rotating_beam_frequency``), checked itself
+  its differential equation (``fem.references.beams.rotating_beam_frequency``, re-exported
+  as ``spinup_beam.rotating_beam_frequency``), checked itself
   against the non-rotating cantilever (βL)²√(EI/ρAL⁴) and Southwell's coefficient;
 * conservation of energy and angular momentum of a free hub (ρ∞ = 1);
 * finite differences of the point maps and of the inertia forces (Newton tangents).
