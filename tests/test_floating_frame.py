@@ -419,3 +419,46 @@ def test_sampled_points_are_kept_and_never_changed():
     for k in range(20):                       # a bounded cache
         link.sample([0.1 * k])
     assert len(link._sample_cache) <= 16
+
+
+def test_compiled_fourth_order_terms_match_numpy():
+    """The compiled fourth-order foreshortening terms (issue 12) against the NumPy form,
+    ≤ 1e-12 relative, through ``local`` (positions, Jacobian and ``Q``)."""
+    from fem.elements.floating_frame import _fourth_order_kernel
+
+    if _fourth_order_kernel() is None:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    link = FloatingFrameLink(3.0, "bspline", 5, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
+                             kinematics="fourth_order")
+    e = 0.2 * np.random.default_rng(3).standard_normal(link.n_coordinates)
+    for x in (None, np.array([0.7, 3.0])):
+        link.use_kernel = True
+        got = link.local(e, x)
+        link.use_kernel = False
+        ref = link.local(e, x)
+        for a, b in zip(got, ref, strict=True):
+            assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max()
+
+
+@pytest.mark.parametrize("basis, n", [("bezier", 4), ("bspline", 5), ("modes", 4)])
+def test_compiled_bending_correction_matches_numpy(basis, n):
+    """Compiled nonlinear-curvature energy, gradient and Hessian (issue 12) against the
+    NumPy form, ≤ 1e-12 relative, unequal EI_y and EI_z."""
+    from fem.elements.floating_frame import _bending_kernel
+
+    if _bending_kernel() is None:
+        pytest.skip("numba not available (FEM_NO_JIT or not installed)")
+    link = FloatingFrameLink(3.0, basis, n, 20.0, 1e7, 2e3, 3e3, GJ=1e3,
+                             kinematics="fourth_order")
+    e = 0.3 * np.random.default_rng(4).standard_normal(link.n_coordinates)
+    for order in (1, 2):
+        link.use_kernel = True
+        got = link._bending_correction(e, order)
+        link.use_kernel = False
+        ref = link._bending_correction(e, order)
+        assert got[0] == pytest.approx(ref[0], rel=1e-12)
+        assert np.abs(got[1] - ref[1]).max() <= 1e-12 * np.abs(ref[1]).max()
+        if order == 2:
+            assert np.abs(got[2] - ref[2]).max() <= 1e-12 * np.abs(ref[2]).max()
+        else:
+            assert got[2] is None and ref[2] is None
