@@ -11,10 +11,12 @@ only when a kernel is first needed, so ``import fem`` stays light.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from types import ModuleType
 
-__all__ = ["disabled", "numba_module"]
+__all__ = ["disabled", "numba_module", "compiled"]
 
 
 def disabled() -> bool:
@@ -31,3 +33,21 @@ def numba_module() -> ModuleType | None:
     except ImportError:  # pragma: no cover - numba is a dependency; keep a fallback
         return None
     return numba
+
+
+def compiled(build: Callable[[ModuleType], object]) -> Callable[[], object | None]:
+    """Decorator for a kernel built on first use: ``build(numba)`` defines and returns the
+    compiled function (or a tuple of them); the decorated name becomes a getter that
+    returns it, built once, or None when :func:`numba_module` is None (then the caller
+    runs its NumPy form).  Compiled code is cached on disk by the kernels' own
+    ``cache=True``."""
+    made: list = []
+
+    @functools.wraps(build)
+    def get():
+        if not made:
+            numba = numba_module()
+            made.append(None if numba is None else build(numba))
+        return made[0]
+
+    return get

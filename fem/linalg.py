@@ -30,7 +30,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .errors import SingularMatrixError
-from .jit import numba_module
+from .jit import compiled
 
 __all__ = ["DENSE_LIMIT", "SPARSE_FLOPS_PER_UNKNOWN", "BandedMatrix", "Factorization",
            "Pattern", "choose_storage", "factorize", "matvec"]
@@ -262,27 +262,20 @@ def factorize(A, what: str = "system matrix",
 
 
 # ================================================================ products
-_CSR_MATVEC = None
 
 
-def _csr_kernel():
+@compiled
+def _csr_kernel(numba):
     """The compiled CSR product (numba, cached on disk), or None without numba."""
-    global _CSR_MATVEC
-    if _CSR_MATVEC is None:
-        numba = numba_module()
-        if numba is None:
-            _CSR_MATVEC = False
-        else:
-            @numba.njit(cache=True)
-            def csr_matvec(data, indices, indptr, x, y):   # pragma: no cover - jit
-                for i in range(indptr.size - 1):
-                    acc = 0.0
-                    for k in range(indptr[i], indptr[i + 1]):
-                        acc += data[k] * x[indices[k]]
-                    y[i] = acc
+    @numba.njit(cache=True)
+    def csr_matvec(data, indices, indptr, x, y):   # pragma: no cover - jit
+        for i in range(indptr.size - 1):
+            acc = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                acc += data[k] * x[indices[k]]
+            y[i] = acc
 
-            _CSR_MATVEC = csr_matvec
-    return _CSR_MATVEC or None
+    return csr_matvec
 
 
 def matvec(A):

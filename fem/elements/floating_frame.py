@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import bases
 from ..errors import ModelError
-from ..jit import numba_module
+from ..jit import compiled
 from ..validate import finite, positive
 
 __all__ = ["FloatingFrameLink", "LinkSamples", "KINEMATICS"]
@@ -98,150 +98,132 @@ def fourth_order_terms(ey: np.ndarray, ez: np.ndarray, dY: np.ndarray, wt: np.nd
     return (u, gy, gz, *blocks)
 
 
-_FOURTH = None
-
-
-def _fourth_order_kernel():
+@compiled
+def _fourth_order_kernel(numba):
     """The compiled form of :func:`fourth_order_terms` (numba), or None without it: the
     batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order spin-up
     run."""
-    global _FOURTH
-    if _FOURTH is None:
-        numba = numba_module()
-        if numba is None:
-            _FOURTH = False
-        else:
-            @numba.njit(cache=True)
-            def terms(ey, ez, dY, wt, u, gy, gz, Qyy, Qyz, Qzz):   # pragma: no cover - jit
-                P, G, nb = dY.shape
-                for p in range(P):
-                    up = 0.0
-                    for k in range(nb):
-                        gy[p, k] = 0.0
-                        gz[p, k] = 0.0
-                        for m in range(nb):
-                            Qyy[p, k, m] = 0.0
-                            Qyz[p, k, m] = 0.0
-                            Qzz[p, k, m] = 0.0
-                    for g in range(G):
-                        a = 0.0
-                        c = 0.0
-                        for k in range(nb):
-                            a += dY[p, g, k] * ey[k]
-                            c += dY[p, g, k] * ez[k]
-                        s = a * a + c * c
-                        w = wt[p, g]
-                        up += w * s * s
-                        wy = 0.5 * w * (s + 2.0 * a * a)
-                        wyz = w * a * c
-                        wz = 0.5 * w * (s + 2.0 * c * c)
-                        for k in range(nb):
-                            dk = dY[p, g, k]
-                            gy[p, k] += 0.5 * w * s * a * dk
-                            gz[p, k] += 0.5 * w * s * c * dk
-                            for m in range(nb):
-                                dkm = dk * dY[p, g, m]
-                                Qyy[p, k, m] += wy * dkm
-                                Qyz[p, k, m] += wyz * dkm
-                                Qzz[p, k, m] += wz * dkm
-                    u[p] = 0.125 * up
+    @numba.njit(cache=True)
+    def terms(ey, ez, dY, wt, u, gy, gz, Qyy, Qyz, Qzz):   # pragma: no cover - jit
+        P, G, nb = dY.shape
+        for p in range(P):
+            up = 0.0
+            for k in range(nb):
+                gy[p, k] = 0.0
+                gz[p, k] = 0.0
+                for m in range(nb):
+                    Qyy[p, k, m] = 0.0
+                    Qyz[p, k, m] = 0.0
+                    Qzz[p, k, m] = 0.0
+            for g in range(G):
+                a = 0.0
+                c = 0.0
+                for k in range(nb):
+                    a += dY[p, g, k] * ey[k]
+                    c += dY[p, g, k] * ez[k]
+                s = a * a + c * c
+                w = wt[p, g]
+                up += w * s * s
+                wy = 0.5 * w * (s + 2.0 * a * a)
+                wyz = w * a * c
+                wz = 0.5 * w * (s + 2.0 * c * c)
+                for k in range(nb):
+                    dk = dY[p, g, k]
+                    gy[p, k] += 0.5 * w * s * a * dk
+                    gz[p, k] += 0.5 * w * s * c * dk
+                    for m in range(nb):
+                        dkm = dk * dY[p, g, m]
+                        Qyy[p, k, m] += wy * dkm
+                        Qyz[p, k, m] += wyz * dkm
+                        Qzz[p, k, m] += wz * dkm
+            u[p] = 0.125 * up
 
-            _FOURTH = terms
-    return _FOURTH or None
+    return terms
 
 
-_BENDING = None
-
-
-def _bending_kernel():
+@compiled
+def _bending_kernel(numba):
     """Compiled :meth:`FloatingFrameLink._bending_correction` (energy, gradient and, on
     request, Hessian in one pass over the quadrature points), or None without numba;
     the NumPy form in that method is its reference (≈ 54 µs per call there)."""
-    global _BENDING
-    if _BENDING is None:
-        numba = numba_module()
-        if numba is None:
-            _BENDING = False
-        else:
-            @numba.njit(cache=True)
-            def bending(e, wb, Bz, ei1, ei2, hessian, grad, hess):  # pragma: no cover - jit
-                P, _, ne = Bz.shape
-                z = np.empty(4)
-                d1 = np.empty(4)
-                d2 = np.empty(4)
-                dm = np.empty(4)
-                gz = np.empty(4)
-                hz = np.empty((4, 4))
-                t = np.empty((4, ne))
+    @numba.njit(cache=True)
+    def bending(e, wb, Bz, ei1, ei2, hessian, grad, hess):  # pragma: no cover - jit
+        P, _, ne = Bz.shape
+        z = np.empty(4)
+        d1 = np.empty(4)
+        d2 = np.empty(4)
+        dm = np.empty(4)
+        gz = np.empty(4)
+        hz = np.empty((4, 4))
+        t = np.empty((4, ne))
+        for i in range(ne):
+            grad[i] = 0.0
+            if hessian:
+                for j in range(ne):
+                    hess[i, j] = 0.0
+        U = 0.0
+        for p in range(P):
+            for r in range(4):
+                acc = 0.0
                 for i in range(ne):
-                    grad[i] = 0.0
-                    if hessian:
-                        for j in range(ne):
-                            hess[i, j] = 0.0
-                U = 0.0
-                for p in range(P):
-                    for r in range(4):
-                        acc = 0.0
-                        for i in range(ne):
-                            acc += Bz[p, r, i] * e[i]
-                        z[r] = acc
-                    a, A, c, C = z[0], z[1], z[2], z[3]
-                    m = a * A + c * C
-                    k1 = A + 0.5 * a * m
-                    k2 = C + 0.5 * c * m
-                    w = wb[p]
-                    U += 0.5 * w * (ei1 * (k1 * k1 - A * A) + ei2 * (k2 * k2 - C * C))
-                    dm[0], dm[1], dm[2], dm[3] = A, a, C, c
-                    for r in range(4):
-                        d1[r] = 0.5 * a * dm[r]
-                        d2[r] = 0.5 * c * dm[r]
-                    d1[1] += 1.0
-                    d1[0] += 0.5 * m
-                    d2[3] += 1.0
-                    d2[2] += 0.5 * m
-                    for r in range(4):
-                        gz[r] = ei1 * k1 * d1[r] + ei2 * k2 * d2[r]
-                    gz[1] -= ei1 * A
-                    gz[3] -= ei2 * C
-                    for i in range(ne):
-                        acc = 0.0
-                        for r in range(4):
-                            acc += Bz[p, r, i] * gz[r]
-                        grad[i] += w * acc
-                    if not hessian:
-                        continue
-                    for r in range(4):
-                        for q in range(4):
-                            hz[r, q] = ei1 * d1[r] * d1[q] + ei2 * d2[r] * d2[q]
-                    # k1 h1 + k2 h2 with h1 = ½(e0⊗dm + dm⊗e0 + a M2), h2 likewise
+                    acc += Bz[p, r, i] * e[i]
+                z[r] = acc
+            a, A, c, C = z[0], z[1], z[2], z[3]
+            m = a * A + c * C
+            k1 = A + 0.5 * a * m
+            k2 = C + 0.5 * c * m
+            w = wb[p]
+            U += 0.5 * w * (ei1 * (k1 * k1 - A * A) + ei2 * (k2 * k2 - C * C))
+            dm[0], dm[1], dm[2], dm[3] = A, a, C, c
+            for r in range(4):
+                d1[r] = 0.5 * a * dm[r]
+                d2[r] = 0.5 * c * dm[r]
+            d1[1] += 1.0
+            d1[0] += 0.5 * m
+            d2[3] += 1.0
+            d2[2] += 0.5 * m
+            for r in range(4):
+                gz[r] = ei1 * k1 * d1[r] + ei2 * k2 * d2[r]
+            gz[1] -= ei1 * A
+            gz[3] -= ei2 * C
+            for i in range(ne):
+                acc = 0.0
+                for r in range(4):
+                    acc += Bz[p, r, i] * gz[r]
+                grad[i] += w * acc
+            if not hessian:
+                continue
+            for r in range(4):
+                for q in range(4):
+                    hz[r, q] = ei1 * d1[r] * d1[q] + ei2 * d2[r] * d2[q]
+            # k1 h1 + k2 h2 with h1 = ½(e0⊗dm + dm⊗e0 + a M2), h2 likewise
+            for q in range(4):
+                hz[0, q] += 0.5 * ei1 * k1 * dm[q]
+                hz[q, 0] += 0.5 * ei1 * k1 * dm[q]
+                hz[2, q] += 0.5 * ei2 * k2 * dm[q]
+                hz[q, 2] += 0.5 * ei2 * k2 * dm[q]
+            cm = 0.5 * (ei1 * k1 * a + ei2 * k2 * c)      # the M2 terms
+            hz[0, 1] += cm
+            hz[1, 0] += cm
+            hz[2, 3] += cm
+            hz[3, 2] += cm
+            hz[1, 1] -= ei1
+            hz[3, 3] -= ei2
+            for r in range(4):
+                for j in range(ne):
+                    acc = 0.0
                     for q in range(4):
-                        hz[0, q] += 0.5 * ei1 * k1 * dm[q]
-                        hz[q, 0] += 0.5 * ei1 * k1 * dm[q]
-                        hz[2, q] += 0.5 * ei2 * k2 * dm[q]
-                        hz[q, 2] += 0.5 * ei2 * k2 * dm[q]
-                    cm = 0.5 * (ei1 * k1 * a + ei2 * k2 * c)      # the M2 terms
-                    hz[0, 1] += cm
-                    hz[1, 0] += cm
-                    hz[2, 3] += cm
-                    hz[3, 2] += cm
-                    hz[1, 1] -= ei1
-                    hz[3, 3] -= ei2
+                        acc += hz[r, q] * Bz[p, q, j]
+                    t[r, j] = w * acc
+            for i in range(ne):
+                for j in range(ne):
+                    acc = 0.0
                     for r in range(4):
-                        for j in range(ne):
-                            acc = 0.0
-                            for q in range(4):
-                                acc += hz[r, q] * Bz[p, q, j]
-                            t[r, j] = w * acc
-                    for i in range(ne):
-                        for j in range(ne):
-                            acc = 0.0
-                            for r in range(4):
-                                acc += Bz[p, r, i] * t[r, j]
-                            hess[i, j] += acc
-                return U
+                        acc += Bz[p, r, i] * t[r, j]
+                    hess[i, j] += acc
+        return U
 
-            _BENDING = bending
-    return _BENDING or None
+    return bending
 
 
 class FloatingFrameLink:

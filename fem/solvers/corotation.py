@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import numba_module
+from ..jit import compiled
 
 __all__ = ["CoRotation", "best_fit_rotation"]
 
@@ -32,61 +32,61 @@ def best_fit_rotation(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return ((U * np.array([1.0, 1.0, d])) @ Vt).T
 
 
+def _fit_numpy(X0: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    return best_fit_rotation(X0, q[pos])
+
+
 def _turn_numpy(b: np.ndarray, trip: np.ndarray, R: np.ndarray, inverse: bool) -> None:
     b[trip] = b[trip] @ (R.T if inverse else R)
 
 
-_KERNELS: tuple | None = None
+@compiled
+def _compiled_kernels(numba):
+    """The compiled forms (numba), built on first use."""
+    @numba.njit(cache=True)
+    def fit(X0, q, pos):   # pragma: no cover - jit
+        k = pos.shape[0]
+        cx = np.zeros(3)
+        cy = np.zeros(3)
+        for i in range(k):
+            for d in range(3):
+                cx[d] += X0[i, d]
+                cy[d] += q[pos[i, d]]
+        cx /= k
+        cy /= k
+        H = np.zeros((3, 3))
+        for i in range(k):
+            for a in range(3):
+                xa = X0[i, a] - cx[a]
+                for c in range(3):
+                    H[a, c] += xa * (q[pos[i, c]] - cy[c])
+        U, _, Vt = np.linalg.svd(H)
+        d = np.linalg.det(U @ Vt)
+        if d < 0.0:
+            for a in range(3):
+                U[a, 2] = -U[a, 2]
+        return (U @ Vt).T
+
+    @numba.njit(cache=True)
+    def turn(b, trip, R, inverse):   # pragma: no cover - jit
+        v = np.empty(3)
+        for i in range(trip.shape[0]):
+            for d in range(3):
+                v[d] = b[trip[i, d]]
+            for c in range(3):
+                acc = 0.0
+                for d in range(3):
+                    acc += v[d] * (R[c, d] if inverse else R[d, c])
+                b[trip[i, c]] = acc
+
+    return (fit, turn)
 
 
 def _kernels():
     """Compiled ``(fit, turn)`` (numba), or the NumPy forms without numba: the fit and
     the turning of the right-hand side and solution cost ≈ 64 µs per solve in NumPy on
     the 96-element platform (5 % of its circle), ≈ 5 µs compiled."""
-    global _KERNELS
-    if _KERNELS is None:
-        numba = numba_module()
-        if numba is None:
-            _KERNELS = (lambda X0, q, pos: best_fit_rotation(X0, q[pos]), _turn_numpy)
-        else:
-            @numba.njit(cache=True)
-            def fit(X0, q, pos):   # pragma: no cover - jit
-                k = pos.shape[0]
-                cx = np.zeros(3)
-                cy = np.zeros(3)
-                for i in range(k):
-                    for d in range(3):
-                        cx[d] += X0[i, d]
-                        cy[d] += q[pos[i, d]]
-                cx /= k
-                cy /= k
-                H = np.zeros((3, 3))
-                for i in range(k):
-                    for a in range(3):
-                        xa = X0[i, a] - cx[a]
-                        for c in range(3):
-                            H[a, c] += xa * (q[pos[i, c]] - cy[c])
-                U, _, Vt = np.linalg.svd(H)
-                d = np.linalg.det(U @ Vt)
-                if d < 0.0:
-                    for a in range(3):
-                        U[a, 2] = -U[a, 2]
-                return (U @ Vt).T
-
-            @numba.njit(cache=True)
-            def turn(b, trip, R, inverse):   # pragma: no cover - jit
-                v = np.empty(3)
-                for i in range(trip.shape[0]):
-                    for d in range(3):
-                        v[d] = b[trip[i, d]]
-                    for c in range(3):
-                        acc = 0.0
-                        for d in range(3):
-                            acc += v[d] * (R[c, d] if inverse else R[d, c])
-                        b[trip[i, c]] = acc
-
-            _KERNELS = (fit, turn)
-    return _KERNELS
+    return _compiled_kernels() or (_fit_numpy, _turn_numpy)
 
 
 class CoRotation:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import numba_module
+from ..jit import compiled
 
 __all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]
 
@@ -56,82 +56,78 @@ def _acceleration_numpy(qdd0, qdd, a0, af, am):
     return (af * qdd0 + (1.0 - af) * qdd - am * a0) / (1.0 - am)
 
 
-_KERNELS: tuple | None = None
+@compiled
+def _compiled_kernels(numba):
+    """The compiled forms (numba), built on first use."""
+    @numba.njit(cache=True)
+    def residual(Mq, f_int, f_ext, JTl, extra, phi, floor2, c_rhs, res,
+                 rhs):   # pragma: no cover - jit
+        n = Mq.size
+        a = b = c = r2 = 0.0
+        damped = extra.size > 0
+        for i in range(n):
+            x = Mq[i] + f_int[i] - f_ext[i] + JTl[i]
+            if damped:
+                x += extra[i]
+            res[i] = x
+            rhs[i] = x * c_rhs
+            a += Mq[i] * Mq[i]
+            b += f_int[i] * f_int[i]
+            c += JTl[i] * JTl[i]
+            r2 += x * x
+        pmax = 0.0
+        for k in range(phi.size):
+            rhs[n + k] = -phi[k]
+            p = abs(phi[k])
+            if p > pmax or p != p:      # a NaN propagates, as with max()
+                pmax = p
+        return r2, max(a, b, c, floor2), pmax
+
+    @numba.njit(cache=True)
+    def update(q, v, qdd, lam, dx, gp, bp):   # pragma: no cover - jit
+        n = q.size
+        for i in range(n):
+            d = dx[i]
+            q[i] += d
+            v[i] += gp * d
+            qdd[i] += bp * d
+        for k in range(lam.size):
+            lam[k] += bp * dx[n + k]
+
+    @numba.njit(cache=True)
+    def predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta):  # pragma: no cover
+        n = q0.size
+        q = np.empty(n)
+        v = np.empty(n)
+        qdd = np.empty(n)
+        b_af, b_gam, b_beta, hh = 1.0 - af, 1.0 - gam, 0.5 - beta, h * h
+        d_am = 1.0 - am
+        for i in range(n):
+            x = qdd0[i]
+            if c != 0.0:
+                x = x + c * (qdd0[i] - prev[i])
+            qdd[i] = x
+            a1 = (af * qdd0[i] + b_af * x - am * a0[i]) / d_am
+            v[i] = v0[i] + h * (b_gam * a0[i] + gam * a1)
+            q[i] = (q0[i] + h * v0[i]) + hh * (b_beta * a0[i] + beta * a1)
+        return q, v, qdd
+
+    @numba.njit(cache=True)
+    def acceleration(qdd0, qdd, a0, af, am):   # pragma: no cover - jit
+        n = qdd0.size
+        out = np.empty(n)
+        b_af, d_am = 1.0 - af, 1.0 - am
+        for i in range(n):
+            out[i] = (af * qdd0[i] + b_af * qdd[i] - am * a0[i]) / d_am
+        return out
+
+    return (residual, update, predict, acceleration)
 
 
 def _kernels():
     """The compiled pair, or the NumPy pair without numba."""
-    global _KERNELS
-    if _KERNELS is None:
-        numba = numba_module()
-        if numba is None:
-            _KERNELS = (_residual_numpy, _update_numpy, _predict_numpy,
-                        _acceleration_numpy)
-        else:
-            @numba.njit(cache=True)
-            def residual(Mq, f_int, f_ext, JTl, extra, phi, floor2, c_rhs, res,
-                         rhs):   # pragma: no cover - jit
-                n = Mq.size
-                a = b = c = r2 = 0.0
-                damped = extra.size > 0
-                for i in range(n):
-                    x = Mq[i] + f_int[i] - f_ext[i] + JTl[i]
-                    if damped:
-                        x += extra[i]
-                    res[i] = x
-                    rhs[i] = x * c_rhs
-                    a += Mq[i] * Mq[i]
-                    b += f_int[i] * f_int[i]
-                    c += JTl[i] * JTl[i]
-                    r2 += x * x
-                pmax = 0.0
-                for k in range(phi.size):
-                    rhs[n + k] = -phi[k]
-                    p = abs(phi[k])
-                    if p > pmax or p != p:      # a NaN propagates, as with max()
-                        pmax = p
-                return r2, max(a, b, c, floor2), pmax
-
-            @numba.njit(cache=True)
-            def update(q, v, qdd, lam, dx, gp, bp):   # pragma: no cover - jit
-                n = q.size
-                for i in range(n):
-                    d = dx[i]
-                    q[i] += d
-                    v[i] += gp * d
-                    qdd[i] += bp * d
-                for k in range(lam.size):
-                    lam[k] += bp * dx[n + k]
-
-            @numba.njit(cache=True)
-            def predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta):  # pragma: no cover
-                n = q0.size
-                q = np.empty(n)
-                v = np.empty(n)
-                qdd = np.empty(n)
-                b_af, b_gam, b_beta, hh = 1.0 - af, 1.0 - gam, 0.5 - beta, h * h
-                d_am = 1.0 - am
-                for i in range(n):
-                    x = qdd0[i]
-                    if c != 0.0:
-                        x = x + c * (qdd0[i] - prev[i])
-                    qdd[i] = x
-                    a1 = (af * qdd0[i] + b_af * x - am * a0[i]) / d_am
-                    v[i] = v0[i] + h * (b_gam * a0[i] + gam * a1)
-                    q[i] = (q0[i] + h * v0[i]) + hh * (b_beta * a0[i] + beta * a1)
-                return q, v, qdd
-
-            @numba.njit(cache=True)
-            def acceleration(qdd0, qdd, a0, af, am):   # pragma: no cover - jit
-                n = qdd0.size
-                out = np.empty(n)
-                b_af, d_am = 1.0 - af, 1.0 - am
-                for i in range(n):
-                    out[i] = (af * qdd0[i] + b_af * qdd[i] - am * a0[i]) / d_am
-                return out
-
-            _KERNELS = (residual, update, predict, acceleration)
-    return _KERNELS
+    return _compiled_kernels() or (_residual_numpy, _update_numpy, _predict_numpy,
+                                   _acceleration_numpy)
 
 
 def residual_and_rhs(Mq: np.ndarray, f_int: np.ndarray, f_ext: np.ndarray,
