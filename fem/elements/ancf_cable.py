@@ -92,7 +92,8 @@ class AncfCable(ElementFamily):
         self.use_kernel = True     # the compiled kernel when numba is there (kernels.py)
         self._scratch = np.empty((n, self._nq))     # kernel work space, reused
         self._no_tangent = np.empty((0, 12, 12))
-        self._gather = None      # work arrays of add_forces (element q and f), reused
+        # work arrays of add_forces (element q and f), reused
+        self._gather = (np.empty((n, 4, 3)), np.empty((n, 12)))
 
     # ------------------------------------------------------------- kinematics
     def shape(self, xi):
@@ -130,8 +131,6 @@ class AncfCable(ElementFamily):
         if not (kernels.AVAILABLE and self.use_kernel):
             return super().add_forces(q, v, dofs, out, tangent)
         n = self.n_elements
-        if self._gather is None:
-            self._gather = (np.empty((n, 4, 3)), np.empty((n, 12)))
         Q, f = self._gather
         K = np.empty((n, 12, 12)) if tangent else self._no_tangent
         kernels.cable_forces_global(q, dofs, self._N1c, self._N2c, self._wa, self._wb,
