@@ -120,15 +120,6 @@ class BandedMatrix:
         A[np.ix_(self.perm, self.perm)] = P
         return A
 
-    def tocsr(self) -> sp.csr_matrix:
-        return sp.csr_matrix(self.toarray())
-
-    def tocsc(self) -> sp.csc_matrix:
-        return sp.csc_matrix(self.toarray())
-
-    def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        return self.toarray() @ x
-
 
 # ================================================================ patterns
 class Pattern:
