@@ -14,7 +14,8 @@ import scipy.sparse as sp
 
 from .assembly_constraints import ConstraintEquations
 from .errors import ModelError
-from .linalg import DENSE_LIMIT, Factorization, Pattern
+from .linalg import DENSE_LIMIT, Factorization, Pattern, matvec
+from .system import System
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
@@ -26,7 +27,7 @@ def _block_pattern(dofs: np.ndarray):
     return rows, cols
 
 
-class Assembly(ConstraintEquations):
+class Assembly(ConstraintEquations, System):
     """The frozen structure of a :class:`~fem.Model`: patterns, constant mass, loads.
 
     Attributes
@@ -46,13 +47,24 @@ class Assembly(ConstraintEquations):
         self.q0 = model.q0
         self.groups = list(model.groups)
         self.elastic = [g for g in self.groups if g.family.elastic]
-        # declared by each family: configuration-dependent mass is supplied by the
-        # minimal-coordinate systems of fem.chains, not by this (linear-map) assembly
-        self.constant_mass = all(g.family.constant_mass for g in self.groups)
-        if not self.constant_mass:
-            bad = [g.name for g in self.groups if not g.family.constant_mass]
+        # bodies nonlinear in their coordinates (fem.bodies): M(q), quadratic-velocity
+        # forces and configuration-dependent weight, added to the constant part
+        self.bodies = list(model.nonlinear_bodies)
+        self.has_elastic = bool(self.elastic) or any(b.elastic for b in self.bodies)
+        # element families interpolate linearly in their coordinates: constant mass
+        bad = [g.name for g in self.groups if not g.family.constant_mass]
+        if bad:
             raise ModelError(f"element groups {bad} declare a configuration-dependent mass; "
-                             "this assembly handles constant mass only (use fem.chains)")
+                             "element families must be linear in their coordinates (a "
+                             "body nonlinear in its coordinates belongs in fem.bodies)")
+        self.constant_mass = not self.bodies
+        brows, bcols = [], []
+        for b in self.bodies:
+            r, c = _block_pattern(b.dofs[None, :])
+            brows.append(r)
+            bcols.append(c)
+        self._brows = np.concatenate(brows) if brows else np.zeros(0, np.int64)
+        self._bcols = np.concatenate(bcols) if bcols else np.zeros(0, np.int64)
 
         # ---- mass and gravity (element level, so they are consistent)
         mrows, mcols, mvals = [], [], []
@@ -99,6 +111,8 @@ class Assembly(ConstraintEquations):
             r, c = _block_pattern(grp.dofs)
             krows.append(r)
             kcols.append(c)
+        krows.append(self._brows)        # the bodies' elastic and weight tangents
+        kcols.append(self._bcols)
         self._krows = np.concatenate(krows) if krows else np.zeros(0, np.int64)
         self._kcols = np.concatenate(kcols) if kcols else np.zeros(0, np.int64)
 
@@ -110,15 +124,19 @@ class Assembly(ConstraintEquations):
         # ---- patterns
         self.M = Pattern((n, n), self._mrows, self._mcols, self.dense)(self._mvals)
         self.M_sparse = sp.csr_matrix(self.M) if self.dense else self.M
+        self._M_mul = matvec(self.M)
+        self._pat_Mq = (Pattern((n, n), np.concatenate([self._mrows, self._brows]),
+                                np.concatenate([self._mcols, self._bcols]), self.dense)
+                        if self.bodies else None)
         self._pat_K = Pattern((n, n), np.concatenate([self._krows, self._hrows]),
                               np.concatenate([self._kcols, self._hcols]), self.dense)
         self._pat_J = Pattern((max(m, 1), n), self._jrows, self._jcols, False)
         jup = self._jup
         self._build_damping(model)
         srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
-                                self._jcols[jup], self._b_dofs])
+                                self._jcols[jup], self._b_dofs, self._brows])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
-                                n + self._jrows[jup], n + self._b_rows])
+                                n + self._jrows[jup], n + self._b_rows, self._bcols])
         # the iteration matrix's storage (dense, banded or sparse) is chosen from its
         # pattern by the linear-algebra layer unless the caller fixed it
         self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense,
@@ -138,8 +156,14 @@ class Assembly(ConstraintEquations):
             beta = sum(b for g, b in specs if g is grp)
             _, Ke = grp.family.forces(q_ref[grp.dofs], None, True)
             vals.append(beta * Ke.ravel())
+        vals.append(np.zeros(self._brows.size))
         self._cvals = np.concatenate(vals)
         self.C = self._pat_K(np.concatenate([self._cvals, np.zeros(self._hrows.size)]))
+
+    @property
+    def has_damping(self) -> bool:
+        """Whether the model has structural damping (:meth:`Model.add_damping`)."""
+        return self._cvals is not None
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
         """``C v`` (zero without damping)."""
@@ -157,6 +181,11 @@ class Assembly(ConstraintEquations):
             Ke = grp.family.add_forces(q, v, grp.dofs, f, tangent)
             if tangent:
                 kv.append(Ke.ravel())
+        for b in self.bodies:
+            fb, Kb = b.forces(q, self.model.gravity, tangent)
+            np.add.at(f, b.dofs, fb)
+            if tangent:
+                kv.append(Kb.ravel())
         if not tangent:
             return f, None
         return f, (np.concatenate(kv) if kv else np.zeros(0))
@@ -177,6 +206,68 @@ class Assembly(ConstraintEquations):
             np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))
         return f
 
+    # ================================================================ inertia
+    def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                       tangent: bool = False):
+        """``M(q) a + f_qv(q, q̇)`` and, with ``tangent`` and bodies nonlinear in their
+        coordinates, their tangent values for :meth:`saddle` (None for constant mass)."""
+        f = self._M_mul(a)
+        if not self.bodies:
+            return f, None
+        vals = ([], [], [])
+        for b in self.bodies:
+            fb, tb = b.inertia(q, v, a, tangent)
+            np.add.at(f, b.dofs, fb)
+            if tangent:
+                for lst, T in zip(vals, tb, strict=True):
+                    lst.append(T.ravel())
+        if not tangent:
+            return f, None
+        return f, tuple(np.concatenate(x) for x in vals)
+
+    def mass_matrix(self, q: np.ndarray | None = None):
+        """``M(q)`` (the constant mass when no body depends on the configuration)."""
+        if not self.bodies:
+            return self.M
+        q = self.q0 if q is None else q
+        return self._pat_Mq(np.concatenate(
+            [self._mvals, *(b.mass(q).ravel() for b in self.bodies)]))
+
+    def _body_mass_values(self, q):
+        return np.concatenate([b.mass(q).ravel() for b in self.bodies]) if self.bodies \
+            else np.zeros(0)
+
+    def dof_label(self, dof: int) -> str:
+        """A readable name of a coordinate (node and field, or a body's block)."""
+        return self.model.dof_label(dof)
+
+    def parts_of(self, dofs) -> list[str]:
+        d = set(int(x) for x in np.atleast_1d(dofs))
+        return [g.name for g in self.groups if d.intersection(g.dofs.ravel().tolist())] + \
+            [b.name for b in self.bodies if d.intersection(b.dofs.tolist())]
+
+    def coupling(self) -> tuple[np.ndarray, np.ndarray]:
+        rows, cols = [], []
+        for d in [g.dofs for g in self.groups] + [b.dofs[None, :] for b in self.bodies]:
+            rows.append(np.repeat(d[:, :1], d.shape[1], axis=1).ravel())
+            cols.append(d.ravel())
+        for pt, _m in self.model.point_masses:
+            if pt.dofs.size > 1:
+                rows.append(np.full(pt.dofs.size - 1, pt.dofs[0]))
+                cols.append(pt.dofs[1:])
+        cat = lambda L: np.concatenate(L).astype(np.int64) if L else np.zeros(0, np.int64)
+        return cat(rows), cat(cols)
+
+    def rotating_parts(self) -> list:
+        return [(g.dofs, g.family.translation_pattern()) for g in self.elastic]
+
+    def translation_patterns(self) -> np.ndarray:
+        T = np.zeros((self.n, 3))
+        for fields in self.model.node_fields:
+            if "r" in fields:
+                T[fields["r"] + np.arange(3), np.arange(3)] = 1.0
+        return T
+
     # ================================================================ matrices
     def stiffness(self, kvals: np.ndarray, hvals: np.ndarray | None = None):
         """K + Σλ Φ_qq (n × n)."""
@@ -186,16 +277,38 @@ class Assembly(ConstraintEquations):
 
     def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
                jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None,
-               cC: float = 0.0):
+               cC: float = 0.0, inertia=None):
         """``[[cM M + cC C + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo
         rows, whose columns are the actuators' ``−B(q)`` (``q`` needed then); ``C`` the
-        constant damping matrix (:meth:`Model.add_damping`)."""
+        constant damping matrix (:meth:`Model.add_damping`).  With bodies nonlinear in
+        their coordinates, ``inertia`` (from :meth:`inertia_forces`) adds
+        ``cM M(q) + cK ∂f/∂q + cC ∂f/∂q̇`` of their inertia forces; without it, ``cM M(q)``."""
         if self._cvals is not None and cC:
             kvals = kvals + (cC / cK if cK else 0.0) * self._cvals
-        vals = np.concatenate([cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,
-                               cJ * jvals[self._jup], cJ * self.actuator_values(q)])
-        return self._pat_S(vals)
+        parts = [cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,
+                 cJ * jvals[self._jup], cJ * self.actuator_values(q)]
+        if self.bodies:
+            if inertia is None:
+                parts.append(cM * self._body_mass_values(self.q0 if q is None else q))
+            else:
+                Mv, Kq, Cv = inertia
+                parts.append(cM * Mv + cK * Kq + cC * Cv)
+        return self._pat_S(np.concatenate(parts))
 
     def zero_tangent(self) -> tuple[np.ndarray, np.ndarray]:
         """Zero element-tangent and Hessian value arrays of the right sizes."""
         return np.zeros(self._krows.size), np.zeros(self._hrows.size)
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
+        """Kinetic, gravitational and elastic energy [J] (``kinetic_J``, ``potential_J``,
+        ``elastic_J``, ``total_J``)."""
+        kin = 0.5 * float(v @ (self.M @ v))
+        pot = -float(self.f_gravity @ q)
+        el = float(sum(g.family.energy(q[g.dofs]).sum() for g in self.elastic))
+        for b in self.bodies:
+            e = b.energy(q, v, self.model.gravity)
+            kin += e["kinetic_J"]
+            pot += e["potential_J"]
+            el += e["elastic_J"]
+        return {"kinetic_J": kin, "potential_J": pot, "elastic_J": el,
+                "total_J": kin + pot + el}

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from ._threads import blas_single_threaded
 from .constraints.compiled import reaction_kernel, state_kernel
+from .constraints.general import GeneralRows
 from .errors import ModelError
 
 __all__ = ["ConstraintEquations"]
@@ -37,6 +38,7 @@ class ConstraintEquations:
         B_r, B_c, B_v, beta = [], [], [], []
         bil_row = []
         motions, beta_motions = [], []
+        general = []
         row0 = 0
         nb = 0
         for con in model.constraints:
@@ -67,7 +69,12 @@ class ConstraintEquations:
                 nb += 1
             if rows.motion is not None:
                 motions.append((row0 + np.asarray(rows.motion_rows), rows.motion))
-            if rows.beta_motion is not None:
+            for local_row, a, b in rows.general:
+                beta = None
+                if b is None:
+                    beta = (rows.beta_motion, list(rows.beta_rows).index(local_row))
+                general.append((row0 + local_row, a, b, beta))
+            if rows.beta_motion is not None and not rows.general:
                 idx = np.array([bmap[r][0] for r in rows.beta_rows])
                 beta_motions.append((idx, rows.beta_motion))
             row0 += rows.n
@@ -110,7 +117,7 @@ class ConstraintEquations:
         # with int64 indices, and the time-dependent terms cached per time
         self._state_kernel = state_kernel() if nb else None
         self._reaction_kernel = reaction_kernel() if self._jrows.size > 64 else None
-        self._jv_size = Ac.nnz + Bc.nnz + Gc.nnz
+        self._jv_size = self._jv_lin_size = Ac.nnz + Bc.nnz + Gc.nnz
         self._terms_t: float | None = None
         self._terms: tuple = ()
         # Hessian contributions: pairs of A and B entries in the same component row
@@ -127,6 +134,17 @@ class ConstraintEquations:
         self._h_val = Ac.data[ia] * Bc.data[ib]
         self._hrows = np.concatenate([Ac.col[ia], Bc.col[ib]]).astype(np.int64)
         self._hcols = np.concatenate([Bc.col[ib], Ac.col[ia]]).astype(np.int64)
+        # general rows (point maps of floating-frame bodies): their Jacobian and Hessian
+        # entries follow the quadratic form's in the patterns
+        self._general = GeneralRows(general, row0) if general else None
+        self._t_general = 0.0
+        if self._general is not None:
+            gr = self._general
+            self._jrows = np.concatenate([self._jrows, gr.jrows])
+            self._jcols = np.concatenate([self._jcols, gr.jcols])
+            self._hrows = np.concatenate([self._hrows, gr.hrows])
+            self._hcols = np.concatenate([self._hcols, gr.hcols])
+            self._jv_size += gr.jrows.size
 
 
     def _build_actuators(self, model) -> None:
@@ -209,17 +227,25 @@ class ConstraintEquations:
 
     def constraint_state(self, q: np.ndarray, t: float = 0.0):
         """``(Φ, Φ_q values)`` at ``(q, t)`` in one pass (compiled,
-        :mod:`fem.constraints.compiled`; :meth:`constraint_state_numpy` without numba)."""
+        :mod:`fem.constraints.compiled`; :meth:`constraint_state_numpy` without numba),
+        general rows (:mod:`fem.constraints.general`) appended."""
         if self.n_bil == 0 or self._state_kernel is None:
             return self.constraint_state_numpy(q, t)
         c_t, beta_t = self._timed_terms(t)
         phi = np.empty(self.n_con)
-        jv = np.empty(self._jv_size)
+        jv = np.empty(self._jv_lin_size)
         G, A, B = self._G, self._A, self._B
         self._state_kernel(q, G.indptr, G.indices, G.data, c_t, A.indptr, A.indices,
                            A.data, self._alpha, B.indptr, B.indices, B.data, beta_t,
                            self._bil_row, phi, jv)
-        return phi, jv
+        return self._with_general(phi, jv, q, t)
+
+    def _with_general(self, phi, jv, q, t):
+        if self._general is None:
+            return phi, jv
+        self._t_general = t
+        gphi, gjv = self._general.state(q, t)
+        return phi + gphi, np.concatenate([jv, gjv])
 
     def constraint_state_numpy(self, q: np.ndarray, t: float = 0.0):
         """The NumPy form of :meth:`constraint_state` (its reference)."""
@@ -227,21 +253,27 @@ class ConstraintEquations:
         if self._motions:
             phi += self._h(t, 0)
         if self.n_bil == 0:
-            return phi, self._jv_linear
+            return self._with_general(phi, self._jv_linear, q, t)
         a, b = self._ab(q, t)
         phi += self._rowsum(a * b)
         jv = np.concatenate([self._Acoo.data * b[self._Acoo.row],
                              self._Bcoo.data * a[self._Bcoo.row], self._Gdata])
-        return phi, jv
+        return self._with_general(phi, jv, q, t)
 
     def phi_t(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """∂Φ/∂t."""
         if self.n_bil == 0:
-            return self._h(t, 1)
-        a = self._A @ q + self._alpha
-        return self._rowsum(a * self._beta(t, 1)) + self._h(t, 1)
+            out = self._h(t, 1)
+        else:
+            a = self._A @ q + self._alpha
+            out = self._rowsum(a * self._beta(t, 1)) + self._h(t, 1)
+        if self._general is not None:
+            out = out + self._general.phi_t(q, t)
+        return out
 
     def jacobian_values(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        if self._general is not None:
+            return self.constraint_state(q, t)[1]
         if self.n_bil == 0:
             return self._jv_linear
         if self._state_kernel is not None:
@@ -257,24 +289,29 @@ class ConstraintEquations:
 
     def gamma(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
         """Acceleration right-hand side: Φ_q q̈ = γ."""
+        gen = 0.0 if self._general is None else self._general.gamma(q, v, t)
         if self.n_bil == 0:
-            return -self._h(t, 2)
+            return gen - self._h(t, 2)
         Av, Bv = self._A @ v, self._B @ v
         g = 2.0 * Av * Bv
         if self._beta_motions:
             a = self._A @ q + self._alpha
             g += 2.0 * Av * self._beta(t, 1) + a * self._beta(t, 2)
-        return -self._rowsum(g) - self._h(t, 2)
+        return gen - self._rowsum(g) - self._h(t, 2)
 
     def hessian_values(self, lam: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         """Values of ∂(reaction)/∂q in pattern order: Σᵢ λᵢ ∂²Φᵢ/∂q² over ordinary rows
         (both symmetric halves) and −u_k ∂B_k/∂q for actuators on servo rows."""
         h = lam[self._h_lrow] * self._h_val * self._h_keep
+        parts = [h, h]
+        if self._general is not None:
+            parts.append(self._general.hessian_values(
+                lam, self.q0 if q is None else q, self._keep_row, self._t_general))
         if not self._act:
-            return np.concatenate([h, h])
+            return np.concatenate(parts)
         dB = [-lam[r] * a.dB(q).ravel() for a, r in zip(self._act, self._servo_rows,
                                                           strict=True)]
-        return np.concatenate([h, h, *dB])
+        return np.concatenate([*parts, *dB])
 
     def actuator_values(self, q: np.ndarray) -> np.ndarray:
         """−B_k(q) of the inverse-dynamics actuators, concatenated (pattern order)."""

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 
 from .elements.floating_frame import FloatingFrameLink
 from .errors import ModelError
+from .system import System
 from .validate import finite, vector3
 
 __all__ = ["HubLink", "HubLinkSystem", "PointMap", "PlanarChain", "PlanarChainSystem",
@@ -149,13 +150,14 @@ class PointMap:
                 - R[:, 0] * float(ed @ Q @ ed))
 
 
-class HubLinkSystem:
-    """The frozen system of a :class:`HubLink` in the interface the generalized-α solver
-    uses (dense; ``constant_mass = False``)."""
+class HubLinkSystem(System):
+    """The frozen system of a :class:`HubLink` in the solver contract
+    (:class:`fem.system.System`; dense, configuration-dependent mass)."""
 
     constant_mass = False
     dense = True
-    groups: list = []
+    has_elastic = True
+    has_damping = False
 
     def __init__(self, model: HubLink):
         self.model = model
@@ -287,6 +289,34 @@ class HubLinkSystem:
 
     def zero_tangent(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros((self.n, self.n)), np.zeros((self.n, self.n))
+
+    def stiffness(self, kvals, hvals=None) -> np.ndarray:
+        return kvals if hvals is None else kvals + hvals
+
+    def check_rank(self, q=None, t: float = 0.0, tol: float = 1e-9) -> None:
+        """The rows are drives of distinct joint coordinates: independent."""
+
+    def efforts(self, lam) -> dict[str, float]:
+        """The hub torque [N·m] (the drive row's multiplier)."""
+        return {"hub torque": float(lam[0])} if self.m else {}
+
+    def dof_label(self, dof: int) -> str:
+        return self._dof_names()[int(dof)] if 0 <= dof < self.n else f"coordinate {dof}"
+
+    def _dof_names(self) -> list[str]:
+        names = [f"{self.model.name} hub angle"]
+        names += [f"{self.model.name} e[{i}]" for i in range(self.n - 1)]
+        return names
+
+    def parts_of(self, dofs) -> list[str]:
+        return [self.model.name]
+
+    def energy(self, q, v) -> dict[str, float]:
+        e = self.model.energy(q, v)
+        out = {"kinetic_J": e["kinetic"], "potential_J": e["gravity"],
+               "elastic_J": e["strain"]}
+        out["total_J"] = sum(out.values())
+        return out
 
     def saddle(self, cM: float, cK: float, kvals, hvals, jvals, cJ: float = 1.0,
                q: np.ndarray | None = None, cC: float = 0.0, inertia=None) -> np.ndarray:
@@ -500,6 +530,15 @@ class PlanarChainSystem(HubLinkSystem):
 
     def _link_dofs(self):
         return list(zip(self.model.links, self.model.elastic_dofs, strict=True))
+
+    def _dof_names(self) -> list[str]:
+        names = [""] * self.n
+        for i, (j, d) in enumerate(zip(self.model.joint_dofs, self.model.elastic_dofs,
+                                       strict=True)):
+            names[j] = f"{self.model.name} joint {i + 1} angle"
+            for k, dd in enumerate(d):
+                names[dd] = f"{self.model.name} link {i + 1} e[{k}]"
+        return names
 
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):

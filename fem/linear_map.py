@@ -45,6 +45,8 @@ class LinearMap:
         return self.coef @ q[self.dofs] + self.offset
 
     def _combine(self, other: LinearMap, sign: float, label: str) -> LinearMap:
+        if not isinstance(other, LinearMap):
+            return NotImplemented        # a nonlinear map (fem.point_maps) combines itself
         dofs = np.concatenate([self.dofs, other.dofs])
         coef = np.hstack([self.coef, sign * other.coef])
         uniq, inv = np.unique(dofs, return_inverse=True)

@@ -145,6 +145,8 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.sketches: list[tuple[str, list[LinearMap]]] = []
+        self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
+        self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
         self.view = "iso"
         self._assembly = None
         self._sealed = True
@@ -322,6 +324,72 @@ class Model:
             raise ModelError(f"{what}: no node {node}; the model has "
                              f"{len(self.node_fields)} nodes (ids 0..{len(self.node_fields) - 1})")
         return int(node)
+
+    def add_coordinates(self, name: str, values) -> np.ndarray:
+        """A block of scalar coordinates that belong to no node (a body's elastic
+        coordinates); returns their global indices."""
+        values = np.asarray(values, float).ravel()
+        if values.size == 0 or not np.all(np.isfinite(values)):
+            raise ModelError(f"coordinates {name!r}: need at least one finite value")
+        self._changed()
+        first = self._n_dof
+        self._q0.append(values.copy())
+        self._n_dof += values.size
+        self.coordinate_blocks.append((name, first, values.size))
+        return np.arange(first, first + values.size)
+
+    def dof_label(self, dof: int) -> str:
+        """``"cable node 3 r_y"`` (or ``"link e[2]"``) for a global coordinate index."""
+        for i, fields in enumerate(self.node_fields):
+            for f, start in fields.items():
+                if start <= dof < start + 3:
+                    return f"{self.node_names[i]} {f}_{'xyz'[dof - start]}"
+        for name, first, size in self.coordinate_blocks:
+            if first <= dof < first + size:
+                return f"{name}[{dof - first}]"
+        return f"coordinate {dof}"
+
+    def add_floating_frame(self, name: str, link, position=(0.0, 0.0, 0.0),
+                           rotation=None, rotary_inertia: str = "section",
+                           point_masses=(), hub_mass: float = 0.0, hub_inertia=None):
+        """A floating-frame flexible link (:class:`fem.bodies.FloatingFrameBody`).
+
+        Parameters
+        ----------
+        name : str
+        link : fem.elements.floating_frame.FloatingFrameLink
+        position : array_like (3,)
+            The link's root (frame origin) [m].
+        rotation : array_like (3, 3) or None
+            Frame axes as columns (``u`` along the link); identity by default.
+        rotary_inertia : {"section", "twist"}
+            The section's polar inertia in every rotation about the link axis
+            ("section"), or on the elastic twist rate only (the seed's, "twist").
+        point_masses : sequence of (x, m)
+            Point masses [kg] on the centre line at ``x`` [m] from the root.
+        hub_mass, hub_inertia : float, array_like (3, 3) or None
+            A rigid part fixed to the frame at its origin (a hub): mass [kg] and inertia
+            tensor about the origin in frame axes [kg·m²].
+
+        The frame is a rigid body of the same name (:meth:`add_rigid_body`, its six
+        rows keep ``u, v, w`` orthonormal), so ``body.origin`` and ``body.axis(i)`` are
+        linear maps; ``body.point(x)`` and ``body.direction(x, axis)`` on the deformed
+        link are point maps.  Any constraint joins them.
+        """
+        from .bodies import FloatingFrameBody
+
+        if any(b.name == name for b in self.nonlinear_bodies):
+            raise ModelError(f"there is already a floating frame named {name!r}")
+        frame = self.add_rigid_body(name, hub_mass, position, rotation,
+                                    inertia=hub_inertia,
+                                    sketch=np.zeros((1, 3)))
+        fdofs = self.node_dofs(frame.node, ("r", "u", "v", "w"))
+        edofs = self.add_coordinates(f"{name} e", np.zeros(link.n_coordinates))
+        body = FloatingFrameBody(name, link, frame, fdofs, edofs, rotary_inertia,
+                                 point_masses)
+        self.nonlinear_bodies.append(body)
+        self._changed()
+        return body
 
     @staticmethod
     def _check_map(point, what: str) -> None:
@@ -636,12 +704,7 @@ class Model:
 
     def energy(self, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
         """Kinetic, gravitational potential and elastic energy [J] at a state."""
-        a = self.assemble()
-        kin = 0.5 * float(v @ (a.M @ v))
-        pot = -float(a.f_gravity @ q)
-        el = float(sum(g.family.energy(q[g.dofs]).sum() for g in self.groups if g.family.elastic))
-        return {"kinetic_J": kin, "potential_J": pot, "elastic_J": el,
-                "total_J": kin + pot + el}
+        return self.assemble().energy(q, v)
 
     def summary(self) -> str:
         a = self.assemble()

@@ -15,6 +15,14 @@ and gradients are linear in the coordinates.  Hence, analytically and for every 
     γ     = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt = −2 (A q̇)·(B q̇) − h″(t)
 
 so the acceleration right-hand side and the Hessian-vector products need no special code.
+
+A point or direction of a floating-frame body is a :class:`~fem.point_maps.PointMap`
+(nonlinear in ``q``).  Every constraint accepts one: a row that involves a point map is a
+*general* row ``Φᵢ = Σ a(q)·b(q, t) + cᵢ + hᵢ(t)`` whose Jacobian ``J_aᵀb + J_bᵀa``,
+Hessian ``Σ_c (b_c H_a,c + a_c H_b,c) + J_aᵀJ_b + J_bᵀJ_a`` and acceleration term
+``γ = −(q̇ᵀH_a q̇·b + 2 (J_a q̇)·(J_b q̇) + a·q̇ᵀH_b q̇) − …`` come from the maps' own
+derivatives (:func:`fem.point_maps.evaluate`).  Rows of linear maps keep the compiled
+quadratic form.
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ModelError
-from ..linear_map import LinearMap
+from ..linear_map import LinearMap, constant
+from ..point_maps import is_nonlinear
 
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
@@ -52,6 +61,9 @@ class ConstraintRows:
     # beta_motion(t) -> (β, β̇, β̈), each (k, 3), for the bilinear entries beta_rows
     beta_motion: Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
     beta_rows: np.ndarray | None = None
+    # general rows (point maps, fem.point_maps): (local_row, a, b) adds a(q)·b(q) to the
+    # row; b None: the row's prescribed direction β(t) of beta_motion (in beta_rows order)
+    general: list[tuple[int, object, object | None]] = field(default_factory=list)
 
 
 class Constraint:
@@ -68,6 +80,19 @@ class Constraint:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+_UNIT = [constant(e, f"e_{'xyz'[i]}") for i, e in enumerate(np.eye(3))]
+
+
+def _component_rows(maps, comps, n_dof):
+    """Rows ``e_d·m(q)``: ``(G, c, general)`` — linear maps in ``G q + c``, point maps as
+    general rows."""
+    if any(is_nonlinear(m) for m in maps):
+        general = [(i, m, _UNIT[d]) for i, (m, d) in enumerate(zip(maps, comps, strict=True))]
+        return None, np.zeros(len(general)), general
+    G, c = _linear_rows(maps, comps, n_dof)
+    return G, c, []
 
 
 def _linear_rows(maps: Sequence[LinearMap], comps: Sequence[int], n_dof: int):
@@ -96,9 +121,10 @@ class Coincident(Constraint):
         self.components = tuple(components)
 
     def rows(self, q0, n_dof):
-        G, c = _linear_rows([self.d] * len(self.components), self.components, n_dof)
+        G, c, gen = _component_rows([self.d] * len(self.components), self.components, n_dof)
         xyz = "xyz"
-        return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in self.components], c, G)
+        return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in self.components], c, G,
+                              general=gen)
 
 
 class Distance(Constraint):
@@ -121,6 +147,9 @@ class Distance(Constraint):
             raise ModelError(f"constraint {self.name!r}: distance must be > 0 "
                              "(the two points coincide in the reference configuration; "
                              "use Coincident instead)")
+        if is_nonlinear(self.d):
+            return ConstraintRows(1, [self.name], np.array([-L2]),
+                                  general=[(0, self.d, self.d)])
         return ConstraintRows(1, [self.name], np.array([-L2]), bilinear=[(0, self.d, self.d)])
 
 
@@ -140,6 +169,9 @@ class Dot(Constraint):
 
     def rows(self, q0, n_dof):
         val = float(self.v1(q0) @ self.v2(q0)) if self.value is None else float(self.value)
+        if is_nonlinear(self.v1) or is_nonlinear(self.v2):
+            return ConstraintRows(1, [self.name], np.array([-val]),
+                                  general=[(0, self.v1, self.v2)])
         if len(self.v1.dofs) == 0 or len(self.v2.dofs) == 0:
             # one side constant: the row is linear, G = aᵀ C_b (+ ...)
             const, var = (self.v1, self.v2) if len(self.v1.dofs) == 0 else (self.v2, self.v1)
@@ -210,7 +242,7 @@ class PrescribedPoint(Constraint):
         self.servo = servo
 
     def rows(self, q0, n_dof):
-        G, c = _linear_rows([self.p] * len(self.components), self.components, n_dof)
+        G, c, gen = _component_rows([self.p] * len(self.components), self.components, n_dof)
         comps = list(self.components)
 
         def h(t):
@@ -219,7 +251,7 @@ class PrescribedPoint(Constraint):
 
         xyz = "xyz"
         return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in comps], c, G,
-                              motion=h, motion_rows=np.arange(len(c)))
+                              motion=h, motion_rows=np.arange(len(c)), general=gen)
 
 
 class PrescribedCoordinates(Constraint):
@@ -287,6 +319,9 @@ class AngleDrive(Constraint):
             dde = -thdd * d - thd**2 * e
             return e[None], de[None], dde[None]
 
+        if is_nonlinear(self.arm):
+            return ConstraintRows(1, [self.name], np.zeros(1), general=[(0, self.arm, None)],
+                                  beta_motion=beta, beta_rows=np.array([0]))
         zero = LinearMap(np.zeros(0, np.int64), np.zeros((3, 0)), np.zeros(3), "e(t)")
         return ConstraintRows(1, [self.name], np.zeros(1), bilinear=[(0, self.arm, zero)],
                               beta_motion=beta, beta_rows=np.array([0]))

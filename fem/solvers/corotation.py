@@ -100,9 +100,8 @@ class CoRotation:
     def __init__(self, asm):
         owned: set[tuple[int, int, int]] = set()
         self.bodies: list[tuple[np.ndarray, np.ndarray]] = []
-        for grp in asm.elastic:
-            t = grp.family.translation_pattern()
-            vec = grp.dofs.reshape(grp.dofs.shape[0], -1, 3)
+        for dofs, t in asm.rotating_parts():
+            vec = dofs.reshape(dofs.shape[0], -1, 3)
             trip = np.unique(vec.reshape(-1, 3), axis=0)
             keep = np.array([tuple(r) not in owned for r in trip.tolist()], dtype=bool)
             trip = trip[keep]

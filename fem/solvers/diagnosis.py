@@ -19,18 +19,14 @@ __all__ = ["dof_label", "trend", "loose_parts", "singular_structure", "newton_fa
 _XYZ = "xyz"
 
 
-def dof_label(model, dof: int) -> str:
-    """``"cable node 3 r_y"`` for a global coordinate index."""
-    for i, fields in enumerate(model.node_fields):
-        for f, start in fields.items():
-            if start <= dof < start + 3:
-                return f"{model.node_names[i]} {f}_{_XYZ[dof - start]}"
-    return f"coordinate {dof}"
+def dof_label(system, dof: int) -> str:
+    """``"cable node 3 r_y"`` for a global coordinate index (a system of the solver
+    contract, or a model)."""
+    return system.dof_label(int(dof))
 
 
 def _groups_of(asm, dofs) -> list[str]:
-    dofs = set(int(d) for d in np.atleast_1d(dofs))
-    return [g.name for g in asm.groups if dofs.intersection(g.dofs.ravel().tolist())]
+    return asm.parts_of(dofs)
 
 
 def trend(history: list[float]) -> str:
@@ -51,26 +47,18 @@ def trend(history: list[float]) -> str:
     return f"fell only slowly (to {h[-1]:.1e})"
 
 
-def _translation_patterns(model) -> np.ndarray:
-    """(n, 3): rigid translations in x, y, z (position fields ``r`` move, others not)."""
-    T = np.zeros((model.n_dof, 3))
-    for fields in model.node_fields:
-        if "r" in fields:
-            T[fields["r"] + np.arange(3), np.arange(3)] = 1.0
-    return T
+def _translation_patterns(asm) -> np.ndarray:
+    """(n, 3): rigid translations in x, y, z (from the solver contract)."""
+    return asm.translation_patterns()
 
 
 def loose_parts(asm, q: np.ndarray, t: float = 0.0) -> list[str]:
     """Parts of the model that translate freely: connected sets of coordinates (joined by
     elements and constraint rows) on which a rigid translation leaves every constraint
     row satisfied.  Returns one sentence per loose part."""
-    model = asm.model
     n = asm.n
-    rows, cols = [], []
-    for g in asm.groups:
-        d = g.dofs
-        rows.append(np.repeat(d[:, :1], d.shape[1], axis=1).ravel())
-        cols.append(d.ravel())
+    r0, c0 = asm.coupling()
+    rows, cols = [r0], [c0]
     J = asm.jacobian(q, t).tocsr() if asm.m else sp.csr_matrix((0, n))
     J.eliminate_zeros()
     for i in range(J.shape[0]):
@@ -78,15 +66,11 @@ def loose_parts(asm, q: np.ndarray, t: float = 0.0) -> list[str]:
         if c.size > 1:
             rows.append(np.full(c.size - 1, c[0]))
             cols.append(c[1:])
-    for pt, _m in model.point_masses:
-        if pt.dofs.size > 1:
-            rows.append(np.full(pt.dofs.size - 1, pt.dofs[0]))
-            cols.append(pt.dofs[1:])
     r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
     G = sp.coo_matrix((np.ones(r.size), (r, c)), shape=(n, n))
     n_comp, label = connected_components(G, directed=False)
-    T = _translation_patterns(model)
+    T = _translation_patterns(asm)
     out = []
     for k in range(n_comp):
         dofs = np.flatnonzero(label == k)
@@ -100,7 +84,7 @@ def loose_parts(asm, q: np.ndarray, t: float = 0.0) -> list[str]:
                 and (JT.shape[0] == 0 or np.abs(JT[:, ax]).max() <= 1e-12 * scale)]
         if not free:
             continue
-        nodes = sorted({dof_label(model, d).rsplit(" ", 1)[0] for d in dofs[:60]})
+        nodes = sorted({dof_label(asm, d).rsplit(" ", 1)[0] for d in dofs[:60]})
         groups = _groups_of(asm, dofs)
         what = (f"element group(s) {groups}" if groups else "") + \
             (" with " if groups else "") + f"nodes {nodes[:4]}{' ...' if len(nodes) > 4 else ''}"
@@ -132,10 +116,9 @@ def singular_structure(asm, S, q: np.ndarray, t: float = 0.0, n_max: int = 1500)
         return []
     v = Vt[-1]
     dq, dl = v[: asm.n], v[asm.n:]
-    model = asm.model
     if np.linalg.norm(dq) >= np.linalg.norm(dl):
         top = np.argsort(-np.abs(dq))[:4]
-        labels = [dof_label(model, int(d)) for d in top if abs(dq[d]) > 0.2 * abs(dq[top[0]])]
+        labels = [dof_label(asm, int(d)) for d in top if abs(dq[d]) > 0.2 * abs(dq[top[0]])]
         return [f"an unrestrained motion (mechanism) moves mostly {labels}: add a support or "
                 "joint that fixes it, or give those coordinates stiffness/mass"]
     top = np.argsort(-np.abs(dl))[:6]
@@ -161,7 +144,6 @@ def newton_failure(asm, *, solver: str, where: str, history: list[float],
     singular : the factorization's message, when the iteration matrix became singular.
     advice : what to try, specific to the solver.
     """
-    model = asm.model
     parts = [f"{solver} failed at {where}"]
     if singular:
         parts.append(f"the iteration matrix became singular after {len(history) - 1} "
@@ -170,7 +152,7 @@ def newton_failure(asm, *, solver: str, where: str, history: list[float],
                  f"[{', '.join(f'{r:.1e}' for r in history[-6:])}]")
     if residual is not None and residual.size and np.all(np.isfinite(residual)):
         d = int(np.argmax(np.abs(residual)))
-        parts.append(f"largest force residual {residual[d]:.3g} N at {dof_label(model, d)}"
+        parts.append(f"largest force residual {residual[d]:.3g} N at {dof_label(asm, d)}"
                      + (f" (element group {_groups_of(asm, d)})" if _groups_of(asm, d) else ""))
     if phi is not None and phi.size and np.all(np.isfinite(phi)):
         i = int(np.argmax(np.abs(phi)))
@@ -178,7 +160,7 @@ def newton_failure(asm, *, solver: str, where: str, history: list[float],
             parts.append(f"largest constraint violation {phi[i]:.2e} in {asm.labels[i]!r}")
     if q is not None and q_start is not None and np.all(np.isfinite(q)):
         moved = float(np.abs(q - q_start).max())
-        pos = q_start[_translation_patterns(model).any(axis=1)]
+        pos = q_start[_translation_patterns(asm).any(axis=1)]
         size = float(np.ptp(pos.reshape(-1, 3), axis=0).max()) if pos.size >= 6 else 0.0
         if size > 0:
             parts.append(f"the iterate moved up to {moved:.3g} m from the last converged "

@@ -1,9 +1,10 @@
 """Generalized-α time integration of index-3 constrained systems.
 
-Chung & Hulbert's generalized-α scheme applied to ``M q̈ + f_int(q, q̇) + Φ_qᵀλ = f_ext``,
-or ``M(q) q̈ + f(q, q̇) + …`` when the assembly says ``constant_mass = False`` (then its
-``inertia_forces`` supply ``M(q) q̈`` plus the quadratic-velocity forces and their
-tangents, which enter the iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``),
+Chung & Hulbert's generalized-α scheme applied to ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``
+through the solver contract (:class:`fem.system.System`: ``inertia_forces`` supply
+``M(q) q̈`` plus the quadratic-velocity forces and their tangents, which enter the
+iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``; constant mass is the implementation's
+fast path),
 ``Φ(q, t) = 0`` as in Arnold & Brüls (2007), which is also the scheme of seed 000
 (eqs 39–44).  With the algorithmic acceleration ``a``::
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
-from ..linalg import Factorization, matvec
+from ..linalg import Factorization
 from ..results import Result
 from ..validate import coordinates, finite, integer, positive, warn
 from .corotation import CoRotation
@@ -94,8 +95,8 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
                      f"|Φ_q q̇ + Φ_t| = {abs(r[i]):.3g} in {asm.labels[i]!r}); projected "
                      f"onto them, changing velocities by up to {dvm:.3g}")
     f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
-    if not asm.constant_mass:   # quadratic-velocity forces of configuration-dependent mass
-        f_int = f_int + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
+    # quadratic-velocity forces (zero for constant mass)
+    f_int = f_int + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
     rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
     S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
@@ -174,7 +175,7 @@ class GeneralizedAlpha:
         self.rho_inf = rho_inf
         self.tol, self.ctol, self.max_iter = tol, constraint_tol, max_iter
         if reuse == "auto":
-            reuse = bool(self.asm.elastic)
+            reuse = bool(self.asm.has_elastic)
         self.reuse_mode = reuse
         self.reuse, self.contraction = bool(reuse), contraction
         if correction not in ("none", "projection", "rigid"):
@@ -206,7 +207,7 @@ class GeneralizedAlpha:
             raise ModelError(f"predictor must be 'constant' or 'linear'; got {predictor!r}")
         self.predictor = predictor
         self._corot = CoRotation(self.asm) if corotate else None
-        self._M_mul = matvec(self.asm.M) if self.asm.constant_mass else None
+        self._inertia = None      # tangent of the inertia forces for the next factor
         self._lu_ref = None       # the bodies' positions when the factorization was made
         self._lu_step = -1        # and the step it was made in
         self.n_steps = 0
@@ -220,8 +221,8 @@ class GeneralizedAlpha:
         hv = asm.hessian_values(lam, q)
         jv = asm.jacobian_values(q, t)
         gp = self.p["gamma"] / (h * self.p["beta"])
-        extra = {} if asm.constant_mass else {"inertia": self._inertia}
-        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp, **extra)
+        S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp,
+                       inertia=self._inertia)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         self._lu_h = h
         self.n_factorizations += 1
@@ -279,7 +280,6 @@ class GeneralizedAlpha:
         err_prev = np.inf
         dq = None             # the last correction (round-off acceptance looks at it)
         rhs = np.empty(asm.n + asm.m)
-        M_mul = self._M_mul
         hist = []
         f_ext = asm.external_forces(t1, q)
         floor2 = max(float(f_ext @ f_ext), self.force_scale2, 1e-300)
@@ -295,12 +295,12 @@ class GeneralizedAlpha:
             self.n_force_evals += 1
             phi, jv = asm.constraint_state(q, t1)
             JTl = asm.reaction(jv, lam, q)
-            if asm.constant_mass:
-                Mq = M_mul(qdd)
-            else:   # M(q) q̈ + quadratic-velocity forces, tangents for the next factor
-                Mq, self._inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
+            # M(q) q̈ + quadratic-velocity forces, tangents for the next factorization
+            Mq, inertia = asm.inertia_forces(q, v, qdd, tangent=refactor)
+            if refactor:
+                self._inertia = inertia
             # residual, its scale, max |Φ| and the right-hand side in one compiled pass
-            damp = asm.damping_force(v) if asm._cvals is not None else no_damping
+            damp = asm.damping_force(v) if asm.has_damping else no_damping
             r2, scale2, pn = residual_and_rhs(Mq, f_int, f_ext, JTl, damp, phi, floor2,
                                               -1.0 / bp, res, rhs)
             scale = math.sqrt(scale2)
@@ -434,8 +434,8 @@ class GeneralizedAlpha:
         import scipy.sparse as sp
 
         asm = self.asm
-        W = sp.csr_matrix(asm.M_sparse if asm.constant_mass else asm.mass_matrix(q))
-        if self.correction == "rigid" and asm.elastic:
+        W = sp.csr_matrix(asm.mass_matrix(q))
+        if self.correction == "rigid" and asm.has_elastic:
             if self._metric is None:
                 _, kref = asm.internal_forces(asm.q0, tangent=True)
                 K = sp.csr_matrix(asm.stiffness(kref))

@@ -58,12 +58,13 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
         J = asm.jacobian(q, t)
         lu = Factorization(J, f"constraint Jacobian at t = {t:.6g} s")
         v = lu.solve(-asm.phi_t(q, t))
-        f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
+        f_qv = asm.inertia_forces(q, v, np.zeros(asm.n))[0]     # quadratic-velocity forces
+        f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v) + f_qv
         S = asm.saddle(1.0, 0.0, zk, zh, asm.jacobian_values(q, t), 1.0, q=q)
         x = Factorization(S, f"[[M, Φ_qᵀ], [Φ_q, 0]] at t = {t:.6g} s").solve(
             np.concatenate([asm.external_forces(t, q) - f_int, asm.gamma(q, v, t)]))
         a, lam = x[: asm.n], x[asm.n:]
-        Ma, fe = asm.M @ a, asm.external_forces(t, q)
+        Ma, fe = asm.inertia_forces(q, v, a)[0] - f_qv, asm.external_forces(t, q)
         reac = asm.reaction(asm.jacobian_values(q, t), lam, q)
         r = Ma + f_int - fe + reac
         scale = max(np.linalg.norm(Ma), np.linalg.norm(fe), np.linalg.norm(f_int),

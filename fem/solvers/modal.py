@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
 from .._threads import blas_single_threaded
 from ..errors import ModelError
@@ -59,6 +60,10 @@ def _result(w2: np.ndarray, shapes: np.ndarray) -> ModalResult:
     return r
 
 
+def _dense(A) -> np.ndarray:
+    return A.toarray() if sp.issparse(A) else np.asarray(A)
+
+
 def _null_space(J: np.ndarray) -> np.ndarray:
     n = J.shape[1]
     if J.shape[0] == 0:
@@ -72,7 +77,7 @@ def _null_space(J: np.ndarray) -> np.ndarray:
 
 
 @blas_single_threaded
-def _sparse_fixed(asm, K, J, n_modes: int) -> ModalResult:
+def _sparse_fixed(asm, K, J, n_modes: int, q) -> ModalResult:
     """Large models whose constraints only fix coordinates: shift-invert Lanczos
     (``eigsh``, σ = 0) on the free coordinates, sparse throughout."""
     import scipy.sparse.linalg as spla
@@ -81,7 +86,7 @@ def _sparse_fixed(asm, K, J, n_modes: int) -> ModalResult:
     free = np.setdiff1d(np.arange(asm.n), fixed)
     Kf = K.tocsr()[free][:, free]
     Kf = 0.5 * (Kf + Kf.T)
-    Mf = asm.M_sparse.tocsr()[free][:, free]
+    Mf = sp.csr_matrix(asm.mass_matrix(q))[free][:, free]
     k = min(n_modes, len(free) - 2)
     w2, Z = spla.eigsh(Kf.tocsc(), k=k, M=Mf.tocsc(), sigma=0.0, which="LM")
     order = np.argsort(w2)
@@ -113,11 +118,11 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     K = asm.stiffness(kv, asm.hessian_values(lam, q))
     Js = asm.jacobian(q, t).tocsr()
     Js.eliminate_zeros()
-    if (not isinstance(K, np.ndarray) and n_modes is not None and asm.n > 800
+    if (sp.issparse(K) and n_modes is not None and asm.n > 800
             and np.all(np.diff(Js.indptr) == 1)):
-        return _sparse_fixed(asm, K, Js, n_modes)
-    K = K if isinstance(K, np.ndarray) else K.toarray()
-    M = asm.M if isinstance(asm.M, np.ndarray) else asm.M.toarray()
+        return _sparse_fixed(asm, K, Js, n_modes, q)
+    K = _dense(K)
+    M = _dense(asm.mass_matrix(q))
     J = asm.jacobian(q, t).toarray()
     N = _null_space(J)
     Kr = N.T @ K @ N

@@ -1,0 +1,62 @@
+"""What a body nonlinear in its coordinates supplies to the assembly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["NonlinearBody", "inertia_from_points"]
+
+
+def inertia_from_points(w: np.ndarray, J: np.ndarray, H: np.ndarray, v: np.ndarray,
+                        a: np.ndarray, tangent: bool = False):
+    """Inertia forces of weighted material points ``r_p(q)``: ``Σ w_p J_pᵀ r̈_p`` with
+    ``r̈ = J a + q̇ᵀH q̇``, and with ``tangent`` ``(M, ∂/∂q, ∂/∂q̇)``.
+
+    ``w`` (P,) masses (or second moments of directors), ``J`` (P, 3, k), ``H`` (P, 3, k, k)
+    the second derivatives.  ``∂/∂q`` leaves out the third derivatives of ``r`` (modified
+    Newton converges without them).  This is Lagrange's equation of ``T = ½ Σ w |ṙ|²``.
+    """
+    Hv = np.einsum("pink,k->pin", H, v)
+    acc = J @ a + Hv @ v
+    wJ = w[:, None, None] * J
+    f = np.einsum("pin,pi->n", wJ, acc)
+    if not tangent:
+        return f, None
+    M = np.einsum("pin,pim->nm", wJ, J)
+    C = 2.0 * np.einsum("pin,pim->nm", wJ, Hv)
+    Ha = np.einsum("pink,k->pin", H, a)
+    Kq = np.einsum("pink,pi->nk", w[:, None, None, None] * H, acc) + \
+        np.einsum("pin,pik->nk", wJ, Ha)
+    return f, (M, Kq, C)
+
+
+class NonlinearBody:
+    """A body whose mass depends on its coordinates (abstract; see the package docstring).
+
+    Attributes
+    ----------
+    name : str
+    dofs : ndarray (k,)
+        Its global coordinates, in the order of every local array below.
+    """
+
+    name: str
+    dofs: np.ndarray
+    elastic: bool = True
+
+    def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = False):
+        """``M(q) a + f_qv(q, q̇)`` (k,) on the body's coordinates (arguments global)
+        and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (k, k) each."""
+        raise NotImplementedError
+
+    def mass(self, q: np.ndarray) -> np.ndarray:
+        """``M(q)`` (k, k)."""
+        raise NotImplementedError
+
+    def forces(self, q: np.ndarray, gravity: np.ndarray, tangent: bool = False):
+        """Elastic forces less the weight (k,) and, with ``tangent``, their tangent."""
+        raise NotImplementedError
+
+    def energy(self, q: np.ndarray, v: np.ndarray, gravity: np.ndarray) -> dict[str, float]:
+        """``{"kinetic_J", "potential_J", "elastic_J"}``."""
+        raise NotImplementedError

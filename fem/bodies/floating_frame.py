@@ -1,0 +1,341 @@
+"""A floating-frame flexible link in the constrained core.
+
+Coordinates: the frame in natural coordinates — its origin ``r₀`` and the unit vectors
+``u, v, w`` of its axes (12 coordinates, the node of a ``rigid_body`` element, whose six
+dot-product rows keep them orthonormal) — and the link's elastic coordinates ``e`` (any
+:mod:`fem.bases` basis, :class:`~fem.elements.floating_frame.FloatingFrameLink`).  With
+``R = [u v w]`` a material point of the centre line is
+
+    r(x; q) = r₀ + R p(x; e) = r₀ + Σ_j p_j(x; e) R_j
+
+— bilinear in the frame and the centre line ``p`` (quadratic in ``e`` with the
+foreshortening coupling, quartic with the fourth-order kinematics).
+
+**Why natural coordinates** (not Euler parameters): the rotation is *linear* in them, so
+the frame's own points and axes — the root clamp, revolute axes at the root, drives — are
+:class:`~fem.LinearMap` objects that stay in the compiled quadratic constraint form, and
+only points on the deformed link are point maps; there is no singular parametrization
+and no normalization to re-impose; a rigid ``rigid_body`` and a flexible link share the
+node layout (``r, u, v, w``), so a link is made flexible without touching its joints.  The
+cost is five coordinates and five constraint rows more than Euler parameters.
+
+Mass: ``T = ½ Σ_p w_p |ṙ_p|²`` over the link's quadrature points (``w = ρA·weight``),
+point masses on the link and, for the section's rotary inertia:
+
+* ``rotary_inertia="section"`` (default): two section directors per quadrature point,
+  ``d_y = v + φ w`` and ``d_z = w − φ v`` (``φ = X·e_torsion`` the twist, linearized), each
+  with weight ``½ρI_p``.  The section then has its polar inertia in *every* rotation about
+  the link axis — the frame's spin included — and ``½ρI_p`` about the two others (a round
+  or square section's rotary inertia).
+* ``"twist"``: the seed's model — ``ρI_p`` on the elastic twist rate only
+  (``M_twist``), the frame's spin about the link axis carries no section inertia.  The
+  minimal-coordinate chains of :mod:`fem.chains` use this one.
+
+``M = Σ w JᵀJ`` and the quadratic-velocity forces ``Σ w Jᵀ(q̇ᵀHq̇)`` follow from the maps
+(:func:`fem.bodies.base.inertia_from_points`).  Gravity ``−Σ w Jᵀ g`` over the centre line
+and point masses; elastic forces ``∂U/∂e`` of the link.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements.floating_frame import FloatingFrameLink
+from ..errors import ModelError
+from ..linear_map import LinearMap
+from ..point_maps import PointMap
+from .base import NonlinearBody, inertia_from_points
+
+__all__ = ["FloatingFrameBody", "ROTARY_INERTIA"]
+
+ROTARY_INERTIA = ("section", "twist")
+_I3 = np.eye(3)
+
+
+def _frame(q: np.ndarray, fdofs: np.ndarray) -> np.ndarray:
+    """``R = [u v w]`` (3, 3) from the frame coordinates."""
+    return q[fdofs[3:]].reshape(3, 3).T
+
+
+def _axis_rotation(axis: int, a: float):
+    """Rotation about a frame axis by ``a``, and its first and second derivatives."""
+    c, s = np.cos(a), np.sin(a)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R, R1, R2 = np.eye(3), np.zeros((3, 3)), np.zeros((3, 3))
+    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+    R1[i, i], R1[i, j], R1[j, i], R1[j, j] = -s, -c, c, -s
+    R2[i, i], R2[i, j], R2[j, i], R2[j, j] = -c, s, -s, -c
+    return R, R1, R2
+
+
+class FloatingFrameBody(NonlinearBody):
+    """A :class:`FloatingFrameLink` on a frame in natural coordinates (module docstring).
+
+    Made by :meth:`fem.Model.add_floating_frame`; not constructed directly.
+
+    Attributes
+    ----------
+    link : FloatingFrameLink
+    frame : fem.model.Body
+        The frame (origin ``r₀`` at the link's root, ``u`` along the link).
+    frame_dofs, elastic_dofs, dofs : ndarray
+        Global coordinates of the frame (12), of ``e``, and both.
+    """
+
+    def __init__(self, name: str, link: FloatingFrameLink, frame, frame_dofs: np.ndarray,
+                 elastic_dofs: np.ndarray, rotary_inertia: str = "section",
+                 point_masses=()):
+        if not isinstance(link, FloatingFrameLink):
+            raise ModelError(f"floating frame {name!r}: link must be a FloatingFrameLink, "
+                             f"got {type(link).__name__}")
+        if rotary_inertia not in ROTARY_INERTIA:
+            raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
+                             f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
+        self.name, self.link, self.frame = name, link, frame
+        self.rotary_inertia = rotary_inertia
+        self.frame_dofs = np.asarray(frame_dofs, np.int64)
+        self.elastic_dofs = np.asarray(elastic_dofs, np.int64)
+        self.dofs = np.concatenate([self.frame_dofs, self.elastic_dofs])
+        ne = link.n_coordinates
+        self.k = 12 + ne
+        pm = [(float(x), float(m)) for x, m in point_masses]
+        for x, m in pm:
+            if not (0.0 <= x <= link.length * (1 + 1e-12)) or not m >= 0:
+                raise ModelError(f"floating frame {name!r}: a point mass needs 0 <= x <= "
+                                 f"{link.length:g} m and a mass >= 0; got x = {x:g}, "
+                                 f"m = {m:g}")
+        self.point_masses = pm
+        # weighted centre-line samples: quadrature points, then point masses
+        self._q_smp = link.quadrature_samples
+        self._pm_smp = link.sample([x for x, _ in pm]) if pm else None
+        self.w_line = np.concatenate([link.w * link.rho_A, [m for _, m in pm]])
+        # section directors
+        if rotary_inertia == "section" and link.rho_Ip > 0:
+            X, _ = link.basis.axial(link.x)
+            self._Xt = X                                   # twist functions (P, na)
+            self.w_dir = np.concatenate([0.5 * link.rho_Ip * link.w] * 2)
+        else:
+            self._Xt = None
+            self.w_dir = np.zeros(0)
+        self.M_const = np.zeros((self.k, self.k))
+        if rotary_inertia == "twist":
+            self.M_const[12:, 12:] = link.M_twist
+        self._sl_t = link.slices["torsion"]
+
+    # ------------------------------------------------------------ kinematics
+    def _centre(self, q: np.ndarray, samples):
+        """``r`` (P, 3), ``J`` (P, 3, k), ``H`` (P, 3, k, k) at centre-line samples."""
+        e = q[self.elastic_dofs]
+        R = _frame(q, self.frame_dofs)
+        p, Pe, Q = self.link.local(e, samples)
+        return self._centre_from(q, R, p, Pe, Q)
+
+    def _centre_from(self, q, R, p, Pe, Q):
+        P, k = p.shape[0], self.k
+        r = q[self.frame_dofs[:3]] + p @ R.T
+        S = np.concatenate([np.ones((P, 1)), p], axis=1)                 # (P, 4)
+        J = np.empty((P, 3, k))
+        J[:, :, :12] = np.einsum("pj,cd->pcjd", S, _I3).reshape(P, 3, 12)
+        J[:, :, 12:] = np.einsum("ij,pjm->pim", R, Pe)
+        H = np.zeros((P, 3, k, k))
+        B = np.einsum("pjm,cd->pcjdm", Pe, _I3).reshape(P, 3, 9, -1)
+        H[:, :, 3:12, 12:] = B
+        H[:, :, 12:, 3:12] = B.transpose(0, 1, 3, 2)
+        H[:, :, 12:, 12:] = -R[None, :, 0, None, None] * Q[:, None]
+        return r, J, H
+
+    def _directors(self, q: np.ndarray):
+        """``J``, ``H`` of the section directors ``d_y = v + φw``, ``d_z = w − φv``."""
+        Xt = self._Xt
+        P, k = Xt.shape[0], self.k
+        fd = self.frame_dofs
+        vv, ww = q[fd[6:9]], q[fd[9:12]]
+        phi = Xt @ q[self.elastic_dofs[self._sl_t]]
+        cols = 12 + np.arange(self.link.n_coordinates)[self._sl_t]
+        J = np.zeros((2 * P, 3, k))
+        H = np.zeros((2 * P, 3, k, k))
+        iv, iw = slice(6, 9), slice(9, 12)
+        # d_y
+        J[:P, :, iv] = _I3
+        J[:P, :, iw] = phi[:, None, None] * _I3
+        J[:P, :, cols] = ww[None, :, None] * Xt[:, None, :]
+        # d_z
+        J[P:, :, iw] = _I3
+        J[P:, :, iv] = -phi[:, None, None] * _I3
+        J[P:, :, cols] = -vv[None, :, None] * Xt[:, None, :]
+        cross = np.einsum("cd,pm->pcdm", _I3, Xt)                       # (P, 3, 3, nt)
+        for s, (rows, col3) in enumerate(((slice(0, P), iw), (slice(P, 2 * P), iv))):
+            sign = 1.0 if s == 0 else -1.0
+            H[rows, :, col3, cols[0]:cols[-1] + 1] = sign * cross
+            H[rows, :, cols[0]:cols[-1] + 1, col3] = sign * cross.transpose(0, 1, 3, 2)
+        return J, H
+
+    def _inertia_points(self, q: np.ndarray):
+        r, J, H = self._centre(q, self._q_smp)
+        Js, Hs = [J], [H]
+        if self._pm_smp is not None:
+            _, Jp, Hp = self._centre(q, self._pm_smp)
+            Js.append(Jp)
+            Hs.append(Hp)
+        if self._Xt is not None:
+            Jd, Hd = self._directors(q)
+            Js.append(Jd)
+            Hs.append(Hd)
+        return np.concatenate([self.w_line, self.w_dir]), np.concatenate(Js), \
+            np.concatenate(Hs)
+
+    # ------------------------------------------------------------ the contract part
+    def inertia(self, q, v, a, tangent=False):
+        w, J, H = self._inertia_points(q)
+        d = self.dofs
+        f, tan = inertia_from_points(w, J, H, v[d], a[d], tangent)
+        f = f + self.M_const @ a[d]
+        if tan is not None:
+            tan = (tan[0] + self.M_const, tan[1], tan[2])
+        return f, tan
+
+    def mass(self, q):
+        w, J, _ = self._inertia_points(q)
+        return np.einsum("p,pin,pim->nm", w, J, J) + self.M_const
+
+    def forces(self, q, gravity, tangent=False):
+        k = self.k
+        f = np.zeros(k)
+        K = np.zeros((k, k)) if tangent else None
+        e = q[self.elastic_dofs]
+        fe, Ke = self.link.elastic_forces(e, tangent)
+        f[12:] = fe
+        if tangent:
+            K[12:, 12:] = Ke
+        if np.any(gravity):
+            _, J, H = self._centre(q, self._q_smp)
+            wl = self.w_line[: J.shape[0]]
+            f -= np.einsum("p,pin,i->n", wl, J, gravity)
+            if tangent:
+                K -= np.einsum("p,pink,i->nk", wl, H, gravity)
+            if self._pm_smp is not None:
+                _, Jp, Hp = self._centre(q, self._pm_smp)
+                wp = self.w_line[J.shape[0]:]
+                f -= np.einsum("p,pin,i->n", wp, Jp, gravity)
+                if tangent:
+                    K -= np.einsum("p,pink,i->nk", wp, Hp, gravity)
+        return f, K
+
+    def energy(self, q, v, gravity):
+        vd = v[self.dofs]
+        r, _, _ = self._centre(q, self._q_smp)
+        pos = [r]
+        if self._pm_smp is not None:
+            pos.append(self._centre(q, self._pm_smp)[0])
+        pot = -float(self.w_line @ (np.concatenate(pos) @ gravity))
+        return {"kinetic_J": 0.5 * float(vd @ self.mass(q) @ vd), "potential_J": pot,
+                "elastic_J": self.link.strain_energy(q[self.elastic_dofs])}
+
+    # ------------------------------------------------------------ points for users
+    @property
+    def origin(self) -> LinearMap:
+        """The frame origin (the link's root, ``x = 0``): a linear map."""
+        return self.frame.origin
+
+    def axis(self, i: int) -> LinearMap:
+        """Frame axis ``u`` (0, along the link), ``v`` (1) or ``w`` (2): a linear map."""
+        return self.frame.axis(i)
+
+    def point(self, x: float, label: str | None = None) -> PointMap:
+        """The centre-line point at ``x`` [m] from the root (a point map)."""
+        return LinkPoint(self, float(x), label)
+
+    def direction(self, x: float, axis: int, label: str | None = None) -> PointMap:
+        """Axis ``axis`` (0 tangent, 1, 2 the section's) of the section at ``x``: the frame
+        turned by the elastic rotation ``T(e) = R_z(Y′·b) R_y(−Y′·c) R_x(X·d)`` (the tip
+        rotation of :class:`fem.chains.SpatialChain`)."""
+        return SectionDirection(self, float(x), int(axis), label)
+
+    def centreline(self, q: np.ndarray, n_points: int = 21) -> np.ndarray:
+        """Deformed centre line in space (n_points, 3)."""
+        x = np.linspace(0.0, self.link.length, n_points)
+        p, _, _ = self.link.local(q[self.elastic_dofs], x)
+        return q[self.frame_dofs[:3]] + p @ _frame(q, self.frame_dofs).T
+
+    def rotation(self, q: np.ndarray) -> np.ndarray:
+        """``R = [u v w]`` of the frame at ``q``."""
+        return _frame(q, self.frame_dofs)
+
+    def local_deflection(self, q: np.ndarray, x: float) -> np.ndarray:
+        """Displacement of the centre-line point at ``x`` in the frame: ``p(x; e) −
+        (x, 0, 0)`` [m]."""
+        p, _, _ = self.link.local(q[self.elastic_dofs], np.array([x]))
+        return p[0] - np.array([x, 0.0, 0.0])
+
+
+class LinkPoint(PointMap):
+    """A centre-line point of a :class:`FloatingFrameBody`."""
+
+    def __init__(self, body: FloatingFrameBody, x: float, label: str | None = None):
+        self.body, self.x = body, x
+        self.samples = body.link.sample([x])
+        self.dofs = body.dofs
+        self.label = label or f"{body.name} point x = {x:g} m"
+
+    def evaluate(self, q, second=False):
+        r, J, H = self.body._centre(q, self.samples)
+        return r[0], J[0], (H[0] if second else None)
+
+
+class SectionDirection(PointMap):
+    """A section axis of a :class:`FloatingFrameBody` at ``x`` (see
+    :meth:`FloatingFrameBody.direction`)."""
+
+    def __init__(self, body: FloatingFrameBody, x: float, axis: int, label=None):
+        if axis not in (0, 1, 2):
+            raise ModelError(f"{body.name}: section axis must be 0, 1 or 2; got {axis}")
+        self.body, self.x, self.axis = body, x, axis
+        self.dofs = body.dofs
+        lk = body.link
+        X, _ = lk.basis.axial(np.array([x]))
+        _, dY, _ = lk.basis.bending(np.array([x]))
+        A = np.zeros((3, lk.n_coordinates))       # angles about z, y, x = A e
+        A[0, lk.slices["y"]] = dY[0]
+        A[1, lk.slices["z"]] = -dY[0]
+        A[2, lk.slices["torsion"]] = X[0]
+        self.A = A
+        self.label = label or f"{body.name} section axis {'xyz'[axis]} at x = {x:g} m"
+
+    def _t(self, alpha):
+        """``t = R_z R_y R_x e_axis`` (3,), ``∂t/∂α`` (3, 3) and ``∂²t/∂α²`` (3, 3, 3)."""
+        Rs = [_axis_rotation(ax, a) for ax, a in zip((2, 1, 0), alpha, strict=True)]
+        e = _I3[self.axis]
+        t = Rs[0][0] @ Rs[1][0] @ Rs[2][0] @ e
+        dt = np.empty((3, 3))
+        ddt = np.empty((3, 3, 3))
+        for i in range(3):
+            for j in range(3):
+                M = np.eye(3)
+                for m in range(3):
+                    order = (i == m) + (j == m)
+                    M = M @ Rs[m][order]
+                ddt[:, i, j] = M @ e
+            M = np.eye(3)
+            for m in range(3):
+                M = M @ Rs[m][1 if m == i else 0]
+            dt[:, i] = M @ e
+        return t, dt, ddt
+
+    def evaluate(self, q, second=False):
+        b = self.body
+        R = _frame(q, b.frame_dofs)
+        t, dt, ddt = self._t(self.A @ q[b.elastic_dofs])
+        k = b.k
+        J = np.zeros((3, k))
+        J[:, 3:12] = np.einsum("j,cd->cjd", t, _I3).reshape(3, 9)
+        G = dt @ self.A                                            # ∂t/∂e (3, ne)
+        J[:, 12:] = R @ G
+        H = None
+        if second:
+            H = np.zeros((3, k, k))
+            B = np.einsum("jm,cd->cjdm", G, _I3).reshape(3, 9, -1)
+            H[:, 3:12, 12:] = B
+            H[:, 12:, 3:12] = B.transpose(0, 2, 1)
+            T2 = np.einsum("jab,am,bn->jmn", ddt, self.A, self.A)   # ∂²t/∂e²
+            H[:, 12:, 12:] = np.einsum("cj,jmn->cmn", R, T2)
+        return R @ t, J, H

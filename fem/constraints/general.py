@@ -1,0 +1,151 @@
+"""General constraint rows: ``Φᵢ = Σ a(q)·b(q, t) + cᵢ + hᵢ(t)`` with point maps.
+
+The rows of :mod:`fem.constraints` that involve a :class:`~fem.point_maps.PointMap` (a
+point or direction of a floating-frame body) cannot join the constant-Hessian quadratic
+form of the assembly.  :class:`GeneralRows` evaluates them from the maps' own values,
+Jacobians and second derivatives; each term's entries sit on the fixed pattern
+``row × (dofs of a ∪ dofs of b)`` (Jacobian) and ``(a ∪ b) × (a ∪ b)`` (Hessian), appended
+to the assembly's patterns once.  Per term ``a·b``::
+
+    Φ_q  = J_aᵀ b + J_bᵀ a
+    Φ_qq = Σ_c (b_c H_a,c + a_c H_b,c) + J_aᵀ J_b + J_bᵀ J_a
+    γ    = −(q̇ᵀH_a q̇ · b + 2 (J_a q̇)·(J_b q̇) + a · q̇ᵀH_b q̇)
+
+and with a prescribed direction ``b = β(t)``: ``Φ_t = a·β̇``,
+``γ = −(q̇ᵀH_a q̇ · β + 2 (J_a q̇)·β̇ + a·β̈)``.  Every map is evaluated once per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..point_maps import evaluate
+
+__all__ = ["GeneralRows"]
+
+
+class GeneralRows:
+    """The general rows of an assembly (see module docstring).
+
+    Parameters
+    ----------
+    terms : list of (row, a, b, beta)
+        ``b`` a map, or None with ``beta = (motion, k)``: the row's direction is
+        ``motion(t)[i][k]`` (value, first and second time derivative).
+    n_con : int
+        Number of constraint rows of the assembly.
+    """
+
+    def __init__(self, terms, n_con: int):
+        self.n_con = n_con
+        maps, index = [], {}
+
+        def slot(m):
+            if m is None:
+                return -1
+            if id(m) not in index:
+                index[id(m)] = len(maps)
+                maps.append(m)
+            return index[id(m)]
+
+        self.maps = maps
+        self.terms = []
+        jr, jc, hr, hc = [], [], [], []
+        for row, a, b, beta in terms:
+            ia, ib = slot(a), slot(b)
+            dofs = [np.asarray(a.dofs, np.int64)]
+            if b is not None:
+                dofs.append(np.asarray(b.dofs, np.int64))
+            u = np.unique(np.concatenate(dofs))
+            ca = np.searchsorted(u, a.dofs)
+            cb = np.searchsorted(u, b.dofs) if b is not None else None
+            self.terms.append((row, ia, ib, ca, cb, u.size, beta))
+            jr.append(np.full(u.size, row, np.int64))
+            jc.append(u)
+            hr.append(np.repeat(u, u.size))
+            hc.append(np.tile(u, u.size))
+        cat = lambda L: np.concatenate(L).astype(np.int64) if L else np.zeros(0, np.int64)
+        self.jrows, self.jcols = cat(jr), cat(jc)
+        self.hrows, self.hcols = cat(hr), cat(hc)
+        self.rows = np.array([t[0] for t in self.terms], np.int64)
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def _eval(self, q, second=False):
+        return [evaluate(m, q, second) for m in self.maps]
+
+    @staticmethod
+    def _beta(beta, t: float, deriv: int) -> np.ndarray:
+        fn, k = beta
+        return np.asarray(fn(t)[deriv], float)[k]
+
+    def state(self, q: np.ndarray, t: float):
+        """``(Φ contributions (n_con,), Jacobian values in pattern order)``."""
+        ev = self._eval(q)
+        phi = np.zeros(self.n_con)
+        jv = []
+        for row, ia, ib, ca, cb, k, beta in self.terms:
+            xa, Ja, _ = ev[ia]
+            j = np.zeros(k)
+            if ib < 0:
+                b = self._beta(beta, t, 0)
+                phi[row] += xa @ b
+                j[ca] += b @ Ja
+            else:
+                xb, Jb, _ = ev[ib]
+                phi[row] += xa @ xb
+                j[ca] += xb @ Ja
+                j[cb] += xa @ Jb
+            jv.append(j)
+        return phi, (np.concatenate(jv) if jv else np.zeros(0))
+
+    def phi_t(self, q: np.ndarray, t: float) -> np.ndarray:
+        out = np.zeros(self.n_con)
+        for row, ia, ib, _ca, _cb, _k, beta in self.terms:
+            if ib < 0:
+                out[row] += self.maps[ia](q) @ self._beta(beta, t, 1)
+        return out
+
+    def gamma(self, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+        """Contributions to ``γ`` (``Φ_q q̈ = γ``)."""
+        ev = self._eval(q, second=True)
+        vel, kap = [], []
+        for m, (_x, J, H) in zip(self.maps, ev, strict=True):
+            vl = v[m.dofs]
+            vel.append(J @ vl)
+            kap.append(np.einsum("ijk,j,k->i", H, vl, vl))
+        out = np.zeros(self.n_con)
+        for row, ia, ib, _ca, _cb, _k, beta in self.terms:
+            xa = ev[ia][0]
+            if ib < 0:
+                b, bd, bdd = (self._beta(beta, t, d) for d in range(3))
+                out[row] -= kap[ia] @ b + 2.0 * vel[ia] @ bd + xa @ bdd
+            else:
+                xb = ev[ib][0]
+                out[row] -= kap[ia] @ xb + 2.0 * vel[ia] @ vel[ib] + xa @ kap[ib]
+        return out
+
+    def hessian_values(self, lam: np.ndarray, q: np.ndarray, keep: np.ndarray,
+                       t: float = 0.0) -> np.ndarray:
+        """``λᵢ Φᵢ,qq`` of every term in pattern order (rows with ``keep`` 0 skipped)."""
+        ev = self._eval(q, second=True)
+        out = []
+        for row, ia, ib, ca, cb, k, beta in self.terms:
+            H = np.zeros((k, k))
+            w = lam[row] * keep[row]
+            if w != 0.0:
+                xa, Ja, Ha = ev[ia]
+                if ib < 0:
+                    b = self._beta(beta, t, 0)
+                    H[np.ix_(ca, ca)] += np.einsum("c,cjk->jk", b, Ha)
+                else:
+                    xb, Jb, Hb = ev[ib]
+                    H[np.ix_(ca, ca)] += np.einsum("c,cjk->jk", xb, Ha)
+                    H[np.ix_(cb, cb)] += np.einsum("c,cjk->jk", xa, Hb)
+                    C = Ja.T @ Jb
+                    H[np.ix_(ca, cb)] += C
+                    H[np.ix_(cb, ca)] += C.T
+                H *= w
+            out.append(H.ravel())
+        return np.concatenate(out) if out else np.zeros(0)

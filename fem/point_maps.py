@@ -1,0 +1,130 @@
+"""Points and directions nonlinear in the coordinates.
+
+A :class:`~fem.LinearMap` is ``x = C q[dofs] + x₀``; the points of a floating-frame body
+(:mod:`fem.bodies`) are not: ``r = r₀ + R p(x; e)`` multiplies the frame by the elastic
+centre line.  A :class:`PointMap` is any smooth 3-vector ``x(q[dofs])`` that gives its
+value, Jacobian ``J = ∂x/∂q`` (3, k) and second derivatives ``H = ∂²x/∂q∂q`` (3, k, k).
+With them every constraint of :mod:`fem.constraints` keeps its analytic Jacobian,
+Hessian and acceleration term ``γ`` (``ẍ = J q̈ + q̇ᵀ H q̇``).
+
+Maps combine: ``a ± b``, ``s * a`` and ``-a`` of point maps and linear maps give a
+:class:`MapSum` (a point map).  :func:`evaluate` evaluates either kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .linear_map import LinearMap
+
+__all__ = ["PointMap", "MapSum", "evaluate", "is_nonlinear"]
+
+
+class PointMap:
+    """A 3-vector ``x(q[dofs])`` nonlinear in the coordinates (abstract).
+
+    Subclasses set ``dofs`` (k,) global coordinate indices and ``label``, and implement
+    :meth:`evaluate`.
+    """
+
+    dofs: np.ndarray
+    label: str = "?"
+
+    def evaluate(self, q: np.ndarray, second: bool = False):
+        """``(x (3,), J (3, k), H (3, k, k) or None)`` at the global coordinates ``q``."""
+        raise NotImplementedError
+
+    def __call__(self, q: np.ndarray) -> np.ndarray:
+        return self.evaluate(q)[0]
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """``∂x/∂q[dofs]`` (3, k)."""
+        return self.evaluate(q)[1]
+
+    def acceleration_term(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``J̇ q̇ = q̇ᵀ H q̇`` (3,), so that ``ẍ = J q̈ + J̇ q̇``."""
+        _, _, H = self.evaluate(q, second=True)
+        vl = v[self.dofs]
+        return np.einsum("ijk,j,k->i", H, vl, vl)
+
+    # ---- arithmetic: sums of maps
+    def _terms(self):
+        return [(1.0, self)]
+
+    def __add__(self, other):
+        return MapSum(_terms(self) + _terms(other), f"({self.label} + {_label(other)})")
+
+    def __radd__(self, other):
+        return MapSum(_terms(other) + _terms(self), f"({_label(other)} + {self.label})")
+
+    def __sub__(self, other):
+        return MapSum(_terms(self) + [(-c, m) for c, m in _terms(other)],
+                      f"({self.label} - {_label(other)})")
+
+    def __rsub__(self, other):
+        return MapSum(_terms(other) + [(-c, m) for c, m in _terms(self)],
+                      f"({_label(other)} - {self.label})")
+
+    def __mul__(self, s: float):
+        return MapSum([(float(s) * c, m) for c, m in _terms(self)], f"{s}*{self.label}")
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self * -1.0
+
+    def named(self, label: str):
+        return MapSum(_terms(self), label)
+
+
+def _label(m) -> str:
+    return getattr(m, "label", "?")
+
+
+def _terms(m) -> list:
+    if isinstance(m, MapSum):
+        return list(m.terms)
+    if isinstance(m, PointMap | LinearMap):
+        return [(1.0, m)]
+    raise TypeError(f"cannot combine a point map with {type(m).__name__}")
+
+
+def is_nonlinear(m) -> bool:
+    """True for a :class:`PointMap` (a map whose second derivatives do not vanish)."""
+    return isinstance(m, PointMap)
+
+
+class MapSum(PointMap):
+    """``Σ cᵢ mᵢ(q)`` of point maps and linear maps."""
+
+    def __init__(self, terms, label: str = "?"):
+        self.terms = [(float(c), m) for c, m in terms]
+        self.dofs = np.unique(np.concatenate(
+            [np.asarray(m.dofs, np.int64) for _, m in self.terms])).astype(np.int64)
+        self._cols = [np.searchsorted(self.dofs, m.dofs) for _, m in self.terms]
+        self.label = label
+
+    def evaluate(self, q: np.ndarray, second: bool = False):
+        k = self.dofs.size
+        x = np.zeros(3)
+        J = np.zeros((3, k))
+        H = np.zeros((3, k, k)) if second else None
+        for (c, m), cols in zip(self.terms, self._cols, strict=True):
+            if isinstance(m, LinearMap):
+                x += c * m(q)
+                J[:, cols] += c * m.coef
+                continue
+            xm, Jm, Hm = m.evaluate(q, second)
+            x += c * xm
+            J[:, cols] += c * Jm
+            if second:
+                H[:, cols[:, None], cols[None, :]] += c * Hm
+        return x, J, H
+
+
+def evaluate(m, q: np.ndarray, second: bool = False):
+    """``(x, J, H)`` of a :class:`PointMap` or a :class:`~fem.LinearMap` (``H`` zero)."""
+    if isinstance(m, LinearMap):
+        k = m.dofs.size
+        return m(q), m.coef, (np.zeros((3, k, k)) if second else None)
+    return m.evaluate(q, second)
