@@ -50,6 +50,9 @@ PARAMS = {
     "newton_tol": 1e-10,
     "forward_torques": "rigid",    # "rigid" or "inverse"
     "beam_formulation": "structural",   # or "continuum" (Poisson-locking, for comparison)
+    "link_model": "ancf_beam",     # or "floating_frame": links 3 as floating-frame bodies
+    "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
+    "link_coordinates": 4,         # floating_frame: functions per field
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
     "sweep_workers": 0,            # 0: the sweep's runs one after another here; N: N Dask workers
 }
@@ -59,6 +62,8 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
           "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
+          "link_model": ("ancf_beam", "floating_frame"),
+          "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "sweep_workers": ">=0"}
 
 SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
@@ -77,7 +82,9 @@ def _setup(p: dict, mode: str = "inverse", torques=None):
     rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
                                     float(p["link_radius_m"]), int(p["n_elements_per_link"]),
                                     mode, path if mode == "inverse" else None, torques,
-                                    p["beam_formulation"])
+                                    p["beam_formulation"], link_model=p["link_model"],
+                                    link_basis=p["link_basis"],
+                                    link_coordinates=int(p["link_coordinates"]))
     return geom, path, rm
 
 

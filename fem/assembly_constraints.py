@@ -70,10 +70,10 @@ class ConstraintEquations:
             if rows.motion is not None:
                 motions.append((row0 + np.asarray(rows.motion_rows), rows.motion))
             for local_row, a, b in rows.general:
-                beta = None
+                direction = None      # b None: the row's prescribed direction β(t)
                 if b is None:
-                    beta = (rows.beta_motion, list(rows.beta_rows).index(local_row))
-                general.append((row0 + local_row, a, b, beta))
+                    direction = (rows.beta_motion, list(rows.beta_rows).index(local_row))
+                general.append((row0 + local_row, a, b, direction))
             if rows.beta_motion is not None and not rows.general:
                 idx = np.array([bmap[r][0] for r in rows.beta_rows])
                 beta_motions.append((idx, rows.beta_motion))

@@ -120,6 +120,61 @@ class HubLink:
                 "gravity": -float(wm @ (r @ self.gravity))}
 
 
+    # ------------------------------------------------ the same system in the DAE core
+    def to_model(self, rotary_inertia: str = "twist"):
+        """The same hub link as a :class:`fem.Model`: a floating-frame body
+        (:meth:`fem.Model.add_floating_frame`) on a revolute joint about z at the
+        origin, the hub drive an :class:`~fem.AngleDrive` of the frame axis ``u`` (its
+        multiplier ``λ`` gives the hub torque ``−λ``).  ``rotary_inertia="twist"`` is this
+        chain's own model of the section (same motion); "section" adds the section's
+        rotary inertia to the frame's rotations."""
+        from .constraints import AngleDrive, Dot
+        from .model import Model
+
+        m = Model(self.name, gravity=self.gravity)
+        I = self.hub_inertia
+        b = m.add_floating_frame("link", self.link, rotary_inertia=rotary_inertia,
+                                 hub_inertia=np.diag([I / 2, I / 2, I]) if I else None)
+        _pin_z(m, b.origin, b, "hub")
+        if self.hub_angle is not None:
+            m.add_constraint(AngleDrive(m.ground((0.0, 0.0, 0.0), "hub centre"), b.axis(0),
+                                        (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), self.hub_angle,
+                                        name="hub drive"))
+        m.view = "xy"
+        return m
+
+    def dae_coordinates(self, model, q: np.ndarray) -> np.ndarray:
+        """The coordinates of :meth:`to_model`'s model for this chain's ``q``."""
+        Q = model.q0.copy()
+        b = model.nonlinear_bodies[0]
+        _set_frame(Q, b, np.zeros(3), _rotation_z(q[0])[0], q[1:])
+        return Q
+
+    def dae_state(self, model, q: np.ndarray, v: np.ndarray, eps: float = 1e-6):
+        """``(Q, V)`` of :meth:`to_model`'s model for this chain's state ``(q, q̇)``
+        (``V`` by central differences of :meth:`dae_coordinates` along ``q̇``)."""
+        Q = self.dae_coordinates(model, q)
+        V = (self.dae_coordinates(model, q + eps * v)
+             - self.dae_coordinates(model, q - eps * v)) / (2 * eps)
+        return Q, V
+
+
+def _set_frame(Q, body, origin, R, e) -> None:
+    Q[body.frame_dofs] = np.concatenate([origin, R[:, 0], R[:, 1], R[:, 2]])
+    Q[body.elastic_dofs] = e
+
+
+def _pin_z(m, point, body, name: str, at=(0.0, 0.0, 0.0)) -> None:
+    """A pin about the global z axis: ``point`` fixed at ``at``, the frame's ``w`` ∥ z."""
+    from .constraints import Coincident, Dot
+
+    m.add_constraint(Coincident(point, m.ground(at, f"{name} centre"), f"{name} pin"))
+    m.add_constraint(Dot(body.axis(2), m.ground((1.0, 0.0, 0.0), "x"), 0.0,
+                         f"{name} axis ⊥ x"))
+    m.add_constraint(Dot(body.axis(2), m.ground((0.0, 1.0, 0.0), "y"), 0.0,
+                         f"{name} axis ⊥ y"))
+
+
 class PointMap:
     """A material point of a :class:`HubLink` as a nonlinear map of the coordinates:
     value ``r(q)``, Jacobian ``∂r/∂q`` and acceleration term ``J̇ q̇`` (so that
@@ -410,6 +465,17 @@ class PlanarChain(HubLink):
             self._assembly = PlanarChainSystem(self)
         return self._assembly
 
+    def to_model(self, rotary_inertia: str = "twist"):
+        """The same chain as a :class:`fem.Model`: one floating-frame body per link
+        (:meth:`fem.Model.add_floating_frame`), pin joints about z between a link's tip
+        (a point map) and the next link's root, tip masses as point masses on the links.
+        Joint springs exist only in the minimal-coordinate chain."""
+        return _planar_to_model(self, rotary_inertia)
+
+    def dae_coordinates(self, model, q: np.ndarray) -> np.ndarray:
+        """The coordinates of :meth:`to_model`'s model for this chain's ``q``."""
+        return _planar_dae_coordinates(self, model, q)
+
     def frame_vectors(self) -> list[np.ndarray]:
         """``c_i`` with ``φ_i = c_i · q`` (absolute frame angle of link i)."""
         out, c = [], np.zeros(self.n_dof)
@@ -446,6 +512,49 @@ class PlanarChain(HubLink):
         strain += 0.5 * float(self.joint_stiffness @ (q[self.joint_dofs] - self.angles0) ** 2)
         grav = -float(asm.wm @ (asm.positions(q) @ self.gravity))
         return {"kinetic": kin, "strain": strain, "gravity": grav}
+
+
+def _planar_to_model(chain, rotary_inertia: str = "twist"):
+    from .constraints import Coincident, Dot
+    from .model import Model
+
+    if np.any(chain.joint_stiffness):
+        raise ModelError(f"{chain.name}: joint springs (joint_stiffness) exist only in the "
+                         "minimal-coordinate chain; to_model() builds pin joints")
+    m = Model(chain.name, gravity=chain.gravity)
+    q = chain.q0
+    bodies = []
+    for i, (lk, c, d, tm) in enumerate(zip(chain.links, chain.frame_vectors(),
+                                           chain.elastic_dofs, chain.tip_masses,
+                                           strict=True)):
+        R = _rot(c @ q)[0]
+        o = np.zeros(3) if i == 0 else bodies[-1].centreline(m.q0, 2)[-1]
+        b = m.add_floating_frame(f"link {i + 1}", lk, o, R, rotary_inertia=rotary_inertia,
+                                 point_masses=[(lk.length, tm)] if tm else ())
+        if i == 0:
+            _pin_z(m, b.origin, b, "joint 1")
+        else:
+            prev = bodies[-1]
+            m.add_constraint(Coincident(b.origin, prev.point(prev.link.length),
+                                        f"joint {i + 1} pin"))
+            m.add_constraint(Dot(b.axis(2), m.ground((1.0, 0.0, 0.0), "x"), 0.0,
+                                 f"joint {i + 1} axis ⊥ x"))
+            m.add_constraint(Dot(b.axis(2), m.ground((0.0, 1.0, 0.0), "y"), 0.0,
+                                 f"joint {i + 1} axis ⊥ y"))
+        bodies.append(b)
+    m.view = "xy"
+    return m
+
+
+def _planar_dae_coordinates(chain, model, q):
+    Q = model.q0.copy()
+    o = np.zeros(3)
+    for b, c, d in zip(model.nonlinear_bodies, chain.frame_vectors(), chain.elastic_dofs,
+                       strict=True):
+        R = _rot(c @ q)[0]
+        _set_frame(Q, b, o, R, q[d])
+        o = b.centreline(Q, 2)[-1]
+    return Q
 
 
 class PlanarChainSystem(HubLinkSystem):

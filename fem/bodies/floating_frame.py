@@ -261,6 +261,17 @@ class FloatingFrameBody(NonlinearBody):
         """``R = [u v w]`` of the frame at ``q``."""
         return _frame(q, self.frame_dofs)
 
+    def surface_strain(self, q: np.ndarray, x: float, y: float, z: float) -> float:
+        """Axial strain at the section point ``(y, z)`` (frame axes ``v``, ``w``) at ``x``:
+        ``X′·a − y Y″·b − z Y″·c`` (linear in ``e``)."""
+        lk, e = self.link, q[self.elastic_dofs]
+        xs = np.array([float(x)])
+        _, dX = lk.basis.axial(xs)
+        _, _, d2Y = lk.basis.bending(xs)
+        s = lk.slices
+        return float(dX[0] @ e[s["axial"]] - y * d2Y[0] @ e[s["y"]]
+                     - z * d2Y[0] @ e[s["z"]])
+
     def local_deflection(self, q: np.ndarray, x: float) -> np.ndarray:
         """Displacement of the centre-line point at ``x`` in the frame: ``p(x; e) −
         (x, 0, 0)`` [m]."""

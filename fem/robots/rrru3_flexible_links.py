@@ -35,7 +35,8 @@ import numpy as np
 
 from ..actuators import RevoluteActuator
 from ..builders import straight_beam
-from ..constraints import Dot, PrescribedPoint
+from ..constraints import Coincident, Dot, PrescribedPoint
+from ..elements.floating_frame import FloatingFrameLink
 from ..errors import ModelError
 from ..linear_map import LinearMap
 from ..materials import Material
@@ -60,6 +61,7 @@ class FlexibleLinksRobot(RobotModel):
 
     beams: list = field(default_factory=list)
     beam_nodes: list = field(default_factory=list)
+    link_bodies: list = field(default_factory=list)   # floating-frame links 3 (or empty)
 
 
 def seed001_geometry(payload: float = 0.0) -> RRRU3Geometry:
@@ -99,7 +101,10 @@ def _constant_path(p0):
 def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9e8,
                                nu: float = 0.3, radius: float = 0.01,
                                n_elements: int = 1, mode: str = "inverse", path=None,
-                               torques=None, formulation: str = "structural"
+                               torques=None, formulation: str = "structural",
+                               link_model: str = "ancf_beam", link_basis: str = "bezier",
+                               link_coordinates: int = 4,
+                               link_kinematics: str = "fourth_order"
                                ) -> FlexibleLinksRobot:
     """Assemble the seed-001 robot (see the module docstring).
 
@@ -113,6 +118,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         ANCF beam elements per link 3.
     formulation : str
         The beam's energy (``ancf_beam``: 'structural', or 'continuum' for comparison).
+    link_model : {'ancf_beam', 'floating_frame'}
+        Links 3 as ``n_elements`` ANCF beams, or as floating-frame bodies
+        (:meth:`fem.Model.add_floating_frame`: Euler–Bernoulli with ``link_coordinates``
+        functions per field of the ``link_basis`` basis, ``link_kinematics``) joined by
+        the same joints — the U joint at the link's tip is a constraint on point maps.
 
     Returns
     -------
@@ -126,6 +136,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         raise ModelError("forward mode needs torques=(τ1, τ2, τ3), callables of time")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
+    if link_model not in ("ancf_beam", "floating_frame"):
+        raise ModelError(f"link_model must be 'ancf_beam' or 'floating_frame', got "
+                         f"{link_model!r}")
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     rho = m3 / (np.pi * radius**2 * l3)
     mat = Material(E, nu, rho, name="link 3")
@@ -134,15 +147,22 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     model = Model(f"rrru3_flexible_links_{mode}", gravity=(0.0, 0.0, -geom.gravity))
     model.view = "iso"
     A_maps, B_maps, beams, beam_nodes, rz_U, acts = [], [], [], [], [], []
+    bodies: list = []
     for k in range(3):
         t = geom.tangent(k)
         A_node, B_node = model.add_nodes(r=[jp["A"][k], jp["B"][0, k]],
                                          names=[f"limb {k + 1} A", f"limb {k + 1} B"])
         C0, U0 = jp["C"][0, k], jp["U"][0, k]
         a = np.cross(t, C0 - jp["B"][0, k])
-        group, nodes = straight_beam(model, C0, U0, n_elements, mat, f"limb {k + 1} link3",
-                                     up=a, section="circle", radius=radius,
-                                     formulation=formulation)
+        if link_model == "ancf_beam":
+            group, nodes = straight_beam(model, C0, U0, n_elements, mat,
+                                         f"limb {k + 1} link3", up=a, section="circle",
+                                         radius=radius, formulation=formulation)
+        else:
+            body, nodes = _floating_link(model, k, C0, U0, a, mat, radius, link_basis,
+                                         link_coordinates, link_kinematics)
+            bodies.append(body)
+            group = None
         A, B = model.point(A_node), model.point(B_node)
         C = model.point(nodes[0])
         model.add_element("rigid_bar", [A_node, B_node], mass=geom.link_masses[0],
@@ -153,7 +173,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         tk = model.ground(t, f"t{k + 1}")
         model.add_constraint(Dot(B - A, tk, 0.0, f"limb {k + 1} link 1 in plane"))
         model.add_constraint(Dot(C - A, tk, 0.0, f"limb {k + 1} link 2 in plane"))
-        zc = model.node_field(nodes[0], "r_z")
+        zc = model.node_field(nodes[0], "r_z") if group is not None else \
+            body.frame.vector(body.rotation(model.q0).T @ (a / np.linalg.norm(a)))
         model.add_constraint(Dot(zc, tk, 0.0, f"limb {k + 1} R3 axis ⊥ t"))
         model.add_constraint(Dot(zc, C - B, 0.0, f"limb {k + 1} R3 axis ⊥ link 2"))
         act = RevoluteActuator(A, B, geom.actuator_axis(k), f"motor {k + 1}",
@@ -162,9 +183,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         acts.append(act)
         A_maps.append(A)
         B_maps.append(B)
-        beams.append(group)
-        beam_nodes.append(nodes)
-        rz_U.append(model.node_field(nodes[-1], "r_z"))
+        if group is not None:
+            beams.append(group)
+            beam_nodes.append(nodes)
+            rz_U.append(model.node_field(nodes[-1], "r_z"))
+        else:
+            beam_nodes.append(nodes)
+            rz_U.append(body.direction(body.link.length, 2, f"limb {k + 1} link3 tip r_z"))
     U_nodes = [int(nd[-1]) for nd in beam_nodes]
     model.add_element("rigid_triangle", U_nodes, mass=geom.platform_mass, name="platform")
     V = [model.point(n) for n in U_nodes]
@@ -173,6 +198,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     for k in range(3):
         b = V[(k + 1) % 3] - V[(k + 2) % 3]             # edge opposite vertex k, ∥ t_k
         model.add_constraint(Dot(rz_U[k], b, 0.0, f"U{k + 1} axes"))
+    for k, body in enumerate(bodies):     # the U centre is the floating link's tip
+        model.add_constraint(Coincident(body.point(body.link.length), V[k],
+                                        f"limb {k + 1} U joint"))
     if geom.payload_mass:
         model.add_point_mass(P, geom.payload_mass)
     base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
@@ -183,11 +211,33 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         path_con = model.add_constraint(PrescribedPoint(
             P, path or _constant_path(P0), (0, 1, 2), "path of P", servo=True))
     rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
-                            beams=beams, beam_nodes=beam_nodes)
+                            beams=beams, beam_nodes=beam_nodes, link_bodies=bodies)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
-                 "n_elements_per_link": int(n_elements)}
+                 "n_elements_per_link": int(n_elements) if not bodies else 0}
     return rm
+
+
+def _floating_link(model, k, C0, U0, a, mat, radius, basis, n_coordinates, kinematics):
+    """Link 3 of limb ``k`` as a floating-frame body from C to U: frame ``u`` along the
+    link, ``w`` the R3 axis ``a`` made normal to it.  Returns the body and the node ids
+    (C, U): C the body's root node, U a new position node (a platform vertex)."""
+    L = float(np.linalg.norm(U0 - C0))
+    area, inertia = np.pi * radius**2, np.pi * radius**4 / 4
+    G = mat.E / (2 * (1 + mat.nu))
+    link = FloatingFrameLink(L, basis, int(n_coordinates), mat.rho * area, mat.E * area,
+                             mat.E * inertia, mat.E * inertia, GJ=G * 2 * inertia,
+                             polar_inertia_per_length=mat.rho * 2 * inertia,
+                             kinematics=kinematics)
+    u = (U0 - C0) / L
+    w = a - (a @ u) * u
+    w /= np.linalg.norm(w)
+    R = np.column_stack([u, np.cross(w, u), w])
+    body = model.add_floating_frame(f"limb {k + 1} link3", link, C0, R)
+    C_node = model.add_node(name=f"limb {k + 1} C", r=C0)
+    model.add_constraint(Coincident(body.origin, model.point(C_node), f"limb {k + 1} R3 point"))
+    U_node = model.add_node(name=f"limb {k + 1} U", r=U0)
+    return body, np.array([C_node, U_node])
 
 
 def platform_tilt(rm: RobotModel, q: np.ndarray) -> float:
@@ -201,6 +251,14 @@ def link_midpoint_outputs(rm: RobotModel, q: np.ndarray) -> dict[str, np.ndarray
     """Per limb at the mid-point of link 3: transverse deformation [m] (distance of the
     centreline point from the chord C–U) and the shear angles [rad] (both planes)."""
     defl, shear = np.zeros(3), np.zeros((3, 2))
+    for k, body in enumerate(rm.link_bodies):    # Euler–Bernoulli: no shear
+        line = body.centreline(q, 3)
+        c, u, mid = line[0], line[-1], line[1]
+        d = (u - c) / np.linalg.norm(u - c)
+        r = mid - c
+        defl[k] = np.linalg.norm(r - (r @ d) * d)
+    if rm.link_bodies:
+        return {"deformation": defl, "shear_angle": shear}
     for k, (g, nodes) in enumerate(zip(rm.beams, rm.beam_nodes, strict=True)):
         ne = g.n_elements                   # mid-point: a node (even) or a centre (odd)
         e, xi = (ne // 2 - 1, 1.0) if ne % 2 == 0 else (ne // 2, 0.0)
@@ -220,6 +278,11 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
                   distances=(0.200, 0.4075, 0.600), radius: float = 0.01) -> np.ndarray:
     """Axial surface strains on link 3 of ``limb`` at ``distances`` [m] from the upper
     joint C (seed Table 3), at the four surface points ±y, ±z: (n_distances, 4)."""
+    if rm.link_bodies:
+        body = rm.link_bodies[limb]
+        return np.array([[body.surface_strain(q, s, y, z)
+                          for y, z in ((radius, 0), (-radius, 0), (0, radius), (0, -radius))]
+                         for s in distances])
     g = rm.beams[limb]
     L = g.family.L
     edges = np.concatenate([[0.0], np.cumsum(L)])
