@@ -111,6 +111,10 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     if n_modes is not None:
         n_modes = integer(n_modes, "modes: n_modes", minimum=1)
     t = finite(t, "modes: t")
+    if q is not None and np.ndim(q) == 0:
+        raise ModelError(f"modes: the second argument is the state q ({asm.n} coordinates), "
+                         f"got the number {q!r}; for the number of modes write "
+                         f"modes(model, n_modes={q!r})")
     q = asm.q0 if q is None else coordinates(q, asm.n, "modes: q")
     lam = np.zeros(asm.m) if lam is None else coordinates(lam, asm.m, "modes: lam "
                                                            "(one multiplier per constraint row)")
