@@ -128,7 +128,7 @@ class HubLink:
         multiplier ``λ`` gives the hub torque ``−λ``).  ``rotary_inertia="twist"`` is this
         chain's own model of the section (same motion); "section" adds the section's
         rotary inertia to the frame's rotations."""
-        from .constraints import AngleDrive, Dot
+        from .constraints import AngleDrive
         from .model import Model
 
         m = Model(self.name, gravity=self.gravity)
@@ -524,9 +524,8 @@ def _planar_to_model(chain, rotary_inertia: str = "twist"):
     m = Model(chain.name, gravity=chain.gravity)
     q = chain.q0
     bodies = []
-    for i, (lk, c, d, tm) in enumerate(zip(chain.links, chain.frame_vectors(),
-                                           chain.elastic_dofs, chain.tip_masses,
-                                           strict=True)):
+    for i, (lk, c, tm) in enumerate(zip(chain.links, chain.frame_vectors(),
+                                        chain.tip_masses, strict=True)):
         R = _rot(c @ q)[0]
         o = np.zeros(3) if i == 0 else bodies[-1].centreline(m.q0, 2)[-1]
         b = m.add_floating_frame(f"link {i + 1}", lk, o, R, rotary_inertia=rotary_inertia,

@@ -377,20 +377,9 @@ class Model:
         link are point maps.  Any constraint joins them.
         """
         from .bodies import FloatingFrameBody
-        from .bodies.floating_frame import ROTARY_INERTIA
-        from .elements.floating_frame import FloatingFrameLink
+        from .bodies.floating_frame import check_arguments
 
-        if not isinstance(link, FloatingFrameLink):
-            raise ModelError(f"floating frame {name!r}: link must be a FloatingFrameLink, "
-                             f"got {type(link).__name__}")
-        if rotary_inertia not in ROTARY_INERTIA:
-            raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
-                             f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
-        for x, mass in point_masses:
-            if not (0.0 <= float(x) <= link.length * (1 + 1e-12)) or not float(mass) >= 0:
-                raise ModelError(f"floating frame {name!r}: a point mass needs 0 <= x <= "
-                                 f"{link.length:g} m and a mass >= 0; got x = {x}, "
-                                 f"m = {mass}")
+        check_arguments(name, link, rotary_inertia, point_masses)
         if any(b.name == name for b in self.nonlinear_bodies):
             raise ModelError(f"there is already a floating frame named {name!r}")
         frame = self.add_rigid_body(name, hub_mass, position, rotation,

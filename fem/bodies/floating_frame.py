@@ -68,6 +68,20 @@ def _axis_rotation(axis: int, a: float):
     return R, R1, R2
 
 
+def check_arguments(name: str, link, rotary_inertia: str, point_masses) -> None:
+    """Refuse a floating frame's bad arguments with a :class:`~fem.ModelError`."""
+    if not isinstance(link, FloatingFrameLink):
+        raise ModelError(f"floating frame {name!r}: link must be a FloatingFrameLink, "
+                         f"got {type(link).__name__}")
+    if rotary_inertia not in ROTARY_INERTIA:
+        raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
+                         f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
+    for x, m in point_masses:
+        if not (0.0 <= float(x) <= link.length * (1 + 1e-12)) or not float(m) >= 0:
+            raise ModelError(f"floating frame {name!r}: a point mass needs 0 <= x <= "
+                             f"{link.length:g} m and a mass >= 0; got x = {x}, m = {m}")
+
+
 class FloatingFrameBody(NonlinearBody):
     """A :class:`FloatingFrameLink` on a frame in natural coordinates (module docstring).
 
@@ -85,12 +99,7 @@ class FloatingFrameBody(NonlinearBody):
     def __init__(self, name: str, link: FloatingFrameLink, frame, frame_dofs: np.ndarray,
                  elastic_dofs: np.ndarray, rotary_inertia: str = "section",
                  point_masses=()):
-        if not isinstance(link, FloatingFrameLink):
-            raise ModelError(f"floating frame {name!r}: link must be a FloatingFrameLink, "
-                             f"got {type(link).__name__}")
-        if rotary_inertia not in ROTARY_INERTIA:
-            raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
-                             f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
+        check_arguments(name, link, rotary_inertia, point_masses)
         self.name, self.link, self.frame = name, link, frame
         self.rotary_inertia = rotary_inertia
         self.frame_dofs = np.asarray(frame_dofs, np.int64)
@@ -99,11 +108,6 @@ class FloatingFrameBody(NonlinearBody):
         ne = link.n_coordinates
         self.k = 12 + ne
         pm = [(float(x), float(m)) for x, m in point_masses]
-        for x, m in pm:
-            if not (0.0 <= x <= link.length * (1 + 1e-12)) or not m >= 0:
-                raise ModelError(f"floating frame {name!r}: a point mass needs 0 <= x <= "
-                                 f"{link.length:g} m and a mass >= 0; got x = {x:g}, "
-                                 f"m = {m:g}")
         self.point_masses = pm
         # weighted centre-line samples: quadrature points, then point masses
         self._q_smp = link.quadrature_samples
