@@ -520,7 +520,7 @@ def request_pictures(out, kind: str = "animation") -> list[Path]:
 
 
 _COLOUR_BY = ("von_mises_top_Pa", "von_mises_Pa", "bending_moment", "curvature",
-              "axial_strain", "deformation_magnitude_m")
+              "axial_strain", "link_deformation_m")
 """Fields a picture is coloured by, the first present (cell or point data) wins."""
 
 

@@ -8,12 +8,21 @@
 (points, point data ``displacement``/``deformation``/``velocity``/``radius``, cell data
 ``group``, field data ``TimeValue``, group names, efforts and multipliers).
 
-The elastic part of the displacement is the floating frame's own: for a link, the centre
-line in the moving frame less the undeformed one, ``R_i (p_i(x; e_i) − x e_x)``, in global
-axes.  The rotation ``R_i`` of each link frame comes from ``frames(q)`` when the model
-declares it (spatial chains); otherwise the frames turn about the global z axis (hub
-links and planar chains) and ``R_i`` is the rotation about z that carries the link's local
-centre line onto its global one (exact: the two differ by a rigid motion).
+Two elastic parts of the displacement are written:
+
+* ``link_deformation`` — each link's own, in its floating frame: the centre line in the
+  moving frame less the undeformed one, ``R_i (p_i(x; e_i) − x e_x)``, in global axes.
+  The rotation ``R_i`` of each link frame comes from ``frames(q)`` when the model declares
+  it (spatial chains); otherwise the frames turn about the global z axis (hub links and
+  planar chains) and ``R_i`` is the rotation about z that carries the link's local centre
+  line onto its global one (exact: the two differ by a rigid motion).  Its length colours
+  the pictures.
+* ``deformation`` — the displacement less the motion of the same arm with rigid links
+  (the elastic coordinates set to zero, the joint angles kept): ``r(q) − r(q_rigid)``.  On
+  a hub link and on the first link of a chain it equals ``link_deformation``; on a later
+  link it also carries the elastic tip deflection and slope of the links before it, so a
+  magnified picture (``fem.output.picture_options`` magnifies ``deformation``) keeps the
+  links joined.
 
 Capabilities are tested by the declared methods, never by class names
 (:meth:`CentrelineDrawing.draws`).
@@ -57,7 +66,7 @@ class CentrelineDrawing:
     ref : (n, 3) ndarray
         Reference points (links at ``q0``, then the hub disc).
     radius : (n,) ndarray
-        Drawing radius: 1 % of the reach on the links, 0 on the hub.
+        Drawing radius: 1.2 % of the reach on the links, 0 on the hub.
     """
 
     def __init__(self, model: Any, n_points: int = 21, hub_sides: int = 32):
@@ -75,8 +84,8 @@ class CentrelineDrawing:
         self.x = [np.linspace(0.0, lk.length, self.n_points) for lk in self.links]
         self.q0 = np.asarray(model.q0, float)
         reach = float(sum(lk.length for lk in self.links))
-        r_link = 0.01 * reach
-        self.hub_radius = 3.0 * r_link
+        r_link = 0.012 * reach
+        self.hub_radius = 2.5 * r_link
         self._lines0 = self.lines(self.q0)
         self._hub_r0 = self._rotations(self.q0, self._lines0)[0]
         self._hub_c0 = self._lines0[0][0]
@@ -84,7 +93,7 @@ class CentrelineDrawing:
         self._hub_offsets = self.hub_radius * np.column_stack(
             [np.cos(ang), np.sin(ang), np.zeros(hub_sides)])
         self._hub_offsets = np.vstack([np.zeros(3), self._hub_offsets])   # centre first
-        n_link = len(self.links) * self.n_points
+        n_link = self.n_link = len(self.links) * self.n_points
         n_hub = hub_sides + 1
         self.ref = self.points(self.q0)
         self.radius = np.concatenate([np.full(n_link, r_link), np.zeros(n_hub)])
@@ -139,8 +148,21 @@ class CentrelineDrawing:
         lines = self.lines(q)
         return np.vstack([*lines, self._hub(lines, self._rotations(q, lines))])
 
+    def rigid(self, q: np.ndarray) -> np.ndarray:
+        """``q`` with every elastic coordinate set to zero (the arm with rigid links)."""
+        q = np.array(q, float)
+        for d in self.elastic:
+            q[d] = 0.0
+        return q
+
     def deformation(self, q: np.ndarray) -> np.ndarray:
-        """Elastic part of the displacement (n, 3): on each link
+        """Elastic part of the displacement (n, 3): current positions less those of the
+        arm with rigid links at the same joint angles, ``r(q) − r(q_rigid)``; zero on the
+        hub."""
+        return self.points(q) - self.points(self.rigid(q))
+
+    def link_deformation(self, q: np.ndarray) -> np.ndarray:
+        """Each link's elastic displacement in its floating frame (n, 3):
         ``R_i (p_i(x; e_i) − x e_x)`` (the centre line in the moving frame less the
         undeformed one, in global axes); zero on the hub."""
         local = self._local(q)
@@ -168,17 +190,18 @@ class CentrelineDrawing:
         """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.output.Drawing.frame`.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
-        part, :meth:`deformation`), ``deformation_magnitude_m`` (its length on the links,
-        NaN on the hub: the colour of the pictures), ``velocity``, ``radius``.  Cell data:
+        part, :meth:`deformation`), ``link_deformation`` (each link's own,
+        :meth:`link_deformation`), ``link_deformation_m`` (its length on the links, NaN on
+        the hub: the colour of the pictures), ``velocity``, ``radius``.  Cell data:
         ``group`` (link 1, 2, …, hub).  Field data: ``TimeValue``, ``group:<name>`` and,
         with ``λ``, the multipliers (:meth:`multipliers`).
         """
         q = np.asarray(q, float)
-        deform = self.deformation(q)
-        size = np.linalg.norm(deform, axis=1)
-        size[len(self.links) * self.n_points:] = np.nan
-        pd = {"displacement": self.points(q) - self.ref, "deformation": deform,
-              "deformation_magnitude_m": size}
+        own = self.link_deformation(q)
+        size = np.linalg.norm(own, axis=1)
+        size[self.n_link:] = np.nan
+        pd = {"displacement": self.points(q) - self.ref, "deformation": self.deformation(q),
+              "link_deformation": own, "link_deformation_m": size}
         if v is not None:
             pd["velocity"] = self.velocities(q, v)
         pd["radius"] = self.radius
