@@ -155,11 +155,12 @@ class CentrelineDrawing:
             q[d] = 0.0
         return q
 
-    def deformation(self, q: np.ndarray) -> np.ndarray:
-        """Elastic part of the displacement (n, 3): current positions less those of the
-        arm with rigid links at the same joint angles, ``r(q) − r(q_rigid)``; zero on the
-        hub."""
-        return self.points(q) - self.points(self.rigid(q))
+    def deformation(self, q: np.ndarray, current: np.ndarray | None = None) -> np.ndarray:
+        """Elastic part of the displacement (n, 3): current positions (``current``, if
+        known) less those of the arm with rigid links at the same joint angles,
+        ``r(q) − r(q_rigid)``; zero on the hub."""
+        current = self.points(q) if current is None else current
+        return current - self.points(self.rigid(q))
 
     def link_deformation(self, q: np.ndarray) -> np.ndarray:
         """Each link's elastic displacement in its floating frame (n, 3):
@@ -197,10 +198,11 @@ class CentrelineDrawing:
         with ``λ``, the multipliers (:meth:`multipliers`).
         """
         q = np.asarray(q, float)
+        current = self.points(q)
         own = self.link_deformation(q)
         size = np.linalg.norm(own, axis=1)
         size[self.n_link:] = np.nan
-        pd = {"displacement": self.points(q) - self.ref, "deformation": self.deformation(q),
+        pd = {"displacement": current - self.ref, "deformation": self.deformation(q, current),
               "link_deformation": own, "link_deformation_m": size}
         if v is not None:
             pd["velocity"] = self.velocities(q, v)
