@@ -2,7 +2,9 @@
 
 * :class:`Drawing` — the drawable geometry of a model as a *linear* map of ``q`` (all
   families interpolate positions linearly), built once: polylines for line elements and
-  body sketches, triangles for surface elements.
+  body sketches, triangles for surface elements.  :func:`drawing_for` picks it, or for a
+  floating-frame model in minimal coordinates the adapter
+  :class:`fem.io.centreline.CentrelineDrawing`.
 * :func:`stream` — a :class:`~fem.Result` that writes result chunks and one ``.vtu`` per
   output step (plus the ``.pvd`` collection) *while* the run goes on.
 * :func:`write_outputs` — what ``fem run`` leaves in the output folder: result arrays,
@@ -15,11 +17,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from .results import Result, jsonable
+
+if TYPE_CHECKING:
+    from .io.centreline import CentrelineDrawing
 
 __all__ = ["OPTIONS", "Drawing", "drawing_for", "stream", "write_outputs", "request_pictures",
            "render_directory", "jsonable"]
@@ -411,7 +417,7 @@ class Drawing:
 _VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK tensor order
 
 
-def drawing_for(model):
+def drawing_for(model) -> Drawing | CentrelineDrawing:
     """The drawing of ``model``: a :class:`Drawing` of its element groups, or for a
     floating-frame model in minimal coordinates (one that declares ``centrelines`` or
     ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`.  Both give
