@@ -25,14 +25,13 @@ frame ``deflection_y_m``/``deflection_z_m`` (nt, 5) and the tip twist ``twist_ra
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 import fem
-from fem.chains import SpatialChain, dh_chain, write_centreline_series
+from fem.chains import SpatialChain, dh_chain
 
 PARAMS = {
     "length_m": 7.11,
@@ -79,7 +78,9 @@ def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**params)
     t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"])
+    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
+                       progress=out is not None and fem.output.OPTIONS.progress,
+                       result=fem.output.stream(out, model))
     wall = time.perf_counter() - t0
     lines = [model.centrelines(q, 2) for q in res.q]
     tip = np.array([ln[-1][-1] for ln in lines])
@@ -101,10 +102,22 @@ def run(out=None, **params) -> dict:
         "tip_drop_m": float(tip[0, 2] - tip[:, 2].min()), "wall_s": wall,
     }
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
-        write_centreline_series(out, "five_link_arm", res.t,
-                                [model.centrelines(q) for q in res.q])
-        fem.output.request_pictures(out, "animation")
+        _plot(Path(out), figures, model.name)
+        fem.write_outputs(out, model, res, figures)
     return figures
+
+
+def _plot(out: Path, f: dict, name: str) -> None:
+    """Time histories: every link's tip deflections and twist, the energies."""
+    from fem.io.render import plot_histories
+
+    t = f["time_s"]
+    for key, label in (("deflection_y_m", "tip deflection y [m]"),
+                       ("deflection_z_m", "tip deflection z [m]"),
+                       ("twist_rad", "tip twist [rad]")):
+        values = np.asarray(f[key])
+        plot_histories(t, {f"link {i + 1}": values[:, i] for i in range(values.shape[1])},
+                       out / f"{key.rsplit('_', 1)[0]}.png", label,
+                       f"{name}: {label.split(' [')[0]} in the link frames")
+    plot_histories(t, {k: f[f"{k}_J"] for k in ("kinetic", "potential", "elastic", "total")},
+                   out / "energies.png", "energy [J]", f"{name}: energies")

@@ -8,9 +8,14 @@ E = 6.8952e10 Pa, no gravity) is clamped to a hub turning about z with the presc
 ``basis`` chooses the discretization of the floating-frame link (:mod:`fem.bases`:
 'modes', 'fe', 'bezier', 'bspline'; ``n_coordinates`` functions per transverse field)
 or 'ancf': the same beam as ANCF cable elements of the DAE core, clamped to the hub by
-a prescribed root slope — the independent method.  ``coupling = False`` drops the
-foreshortening term (eq 2) of the floating frame: then nothing stiffens the beam against
-the in-plane centrifugal softening and Ω0 = 10 rad/s diverges.
+a prescribed root slope — the independent method.  ``kinematics`` chooses the link's
+centre line (:class:`fem.elements.floating_frame.FloatingFrameLink`): ``'fourth_order'``
+(default) keeps the foreshortening and the curvature to the next order in the slopes and
+stays within 1 % of the ANCF model over Ω0 = 2…10 rad/s; ``'seed'`` is the seed's
+second-order model (linear curvature), 3 % off at Ω0 = 10 — the model of its Tables 1–3,
+which ``analysis = 'compare'`` reproduces with it.  ``coupling = False`` (seed kinematics
+only) drops the foreshortening term (eq 2) of the floating frame: then nothing stiffens
+the beam against the in-plane centrifugal softening and Ω0 = 10 rad/s diverges.
 
 Figures: ``time_s``, ``tip_v_m`` (tip deflection transverse to the hub frame's x axis, in
 the plane of rotation), ``tip_u_m`` (axial tip displacement in the hub frame),
@@ -22,14 +27,13 @@ here as ``rotating_beam_frequency``).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 import fem
-from fem.chains import HubLink, write_centreline_series
+from fem.chains import HubLink
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 from fem.references.beams import rotating_beam_frequency, rotating_rod_stretch
 
@@ -38,7 +42,7 @@ PARAMS = {
     "basis": "bezier",          # modes, fe, bezier, bspline, ancf
     "n_coordinates": 4,         # functions per transverse field (ANCF: elements = 2 n)
     "coupling": True,
-    "kinematics": "seed",       # seed, fourth_order (see FloatingFrameLink)
+    "kinematics": "fourth_order",   # fourth_order, or the seed's second-order "seed"
     "t_end_s": 20.0,
     "dt_s": 0.01,
     "rho_inf": 0.8,
@@ -170,12 +174,13 @@ def run(out=None, **params) -> dict:
     # centrifugal force scale ρA L² Ω0²/2 (see fem.simulate's force_scale)
     scale = (0.5 * p["rho_kgm3"] * p["area_m2"] * p["length_m"] ** 2
              * max(p["omega0_rad_s"], 1.0) ** 2)
-    res = fem.results.Result()
+    res = fem.output.stream(out, model)
     diverged_at = None
     t0 = time.perf_counter()
     try:
         fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                     force_scale=scale, result=res)
+                     force_scale=scale, result=res,
+                     progress=out is not None and fem.output.OPTIONS.progress)
     except fem.ConvergenceError as err:
         # without the foreshortening coupling the beam loses its bending stiffness
         # above Ω = ω1 and the deflection grows without bound until Newton gives up
@@ -191,6 +196,7 @@ def run(out=None, **params) -> dict:
     om = p["omega0_rad_s"]
     figures = {
         "basis": p["basis"], "coupling": bool(p["coupling"]),
+        "kinematics": None if p["basis"] == "ancf" else p["kinematics"],
         "n_model_coordinates": int(model.n_dof),
         "time_s": np.asarray(res.t).tolist(), "tip_v_m": v.tolist(), "tip_u_m": u.tolist(),
         "tip_v_rate_mps": vdot.tolist(), "wall_s": wall,
@@ -209,16 +215,24 @@ def run(out=None, **params) -> dict:
         figures.update({f"after_spinup_{k}": val for k, val in response_after_spinup(
             res.t, v, p["spinup_time_s"]).items()})
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        if isinstance(model, HubLink):
-            write_centreline_series(out, "spinup_beam", res.t,
-                                    [[model.centreline(q)] for q in res.q])
-            fem.output.request_pictures(out, "animation")
-        else:   # the DAE model: the framework's own series, animation and plots
-            fem.write_outputs(out, model, res, {})
-        (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
+        _plot(Path(out), figures, res.lam[:, 0] if isinstance(model, HubLink) else None,
+              model.name)
+        fem.write_outputs(out, model, res, figures)
     return figures
+
+
+def _plot(out: Path, figures: dict, torque, name: str) -> None:
+    """Time histories of the tip in the hub frame and of the hub torque (the multiplier
+    of the hub drive row of a :class:`HubLink`; None for the ANCF model)."""
+    from fem.io.render import plot_histories
+
+    t = figures["time_s"]
+    plot_histories(t, {"v (transverse)": figures["tip_v_m"], "u (axial)": figures["tip_u_m"]},
+                   out / "tip_deflection.png", "tip displacement in the hub frame [m]",
+                   f"{name}: tip deflection")
+    if torque is not None:
+        plot_histories(t, {"hub torque": torque}, out / "hub_torque.png",
+                       "hub torque [N·m]", f"{name}: hub drive torque (its multiplier)")
 
 
 def compare(out=None, **params) -> dict:
@@ -230,8 +244,12 @@ def compare(out=None, **params) -> dict:
     amplitude of the tip vibration after T beside the power-series eigenfrequency.  For
     ``compare_omegas_rad_s`` (Table 3): the error of every basis against the reference.
     Writes ``spinup_tables.md``, ``spinup_table{1,2,3}.csv`` and ``spinup_tip_v.png`` to
-    ``out``."""
-    p = {**PARAMS, **params, "analysis": "single"}
+    ``out``.
+
+    The floating-frame runs use the seed's second-order kinematics (``kinematics =
+    'seed'``, the model of its tables) unless ``kinematics`` is given; the figures say
+    which (``kinematics``)."""
+    p = {**PARAMS, "kinematics": "seed", **params, "analysis": "single"}
     runs = {k: v for k, v in p.items() if k not in ("analysis", "compare_omegas_rad_s")}
     rows: list[dict] = []
     curves: dict = {}
@@ -288,7 +306,7 @@ def compare(out=None, **params) -> dict:
             v = np.asarray(result[key(om, basis)]["tip_v_m"])
             row[basis] = float(np.abs(v - vr[: v.size]).max() / peak)
         trend.append(row)
-    figures = {"tables_1_2": rows, "table_3": trend,
+    figures = {"kinematics": p["kinematics"], "tables_1_2": rows, "table_3": trend,
                "fastest": {str(om): min((r for r in rows if r["omega0_rad_s"] == om
                                          and r["basis"] in BASES),
                                         key=lambda r: r["wall_s"])["basis"]
@@ -298,17 +316,18 @@ def compare(out=None, **params) -> dict:
                                               key=lambda r: r["error"])["basis"]
                                  for om in (4.0, 10.0)}}
     if out is not None:
-        _write_tables(Path(out), rows, trend, curves)
+        _write_tables(Path(out), rows, trend, curves, p["kinematics"])
     return figures
 
 
-def _write_tables(out: Path, rows, trend, curves) -> None:
+def _write_tables(out: Path, rows, trend, curves, kinematics: str) -> None:
     import csv
 
     out.mkdir(parents=True, exist_ok=True)
     cols = ["omega0_rad_s", "basis", "coordinates", "wall_s", "relative_time", "error",
             "frequency_rad_s", "frequency_reference_rad_s", "amplitude_m"]
-    md = ["# Spin-up beam: the seed's Tables 1–3 with our timings", ""]
+    md = ["# Spin-up beam: the seed's Tables 1–3 with our timings", "",
+          f"Floating-frame kinematics: `{kinematics}`.", ""]
     for k, om in ((1, 4.0), (2, 10.0)):
         sel = [r for r in rows if r["omega0_rad_s"] == om]
         with open(out / f"spinup_table{k}.csv", "w", newline="") as fh:

@@ -17,14 +17,13 @@ second tip ``rigid_tip2_xy_m`` and ``distance_to_rigid_m``.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 import fem
-from fem.chains import PlanarChain, write_centreline_series
+from fem.chains import PlanarChain
 from fem.elements.floating_frame import FloatingFrameLink
 from fem.references.pendulums import rod_double_pendulum_tip
 
@@ -73,7 +72,9 @@ def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**params)
     t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"])
+    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
+                       progress=out is not None and fem.output.OPTIONS.progress,
+                       result=fem.output.stream(out, model))
     wall = time.perf_counter() - t0
     lines = [model.centrelines(q, 2) for q in res.q]
     tip1 = np.array([ln[0][-1, :2] for ln in lines])
@@ -96,10 +97,23 @@ def run(out=None, **params) -> dict:
         "max_deflection_m": float(np.abs(defl).max()), "wall_s": wall,
     }
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "figures.json").write_text(json.dumps(fem.results.jsonable(figures)))
-        write_centreline_series(out, "two_link_arm", res.t,
-                                [model.centrelines(q) for q in res.q])
-        fem.output.request_pictures(out, "animation")
+        _plot(Path(out), figures, model.name)
+        fem.write_outputs(out, model, res, figures)
     return figures
+
+
+def _plot(out: Path, f: dict, name: str) -> None:
+    """Time histories: the links' tip deflections, the energies, the second tip beside
+    the rigid double pendulum's."""
+    from fem.io.render import plot_histories
+
+    t = f["time_s"]
+    plot_histories(t, {"link 1": f["deflection1_m"], "link 2": f["deflection2_m"]},
+                   out / "tip_deflections.png", "tip deflection in the link frame [m]",
+                   f"{name}: tip deflections")
+    plot_histories(t, {k: f[f"{k}_J"] for k in ("kinetic", "strain", "gravity", "total")},
+                   out / "energies.png", "energy [J]", f"{name}: energies")
+    tip, rigid = np.asarray(f["tip2_xy_m"]), np.asarray(f["rigid_tip2_xy_m"])
+    plot_histories(t, {"x": tip[:, 0], "y": tip[:, 1]}, out / "tip2.png",
+                   "second tip [m]", f"{name}: second tip, flexible and rigid",
+                   reference={"x": rigid[:, 0], "y": rigid[:, 1]})

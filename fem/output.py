@@ -2,7 +2,9 @@
 
 * :class:`Drawing` — the drawable geometry of a model as a *linear* map of ``q`` (all
   families interpolate positions linearly), built once: polylines for line elements and
-  body sketches, triangles for surface elements.
+  body sketches, triangles for surface elements.  :func:`drawing_for` picks it, or for a
+  floating-frame model in minimal coordinates the adapter
+  :class:`fem.io.centreline.CentrelineDrawing`.
 * :func:`stream` — a :class:`~fem.Result` that writes result chunks and one ``.vtu`` per
   output step (plus the ``.pvd`` collection) *while* the run goes on.
 * :func:`write_outputs` — what ``fem run`` leaves in the output folder: result arrays,
@@ -15,13 +17,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from .results import Result, jsonable
 
-__all__ = ["OPTIONS", "Drawing", "stream", "write_outputs", "request_pictures",
+if TYPE_CHECKING:
+    from .io.centreline import CentrelineDrawing
+
+__all__ = ["OPTIONS", "Drawing", "drawing_for", "stream", "write_outputs", "request_pictures",
            "render_directory", "jsonable"]
 
 
@@ -310,6 +316,11 @@ class Drawing:
             out[idx] = x - (c + (x0 - c0) @ rot.T)
         return out
 
+    @property
+    def view(self) -> str:
+        """The camera of the pictures: the model's ``view``."""
+        return self.model.view
+
     def points(self, q: np.ndarray) -> np.ndarray:
         return (self.D @ q + self.offset).reshape(-1, 3)
 
@@ -406,6 +417,18 @@ class Drawing:
 _VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK tensor order
 
 
+def drawing_for(model) -> Drawing | CentrelineDrawing:
+    """The drawing of ``model``: a :class:`Drawing` of its element groups, or for a
+    floating-frame model in minimal coordinates (one that declares ``centrelines`` or
+    ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`.  Both give
+    ``frame(t, q, v, lam)``, ``ref``, ``group_names`` and ``view`` (the camera)."""
+    from .io.centreline import CentrelineDrawing
+
+    if CentrelineDrawing.draws(model):
+        return CentrelineDrawing(model)
+    return Drawing(model)
+
+
 def stream(out, model, sensors=None, name: str | None = None, every: int | None = None
            ) -> Result:
     """A Result that streams chunks to ``out/result/`` and VTK frames to ``out/`` as it
@@ -415,7 +438,7 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     out = Path(out)
     from .io.vtk import SeriesWriter
 
-    drawing = Drawing(model)
+    drawing = drawing_for(model)
     writer = SeriesWriter(out, name or model.name)
 
     def on_record(i, t, q, v, a, lam):
@@ -441,7 +464,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    drawing = getattr(result, "drawing", None) or Drawing(model)
+    drawing = getattr(result, "drawing", None) or drawing_for(model)
     if result is not None and len(result):
         result.finish()
         if getattr(result, "writer", None) is None:
@@ -477,7 +500,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         kind = "snapshot"
     else:
         kind = None
-    (out / "render.json").write_text(json.dumps({"camera": model.view}))
+    (out / "render.json").write_text(json.dumps({"camera": drawing.view}))
     # the figures are on disk before any picture is attempted: nothing computed is lost
     tmp = out / ".figures.json.tmp"
     tmp.write_text(json.dumps(jsonable(
@@ -503,7 +526,8 @@ def request_pictures(out, kind: str = "animation") -> list[Path]:
 
 
 _COLOUR_BY = ("von_mises_top_Pa", "von_mises_Pa", "bending_moment", "curvature",
-              "axial_strain")
+              "axial_strain", "link_deformation_m")
+"""Fields a picture is coloured by, the first present (cell or point data) wins."""
 
 
 def _nice(x: float) -> float:
@@ -514,8 +538,9 @@ def _nice(x: float) -> float:
 
 def picture_options(meshes: list, settings: dict | None = None) -> dict:
     """How to draw a stored series so that it reads at a glance (used by ``fem run`` and
-    ``fem render``): warp by ``displacement`` if present; colour by the first element field of
-    :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …); magnify
+    ``fem render``): warp by ``displacement`` if present; colour by the first field of
+    :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …, the length
+    of a floating-frame link's deformation); magnify
     the elastic ``deformation`` so that its largest value over the series is about 5 % of
     the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
     ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
@@ -528,9 +553,12 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
         opts["warp"] = "displacement"
     colour = settings.get("scalars")
     if colour is None:
-        colour = next((k for k in _COLOUR_BY if k in last.cell_data
-                       and np.isfinite(np.concatenate([np.ravel(v) for v in
-                                                       last.cell_data[k]])).any()), None)
+        def finite(k):
+            values = last.cell_data[k] if k in last.cell_data else [last.point_data[k]]
+            return np.isfinite(np.concatenate([np.ravel(v) for v in values])).any()
+
+        colour = next((k for k in _COLOUR_BY if (k in last.cell_data or k in last.point_data)
+                       and finite(k)), None)
     if colour is not None:
         opts.update(scalars=colour, show_edges=False)    # colours read better without edges
     if "deformation" in last.point_data:

@@ -734,8 +734,10 @@ def animate(
                 plotter.clear_actors()
                 caption = None
                 _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
-                shown = [plotter.actors[f"{kind}{j}"].mapper.dataset
-                         for j, (kind, _) in enumerate(scene.parts)]
+                # the datasets given to add_mesh, not the mappers' ones: with smooth shading
+                # (tubes) PyVista puts a normals filter between them, whose cached output
+                # keeps the first frame's colours when only it is updated
+                shown = [poly for _, poly in scene.parts]
             if k == 0:
                 _set_camera(plotter, camera, bounds, _samples(scenes))
                 if triad:
