@@ -30,6 +30,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from .bodies.floating_frame import axis_rotation
 from .elements.floating_frame import FloatingFrameLink
 from .errors import ModelError
 from .system import System
@@ -698,20 +699,6 @@ def write_centreline_series(out, name: str, times, lines_per_frame,
 
 # ---------------------------------------------------------------------------------------
 # spatial chains (D-H joints, links that bend in two planes and twist)
-def _axis_rotation(axis: int, a: float):
-    """Rotation about the frame axis ``axis`` (0 x, 1 y, 2 z) by ``a`` and its first and
-    second derivatives with respect to ``a``."""
-    c, s = np.cos(a), np.sin(a)
-    i, j = [(1, 2), (2, 0), (0, 1)][axis]
-    R = np.eye(3)
-    R1 = np.zeros((3, 3))
-    R2 = np.zeros((3, 3))
-    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
-    R1[i, i], R1[i, j], R1[j, i], R1[j, j] = -s, -c, c, -s
-    R2[i, i], R2[i, j], R2[j, i], R2[j, j] = -c, s, -s, -c
-    return R, R1, R2
-
-
 class _RotationProduct:
     """A running product ``R = F_1 F_2 …`` of constant rotations and elementary rotations
     ``E_axis(c_k·q)`` with exact first and second derivatives in the angles ``a_k``."""
@@ -736,7 +723,7 @@ class _RotationProduct:
         self.ddR[:k, :k] = self.ddR[:k, :k] @ F
 
     def turn(self, axis: int, c: np.ndarray, q: np.ndarray) -> None:
-        E, E1, E2 = _axis_rotation(axis, float(c @ q))
+        E, E1, E2 = axis_rotation(axis, float(c @ q))
         k = self.k
         self.ddR[:k, :k] = self.ddR[:k, :k] @ E
         cross = self.dR[:k] @ E1
@@ -858,7 +845,7 @@ class SpatialChain(PlanarChain):
             S.turn(2, c, q)
             if a_i:
                 origin.append((S.copy(), np.array([[a_i, 0.0, 0.0]]), None, None, None))
-            S.const(_axis_rotation(0, al_i)[0])
+            S.const(axis_rotation(0, al_i)[0])
             R = S.copy()
             yield R, list(origin)
             pt, Pt, Qt = self.links[i].local(q[self.elastic_dofs[i]], self.tip_samples[i])

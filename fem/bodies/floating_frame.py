@@ -46,7 +46,7 @@ from ..linear_map import LinearMap
 from ..point_maps import PointMap
 from .base import NonlinearBody, inertia_from_points
 
-__all__ = ["FloatingFrameBody", "ROTARY_INERTIA"]
+__all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments"]
 
 ROTARY_INERTIA = ("section", "twist")
 _I3 = np.eye(3)
@@ -57,8 +57,9 @@ def _frame(q: np.ndarray, fdofs: np.ndarray) -> np.ndarray:
     return q[fdofs[3:]].reshape(3, 3).T
 
 
-def _axis_rotation(axis: int, a: float):
-    """Rotation about a frame axis by ``a``, and its first and second derivatives."""
+def axis_rotation(axis: int, a: float):
+    """Rotation about a frame axis (0 x, 1 y, 2 z) by ``a``, and its first and second
+    derivatives with respect to ``a``."""
     c, s = np.cos(a), np.sin(a)
     i, j = [(1, 2), (2, 0), (0, 1)][axis]
     R, R1, R2 = np.eye(3), np.zeros((3, 3)), np.zeros((3, 3))
@@ -125,6 +126,17 @@ class FloatingFrameBody(NonlinearBody):
         if rotary_inertia == "twist":
             self.M_const[12:, 12:] = link.M_twist
         self._sl_t = link.slices["torsion"]
+        self._line_q = None          # the frame and elastic coordinates of _line_cache
+        self._line_cache = None
+
+    def _line(self, q: np.ndarray):
+        """:meth:`_centre` at the quadrature points, kept for the last coordinates: a
+        Newton iteration asks for the elastic forces and the inertia forces at one q."""
+        qb = q[self.dofs]
+        if self._line_q is None or not np.array_equal(qb, self._line_q):
+            self._line_cache = self._centre(q, self._q_smp)
+            self._line_q = qb
+        return self._line_cache
 
     # ------------------------------------------------------------ kinematics
     def _centre(self, q: np.ndarray, samples):
@@ -175,7 +187,7 @@ class FloatingFrameBody(NonlinearBody):
         return J, H
 
     def _inertia_points(self, q: np.ndarray):
-        r, J, H = self._centre(q, self._q_smp)
+        r, J, H = self._line(q)
         Js, Hs = [J], [H]
         if self._pm_smp is not None:
             _, Jp, Hp = self._centre(q, self._pm_smp)
@@ -212,7 +224,7 @@ class FloatingFrameBody(NonlinearBody):
         if tangent:
             K[12:, 12:] = Ke
         if np.any(gravity):
-            _, J, H = self._centre(q, self._q_smp)
+            _, J, H = self._line(q)
             wl = self.w_line[: J.shape[0]]
             f -= np.einsum("p,pin,i->n", wl, J, gravity)
             if tangent:
@@ -227,7 +239,7 @@ class FloatingFrameBody(NonlinearBody):
 
     def energy(self, q, v, gravity):
         vd = v[self.dofs]
-        r, _, _ = self._centre(q, self._q_smp)
+        r, _, _ = self._line(q)
         pos = [r]
         if self._pm_smp is not None:
             pos.append(self._centre(q, self._pm_smp)[0])
@@ -318,7 +330,7 @@ class SectionDirection(PointMap):
 
     def _t(self, alpha):
         """``t = R_z R_y R_x e_axis`` (3,), ``∂t/∂α`` (3, 3) and ``∂²t/∂α²`` (3, 3, 3)."""
-        Rs = [_axis_rotation(ax, a) for ax, a in zip((2, 1, 0), alpha, strict=True)]
+        Rs = [axis_rotation(ax, a) for ax, a in zip((2, 1, 0), alpha, strict=True)]
         e = _I3[self.axis]
         t = Rs[0][0] @ Rs[1][0] @ Rs[2][0] @ e
         dt = np.empty((3, 3))

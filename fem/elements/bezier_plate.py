@@ -49,6 +49,8 @@ from . import ElementFamily, kernels, register
 
 __all__ = [
     "BezierTrianglePlate",
+    "NEXT_VERTEX",
+    "PREV_VERTEX",
     "BezierTrianglePlateShared",
     "shape_functions",
     "bezier_basis",
@@ -62,8 +64,10 @@ __all__ = [
 # Voigt order of the 6 symmetric index pairs (11, 22, 33, 23, 13, 12), as in svk_elasticity.
 _PA = np.array([0, 1, 2, 1, 0, 0])
 _PB = np.array([0, 1, 2, 2, 2, 1])
-_NEXT = (1, 2, 0)
-_PREV = (2, 0, 1)
+NEXT_VERTEX = (1, 2, 0)
+"""The next corner of a triangle's local vertex k (counter-clockwise)."""
+PREV_VERTEX = (2, 0, 1)
+"""The previous corner of a triangle's local vertex k."""
 
 
 # ----------------------------------------------------------------------------- basis
@@ -107,7 +111,7 @@ def shape_functions(
     dL = np.zeros((n, 3, 16))  # ∂S/∂(L0, L1, L2) treating the L as independent
     dchi = np.zeros((n, 16))
     for k in range(3):
-        i, j, m = k, _NEXT[k], _PREV[k]
+        i, j, m = k, NEXT_VERTEX[k], PREV_VERTEX[k]
         a, b, c = L[:, i], L[:, j], L[:, m]
         col = 5 * k
         abc = a * b * c
@@ -404,8 +408,8 @@ class BezierTrianglePlate(ElementFamily):
         for k in range(3):
             col = 5 * k
             out[:, col] = V[:, k]
-            out[:, col + 1] = V[:, _NEXT[k]] - V[:, k]
-            out[:, col + 2] = V[:, _PREV[k]] - V[:, k]
+            out[:, col + 1] = V[:, NEXT_VERTEX[k]] - V[:, k]
+            out[:, col + 2] = V[:, PREV_VERTEX[k]] - V[:, k]
             out[:, col + 3] = d
         out[:, 15] = V.mean(axis=1)
         return out.reshape(len(V), 48)
@@ -792,8 +796,8 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
         for k in range(3):
             c = 5 * k
             M[:, c, c] = 1.0
-            M[:, c + 1, c + 1:c + 4] = V[:, _NEXT[k]] - V[:, k]
-            M[:, c + 2, c + 1:c + 4] = V[:, _PREV[k]] - V[:, k]
+            M[:, c + 1, c + 1:c + 4] = V[:, NEXT_VERTEX[k]] - V[:, k]
+            M[:, c + 2, c + 1:c + 4] = V[:, PREV_VERTEX[k]] - V[:, k]
             M[:, c + 3, c + 1:c + 4] = half[:, None] * nhat
             M[:, c + 4, c + 4] = half**2
         M[:, 15, 15] = 1.0

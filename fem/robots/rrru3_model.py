@@ -34,7 +34,7 @@ import numpy as np
 from .. import plates
 from ..actuators import RevoluteActuator
 from ..constraints import Coincident, Dot, PrescribedPoint
-from ..elements.bezier_plate import _NEXT, _PREV
+from ..elements.bezier_plate import NEXT_VERTEX, PREV_VERTEX
 from ..errors import ModelError
 from ..linear_map import LinearMap
 from ..materials import Material
@@ -85,8 +85,8 @@ def _edge_tangent(group, mesh, v_from: int, v_to: int) -> LinearMap:
         raise ModelError(f"no triangle has the edge {v_from}–{v_to}")
     e = int(e[0])
     i, j = list(tri[e]).index(v_from), list(tri[e]).index(v_to)
-    row = 1 if j == _NEXT[i] else 2                  # first gradient → next vertex
-    assert j in (_NEXT[i], _PREV[i])
+    row = 1 if j == NEXT_VERTEX[i] else 2                  # first gradient → next vertex
+    assert j in (NEXT_VERTEX[i], PREV_VERTEX[i])
     length = np.linalg.norm(mesh.vertices[v_to] - mesh.vertices[v_from])
     return _vertex_map(group, e, i, row) * (1.0 / length)
 
@@ -103,7 +103,7 @@ def _plate_point(group, mesh, x) -> LinearMap:
         return _vertex_map(group, e, local, 0).named(f"plate vertex {v}")
     for e in range(len(tri)):                        # edge midpoints (small meshes)
         for a in range(3):
-            b = _NEXT[a]
+            b = NEXT_VERTEX[a]
             mid = 0.5 * (mesh.vertices[tri[e, a]] + mesh.vertices[tri[e, b]])
             if np.linalg.norm(mid - x) < 1e-9:
                 ac = np.zeros(3)
