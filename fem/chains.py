@@ -817,6 +817,27 @@ class SpatialChain(PlanarChain):
             self._assembly = SpatialChainSystem(self)
         return self._assembly
 
+    def to_model(self, rotary_inertia: str = "twist"):
+        """The same chain as a :class:`fem.Model`: one floating-frame body per link
+        (:meth:`fem.Model.add_floating_frame`) and a revolute joint per D-H row.
+
+        Joint ``i`` (five rows): the link's root, moved back by ``a_i`` along its own
+        ``u`` axis, coincides with the previous tip moved by ``d_i`` along the previous
+        tip's section axis ``z`` (:meth:`~fem.bodies.FloatingFrameBody.direction`); the
+        joint axis, the body vector ``(0, sin α_i, cos α_i)`` of link ``i``, stays normal
+        to the previous tip's section axes ``x`` and ``y``.  The first joint does the same
+        with the base frame.  Tip masses become point masses; joint springs and the tip
+        torque exist only in the minimal-coordinate chain."""
+        return _spatial_to_model(self, rotary_inertia)
+
+    def dae_coordinates(self, model, q: np.ndarray) -> np.ndarray:
+        """The coordinates of :meth:`to_model`'s model for this chain's ``q``."""
+        Q = model.q0.copy()
+        for b, (o, R), d in zip(model.nonlinear_bodies, self.frames(q), self.elastic_dofs,
+                                strict=True):
+            _set_frame(Q, b, o, R, q[d])
+        return Q
+
     def _tip_vectors(self, i: int) -> list[tuple[int, np.ndarray]]:
         """(axis, c) of the elastic tip rotation of link ``i``: angle ``c·q``."""
         lk, d = self.links[i], self.elastic_dofs[i]
@@ -878,6 +899,41 @@ class SpatialChain(PlanarChain):
         """Twist angle at the tip of every link [rad]."""
         return np.array([float(lk.twist(q[d], [lk.length])[0])
                          for lk, d in zip(self.links, self.elastic_dofs, strict=True)])
+
+
+def _spatial_to_model(chain, rotary_inertia: str = "twist"):
+    from .constraints import Coincident, Dot
+    from .model import Model
+
+    if np.any(chain.joint_stiffness) or chain.tip_torque is not None:
+        raise ModelError(f"{chain.name}: joint springs (joint_stiffness) and the tip torque "
+                         "exist only in the minimal-coordinate chain; to_model() builds "
+                         "revolute joints without them")
+    m = Model(chain.name, gravity=chain.gravity)
+    B = chain.base
+    bodies = []
+    for i, ((o, R), lk, tm) in enumerate(zip(chain.frames(chain.q0), chain.links,
+                                             chain.tip_masses, strict=True)):
+        d_i, a_i, al_i = chain.dh[i]
+        b = m.add_floating_frame(f"link {i + 1}", lk, o, R, rotary_inertia=rotary_inertia,
+                                 point_masses=[(lk.length, tm)] if tm else ())
+        root = b.origin - b.axis(0) * a_i if a_i else b.origin
+        axis = b.axis(1) * np.sin(al_i) + b.axis(2) * np.cos(al_i) if al_i else b.axis(2)
+        if i == 0:
+            at = m.ground(B @ np.array([0.0, 0.0, d_i]), "joint 1 centre")
+            normals = [m.ground(B[:, k], f"base {'xy'[k]}") for k in (0, 1)]
+        else:
+            prev = bodies[-1]
+            L = prev.link.length
+            at = prev.point(L)
+            if d_i:
+                at = at + prev.direction(L, 2) * d_i
+            normals = [prev.direction(L, k) for k in (0, 1)]
+        m.add_constraint(Coincident(root, at, f"joint {i + 1} pin"))
+        for k, nk in enumerate(normals):
+            m.add_constraint(Dot(axis, nk, 0.0, f"joint {i + 1} axis ⊥ {'xy'[k]}"))
+        bodies.append(b)
+    return m
 
 
 class SpatialChainSystem(PlanarChainSystem):
