@@ -148,7 +148,8 @@ class Assembly(ConstraintEquations, System):
         groups, assembled once on the element-tangent pattern."""
         self._cvals = None
         specs = getattr(model, "damping", [])
-        if not specs:
+        bodies_c = [b.damping_matrix for b in self.bodies]
+        if not specs and all(c is None for c in bodies_c):
             return
         vals = []
         q_ref = model.q0                 # the tangent in the reference configuration
@@ -156,7 +157,8 @@ class Assembly(ConstraintEquations, System):
             beta = sum(b for g, b in specs if g is grp)
             _, Ke = grp.family.forces(q_ref[grp.dofs], None, True)
             vals.append(beta * Ke.ravel())
-        vals.append(np.zeros(self._brows.size))
+        for b, c in zip(self.bodies, bodies_c, strict=True):     # a body's own damping
+            vals.append(np.zeros(b.dofs.size ** 2) if c is None else np.ravel(c))
         self._cvals = np.concatenate(vals)
         self.C = self._pat_K(np.concatenate([self._cvals, np.zeros(self._hrows.size)]))
 

@@ -393,6 +393,41 @@ class Model:
         self._changed()
         return body
 
+    def add_reduced_body(self, name: str, reduction, position=None, rotation=None):
+        """A reduced-order flexible body (:class:`fem.bodies.ReducedBody`): the component
+        modes of a linear FE model (:func:`fem.reduction.reduce_body`, or
+        :meth:`fem.bodies.Reduction.load`) in a floating frame.
+
+        Parameters
+        ----------
+        name : str
+        reduction : fem.bodies.Reduction
+        position, rotation : array_like (3,), (3, 3) or None
+            The frame's origin and axes (columns); by default where the reduction put
+            them in the FE model's reference configuration.
+
+        The frame is a ``rigid_body`` of the same name (``body.origin``, ``body.axis(i)``
+        linear maps); ``body.interface(name)`` and ``body.map(linear_map_of_the_FE_model)``
+        are point maps any constraint joins.
+        """
+        from .bodies.reduced import ReducedBody, Reduction
+
+        if not isinstance(reduction, Reduction):
+            raise ModelError(f"reduced body {name!r}: reduction must be a "
+                             f"fem.bodies.Reduction, got {type(reduction).__name__}")
+        if any(b.name == name for b in self.nonlinear_bodies):
+            raise ModelError(f"there is already a body named {name!r}")
+        pos = reduction.origin if position is None else vector3(position, f"{name}: position")
+        R = reduction.rotation if rotation is None else np.asarray(rotation, float)
+        frame = self.add_rigid_body(name, 0.0, pos, R, sketch=np.zeros((1, 3)))
+        fdofs = self.node_dofs(frame.node, ("r", "u", "v", "w"))
+        mdofs = self.add_coordinates(f"{name} η", np.zeros(max(reduction.n_modes, 1))) \
+            if reduction.n_modes else np.zeros(0, np.int64)
+        body = ReducedBody(name, reduction, frame, fdofs, mdofs)
+        self.nonlinear_bodies.append(body)
+        self._changed()
+        return body
+
     @staticmethod
     def _check_map(point, what: str) -> None:
         if not isinstance(point, LinearMap):
@@ -678,7 +713,17 @@ class Model:
 
     # ------------------------------------------------------------------ loads
     def add_force(self, point: LinearMap, force, name: str | None = None) -> None:
-        """A force on a point: constant (3,) or a function ``t -> (3,)``."""
+        """A force on a point: constant (3,) or a function ``t -> (3,)``.  On a point of a
+        reduced body (``body.interface(...)``, ``body.map(...)``) a constant force, carried
+        by the body (its direction fixed in space, its point moving)."""
+        body = getattr(point, "body", None)
+        if body is not None and hasattr(body, "add_load"):
+            if callable(force):
+                raise ModelError(f"force on {point.label}: a point of a body takes a "
+                                 "constant force (3,)")
+            body.add_load(point, vector3(force, f"force on {point.label} [N]"))
+            self._changed()
+            return
         self._check_map(point, "add_force")
         if not callable(force):
             force = vector3(force, f"force on {point.label} [N]")

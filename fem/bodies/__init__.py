@@ -9,12 +9,15 @@ constraint of :mod:`fem.constraints` can join its points and directions.
 
 A body kind implements :class:`NonlinearBody` (the part of the solver contract
 :mod:`fem.system` a body supplies); :class:`~fem.bodies.floating_frame.FloatingFrameBody`
-is the first.
+is the first; :class:`~fem.bodies.reduced.ReducedBody` (component modes of a linear
+FE model in a floating frame, :func:`fem.reduction.reduce_body`) the second.
 """
 
 from __future__ import annotations
 
 from .base import NonlinearBody, inertia_from_points
 from .floating_frame import FloatingFrameBody
+from .reduced import ReducedBody, Reduction
 
-__all__ = ["NonlinearBody", "FloatingFrameBody", "inertia_from_points"]
+__all__ = ["NonlinearBody", "FloatingFrameBody", "ReducedBody", "Reduction",
+           "inertia_from_points"]

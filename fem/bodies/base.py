@@ -43,6 +43,8 @@ class NonlinearBody:
     name: str
     dofs: np.ndarray
     elastic: bool = True
+    #: constant damping matrix (k, k) on the body's coordinates, or None
+    damping_matrix: np.ndarray | None = None
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = False):
         """``M(q) a + f_qv(q, q̇)`` (k,) on the body's coordinates (arguments global)

@@ -4,9 +4,11 @@
 coordinates; :class:`Assembly` couples reduced components on shared interface
 coordinates (or :func:`constrain` with ``B q = 0``); :func:`frame_cms` does both for a
 :class:`fem.frames.Frame` split into member groups; :func:`newmark` integrates the
-reduced equations in time.
+reduced equations in time.  :func:`reduce_body` reduces a linear FE model to component
+modes in a floating frame (:class:`fem.bodies.ReducedBody`, large motion).
 """
 
+from .body import averaged, reduce_body, rigid
 from .craig_bampton import (
     Assembly,
     AssemblyModes,
@@ -21,4 +23,5 @@ from .frames import FrameCMS, frame_cms
 from .linearize import linearize
 
 __all__ = ["Component", "craig_bampton", "Assembly", "AssemblyModes", "null_space_basis",
-           "constrain", "generalized_eigen", "newmark", "FrameCMS", "frame_cms", "linearize"]
+           "constrain", "generalized_eigen", "newmark", "FrameCMS", "frame_cms", "linearize",
+           "reduce_body", "rigid", "averaged"]

@@ -1,0 +1,404 @@
+"""A reduced-order flexible body: a linear FE model's component modes in a floating frame.
+
+The FE model (:func:`fem.reduction.reduce_body` makes one from any :class:`fem.Model`
+of absolute-coordinate elements: ANCF cables, beams and plates, the Bézier plate, point
+masses) has coordinates grouped in 3-vector *slots*: positions ``x_s`` (the ``r`` field
+of a node) and vectors (gradients, directors).  A rigid motion ``(r, R)`` maps them as
+``x_s → c_s r + R x_s`` (``c_s`` = 1 for a position, 0 for a vector).  The reduced body
+keeps that motion exact and the deformation small, in ``m`` mode shapes ``Ψ_s`` (3, m)
+given in the frame's axes:
+
+    x_s(q) = c_s r + R (Q_s + Ψ_s η),   R = [u v w]  (the frame in natural coordinates)
+
+with the body's coordinates ``q_b = [r, u, v, w, η]`` (12 + m; the frame is the node of a
+``rigid_body``, its six rows keep ``u, v, w`` orthonormal, as for
+:class:`~fem.bodies.FloatingFrameBody`).  Every slot is a fixed combination of the columns
+of ``V = [c, Q_x, Q_y, Q_z, Ψ_x, Ψ_y, Ψ_z]`` (S × n_V, ``n_V = 4 + 3m``) and the
+*generalized vectors* ``X(q)`` (n_V × 3, bilinear in the frame and ``η``):
+
+    x = V X,   X = [r; u; v; w; η_k u; η_k v; η_k w]
+
+The FE mass is slot-isotropic, ``M_FE = M̄ ⊗ I₃`` (true of every absolute-coordinate
+element and of point masses), so the kinetic energy is ``T = ½ tr(Ẋᵀ W Ẋ)`` with the
+**inertia invariants** ``W = Vᵀ M̄ V`` (n_V × n_V), computed once: evaluation costs
+``O(n_V²)``, not the FE size.  Lagrange's equations of the exact ``T`` give
+
+    f_inertia = Lᵀ (W ⊗ I₃) Ẍ,   Ẍ = [r̈; ü; v̈; ẅ; η_k ü + η̈_k u + 2 η̇_k u̇; …]
+
+with ``L = ∂X/∂q``, hence ``M(q) = Lᵀ W L`` and the quadratic-velocity forces ``Lᵀ W
+(2 η̇_k u̇ …)``; their tangents ``∂/∂q``, ``∂/∂q̇`` are exact (no term left out, no
+finite differences).  Gravity is ``Lᵀ (W e_c ⊗ g)``, the modal stiffness ``K_r`` (and
+damping ``C_r``) act on ``η``.  Any linear map of the FE model (a point, an edge
+tangent: ``Σ_s c̄_s x_s``) is a point map of the body: ``v = Vᵀ c̄``, ``x = Xᵀ v``.
+
+References: Shabana, *Dynamics of Multibody Systems* (Cambridge, 4th ed. 2020), ch. 5
+(the floating frame of reference and its inertia shape integrals); Craig & Bampton,
+AIAA J. 6 (1968) 1313.  Exudyn's ``ObjectFFRFreducedOrder`` and Chrono's
+``ChModalAssembly`` are the same idea with Euler parameters or rotation vectors and
+lumped translational nodes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..linear_map import LinearMap
+from ..point_maps import PointMap
+from .base import NonlinearBody
+
+__all__ = ["Reduction", "ReducedBody", "ReducedPoint"]
+
+_FORMAT = "fem.reduction/1"
+
+
+@dataclass
+class Reduction:
+    """The offline part of a reduced body (what :func:`fem.reduction.reduce_body` makes;
+    :meth:`save`/:meth:`load` one ``.npz`` file).
+
+    Attributes
+    ----------
+    c : (S,) float
+        1 for a position slot, 0 for a vector slot.
+    Q : (S, 3)
+        Slot values in the reference configuration, in frame axes, positions relative to
+        the frame origin.
+    modes : (S, 3, m)
+        Mode shapes ``Ψ`` per slot in frame axes (M-orthonormal, K-diagonal).
+    W : (4 + 3m, 4 + 3m)
+        Inertia invariants ``Vᵀ M̄ V``.
+    K, C : (m, m)
+        Modal stiffness and damping.
+    frequencies_hz : (m,)
+        Of the reduced body with its frame held (``√K_kk / 2π``).
+    origin, rotation : (3,), (3, 3)
+        The frame's place in the FE model's reference configuration.
+    slot_dofs : (S,) int
+        The FE model's coordinate index of every slot's x component.
+    n_fe : int
+        The FE model's number of coordinates.
+    interfaces : dict[str, (k, 3+…) arrays]
+        Named points of the FE model as slot coefficients (sparse rows: ``slots``, ``coef``).
+    info : dict
+        How it was made (method, interfaces, state, timings).
+    """
+
+    c: np.ndarray
+    Q: np.ndarray
+    modes: np.ndarray
+    W: np.ndarray
+    K: np.ndarray
+    C: np.ndarray
+    frequencies_hz: np.ndarray
+    origin: np.ndarray
+    rotation: np.ndarray
+    slot_dofs: np.ndarray
+    n_fe: int
+    interfaces: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_modes(self) -> int:
+        return int(self.modes.shape[2])
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.c.size)
+
+    @property
+    def V(self) -> np.ndarray:
+        """``[c, Q_x, Q_y, Q_z, Ψ_x, Ψ_y, Ψ_z]`` (S, 4 + 3m)."""
+        return np.column_stack([self.c, self.Q, self.modes[:, 0, :], self.modes[:, 1, :],
+                                self.modes[:, 2, :]])
+
+    @property
+    def mass(self) -> float:
+        """Total mass [kg] (``cᵀ M̄ c``)."""
+        return float(self.W[0, 0])
+
+    def slot_coefficients(self, lmap: LinearMap) -> np.ndarray:
+        """``c̄`` (S,) of a linear map of the FE model, ``x = Σ_s c̄_s x_s``.
+
+        Raises :class:`ModelError` when the map is not a combination of whole slots with
+        the same weight on x, y and z, or has a constant offset."""
+        if not isinstance(lmap, LinearMap):
+            raise ModelError(f"reduced body: a point must be a fem.LinearMap of the FE "
+                             f"model, got {type(lmap).__name__}")
+        if np.any(np.abs(lmap.offset) > 0):
+            raise ModelError(f"reduced body: {lmap.label!r} has a constant offset; only "
+                             "combinations of the FE model's coordinates move with the body")
+        lookup = np.full(self.n_fe, -1, np.int64)
+        for j in range(3):
+            lookup[self.slot_dofs + j] = np.arange(self.n_slots) * 3 + j
+        idx = lookup[np.asarray(lmap.dofs, np.int64)]
+        if np.any(idx < 0):
+            raise ModelError(f"reduced body: {lmap.label!r} uses coordinates outside the "
+                             "reduced FE model")
+        slot, comp = idx // 3, idx % 3
+        cbar = np.zeros(self.n_slots)
+        coef = np.asarray(lmap.coef, float)
+        for i in range(3):
+            own = comp == i
+            other = ~own
+            if np.any(np.abs(coef[i, other]) > 1e-12 * max(np.abs(coef).max(), 1.0)):
+                raise ModelError(f"reduced body: {lmap.label!r} mixes the x, y, z components "
+                                 "of a slot; only slot-wise combinations are rigid-motion "
+                                 "invariant")
+            vals = np.zeros(self.n_slots)
+            np.add.at(vals, slot[own], coef[i, own])
+            if i == 0:
+                cbar = vals
+            elif np.abs(vals - cbar).max() > 1e-12 * max(np.abs(cbar).max(), 1.0):
+                raise ModelError(f"reduced body: {lmap.label!r} weights x, y and z of a "
+                                 "slot differently")
+        return cbar
+
+    def vector_of(self, lmap: LinearMap) -> np.ndarray:
+        """``v = Vᵀ c̄`` (n_V,): the map as a combination of the generalized vectors."""
+        return self.V.T @ self.slot_coefficients(lmap)
+
+    # ------------------------------------------------------------------ storage
+    def save(self, path) -> Path:
+        """Write one ``.npz`` (no pickled objects)."""
+        path = Path(path)
+        names = sorted(self.interfaces)
+        arrays = {k: np.asarray(getattr(self, k)) for k in
+                  ("c", "Q", "modes", "W", "K", "C", "frequencies_hz", "origin", "rotation",
+                   "slot_dofs")}
+        arrays["n_fe"] = np.array(self.n_fe)
+        for i, nm in enumerate(names):
+            arrays[f"interface_{i}"] = np.asarray(self.interfaces[nm], float)
+        meta = {"format": _FORMAT, "interfaces": names, "info": self.info}
+        arrays["meta"] = np.array(json.dumps(meta, default=str))
+        tmp = path.with_name(path.name + ".part.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path) -> Reduction:
+        """Read a file written by :meth:`save`."""
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                if meta.get("format") != _FORMAT:
+                    raise ModelError(f"{path}: not a reduced body ({meta.get('format')!r})")
+                kw = {k: z[k] for k in ("c", "Q", "modes", "W", "K", "C", "frequencies_hz",
+                                        "origin", "rotation", "slot_dofs")}
+                inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
+                return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
+        except (OSError, ValueError, KeyError) as err:
+            raise ModelError(f"{path}: cannot read a reduced body ({err})") from None
+
+
+class ReducedBody(NonlinearBody):
+    """A reduced-order flexible body (see the module docstring); made by
+    :meth:`fem.Model.add_reduced_body`."""
+
+    def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
+                 modal_dofs: np.ndarray):
+        self.name = name
+        self.reduction = red = reduction
+        self.frame = frame
+        self.frame_dofs = np.asarray(frame_dofs, np.int64)
+        self.modal_dofs = np.asarray(modal_dofs, np.int64)
+        self.dofs = np.concatenate([self.frame_dofs, self.modal_dofs])
+        m = self.m = red.n_modes
+        self.k = 12 + m
+        self.nV = 4 + 3 * m
+        self.W = np.ascontiguousarray(red.W)
+        self.Kr = np.asarray(red.K, float)
+        self.Cr = np.asarray(red.C, float)
+        self.elastic = m > 0
+        # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
+        a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
+        kk = np.tile(np.arange(m), 3)
+        self._pa, self._pk = a, kk
+        self._rows = 4 + a * m + kk                      # row of X holding η_k e_a
+        self._ecol = 3 + 3 * a                           # first column of e_a
+        self._ncol = 12 + kk                             # column of η_k
+        L0 = np.zeros((self.nV, 3, self.k))
+        for i in range(3):
+            L0[0, i, i] = 1.0
+            for b in range(3):
+                L0[1 + b, i, 3 + 3 * b + i] = 1.0
+        self._L0 = L0
+        self.loads: list[tuple[ReducedPoint, np.ndarray]] = []
+        D = np.zeros((self.k, self.k))
+        if m:
+            D[12:, 12:] = self.Cr
+        self.damping_matrix = D if np.any(self.Cr) else None
+
+    # ------------------------------------------------------------ kinematics
+    def _parts(self, q):
+        qb = q[self.dofs]
+        return qb[3:12].reshape(3, 3), qb[12:], qb[:3]        # E rows = u, v, w
+
+    def X(self, q: np.ndarray) -> np.ndarray:
+        """Generalized vectors ``X`` (n_V, 3)."""
+        E, eta, r = self._parts(q)
+        X = np.empty((self.nV, 3))
+        X[0] = r
+        X[1:4] = E
+        X[4:] = eta[self._pk, None] * E[self._pa]
+        return X
+
+    def _L(self, E, eta):
+        L = self._L0.copy()
+        for i in range(3):
+            L[self._rows, i, self._ecol + i] = eta[self._pk]
+            L[self._rows, i, self._ncol] = E[self._pa, i]
+        return L
+
+    def _bilinear(self, out, rows_vals):
+        """Add ``Σ_rows val_i(row) ∂²X_i/∂q∂q`` terms: the symmetric (e_a, η_k) blocks."""
+        for i in range(3):
+            vals = rows_vals[:, i]
+            np.add.at(out, (self._ecol + i, self._ncol), vals)
+            np.add.at(out, (self._ncol, self._ecol + i), vals)
+
+    def _LtWL(self, L, R):
+        """``Σ_i L_iᵀ W R_i`` (k, k)."""
+        out = np.zeros((self.k, self.k))
+        for i in range(3):
+            out += L[:, i, :].T @ (self.W @ R[:, i, :])
+        return out
+
+    # ------------------------------------------------------------ NonlinearBody
+    def inertia(self, q, v, a, tangent=False):
+        E, eta, _ = self._parts(q)
+        vb, ab = v[self.dofs], a[self.dofs]
+        Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
+        Edd, etadd = ab[3:12].reshape(3, 3), ab[12:]
+        pa, pk = self._pa, self._pk
+        G = np.empty((self.nV, 3))                     # Ẍ
+        G[0] = ab[:3]
+        G[1:4] = Edd
+        G[4:] = (eta[pk, None] * Edd[pa] + etadd[pk, None] * E[pa]
+                 + 2.0 * etad[pk, None] * Ed[pa])
+        h = self.W @ G
+        L = self._L(E, eta)
+        f = np.einsum("pik,pi->k", L, h)
+        if not tangent:
+            return f, None
+        M = self._LtWL(L, L)
+        Gv = np.zeros_like(L)                          # ∂Ẍ/∂q̇
+        Gq = np.zeros_like(L)                          # ∂Ẍ/∂q (at fixed q̇, q̈)
+        for i in range(3):
+            Gv[self._rows, i, self._ecol + i] = 2.0 * etad[pk]
+            Gv[self._rows, i, self._ncol] = 2.0 * Ed[pa, i]
+            Gq[self._rows, i, self._ecol + i] = etadd[pk]
+            Gq[self._rows, i, self._ncol] = Edd[pa, i]
+        Cq = self._LtWL(L, Gv)
+        Kq = self._LtWL(L, Gq)
+        self._bilinear(Kq, h[4:])
+        return f, (M, Kq, Cq)
+
+    def mass(self, q):
+        E, eta, _ = self._parts(q)
+        L = self._L(E, eta)
+        return self._LtWL(L, L)
+
+    def forces(self, q, gravity, tangent=False):
+        E, eta, _ = self._parts(q)
+        g = np.asarray(gravity, float)
+        hg = np.outer(self.W[:, 0], g)                 # W e_c gᵀ
+        L = self._L(E, eta)
+        f = -np.einsum("pik,pi->k", L, hg)
+        f[12:] += self.Kr @ eta
+        if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
+            hl = sum(np.outer(pm.v, F) for pm, F in self.loads)
+            f -= np.einsum("pik,pi->k", L, hl)
+            hg = hg + hl
+        if not tangent:
+            return f, None
+        K = np.zeros((self.k, self.k))
+        K[12:, 12:] = self.Kr
+        Kw = np.zeros((self.k, self.k))
+        self._bilinear(Kw, hg[4:])
+        return f, K - Kw
+
+    def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
+        """A constant force [N] on a point of this body (:meth:`fem.Model.add_force`)."""
+        if not isinstance(point, ReducedPoint) or point.body is not self:
+            raise ModelError(f"{self.name}: a load needs a point of this body")
+        self.loads.append((point, np.asarray(force, float)))
+
+    def energy(self, q, v, gravity):
+        vb = v[self.dofs]
+        eta = q[self.modal_dofs]
+        X = self.X(q)
+        pot = -float(np.asarray(gravity, float) @ (self.W[0] @ X))
+        pot -= sum(float(F @ (pm.v @ X)) for pm, F in self.loads)
+        return {"kinetic_J": 0.5 * float(vb @ self.mass(q) @ vb), "potential_J": pot,
+                "elastic_J": 0.5 * float(eta @ self.Kr @ eta)}
+
+    # ------------------------------------------------------------ points for users
+    @property
+    def origin(self) -> LinearMap:
+        """The frame origin: a linear map."""
+        return self.frame.origin
+
+    def axis(self, i: int) -> LinearMap:
+        """Frame axis ``u`` (0), ``v`` (1) or ``w`` (2): a linear map."""
+        return self.frame.axis(i)
+
+    def interface(self, name: str) -> ReducedPoint:
+        """A named interface point or vector of the reduction (a point map)."""
+        inter = self.reduction.interfaces
+        if name not in inter:
+            raise ModelError(f"{self.name}: no interface {name!r}; the reduction has "
+                             f"{sorted(inter)}")
+        return ReducedPoint(self, self.reduction.V.T @ inter[name], f"{self.name} {name}")
+
+    def map(self, lmap: LinearMap, label: str | None = None) -> ReducedPoint:
+        """Any linear map of the reduced FE model (a point, an edge tangent) as a point
+        map of this body."""
+        return ReducedPoint(self, self.reduction.vector_of(lmap),
+                            label or f"{self.name} {lmap.label}")
+
+    def slots(self, q: np.ndarray) -> np.ndarray:
+        """Every slot of the FE model at ``q`` (S, 3), global axes."""
+        return self.reduction.V @ self.X(q)
+
+    def fe_coordinates(self, q: np.ndarray) -> np.ndarray:
+        """The FE model's coordinate vector at ``q`` (for drawing and stresses: modal
+        superposition in the moving frame)."""
+        out = np.zeros(self.reduction.n_fe)
+        x = self.slots(q)
+        for j in range(3):
+            out[self.reduction.slot_dofs + j] = x[:, j]
+        return out
+
+    def rotation(self, q: np.ndarray) -> np.ndarray:
+        return q[self.frame_dofs[3:]].reshape(3, 3).T
+
+
+class ReducedPoint(PointMap):
+    """``x = Xᵀ v``: a point (``v_c = 1``) or vector (``v_c = 0``) of a reduced body."""
+
+    def __init__(self, body: ReducedBody, v: np.ndarray, label: str = "?"):
+        self.body, self.v = body, np.asarray(v, float)
+        self.dofs = body.dofs
+        self.label = label
+        self._vr = self.v[body._rows]
+
+    def evaluate(self, q, second=False):
+        b = self.body
+        E, eta, _ = b._parts(q)
+        L = b._L(E, eta)
+        x = self.v @ b.X(q)
+        J = np.einsum("p,pik->ik", self.v, L)
+        H = None
+        if second:
+            H = np.zeros((3, b.k, b.k))
+            for i in range(3):
+                np.add.at(H[i], (b._ecol + i, b._ncol), self._vr)
+                np.add.at(H[i], (b._ncol, b._ecol + i), self._vr)
+        return x, J, H

@@ -1,0 +1,330 @@
+"""Offline reduction of a linear FE model to a floating-frame body
+(:class:`fem.bodies.ReducedBody`).
+
+:func:`reduce_body` takes any :class:`fem.Model` of absolute-coordinate elements (ANCF
+cables, beams, plates, the Bézier plate, point masses) with internal *linear*
+constraints only (continuity rows, an edge kept straight: they must hold under rigid
+motion), linearizes it about a state and returns a :class:`~fem.bodies.Reduction`:
+
+* ``method="craig_bampton"`` (with ``interfaces``): a static (constraint) mode for every
+  component of every interface map — the deflection with that component at 1 and the
+  others at 0 — and ``n_modes`` fixed-interface normal modes (all interface components
+  held).  Interfaces are the points and directions the joints will use (linear maps of
+  the FE model), so a joint's reaction acts exactly through them: the reduced body
+  reproduces the static response to any joint load.  An interface can also be a node set
+  held as one rigid body (``rigid(nodes)``, the classic rigid interface) or its averaged
+  rigid motion (``averaged(nodes)``).
+* ``method="free"``: the ``n_modes`` lowest free–free elastic modes.
+* ``loads``: extra static modes, the deflection under given load vectors with the
+  interfaces held (e.g. the body's own weight: ``loads="gravity"``).
+
+The frame follows the **mean axes** (Tisserand): the kept deformations are
+mass-orthogonal to the six rigid motions, which also minimizes the inertia coupling; its
+origin is the reference centre of mass unless ``origin`` is given, its axes the model's.
+The basis is then made M-orthonormal and K-diagonal (the reduced eigenproblem), so the
+modal coordinates are uncoupled in the frame.
+
+All solves are sparse: the saddle systems ``[[K − σM, Cᵀ], [C, 0]]`` with the internal
+and interface rows ``C`` are factorized once (shift-invert Lanczos for the normal modes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .._threads import blas_single_threaded
+from ..bodies.reduced import Reduction
+from ..errors import ModelError
+from ..linear_map import LinearMap
+from ..validate import coordinates, integer
+
+__all__ = ["reduce_body", "rigid", "averaged"]
+
+
+class _NodeSet:
+    def __init__(self, nodes, kind: str):
+        self.nodes = np.asarray(nodes, np.int64).ravel()
+        self.kind = kind
+        if self.nodes.size == 0:
+            raise ModelError(f"{kind} interface: give at least one node")
+
+
+def rigid(nodes) -> _NodeSet:
+    """An interface whose nodes (every field: positions translate and turn, gradients
+    turn) move as one rigid body: six static modes (unit translations and rotations of
+    the set), the set held for the normal modes."""
+    return _NodeSet(nodes, "rigid")
+
+
+def averaged(nodes) -> _NodeSet:
+    """An interface that holds only the least-squares rigid motion of its nodes' positions
+    (six rows): six static modes; the nodes deform freely about that motion."""
+    return _NodeSet(nodes, "averaged")
+
+
+def _slots(model, n: int):
+    """Slot starts (S,) and position flags (S,) from the model's node fields."""
+    starts, pos = [], []
+    for fields in model.node_fields:
+        for f, s in fields.items():
+            starts.append(s)
+            pos.append(1.0 if f == "r" else 0.0)
+    starts = np.asarray(starts, np.int64)
+    order = np.argsort(starts)
+    starts, pos = starts[order], np.asarray(pos)[order]
+    covered = np.zeros(n, bool)
+    covered[(starts[:, None] + np.arange(3)).ravel()] = True
+    if model.coordinate_blocks or not covered.all():
+        raise ModelError("reduce_body: every coordinate must belong to a node's 3-vector "
+                         "field (no bodies, no loose coordinate blocks)")
+    return starts, pos
+
+
+def _rows_of_map(lm: LinearMap, n: int) -> sp.csr_matrix:
+    return sp.csr_matrix((np.asarray(lm.coef, float).ravel(),
+                          (np.repeat(np.arange(3), len(lm.dofs)),
+                           np.tile(np.asarray(lm.dofs, np.int64), 3))), shape=(3, n))
+
+
+def _rigid_patterns(x: np.ndarray, pos: np.ndarray, starts: np.ndarray, n: int):
+    """The six rigid motions (n, 6) about the origin: translations of positions, and
+    ``e_i × x_s`` of every slot."""
+    S = starts.size
+    R = np.zeros((n, 6))
+    idx = starts[:, None] + np.arange(3)
+    for i in range(3):
+        t = np.zeros((S, 3))
+        t[:, i] = pos
+        R[idx.ravel(), i] = t.ravel()
+        e = np.zeros(3)
+        e[i] = 1.0
+        R[idx.ravel(), 3 + i] = np.cross(e, x).ravel()
+    return R
+
+
+@blas_single_threaded
+def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
+                method: str = "craig_bampton", loads=(), state=None, origin=None,
+                ) -> Reduction:
+    """Reduce ``model`` to component modes in a floating frame (see the module docstring).
+
+    Parameters
+    ----------
+    model : fem.Model
+        Elements and point masses; only linear, rigid-motion-invariant constraints.
+    interfaces : dict[str, LinearMap | sequence of LinearMap | rigid(...) | averaged(...)]
+        Named interfaces (``craig_bampton``); their maps are kept as named points of the
+        reduced body (``body.interface(name)``, several maps: ``name[j]``).
+    n_modes : int
+        Fixed-interface (or free–free) normal modes kept.
+    method : {"craig_bampton", "free"}
+    loads : sequence of (n,) arrays or "gravity"
+        Extra static modes: deflections under these loads with the interfaces held.
+    state : (n,) array or None
+        The state to linearize about (reference configuration by default).
+    origin : (3,) or None
+        Frame origin (default: the reference centre of mass).
+    """
+    if method not in ("craig_bampton", "free"):
+        raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "
+                         f"{method!r}")
+    n_modes = integer(n_modes, "reduce_body: n_modes", minimum=0)
+    interfaces = dict(interfaces or {})
+    if method == "craig_bampton" and not interfaces:
+        raise ModelError("reduce_body: craig_bampton needs interfaces (a dict of name → "
+                         "linear map(s) or rigid(nodes)/averaged(nodes)); or method='free'")
+    if model.nonlinear_bodies:
+        raise ModelError("reduce_body: the FE model must not contain bodies")
+    asm = model.assemble()
+    n = asm.n
+    q = asm.q0 if state is None else coordinates(state, n, "reduce_body: state")
+    starts, pos = _slots(model, n)
+    S = starts.size
+    idx = (starts[:, None] + np.arange(3)).ravel()          # slot-major permutation
+
+    # ---- mass: slot-isotropic M = M̄ ⊗ I₃
+    M = sp.csr_matrix(asm.mass_matrix(q))
+    Mp = M[idx][:, idx].tocsr()
+    Mbar = Mp[0::3][:, 0::3]
+    for i in range(3):
+        for j in range(3):
+            blk = Mp[i::3][:, j::3]
+            ref = Mbar if i == j else None
+            err = abs(blk - ref).max() if ref is not None else abs(blk).max()
+            if err > 1e-12 * abs(Mbar).max():
+                raise ModelError("reduce_body: the mass matrix is not the same on x, y and "
+                                 "z of every slot (M̄ ⊗ I₃); this body kind needs "
+                                 "absolute-coordinate elements")
+    # ---- stiffness and damping about the state
+    _, kv = asm.internal_forces(q, tangent=True)
+    K = sp.csr_matrix(asm.stiffness(kv))
+    K = ((K + K.T) * 0.5).tocsc()
+    Cd = sp.csr_matrix(asm.C) if asm.has_damping else None
+    # ---- internal constraints: linear and rigid-motion invariant
+    Jc = sp.csr_matrix(asm.jacobian(q, 0.0))
+    Jc.eliminate_zeros()
+    if asm.m:
+        rng = np.random.default_rng(0)
+        hv = asm.hessian_values(rng.standard_normal(asm.m), q)
+        if np.any(np.abs(hv) > 0):
+            raise ModelError("reduce_body: the FE model has nonlinear constraints; only "
+                             "linear rows (continuity, straight edges) can be reduced")
+        if np.abs(asm.phi(q, 0.0)).max() > 1e-8 * max(1.0, np.abs(q).max()):
+            raise ModelError("reduce_body: the state does not satisfy the model's "
+                             "constraints")
+    x_ref = q[idx].reshape(S, 3)
+    m_tot = float(pos @ (Mbar @ pos))
+    if m_tot <= 0:
+        raise ModelError("reduce_body: the model has no mass")
+    o = (pos @ (Mbar @ x_ref)) / m_tot if origin is None else np.asarray(origin, float)
+    xo = x_ref - pos[:, None] * o
+    Rig = _rigid_patterns(xo, pos, starts, n)
+    gl, gU = np.linalg.eigh(Rig.T @ (M @ Rig))
+    Rig_eff = Rig @ gU[:, gl > 1e-12 * gl.max()]       # a straight cable: no spin
+    if asm.m and np.abs(Jc @ Rig).max() > 1e-8 * max(1.0, np.abs(Jc).max()):
+        raise ModelError("reduce_body: the model's constraints do not hold under a rigid "
+                         "motion; a reduced body needs constraints that move with it")
+
+    # ---- interface rows and the static-mode targets
+    names, maps, B_blocks, targets = [], {}, [], []
+    for name, spec in interfaces.items():
+        if isinstance(spec, _NodeSet):
+            sel = []
+            for nd in spec.nodes:
+                if not 0 <= nd < len(model.node_fields) or "r" not in model.node_fields[nd]:
+                    raise ModelError(f"interface {name!r}: node {nd} has no position")
+                fields = model.node_fields[nd] if spec.kind == "rigid" else \
+                    {"r": model.node_fields[nd]["r"]}
+                for start in fields.values():      # rigid: the gradients turn with it
+                    sel.extend(start + np.arange(3))
+            sel = np.asarray(sel, np.int64)
+            Rset = Rig[sel]                                  # (3p, 6)
+            if spec.kind == "rigid":
+                B_blocks.append(sp.csr_matrix((np.ones(sel.size), (np.arange(sel.size), sel)),
+                                              shape=(sel.size, n)))
+                targets.append(Rset)
+            else:
+                P = np.linalg.pinv(Rset)                     # least-squares rigid fit
+                Bm = np.zeros((6, n))
+                Bm[:, sel] = P
+                B_blocks.append(sp.csr_matrix(Bm))
+                targets.append(np.eye(6))
+            continue
+        lst = [spec] if isinstance(spec, LinearMap) else list(spec)
+        for j, lm in enumerate(lst):
+            if not isinstance(lm, LinearMap):
+                raise ModelError(f"interface {name!r}: expected fem.LinearMap(s) of the FE "
+                                 f"model or rigid(nodes)/averaged(nodes), got "
+                                 f"{type(lm).__name__}")
+            key = name if len(lst) == 1 else f"{name}[{j}]"
+            names.append(key)
+            maps[key] = lm
+            B_blocks.append(_rows_of_map(lm, n))
+            targets.append(np.eye(3))
+    B = sp.vstack(B_blocks).tocsr() if B_blocks else sp.csr_matrix((0, n))
+    nb = B.shape[0]
+    T = np.zeros((nb, sum(t.shape[1] for t in targets)))
+    r0 = c0 = 0
+    for t in targets:
+        T[r0:r0 + t.shape[0], c0:c0 + t.shape[1]] = t
+        r0 += t.shape[0]
+        c0 += t.shape[1]
+
+    def saddle(C, sigma):
+        mc = C.shape[0]
+        A = sp.bmat([[K - sigma * M, C.T], [C, None]], format="csc") if mc else \
+            (K - sigma * M).tocsc()
+        try:
+            lu = spla.splu(A)
+        except RuntimeError:
+            raise ModelError("reduce_body: the saddle system is singular — the interfaces "
+                             "do not hold the body's rigid motion, or interface and "
+                             "internal rows are redundant") from None
+        return lu, mc
+
+    cols = []
+    C_all = sp.vstack([Jc, B]).tocsr() if B.shape[0] else Jc
+    if method == "craig_bampton":
+        lu, mc = saddle(C_all, 0.0)
+        rhs = np.zeros((n + mc, T.shape[1]))
+        rhs[n + Jc.shape[0]:] = T
+        X = lu.solve(rhs)[:n]
+        if not np.all(np.isfinite(X)):
+            raise ModelError("reduce_body: the static modes are not finite (singular "
+                             "saddle: the interfaces do not hold the rigid motion?)")
+        cols.append(X)
+        sigma = 0.0
+    else:
+        w_scale = abs(K.diagonal()).max() / max(abs(M.diagonal()).max(), 1e-300)
+        sigma = -1e-6 * w_scale
+        C_all = Jc
+        lu, mc = saddle(C_all, sigma)
+    # static modes of given loads, interfaces (or, free: nothing) held
+    load_list = []
+    for ld in ([loads] if isinstance(loads, str) else list(loads)):
+        if isinstance(ld, str):
+            if ld != "gravity":
+                raise ModelError(f"reduce_body: unknown load {ld!r} (use 'gravity' or a "
+                                 "load vector)")
+            load_list.append(np.asarray(asm.f_gravity, float))
+        else:
+            load_list.append(coordinates(ld, n, "reduce_body: load"))
+    if load_list:
+        F = np.column_stack(load_list)
+        if method == "free":       # held by the mean axes: remove the load's rigid part
+            F = F - M @ Rig_eff @ np.linalg.solve(Rig_eff.T @ (M @ Rig_eff), Rig_eff.T @ F)
+        rhs = np.zeros((n + mc, F.shape[1]))
+        rhs[:n] = F
+        cols.append(lu.solve(rhs)[:n])
+    # normal modes: shift-invert Lanczos on the constrained space
+    n_rigid = Rig_eff.shape[1] if method == "free" else 0
+    k_eig = n_modes + n_rigid
+    if k_eig:
+        def op(x):
+            r = np.zeros(n + mc)
+            r[:n] = x
+            return lu.solve(r)[:n]
+
+        OP = spla.LinearOperator((n, n), matvec=op, dtype=float)
+        n_free = n - C_all.shape[0]
+        if k_eig >= n_free - 1:
+            raise ModelError(f"reduce_body: {n_modes} modes asked, the model has only "
+                             f"{n_free - n_rigid} elastic degrees of freedom")
+        w2, Z = spla.eigsh(K, k=k_eig, M=M.tocsc(), sigma=sigma, OPinv=OP, which="LM",
+                           v0=np.ones(n))
+        order = np.argsort(w2)
+        Z = Z[:, order][:, n_rigid:]
+        cols.append(Z)
+    if not cols:
+        raise ModelError("reduce_body: no modes (n_modes = 0 and no interfaces or loads)")
+    Phi = np.column_stack(cols)
+    # ---- mean axes: remove the rigid part (mass-orthogonal), then M-orthonormal, K-diagonal
+    MR = M @ Rig_eff
+    Phi = Phi - Rig_eff @ np.linalg.solve(Rig_eff.T @ MR, MR.T @ Phi)
+    Mh = Phi.T @ (M @ Phi)
+    Kh = Phi.T @ (K @ Phi)
+    lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
+    keep = lam > 1e-10 * lam.max()
+    T1 = U[:, keep] / np.sqrt(lam[keep])
+    w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
+    Psi = Phi @ (T1 @ Z)                                     # M-orthonormal
+    m = Psi.shape[1]
+    Kr = np.diag(w2)
+    Cr = Psi.T @ (Cd @ Psi) if Cd is not None else np.zeros((m, m))
+    modes = Psi[idx].reshape(S, 3, m)
+    V = np.column_stack([pos, xo, modes[:, 0, :], modes[:, 1, :], modes[:, 2, :]])
+    W = V.T @ (Mbar @ V)
+    W = 0.5 * (W + W.T)
+    red = Reduction(c=pos, Q=xo, modes=modes, W=W, K=Kr, C=Cr,
+                    frequencies_hz=np.sqrt(np.maximum(w2, 0.0)) / (2 * np.pi),
+                    origin=o, rotation=np.eye(3), slot_dofs=starts, n_fe=n)
+    for key, lm in maps.items():
+        red.interfaces[key] = red.slot_coefficients(lm)
+    red.info = {"method": method, "n_normal_modes": int(n_modes),
+                "n_static_modes": int(T.shape[1]) if method == "craig_bampton" else 0,
+                "n_load_modes": len(load_list), "n_modes": int(m),
+                "interfaces": list(interfaces), "fe_coordinates": int(n),
+                "fe_constraints": int(asm.m), "mass_kg": m_tot}
+    return red
