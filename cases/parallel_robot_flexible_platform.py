@@ -26,7 +26,8 @@ from fem.robots.rrru3_model import build_robot, histories, run_path, static_stat
 
 PARAMS = {
     "analysis": "circle",          # "static", "line", "circle", "sweep"
-    "platform": "flexible",        # "flexible" or "rigid"
+    "platform": "flexible",        # "flexible", "rigid" or "reduced" (Craig–Bampton modes)
+    "n_modes": 12,                 # reduced: fixed-interface modes beside the static ones
     "E_Pa": 6.9e8,
     "nu": 0.3,
     "payload_kg": 6.0,
@@ -44,7 +45,8 @@ PARAMS = {
     "sweep_workers": 0,            # 0: points one after another here; N: N Dask workers
 }
 
-LIMITS = {"analysis": ("static", "line", "circle", "sweep"), "platform": ("flexible", "rigid"),
+LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
+          "platform": ("flexible", "rigid", "reduced"), "n_modes": ">=0",
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
           "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0",
@@ -90,7 +92,8 @@ def _robot(p, platform=None, E=None, geom=None):
                              f"got {p['analysis']!r}")
     return build_robot(geom, platform or p["platform"], p["mesh"],
                        p["E_Pa"] if E is None else E, p["nu"], p["continuity"], path,
-                       _shear(p["shear_factor"]), float(p["damping_beta_s"]))
+                       _shear(p["shear_factor"]), float(p["damping_beta_s"]),
+                       int(p["n_modes"]))
 
 
 def _static_figures(rm, st) -> dict:
@@ -109,7 +112,7 @@ def _static_figures(rm, st) -> dict:
            "static_torque_Nm": tau, "static_theta_deg": np.degrees(th).tolist(),
            "static_symmetry_error_m": sym, "static_newton_iterations": st.iterations,
            "static_residual_relative": st.residual}
-    if rm.plate_group is not None:
+    if rm.plate_state(q) is not None:
         class _One:
             t = np.zeros(1)
         one = _One()
@@ -218,7 +221,7 @@ def _run_one(p, out=None) -> dict:
     wall = time.perf_counter() - t0
     h = histories(rm, res, path)
     ref = ref_same = None
-    if p["platform"] == "flexible":
+    if p["platform"] != "rigid":
         ref, _, _ = _rigid_histories(p, geom, t_end, path)
         ref_same, _, _ = _rigid_histories(p, geom, t_end, path, exact=False)
     else:
@@ -239,8 +242,9 @@ def _run_one(p, out=None) -> dict:
 
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
-    if p["platform"] not in ("flexible", "rigid"):
-        raise fem.ModelError(f"platform must be 'flexible' or 'rigid', got {p['platform']!r}")
+    if p["platform"] not in ("flexible", "rigid", "reduced"):
+        raise fem.ModelError(f"platform must be 'flexible', 'rigid' or 'reduced', got "
+                             f"{p['platform']!r}")
     if p["analysis"] != "sweep":
         return _run_one(p, out)
     # seed §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS); the points

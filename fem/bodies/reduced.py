@@ -53,7 +53,7 @@ from .base import NonlinearBody
 
 __all__ = ["Reduction", "ReducedBody", "ReducedPoint"]
 
-_FORMAT = "fem.reduction/1"
+_FORMAT = "fem.reduction/2"
 
 
 @dataclass
@@ -74,6 +74,9 @@ class Reduction:
         Inertia invariants ``Vᵀ M̄ V``.
     K, C : (m, m)
         Modal stiffness and damping.
+    f0 : (m,) or None
+        Modal elastic force in the reference state (a prestressed state: the stresses of
+        the state the model was linearized about); the elastic force is ``f0 + K η``.
     frequencies_hz : (m,)
         Of the reduced body with its frame held (``√K_kk / 2π``).
     origin, rotation : (3,), (3, 3)
@@ -99,6 +102,7 @@ class Reduction:
     rotation: np.ndarray
     slot_dofs: np.ndarray
     n_fe: int
+    f0: np.ndarray | None = None
     interfaces: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
@@ -170,6 +174,7 @@ class Reduction:
         arrays = {k: np.asarray(getattr(self, k)) for k in
                   ("c", "Q", "modes", "W", "K", "C", "frequencies_hz", "origin", "rotation",
                    "slot_dofs")}
+        arrays["f0"] = np.zeros(self.n_modes) if self.f0 is None else np.asarray(self.f0)
         arrays["n_fe"] = np.array(self.n_fe)
         for i, nm in enumerate(names):
             arrays[f"interface_{i}"] = np.asarray(self.interfaces[nm], float)
@@ -190,7 +195,7 @@ class Reduction:
                 if meta.get("format") != _FORMAT:
                     raise ModelError(f"{path}: not a reduced body ({meta.get('format')!r})")
                 kw = {k: z[k] for k in ("c", "Q", "modes", "W", "K", "C", "frequencies_hz",
-                                        "origin", "rotation", "slot_dofs")}
+                                        "origin", "rotation", "slot_dofs", "f0")}
                 inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
                 return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
         except (OSError, ValueError, KeyError) as err:
@@ -215,6 +220,7 @@ class ReducedBody(NonlinearBody):
         self.W = np.ascontiguousarray(red.W)
         self.Kr = np.asarray(red.K, float)
         self.Cr = np.asarray(red.C, float)
+        self.f0 = np.zeros(red.n_modes) if red.f0 is None else np.asarray(red.f0, float)
         self.elastic = m > 0
         # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
         a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
@@ -311,7 +317,8 @@ class ReducedBody(NonlinearBody):
         hg = np.outer(self.W[:, 0], g)                 # W e_c gᵀ
         L = self._L(E, eta)
         f = -np.einsum("pik,pi->k", L, hg)
-        f[12:] += self.Kr @ eta
+        fe, Ke = self._elastic(eta, tangent)
+        f[12:] += fe
         if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
             hl = sum(np.outer(pm.v, F) for pm, F in self.loads)
             f -= np.einsum("pik,pi->k", L, hl)
@@ -319,10 +326,37 @@ class ReducedBody(NonlinearBody):
         if not tangent:
             return f, None
         K = np.zeros((self.k, self.k))
-        K[12:, 12:] = self.Kr
+        K[12:, 12:] = Ke
         Kw = np.zeros((self.k, self.k))
         self._bilinear(Kw, hg[4:])
         return f, K - Kw
+
+    def use_fe_forces(self, fe_model) -> None:
+        """Elastic forces from the FE model itself, ``Ψᵀ f_FE(x_ref + Ψ η)`` with the
+        tangent ``Ψᵀ K_FE Ψ`` (geometric stiffening — membrane stress in a plate, a
+        spinning beam's centrifugal stiffening — included), instead of the linear
+        ``K_r η``.  Costs one FE force evaluation per call."""
+        red = self.reduction
+        asm = fe_model.assemble()
+        if asm.n != red.n_fe:
+            raise ModelError(f"{self.name}: the FE model has {asm.n} coordinates, the "
+                             f"reduction {red.n_fe}")
+        Psi = np.zeros((red.n_fe, self.m))
+        xref = np.zeros(red.n_fe)
+        for j in range(3):
+            Psi[red.slot_dofs + j] = red.modes[:, j, :]
+            xref[red.slot_dofs + j] = red.Q[:, j] + red.c * red.origin[j]
+        self._fe = (asm, Psi, xref)
+
+    def _elastic(self, eta, tangent):
+        if getattr(self, "_fe", None) is None:
+            return self.f0 + self.Kr @ eta, (self.Kr if tangent else None)
+        asm, Psi, xref = self._fe
+        f, kv = asm.internal_forces(xref + Psi @ eta, tangent=tangent)
+        if not tangent:
+            return Psi.T @ f, None
+        K = asm.stiffness(kv)
+        return Psi.T @ f, Psi.T @ (K @ Psi)
 
     def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
         """A constant force [N] on a point of this body (:meth:`fem.Model.add_force`)."""
@@ -337,7 +371,7 @@ class ReducedBody(NonlinearBody):
         pot = -float(np.asarray(gravity, float) @ (self.W[0] @ X))
         pot -= sum(float(F @ (pm.v @ X)) for pm, F in self.loads)
         return {"kinetic_J": 0.5 * float(vb @ self.mass(q) @ vb), "potential_J": pot,
-                "elastic_J": 0.5 * float(eta @ self.Kr @ eta)}
+                "elastic_J": float(self.f0 @ eta) + 0.5 * float(eta @ self.Kr @ eta)}
 
     # ------------------------------------------------------------ points for users
     @property

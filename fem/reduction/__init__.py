@@ -8,7 +8,7 @@ reduced equations in time.  :func:`reduce_body` reduces a linear FE model to com
 modes in a floating frame (:class:`fem.bodies.ReducedBody`, large motion).
 """
 
-from .body import averaged, reduce_body, rigid
+from .body import averaged, cache_dir, cached_reduction, reduce_body, rigid
 from .craig_bampton import (
     Assembly,
     AssemblyModes,
@@ -24,4 +24,4 @@ from .linearize import linearize
 
 __all__ = ["Component", "craig_bampton", "Assembly", "AssemblyModes", "null_space_basis",
            "constrain", "generalized_eigen", "newmark", "FrameCMS", "frame_cms", "linearize",
-           "reduce_body", "rigid", "averaged"]
+           "reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]

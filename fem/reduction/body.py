@@ -30,6 +30,10 @@ and interface rows ``C`` are factorized once (shift-invert Lanczos for the norma
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
@@ -40,7 +44,7 @@ from ..errors import ModelError
 from ..linear_map import LinearMap
 from ..validate import coordinates, integer
 
-__all__ = ["reduce_body", "rigid", "averaged"]
+__all__ = ["reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
 
 
 class _NodeSet:
@@ -158,7 +162,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                                  "z of every slot (M̄ ⊗ I₃); this body kind needs "
                                  "absolute-coordinate elements")
     # ---- stiffness and damping about the state
-    _, kv = asm.internal_forces(q, tangent=True)
+    f_int, kv = asm.internal_forces(q, tangent=True)
     K = sp.csr_matrix(asm.stiffness(kv))
     K = ((K + K.T) * 0.5).tocsc()
     Cd = sp.csr_matrix(asm.C) if asm.has_damping else None
@@ -317,7 +321,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     V = np.column_stack([pos, xo, modes[:, 0, :], modes[:, 1, :], modes[:, 2, :]])
     W = V.T @ (Mbar @ V)
     W = 0.5 * (W + W.T)
-    red = Reduction(c=pos, Q=xo, modes=modes, W=W, K=Kr, C=Cr,
+    red = Reduction(c=pos, Q=xo, modes=modes, W=W, K=Kr, C=Cr, f0=Psi.T @ f_int,
                     frequencies_hz=np.sqrt(np.maximum(w2, 0.0)) / (2 * np.pi),
                     origin=o, rotation=np.eye(3), slot_dofs=starts, n_fe=n)
     for key, lm in maps.items():
@@ -327,4 +331,72 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 "n_load_modes": len(load_list), "n_modes": int(m),
                 "interfaces": list(interfaces), "fe_coordinates": int(n),
                 "fe_constraints": int(asm.m), "mass_kg": m_tot}
+    return red
+
+
+def cache_dir() -> Path:
+    """Where :func:`cached_reduction` keeps its files: ``$FEM_CACHE_DIR/reductions`` or
+    ``~/.cache/fem/reductions`` (``$XDG_CACHE_HOME`` honoured)."""
+    root = os.environ.get("FEM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "fem")
+    return Path(root) / "reductions"
+
+
+def _fingerprint(model, interfaces, kw) -> str:
+    """A hash of everything the reduction depends on: coordinates, mass, stiffness and
+    damping about the state, constraint rows, gravity, interfaces and options."""
+    asm = model.assemble()
+    q = asm.q0 if kw.get("state") is None else np.asarray(kw["state"], float)
+    h = hashlib.sha256(_FORMAT_KEY.encode())
+    _, kv = asm.internal_forces(q, tangent=True)
+    mats = [asm.mass_matrix(q), asm.stiffness(kv), asm.jacobian(q, 0.0)]
+    if asm.has_damping:
+        mats.append(asm.C)
+    for A in mats:
+        A = sp.csr_matrix(A)
+        A.sort_indices()
+        for arr in (A.indptr, A.indices, np.round(A.data, 12)):
+            h.update(np.ascontiguousarray(arr).tobytes())
+    h.update(np.ascontiguousarray(q).tobytes())
+    h.update(np.asarray(model.gravity, float).tobytes())
+    for name in sorted(interfaces):
+        spec = interfaces[name]
+        h.update(name.encode())
+        if isinstance(spec, _NodeSet):
+            h.update(spec.kind.encode() + spec.nodes.tobytes())
+            continue
+        for lm in ([spec] if isinstance(spec, LinearMap) else list(spec)):
+            h.update(np.asarray(lm.dofs, np.int64).tobytes())
+            h.update(np.asarray(lm.coef, float).tobytes())
+    h.update(repr(sorted((k, v) for k, v in kw.items() if k != "state")).encode())
+    return h.hexdigest()[:24]
+
+
+_FORMAT_KEY = "fem.reduction/2"
+
+
+def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
+    """:func:`reduce_body` once per content: the result is stored in :func:`cache_dir`
+    under a hash of the model and the options, and loaded from there afterwards (the
+    offline reduction is paid once).  ``info["cached"]`` says which happened."""
+    if any(not isinstance(v, (str, int, float, tuple, type(None))) for k, v in kw.items()
+           if k not in ("state", "origin")):
+        return reduce_body(model, interfaces, **kw)
+    key = _fingerprint(model, interfaces or {}, kw)
+    path = cache_dir() / f"{key}.npz"
+    if path.exists():
+        try:
+            red = Reduction.load(path)
+            red.info["cached"] = True
+            return red
+        except ModelError:
+            path.unlink(missing_ok=True)           # damaged: make it again
+    red = reduce_body(model, interfaces, **kw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        red.save(path)
+    except OSError:
+        pass                                        # a read-only home: no cache, same result
+    red.info["cached"] = False
     return red

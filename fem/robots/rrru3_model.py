@@ -61,6 +61,26 @@ class RobotModel:
     plate_group: object | None = None
     centre_elements: list | None = None    # [(element, local vertex)] of P
     counts: dict = field(default_factory=dict)
+    reduced: ReducedPlatform | None = None  # platform="reduced": its FE model and body
+
+    def plate_state(self, q: np.ndarray):
+        """``(plate group, coordinates it reads)`` of the flexible or reduced platform
+        (the reduced one expanded on the full mesh by modal superposition), or None."""
+        if self.reduced is not None:
+            return self.reduced.group, self.reduced.body.fe_coordinates(q)
+        if self.plate_group is not None:
+            return self.plate_group, q
+        return None
+
+
+@dataclass
+class ReducedPlatform:
+    """The platform's FE model (Bézier plate, continuity, straight U edges, payload) and
+    the reduced body made from it."""
+
+    fe: Model
+    group: object
+    body: object
 
 
 def _constant_path(p0):
@@ -112,15 +132,75 @@ def _plate_point(group, mesh, x) -> LinearMap:
     raise ModelError(f"the platform mesh has no vertex or edge midpoint at {x.tolist()}")
 
 
+def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0):
+    """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
+    centre elements and the continuity constraint; the U edges kept straight."""
+    m = load_builtin_mesh(mesh)
+    from ..mesh import Mesh
+    m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
+    family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
+    mat = Material(E, nu, geom.platform_density, name="platform")
+    plate_group = model.add_mesh(m, family, mat, name="platform",
+                                 thickness=geom.platform_thickness,
+                                 shear_factor=shear_factor)
+    con = plates.add_continuity(model, plate_group, "plate continuity")
+    if damping_beta:
+        model.add_damping(plate_group, damping_beta)
+    P = _plate_point(plate_group, m, P0).named("P")
+    v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
+    centre = [(int(e), list(m.triangles[e]).index(v))
+              for e in np.flatnonzero((m.triangles == v).any(1))]
+    W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
+         for k in range(3)]
+    edge_dirs = []
+    for k in range(3):
+        t = geom.tangent(k)
+        w = P0 + geom.edge_midpoint_offset(k)
+        half = 0.5 * geom.platform_side
+        ends = [int(np.argmin(np.linalg.norm(m.vertices - (w + s * half * t), axis=1)))
+                for s in (-1.0, 1.0)]
+        if not np.allclose(m.vertices[ends[1]] - m.vertices[ends[0]],
+                           geom.platform_side * t, atol=1e-9):
+            raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
+                             "the geometry expects it")
+        # neighbours of each end vertex along the side
+        nb = []
+        for end, s in zip(ends, (1.0, -1.0), strict=True):
+            cand = [u for u in np.unique(m.edges[(m.edges == end).any(1)])
+                    if u != end and abs(np.dot(m.vertices[u] - m.vertices[end], t) * s
+                                        - np.linalg.norm(m.vertices[u] - m.vertices[end]))
+                    < 1e-9]
+            nb.append(int(cand[0]))
+        T0 = _edge_tangent(plate_group, m, ends[0], nb[0])   # along +t at the first end
+        T1 = _edge_tangent(plate_group, m, ends[1], nb[1])   # along −t at the other end
+        model.add_constraint(Coincident(T0, -T1, f"U{k + 1} edge straight"))
+        edge_dirs.append(T0.named(f"E{k + 1}"))
+    return plate_group, m, P, W, edge_dirs, centre, con
+
+
+def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None):
+    """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
+    centres W_k and the edge directions E_k (every component), ``n_modes``
+    fixed-interface modes and the static sag under the platform's weight; cached on disk
+    (:func:`fem.reduction.cached_reduction`) by the model's content."""
+    from ..reduction import cached_reduction
+
+    inter = {"P": P, **{f"W{k + 1}": w for k, w in enumerate(W)},
+             **{f"E{k + 1}": e for k, e in enumerate(E)}}
+    return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state)
+
+
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
                 continuity: str = "shared", path=None, shear_factor=1.0,
-                damping_beta: float = 0.0) -> RobotModel:
+                damping_beta: float = 0.0, n_modes: int = 12,
+                reduce_at: str = "static") -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
     ----------
-    platform : "flexible" or "rigid"
+    platform : "flexible", "rigid" or "reduced" (the flexible plate's Craig–Bampton
+        modes in a floating frame: :func:`reduced_platform`)
     mesh : built-in hexagon mesh name (flexible platform)
     E, nu : plate material (density from the platform mass and the hexagon volume)
     continuity : "shared" (``bezier_plate_shared`` + middle G¹ rows) or "constraints"
@@ -130,59 +210,51 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         element; "auto": the shear-locking remedy of docs/bezier_plate.md)
     damping_beta : stiffness-proportional structural damping of the plate [s]
         (:meth:`Model.add_damping`; 0: none)
+    n_modes : fixed-interface normal modes of the reduced platform
+    reduce_at : "static" (default) linearizes the plate about the robot's static hold at the
+        path start (:func:`static_state` of the full flexible robot): the reduced platform
+        keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
+        the flat, unstressed plate (measured: the circle's servo-constrained inverse
+        dynamics then grows unstable after 0.6 s, docs/reduced_bodies.md)
     """
     geom = RRRU3Geometry() if geom is None else geom
-    if platform not in ("flexible", "rigid"):
-        raise ModelError(f"platform must be 'flexible' or 'rigid', got {platform!r}")
+    if platform not in ("flexible", "rigid", "reduced"):
+        raise ModelError(f"platform must be 'flexible', 'rigid' or 'reduced', got "
+                         f"{platform!r}")
+    if reduce_at not in ("static", "reference"):
+        raise ModelError(f"reduce_at must be 'static' or 'reference', got {reduce_at!r}")
     if continuity not in ("shared", "constraints"):
         raise ModelError(f"continuity must be 'shared' or 'constraints', got {continuity!r}")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
     model.view = "iso"
-    plate_group, centre = None, None
+    plate_group, centre, body, fe = None, None, None, None
     if platform == "flexible":
-        m = load_builtin_mesh(mesh)
-        from ..mesh import Mesh
-        m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
-        family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
-        mat = Material(E, nu, geom.platform_density, name="platform")
-        plate_group = model.add_mesh(m, family, mat, name="platform",
-                                     thickness=geom.platform_thickness,
-                                     shear_factor=shear_factor)
-        con = plates.add_continuity(model, plate_group, "plate continuity")
-        if damping_beta:
-            model.add_damping(plate_group, damping_beta)
-        P = _plate_point(plate_group, m, P0).named("P")
-        v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
-        centre = [(int(e), list(m.triangles[e]).index(v))
-                  for e in np.flatnonzero((m.triangles == v).any(1))]
-        W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
-             for k in range(3)]
-        edge_dirs, straight = [], []
-        for k in range(3):
-            t = geom.tangent(k)
-            w = P0 + geom.edge_midpoint_offset(k)
-            half = 0.5 * geom.platform_side
-            ends = [int(np.argmin(np.linalg.norm(m.vertices - (w + s * half * t), axis=1)))
-                    for s in (-1.0, 1.0)]
-            if not np.allclose(m.vertices[ends[1]] - m.vertices[ends[0]],
-                               geom.platform_side * t, atol=1e-9):
-                raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
-                                 "the geometry expects it")
-            # neighbours of each end vertex along the side
-            nb = []
-            for end, s in zip(ends, (1.0, -1.0), strict=True):
-                cand = [u for u in np.unique(m.edges[(m.edges == end).any(1)])
-                        if u != end and abs(np.dot(m.vertices[u] - m.vertices[end], t) * s
-                                            - np.linalg.norm(m.vertices[u] - m.vertices[end]))
-                        < 1e-9]
-                nb.append(int(cand[0]))
-            T0 = _edge_tangent(plate_group, m, ends[0], nb[0])   # along +t at the first end
-            T1 = _edge_tangent(plate_group, m, ends[1], nb[1])   # along −t at the other end
-            straight.append(model.add_constraint(Coincident(T0, -T1,
-                                                            f"U{k + 1} edge straight")))
-            edge_dirs.append(T0)
+        plate_group, m, P, W, edge_dirs, centre, con = _add_plate(
+            model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0)
+    elif platform == "reduced":
+        fe = Model("platform FE", gravity=(0.0, 0.0, -geom.gravity))
+        fe_group, m, Pf, Wf, Ef, centre, con = _add_plate(
+            fe, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0)
+        fe.add_point_mass(Pf, geom.payload_mass)          # the payload rides in the modes
+        state = None
+        if reduce_at == "static":     # the plate as it hangs: its stresses and their stiffness
+            full = build_robot(geom, "flexible", mesh, E, nu, continuity, None, shear_factor,
+                               damping_beta)
+            qs = static_state(full).q
+            state = fe.q0.copy()
+            for nf, nt in zip(full.plate_group.nodes.ravel(), fe_group.nodes.ravel(),
+                              strict=True):
+                for f, start in full.model.node_fields[nf].items():
+                    t0 = fe.node_fields[nt][f]
+                    state[t0:t0 + 3] = qs[start:start + 3]
+        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state)
+        body = model.add_reduced_body("platform", red)
+        P = body.interface("P")
+        W = [body.interface(f"W{k + 1}") for k in range(3)]
+        edge_dirs = [body.interface(f"E{k + 1}") for k in range(3)]
+        fe = ReducedPlatform(fe, fe_group, body)
     else:
         R = np.eye(3)
         hexagon = geom.platform_vertices(np.zeros(3))
@@ -193,7 +265,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         W = [body.point(geom.edge_midpoint_offset(k), f"W{k + 1}") for k in range(3)]
         edge_dirs = [body.vector(geom.tangent(k), f"edge {k + 1}") for k in range(3)]
         con = None
-    model.add_point_mass(P, geom.payload_mass)
+    if platform != "reduced":
+        model.add_point_mass(P, geom.payload_mass)
     A_maps, B_maps, acts = [], [], []
     for k in range(3):
         t = geom.tangent(k)
@@ -220,15 +293,16 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         acts.append(act)
     base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
     model.add_sketch(base, "static platform")
-    model.add_sketch([*W, W[0]], "U joints")
+    if platform != "reduced":
+        model.add_sketch([*W, W[0]], "U joints")
     path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0), (0, 1, 2),
                                                     "path of P", servo=True))
     rm = RobotModel(model, geom, platform, P, W, A_maps, B_maps, acts, path_con,
-                    plate_group, centre)
+                    plate_group, centre, reduced=fe)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
-                 "n_plate_coordinates": 0 if plate_group is None
-                 else int(len(np.unique(plate_group.dofs))),
+                 "n_plate_coordinates": int(len(np.unique(plate_group.dofs)))
+                 if plate_group is not None else (fe.body.dofs.size if fe is not None else 0),
                  "n_continuity_constraints": 0 if con is None else int(con.A.shape[0]),
                  "n_continuity_written": 0 if con is None else int(con.written)}
     return rm
@@ -299,20 +373,19 @@ def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:
     if path is not None:
         x = np.asarray(path(res.t)[0]).reshape(n, 3)
         out["path_error"] = np.linalg.norm(P - x, axis=1)
-    if rm.plate_group is not None:
+    if rm.plate_state(res.q[0]) is not None:
         # strains at P averaged over the elements meeting there (the element strains are
         # not continuous across elements)
-        fam = rm.plate_group.family
-        dofs = rm.plate_group.dofs
         strains = np.zeros((n, 3, 3))
-        for local in range(3):
-            els = [e for e, lv in rm.centre_elements if lv == local]
-            if not els:
-                continue
-            xy = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)][local]
-            xi = np.array([[xy[0], xy[1], c] for c in (-1.0, 0.0, 1.0)])
-            for i, q in enumerate(res.q):
-                E = fam.strains(q[dofs], xi)["E_global"][els]        # (els, layer, 3, 3)
+        for i, q in enumerate(res.q):
+            grp, qp = rm.plate_state(q)
+            for local in range(3):
+                els = [e for e, lv in rm.centre_elements if lv == local]
+                if not els:
+                    continue
+                xy = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)][local]
+                xi = np.array([[xy[0], xy[1], c] for c in (-1.0, 0.0, 1.0)])
+                E = grp.family.strains(qp[grp.dofs], xi)["E_global"][els]   # (els, layer, 3, 3)
                 strains[i] += np.diagonal(E, axis1=-2, axis2=-1).sum(axis=0)
         out["centre_strain"] = strains / len(rm.centre_elements)   # (n, layer, xx/yy/zz)
     return out
