@@ -251,6 +251,12 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     cols = []
     C_all = sp.vstack([Jc, B]).tocsr() if B.shape[0] else Jc
     if method == "craig_bampton":
+        BR = np.asarray(B @ Rig_eff)
+        sv = np.linalg.svd(BR, compute_uv=False) if BR.size else np.zeros(0)
+        if sv.size < Rig_eff.shape[1] or sv.min() <= 1e-9 * max(sv.max(), 1e-300):
+            raise ModelError(f"reduce_body: the interfaces {list(interfaces)} do not hold "
+                             "the body's rigid motion (held, it could still turn or slide); "
+                             "add an interface point or direction, or use method='free'")
         lu, mc = saddle(C_all, 0.0)
         rhs = np.zeros((n + mc, T.shape[1]))
         rhs[n + Jc.shape[0]:] = T
