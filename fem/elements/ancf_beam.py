@@ -174,6 +174,9 @@ class AncfBeam(ElementFamily):
 
     cell = "line"
     node_layout = (("r", "r_x", "r_y", "r_z"), ("r", "r_x", "r_y", "r_z"))
+    section_rules = {"radius": "positive", "width": "positive", "height": "positive",
+                     "shear_factor": "positive", "torsion_constant": "positive",
+                     "n_gauss": "count", "n_section": "count"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)

@@ -336,6 +336,9 @@ class BezierTrianglePlate(ElementFamily):
     """
 
     cell = "triangle"
+    section_rules = {"thickness": "positive", "triangle_degree": "count",
+                     "n_thickness": "count", "thickness_ans": "flag",
+                     "shear_alpha": "nonnegative", "normal": "vector3"}
     node_layout = (
         ("r", "r_eta", "r_zeta", "r_chi", "r_chichi"),
         ("r", "r_zeta", "r_xi", "r_chi", "r_chichi"),

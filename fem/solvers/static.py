@@ -15,8 +15,8 @@ import numpy as np
 from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
 from ..linalg import Factorization
-from ..validate import coordinates, finite, integer, positive
-from .diagnosis import newton_failure, singular_structure
+from ..validate import absolute_tolerance, coordinates, solver_options
+from .diagnosis import check_finite_start, newton_failure, singular_structure
 
 __all__ = ["solve_static", "StaticResult", "project_positions"]
 
@@ -122,6 +122,7 @@ def _newton_increment(asm, q, lam, t, f_ext, tol, constraint_tol, max_iter, line
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+@solver_options
 @blas_single_threaded
 def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps: int = 1,
                  tol: float = 1e-9, constraint_tol: float = 1e-12, max_iter: int = 30,
@@ -163,14 +164,9 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
         For bad arguments, and for a model that is singular at the given state (loose
         parts, free translations, redundant constraints).
     """
-    load_steps = integer(load_steps, "solve_static: load_steps", minimum=1)
-    max_iter = integer(max_iter, "solve_static: max_iter", minimum=1)
-    tol = positive(tol, "solve_static: tol")
-    constraint_tol = positive(constraint_tol, "solve_static: constraint_tol")
-    min_increment = positive(min_increment, "solve_static: min_increment")
-    t = finite(t, "solve_static: t")
     asm = model.assemble()
     q = asm.q0.copy() if q0 is None else coordinates(q0, asm.n, "solve_static: q0")
+    check_finite_start(asm, q, t, "static solve")
     if check_rank:
         asm.check_rank(q, t)
     lam = np.zeros(asm.m)
@@ -226,12 +222,13 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
     return result
 
 
+@solver_options(tol=absolute_tolerance)
 def project_positions(model, q: np.ndarray, t: float = 0.0, tol: float = 1e-13,
                       max_iter: int = 30) -> np.ndarray:
     """Closest point (least-squares change) with ``Φ(q, t) = 0`` — Gauss–Newton with
-    minimum-norm corrections ``Δq = −Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ Φ``."""
+    minimum-norm corrections ``Δq = −Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ Φ``; ``tol`` is absolute (max |Φ|)."""
     asm = model.assemble()
-    q = np.asarray(q, float).copy()
+    q = coordinates(q, asm.n, "project_positions: q")
     if asm.m == 0:
         return q
     for _ in range(max_iter):
