@@ -198,7 +198,8 @@ class Mesh:
         self.triangles = self._index_array(self.triangles, 3, "triangles")
         self.lines = self._index_array(self.lines, 2, "lines")
         self.other_cells = {
-            str(t): np.asarray(c, dtype=np.int64).reshape(len(c), -1)
+            str(t): self._index_array(c, np.shape(c)[1] if np.ndim(c) == 2 else -1,
+                                      f"'{t}' cells")
             for t, c in self.other_cells.items()
             if len(c)
         }
@@ -207,8 +208,9 @@ class Mesh:
     def _index_array(self, cells: npt.ArrayLike, width: int, what: str) -> np.ndarray:
         arr = np.asarray(cells)
         if arr.size == 0:
-            return np.zeros((0, width), dtype=np.int64)
-        if arr.ndim != 2 or arr.shape[1] != width or not np.issubdtype(arr.dtype, np.integer):
+            return np.zeros((0, max(width, 0)), dtype=np.int64)
+        if arr.ndim != 2 or (width >= 0 and arr.shape[1] != width) \
+                or not np.issubdtype(arr.dtype, np.integer):
             raise ModelError(
                 f"{self.label}: {what} must be an integer array of shape (m, {width}), "
                 f"got {arr.dtype} {arr.shape}"
@@ -687,6 +689,13 @@ class Mesh:
           orientation is compared across shared edges (two neighbours agree when they run
           their common edge in opposite directions).  This works for curved surfaces too.
         """
+        for cell_type, cells in self.other_cells.items():
+            if _cell_dim(cell_type) == 2 and cells.shape[1] < 3:
+                raise ModelError(
+                    f"{self.label}: {len(cells)} '{cell_type}' cell(s) have only "
+                    f"{cells.shape[1]} vertices (e.g. {cells[0].tolist()}); a face needs at "
+                    "least 3 — a truncated face line in the file?"
+                )
         pairs = self.coincident_vertices()
         if len(pairs):
             raise ModelError(

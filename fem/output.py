@@ -502,11 +502,11 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         kind = None
     (out / "render.json").write_text(json.dumps({"camera": drawing.view}))
     # the figures are on disk before any picture is attempted: nothing computed is lost
-    tmp = out / ".figures.json.tmp"
-    tmp.write_text(json.dumps(jsonable(
+    from .files import atomic_write_text
+
+    atomic_write_text(out / "figures.json", json.dumps(jsonable(
         {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
         indent=1))
-    tmp.replace(out / "figures.json")
     written.append(out / "figures.json")
     if kind is not None:
         written += request_pictures(out, kind)

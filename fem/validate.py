@@ -265,27 +265,28 @@ def indices(value, what: str, upper: int | None = None, width: int | None = None
     row may be given as a flat list).  Floats are accepted only when integral (``1.0``);
     ``1.7`` is an error, never truncated; bools and strings are errors.
     """
+    nouns = noun[:-5] + "indices" if noun.endswith("index") else noun + "s"
     if isinstance(value, str | bytes) or value is None:
-        raise ModelError(f"{what} must be integer {noun}s; got {_show(value)}")
+        raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise ModelError(f"{what} must be integer {noun}s (a regular array); got "
+        raise ModelError(f"{what} must be integer {nouns} (a regular array); got "
                          f"{_show(value)}") from None
     if raw.dtype == bool or raw.dtype.kind not in "iuf":
         if raw.dtype == object or raw.dtype.kind in "US":
             try:
                 raw = np.asarray(value, dtype=float)
             except (TypeError, ValueError):
-                raise ModelError(f"{what} must be integer {noun}s; got {_show(value)}") \
+                raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}") \
                     from None
         else:
-            raise ModelError(f"{what} must be integer {noun}s; got {_show(value)} "
+            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
                              f"({raw.dtype})")
     if raw.dtype.kind == "f":
         if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
             bad = raw[~np.isfinite(raw) | (raw != np.round(raw))]
-            raise ModelError(f"{what} must be integer {noun}s; got {_show(value)} "
+            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
                              f"({_show(bad[:5])} not integers; they are never rounded)")
     a = raw.astype(np.int64)
     if width is not None:
@@ -293,11 +294,11 @@ def indices(value, what: str, upper: int | None = None, width: int | None = None
             a = a[None]
         if a.ndim != 2 or a.shape[1] != width:
             raise ModelError(f"{what} must be an array of shape (m, {width}), {width} "
-                             f"{noun}s per row; got {_show(value)} (shape {a.shape})")
+                             f"{nouns} per row; got {_show(value)} (shape {a.shape})")
     if upper is not None:
         bad = a[(a < 0) | (a >= upper)]
         if bad.size:
-            raise ModelError(f"{what}: {noun}s {np.unique(bad)[:10].tolist()} do not exist "
+            raise ModelError(f"{what}: {nouns} {np.unique(bad)[:10].tolist()} do not exist "
                              f"(valid: 0..{upper - 1})")
     return a
 
@@ -335,10 +336,11 @@ def point_map(value, what: str):
 
     if isinstance(value, LinearMap | PointMap) or is_nonlinear(value):
         return value
-    hint = " (a fixed point: fem.constant(x))" if isinstance(value, list | tuple
-                                                            | np.ndarray) else ""
-    raise ModelError(f"{what} must be a point of the model, a fem.LinearMap (model.point"
-                     f"(node), body.point(x), fem.constant(x)){hint}; got {_show(value)}")
+    hint = (" — for a fixed point or direction write fem.constant(x)"
+            if isinstance(value, list | tuple | np.ndarray) else "")
+    raise ModelError(f"{what} must be a point or vector of the model, a fem.LinearMap "
+                     f"(model.point(node), body.point(x), fem.constant(x)); got "
+                     f"{_show(value)}{hint}")
 
 
 # ---------------------------------------------------------------------- solver options

@@ -23,6 +23,7 @@ the contraction ratio degrades; a step whose Newton fails is retried in halves.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from time import perf_counter
@@ -557,11 +558,18 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
                 on_step(ga, st)
             if bar is not None:
                 bar.update(1)
+    except BaseException:
+        # keep what was computed, even on failure; a flush that fails too (the disk is
+        # full) must not hide the first error, and the .part file keeps the records
+        if res.directory is not None:
+            with contextlib.suppress(OSError):
+                res.flush()
+        raise
     finally:
         if bar is not None:
             bar.close()
-        if res.directory is not None:   # keep what was computed, even on failure
-            res.flush()
+    if res.directory is not None:
+        res.flush()
     res.info.update({"factorizations": ga.n_factorizations, "correction": ga.correction,
                      "kinematic_corrections": ga.n_corrections,
                      "roundoff_accepts": ga.n_roundoff_accepts,
