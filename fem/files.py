@@ -24,7 +24,7 @@ from pathlib import Path
 from .errors import ModelError
 
 __all__ = ["temporary_path", "atomic_write_text", "writer", "process_alive", "run_status",
-           "OutputLock", "overwrite_in_place", "LOCK_NAME"]
+           "OutputLock", "overwrite_in_place", "writable_folder", "LOCK_NAME"]
 
 LOCK_NAME = ".fem.lock"
 
@@ -68,6 +68,30 @@ def overwrite_in_place(path: str | Path, text: str) -> bool:
         return True
     except OSError:
         return False
+
+
+def _short(path: Path) -> str:
+    s = str(path)
+    return s if len(s) <= 120 else s[:60] + " … " + s[-40:]
+
+
+def writable_folder(path: str | Path, what: str = "--out") -> Path:
+    """``path`` as a folder this process can write into: made if missing, probed with a
+    small file.  A file in its place, a read-only place, a full disk or a name too long
+    for the filesystem is a :class:`~fem.ModelError` saying so, before any work."""
+    path = Path(path)
+    try:
+        if path.exists() and not path.is_dir():
+            raise ModelError(f"{what} {_short(path)} is a file, not a folder; choose a "
+                             "folder name")
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".fem_write_test.{os.getpid()}"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as err:
+        raise ModelError(f"cannot write into {_short(path)} ({what}): "
+                         f"{err.strerror or err}; choose another folder") from None
+    return path
 
 
 # ---------------------------------------------------------------------- processes
