@@ -264,9 +264,9 @@ def output_folder(arg: str | Path | None, case: str) -> Path:
         if out.exists() and not out.is_dir():
             raise ModelError(f"--out {out} is a file, not a folder; choose a folder name")
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".fem_write_test.{os.getpid()}"
+        probe = out / ".fem_write_test"
         probe.write_text("ok")
-        probe.unlink()
+        probe.unlink(missing_ok=True)       # another run may have removed it
     except OSError as err:      # read-only, no space, a name too long for the filesystem
         raise ModelError(f"cannot write results to {_short(out)}: {err.strerror or err}; "
                          "choose another --out folder") from None
@@ -407,7 +407,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                      + (f" (raised at {where_raised(err, run_file)})" if run_file.name else ""))
         except (Exception, SystemExit) as err:   # a bug in the case or below: named, kept
             status = "failed"
-            error = (f"{type(err).__name__}: {err} (raised at "
+            error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
         wall = time.perf_counter() - t0

@@ -85,9 +85,9 @@ def writable_folder(path: str | Path, what: str = "--out") -> Path:
             raise ModelError(f"{what} {_short(path)} is a file, not a folder; choose a "
                              "folder name")
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".fem_write_test.{os.getpid()}"
+        probe = path / ".fem_write_test"
         probe.write_text("ok")
-        probe.unlink()
+        probe.unlink(missing_ok=True)       # another run may have removed it
     except OSError as err:
         raise ModelError(f"cannot write into {_short(path)} ({what}): "
                          f"{err.strerror or err}; choose another folder") from None
