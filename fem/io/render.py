@@ -631,9 +631,9 @@ def _writable(folder: Path, target: Path) -> None:
                          "render into a folder you can write to") from None
 
 
-def _write_reason(err: BaseException, path: Path) -> str:
+def _write_reason(err: BaseException | None, path: Path) -> str:
     """Why writing ``path`` failed, in words: the disk is full, the folder is not
-    writable, or the encoder's own message (its last lines)."""
+    writable, or the encoder's own message (its last lines); "" when none is known."""
     folder = path.parent
     try:
         if shutil.disk_usage(folder).free < 1 << 20:
@@ -642,10 +642,35 @@ def _write_reason(err: BaseException, path: Path) -> str:
         pass
     if not os.access(folder, os.W_OK):
         return f"the folder {folder} is not writable"
+    if err is None:
+        return ""
     if isinstance(err, OSError) and err.strerror:
         return err.strerror
     text = [ln for ln in str(err).strip().splitlines() if ln.strip()]
     return f"{type(err).__name__}: {' '.join(text[:2])[:300]}" if text else type(err).__name__
+
+
+def _check_movie(path: Path, final: Path) -> None:
+    """Make sure the encoder wrote a readable movie: imageio does not report ffmpeg's
+    exit status, so a full disk would leave a truncated MP4 (no index) behind.  A stream
+    copy to nowhere reads the container without decoding (a few ms)."""
+    if path.suffix.lower() != ".mp4":
+        return          # GIFs are written in this process: failures raise
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except Exception:   # noqa: BLE001 - no ffmpeg to check with (it wrote the file though)
+        return
+    proc = subprocess.run([exe, "-v", "error", "-i", str(path), "-map", "0:v:0", "-c",
+                           "copy", "-f", "null", "-"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    if proc.returncode != 0:
+        said = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        reason = (_write_reason(None, final) or "the encoder (ffmpeg) failed and left an "
+                  "unreadable file (a full disk or a file size limit?)")
+        detail = f"; ffmpeg: {said[-1][:200]}" if said else ""
+        raise ModelError(f"cannot write the movie {final}: {reason}{detail}")
 
 
 def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
@@ -806,6 +831,7 @@ def animate(
         except Exception as err:            # the encoder's final write failed
             raise ModelError(f"cannot write the movie {written}: "
                              f"{_write_reason(err, written)}") from None
+        _check_movie(partial, written)      # ffmpeg's own exit status is not reported
         try:
             os.replace(partial, written)
         except OSError as err:
