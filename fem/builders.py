@@ -102,7 +102,8 @@ def straight_beam(model, start, end, n_elements: int, material: Material, name: 
     t = (p1 - p0) / L
     ez = up - np.dot(up, t) * t
     if np.linalg.norm(ez) < 1e-8:
-        raise ModelError(f"beam {name!r}: 'up' {tuple(up)} is parallel to the beam axis")
+        raise ModelError(f"beam {name!r}: 'up' {up.tolist()} is zero or parallel to the beam "
+                         f"axis; give a direction across the beam")
     ez /= np.linalg.norm(ez)
     ey = np.cross(ez, t)
     s = np.linspace(0.0, 1.0, int(n_elements) + 1)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,7 +185,11 @@ class Mesh:
 
     # ------------------------------------------------------------------ construction
     def __post_init__(self) -> None:
-        vertices = np.asarray(self.vertices, dtype=float)
+        try:
+            vertices = np.asarray(self.vertices, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"{self.label}: vertices must be an (n, 3) array of numbers; got "
+                             f"{self.vertices!r:.60}") from None
         if vertices.ndim != 2 or vertices.shape[1] not in (2, 3):
             raise ModelError(
                 f"{self.label}: vertices must be an (n, 3) array, got {vertices.shape}"
@@ -1001,6 +1006,8 @@ def read_meshio(path: str | Path) -> meshio.Mesh:
     meshio itself prints each parser's complaint and calls ``sys.exit(1)`` on an unreadable
     file; this function keeps stdout clean and raises instead.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise ModelError(f"a mesh file is named by a path (str or Path); got {path!r:.60}")
     path = Path(path)
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
@@ -1060,9 +1067,8 @@ def read_mesh(path: str | Path, *, validate: bool = True) -> Mesh:
         fails to parse it (the message names the file and carries meshio's reason), or the
         mesh fails validation.
     """
-    path = Path(path)
     m = read_meshio(path)
-    return _from_meshio(m, name=path.name, validate=validate)
+    return _from_meshio(m, name=Path(path).name, validate=validate)
 
 
 def write_mesh(mesh: Mesh, path: str | Path) -> Path:

@@ -69,10 +69,19 @@ class ElementGroup:
 
     def material_point(self, element: int, xi) -> LinearMap:
         """The material point with reference coordinates ``xi`` of element ``element``."""
+        element = integer(element, f"element group {self.name!r}: element index")
         if not 0 <= element < self.n_elements:
             raise ModelError(f"element group {self.name!r} has {self.n_elements} elements; "
                              f"no element {element}")
-        N = self.family.shape(np.atleast_2d(np.asarray(xi, float)))[element, 0]
+        try:
+            x = np.atleast_2d(np.asarray(xi, float))
+        except (TypeError, ValueError):
+            raise ModelError(f"element group {self.name!r}: reference coordinates xi must be "
+                             f"numbers; got {xi!r:.60}") from None
+        if x.shape[0] != 1 or not np.all(np.isfinite(x)):
+            raise ModelError(f"element group {self.name!r}: xi must be one finite point in "
+                             f"the element's reference coordinates; got {xi!r:.60}")
+        N = self.family.shape(x)[element, 0]
         coef = np.einsum("k,ij->ikj", N, np.eye(3)).reshape(3, -1)
         return LinearMap(self.dofs[element], coef, label=f"{self.name}[{element}]({xi})")
 
@@ -438,6 +447,9 @@ class Model:
         """Global coordinate indices of the given fields of a node."""
         if isinstance(fields, str):
             fields = (fields,)
+        if not isinstance(fields, Sequence) or not all(isinstance(f, str) for f in fields):
+            raise ModelError(f"node_dofs: fields are field names such as 'r' or ['r', 'r_x']; "
+                             f"got {fields!r:.60}")
         node = self._check_node(node, "node_dofs")
         nf = self.node_fields[node]
         out = []
@@ -450,6 +462,9 @@ class Model:
 
     def node_field(self, node: int, field: str = "r") -> LinearMap:
         """A node's field as a point/vector usable in constraints and loads."""
+        if not isinstance(field, str):
+            raise ModelError(f"node_field: field is a field name such as 'r' or 'r_x'; got "
+                             f"{field!r:.60}")
         return LinearMap(self.node_dofs(node, field), np.eye(3),
                          label=f"{self.node_names[node]} {field}")
 

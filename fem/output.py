@@ -459,8 +459,15 @@ def write_outputs(out, model, result: Result | None, figures: dict,
     ``state``: a single configuration to export (static analyses) when there is no
     time series.
     """
+    from .errors import ModelError
     from .io import render
 
+    if not isinstance(figures, dict):
+        raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
+                         f"{figures!r:.60}")
+    if result is not None and not isinstance(result, Result):
+        raise ModelError(f"write_outputs: result must be a fem.Result or None; got "
+                         f"{type(result).__name__}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []

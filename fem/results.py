@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import ModelError
 from .validate import FemWarning
 
 __all__ = ["Result", "jsonable"]
@@ -52,11 +53,19 @@ class Result:
     def __init__(self, sensors: dict[str, Callable] | None = None, info: dict | None = None,
                  directory: str | Path | None = None, chunk: int = 200,
                  on_record: Callable | None = None):
+        from .validate import SOLVER_OPTIONS, function, integer
+
+        SOLVER_OPTIONS["sensors"](sensors, "Result: sensors")
         self._sensor_fns = dict(sensors or {})
+        if info is not None and not isinstance(info, dict):
+            raise ModelError(f"Result: info must be a dict; got {info!r:.60}")
         self.info = dict(info or {})
+        if directory is not None and not isinstance(directory, str | os.PathLike):
+            raise ModelError(f"Result: directory must be a path; got {directory!r:.60}")
         self.directory = None if directory is None else Path(directory)
-        self.chunk = int(chunk)
-        self.on_record = on_record
+        self.chunk = integer(chunk, "Result: chunk (records per chunk file)", minimum=1)
+        self.on_record = None if on_record is None else function(on_record,
+                                                                 "Result: on_record")
         self._rows: dict[str, list] = {k: [] for k in _STATE}
         self._stats: dict[str, list] = {}
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
@@ -187,8 +196,9 @@ class Result:
             If ``path`` does not exist, or a single file is damaged or is not a result
             (a file with pickled objects is refused, never unpickled).
         """
-        from .errors import ModelError
-
+        if not isinstance(path, str | os.PathLike):
+            raise ModelError(f"Result.load: give the path of a result folder or .npz file; "
+                             f"got {path!r:.60}")
         path = Path(path)
         try:
             exists, is_dir = path.exists(), path.is_dir()
@@ -218,6 +228,12 @@ class Result:
         skipped = []
         chunks = {f.stem: f for f in path.glob("chunk_*.npz")}
         parts = {f.stem: f for f in path.glob("chunk_*.part")}
+        if not chunks and not parts and not (path / "meta.json").is_file():
+            hint = (f"; the run's records are in {path / 'result'}"
+                    if (path / "result").is_dir() else "")
+            raise ModelError(f"no result in {path}: a result folder holds chunk_*.npz, "
+                             f"chunk_*.part and meta.json files (the result/ folder of a run)"
+                             f"{hint}")
         for stem in sorted(set(chunks) | set(parts)):
             if stem in chunks:
                 try:

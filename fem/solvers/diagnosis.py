@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..errors import ModelError
+
 __all__ = ["dof_label", "trend", "loose_parts", "singular_structure", "newton_failure",
            "nonfinite_inputs", "check_finite_start"]
 
@@ -70,6 +72,8 @@ def nonfinite_inputs(asm, q: np.ndarray, v: np.ndarray | None = None, t: float =
         for what, fn in checks:
             try:
                 val = fn()
+            except ModelError:
+                raise           # already names what is wrong (a load function's value)
             except (FloatingPointError, ValueError, ZeroDivisionError) as err:
                 out.append(f"{what} cannot be evaluated ({type(err).__name__}: {err})")
                 continue
@@ -100,8 +104,6 @@ def check_finite_start(asm, q: np.ndarray, t: float, solver: str,
     """Raise a :class:`~fem.ModelError` naming what is not finite at the start state, so
     that a non-finite input stops the solver before it starts (and is never reported as
     buckling or redundant constraints)."""
-    from ..errors import ModelError
-
     problems = nonfinite_inputs(asm, q, v, t)
     if problems:
         raise ModelError(f"{solver}: the model gives non-finite values (inf or NaN) at the "

@@ -247,6 +247,9 @@ class GeneralizedAlpha:
     def step(self, h: float) -> dict:
         """Advance by ``h``; returns the step's statistics.  On failure the state is
         unchanged and a :class:`ConvergenceError` is raised."""
+        if not h > 0 or not math.isfinite(h):
+            raise ModelError(f"GeneralizedAlpha.step: the step h must be a finite number > 0 "
+                             f"s; got {h!r}")
         if not self._started:
             self._start(h)
         asm, p = self.asm, self.p
