@@ -61,8 +61,13 @@ class LinearMap:
         return self._combine(other, -1.0, f"({self.label} - {other.label})")
 
     def __mul__(self, s: float) -> LinearMap:
-        if not isinstance(s, int | float | np.integer | np.floating) or isinstance(s, bool):
-            return NotImplemented       # a map times a vector or a map is not linear
+        if isinstance(s, str | bytes | bool | np.bool_) or not isinstance(
+                s, int | float | np.integer | np.floating):
+            if isinstance(s, LinearMap) or hasattr(s, "jacobian"):
+                return NotImplemented   # a map times a map is not linear (a nonlinear map
+                #                         may define the product itself)
+            raise ModelError(f"{self.label} × {s!r:.40}: a point or vector map is multiplied "
+                             "by a number only")
         from .validate import finite
 
         s = finite(s, f"{self.label} × a number: the number")

@@ -174,8 +174,8 @@ class AncfBeam(ElementFamily):
 
     cell = "line"
     node_layout = (("r", "r_x", "r_y", "r_z"), ("r", "r_x", "r_y", "r_z"))
-    section_rules = {"radius": "positive", "width": "positive", "height": "positive",
-                     "shear_factor": "positive", "torsion_constant": "positive",
+    # radius, width, height: checked by the family itself (one number each)
+    section_rules = {"shear_factor": "positive", "torsion_constant": "positive",
                      "n_gauss": "count", "n_section": "count"}
 
     def __init__(self, X, material=None, **section):
