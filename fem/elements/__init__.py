@@ -235,6 +235,8 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
     from .. import validate as v
 
     what = f"element {family!r}: section {key}"
+    if value is None:
+        return              # not given: the family's default or its own "needs ..." message
     if rule is None:
         if isinstance(value, str | bool | type(None)) or callable(value):
             return
@@ -261,16 +263,21 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
         if arr.ndim > 1 or (arr.ndim == 1 and arr.size not in (1, n)):
             raise ModelError(f"{what} must be a number or {n} numbers (one per element); "
                              f"got shape {arr.shape}")
+        per_element = arr.ndim == 1
         arr = arr.ravel()
-        for bad, need in ((~np.isfinite(arr), "finite"),
-                          (~(arr > 0) if rule == "positive" else ~(arr >= 0)
-                           if rule == "nonnegative" else np.zeros(arr.size, bool),
-                           "> 0" if rule == "positive" else "≥ 0")):
+        sign = {"positive": ("> 0", ~(arr > 0)), "nonnegative": ("≥ 0", ~(arr >= 0)),
+                "finite": ("", np.zeros(arr.size, bool))}[rule]
+        if per_element:             # one value per element: name the elements
+            bad = ~np.isfinite(arr) | sign[1]
             if bad.any():
                 idx = np.flatnonzero(bad)
-                where = f" (elements {idx[:10].tolist()})" if arr.size > 1 else ""
-                raise ModelError(f"{what} must be {need}; got "
-                                 f"{v._show(arr[idx[0]] if arr.size > 1 else value)}{where}")
+                need = f"finite and {sign[0]}" if sign[0] else "finite"
+                raise ModelError(f"{what} must be {need} (elements {idx[:10].tolist()}); "
+                                 f"got {float(arr[idx[0]])!r}")
+        elif not np.isfinite(arr[0]):
+            raise ModelError(f"{what} must be finite; got {float(arr[0])!r}")
+        elif sign[1][0]:
+            raise ModelError(f"{what} must be {sign[0]}; got {float(arr[0])!r}")
     elif rule in ("vector3", "tensor33"):
         shape = (3,) if rule == "vector3" else (3, 3)
         try:
@@ -279,8 +286,9 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
             arr = None
         if arr is None or isinstance(value, str | bytes) or not (
                 arr.shape == shape or arr.shape == (n, *shape)):
-            raise ModelError(f"{what} must be a {'×'.join(map(str, shape))} array of "
-                             f"numbers (or one per element); got {v._show(value)}")
+            kind = "3-vector" if rule == "vector3" else "3×3 array"
+            raise ModelError(f"{what} must be a {kind} of numbers (or one per element); got "
+                             f"{v._show(value)}")
         if not np.all(np.isfinite(arr)):
             raise ModelError(f"{what} must be finite; got {v._show(value)}")
     else:       # pragma: no cover - a declaration error
