@@ -81,15 +81,18 @@ class Result:
 
     # ------------------------------------------------------------- recording
     def record(self, t: float, q, v, a, lam, **stats) -> None:
-        self._rows["t"].append(float(t))
-        self._rows["q"].append(np.array(q, copy=True))
-        self._rows["v"].append(np.array(v, copy=True))
-        self._rows["a"].append(np.array(a, copy=True))
-        self._rows["lam"].append(np.array(lam, copy=True))
+        row = {"t": float(t), "q": np.array(q, copy=True), "v": np.array(v, copy=True),
+               "a": np.array(a, copy=True), "lam": np.array(lam, copy=True)}
+        sensed = {k: np.asarray(fn(t, q, v, a, lam)) for k, fn in self._sensor_fns.items()}
+        # everything computed first, then appended with the time last: an interrupt
+        # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
+        # _complete() drops
         for k, val in stats.items():
             self._stats.setdefault(k, []).append(val)
-        for k, fn in self._sensor_fns.items():
-            self._sens[k].append(np.asarray(fn(t, q, v, a, lam)))
+        for k, val in sensed.items():
+            self._sens[k].append(val)
+        for k in ("q", "v", "a", "lam", "t"):
+            self._rows[k].append(row[k])
         if self.directory is not None:
             self._append_part()
         if self.on_record is not None:
@@ -123,9 +126,21 @@ class Result:
     def __len__(self) -> int:
         return len(self._rows["t"])
 
+    def _complete(self) -> None:
+        """Drop the last row if a record was interrupted half-way (appended to some lists
+        but not yet to ``t``, the last one)."""
+        lists = [*self._rows.values(), *self._sens.values()]
+        n = min(len(v) for v in lists)
+        if any(len(v) > n for v in lists):
+            for v in lists:
+                del v[n:]
+            for v in self._stats.values():
+                del v[n:]
+
     def flush(self, upto: int | None = None) -> None:
         """Write the records not yet in a chunk file as one chunk file."""
-        end = len(self) if upto is None else upto
+        self._complete()
+        end = len(self) if upto is None else min(upto, len(self))
         if self.directory is None or end == self._flushed:
             return
         s = slice(self._flushed, end)
@@ -156,6 +171,7 @@ class Result:
 
     def finish(self) -> Result:
         """Turn the records into arrays (and flush the last chunk when streaming)."""
+        self._complete()
         if self.directory is not None:
             self.flush()
             self._write_meta(finished=True)
@@ -328,7 +344,7 @@ def _read_arrays(f: Path) -> dict[str, np.ndarray]:
     for k, v in arrays.items():
         if v.dtype.kind not in "biufc":
             raise _NotAResult(f"array {k!r} holds {v.dtype} values, not numbers")
-        if k != "t" and (v.ndim == 0 or len(v) != n):
+        if k != "t" and not k.startswith("stat:") and (v.ndim == 0 or len(v) != n):
             raise _NotAResult(f"array {k!r} has {0 if v.ndim == 0 else len(v)} rows for "
                               f"{n} times: damaged or not a result")
     return arrays
