@@ -231,8 +231,10 @@ class Mesh:
 
     def _group_entry(self, group: str, entry: Mapping[str, npt.ArrayLike]) -> dict:
         out = {}
+        from .validate import indices
+
         for cell_type, idx in entry.items():
-            idx = np.asarray(idx, dtype=np.int64).ravel()
+            idx = indices(idx, f"{self.label}: group '{group}' ({cell_type})").ravel()
             size = self._count(cell_type)
             bad = idx[(idx < 0) | (idx >= size)]
             if bad.size:
@@ -659,7 +661,10 @@ class Mesh:
 
     def edge_index(self, pairs: npt.ArrayLike, what: str = "vertex pairs") -> np.ndarray:
         """Indices into :attr:`edges` of vertex pairs (m, 2), in either order."""
-        pairs = np.sort(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), axis=1)
+        from .validate import indices
+
+        pairs = np.sort(indices(pairs, f"{self.label}: {what}", upper=len(self.vertices),
+                                width=2, noun="vertex index"), axis=1)
         n = max(len(self.vertices), 1)
         edge_keys = self.edges[:, 0] * n + self.edges[:, 1]  # sorted, since edges are
         keys = pairs[:, 0] * n + pairs[:, 1]

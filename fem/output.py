@@ -433,6 +433,11 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
            ) -> Result:
     """A Result that streams chunks to ``out/result/`` and VTK frames to ``out/`` as it
     records (memory only when ``out`` is None)."""
+    if every is not None:
+        from .validate import integer
+
+        every = integer(every, "stream: every (a VTK frame every N records; 0: automatic)",
+                        minimum=0)
     if out is None:
         return Result(sensors)
     out = Path(out)
