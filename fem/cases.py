@@ -11,11 +11,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import numbers
 import os
 import re
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import numpy as np
 
 from .errors import ModelError
 
@@ -220,8 +223,10 @@ def check_params(module: ModuleType, params: dict) -> dict:
                          + ", ".join(f"{p}={defaults[p]!r}" for p in defaults))
     for key, value in params.items():
         default = defaults.get(key)
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        if isinstance(default, bool) and not isinstance(value, bool):
+        number = (isinstance(value, numbers.Real)
+                  and not isinstance(value, bool | np.bool_))      # numpy numbers too
+        if isinstance(default, bool) and not (isinstance(value, bool | np.bool_)
+                                              or (number and value in (0, 1))):
             raise ModelError(f"parameter {key!r} is a bool (true/false); got {value!r:.60}")
         if (isinstance(default, int | float) and not isinstance(default, bool)
                 and not number and not (key in limits and isinstance(limits[key], tuple))):
