@@ -141,8 +141,11 @@ API = {
                         "n_gauss must be an integer ≥ 1"),
     "bar mass negative": (lambda: _bar(-1.0), "mass must be ≥ 0"),
     "bar mass text": (lambda: _bar("1"), "mass must be a number"),
-    "bar unknown numeric section NaN": (lambda: _bar(1.0, stiffness=np.nan),
-                                        "section stiffness must be finite"),
+    "bar section key misspelt": (lambda: _bar(1.0, mas=2.0),
+                                 "unknown section data 'mas' \\(did you mean 'mass'\\?\\)"),
+    "cable section key misspelt": (lambda: fem.straight_cable(
+        fem.Model(), (0, 0, 0), (1, 0, 0), 2, STEEL, 1e-4, 1e-9, n_gaus=3),
+        "unknown section data 'n_gaus'"),
     "element nodes 0.0 and 1.7": (lambda: _three_nodes().add_elements(
         "rigid_bar", [[0.0, 1.7]], mass=1.0), r"integer node ids.*1\.7.*never rounded"),
     "element nodes text": (lambda: _three_nodes().add_elements("rigid_bar", [["a", 1]],

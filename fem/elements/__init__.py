@@ -100,6 +100,9 @@ class ElementFamily:
     node_layout: ClassVar[tuple[tuple[str, ...], ...]] = ()
     elastic: ClassVar[bool] = True
     constant_mass: ClassVar[bool] = True
+    section_keys: ClassVar[tuple[str, ...] | None] = None
+    """Every section key the family reads (None: not declared, anything accepted); a key
+    outside it — a typo such as ``n_gaus=`` — is refused instead of silently ignored."""
     section_rules: ClassVar[dict[str, str]] = {}
     """What each section value must be, checked before the family sees it: "positive",
     "nonnegative" or "finite" (a number or one per element), "count" (an integer ≥ 1),
@@ -123,6 +126,15 @@ class ElementFamily:
 
             validate_material(material, f"element {self.name!r}: material")
         self.material = material
+        if self.section_keys is not None:
+            unknown = [k for k in section if k not in self.section_keys]
+            if unknown:
+                import difflib
+
+                close = difflib.get_close_matches(unknown[0], self.section_keys, n=1)
+                raise ModelError(f"element {self.name!r}: unknown section data {unknown[0]!r}"
+                                 f"{f' (did you mean {close[0]!r}?)' if close else ''}; it "
+                                 f"takes {', '.join(self.section_keys)}")
         for key, value in section.items():
             check_section(self.name, key, value, self.section_rules.get(key), X.shape[0])
         self.section = dict(section)

@@ -336,6 +336,8 @@ class BezierTrianglePlate(ElementFamily):
     """
 
     cell = "triangle"
+    section_keys = ("thickness", "triangle_degree", "n_thickness", "thickness_ans",
+                    "shear_factor", "shear_alpha", "normal")
     section_rules = {"thickness": "positive", "triangle_degree": "count",
                      "n_thickness": "count", "thickness_ans": "flag",
                      "shear_alpha": "nonnegative", "normal": "vector3"}

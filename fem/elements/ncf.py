@@ -53,6 +53,7 @@ class RigidBar(ElementFamily):
     cell = "line"
     node_layout = (("r",), ("r",))
     elastic = False
+    section_keys = ("mass", "area", "thickness")
     section_rules = {"mass": "nonnegative", "area": "positive", "thickness": "positive"}
 
     def __init__(self, X, material=None, **section):
@@ -91,6 +92,7 @@ class RigidTriangle(ElementFamily):
     cell = "triangle"
     node_layout = (("r",), ("r",), ("r",))
     elastic = False
+    section_keys = ("mass", "area", "thickness")
     section_rules = {"mass": "nonnegative", "area": "positive", "thickness": "positive"}
 
     def __init__(self, X, material=None, **section):
@@ -139,6 +141,7 @@ class RigidBody(ElementFamily):
     cell = "body"
     node_layout = (("r", "u", "v", "w"),)
     elastic = False
+    section_keys = ("mass", "com", "inertia")
     section_rules = {"mass": "nonnegative", "com": "vector3", "inertia": "tensor33"}
 
     def __init__(self, X, material=None, **section):
