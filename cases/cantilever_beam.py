@@ -85,13 +85,19 @@ def reference(**params) -> dict:
     EI, A = E * sec["iy"], sec["area"]
     kGA = sec["shear_factor"] * G * A
     q = rho * A * 9.81 if p["gravity"] else 0.0
-    return {
+    out = {
         "tip_z_m": cantilever_tip_deflection(L, EI, q=-q, F=p["tip_force_z_N"], kGA=kGA),
+        "shear_factor": sec["shear_factor"],
+    }
+    if rho <= 0:    # a massless bar has no finite frequencies: no reference for them
+        return {**out, "bending_frequencies_hz": None, "torsion_frequencies_hz": None,
+                "axial_frequencies_hz": None}
+    return {
+        **out,
         "bending_frequencies_hz": cantilever_frequencies(L, EI, rho * A, 3).tolist(),
         "torsion_frequencies_hz": fixed_free_rod_frequencies(L, np.sqrt(
             G * sec["torsion_constant"] / (rho * (sec["iy"] + sec["iz"]))), 3).tolist(),
         "axial_frequencies_hz": fixed_free_rod_frequencies(L, np.sqrt(E / rho), 3).tolist(),
-        "shear_factor": sec["shear_factor"],
     }
 
 

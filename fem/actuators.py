@@ -26,8 +26,12 @@ class Actuator:
     units = "N"
 
     def __init__(self, name: str, effort: Callable[[float], float] | None = None):
-        self.name = name
-        self.effort = effort
+        from .validate import function, text
+
+        self.name = text(name, f"{type(self).__name__}: name")
+        self.effort = None if effort is None else function(
+            effort, f"actuator {name!r}: effort (a function of time, or None for inverse "
+            "dynamics)")
 
     dofs: np.ndarray
 
@@ -53,9 +57,13 @@ class RevoluteActuator(Actuator):
 
     def __init__(self, center: LinearMap, tip: LinearMap, axis, name: str | None = None,
                  effort=None, length: float | None = None):
+        from .validate import direction, optional, point_map, positive
+
+        point_map(center, "RevoluteActuator: center")
+        point_map(tip, "RevoluteActuator: tip")
         super().__init__(name or f"motor({tip.label})", effort)
-        k = np.asarray(axis, float)
-        self.k = k / np.linalg.norm(k)
+        self.k = direction(axis, f"actuator {self.name!r}: axis")
+        length = optional(positive)(length, f"actuator {self.name!r}: length")
         self.arm = tip - center
         self.dofs = self.arm.dofs
         self._K = np.array([[0, -self.k[2], self.k[1]], [self.k[2], 0, -self.k[0]],
@@ -84,9 +92,12 @@ class LinearActuator(Actuator):
     units = "N"
 
     def __init__(self, point: LinearMap, direction, name: str | None = None, effort=None):
+        from .validate import direction as unit_direction
+        from .validate import point_map
+
+        point_map(point, "LinearActuator: point")
         super().__init__(name or f"force({point.label})", effort)
-        e = np.asarray(direction, float)
-        self.e = e / np.linalg.norm(e)
+        self.e = unit_direction(direction, f"actuator {self.name!r}: direction")
         self.point = point
         self.dofs = point.dofs
 

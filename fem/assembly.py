@@ -199,10 +199,15 @@ class Assembly(ConstraintEquations, System):
             return self.f_const
         f = self.f_const.copy()
         for pt, F in self._timed_forces:
-            Ft = np.asarray(F(t), float)
-            if Ft.shape != (3,) or not np.all(np.isfinite(Ft)):
+            value = F(t)
+            try:
+                Ft = np.asarray(value, float)
+            except (TypeError, ValueError):
+                Ft = None
+            if Ft is None or Ft.shape != (3,) or not np.all(np.isfinite(Ft)):
                 from .validate import vector3
-                Ft = vector3(Ft, f"force on {pt.label} at t = {t:g} s (its function's value)")
+                Ft = vector3(value, f"force on {pt.label} at t = {t:g} s (its function's "
+                             "value)")
             np.add.at(f, pt.dofs, pt.coef.T @ Ft)
         for a in self._forward_act:
             np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))

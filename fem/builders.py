@@ -9,6 +9,7 @@ import numpy as np
 from .errors import ModelError
 from .materials import Material
 from .validate import integer, positive, vector3
+from .validate import material as validate_material
 
 __all__ = ["straight_cable", "straight_beam", "rectangle_section", "circle_section"]
 
@@ -65,6 +66,7 @@ def straight_cable(model, start, end, n_elements: int, material: Material, area:
     n_elements = integer(n_elements, f"cable {name!r}: n_elements", minimum=1)
     p0 = vector3(start, f"cable {name!r}: start")
     p1 = vector3(end, f"cable {name!r}: end")
+    material = validate_material(material, f"cable {name!r}: material")
     L = np.linalg.norm(p1 - p0)
     if L <= 0:
         raise ModelError(f"cable {name!r}: start and end coincide (zero length)")
@@ -89,16 +91,19 @@ def straight_beam(model, start, end, n_elements: int, material: Material, name: 
     ``section='rectangle', width=..., height=...``).  Nodes are named as by
     :func:`straight_cable` (``end_names`` names the end nodes).  Returns ``(group, nodes)``.
     """
-    if int(n_elements) < 1:
-        raise ModelError(f"beam {name!r}: n_elements must be ≥ 1, got {n_elements}")
-    p0, p1 = np.asarray(start, float), np.asarray(end, float)
+    n_elements = integer(n_elements, f"beam {name!r}: n_elements", minimum=1)
+    p0 = vector3(start, f"beam {name!r}: start")
+    p1 = vector3(end, f"beam {name!r}: end")
+    up = vector3(up, f"beam {name!r}: up")
+    material = validate_material(material, f"beam {name!r}: material")
     L = np.linalg.norm(p1 - p0)
     if L <= 0:
         raise ModelError(f"beam {name!r}: start and end coincide (zero length)")
     t = (p1 - p0) / L
-    ez = np.asarray(up, float) - np.dot(up, t) * t
+    ez = up - np.dot(up, t) * t
     if np.linalg.norm(ez) < 1e-8:
-        raise ModelError(f"beam {name!r}: 'up' {tuple(up)} is parallel to the beam axis")
+        raise ModelError(f"beam {name!r}: 'up' {up.tolist()} is zero or parallel to the beam "
+                         f"axis; give a direction across the beam")
     ez /= np.linalg.norm(ez)
     ey = np.cross(ez, t)
     s = np.linspace(0.0, 1.0, int(n_elements) + 1)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import numbers
 import os
 import re
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import numpy as np
 
 from .errors import ModelError
 
@@ -46,7 +49,14 @@ def available_cases() -> dict[str, Path]:
 
 
 def load_case(name: str) -> ModuleType:
-    """Import a case module by name; a ModelError lists the known cases."""
+    """Import a case module by name; a ModelError lists the known cases.
+
+    A case file that cannot be imported (a syntax error, a missing import, an exception
+    at import), or that lacks ``PARAMS`` (a dict) or ``run`` (a function), is a
+    :class:`~fem.ModelError` naming the file and line — never a traceback.
+    """
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"a case is named by a str (see `fem list`); got {name!r:.80}")
     cases = available_cases()
     if name not in cases:
         raise ModelError(f"unknown case {name!r}; available cases: "
@@ -61,14 +71,53 @@ def load_case(name: str) -> ModuleType:
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as err:
+        raise ModelError(f"case {name!r} cannot be loaded: {err.filename or path}:{err.lineno}: "
+                         f"syntax error: {err.msg}") from None
+    except (Exception, SystemExit) as err:     # a missing import, an error at import
+        raise ModelError(f"case {name!r} cannot be loaded: {where_raised(err, path)}: "
+                         f"{type(err).__name__}: {err}") from None
     finally:
         sys.path.remove(str(path.parent))
+    check_case_module(module, name, path)
     sys.modules[mod_name] = module
+    return module
+
+
+def where_raised(err: BaseException, path: str | Path) -> str:
+    """``file:line`` of the innermost frame of ``err``'s traceback in ``path`` (the case
+    file), or of the innermost frame at all."""
+    import traceback
+
+    frames = traceback.extract_tb(err.__traceback__)
+    mine = [f for f in frames if Path(f.filename) == Path(path)]
+    frame = mine[-1] if mine else (frames[-1] if frames else None)
+    return f"{frame.filename}:{frame.lineno}" if frame is not None else str(path)
+
+
+def check_case_module(module: ModuleType, name: str, path: Path) -> None:
+    """A case defines ``PARAMS`` (a dict of str keys), ``run`` (a function) and optionally
+    ``build`` (a function) and ``LIMITS`` (a dict)."""
+    what = f"case {name!r} ({path})"
     for attr in ("PARAMS", "run"):
         if not hasattr(module, attr):
-            raise ModelError(f"case {name!r} ({path}) has no {attr}; a case defines PARAMS, "
+            raise ModelError(f"{what} has no {attr}; a case defines PARAMS, "
                              "build(**params) and run(out=None, **params)")
-    return module
+    params = module.PARAMS
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ModelError(f"{what}: PARAMS must be a dict of parameter names (str) to default "
+                         f"values; got {type(params).__name__} {params!r:.60}")
+    for attr in ("run", "build"):
+        if hasattr(module, attr) and not callable(getattr(module, attr)):
+            raise ModelError(f"{what}: {attr} must be a function; got "
+                             f"{type(getattr(module, attr)).__name__}")
+    limits = getattr(module, "LIMITS", {})
+    if not isinstance(limits, dict):
+        raise ModelError(f"{what}: LIMITS must be a dict of parameter -> rule; got "
+                         f"{type(limits).__name__}")
+    unknown = [k for k in limits if k not in params]
+    if unknown:
+        raise ModelError(f"{what}: LIMITS names parameters {unknown} that PARAMS lacks")
 
 
 def describe(module: ModuleType) -> str:
@@ -93,7 +142,8 @@ def _convert(raw: str, default, key: str):
                 f = float(raw)
             except ValueError:
                 raise ModelError(f"parameter {key!r} is an integer; got {raw!r}") from None
-            if f != int(f):
+            # 1e400 is inf and nan is no number: never an integer (nor an overflow)
+            if not math.isfinite(f) or f != int(f):
                 raise ModelError(f"parameter {key!r} is an integer; got {raw!r}") from None
             return int(f)
     if isinstance(default, float):
@@ -167,9 +217,21 @@ def check_params(module: ModuleType, params: dict) -> dict:
     """
     defaults = module.PARAMS
     limits = getattr(module, "LIMITS", {})
+    unknown = [k for k in params if k not in defaults]
+    if unknown:
+        raise ModelError(f"unknown parameter {unknown[0]!r}; this case takes: "
+                         + ", ".join(f"{p}={defaults[p]!r}" for p in defaults))
     for key, value in params.items():
         default = defaults.get(key)
-        number = isinstance(value, int | float) and not isinstance(value, bool)
+        number = (isinstance(value, numbers.Real)
+                  and not isinstance(value, bool | np.bool_))      # numpy numbers too
+        if isinstance(default, bool) and not (isinstance(value, bool | np.bool_)
+                                              or (number and value in (0, 1))):
+            raise ModelError(f"parameter {key!r} is a bool (true/false); got {value!r:.60}")
+        if (isinstance(default, int | float) and not isinstance(default, bool)
+                and not number and not (key in limits and isinstance(limits[key], tuple))):
+            raise ModelError(f"parameter {key!r} is a number like its default {default!r}; "
+                             f"got {value!r:.60}")
         if isinstance(default, float) and number and not math.isfinite(value):
             raise ModelError(f"parameter {key!r} must be finite; got {value!r}")
         if (isinstance(default, int) and not isinstance(default, bool) and number
@@ -203,29 +265,60 @@ def output_folder(arg: str | Path | None, case: str) -> Path:
     """A run's output folder (default ``results/CASE``), made and checked writable *before*
     anything is solved."""
     out = Path(arg) if arg else Path("results") / case
-    if out.exists() and not out.is_dir():
-        raise ModelError(f"--out {out} is a file, not a folder; choose a folder name")
     try:
+        if out.exists() and not out.is_dir():
+            raise ModelError(f"--out {out} is a file, not a folder; choose a folder name")
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".fem_write_test"
         probe.write_text("ok")
-        probe.unlink()
-    except OSError as err:
-        raise ModelError(f"cannot write results to {out}: {err.strerror or err}; choose "
-                         "another --out folder") from None
+        probe.unlink(missing_ok=True)       # another run may have removed it
+    except OSError as err:      # read-only, no space, a name too long for the filesystem
+        raise ModelError(f"cannot write results to {_short(out)}: {err.strerror or err}; "
+                         "choose another --out folder") from None
     return out
 
 
-def write_summary(out: Path, summary: dict) -> None:
-    """``summary.json`` with the list of the folder's files, written atomically."""
+def _short(path: Path) -> str:
+    s = str(path)
+    return s if len(s) <= 120 else s[:60] + " … " + s[-40:]
+
+
+_PAD = 4096
+"""Bytes a "running" summary.json is padded to: on a full disk the final status is
+written over them in place (:func:`fem.files.overwrite_in_place`), needing no new block."""
+
+
+def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
+    """``summary.json`` with the list of the folder's files, written atomically.
+
+    If the disk is full the status is still recorded: written over the old summary in
+    place, with as much of the summary as fits.  Raises OSError only if even that fails.
+    """
+    from .files import atomic_write_text, overwrite_in_place
     from .output import jsonable
 
     summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
                               if p.is_file() and not p.name.startswith(".")
                               and p.name != "summary.json") + ["summary.json"]
-    tmp = out / ".summary.json.tmp"
-    tmp.write_text(json.dumps(jsonable(summary), indent=1))
-    tmp.replace(out / "summary.json")
+    text = json.dumps(jsonable(summary), indent=1)
+    if pad and len(text) < _PAD:
+        text += " " * (_PAD - len(text))        # room for the final status (see _PAD)
+    try:
+        atomic_write_text(out / "summary.json", text)
+        return
+    except OSError as err:
+        first = err
+    # a full disk: the essentials over the old file's bytes, smaller and smaller
+    keep = {k: summary[k] for k in ("case", "status", "error", "interrupted_by", "wall_s",
+                                    "pid", "host") if k in summary}
+    for extra in ({"parameters": summary.get("parameters")}, {}):
+        small = {**keep, **extra, "note": f"summary shortened: {first.strerror or first}"}
+        for limit in (2000, 300):
+            if "error" in small:
+                small["error"] = str(summary["error"])[:limit]
+            if overwrite_in_place(out / "summary.json", json.dumps(jsonable(small))):
+                return
+    raise first
 
 
 def run_case(name: str, params: list[str] | dict | None = None, out: str | Path | None = None,
@@ -240,66 +333,112 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         Overrides of the case's ``PARAMS``, parsed and checked by :func:`parse_params`
         (a bad value raises :class:`~fem.ModelError` before anything runs).
     out : str or Path, optional
-        Output folder, checked writable first; the case writes its files there and
-        ``summary.json`` is written at the end, also when the run fails or is interrupted.
-        Without it nothing is written.
+        Output folder, checked writable first and locked against a second run
+        (:class:`fem.files.OutputLock`); the case writes its files there and
+        ``summary.json`` is written at the start ("running", with the writer's pid and
+        host, so a run that dies is recognisable) and at the end, also when the run
+        fails or is interrupted.  Without it nothing is written.
     render, every, progress : output options of this run (``fem.output.OPTIONS``).
         Pictures are deferred: ``fem.output.render_pending()`` makes them afterwards.
 
     Returns
     -------
     dict
-        The summary: ``case``, ``status`` ("finished", "failed" with ``error`` — a
-        ModelError of the run —, or "interrupted" by Ctrl-C), ``parameters``, the
+        The summary: ``case``, ``status`` ("finished"; "failed" with ``error`` — whatever
+        ``run()`` raised, a write error such as a full disk, or a ``run()`` that returned
+        no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters``, the
         figures (for a failed or interrupted run, those the case had written), ``wall_s``
         and, with ``out``, ``files``.
     """
     import time
+    import traceback
 
     from . import output
     from ._threads import single_thread_blas
+    from .errors import Interrupted
+    from .files import OutputLock, writer
 
     module = load_case(name)
     params = parse_params(module, params or [])
-    if every < 0:
-        raise ModelError(f"--every must be ≥ 0, got {every}")
+    if isinstance(every, bool) or not isinstance(every, int) or every < 0:
+        raise ModelError(f"--every must be ≥ 0 (an integer; 0: about 400 frames), got "
+                         f"{every!r}")
+    lock = None
     if out is not None:
         out = output_folder(out, name)
-        stale = out / "summary.json"
-        if stale.is_file():
-            stale.unlink()
-    output.OPTIONS.render = render
-    output.OPTIONS.every = every
-    output.OPTIONS.progress = progress
-    output.OPTIONS.defer_render = True
-    output.OPTIONS.pending.clear()
-    t0 = time.perf_counter()
-    status, error = "finished", None
-    if out is not None:     # what a killed run leaves: its parameters and "running"
-        write_summary(out, {"case": name, "status": "running",
-                            "parameters": {**module.PARAMS, **params}})
+        lock = OutputLock(out).acquire()
     try:
-        with single_thread_blas():
-            figures = module.run(out=out, **params)
-    except KeyboardInterrupt:
-        status = "interrupted"
-    except ModelError as err:
-        status, error = "failed", str(err)
-    wall = time.perf_counter() - t0
-    if status != "finished":
-        # keep what finished: the figures the case wrote, the streamed series and chunks
-        figures = {}
-        if out is not None and (out / "figures.json").is_file():
-            try:
-                figures = json.loads((out / "figures.json").read_text())
-            except (json.JSONDecodeError, OSError):
-                figures = {}
+        if out is not None:
+            stale = out / "summary.json"
+            if stale.is_file():
+                stale.unlink()
+        output.OPTIONS.render = render
+        output.OPTIONS.every = every
+        output.OPTIONS.progress = progress
+        output.OPTIONS.defer_render = True
         output.OPTIONS.pending.clear()
-    summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
-               **figures}
-    if error:
-        summary["error"] = error
-    summary.setdefault("wall_s", wall)
-    if out is not None:
-        write_summary(out, summary)
-    return summary
+        t0 = time.perf_counter()
+        status, error, extra = "finished", None, {}
+        run_file = Path(getattr(module, "__file__", "") or "")
+        if out is not None:     # what a killed run leaves: its parameters, "running", its pid
+            try:
+                write_summary(out, {"case": name, "status": "running",
+                                    "parameters": {**module.PARAMS, **params},
+                                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                    **writer()}, pad=True)
+            except OSError as err:
+                raise ModelError(f"cannot write results to {out}: "
+                                 f"{err.strerror or err}") from None
+        figures = None
+        try:
+            with single_thread_blas():
+                figures = module.run(out=out, **params)
+            if not isinstance(figures, dict):
+                line = getattr(getattr(module.run, "__code__", None), "co_firstlineno", "?")
+                status, error = "failed", (
+                    f"case {name!r}: run() returned {type(figures).__name__} "
+                    f"{'' if figures is None else repr(figures)[:60] + ' '}instead of a dict "
+                    f"of figures ({run_file}:{line}: def run must end with `return figures`)")
+        except KeyboardInterrupt as err:
+            status = "interrupted"
+            if isinstance(err, Interrupted):
+                extra["interrupted_by"] = err.signal_name
+        except ModelError as err:
+            status, error = "failed", str(err)
+        except OSError as err:      # a full disk, a folder removed under the run
+            status = "failed"
+            error = (f"cannot write results: {err.strerror or err}"
+                     + (f": {err.filename}" if getattr(err, "filename", None) else "")
+                     + (f" (raised at {where_raised(err, run_file)})" if run_file.name else ""))
+        except (Exception, SystemExit) as err:   # a bug in the case or below: named, kept
+            status = "failed"
+            error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
+                     f"{where_raised(err, run_file)})")
+            extra["traceback"] = traceback.format_exc()
+        wall = time.perf_counter() - t0
+        if status != "finished":
+            # keep what finished: the figures the case wrote, the streamed series and chunks
+            figures = {}
+            if out is not None and (out / "figures.json").is_file():
+                try:
+                    figures = json.loads((out / "figures.json").read_text())
+                except (json.JSONDecodeError, OSError):
+                    figures = {}
+                if not isinstance(figures, dict):
+                    figures = {}
+            output.OPTIONS.pending.clear()
+        summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
+                   **figures}
+        if error:
+            summary["error"] = error
+        summary.update(extra)
+        summary.setdefault("wall_s", wall)
+        if out is not None:
+            try:
+                write_summary(out, summary)
+            except OSError as err:
+                summary["summary_error"] = f"summary.json not updated: {err.strerror or err}"
+        return summary
+    finally:
+        if lock is not None:
+            lock.release()

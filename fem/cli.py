@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
 
-from .errors import ModelError
+from .errors import Interrupted, ModelError
 
 __all__ = ["main"]
 
@@ -49,7 +52,7 @@ def cmd_list(_args) -> int:
 def cmd_info(args) -> int:
     from .cases import describe, load_case
 
-    mod = load_case(args.case)
+    mod = load_case(args.case)          # a broken case file: a ModelError naming file:line
     print(f"{args.case}: {describe(mod)}\n")
     print((mod.__doc__ or "").strip())
     print("\nparameters (defaults):")
@@ -60,29 +63,37 @@ def cmd_info(args) -> int:
 
 def cmd_run(args) -> int:
     from . import output
-    from .cases import run_case, write_summary
+    from .cases import load_case, output_folder, parse_params, run_case, write_summary
+    from .files import OutputLock
 
     t0 = time.perf_counter()
-    out = Path(args.out) if args.out else Path("results") / args.case   # README's default
-    summary = run_case(args.case, args.param or [], out, render=not args.no_render,
-                       every=args.every, progress=not args.json)
-    wall = time.perf_counter() - t0
-    if summary["status"] == "failed":
-        print(f"fem: error: {summary['error']}", file=sys.stderr)
-        print(f"(what finished is in {out}/: summary.json, streamed steps)", file=sys.stderr)
-        return 2
-    if summary["status"] == "interrupted":
-        print(f"fem: interrupted — completed steps and summary.json are in {out}/",
-              file=sys.stderr)
-        return 130
-    try:
-        output.render_pending()
-    except KeyboardInterrupt:
-        print(f"fem: rendering interrupted — results and summary.json are complete in "
-              f"{out}/; `fem render {out}` makes the pictures", file=sys.stderr)
-        write_summary(out, summary)
-        return 130
-    write_summary(out, summary)
+    parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
+    out = output_folder(args.out, args.case)           # README's default: results/CASE
+    with OutputLock(out):      # a second `fem run` into this folder is refused, not mixed
+        summary = run_case(args.case, args.param or [], out, render=not args.no_render,
+                           every=args.every, progress=not args.json)
+        wall = time.perf_counter() - t0
+        if summary.get("summary_error"):
+            print(f"fem: warning: {summary['summary_error']}", file=sys.stderr)
+        if summary["status"] == "failed":
+            print(f"fem: error: {summary['error']}", file=sys.stderr)
+            print(f"(what finished is in {out}/: summary.json, streamed steps)", file=sys.stderr)
+            return 2
+        if summary["status"] == "interrupted":
+            by = summary.get("interrupted_by")
+            print(f"fem: interrupted{f' by {by}' if by else ''} — completed steps and "
+                  f"summary.json are in {out}/", file=sys.stderr)
+            return 143 if by == "SIGTERM" else 130
+        try:
+            output.render_pending()
+        except KeyboardInterrupt as err:
+            by = getattr(err, "signal_name", None)
+            print(f"fem: rendering interrupted{f' by {by}' if by else ''} — results and "
+                  f"summary.json are complete in {out}/; `fem render {out}` makes the "
+                  f"pictures", file=sys.stderr)
+            _final_summary(write_summary, out, summary)
+            return 143 if by == "SIGTERM" else 130
+        _final_summary(write_summary, out, summary)
     if args.json:
         print(json.dumps(output.jsonable(summary)))
     else:
@@ -105,24 +116,49 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _final_summary(write_summary, out: Path, summary: dict) -> None:
+    """The summary after the pictures (their files listed); a write error (a full disk)
+    is a warning: the summary written before the pictures stays."""
+    try:
+        write_summary(out, summary)
+    except OSError as err:
+        print(f"fem: warning: summary.json not updated after rendering "
+              f"({err.strerror or err}); the one written before rendering stays",
+              file=sys.stderr)
+
+
 def cmd_render(args) -> int:
     from . import output
+    from .files import run_status
+    from .validate import integer
 
-    written = output.render_directory(Path(args.dir), fps=args.fps)
+    fps = integer(args.fps, "--fps (frames per second)", minimum=1, maximum=240)
+    directory = Path(args.dir)
+    state = run_status(directory) if directory.is_dir() else {"status": None}
+    if state["status"] in ("died", "running", "failed", "interrupted"):
+        note = state["detail"] or f"the run {state['status']}"
+        print(f"fem: note: {state['status']}: {note} — rendering what it recorded",
+              file=sys.stderr)
+    written = output.render_directory(directory, fps=fps)
     for w in written:
         print(f"wrote {w}")
     return 0
 
 
 def cmd_sweep(args) -> int:
-    from .parametric import sweep
+    from .parametric import SweepInterrupted, sweep
     from .parametric.grid import values_from_strings
 
     out = Path(args.out) if args.out else Path("results") / f"{args.case}_sweep"
     client = "serial" if args.serial else args.scheduler
-    res = sweep(args.case, values_from_strings(args.param or []), client, out=out,
-                mode="zip" if args.zip else "grid", workers=args.workers,
-                plot=args.plot or [], progress=not args.quiet)
+    try:
+        res = sweep(args.case, values_from_strings(args.param or []), client, out=out,
+                    mode="zip" if args.zip else "grid", workers=args.workers,
+                    plot=args.plot or [], progress=not args.quiet)
+    except SweepInterrupted as err:
+        print(f"fem: sweep interrupted{f' by {err.signal_name}' if err.signal_name else ''}"
+              f" — {err.message}", file=sys.stderr)
+        return 143 if err.signal_name == "SIGTERM" else 130
     n = res.counts
     print(f"sweep {args.case}: {len(res.points)} points over {', '.join(res.swept) or '-'} "
           f"— ran {n['done']}, skipped {n['skipped']} (complete before), failed "
@@ -137,6 +173,52 @@ def cmd_sweep(args) -> int:
         if f.suffix == ".png":
             print(f"plot: {f}")
     return 1 if res.failures else 0
+
+
+@contextlib.contextmanager
+def _signals_as_interrupts():
+    """SIGTERM (and SIGHUP) stop a command as Ctrl-C does: the run records "interrupted"
+    and keeps what it computed (a second signal while it stops is ignored)."""
+    def handler(signum, _frame):
+        for sig in caught:
+            signal.signal(sig, signal.SIG_IGN)      # already stopping
+        raise Interrupted(signal.Signals(signum).name)
+
+    caught = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    try:
+        previous = {s: signal.signal(s, handler) for s in caught}
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _unexpected(err: BaseException) -> str:
+    """One line for an error nothing else explains (a bug): its type, message and where."""
+    import traceback
+
+    frames = traceback.extract_tb(err.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return (f"unexpected {type(err).__name__}: {err}{where}; set FEM_TRACEBACK=1 for the "
+            "traceback")
+
+
+def _int_arg(text: str) -> int:
+    """An integer command-line value ("5", "5.0"); the range is checked by the command."""
+    from .validate import integer
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return integer(float(text), "value")
+    except (ValueError, OverflowError):          # ModelError is a ValueError
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,12 +236,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="output folder (default results/CASE)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-render", action="store_true", help="skip the animation")
-    p.add_argument("--every", type=int, default=0,
+    p.add_argument("--every", type=_int_arg, default=0,
                    help="write every N-th step to VTK (default: about 400 frames)")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("render", help="animate a saved (possibly partial) result")
     p.add_argument("dir")
-    p.add_argument("--fps", type=int, default=20)
+    p.add_argument("--fps", type=_int_arg, default=20,
+                   help="frames per second of the movie (1..240, default 20)")
     p.set_defaults(fn=cmd_render)
     p = sub.add_parser("sweep", help="run a case over a grid of parameters (Dask)")
     p.add_argument("case")
@@ -173,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="an existing Dask scheduler (tcp://host:8786)")
     where.add_argument("--serial", action="store_true",
                        help="run the points here, one after another (no Dask)")
-    p.add_argument("--workers", type=int, help="local worker processes (default: cores)")
+    p.add_argument("--workers", type=_int_arg,
+                   help="local worker processes (default or 0: cores)")
     p.add_argument("--out", help="sweep folder (default results/CASE_sweep)")
     p.add_argument("--plot", action="append", metavar="FIGURE:PARAMETER",
                    help="plot a figure against a swept parameter (repeatable)")
@@ -181,16 +265,29 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_sweep)
     args = parser.parse_args(argv)
     try:
-        return args.fn(args)
+        with _signals_as_interrupts():
+            return args.fn(args)
     except ModelError as err:
         print(f"fem: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("fem: interrupted — partial results stay in the output folder", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        by = getattr(err, "signal_name", None)
+        print(f"fem: interrupted{f' by {by}' if by else ''} — partial results stay in the "
+              "output folder", file=sys.stderr)
+        return 143 if by == "SIGTERM" else 130
     except BrokenPipeError:          # `fem list | head`
         sys.stderr.close()
         return 0
+    except OSError as err:           # a full disk, a vanished folder: said, not a traceback
+        print(f"fem: error: {err.strerror or err}"
+              + (f": {err.filename}" if getattr(err, "filename", None) else ""),
+              file=sys.stderr)
+        return 2
+    except Exception as err:         # noqa: BLE001 - a bug: one line, traceback on request
+        if os.environ.get("FEM_TRACEBACK"):
+            raise
+        print(f"fem: error: {_unexpected(err)}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -34,3 +34,13 @@ class SingularMatrixError(ModelError):
     """A system matrix could not be factorized.  Solvers turn it into a diagnosis
     (:mod:`fem.solvers.diagnosis`): at the reference state it points to the model
     (redundant constraints, loose parts), after Newton moved the state to divergence."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A termination signal (SIGTERM, SIGHUP) turned into an interrupt, so that a run stops
+    as it does on Ctrl-C: what was computed is kept and ``summary.json`` says
+    "interrupted" (``fem.cli`` installs the handler)."""
+
+    def __init__(self, signal_name: str = "SIGTERM"):
+        super().__init__(signal_name)
+        self.signal_name = signal_name

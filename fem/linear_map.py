@@ -61,6 +61,16 @@ class LinearMap:
         return self._combine(other, -1.0, f"({self.label} - {other.label})")
 
     def __mul__(self, s: float) -> LinearMap:
+        if isinstance(s, str | bytes | bool | np.bool_) or not isinstance(
+                s, int | float | np.integer | np.floating):
+            if isinstance(s, LinearMap) or hasattr(s, "jacobian"):
+                return NotImplemented   # a map times a map is not linear (a nonlinear map
+                #                         may define the product itself)
+            raise ModelError(f"{self.label} × {s!r:.40}: a point or vector map is multiplied "
+                             "by a number only")
+        from .validate import finite
+
+        s = finite(s, f"{self.label} × a number: the number")
         return LinearMap(self.dofs, s * self.coef, s * self.offset, f"{s}*{self.label}")
 
     __rmul__ = __mul__
@@ -92,6 +102,8 @@ class LinearMap:
 
 def constant(x, label: str | None = None) -> LinearMap:
     """A fixed point or direction in space (depends on no coordinate)."""
-    x = np.asarray(x, dtype=float).reshape(3)
+    from .validate import vector3
+
+    x = vector3(x, f"constant {label!r}" if label else "constant: the point")
     return LinearMap(np.zeros(0, dtype=np.int64), np.zeros((3, 0)), x,
                      label or f"fixed {x.tolist()}")

@@ -33,6 +33,15 @@ class Material:
     name: str = "material"
 
     def __post_init__(self) -> None:
+        from .validate import finite
+
+        if not isinstance(self.name, str):
+            raise ModelError(f"Material: name must be a str; got {self.name!r:.60}")
+        for key, what in (("E", "Young's modulus E [Pa]"), ("nu", "Poisson's ratio nu"),
+                          ("rho", "density rho [kg/m³]")):
+            # a frozen dataclass: the checked float replaces what was given
+            object.__setattr__(self, key, finite(getattr(self, key),
+                                                 f"material {self.name!r}: {what}"))
         if not np.isfinite(self.E) or self.E <= 0:
             raise ModelError(f"material {self.name!r}: Young's modulus E must be > 0, got {self.E}")
         if not (-1.0 < self.nu < 0.5):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,7 +185,11 @@ class Mesh:
 
     # ------------------------------------------------------------------ construction
     def __post_init__(self) -> None:
-        vertices = np.asarray(self.vertices, dtype=float)
+        try:
+            vertices = np.asarray(self.vertices, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"{self.label}: vertices must be an (n, 3) array of numbers; got "
+                             f"{self.vertices!r:.60}") from None
         if vertices.ndim != 2 or vertices.shape[1] not in (2, 3):
             raise ModelError(
                 f"{self.label}: vertices must be an (n, 3) array, got {vertices.shape}"
@@ -198,7 +203,8 @@ class Mesh:
         self.triangles = self._index_array(self.triangles, 3, "triangles")
         self.lines = self._index_array(self.lines, 2, "lines")
         self.other_cells = {
-            str(t): np.asarray(c, dtype=np.int64).reshape(len(c), -1)
+            str(t): self._index_array(c, np.shape(c)[1] if np.ndim(c) == 2 else -1,
+                                      f"'{t}' cells")
             for t, c in self.other_cells.items()
             if len(c)
         }
@@ -207,8 +213,9 @@ class Mesh:
     def _index_array(self, cells: npt.ArrayLike, width: int, what: str) -> np.ndarray:
         arr = np.asarray(cells)
         if arr.size == 0:
-            return np.zeros((0, width), dtype=np.int64)
-        if arr.ndim != 2 or arr.shape[1] != width or not np.issubdtype(arr.dtype, np.integer):
+            return np.zeros((0, max(width, 0)), dtype=np.int64)
+        if arr.ndim != 2 or (width >= 0 and arr.shape[1] != width) \
+                or not np.issubdtype(arr.dtype, np.integer):
             raise ModelError(
                 f"{self.label}: {what} must be an integer array of shape (m, {width}), "
                 f"got {arr.dtype} {arr.shape}"
@@ -224,8 +231,10 @@ class Mesh:
 
     def _group_entry(self, group: str, entry: Mapping[str, npt.ArrayLike]) -> dict:
         out = {}
+        from .validate import indices
+
         for cell_type, idx in entry.items():
-            idx = np.asarray(idx, dtype=np.int64).ravel()
+            idx = indices(idx, f"{self.label}: group '{group}' ({cell_type})").ravel()
             size = self._count(cell_type)
             bad = idx[(idx < 0) | (idx >= size)]
             if bad.size:
@@ -652,7 +661,10 @@ class Mesh:
 
     def edge_index(self, pairs: npt.ArrayLike, what: str = "vertex pairs") -> np.ndarray:
         """Indices into :attr:`edges` of vertex pairs (m, 2), in either order."""
-        pairs = np.sort(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), axis=1)
+        from .validate import indices
+
+        pairs = np.sort(indices(pairs, f"{self.label}: {what}", upper=len(self.vertices),
+                                width=2, noun="vertex index"), axis=1)
         n = max(len(self.vertices), 1)
         edge_keys = self.edges[:, 0] * n + self.edges[:, 1]  # sorted, since edges are
         keys = pairs[:, 0] * n + pairs[:, 1]
@@ -687,6 +699,13 @@ class Mesh:
           orientation is compared across shared edges (two neighbours agree when they run
           their common edge in opposite directions).  This works for curved surfaces too.
         """
+        for cell_type, cells in self.other_cells.items():
+            if _cell_dim(cell_type) == 2 and cells.shape[1] < 3:
+                raise ModelError(
+                    f"{self.label}: {len(cells)} '{cell_type}' cell(s) have only "
+                    f"{cells.shape[1]} vertices (e.g. {cells[0].tolist()}); a face needs at "
+                    "least 3 — a truncated face line in the file?"
+                )
         pairs = self.coincident_vertices()
         if len(pairs):
             raise ModelError(
@@ -992,6 +1011,8 @@ def read_meshio(path: str | Path) -> meshio.Mesh:
     meshio itself prints each parser's complaint and calls ``sys.exit(1)`` on an unreadable
     file; this function keeps stdout clean and raises instead.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise ModelError(f"a mesh file is named by a path (str or Path); got {path!r:.60}")
     path = Path(path)
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
@@ -1051,9 +1072,8 @@ def read_mesh(path: str | Path, *, validate: bool = True) -> Mesh:
         fails to parse it (the message names the file and carries meshio's reason), or the
         mesh fails validation.
     """
-    path = Path(path)
     m = read_meshio(path)
-    return _from_meshio(m, name=path.name, validate=validate)
+    return _from_meshio(m, name=Path(path).name, validate=validate)
 
 
 def write_mesh(mesh: Mesh, path: str | Path) -> Path:

@@ -25,7 +25,23 @@ from .constraints import Coincident, Constraint, Dot, Fixed
 from .errors import ModelError
 from .linear_map import LinearMap, constant
 from .materials import Material
-from .validate import CAMERAS, choice, finite, vector3
+from .validate import (
+    CAMERAS,
+    checked,
+    choice,
+    finite,
+    indices,
+    integer,
+    matrix,
+    nonnegative,
+    optional,
+    point_map,
+    points,
+    rotation,
+    text,
+    vector3,
+)
+from .validate import material as validate_material
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -53,10 +69,19 @@ class ElementGroup:
 
     def material_point(self, element: int, xi) -> LinearMap:
         """The material point with reference coordinates ``xi`` of element ``element``."""
+        element = integer(element, f"element group {self.name!r}: element index")
         if not 0 <= element < self.n_elements:
             raise ModelError(f"element group {self.name!r} has {self.n_elements} elements; "
                              f"no element {element}")
-        N = self.family.shape(np.atleast_2d(np.asarray(xi, float)))[element, 0]
+        try:
+            x = np.atleast_2d(np.asarray(xi, float))
+        except (TypeError, ValueError):
+            raise ModelError(f"element group {self.name!r}: reference coordinates xi must be "
+                             f"numbers; got {xi!r:.60}") from None
+        if x.shape[0] != 1 or not np.all(np.isfinite(x)):
+            raise ModelError(f"element group {self.name!r}: xi must be one finite point in "
+                             f"the element's reference coordinates; got {xi!r:.60}")
+        N = self.family.shape(x)[element, 0]
         coef = np.einsum("k,ij->ikj", N, np.eye(3)).reshape(3, -1)
         return LinearMap(self.dofs[element], coef, label=f"{self.name}[{element}]({xi})")
 
@@ -72,14 +97,14 @@ class Body:
 
     def point(self, x_body, label: str | None = None) -> LinearMap:
         """Body point with body coordinates ``x_body`` (along u, v, w from r)."""
-        x = np.asarray(x_body, float).reshape(3)
+        x = vector3(x_body, f"body {self.name!r}: point x_body (body coordinates)")
         dofs = self.model.node_dofs(self.node, ("r", "u", "v", "w"))
         coef = np.hstack([np.eye(3), x[0] * np.eye(3), x[1] * np.eye(3), x[2] * np.eye(3)])
         return LinearMap(dofs, coef, label=label or f"body {self.name!r} point {x.tolist()}")
 
     def vector(self, v_body, label: str | None = None) -> LinearMap:
         """Body-fixed direction with body components ``v_body`` (a combination of u, v, w)."""
-        v = np.asarray(v_body, float).reshape(3)
+        v = vector3(v_body, f"body {self.name!r}: vector v_body (body components)")
         dofs = self.model.node_dofs(self.node, ("u", "v", "w"))
         coef = np.hstack([v[0] * np.eye(3), v[1] * np.eye(3), v[2] * np.eye(3)])
         return LinearMap(dofs, coef, label=label or f"body {self.name!r} vector {v.tolist()}")
@@ -90,6 +115,7 @@ class Body:
 
     def axis(self, i: int) -> LinearMap:
         """Body axis ``u`` (0), ``v`` (1) or ``w`` (2)."""
+        i = integer(i, f"body {self.name!r}: axis index", minimum=0, maximum=2)
         return self.model.node_field(self.node, "uvw"[i])
 
     def rotation(self, q: np.ndarray) -> np.ndarray:
@@ -130,7 +156,7 @@ class Model:
     """
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0)):
-        self.name = name
+        self.name = text(name, "Model: name")
         self.gravity = vector3(gravity, f"model {name!r}: gravity")
         self._q0: list[np.ndarray] = []
         self._n_dof = 0
@@ -286,23 +312,34 @@ class Model:
 
     def add_node(self, name: str | None = None, **fields) -> int:
         """Add a node with the given 3-vector fields (e.g. ``r=(0,0,0), r_x=(1,0,0)``)."""
+        what = "add_node" + (f" {name!r}" if isinstance(name, str) else "")
+        if name is not None:
+            text(name, "add_node: name")
+        if not fields:
+            raise ModelError(f"{what}: a node needs at least one field, e.g. r=(x, y, z)")
         ids = self.add_nodes(names=None if name is None else [name],
-                             **{k: np.asarray(v, float).reshape(1, 3) for k, v in fields.items()})
+                             **{k: vector3(v, f"{what}: field {k}")[None]
+                                for k, v in fields.items()})
         return int(ids[0])
 
     def add_nodes(self, names: Sequence[str] | None = None, **fields) -> np.ndarray:
         """Add ``n`` nodes at once; each field is an (n, 3) array.  Returns node ids."""
         if not fields:
-            raise ModelError("a node needs at least one field, e.g. r=(x, y, z)")
-        arrays = {k: np.atleast_2d(np.asarray(v, dtype=float)) for k, v in fields.items()}
+            raise ModelError("add_nodes: a node needs at least one field, e.g. r=(x, y, z)")
+        arrays = {k: points(v, f"add_nodes: field {k} (node field {k!r})")
+                  for k, v in fields.items()}
         n = {a.shape[0] for a in arrays.values()}
-        if len(n) != 1 or any(a.shape[1:] != (3,) for a in arrays.values()):
-            raise ModelError("node fields must all be (n, 3) arrays of the same n; got "
-                             + ", ".join(f"{k}: {a.shape}" for k, a in arrays.items()))
+        if len(n) != 1:
+            raise ModelError("add_nodes: node fields must all be (n, 3) arrays of the same "
+                             "n; got " + ", ".join(f"{k}: {a.shape}" for k, a in arrays.items()))
         n = n.pop()
-        for k, a in arrays.items():
-            if not np.all(np.isfinite(a)):
-                raise ModelError(f"node field {k!r} has non-finite values")
+        if names is not None:
+            if isinstance(names, str) or not isinstance(names, Sequence | np.ndarray) \
+                    or len(names) != n:
+                raise ModelError(f"add_nodes: names must be a list of {n} names, one per "
+                                 f"node; got {names!r:.80}")
+            for nm in names:
+                text(nm, "add_nodes: each of names")
         self._changed()
         first = len(self.node_fields)
         nf = len(arrays)
@@ -328,7 +365,11 @@ class Model:
     def add_coordinates(self, name: str, values) -> np.ndarray:
         """A block of scalar coordinates that belong to no node (a body's elastic
         coordinates); returns their global indices."""
-        values = np.asarray(values, float).ravel()
+        try:
+            values = np.asarray(values, float).ravel()
+        except (TypeError, ValueError):
+            raise ModelError(f"coordinates {name!r}: values must be numbers; got "
+                             f"{values!r:.80}") from None
         if values.size == 0 or not np.all(np.isfinite(values)):
             raise ModelError(f"coordinates {name!r}: need at least one finite value")
         self._changed()
@@ -349,6 +390,8 @@ class Model:
                 return f"{name}[{dof - first}]"
         return f"coordinate {dof}"
 
+    @checked(name=text, position=vector3, rotation=optional(rotation),
+             hub_mass=nonnegative, hub_inertia=optional(lambda v, w: matrix(v, w, (3, 3))))
     def add_floating_frame(self, name: str, link, position=(0.0, 0.0, 0.0),
                            rotation=None, rotary_inertia: str = "section",
                            point_masses=(), hub_mass: float = 0.0, hub_inertia=None):
@@ -439,6 +482,9 @@ class Model:
         """Global coordinate indices of the given fields of a node."""
         if isinstance(fields, str):
             fields = (fields,)
+        if not isinstance(fields, Sequence) or not all(isinstance(f, str) for f in fields):
+            raise ModelError(f"node_dofs: fields are field names such as 'r' or ['r', 'r_x']; "
+                             f"got {fields!r:.60}")
         node = self._check_node(node, "node_dofs")
         nf = self.node_fields[node]
         out = []
@@ -451,6 +497,9 @@ class Model:
 
     def node_field(self, node: int, field: str = "r") -> LinearMap:
         """A node's field as a point/vector usable in constraints and loads."""
+        if not isinstance(field, str):
+            raise ModelError(f"node_field: field is a field name such as 'r' or 'r_x'; got "
+                             f"{field!r:.60}")
         return LinearMap(self.node_dofs(node, field), np.eye(3),
                          label=f"{self.node_names[node]} {field}")
 
@@ -476,17 +525,22 @@ class Model:
         **section
             Family-specific data (area, inertia, thickness, mass, ...).
         """
+        if not isinstance(element, str):
+            raise ModelError(f"add_elements: element is a family name (a str, see "
+                             f"fem.elements.available()); got {element!r:.80}")
         cls = _elements.get(element)
-        nodes = np.atleast_2d(np.asarray(nodes, dtype=np.int64))
         layout = cls.node_layout
+        if name is not None:
+            text(name, "add_elements: name")
         name = name or f"{element}#{len(self.groups)}"
-        if nodes.shape[1] != len(layout):
-            raise ModelError(f"element group {name!r}: family {element!r} takes "
-                             f"{len(layout)} nodes per element, got {nodes.shape[1]}")
-        bad = np.flatnonzero((nodes < 0) | (nodes >= len(self.node_fields)))
-        if bad.size:
-            raise ModelError(f"element group {name!r}: unknown node ids "
-                             f"{np.unique(nodes.ravel()[bad])[:10].tolist()}")
+        what = f"element group {name!r} ({element})"
+        if material is not None:
+            material = validate_material(material, f"{what}: material")
+        nodes = indices(nodes, f"{what}: nodes (family {element!r} takes {len(layout)} "
+                        f"nodes per element)", upper=len(self.node_fields), width=len(layout),
+                        noun="node id")
+        if nodes.shape[0] == 0:
+            raise ModelError(f"{what}: no elements (nodes is empty)")
         dofs = np.empty((nodes.shape[0], 3 * cls.n_vectors()), dtype=np.int64)
         col = 0
         used = np.unique(nodes)
@@ -557,6 +611,17 @@ class Model:
             raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} has no {cls.cell!r} cells, "
                              f"which element {element!r} needs (it has "
                              f"{mesh.cell_counts()})")
+        from .mesh import _cell_dim
+
+        dim = _cell_dim(cls.cell)
+        unused = {t: n for t, n in mesh.cell_counts().items()
+                  if t != cls.cell and _cell_dim(t) == dim}
+        if unused:      # they would be left out of the structure without a word
+            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r}: element {element!r} takes "
+                             f"{cls.cell!r} cells, but the mesh also has "
+                             f"{', '.join(f'{n} {t!r}' for t, n in unused.items())} cells, "
+                             f"which would be left out; split them into {cls.cell}s (or "
+                             f"re-mesh with {cls.cell}s only)")
         P = np.asarray(mesh.vertices, float)
         nv = cells.shape[1]
         layout = cls.node_layout
@@ -624,6 +689,9 @@ class Model:
         from .constraints.internal import ElementDot
         self.constraints.append(ElementDot(group, a, b, name=f"{group.name} rigidity"))
 
+    @checked(name=text, mass=nonnegative, position=vector3, rotation=optional(rotation),
+             com=vector3, inertia=optional(lambda v, w: matrix(v, w, (3, 3))),
+             sketch=optional(points))
     def add_rigid_body(self, name: str, mass: float, position, rotation=None, com=(0, 0, 0),
                        inertia=None, sketch=None) -> Body:
         """A natural-coordinate rigid body (element ``rigid_body``).
@@ -642,7 +710,7 @@ class Model:
                           inertia=np.zeros((3, 3)) if inertia is None else inertia)
         if sketch is None:
             sketch = np.array([np.zeros(3), np.asarray(com, float)])
-        body = Body(name, node, self, np.atleast_2d(np.asarray(sketch, float)))
+        body = Body(name, node, self, points(sketch, f"add_rigid_body {name!r}: sketch"))
         self.bodies[name] = body
         return body
 
@@ -660,6 +728,7 @@ class Model:
         if not isinstance(constraint, Constraint):
             raise ModelError(f"add_constraint expects a fem.constraints.Constraint, "
                              f"got {type(constraint).__name__}")
+        constraint.check(self)
         self.constraints.append(constraint)
         self._changed()
         return constraint
@@ -671,6 +740,9 @@ class Model:
         fields = list(self.node_fields[node]) if fields is None else fields
         if isinstance(fields, str):
             fields = [fields]
+        if not isinstance(fields, Sequence) or not all(isinstance(f, str) for f in fields):
+            raise ModelError(f"fix: fields are field names such as 'r' or ['r', 'r_x']; "
+                             f"got {fields!r:.80}")
         return self.add_constraint(Fixed(self.node_dofs(node, fields),
                                          name or f"fix {self.node_names[node]} {list(fields)}"))
 
@@ -682,6 +754,12 @@ class Model:
                  normals1: Sequence[LinearMap], name: str | None = None) -> list[Constraint]:
         """Revolute joint: points coincide and ``axis2`` stays perpendicular to two vectors
         ``normals1`` of the other body (both normal to the joint axis)."""
+        point_map(p1, "revolute: p1")
+        point_map(p2, "revolute: p2")
+        point_map(axis2, "revolute: axis2")
+        if isinstance(normals1, str) or not isinstance(normals1, Sequence):
+            raise ModelError(f"revolute: normals1 must be a list of vectors (LinearMaps) of "
+                             f"the other body; got {normals1!r:.80}")
         name = name or f"revolute({p1.label}, {p2.label})"
         out = [self.add_constraint(Coincident(p1, p2, f"{name} point"))]
         for i, n1 in enumerate(normals1):
@@ -692,8 +770,10 @@ class Model:
         """Stiffness-proportional (Rayleigh) structural damping ``C = β K`` of an element
         group, with ``K`` its tangent in the reference state (constant; no damping of
         rigid translations).  A mode of frequency ω gets the damping ratio ``β ω / 2``."""
-        if not beta >= 0:
-            raise ModelError(f"damping of {group.name!r}: beta must be ≥ 0, got {beta}")
+        if not isinstance(group, ElementGroup):
+            raise ModelError(f"add_damping expects an ElementGroup (returned by "
+                             f"add_elements/add_mesh), got {type(group).__name__}")
+        beta = nonnegative(beta, f"damping of {group.name!r}: beta", "s")
         if not group.family.elastic:
             raise ModelError(f"damping of {group.name!r}: the group is rigid")
         self.damping.append((group, float(beta)))
@@ -702,11 +782,20 @@ class Model:
     def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and
         animations only — e.g. the static platform of a robot."""
-        self.sketches.append((name, list(points)))
+        pts = list(points)
+        for i, p in enumerate(pts):
+            point_map(p, f"add_sketch {name!r}: point {i}")
+        self.sketches.append((name, pts))
 
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
         unknown of inverse dynamics, paired in order with the rows of servo constraints."""
+        from .actuators import Actuator
+
+        if not isinstance(actuator, Actuator):
+            raise ModelError(f"add_actuator expects a fem.actuators actuator "
+                             f"(RevoluteActuator, LinearActuator); got "
+                             f"{type(actuator).__name__}")
         self.actuators.append(actuator)
         self._changed()
         return actuator

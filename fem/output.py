@@ -433,6 +433,11 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
            ) -> Result:
     """A Result that streams chunks to ``out/result/`` and VTK frames to ``out/`` as it
     records (memory only when ``out`` is None)."""
+    if every is not None:
+        from .validate import integer
+
+        every = integer(every, "stream: every (a VTK frame every N records; 0: automatic)",
+                        minimum=0)
     if out is None:
         return Result(sensors)
     out = Path(out)
@@ -459,8 +464,15 @@ def write_outputs(out, model, result: Result | None, figures: dict,
     ``state``: a single configuration to export (static analyses) when there is no
     time series.
     """
+    from .errors import ModelError
     from .io import render
 
+    if not isinstance(figures, dict):
+        raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
+                         f"{figures!r:.60}")
+    if result is not None and not isinstance(result, Result):
+        raise ModelError(f"write_outputs: result must be a fem.Result or None; got "
+                         f"{type(result).__name__}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -500,13 +512,15 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         kind = "snapshot"
     else:
         kind = None
-    (out / "render.json").write_text(json.dumps({"camera": drawing.view}))
+    from .files import atomic_write_text
+
+    atomic_write_text(out / "render.json", json.dumps({"camera": drawing.view}))
     # the figures are on disk before any picture is attempted: nothing computed is lost
-    tmp = out / ".figures.json.tmp"
-    tmp.write_text(json.dumps(jsonable(
+    from .files import atomic_write_text
+
+    atomic_write_text(out / "figures.json", json.dumps(jsonable(
         {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
         indent=1))
-    tmp.replace(out / "figures.json")
     written.append(out / "figures.json")
     if kind is not None:
         written += request_pictures(out, kind)
@@ -587,18 +601,40 @@ def _settings(directory: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _remove_stale_partials(directory: Path) -> None:
+    """Delete movies a killed rendering left under their temporary names
+    (``.name.<pid>.partial.mp4``) whose process no longer exists."""
+    import re
+
+    from .files import process_alive, writer
+
+    host = writer()["host"]
+    for f in directory.glob(".*.partial.*"):
+        m = re.match(r"^\..*\.(\d+)\.partial\.[^.]+$", f.name)
+        if m and process_alive({"pid": int(m.group(1)), "host": host}) is False:
+            f.unlink(missing_ok=True)
+
+
 def render_directory(directory, fps: int = 20) -> list[Path]:
     """Animate the ``.pvd`` series in ``directory`` (works on partial runs)."""
     from .errors import ModelError
     from .io import render
     from .io.vtk import read_series
+    from .validate import integer
 
+    fps = integer(fps, "fps (frames per second)", minimum=1, maximum=240)
     directory = Path(directory)
-    if not directory.is_dir():
+    try:
+        is_dir = directory.is_dir()
+    except OSError as err:
+        raise ModelError(f"cannot read {directory}: {err.strerror or err}") from None
+    if not is_dir:
         raise ModelError(f"{directory} is not a folder; give the --out folder of a run")
     pvds = sorted(directory.glob("*.pvd"))
     if not pvds:
         raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
+    render._writable(directory, directory / f"{pvds[0].stem}.mp4")   # "cannot write", early
+    _remove_stale_partials(directory)
     camera = _camera(directory)
     out = []
     for pvd in pvds:

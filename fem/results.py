@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import ModelError
 from .validate import FemWarning
 
 __all__ = ["Result", "jsonable"]
@@ -52,11 +53,19 @@ class Result:
     def __init__(self, sensors: dict[str, Callable] | None = None, info: dict | None = None,
                  directory: str | Path | None = None, chunk: int = 200,
                  on_record: Callable | None = None):
+        from .validate import SOLVER_OPTIONS, function, integer
+
+        SOLVER_OPTIONS["sensors"](sensors, "Result: sensors")
         self._sensor_fns = dict(sensors or {})
+        if info is not None and not isinstance(info, dict):
+            raise ModelError(f"Result: info must be a dict; got {info!r:.60}")
         self.info = dict(info or {})
+        if directory is not None and not isinstance(directory, str | os.PathLike):
+            raise ModelError(f"Result: directory must be a path; got {directory!r:.60}")
         self.directory = None if directory is None else Path(directory)
-        self.chunk = int(chunk)
-        self.on_record = on_record
+        self.chunk = integer(chunk, "Result: chunk (records per chunk file)", minimum=1)
+        self.on_record = None if on_record is None else function(on_record,
+                                                                 "Result: on_record")
         self._rows: dict[str, list] = {k: [] for k in _STATE}
         self._stats: dict[str, list] = {}
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
@@ -72,15 +81,18 @@ class Result:
 
     # ------------------------------------------------------------- recording
     def record(self, t: float, q, v, a, lam, **stats) -> None:
-        self._rows["t"].append(float(t))
-        self._rows["q"].append(np.array(q, copy=True))
-        self._rows["v"].append(np.array(v, copy=True))
-        self._rows["a"].append(np.array(a, copy=True))
-        self._rows["lam"].append(np.array(lam, copy=True))
+        row = {"t": float(t), "q": np.array(q, copy=True), "v": np.array(v, copy=True),
+               "a": np.array(a, copy=True), "lam": np.array(lam, copy=True)}
+        sensed = {k: np.asarray(fn(t, q, v, a, lam)) for k, fn in self._sensor_fns.items()}
+        # everything computed first, then appended with the time last: an interrupt
+        # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
+        # _complete() drops
         for k, val in stats.items():
             self._stats.setdefault(k, []).append(val)
-        for k, fn in self._sensor_fns.items():
-            self._sens[k].append(np.asarray(fn(t, q, v, a, lam)))
+        for k, val in sensed.items():
+            self._sens[k].append(val)
+        for k in ("q", "v", "a", "lam", "t"):
+            self._rows[k].append(row[k])
         if self.directory is not None:
             self._append_part()
         if self.on_record is not None:
@@ -114,18 +126,28 @@ class Result:
     def __len__(self) -> int:
         return len(self._rows["t"])
 
+    def _complete(self) -> None:
+        """Drop the last row if a record was interrupted half-way (appended to some lists
+        but not yet to ``t``, the last one)."""
+        lists = [*self._rows.values(), *self._sens.values()]
+        n = min(len(v) for v in lists)
+        if any(len(v) > n for v in lists):
+            for v in lists:
+                del v[n:]
+            for v in self._stats.values():
+                del v[n:]
+
     def flush(self, upto: int | None = None) -> None:
         """Write the records not yet in a chunk file as one chunk file."""
-        end = len(self) if upto is None else upto
+        self._complete()
+        end = len(self) if upto is None else min(upto, len(self))
         if self.directory is None or end == self._flushed:
             return
         s = slice(self._flushed, end)
         arrays = {k: np.asarray(self._rows[k][s]) for k in _STATE}
         arrays.update({f"stat:{k}": np.asarray(v[s]) for k, v in self._stats.items()})
         arrays.update({f"sensor:{k}": np.asarray(v[s]) for k, v in self._sens.items()})
-        tmp = self.directory / f".chunk_{self._n_chunks:05d}.npz"
-        np.savez_compressed(tmp, **arrays)
-        tmp.replace(self.directory / f"chunk_{self._n_chunks:05d}.npz")
+        _atomic_npz(self.directory / f"chunk_{self._n_chunks:05d}.npz", arrays)
         part = self.directory / f"chunk_{self._n_chunks:05d}.part"
         self._n_chunks += 1
         self._flushed = end
@@ -140,11 +162,16 @@ class Result:
                                              for k, _ in layout]).astype("<f8").tobytes())
 
     def _write_meta(self, finished: bool) -> None:
-        meta = {"info": jsonable(self.info), "finished": finished, "records": len(self)}
+        from .files import writer
+
+        # the writer's identity: a reader tells a run still going from one that died
+        meta = {"info": jsonable(self.info), "finished": finished, "records": len(self),
+                "writer": writer()}
         _atomic_text(self.directory / "meta.json", json.dumps(meta, indent=1))
 
     def finish(self) -> Result:
         """Turn the records into arrays (and flush the last chunk when streaming)."""
+        self._complete()
         if self.directory is not None:
             self.flush()
             self._write_meta(finished=True)
@@ -159,10 +186,12 @@ class Result:
         """Save as one compressed ``.npz``."""
         self.finish()
         path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")     # what numpy would write
         arrays = {k: getattr(self, k) for k in _STATE}
         arrays.update({f"stat:{k}": v for k, v in self.stats.items()})
         arrays.update({f"sensor:{k}": v for k, v in self.sensors.items()})
-        np.savez_compressed(path, **arrays)
+        _atomic_npz(path, arrays)      # complete under its name, or not there
         return path
 
     @classmethod
@@ -173,53 +202,77 @@ class Result:
         records are missing, ``info["skipped_chunks"]`` names it) and the records of an
         unfinished chunk are taken from its ``.part`` file.
 
+        ``info["status"]`` says how the run that wrote a folder ended: "finished",
+        "running" (still writing), or "died" — unfinished, and the process that wrote it
+        no longer exists (killed); a died run is also announced with a warning.
+
         Raises
         ------
         ModelError
-            If ``path`` does not exist or a single ``.npz`` file cannot be read.
+            If ``path`` does not exist, or a single file is damaged or is not a result
+            (a file with pickled objects is refused, never unpickled).
         """
-        from .errors import ModelError
-
+        if not isinstance(path, str | os.PathLike):
+            raise ModelError(f"Result.load: give the path of a result folder or .npz file; "
+                             f"got {path!r:.60}")
         path = Path(path)
-        if not path.exists():
+        try:
+            exists, is_dir = path.exists(), path.is_dir()
+        except OSError as err:
+            raise ModelError(f"no result at {path}: {err.strerror or err}") from None
+        if not exists:
             raise ModelError(f"no result at {path}: expected a result folder or a .npz file")
         r = cls()
-        if not path.is_dir():
+        if not is_dir:
             try:
                 r._read_chunk(path)
+            except _NotAResult as err:
+                raise ModelError(f"{path} is not a result file: {err}") from None
             except _UNREADABLE as err:
-                raise ModelError(f"cannot read result file {path}: {err}") from None
+                raise ModelError(f"{path} is damaged or not a result file (a fem result is "
+                                 f"a .npz archive of arrays t, q, v, a, lam): "
+                                 f"{_reason(err)}") from None
             return r.finish()
         if (path / "meta.json").is_file():
             try:
                 meta = json.loads((path / "meta.json").read_text())
                 r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
-            except (OSError, ValueError) as err:
+                r.info["status"] = _status(meta, path)
+            except (OSError, ValueError, AttributeError) as err:
                 warnings.warn(f"{path / 'meta.json'} is unreadable ({err}); run metadata "
                               "lost", FemWarning, stacklevel=2)
         skipped = []
         chunks = {f.stem: f for f in path.glob("chunk_*.npz")}
         parts = {f.stem: f for f in path.glob("chunk_*.part")}
+        if not chunks and not parts and not (path / "meta.json").is_file():
+            hint = (f"; the run's records are in {path / 'result'}"
+                    if (path / "result").is_dir() else "")
+            raise ModelError(f"no result in {path}: a result folder holds chunk_*.npz, "
+                             f"chunk_*.part and meta.json files (the result/ folder of a run)"
+                             f"{hint}")
         for stem in sorted(set(chunks) | set(parts)):
             if stem in chunks:
                 try:
                     r._read_chunk(chunks[stem])
                     continue
-                except _UNREADABLE as err:
+                except (*_UNREADABLE, _NotAResult) as err:
                     if stem not in parts:
                         skipped.append(chunks[stem].name)
-                        warnings.warn(f"skipped unreadable result chunk {chunks[stem]}: {err}",
-                                      FemWarning, stacklevel=2)
+                        warnings.warn(f"skipped unreadable result chunk {chunks[stem]} (damaged): "
+                                      f"{_reason(err)}", FemWarning, stacklevel=2)
                         continue
             r._read_part(parts[stem], path / "part.json")
         if skipped:
             r.info["skipped_chunks"] = skipped
             r.info["finished"] = False
+        if r.info.get("status") == "died":
+            warnings.warn(f"{path}: the run that wrote it died before finishing (its process "
+                          f"no longer exists); {len(r)} recorded steps loaded", FemWarning,
+                          stacklevel=2)
         return r.finish()
 
     def _read_chunk(self, f: Path) -> None:
-        with np.load(f) as data:
-            arrays = {k: data[k] for k in data.files}     # read all before adding any
+        arrays = _read_arrays(f)        # all read and checked before any is added
         for k in _STATE:
             self._rows[k].extend(list(arrays[k]))
         for k, v in arrays.items():
@@ -256,11 +309,80 @@ class Result:
 _UNREADABLE = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile)
 
 
+class _NotAResult(Exception):
+    """A readable file that is not a result (other arrays, pickled objects)."""
+
+
+def _reason(err: BaseException) -> str:
+    """A damaged file's reason, in our words where numpy's would advise unsafe loading."""
+    text = str(err)
+    if "pickle" in text.lower():
+        return ("it is not an archive of number arrays: reading it would need unpickling, "
+                "which is refused for safety (a result never needs it)")
+    if isinstance(err, zipfile.BadZipFile | EOFError) or "zip" in text.lower():
+        return f"not a readable .npz archive (truncated or overwritten?): {text}"
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _read_arrays(f: Path) -> dict[str, np.ndarray]:
+    """The arrays of a result ``.npz``, checked: the state arrays present, one row per
+    record, numbers only (``allow_pickle`` stays off)."""
+    with np.load(f, allow_pickle=False) as data:
+        if not hasattr(data, "files"):      # a lone .npy array
+            raise _NotAResult("it is a single array (.npy), not a result archive")
+        arrays = {}
+        for k in data.files:
+            try:
+                arrays[k] = data[k]
+            except ValueError as err:
+                raise _NotAResult(_reason(err)) from None
+    missing = [k for k in _STATE if k not in arrays]
+    if missing:
+        have = ", ".join(sorted(arrays)[:6]) or "no arrays"
+        raise _NotAResult(f"it lacks the arrays {missing} of a result (it has {have})")
+    n = len(np.atleast_1d(arrays["t"]))
+    for k, v in arrays.items():
+        if v.dtype.kind not in "biufc":
+            raise _NotAResult(f"array {k!r} holds {v.dtype} values, not numbers")
+        if k != "t" and not k.startswith("stat:") and (v.ndim == 0 or len(v) != n):
+            raise _NotAResult(f"array {k!r} has {0 if v.ndim == 0 else len(v)} rows for "
+                              f"{n} times: damaged or not a result")
+    return arrays
+
+
+def _atomic_npz(path: Path, arrays: dict) -> None:
+    """``np.savez_compressed`` to a private temporary file, renamed when complete."""
+    from .files import temporary_path
+
+    tmp = temporary_path(path)
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _status(meta: dict, folder: Path) -> str:
+    """"finished", "running" or "died" for a streamed result folder: its ``meta.json``
+    (writer identity), else the run's ``summary.json`` one folder up."""
+    from .files import process_alive, run_status
+
+    if meta.get("finished"):
+        return "finished"
+    summary = run_status(folder.parent)
+    if summary["status"] in ("died", "failed", "interrupted"):
+        return summary["status"]
+    alive = process_alive(meta.get("writer") or {})
+    return "died" if alive is False else "running"
+
+
 def _atomic_text(path: Path, text: str) -> None:
     """Write a text file so a reader (or a kill) never leaves it half-written."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    from .files import atomic_write_text
+
+    atomic_write_text(path, text)
 
 
 def jsonable(obj):

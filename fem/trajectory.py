@@ -85,11 +85,13 @@ class _SymmetricProfile:
     accel_fraction: float = 0.4
 
     def __post_init__(self) -> None:
-        if not self.duration > 0.0:
-            raise ValueError(f"profile duration must be positive, got {self.duration}")
-        if not 0.0 < self.accel_fraction <= 0.5:
-            raise ValueError(
-                f"accel_fraction must lie in (0, 0.5], got {self.accel_fraction}")
+        from .validate import finite, in_range, positive
+
+        what = type(self).__name__
+        object.__setattr__(self, "duration", positive(self.duration, f"{what}: duration", "s"))
+        object.__setattr__(self, "distance", finite(self.distance, f"{what}: distance"))
+        object.__setattr__(self, "accel_fraction", in_range(
+            self.accel_fraction, f"{what}: accel_fraction", 0.0, 0.5, low_open=True))
 
     # --- shape: overridden by each profile --------------------------------------------
     def _g(self, u: FloatArray) -> FloatArray:  # pragma: no cover - abstract
@@ -389,11 +391,25 @@ def line_path(p0: ArrayLike, p1: ArrayLike, profile: MotionProfile) -> LinePath:
     LinePath
         Callable ``f(t) -> (x, ẋ, ẍ)``.
     """
-    p0 = np.asarray(p0, dtype=float).reshape(3)
-    p1 = np.asarray(p1, dtype=float).reshape(3)
+    from .errors import ModelError
+    from .validate import vector3
+
+    p0 = vector3(p0, "line_path: p0")
+    p1 = vector3(p1, "line_path: p1")
     if np.linalg.norm(p1 - p0) == 0.0:
-        raise ValueError("line_path: p0 and p1 coincide")
+        raise ModelError("line_path: p0 and p1 coincide")
+    _check_profile(profile, "line_path")
     return LinePath(p0, p1, profile)
+
+
+def _check_profile(profile, what: str) -> None:
+    from .errors import ModelError
+
+    if not callable(profile) or not hasattr(profile, "duration") \
+            or not hasattr(profile, "distance"):
+        raise ModelError(f"{what}: profile must be a motion profile (e.g. "
+                         f"fem.trajectory.CosineAccelerationProfile(duration, distance)); got "
+                         f"{profile!r:.80}")
 
 
 def circle_path(center: ArrayLike, radius: float, normal: ArrayLike, start_angle: float,
@@ -421,9 +437,11 @@ def circle_path(center: ArrayLike, radius: float, normal: ArrayLike, start_angle
     CirclePath
         Callable ``f(t) -> (x, ẋ, ẍ)``.
     """
-    n = np.asarray(normal, dtype=float).reshape(3)
-    n = n / np.linalg.norm(n)
-    if not radius > 0.0:
-        raise ValueError(f"circle_path: radius must be positive, got {radius}")
-    return CirclePath(np.asarray(center, dtype=float).reshape(3), float(radius), n,
-                      float(start_angle), profile, float(sweep))
+    from .validate import direction, finite, positive, vector3
+
+    n = direction(normal, "circle_path: normal")
+    radius = positive(radius, "circle_path: radius", "m")
+    _check_profile(profile, "circle_path")
+    return CirclePath(vector3(center, "circle_path: center"), radius, n,
+                      finite(start_angle, "circle_path: start_angle [rad]"), profile,
+                      finite(sweep, "circle_path: sweep [rad]"))

@@ -1,16 +1,30 @@
 """One validation layer for user input.
 
-Every public entry point (model building, sections, solvers, case parameters) checks its
-arguments through these functions, so a bad value gets one kind of message — what was
-given, what was expected, and for what — as a :class:`~fem.ModelError`, and never a
-traceback from deep inside numpy.
+Every public entry point (model building, constraints, sections, solvers, case
+parameters, the command line) checks its arguments through these functions, so a bad
+value gets one kind of message — which argument, the value given, and what is expected —
+as a :class:`~fem.ModelError`, and never a traceback from deep inside numpy.
+
+Three ways in:
+
+* the value rules (:func:`finite`, :func:`positive`, :func:`integer`, :func:`vector`,
+  :func:`points`, :func:`rotation`, :func:`indices`, :func:`material`, …), called where a
+  value enters;
+* :func:`checked`, a decorator that declares the rule of each argument beside the
+  signature (``@checked(mass=nonnegative, position=vector3)``);
+* :func:`solver_options`, a decorator that checks every argument whose *name* is a
+  known solver option (``tol``, ``constraint_tol``, ``max_iter``, ``rho_inf``, ``dt``,
+  ``load_steps``, …, table :data:`SOLVER_OPTIONS`), so tolerances and iteration limits are
+  checked for sign and range in every solver the same way.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -19,8 +33,14 @@ from .errors import ModelError
 #: The named cameras of renderings (:attr:`fem.Model.view`, :func:`fem.io.render.snapshot`).
 CAMERAS = ("iso", "xy", "xz", "yz")
 
-__all__ = ["vector3", "finite", "positive", "nonnegative", "integer", "coordinates",
-           "CAMERAS", "FemWarning"]
+__all__ = ["vector3", "vector", "direction", "matrix", "points", "rotation", "indices",
+           "finite", "positive", "nonnegative", "in_range", "integer", "boolean", "text",
+           "choice", "function", "material", "point_map", "tolerance", "iterations",
+           "coordinates", "optional", "checked", "solver_options", "SOLVER_OPTIONS",
+           "CAMERAS", "FemWarning", "warn"]
+
+Rule = Callable[[object, str], object]
+"""A rule: ``rule(value, what) -> checked value``; raises :class:`ModelError`."""
 
 
 class FemWarning(UserWarning):
@@ -30,39 +50,43 @@ class FemWarning(UserWarning):
 
 
 def _show(value) -> str:
-    s = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    s = repr(value.tolist() if isinstance(value, np.ndarray) and value.size < 50 else value)
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def vector3(value, what: str) -> np.ndarray:
-    """A finite 3-vector ``[x, y, z]``.
-
-    Raises
-    ------
-    ModelError
-        When ``value`` is not three finite numbers (a 2-vector, a string, NaN, …).
-    """
+def _float_array(value, what: str, expected: str) -> np.ndarray:
+    """``value`` as a float array, or a ModelError saying what was expected."""
+    if isinstance(value, str | bytes) or value is None or callable(value):
+        raise ModelError(f"{what} must be {expected}; got {_show(value)}")
     try:
-        a = np.asarray(value, dtype=float)
+        a = np.array(value, dtype=float)
     except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a 3-vector [x, y, z] of numbers; got "
-                         f"{_show(value)}") from None
-    if a.shape != (3,):
-        raise ModelError(f"{what} must be a 3-vector [x, y, z]; got {_show(value)} "
-                         f"(shape {a.shape})")
-    if not np.all(np.isfinite(a)):
-        raise ModelError(f"{what} must be finite; got {_show(value)}")
+        raise ModelError(f"{what} must be {expected} of numbers; got {_show(value)}") from None
+    if a.dtype != float:     # pragma: no cover - np.array(dtype=float) always gives float
+        raise ModelError(f"{what} must be {expected}; got {_show(value)}")
     return a
 
 
+def _finite_array(a: np.ndarray, what: str, value) -> np.ndarray:
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} must be finite; got {_show(value)} (non-finite entries)")
+    return a
+
+
+# ---------------------------------------------------------------------- numbers
 def finite(value, what: str) -> float:
-    """A finite real number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """A finite real number (not a bool, not a string)."""
+    if isinstance(value, bool | np.bool_) or isinstance(value, str | bytes):
+        raise ModelError(f"{what} must be a number; got {_show(value)}")
+    if not isinstance(value, numbers.Real):
         try:
             value = float(value)
         except (TypeError, ValueError):
             raise ModelError(f"{what} must be a number; got {_show(value)}") from None
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:       # an int beyond float range
+        raise ModelError(f"{what} must be finite; got {_show(value)}") from None
     if not np.isfinite(v):
         raise ModelError(f"{what} must be finite; got {v}")
     return v
@@ -84,31 +108,204 @@ def nonnegative(value, what: str, unit: str = "") -> float:
     return v
 
 
-def integer(value, what: str, minimum: int | None = None) -> int:
-    """An integer (an integral float such as ``5.0`` is accepted), optionally ≥ ``minimum``."""
-    if isinstance(value, bool):
-        raise ModelError(f"{what} must be an integer; got {value!r}")
+def in_range(value, what: str, low: float, high: float, *, low_open: bool = False,
+             high_open: bool = False, unit: str = "") -> float:
+    """A finite number in the interval ``[low, high]`` (``low_open``/``high_open``: ends
+    excluded)."""
+    v = finite(value, what)
+    ok = (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ModelError(f"{what} must lie in {interval}{(' ' + unit) if unit else ''}; "
+                         f"got {v:g}")
+    return v
+
+
+def integer(value, what: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer (an integral float such as ``5.0`` is accepted; ``2.5``, ``inf``, NaN,
+    a bool or a string are not), optionally in ``[minimum, maximum]``."""
+    if isinstance(value, bool | np.bool_) or isinstance(value, str | bytes):
+        raise ModelError(f"{what} must be an integer; got {_show(value)}")
     if isinstance(value, numbers.Integral):
         v = int(value)
     else:
         try:
             f = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ModelError(f"{what} must be an integer; got {_show(value)}") from None
         if not np.isfinite(f) or f != int(f):
             raise ModelError(f"{what} must be an integer; got {_show(value)}")
         v = int(f)
     if minimum is not None and v < minimum:
         raise ModelError(f"{what} must be an integer ≥ {minimum}; got {v}")
+    if maximum is not None and v > maximum:
+        raise ModelError(f"{what} must be an integer ≤ {maximum}; got {v}")
     return v
+
+
+def boolean(value, what: str) -> bool:
+    """``True`` or ``False`` (``0``/``1`` accepted; a string such as ``"no"`` is not)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(value)
+    raise ModelError(f"{what} must be True or False; got {_show(value)}")
+
+
+def text(value, what: str) -> str:
+    """A non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise ModelError(f"{what} must be a non-empty str; got {_show(value)}")
+    return value
+
+
+def choice(value, options: Sequence, what: str):
+    """One of a fixed set of values (names, or flags such as ``True``/``"auto"``)."""
+    def same(a, b) -> bool:
+        return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) \
+            else a == b
+
+    try:
+        ok = any(same(value, o) for o in options)
+    except (TypeError, ValueError):    # an array compared with a name
+        ok = False
+    if not ok:
+        raise ModelError(f"{what} must be one of {', '.join(map(repr, options))}; "
+                         f"got {_show(value)}")
+    return value
+
+
+def function(value, what: str) -> Callable:
+    """Something callable (a function of time, a sensor)."""
+    if not callable(value):
+        raise ModelError(f"{what} must be a function; got {_show(value)}")
+    return value
+
+
+# ---------------------------------------------------------------------- arrays
+def vector(value, what: str, n: int = 3) -> np.ndarray:
+    """A finite ``n``-vector (a copy).
+
+    Raises
+    ------
+    ModelError
+        When ``value`` is not ``n`` finite numbers (a 2-vector where a 3-vector belongs,
+        a string, NaN, …).
+    """
+    label = "[x, y, z]" if n == 3 else f"of {n} numbers"
+    a = _float_array(value, what, f"a {n}-vector {label}" if n == 3 else f"a vector {label}")
+    if a.shape != (n,):
+        raise ModelError(f"{what} must be a {n}-vector {label}; got {_show(value)} "
+                         f"(shape {a.shape})")
+    return _finite_array(a, what, value)
+
+
+def vector3(value, what: str) -> np.ndarray:
+    """A finite 3-vector ``[x, y, z]`` (see :func:`vector`)."""
+    return vector(value, what, 3)
+
+
+def direction(value, what: str) -> np.ndarray:
+    """A finite, non-zero 3-vector, returned normalized (an axis, a direction of motion)."""
+    a = vector(value, what, 3)
+    length = float(np.linalg.norm(a))
+    if not length > 1e-300:
+        raise ModelError(f"{what} must be a non-zero 3-vector (a direction); got "
+                         f"{_show(value)}")
+    return a / length
+
+
+def matrix(value, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A finite array of the given shape (a copy)."""
+    a = _float_array(value, what, f"a {'×'.join(map(str, shape))} array")
+    if a.shape != tuple(shape):
+        raise ModelError(f"{what} must be a {'×'.join(map(str, shape))} array; got "
+                         f"{_show(value)} (shape {a.shape})")
+    return _finite_array(a, what, value)
+
+
+def points(value, what: str, n: int | None = None) -> np.ndarray:
+    """Finite points as an ``(n, 3)`` array; a single 3-vector is one point."""
+    a = _float_array(value, what, "points [x, y, z] (an (n, 3) array)")
+    if a.ndim == 1 and a.shape == (3,):
+        a = a[None]
+    if a.ndim != 2 or a.shape[1] != 3 or (n is not None and a.shape[0] != n):
+        want = f"({n}, 3)" if n is not None else "(n, 3)"
+        raise ModelError(f"{what} must be points [x, y, z], an array of shape {want}; got "
+                         f"{_show(value)} (shape {a.shape})")
+    bad = np.flatnonzero(~np.isfinite(a).all(axis=1))
+    if bad.size:
+        raise ModelError(f"{what} must be finite; it has non-finite values in rows "
+                         f"{bad[:8].tolist()} (e.g. {_show(a[bad[0]])})")
+    return a
+
+
+def rotation(value, what: str, tol: float = 1e-6) -> np.ndarray:
+    """A rotation matrix: 3×3, orthonormal columns (``RᵀR = I`` to ``tol``), ``det R = +1``.
+
+    A scaled or sheared matrix would silently scale or shear the body it places.
+    """
+    R = matrix(value, what, (3, 3))
+    err = float(np.abs(R.T @ R - np.eye(3)).max())
+    if err > tol:
+        raise ModelError(f"{what} must be a rotation matrix (orthonormal columns, RᵀR = I); "
+                         f"got {_show(value)} with |RᵀR − I| = {err:.3g}; normalize its "
+                         "columns (e.g. scipy.spatial.transform.Rotation)")
+    if np.linalg.det(R) < 0:
+        raise ModelError(f"{what} must be a rotation matrix with det R = +1 (right-handed "
+                         f"axes); got det R = −1, a reflection: {_show(value)}")
+    return R
+
+
+def indices(value, what: str, upper: int | None = None, width: int | None = None,
+            *, noun: str = "index") -> np.ndarray:
+    """Integer indices as an int64 array (a copy), each in ``0 .. upper − 1``.
+
+    ``width``: the array must have shape ``(m, width)`` (one row per element; a single
+    row may be given as a flat list).  Floats are accepted only when integral (``1.0``);
+    ``1.7`` is an error, never truncated; bools and strings are errors.
+    """
+    nouns = noun[:-5] + "indices" if noun.endswith("index") else noun + "s"
+    if isinstance(value, str | bytes) or value is None:
+        raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be integer {nouns} (a regular array); got "
+                         f"{_show(value)}") from None
+    if raw.dtype == bool or raw.dtype.kind not in "iuf":
+        if raw.dtype == object or raw.dtype.kind in "US":
+            try:
+                raw = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}") \
+                    from None
+        else:
+            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
+                             f"({raw.dtype})")
+    if raw.dtype.kind == "f":
+        if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
+            bad = raw[~np.isfinite(raw) | (raw != np.round(raw))]
+            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
+                             f"({_show(bad[:5])} not integers; they are never rounded)")
+    a = raw.astype(np.int64)
+    if width is not None:
+        if a.ndim == 1 and a.size == width:
+            a = a[None]
+        if a.ndim != 2 or a.shape[1] != width:
+            raise ModelError(f"{what} must be an array of shape (m, {width}), {width} "
+                             f"{nouns} per row; got {_show(value)} (shape {a.shape})")
+    if upper is not None:
+        bad = a[(a < 0) | (a >= upper)]
+        if bad.size:
+            raise ModelError(f"{what}: {nouns} {np.unique(bad)[:10].tolist()} do not exist "
+                             f"(valid: 0..{upper - 1})")
+    return a
 
 
 def coordinates(value, n: int, what: str) -> np.ndarray:
     """A finite vector of the model's ``n`` coordinates (a copy)."""
-    try:
-        a = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a vector of {n} numbers") from None
+    a = _float_array(value, what, f"a vector of {n} numbers")
     if a.shape != (n,):
         raise ModelError(f"{what} must have the model's {n} coordinates; got shape "
                          f"{a.shape}")
@@ -119,12 +316,180 @@ def coordinates(value, n: int, what: str) -> np.ndarray:
     return a
 
 
-def choice(value, options: Sequence[str], what: str) -> str:
-    """One of a fixed set of names."""
-    if value not in options:
-        raise ModelError(f"{what} must be one of {', '.join(map(repr, options))}; "
-                         f"got {value!r}")
+# ---------------------------------------------------------------------- objects
+def material(value, what: str):
+    """A :class:`fem.Material` (a number where the material belongs is the usual slip)."""
+    from .materials import Material
+
+    if not isinstance(value, Material):
+        hint = (" (a number: write fem.Material(E=..., nu=..., rho=...))"
+                if isinstance(value, numbers.Number) else "")
+        raise ModelError(f"{what} must be a fem.Material{hint}; got {_show(value)}")
     return value
+
+
+def point_map(value, what: str):
+    """A point or vector of the model: a :class:`fem.LinearMap` (``model.point(node)``,
+    ``body.point(x)``, ``fem.constant(x)``) or a floating frame's point map."""
+    from .linear_map import LinearMap
+    from .point_maps import PointMap, is_nonlinear
+
+    if isinstance(value, LinearMap | PointMap) or is_nonlinear(value):
+        return value
+    hint = (" — for a fixed point or direction write fem.constant(x)"
+            if isinstance(value, list | tuple | np.ndarray) else "")
+    raise ModelError(f"{what} must be a point or vector of the model, a fem.LinearMap "
+                     f"(model.point(node), body.point(x), fem.constant(x)); got "
+                     f"{_show(value)}{hint}")
+
+
+# ---------------------------------------------------------------------- solver options
+def tolerance(value, what: str) -> float:
+    """A relative tolerance: a finite number in (0, 1) — 0 or less can never be met, 1 or
+    more accepts anything."""
+    v = finite(value, what)
+    if v <= 0:
+        raise ModelError(f"{what} must be > 0 (a tolerance of zero or less can never be "
+                         f"met); got {v:g}")
+    if v >= 1:
+        raise ModelError(f"{what} must be < 1 (a relative tolerance of 1 or more accepts "
+                         f"any answer); got {v:g}")
+    return v
+
+
+def absolute_tolerance(value, what: str) -> float:
+    """An absolute tolerance (a constraint violation): a finite number > 0."""
+    return positive(value, what)
+
+
+def iterations(value, what: str) -> int:
+    """An iteration limit: an integer in 1..100000."""
+    return integer(value, what, minimum=1, maximum=100_000)
+
+
+def optional(rule: Rule) -> Rule:
+    """``rule``, or None."""
+    def check(value, what):
+        return None if value is None else rule(value, what)
+
+    check.__doc__ = f"None or {rule.__name__}"
+    return check
+
+
+def _at_least(minimum: int) -> Rule:
+    return lambda value, what: integer(value, what, minimum=minimum)
+
+
+def _one_of(*options) -> Rule:
+    return lambda value, what: choice(value, options, what)
+
+
+def _sensors(value, what):
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{what} must be a dict name -> f(t, q, v, a, lam); got "
+                         f"{_show(value)}")
+    for k, f in value.items():
+        function(f, f"{what}[{k!r}]")
+    return value
+
+
+SOLVER_OPTIONS: dict[str, Rule] = {
+    "tol": tolerance,
+    "constraint_tol": absolute_tolerance,
+    "max_iter": iterations,
+    "rho_inf": lambda v, w: in_range(v, w, 0.0, 1.0),
+    "contraction": lambda v, w: in_range(v, w, 0.0, 1.0, low_open=True, high_open=True),
+    "load_steps": lambda v, w: integer(v, w, minimum=1, maximum=1_000_000),
+    "min_increment": lambda v, w: in_range(v, w, 0.0, 1.0, low_open=True),
+    "record_every": _at_least(1),
+    "n_modes": optional(_at_least(1)),
+    "t": lambda v, w: finite(v, f"{w} [s]"),
+    "t0": lambda v, w: finite(v, f"{w} [s]"),
+    "t_end": lambda v, w: finite(v, f"{w} [s]"),
+    "dt": lambda v, w: positive(v, w, "s"),
+    "force_scale": lambda v, w: nonnegative(v, w, "N"),
+    "factor_cost": optional(lambda v, w: positive(v, w, "iterations")),
+    "reuse": _one_of(True, False, "auto", "step"),
+    "correction": _one_of("none", "projection", "rigid"),
+    "predictor": _one_of("linear", "constant"),
+    "corotate": boolean,
+    "project_velocities": boolean,
+    "perturbed_start": boolean,
+    "line_search": boolean,
+    "check_rank": boolean,
+    "adaptive": boolean,
+    "progress": boolean,
+    "sensors": _sensors,
+    "on_step": optional(function),
+}
+"""Solver arguments checked by name wherever they appear (:func:`solver_options`)."""
+
+
+def _label(fn: Callable, label: str | None) -> str:
+    if label:
+        return label
+    if fn.__name__ == "__init__":
+        return fn.__qualname__.rsplit(".", 1)[0]
+    return fn.__name__
+
+
+def _decorate(fn: Callable, rules: Mapping[str, Rule], label: str | None) -> Callable:
+    sig = inspect.signature(fn)
+    unknown = set(rules) - set(sig.parameters)
+    if unknown:     # a programming error in the declaration, not user input
+        raise TypeError(f"{fn.__qualname__} has no arguments {sorted(unknown)} to check")
+    where = _label(fn, label)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as err:        # a wrong call: Python's message, with the name
+            raise TypeError(f"{where}: {err}") from None
+        given = bound.arguments
+        name = given.get("name")
+        prefix = f"{where} {name!r}" if isinstance(name, str) and name else where
+        for arg, rule in rules.items():
+            if arg in given:
+                given[arg] = rule(given[arg], f"{prefix}: {arg}")
+        return fn(*bound.args, **bound.kwargs)
+
+    wrapper.__checked__ = dict(rules)
+    return wrapper
+
+
+def checked(_label: str | None = None, **rules: Rule) -> Callable:
+    """Decorator: check the named arguments with their rules before the call.
+
+    Only arguments that are given are checked (defaults are trusted); the checked value
+    (converted: a float, an array) is what the function receives.  Messages start with
+    the function's name (a class's for ``__init__``) and the ``name`` argument if any::
+
+        @checked(mass=nonnegative, position=vector3, rotation=optional(rotation))
+        def add_rigid_body(self, name, mass, position, rotation=None): ...
+
+        add_rigid_body("arm", 1.0, (0, 0)) → ModelError: add_rigid_body 'arm':
+            position must be a 3-vector [x, y, z]; got (0, 0) (shape (2,))
+    """
+    def deco(fn):
+        return _decorate(fn, rules, _label)
+
+    return deco
+
+
+def solver_options(fn: Callable | None = None, *, label: str | None = None, **extra: Rule):
+    """Decorator: check every argument whose name is in :data:`SOLVER_OPTIONS` (plus
+    ``extra`` rules) — ``tol``, ``max_iter``, ``rho_inf``, ``dt`` … — by the same rule in
+    every solver."""
+    def deco(f):
+        params = inspect.signature(f).parameters
+        rules = {k: r for k, r in SOLVER_OPTIONS.items() if k in params}
+        rules.update(extra)
+        return _decorate(f, rules, label)
+
+    return deco(fn) if fn is not None else deco
 
 
 def warn(message: str) -> None:

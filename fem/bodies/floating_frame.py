@@ -77,8 +77,20 @@ def check_arguments(name: str, link, rotary_inertia: str, point_masses) -> None:
     if rotary_inertia not in ROTARY_INERTIA:
         raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
                          f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
-    for x, m in point_masses:
-        if not (0.0 <= float(x) <= link.length * (1 + 1e-12)) or not float(m) >= 0:
+    from ..validate import finite
+
+    try:
+        pairs = [tuple(pm) for pm in point_masses]
+    except TypeError:
+        raise ModelError(f"floating frame {name!r}: point_masses is a list of (x, m) pairs; "
+                         f"got {point_masses!r:.80}") from None
+    for pm in pairs:
+        if len(pm) != 2:
+            raise ModelError(f"floating frame {name!r}: each point mass is a pair (x [m], "
+                             f"m [kg]); got {pm!r:.80}")
+        x = finite(pm[0], f"floating frame {name!r}: point mass position x [m]")
+        m = finite(pm[1], f"floating frame {name!r}: point mass m [kg]")
+        if not (0.0 <= x <= link.length * (1 + 1e-12)) or not m >= 0:
             raise ModelError(f"floating frame {name!r}: a point mass needs 0 <= x <= "
                              f"{link.length:g} m and a mass >= 0; got x = {x}, m = {m}")
 

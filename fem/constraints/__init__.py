@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from ..errors import ModelError
 from ..linear_map import LinearMap, constant
 from ..point_maps import is_nonlinear
+from ..validate import direction, finite, function, indices, point_map, positive, vector3
 
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
@@ -73,16 +74,47 @@ class Constraint:
     servo = False   # rows whose reaction is supplied by actuators (inverse dynamics)
 
     def __init__(self, name: str | None = None):
+        if name is not None and not isinstance(name, str):
+            raise ModelError(f"{type(self).__name__}: name must be a str; got {name!r:.80}")
         self.name = name or self.kind
 
     def rows(self, q0: np.ndarray, n_dof: int) -> ConstraintRows:
         raise NotImplementedError
+
+    def coordinates_used(self) -> np.ndarray:
+        """The global coordinates the constraint refers to (for :meth:`check`)."""
+        used = [np.asarray(getattr(m, "dofs", ()), np.int64).ravel()
+                for m in vars(self).values() if isinstance(m, LinearMap) or is_nonlinear(m)]
+        used += [np.asarray(d, np.int64).ravel() for k, d in vars(self).items()
+                 if k == "dofs"]
+        return np.concatenate(used) if used else np.zeros(0, np.int64)
+
+    def check(self, model) -> None:
+        """Refuse a constraint that refers to coordinates the model does not have (a point
+        of another model, a coordinate index beyond ``model.n_dof``)."""
+        used = self.coordinates_used()
+        bad = used[(used < 0) | (used >= model.n_dof)]
+        if bad.size:
+            raise ModelError(f"constraint {self.name!r} refers to coordinates "
+                             f"{np.unique(bad)[:8].tolist()} that model {model.name!r} does "
+                             f"not have (it has {model.n_dof}: 0..{model.n_dof - 1}); a point "
+                             f"of another model?")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
 
 _UNIT = [constant(e, f"e_{'xyz'[i]}") for i, e in enumerate(np.eye(3))]
+
+
+def _components(components, what: str) -> tuple[int, ...]:
+    """Components 0, 1, 2 (x, y, z), each at most once."""
+    comps = indices(components, f"{what}: components (0: x, 1: y, 2: z)", upper=3,
+                    noun="component").ravel()
+    if comps.size == 0 or len(set(comps.tolist())) != comps.size:
+        raise ModelError(f"{what}: components must be distinct among 0, 1, 2 (x, y, z) and "
+                         f"not empty; got {components!r:.80}")
+    return tuple(int(c) for c in comps)
 
 
 def _component_rows(maps, comps, n_dof):
@@ -116,9 +148,11 @@ class Coincident(Constraint):
 
     def __init__(self, p1: LinearMap, p2: LinearMap, name: str | None = None,
                  components: Sequence[int] = (0, 1, 2)):
+        point_map(p1, "Coincident: p1")
+        point_map(p2, "Coincident: p2")
         super().__init__(name or f"coincident({p1.label}, {p2.label})")
         self.d = p1 - p2
-        self.components = tuple(components)
+        self.components = _components(components, f"constraint {self.name!r}")
 
     def rows(self, q0, n_dof):
         G, c, gen = _component_rows([self.d] * len(self.components), self.components, n_dof)
@@ -137,9 +171,13 @@ class Distance(Constraint):
 
     def __init__(self, p1: LinearMap, p2: LinearMap, length: float | None = None,
                  name: str | None = None):
+        point_map(p1, "Distance: p1")
+        point_map(p2, "Distance: p2")
         super().__init__(name or f"distance({p1.label}, {p2.label})")
         self.d = p1 - p2
-        self.length = length
+        # a negative length would be solved as its absolute value: refused, not squared
+        self.length = None if length is None else positive(
+            length, f"constraint {self.name!r}: length", "m")
 
     def rows(self, q0, n_dof):
         L2 = float(self.d(q0) @ self.d(q0)) if self.length is None else self.length**2
@@ -164,8 +202,12 @@ class Dot(Constraint):
 
     def __init__(self, v1: LinearMap, v2: LinearMap, value: float | None = None,
                  name: str | None = None):
+        point_map(v1, "Dot: v1")
+        point_map(v2, "Dot: v2")
         super().__init__(name or f"dot({v1.label}, {v2.label})")
-        self.v1, self.v2, self.value = v1, v2, value
+        self.v1, self.v2 = v1, v2
+        self.value = None if value is None else finite(value, f"constraint {self.name!r}: "
+                                                               "value")
 
     def rows(self, q0, n_dof):
         val = float(self.v1(q0) @ self.v2(q0)) if self.value is None else float(self.value)
@@ -190,9 +232,19 @@ class Fixed(Constraint):
     def __init__(self, dofs: Sequence[int] | np.ndarray, name: str | None = None,
                  values: np.ndarray | None = None, labels: Sequence[str] | None = None):
         super().__init__(name or "fixed")
-        self.dofs = np.asarray(dofs, dtype=np.int64).ravel()
-        self.values = None if values is None else np.asarray(values, float).ravel()
+        self.dofs = indices(dofs, f"constraint {self.name!r}: dofs", noun="coordinate "
+                            "index").ravel()
+        if self.dofs.size == 0:
+            raise ModelError(f"constraint {self.name!r}: no coordinates to fix (dofs is empty)")
+        if values is not None:
+            from ..validate import coordinates
+
+            values = coordinates(values, self.dofs.size, f"constraint {self.name!r}: values")
+        self.values = values
         self.labels = list(labels) if labels is not None else None
+        if self.labels is not None and len(self.labels) != self.dofs.size:
+            raise ModelError(f"constraint {self.name!r}: {len(self.labels)} labels for "
+                             f"{self.dofs.size} coordinates")
 
     def rows(self, q0, n_dof):
         n = len(self.dofs)
@@ -209,8 +261,23 @@ class Linear(Constraint):
 
     def __init__(self, A, b=None, name: str | None = None, labels: Sequence[str] | None = None):
         super().__init__(name or "linear")
-        self.A = sp.coo_matrix(A)
-        self.b = np.zeros(self.A.shape[0]) if b is None else np.asarray(b, float).ravel()
+        try:
+            self.A = sp.coo_matrix(A, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"constraint {self.name!r}: A must be a matrix of numbers "
+                             f"(dense or scipy.sparse, rows × model coordinates); got "
+                             f"{A!r:.80}") from None
+        if self.A.ndim != 2 or not np.all(np.isfinite(self.A.data)):
+            raise ModelError(f"constraint {self.name!r}: A must be a 2D matrix of finite "
+                             f"numbers; got shape {self.A.shape}")
+        if b is None:
+            self.b = np.zeros(self.A.shape[0])
+        else:
+            from ..validate import coordinates
+
+            self.b = coordinates(np.ravel(b) if not isinstance(b, str) else b,
+                                 self.A.shape[0], f"constraint {self.name!r}: b (one value "
+                                 "per row of A)")
         self.labels = labels
 
     def rows(self, q0, n_dof):
@@ -237,17 +304,20 @@ class PrescribedPoint(Constraint):
 
     def __init__(self, p: LinearMap, motion: Motion, components: Sequence[int] = (0, 1, 2),
                  name: str | None = None, servo: bool = False):
+        point_map(p, "PrescribedPoint: p")
         super().__init__(name or f"path({p.label})")
-        self.p, self.motion, self.components = p, motion, tuple(components)
-        self.servo = servo
+        self.p = p
+        self.motion = function(motion, f"constraint {self.name!r}: motion (t -> (x, ẋ, ẍ))")
+        self.components = _components(components, f"constraint {self.name!r}")
+        self.servo = bool(servo)
 
     def rows(self, q0, n_dof):
         G, c, gen = _component_rows([self.p] * len(self.components), self.components, n_dof)
         comps = list(self.components)
 
         def h(t):
-            x, xd, xdd = self.motion(t)
-            return (np.asarray(x)[comps], np.asarray(xd)[comps], np.asarray(xdd)[comps])
+            x, xd, xdd = _motion_values(self.motion, t, 3, self.name)
+            return x[comps], xd[comps], xdd[comps]
 
         xyz = "xyz"
         return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in comps], c, G,
@@ -261,14 +331,22 @@ class PrescribedCoordinates(Constraint):
 
     def __init__(self, dofs: Sequence[int], motion: Motion, name: str | None = None):
         super().__init__(name or "drive")
-        self.dofs = np.asarray(dofs, dtype=np.int64).ravel()
-        self.motion = motion
+        self.dofs = indices(dofs, f"constraint {self.name!r}: dofs",
+                            noun="coordinate index").ravel()
+        if self.dofs.size == 0:
+            raise ModelError(f"constraint {self.name!r}: no coordinates to drive (dofs is "
+                             "empty)")
+        self.motion = function(motion, f"constraint {self.name!r}: motion (t -> (x, ẋ, ẍ))")
 
     def rows(self, q0, n_dof):
         n = len(self.dofs)
         G = sp.coo_matrix((np.ones(n), (np.arange(n), self.dofs)), shape=(n, n_dof))
+
+        def h(t):
+            return _motion_values(self.motion, t, n, self.name)
+
         return ConstraintRows(n, [f"{self.name} [dof {d}]" for d in self.dofs], np.zeros(n), G,
-                              motion=self.motion, motion_rows=np.arange(n))
+                              motion=h, motion_rows=np.arange(n))
 
 
 class AngleDrive(Constraint):
@@ -287,17 +365,19 @@ class AngleDrive(Constraint):
 
     def __init__(self, center: LinearMap, tip: LinearMap, axis, zero_direction,
                  angle: Callable[[float], tuple[float, float, float]], name: str | None = None):
+        point_map(center, "AngleDrive: center")
+        point_map(tip, "AngleDrive: tip")
         super().__init__(name or f"angle_drive({tip.label})")
-        k = np.asarray(axis, float)
-        k = k / np.linalg.norm(k)
-        d0 = np.asarray(zero_direction, float)
+        # a zero axis would be NaN in every row, later blamed on redundant constraints
+        k = direction(axis, f"constraint {self.name!r}: axis")
+        d0 = vector3(zero_direction, f"constraint {self.name!r}: zero_direction")
         d0 = d0 - (d0 @ k) * k
         if np.linalg.norm(d0) < 1e-12:
             raise ModelError(f"constraint {self.name!r}: zero_direction is parallel to the axis")
         self.k, self.d0 = k, d0 / np.linalg.norm(d0)
         self.k_x_d0 = np.cross(self.k, self.d0)
         self.arm = tip - center
-        self.angle = angle
+        self.angle = function(angle, f"constraint {self.name!r}: angle (t -> (θ, θ̇, θ̈))")
         self.length = None
 
     def directions(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -313,7 +393,7 @@ class AngleDrive(Constraint):
         self.length = float(np.linalg.norm(self.arm(q0)))
 
         def beta(t):
-            th, thd, thdd = self.angle(t)
+            th, thd, thdd = _motion_values(self.angle, t, None, self.name)
             d, e = self.directions(th)
             de = -thd * d
             dde = -thdd * d - thd**2 * e
@@ -325,3 +405,34 @@ class AngleDrive(Constraint):
         zero = LinearMap(np.zeros(0, np.int64), np.zeros((3, 0)), np.zeros(3), "e(t)")
         return ConstraintRows(1, [self.name], np.zeros(1), bilinear=[(0, self.arm, zero)],
                               beta_motion=beta, beta_rows=np.array([0]))
+
+
+def _motion_values(motion: Callable, t: float, n: int | None, name: str):
+    """``motion(t)`` as three finite float arrays of ``n`` values (scalars for ``n`` None):
+    a function of time that returns the wrong thing is named, not a numpy error."""
+    what = f"constraint {name!r}: its motion function at t = {t:g} s"
+    try:
+        out = motion(t)
+        x, xd, xdd = out
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must return (value, rate, acceleration); got "
+                         f"{out!r:.80}" if "out" in locals() else
+                         f"{what} must return (value, rate, acceleration)") from None
+    vals = []
+    for label, v in (("value", x), ("rate", xd), ("acceleration", xdd)):
+        try:
+            a = np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"{what}: the {label} must be numbers; got {v!r:.60}") from None
+        if n is None:
+            if a.size != 1:
+                raise ModelError(f"{what}: the {label} must be one number; got {v!r:.60}")
+            a = a.reshape(())
+        elif a.size != n:
+            raise ModelError(f"{what}: the {label} must have {n} values; got {v!r:.60}")
+        else:
+            a = a.reshape(n)
+        if not np.all(np.isfinite(a)):
+            raise ModelError(f"{what}: the {label} is not finite ({v!r:.60})")
+        vals.append(a if n is not None else float(a))
+    return tuple(vals)

@@ -100,6 +100,14 @@ class ElementFamily:
     node_layout: ClassVar[tuple[tuple[str, ...], ...]] = ()
     elastic: ClassVar[bool] = True
     constant_mass: ClassVar[bool] = True
+    section_keys: ClassVar[tuple[str, ...] | None] = None
+    """Every section key the family reads (None: not declared, anything accepted); a key
+    outside it — a typo such as ``n_gaus=`` — is refused instead of silently ignored."""
+    section_rules: ClassVar[dict[str, str]] = {}
+    """What each section value must be, checked before the family sees it: "positive",
+    "nonnegative" or "finite" (a number or one per element), "count" (an integer ≥ 1),
+    "flag" (True/False), "vector3" (one 3-vector, or one per element), "tensor33" (one
+    3×3, or one per element).  Any other numeric value must at least be finite."""
 
     def __init__(self, X: np.ndarray, material: Material | None = None, **section):
         X = np.asarray(X, dtype=float)
@@ -113,7 +121,22 @@ class ElementFamily:
             raise ModelError(f"element {self.name!r}: non-finite reference coordinates in "
                              f"elements {bad[:10].tolist()}")
         self.X = X
+        if material is not None:
+            from ..validate import material as validate_material
+
+            validate_material(material, f"element {self.name!r}: material")
         self.material = material
+        if self.section_keys is not None:
+            unknown = [k for k in section if k not in self.section_keys]
+            if unknown:
+                import difflib
+
+                close = difflib.get_close_matches(unknown[0], self.section_keys, n=1)
+                raise ModelError(f"element {self.name!r}: unknown section data {unknown[0]!r}"
+                                 f"{f' (did you mean {close[0]!r}?)' if close else ''}; it "
+                                 f"takes {', '.join(self.section_keys)}")
+        for key, value in section.items():
+            check_section(self.name, key, value, self.section_rules.get(key), X.shape[0])
         self.section = dict(section)
 
     # ----------------------------------------------------------------- layout
@@ -214,3 +237,71 @@ class ElementFamily:
         ``(vector_index, coefficient)`` pairs over the element's 3-vectors.
         """
         return []
+
+
+def check_section(family: str, key: str, value, rule: str | None, n: int) -> None:
+    """Check one section value of ``n`` elements of ``family`` against its declared
+    ``rule`` (:attr:`ElementFamily.section_rules`); undeclared numbers must be finite.
+    An infinite area or a NaN thickness is refused here, before any solve could blame it
+    on buckling."""
+    from .. import validate as v
+
+    what = f"element {family!r}: section {key}"
+    if value is None:
+        return              # not given: the family's default or its own "needs ..." message
+    if rule is None:
+        if isinstance(value, str | bool | type(None)) or callable(value):
+            return
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return          # not numeric: the family decides what it is
+        if not np.all(np.isfinite(arr)):
+            raise ModelError(f"{what} must be finite; got {v._show(value)}")
+        return
+    if rule == "count":
+        v.integer(value, what, minimum=1)
+    elif rule == "flag":
+        v.boolean(value, what)
+    elif rule in ("positive", "nonnegative", "finite"):
+        if isinstance(value, str | bytes | bool) or value is None:
+            raise ModelError(f"{what} must be a number (or one per element); got "
+                             f"{v._show(value)}")
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"{what} must be a number (or one per element); got "
+                             f"{v._show(value)}") from None
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.size not in (1, n)):
+            raise ModelError(f"{what} must be a number or {n} numbers (one per element); "
+                             f"got shape {arr.shape}")
+        per_element = arr.ndim == 1
+        arr = arr.ravel()
+        sign = {"positive": ("> 0", ~(arr > 0)), "nonnegative": ("≥ 0", ~(arr >= 0)),
+                "finite": ("", np.zeros(arr.size, bool))}[rule]
+        if per_element:             # one value per element: name the elements
+            bad = ~np.isfinite(arr) | sign[1]
+            if bad.any():
+                idx = np.flatnonzero(bad)
+                need = f"finite and {sign[0]}" if sign[0] else "finite"
+                raise ModelError(f"{what} must be {need} (elements {idx[:10].tolist()}); "
+                                 f"got {float(arr[idx[0]])!r}")
+        elif not np.isfinite(arr[0]):
+            raise ModelError(f"{what} must be finite; got {float(arr[0])!r}")
+        elif sign[1][0]:
+            raise ModelError(f"{what} must be {sign[0]}; got {float(arr[0])!r}")
+    elif rule in ("vector3", "tensor33"):
+        shape = (3,) if rule == "vector3" else (3, 3)
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or isinstance(value, str | bytes) or not (
+                arr.shape == shape or arr.shape == (n, *shape)):
+            kind = "3-vector" if rule == "vector3" else "3×3 array"
+            raise ModelError(f"{what} must be a {kind} of numbers (or one per element); got "
+                             f"{v._show(value)}")
+        if not np.all(np.isfinite(arr)):
+            raise ModelError(f"{what} must be finite; got {v._show(value)}")
+    else:       # pragma: no cover - a declaration error
+        raise TypeError(f"unknown section rule {rule!r} for {family}.{key}")

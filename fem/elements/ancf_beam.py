@@ -174,6 +174,11 @@ class AncfBeam(ElementFamily):
 
     cell = "line"
     node_layout = (("r", "r_x", "r_y", "r_z"), ("r", "r_x", "r_y", "r_z"))
+    section_keys = ("section", "radius", "width", "height", "shear_factor", "torsion_constant",
+                    "formulation", "n_gauss", "n_section", "section_strains")
+    # radius, width, height: checked by the family itself (one number each)
+    section_rules = {"shear_factor": "positive", "torsion_constant": "positive",
+                     "n_gauss": "count", "n_section": "count"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)

@@ -37,6 +37,8 @@ class AncfCable(ElementFamily):
 
     cell = "line"
     node_layout = (("r", "r_x"), ("r", "r_x"))
+    section_keys = ("area", "inertia", "n_gauss")
+    section_rules = {"area": "positive", "inertia": "positive", "n_gauss": "count"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)

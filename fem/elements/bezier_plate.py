@@ -336,6 +336,11 @@ class BezierTrianglePlate(ElementFamily):
     """
 
     cell = "triangle"
+    section_keys = ("thickness", "triangle_degree", "n_thickness", "thickness_ans",
+                    "shear_factor", "shear_alpha", "normal")
+    section_rules = {"thickness": "positive", "triangle_degree": "count",
+                     "n_thickness": "count", "thickness_ans": "flag",
+                     "shear_alpha": "nonnegative", "normal": "vector3"}
     node_layout = (
         ("r", "r_eta", "r_zeta", "r_chi", "r_chichi"),
         ("r", "r_zeta", "r_xi", "r_chi", "r_chichi"),

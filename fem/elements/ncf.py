@@ -53,6 +53,8 @@ class RigidBar(ElementFamily):
     cell = "line"
     node_layout = (("r",), ("r",))
     elastic = False
+    section_keys = ("mass", "area", "thickness")
+    section_rules = {"mass": "nonnegative", "area": "positive", "thickness": "positive"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)
@@ -90,6 +92,8 @@ class RigidTriangle(ElementFamily):
     cell = "triangle"
     node_layout = (("r",), ("r",), ("r",))
     elastic = False
+    section_keys = ("mass", "area", "thickness")
+    section_rules = {"mass": "nonnegative", "area": "positive", "thickness": "positive"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)
@@ -137,6 +141,8 @@ class RigidBody(ElementFamily):
     cell = "body"
     node_layout = (("r", "u", "v", "w"),)
     elastic = False
+    section_keys = ("mass", "com", "inertia")
+    section_rules = {"mass": "nonnegative", "com": "vector3", "inertia": "tensor33"}
 
     def __init__(self, X, material=None, **section):
         super().__init__(X, material, **section)

@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fem.errors import ModelError
+from fem.files import temporary_path
 from fem.io.vtk import Frame, read_series, to_meshio
 from fem.mesh import Mesh, read_meshio
 from fem.validate import CAMERAS
@@ -571,15 +572,21 @@ def snapshot(
     system packages (EGL or OSMesa) it needs.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _writable(path.parent, path)
     plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
                         scale=scale, tube_radius=tube_radius, window_size=window_size,
                         clim=clim, cmap=cmap, show_edges=show_edges, title=title,
                         background=background, deform=deform, factor=factor, triad=triad)
+    tmp = temporary_path(path, keep_suffix=True)     # the picture appears when complete
     try:
-        plotter.screenshot(str(path))
+        plotter.screenshot(str(tmp))
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ModelError(f"cannot write the picture {path}: {_write_reason(err, path)}"
+                         ) from None
     finally:
         plotter.close()
+        tmp.unlink(missing_ok=True)
     return path
 
 
@@ -609,6 +616,61 @@ def _frame_time(item: Any, index: int) -> float:
     if isinstance(item, Mapping) and "time" in item:
         return float(item["time"])
     return float(index)
+
+
+def _writable(folder: Path, target: Path) -> None:
+    """Make ``folder`` and make sure a file can be written there, before any rendering:
+    a read-only folder is "cannot write", not an ffmpeg broken pipe."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = temporary_path(folder / ".fem_render_probe")
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise ModelError(f"cannot write {target} (in {folder}): {err.strerror or err}; "
+                         "render into a folder you can write to") from None
+
+
+def _write_reason(err: BaseException | None, path: Path) -> str:
+    """Why writing ``path`` failed, in words: the disk is full, the folder is not
+    writable, or the encoder's own message (its last lines); "" when none is known."""
+    folder = path.parent
+    try:
+        if shutil.disk_usage(folder).free < 1 << 20:
+            return "the disk is full"
+    except OSError:
+        pass
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is not writable"
+    if err is None:
+        return ""
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    text = [ln for ln in str(err).strip().splitlines() if ln.strip()]
+    return f"{type(err).__name__}: {' '.join(text[:2])[:300]}" if text else type(err).__name__
+
+
+def _check_movie(path: Path, final: Path) -> None:
+    """Make sure the encoder wrote a readable movie: imageio does not report ffmpeg's
+    exit status, so a full disk would leave a truncated MP4 (no index) behind.  A stream
+    copy to nowhere reads the container without decoding (a few ms)."""
+    if path.suffix.lower() != ".mp4":
+        return          # GIFs are written in this process: failures raise
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except Exception:   # noqa: BLE001 - no ffmpeg to check with (it wrote the file though)
+        return
+    proc = subprocess.run([exe, "-v", "error", "-i", str(path), "-map", "0:v:0", "-c",
+                           "copy", "-f", "null", "-"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    if proc.returncode != 0:
+        said = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        reason = (_write_reason(None, final) or "the encoder (ffmpeg) failed and left an "
+                  "unreadable file (a full disk or a file size limit?)")
+        detail = f"; ffmpeg: {said[-1][:200]}" if said else ""
+        raise ModelError(f"cannot write the movie {final}: {reason}{detail}")
 
 
 def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
@@ -712,11 +774,18 @@ def animate(
     colour_range = clim or _range(scenes)
     bounds = _bounds(scenes)
 
+    from fem.validate import in_range
+
+    fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    writer, written = _open_writer(path, fps)
+    _writable(path.parent, path)
+    # rendered to a private temporary name, renamed when complete: an interrupted or
+    # failed movie never sits under the final name
+    writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
+    written = path.with_suffix(partial.suffix)
     plotter = _plotter(window_size, background)
     count = 0
+    done = False
     shown: list | None = None      # datasets on screen, updated in place when the topology
     caption = None                 # stays the same (re-adding actors per frame is slow)
     try:
@@ -750,12 +819,31 @@ def animate(
                 else:
                     caption.SetInput(text)        # a vtkTextActor
             plotter.render()
-            writer.append_data(np.asarray(plotter.screenshot(return_img=True)))
+            image = np.asarray(plotter.screenshot(return_img=True))
+            try:
+                writer.append_data(image)
+            except Exception as err:        # ffmpeg died: a full disk, a broken pipe
+                raise ModelError(f"cannot write the movie {written}: "
+                                 f"{_write_reason(err, written)}") from None
             count += 1
+        try:
+            writer.close()
+        except Exception as err:            # the encoder's final write failed
+            raise ModelError(f"cannot write the movie {written}: "
+                             f"{_write_reason(err, written)}") from None
+        _check_movie(partial, written)      # ffmpeg's own exit status is not reported
+        try:
+            os.replace(partial, written)
+        except OSError as err:
+            raise ModelError(f"cannot write the movie {written}: "
+                             f"{_write_reason(err, written)}") from None
+        done = True
     finally:
         plotter.close()
-        with contextlib.suppress(Exception):
-            writer.close()
+        if not done:
+            with contextlib.suppress(Exception):
+                writer.close()
+            partial.unlink(missing_ok=True)     # never a truncated movie left behind
     return written, count
 
 
@@ -801,8 +889,15 @@ def plot_histories(
     fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
                           reference_label, figsize, dpi)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, bbox_inches="tight")
+    _writable(path.parent, path)
+    tmp = temporary_path(path, keep_suffix=True)
+    try:
+        fig.savefig(tmp, bbox_inches="tight", format=path.suffix.lstrip(".") or "png")
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ModelError(f"cannot write the plot {path}: {_write_reason(err, path)}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 

@@ -228,14 +228,20 @@ def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
 
 def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
     """Write ``mesh`` as a binary ``.vtu`` with its field data, atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    meshio.write(tmp, mesh, file_format="vtu", compression=compression)
-    if mesh.field_data:
-        data = tmp.read_bytes()
-        tag = b"<UnstructuredGrid>"
-        at = data.index(tag) + len(tag)
-        tmp.write_bytes(data[:at] + _field_data_xml(mesh.field_data) + data[at:])
-    os.replace(tmp, path)
+    from ..files import temporary_path
+
+    tmp = temporary_path(path)
+    try:
+        meshio.write(tmp, mesh, file_format="vtu", compression=compression)
+        if mesh.field_data:
+            data = tmp.read_bytes()
+            tag = b"<UnstructuredGrid>"
+            at = data.index(tag) + len(tag)
+            tmp.write_bytes(data[:at] + _field_data_xml(mesh.field_data) + data[at:])
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
@@ -245,9 +251,15 @@ def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
     for time, file in entries:
         ET.SubElement(coll, "DataSet", timestep=repr(float(time)), group="", part="0", file=file)
     ET.indent(root)
-    tmp = path.with_name(path.name + ".tmp")
-    ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-    os.replace(tmp, path)
+    from ..files import temporary_path
+
+    tmp = temporary_path(path)
+    try:
+        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class SeriesWriter:

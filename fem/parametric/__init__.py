@@ -11,6 +11,6 @@ importing a submodule of that name would replace the ``fem.sweep`` function.
 * :mod:`.table` — the CSV/Parquet table and the plots.
 """
 
-from .runner import PointOutcome, SweepResult, sweep
+from .runner import PointOutcome, SweepInterrupted, SweepResult, sweep
 
-__all__ = ["sweep", "SweepResult", "PointOutcome"]
+__all__ = ["sweep", "SweepResult", "PointOutcome", "SweepInterrupted"]

@@ -102,6 +102,10 @@ def expand(grid: Mapping | Sequence[Mapping], defaults: Mapping, mode: str = "gr
         else:
             raise ModelError(f"sweep mode must be 'grid' or 'zip', got {mode!r}")
     else:
+        if isinstance(grid, str | bytes) or not isinstance(grid, Sequence) \
+                or not all(isinstance(p, Mapping) for p in grid):
+            raise ModelError(f"sweep: grid must be a dict {{parameter: [values]}} or a list of "
+                             f"dicts (one per point); got {grid!r:.80}")
         points = [dict(p) for p in grid]
         for p in points:
             _check_names(p, defaults)

@@ -72,9 +72,9 @@ def read_done(folder: str | Path | None, params: dict) -> dict | None:
 
 
 def _write_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(jsonable(data), indent=1))
-    os.replace(tmp, path)
+    from ..files import atomic_write_text
+
+    atomic_write_text(path, json.dumps(jsonable(data), indent=1))
 
 
 def _make_case_findable(case: str, case_dir: str | None) -> None:

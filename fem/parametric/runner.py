@@ -25,7 +25,20 @@ from .grid import expand, point_names, varying
 from .point import ERROR, PointTask, read_done, run_point
 from .table import history_rows, parse_plot, plot_figure, table_rows, to_frame, write_table
 
-__all__ = ["sweep", "SweepResult", "PointOutcome"]
+__all__ = ["sweep", "SweepResult", "PointOutcome", "SweepInterrupted"]
+
+_NO_DASK = ('sweeping on Dask workers needs the dask extra: pip install -e ".[dask]" in the '
+            'source checkout (pip install "fem[dask]" otherwise); or run the points here, one '
+            'after another, with `fem sweep --serial` (client="serial")')
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a sweep: the table of the points finished so far was
+    written (``result``, ``message``); a rerun resumes from them."""
+
+    def __init__(self, message: str, result: SweepResult, signal_name: str | None = None):
+        super().__init__(message)
+        self.message, self.result, self.signal_name = message, result, signal_name
 
 
 @dataclass
@@ -106,16 +119,14 @@ def _dask_client(client, workers: int | None, n_tasks: int) -> Iterator:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ModelError('sweeping on Dask needs the dask extra: pip install "fem[dask]" '
-                         '(or run the points here, one after another, with client="serial")'
-                         ) from None
+        raise ModelError(_NO_DASK) from None
     if isinstance(client, Client):
         yield client
         return
     if isinstance(client, str):
         try:
             c = Client(client, timeout="20s")
-        except OSError as err:
+        except (OSError, ValueError, TypeError) as err:
             raise ModelError(f"cannot reach the Dask scheduler at {client}: {err}; start "
                              "one with `dask scheduler` (see docs/sweep.md)") from None
         with c:
@@ -147,9 +158,9 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
         for t in tasks:
             on_result(t, run_point(t))
         return
-    from distributed import as_completed
-
     with _dask_client(client, workers, len(tasks)) as c:
+        from distributed import as_completed
+
         on_start(_dashboard(c))
         token = uuid.uuid4().hex[:8]
         futures = {c.submit(run_point, t, key=f"fem-point-{token}-{t.name}", pure=False): t
@@ -185,6 +196,28 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
             raise
 
 
+def _check_client(client) -> None:
+    """None, "serial", a scheduler address (``tcp://host:8786``, ``host:8786``) or a
+    ``distributed.Client``; a string that is none of these is refused before anything
+    runs (Dask would wait for a scheduler that cannot exist)."""
+    import re
+
+    if client is None or (isinstance(client, str) and client == "serial"):
+        return
+    if isinstance(client, str):
+        address = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?"
+                             r"(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.\-_]+)(?::(\d{1,5}))?/?$")
+        m = address.match(client.strip())
+        if not m or not (m.group(1) or m.group(3)) or (m.group(3) and int(m.group(3)) > 65535):
+            raise ModelError(f"--scheduler must be a Dask scheduler address such as "
+                             f"tcp://host:8786 or host:8786; got {client!r} (start one with "
+                             f"`dask scheduler`, or use --serial)")
+        return
+    if type(client).__name__ != "Client":
+        raise ModelError(f"client must be None, 'serial', a scheduler address or a "
+                         f"distributed.Client; got {client!r:.80}")
+
+
 def _typed_or_raw(module, key: str, value):
     from ..cases import parse_params
 
@@ -218,7 +251,8 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     mode : "grid" or "zip"
         Every combination, or the i-th values together.
     workers : int, optional
-        LocalCluster size (default: cores, at most the number of points).
+        LocalCluster size (None or 0: cores, at most the number of points; a negative
+        number is refused).
     plot : list of "figure:parameter"
         Plots written to ``out/plots/``.
     progress : bool
@@ -229,8 +263,16 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     SweepResult
     """
     from ..cases import available_cases, load_case, parse_params
+    from ..validate import choice, integer
 
     t0 = time.perf_counter()
+    mode = choice(mode, ("grid", "zip"), "sweep: mode")
+    if workers is not None:
+        workers = integer(workers, "sweep: workers (--workers, local worker processes; 0: "
+                          "as many as cores)", minimum=0, maximum=1024) or None
+    _check_client(client)
+    if not isinstance(plot, list | tuple):
+        raise ModelError(f"sweep: plot is a list of 'figure:parameter'; got {plot!r:.80}")
     module = load_case(case)
     case_dir = str(available_cases()[case].parent) if case in available_cases() else None
     raw = expand(grid, module.PARAMS, mode)
@@ -251,8 +293,10 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     names = point_names(typed, swept)
     out = Path(out) if out is not None else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "sweep.json").write_text(json.dumps(jsonable({
+        from ..files import atomic_write_text, writable_folder
+
+        writable_folder(out, "sweep --out")
+        atomic_write_text(out / "sweep.json", json.dumps(jsonable({
             "case": case, "mode": mode, "swept": swept,
             "points": [{"name": n, "parameters": p} for n, p in zip(names, typed, strict=True)],
         }), indent=1))
@@ -303,6 +347,24 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     try:
         if tasks:
             _execute(tasks, client, workers, on_result, on_start)
+    except KeyboardInterrupt as err:
+        # keep what finished: the table of the points done so far (a rerun resumes)
+        if bar is not None:
+            bar.close()
+        result.points = [outcomes[n] for n in names if n in outcomes]
+        result.wall_s = time.perf_counter() - t0
+        n_left = len(names) - len(result.points)
+        where = ""
+        if out is not None:
+            try:
+                result.files += write_table(result.rows(), out,
+                                            history_rows(result.points, swept))
+                where = f"; table of the {len(result.points)} finished points: {out / 'table.csv'}"
+            except OSError as werr:
+                where = f"; the table could not be written ({werr.strerror or werr})"
+        raise SweepInterrupted(f"{len(result.points)} of {len(names)} points finished, "
+                               f"{n_left} not run{where}; rerun the same command to resume",
+                               result, getattr(err, "signal_name", None)) from None
     finally:
         if bar is not None:
             bar.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,19 +78,34 @@ def write_table(rows: list[dict], out: Path, histories: list[dict] | None = None
     """``table.csv`` (always), ``table.parquet`` and, when there are histories,
     ``histories.parquet`` (these two when pandas and pyarrow are installed:
     ``pip install "fem[dask]"``)."""
+    from ..files import temporary_path
+
+    def complete(path: Path, write) -> Path:
+        # a table appears under its name only when complete (never half a table)
+        tmp = temporary_path(path, keep_suffix=True)
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return path
+
+    def csv_to(path: Path) -> None:
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=columns)
+            w.writeheader()
+            w.writerows(rows)
+
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    written = [out / "table.csv"]
-    with open(written[0], "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns)
-        w.writeheader()
-        w.writerows(rows)
+    written = [complete(out / "table.csv", csv_to)]
     if not all(importlib.util.find_spec(m) for m in ("pandas", "pyarrow")):
         return written
-    to_frame(rows, columns).to_parquet(out / "table.parquet", index=False)
-    written.append(out / "table.parquet")
+    written.append(complete(out / "table.parquet", lambda p: to_frame(rows, columns).to_parquet(
+        p, index=False)))
     if histories:
-        to_frame(histories).to_parquet(out / "histories.parquet", index=False)
-        written.append(out / "histories.parquet")
+        written.append(complete(out / "histories.parquet",
+                                lambda p: to_frame(histories).to_parquet(p, index=False)))
     return written
 
 

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ModelError
-from ..validate import integer
+from ..validate import indices, integer
 from .eigen import generalized_eigen
 
 __all__ = ["Component", "craig_bampton", "Assembly", "AssemblyModes", "null_space_basis",
@@ -107,8 +107,11 @@ def craig_bampton(M, K, boundary: Sequence[int], n_modes: int, name: str = ""
     M = _square(M, "substructure M", n)
     b = np.asarray(boundary)
     if b.ndim != 1 or not np.issubdtype(b.dtype, np.integer):
-        raise ModelError(f"{name or 'substructure'}: boundary must be a list of coordinate "
-                         f"indices; got {boundary!r}")
+        if b.ndim == 1 and b.size == 0:
+            b = b.astype(np.int64)
+        else:
+            raise ModelError(f"{name or 'substructure'}: boundary must be a list of "
+                             f"integer coordinate indices; got {boundary!r:.80}")
     if len(np.unique(b)) != len(b) or (b.size and (b.min() < 0 or b.max() >= n)):
         raise ModelError(f"{name or 'substructure'}: boundary indices must be distinct and in "
                          f"[0, {n - 1}]; got {b.tolist()}")
@@ -179,7 +182,8 @@ class Assembly:
     def add(self, component: Component, interface: Sequence[int]) -> int:
         """Attach a component: ``interface[k]`` is the assembly coordinate of its k-th
         boundary coordinate.  Returns the component's index."""
-        m = np.asarray(interface, int)
+        m = indices(interface, f"component {getattr(component, 'name', '')!r}: interface",
+                    upper=self.n_interface, noun="coordinate index").ravel()
         if m.shape != (component.n_boundary,):
             raise ModelError(f"component {component.name!r}: {component.n_boundary} boundary "
                              f"coordinates but {m.size} interface indices")
@@ -192,8 +196,14 @@ class Assembly:
 
     def add_mass(self, coords: Sequence[int], mass) -> None:
         """Lumped mass on interface coordinates (a scalar per coordinate or a matrix)."""
-        c = np.asarray(coords, int)
-        m = np.asarray(mass, float)
+        c = indices(coords, "lumped mass: coords", upper=self.n_interface,
+                    noun="coordinate index").ravel()
+        try:
+            m = np.asarray(mass, float)
+        except (TypeError, ValueError):
+            raise ModelError(f"lumped mass must be numbers; got {mass!r:.60}") from None
+        if not np.all(np.isfinite(m)):
+            raise ModelError(f"lumped mass must be finite; got {mass!r:.60}")
         if m.ndim == 0:
             m = np.full(len(c), float(m))
         if m.ndim == 1:
@@ -206,15 +216,22 @@ class Assembly:
 
     def add_stiffness(self, coords: Sequence[int], k) -> None:
         """A stiffness matrix on interface coordinates (springs, actuators)."""
-        c = np.asarray(coords, int)
-        k = np.atleast_2d(np.asarray(k, float))
+        c = indices(coords, "stiffness: coords", upper=self.n_interface,
+                    noun="coordinate index").ravel()
+        try:
+            k = np.atleast_2d(np.asarray(k, float))
+        except (TypeError, ValueError):
+            raise ModelError(f"stiffness must be numbers; got {k!r:.60}") from None
+        if not np.all(np.isfinite(k)):
+            raise ModelError("stiffness must be finite")
         if k.shape != (len(c), len(c)):
             raise ModelError(f"stiffness for {len(c)} coordinates has shape {k.shape}")
         self.lumped_K[np.ix_(c, c)] += k
 
     def fix(self, coords: Sequence[int]) -> None:
         """Fix interface coordinates (supports)."""
-        self.fixed.update(int(c) for c in coords)
+        self.fixed.update(int(c) for c in indices(coords, "fix: coords", upper=self.n_interface,
+                                                  noun="coordinate index").ravel())
 
     @property
     def n_total(self) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
+from ..validate import checked, integer, nonnegative, positive
+
 __all__ = ["BETA_L", "clamped_free_beta_l", "cantilever_tip_deflection",
            "cantilever_frequencies", "fixed_free_rod_frequencies", "rotating_rod_stretch",
            "rotating_beam_frequency"]
@@ -44,6 +46,7 @@ def clamped_free_beta_l(n_modes: int) -> np.ndarray:
     return np.array([brentq(f, c - 0.5, c + 0.5, xtol=1e-15) for c in centres])
 
 
+@checked(L=positive, EI=positive)
 def cantilever_tip_deflection(L: float, EI: float, q: float = 0.0, F: float = 0.0,
                               kGA: float = np.inf) -> float:
     """Tip deflection of a cantilever under a uniform load and a tip force.
@@ -79,6 +82,8 @@ def cantilever_tip_deflection(L: float, EI: float, q: float = 0.0, F: float = 0.
     return w
 
 
+@checked(L=positive, EI=positive, rho_A=positive,
+         n_modes=lambda v, w: integer(v, w, minimum=1))
 def cantilever_frequencies(L: float, EI: float, rho_A: float,
                            n_modes: int = 3) -> np.ndarray:
     """Clamped–free Euler–Bernoulli bending frequencies [Hz].
@@ -107,6 +112,7 @@ def cantilever_frequencies(L: float, EI: float, rho_A: float,
     return beta**2 * np.sqrt(EI / (rho_A * L**4)) / (2 * np.pi)
 
 
+@checked(L=positive, wave_speed=positive, n_modes=lambda v, w: integer(v, w, minimum=1))
 def fixed_free_rod_frequencies(L: float, wave_speed: float, n_modes: int = 3) -> np.ndarray:
     """Clamped–free rod frequencies [Hz] (axial or torsional waves).
 
@@ -131,6 +137,7 @@ def fixed_free_rod_frequencies(L: float, wave_speed: float, n_modes: int = 3) ->
     return (2 * n - 1) / (4 * L) * wave_speed
 
 
+@checked(L=positive, E=positive, rho=nonnegative)
 def rotating_rod_stretch(omega: float, L: float, E: float, rho: float) -> float:
     """Axial tip displacement [m] of a rod spinning at Ω about its clamped end.
 

@@ -14,7 +14,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["dof_label", "trend", "loose_parts", "singular_structure", "newton_failure"]
+from ..errors import ModelError
+
+__all__ = ["dof_label", "trend", "loose_parts", "singular_structure", "newton_failure",
+           "nonfinite_inputs", "check_finite_start"]
 
 _XYZ = "xyz"
 
@@ -45,6 +48,68 @@ def trend(history: list[float]) -> str:
     if np.all(np.abs(steps) < 0.05):
         return f"stalled near {tail[-1]:.1e}"
     return f"fell only slowly (to {h[-1]:.1e})"
+
+
+def _where(asm, dofs: np.ndarray) -> str:
+    labels = [dof_label(asm, int(d)) for d in dofs[:4]]
+    groups = _groups_of(asm, dofs)
+    return (f"{labels}{' …' if dofs.size > 4 else ''}"
+            + (f" (element group {groups})" if groups else ""))
+
+
+def nonfinite_inputs(asm, q: np.ndarray, v: np.ndarray | None = None, t: float = 0.0
+                     ) -> list[str]:
+    """What in the model is not finite at a state: the mass matrix, internal and external
+    forces (named by coordinate and element group) and constraint values and Jacobian rows
+    (named by row).  Empty when everything is finite.  An infinite section area or a NaN
+    length shows here, before a solver could mistake it for a limit point or a singular
+    (redundant) constraint set."""
+    out = []
+    with np.errstate(all="ignore"):
+        checks = (("mass matrix", lambda: asm.mass_matrix(q)),
+                  ("internal (elastic) forces", lambda: asm.internal_forces(q, v)[0]),
+                  ("external forces (loads, weight)", lambda: asm.external_forces(t, q)))
+        for what, fn in checks:
+            try:
+                val = fn()
+            except ModelError:
+                raise           # already names what is wrong (a load function's value)
+            except (FloatingPointError, ValueError, ZeroDivisionError) as err:
+                out.append(f"{what} cannot be evaluated ({type(err).__name__}: {err})")
+                continue
+            if sp.issparse(val):
+                val = val.tocoo()
+                bad = np.unique(val.row[~np.isfinite(val.data)])
+            else:
+                arr = np.asarray(val, dtype=float)
+                bad = np.flatnonzero(~np.isfinite(arr).reshape(arr.shape[0], -1).all(axis=1)) \
+                    if arr.ndim else np.zeros(0, np.int64)
+            if bad.size:
+                out.append(f"{what} at {_where(asm, bad)}")
+        if asm.m:
+            rows: set[int] = set()
+            phi = np.asarray(asm.phi(q, t), dtype=float)
+            rows.update(np.flatnonzero(~np.isfinite(phi)).tolist())
+            J = asm.jacobian(q, t).tocoo()
+            rows.update(J.row[~np.isfinite(J.data)].tolist())
+            if rows:
+                r = sorted(rows)
+                out.append(f"constraint rows {[asm.labels[i] for i in r[:4]]}"
+                           f"{' …' if len(r) > 4 else ''}")
+    return out
+
+
+def check_finite_start(asm, q: np.ndarray, t: float, solver: str,
+                       v: np.ndarray | None = None) -> None:
+    """Raise a :class:`~fem.ModelError` naming what is not finite at the start state, so
+    that a non-finite input stops the solver before it starts (and is never reported as
+    buckling or redundant constraints)."""
+    problems = nonfinite_inputs(asm, q, v, t)
+    if problems:
+        raise ModelError(f"{solver}: the model gives non-finite values (inf or NaN) at the "
+                         f"start state (t = {t:g} s): {'; '.join(problems)}. Check the inputs "
+                         "that feed them: section data, materials, loads and their functions "
+                         "of time, constraint lengths and motions, point masses")
 
 
 def _translation_patterns(asm) -> np.ndarray:

@@ -23,6 +23,7 @@ the contraction ratio degrades; a step whose Newton fails is retried in halves.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from time import perf_counter
@@ -33,9 +34,9 @@ from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
 from ..linalg import Factorization
 from ..results import Result
-from ..validate import coordinates, finite, integer, positive, warn
+from ..validate import coordinates, in_range, solver_options, warn
 from .corotation import CoRotation
-from .diagnosis import newton_failure
+from .diagnosis import check_finite_start, newton_failure
 from .fused import algorithmic_acceleration, apply_correction, predict, residual_and_rhs
 from .static import project_positions
 
@@ -44,8 +45,7 @@ __all__ = ["alpha_parameters", "GeneralizedAlpha", "consistent_initial_state", "
 
 def alpha_parameters(rho_inf: float) -> dict[str, float]:
     """Generalized-α parameters for spectral radius ``ρ∞ ∈ [0, 1]``."""
-    if not 0.0 <= rho_inf <= 1.0:
-        raise ModelError(f"spectral radius rho_inf must lie in [0, 1], got {rho_inf}")
+    rho_inf = in_range(rho_inf, "spectral radius rho_inf", 0.0, 1.0)
     am = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
     af = rho_inf / (rho_inf + 1.0)
     gamma = 0.5 + af - am
@@ -53,6 +53,7 @@ def alpha_parameters(rho_inf: float) -> dict[str, float]:
     return {"alpha_m": am, "alpha_f": af, "gamma": gamma, "beta": beta}
 
 
+@solver_options
 def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dict | None = None):
     """Positions, velocities, accelerations and multipliers consistent with the
     constraints at ``t0``: ``Φ = 0``, ``Φ_q q̇ + Φ_t = 0``, and
@@ -66,6 +67,7 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
     asm = model.assemble()
     q = asm.q0.copy() if q0 is None else coordinates(q0, asm.n, "initial positions q0")
     v = np.zeros(asm.n) if v0 is None else coordinates(v0, asm.n, "initial velocities v0")
+    check_finite_start(asm, q, t0, "initial state", v)
     info = {} if info is None else info
     if asm.m:
         phi0 = np.abs(asm.phi(q, t0))
@@ -161,6 +163,7 @@ class GeneralizedAlpha:
     """With ``reuse="step"``, a factorization costing more than this many iterations
     (measured) is kept across steps while it contracts, instead of renewed each step."""
 
+    @solver_options
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
                  tol: float = 1e-8, constraint_tol: float = 1e-11, max_iter: int = 25,
                  reuse: bool | str = "auto", contraction: float = 0.25,
@@ -178,9 +181,6 @@ class GeneralizedAlpha:
             reuse = bool(self.asm.has_elastic)
         self.reuse_mode = reuse
         self.reuse, self.contraction = bool(reuse), contraction
-        if correction not in ("none", "projection", "rigid"):
-            raise ModelError(f"correction must be 'none', 'projection' or 'rigid'; got "
-                             f"{correction!r}")
         self.correction = "projection" if project_velocities and correction == "none" \
             else correction
         self.project_velocities = self.correction != "none"
@@ -203,8 +203,6 @@ class GeneralizedAlpha:
         self.cost_iteration = 0.0
         self._qdd_prev = None
         self._h_prev = 1.0
-        if predictor not in ("constant", "linear"):
-            raise ModelError(f"predictor must be 'constant' or 'linear'; got {predictor!r}")
         self.predictor = predictor
         self._corot = CoRotation(self.asm) if corotate else None
         self._inertia = None      # tangent of the inertia forces for the next factor
@@ -213,8 +211,7 @@ class GeneralizedAlpha:
         self.n_steps = 0
         self.n_fresh_retries = 0
         self._kept = False
-        self.factor_cost = None if factor_cost is None else \
-            positive(factor_cost, "GeneralizedAlpha: factor_cost", "iterations")
+        self.factor_cost = factor_cost
 
     def _factor(self, q, v, lam, t, h, kv, bp):
         asm = self.asm
@@ -250,6 +247,9 @@ class GeneralizedAlpha:
     def step(self, h: float) -> dict:
         """Advance by ``h``; returns the step's statistics.  On failure the state is
         unchanged and a :class:`ConvergenceError` is raised."""
+        if not h > 0 or not math.isfinite(h):
+            raise ModelError(f"GeneralizedAlpha.step: the step h must be a finite number > 0 "
+                             f"s; got {h!r}")
         if not self._started:
             self._start(h)
         asm, p = self.asm, self.p
@@ -499,6 +499,7 @@ class GeneralizedAlpha:
                 if self.asm.m else 0.0, "residual_velocity": 0.0, "step_size": 0.0}
 
 
+@solver_options
 @blas_single_threaded
 def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=None,
              t0: float = 0.0, tol: float = 1e-8, constraint_tol: float = 1e-11,
@@ -518,13 +519,9 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     the factorization policy's cost ratio (None: measured), ``predictor`` Newton's start,
     ``corotate`` the co-rotated reuse of factorizations (see :class:`GeneralizedAlpha`).
     """
-    t_end = finite(t_end, "simulate: t_end [s]")
-    t0 = finite(t0, "simulate: t0 [s]")
-    dt = positive(dt, "simulate: time step dt", "s")
-    record_every = integer(record_every, "simulate: record_every", minimum=1)
-    force_scale = finite(force_scale, "simulate: force_scale [N]")
-    if force_scale < 0:
-        raise ModelError(f"simulate: force_scale must be >= 0 N, got {force_scale:g}")
+    if result is not None and not isinstance(result, Result):
+        raise ModelError(f"simulate: result must be a fem.Result (fem.output.stream) or None; "
+                         f"got {type(result).__name__}")
     if not t_end > t0:
         raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
                          f"t_end = {t_end:g} s")
@@ -564,11 +561,18 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
                 on_step(ga, st)
             if bar is not None:
                 bar.update(1)
+    except BaseException:
+        # keep what was computed, even on failure; a flush that fails too (the disk is
+        # full) must not hide the first error, and the .part file keeps the records
+        if res.directory is not None:
+            with contextlib.suppress(OSError):
+                res.flush()
+        raise
     finally:
         if bar is not None:
             bar.close()
-        if res.directory is not None:   # keep what was computed, even on failure
-            res.flush()
+    if res.directory is not None:
+        res.flush()
     res.info.update({"factorizations": ga.n_factorizations, "correction": ga.correction,
                      "kinematic_corrections": ga.n_corrections,
                      "roundoff_accepts": ga.n_roundoff_accepts,

@@ -22,10 +22,12 @@ from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError
 from ..linalg import Factorization
 from ..results import Result
+from ..validate import absolute_tolerance, coordinates, solver_options
 
 __all__ = ["driven_inverse_dynamics"]
 
 
+@solver_options(tol=absolute_tolerance)
 @blas_single_threaded
 def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter: int = 20,
                             sensors=None) -> Result:
@@ -33,12 +35,15 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
     the given ``times`` (see module docstring).  Raises a ModelError when free degrees of
     freedom remain."""
     asm = model.assemble()
-    times = np.asarray(times, dtype=float)
+    times = _times(times)
     if asm.m != asm.n:
         raise ModelError(f"driven_inverse_dynamics needs as many independent constraint rows "
                          f"as coordinates; the model has {asm.n} coordinates and {asm.m} "
                          f"rows ({asm.n - asm.m} free degrees of freedom to drive)")
-    q = (asm.q0 if q0 is None else np.asarray(q0, float)).copy()
+    q = asm.q0.copy() if q0 is None else coordinates(q0, asm.n, "driven_inverse_dynamics: q0")
+    from .diagnosis import check_finite_start
+
+    check_finite_start(asm, q, float(times[0]), "driven inverse dynamics")
     asm.check_rank(q, float(times[0]))
     res = Result(sensors, info={"solver": "driven inverse dynamics"})
     zk, zh = asm.zero_tangent()
@@ -75,3 +80,20 @@ def driven_inverse_dynamics(model, times, q0=None, tol: float = 1e-13, max_iter:
                    residual_velocity=float(np.abs(J @ v + asm.phi_t(q, t)).max()),
                    iterations=it)
     return res.finish()
+
+
+def _times(times) -> np.ndarray:
+    """The instants: finite, at least one, strictly increasing."""
+    what = "driven_inverse_dynamics: times"
+    try:
+        t = np.asarray(times, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be numbers [s]; got {times!r:.80}") from None
+    if t.size == 0:
+        raise ModelError(f"{what} is empty: give at least one instant [s]")
+    if not np.all(np.isfinite(t)):
+        raise ModelError(f"{what} must be finite; got {times!r:.80}")
+    if np.any(np.diff(t) <= 0):
+        raise ModelError(f"{what} must increase strictly (each instant starts Newton from "
+                         f"the previous one); got {times!r:.80}")
+    return t

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .._threads import blas_single_threaded
 from ..errors import ModelError
-from ..validate import coordinates, finite, integer, warn
+from ..validate import coordinates, finite, integer, solver_options, warn
 
 __all__ = ["modes", "ModalResult"]
 
@@ -96,6 +96,7 @@ def _sparse_fixed(asm, K, J, n_modes: int, q) -> ModalResult:
     return _result(w2, shapes)
 
 
+@solver_options
 @blas_single_threaded
 def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: float = 0.0,
           n_modes: int | None = 10) -> ModalResult:
@@ -118,6 +119,9 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     q = asm.q0 if q is None else coordinates(q, asm.n, "modes: q")
     lam = np.zeros(asm.m) if lam is None else coordinates(lam, asm.m, "modes: lam "
                                                            "(one multiplier per constraint row)")
+    from .diagnosis import check_finite_start
+
+    check_finite_start(asm, q, t, "modal analysis")
     _, kv = asm.internal_forces(q, tangent=True)
     K = asm.stiffness(kv, asm.hessian_values(lam, q))
     Js = asm.jacobian(q, t).tocsr()
