@@ -18,15 +18,18 @@ matrix:
 
 The rates and per-entry costs below were calibrated on the project's 2-core machine
 (2026-11-24, one BLAS thread) from timings of every piece on the cable (8–512 elements),
-the ANCF beam, the flagship robot (hexagon_6/24/96) and the floating-frame chains
+the ANCF beam and the flagship robot (hexagon_6/24/96), and the fixed cost of a
+factorization from the clock-measured ratios inside the Newton loop
 (``docs/performance.md``, "Factorization policy without the clock").  Only their ratios
-matter: a machine uniformly faster or slower gives the same estimate.  They were fitted to
-reproduce the clock-measured ratios where the policy is sensitive: the flagship robot's
-6-element platform (≈ 5: a fresh factorization every step, ``KEEP_ACROSS_STEPS``) against
-its 24- and 96-element platforms (12–35: kept across steps).  The cable's run time is flat
-for ratios 2–15.  The minimal-coordinate chains evaluate their Lagrange equations in
-Python, which the counts do not see: estimated 1.8 (two links) and 3.7 (five) against
-0.5–0.9 measured, and their run times are flat over 0.5–4 (measured).
+matter: a machine uniformly faster or slower gives the same estimate.  Where the policy is
+sensitive, they reproduce the clock: the flagship robot's 6-element platform (estimated
+5.1, measured 4.8–5.0: a fresh factorization every step, ``KEEP_ACROSS_STEPS``) against its
+24- and 96-element platforms (16 and 41, measured 12–28: kept across steps).  The cable's
+run time is flat for ratios 2–15.
+
+A :class:`fem.system.System` whose forces cost what the counts cannot see gives its own
+ratio as the attribute ``factor_cost_iterations``: the minimal-coordinate chains of
+:mod:`fem.chains` evaluate their Lagrange equations in Python (0.7).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ __all__ = ["COST_MODEL", "estimate_factor_cost"]
 
 COST_MODEL: dict[str, float | dict[str, float]] = {
     "iteration_fixed_us": 30.0,
-    "factor_fixed_us": 30.0,
+    "factor_fixed_us": 80.0,
     "force_ns_per_tangent_entry": 1.5,
     "tangent_ns_per_entry": 8.0,
     "assembly_ns_per_entry": 5.0,
@@ -56,7 +59,7 @@ def estimate_factor_cost(system, factorization, n_jacobian: int) -> float:
     ----------
     system : fem.system.System
         The assembled system (``zero_tangent`` gives the sizes of the tangent and Hessian
-        values).
+        values; a ``factor_cost_iterations`` that is not None is returned as it is).
     factorization : fem.linalg.Factorization
         The first factorization of the iteration matrix.
     n_jacobian : int
@@ -67,6 +70,9 @@ def estimate_factor_cost(system, factorization, n_jacobian: int) -> float:
     float
         The ratio; the same for the same model on any machine and under any load.
     """
+    given = getattr(system, "factor_cost_iterations", None)
+    if given is not None:
+        return float(given)
     c = COST_MODEL
     kvals, hvals = system.zero_tangent()
     nk, nh = float(np.size(kvals)), float(np.size(hvals))
