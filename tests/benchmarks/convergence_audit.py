@@ -11,7 +11,8 @@ moves:
 * a history (a list as long as the case's ``time_s``): the largest absolute difference
   on the coarser run's time grid (the finer run interpolated linearly; halved steps hit
   the coarse grid exactly), relative to the history's range ``max − min`` (per
-  component for histories of vectors).
+  component for histories of vectors), or to 1 % of its largest magnitude where the
+  range is smaller (a conserved quantity such as a total energy).
 
 The time step is the case's ``dt_s``; the refinement is the first of the case's
 element-count or basis parameters (:data:`REFINE`): integers doubled, a platform mesh
@@ -61,8 +62,10 @@ BOOKKEEPING = ("wall", "time_s", "iteration", "residual", "n_coordinates", "n_el
                "plots", "files", "status", "case", "parameters", "machine", "roundoff",
                "n_dof", "counts", "dofs", "size", "n_modes", "method_difference",
                "chain_residual", "loop_closure", "analysis", "mesh", "basis",
-               "n_frequencies", "load_steps", "speedup")
-"""Substrings of figure names that are not headline figures."""
+               "n_frequencies", "load_steps", "speedup", "error", "drift")
+"""Substrings of figure names that are not headline figures.  Error measures (a
+distance to a reference, an energy drift) are left out too: they measure the
+discretization error themselves and fall with the step by design."""
 
 
 def headline(name: str) -> bool:
@@ -163,10 +166,11 @@ def move(base, other, t_base=None, t_other=None) -> float | None:
         worst = 0.0
         for j in range(a2.shape[1]):
             bj = np.interp(tb, to, b2[:, j])
-            rng = float(a2[:, j].max() - a2[:, j].min())
+            size = float(np.abs(a2[:, j]).max())
+            rng = max(float(a2[:, j].max() - a2[:, j].min()), 0.01 * size)
             d = float(np.abs(bj - a2[:, j]).max())
-            if rng <= 1e-12 * max(1.0, float(np.abs(a2[:, j]).max())):
-                continue        # a constant component (a coordinate held still)
+            if rng <= 1e-12 * max(1.0, size):
+                continue        # a component that is zero throughout
             worst = max(worst, d / rng)
         return worst
     n = min(a.shape[0], b.shape[0])
