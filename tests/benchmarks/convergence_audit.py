@@ -27,9 +27,11 @@ Run::
 
     python tests/benchmarks/convergence_audit.py [case ...] [--limit S] [--markdown]
     python tests/benchmarks/convergence_audit.py CASE -p dt_s=0.0025   # a candidate
+    python tests/benchmarks/convergence_audit.py --table audit.jsonl   # table only
 
-Prints one JSON line per configuration (``--markdown``: the table of
-``docs/validation.md``, "Convergence of defaults", after the JSON lines).  The whole
+Prints one JSON line per configuration, with the moves of every numeric figure and the
+names of the headline ones (``--markdown``: the table of ``docs/validation.md``,
+"Convergence of defaults", after the JSON lines).  The whole
 audit takes about 20 minutes on the project's 2-core machine.
 """
 
@@ -68,20 +70,22 @@ BOOKKEEPING = ("wall", "time_s", "iteration", "residual", "n_coordinates", "n_el
                "plots", "files", "status", "case", "parameters", "machine", "roundoff",
                "n_dof", "counts", "dofs", "size", "n_modes", "method_difference",
                "chain_residual", "loop_closure", "analysis", "mesh", "basis",
-               "n_frequencies", "load_steps", "speedup", "error", "drift", "shear_factor",
-               "real_time", "rigid_", "span_over", "rigidity", "duration")
-"""Substrings of figure names that are not headline figures.  Error measures (a
-distance to a reference, an energy drift) are left out too: they measure the
-discretization error themselves and fall with the step by design; so are the figures of
-a case's rigid reference model and inputs a case echoes (a plate's shear factor, which
-depends on the element size by construction)."""
+               "n_frequencies", "load_steps", "speedup", "error", "drift", "total_j",
+               "shear_factor", "real_time", "span_over", "rigidity", "duration")
+"""Substrings of figure names that are not headline figures.  Error measures (an error
+against a reference, an energy drift, the history of a conserved total energy) are left
+out too: they measure the discretization error themselves and fall with the step by
+design; so are inputs a case echoes (a plate's shear factor, which depends on the element
+size by construction) and, by the prefix ``rigid_``, the figures of a case's rigid
+reference model."""
 
 
 def headline(name: str) -> bool:
     """Whether a figure is a headline figure (a result, not bookkeeping: counts ``n_…``,
     inputs echoed, references, timings)."""
     low = name.lower()
-    return not low.startswith("n_") and not any(word in low for word in BOOKKEEPING)
+    return (not low.startswith(("n_", "rigid_"))
+            and not any(word in low for word in BOOKKEEPING))
 
 
 def refined(params: dict) -> tuple[str, object] | None:
@@ -221,7 +225,8 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
               "wall_s": walls, "notes": notes, "moves": {}}
     if "default" not in runs:
         return record
-    base = _flatten({k: v for k, v in runs["default"].items() if headline(k)})
+    skip = ("case", "status", "parameters", "files", "time_s")
+    base = _flatten({k: v for k, v in runs["default"].items() if k not in skip})
     t_base = runs["default"].get("time_s")
     for label, summary in runs.items():
         if label == "default":
@@ -230,15 +235,21 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
         t_other = summary.get("time_s")
         scales = SCALES.get(name, {})
         for key, value in base.items():
-            if not headline(key) or key not in other:
+            if key not in other:
                 continue
             scale = base.get(scales[key]) if key in scales else None
             m = move(value, other[key], t_base, t_other, scale)
             if m is not None:
                 record["moves"].setdefault(key, {})[label] = float(f"{m:.3g}")
+    return summarize(record)
+
+
+def summarize(record: dict) -> dict:
+    """Mark the headline figures of a record and its largest move per variant."""
+    record["headline"] = [k for k in record["moves"] if headline(k)]
     worst = {}
-    for key, by in record["moves"].items():
-        for label, m in by.items():
+    for key in record["headline"]:
+        for label, m in record["moves"][key].items():
             if m > worst.get(label, (-1.0, ""))[0]:
                 worst[label] = (m, key)
     record["worst"] = {label: {"move": m, "figure": key} for label, (m, key) in worst.items()}
@@ -258,15 +269,19 @@ def markdown(records: list[dict]) -> str:
                          f"{r['notes'].get('default', 'no time step or mesh parameter')} |")
         for v in variants:
             if v in r["notes"]:
-                lines.append(f"| {label} | {v} | {r['wall_s'][v]} | — | — | "
-                             f"{r['notes'][v]} |")
+                note = r["notes"][v].split(";")[0].split(" (")[0]
+                lines.append(f"| {label} | {v} | {r['wall_s'][v]} | — | — | {note} |")
                 continue
             w = r.get("worst", {}).get(v)
-            over = sorted(k for k, by in r["moves"].items() if by.get(v, 0.0) > 0.01)
+            over = sorted((k for k in r["headline"] if r["moves"][k].get(v, 0.0) > 0.01),
+                          key=lambda k: -r["moves"][k][v])
+            listed = ", ".join(f"`{k}` {100 * r['moves'][k][v]:.2g} %" for k in over[:4])
+            if len(over) > 4:
+                listed += f" and {len(over) - 4} more"
             lines.append(f"| {label} | {v} | {r['wall_s']['default']} → {r['wall_s'][v]} | "
                          f"{'—' if w is None else format(100 * w['move'], '.3g') + ' %'} | "
                          f"{'—' if w is None else '`' + w['figure'] + '`'} | "
-                         f"{', '.join('`' + k + '`' for k in over) or 'none'} |")
+                         f"{listed or 'none'} |")
     return "\n".join(lines)
 
 
@@ -276,10 +291,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=float, default=180.0,
                     help="time limit of one run [s] (default 180)")
     ap.add_argument("--markdown", action="store_true", help="print the docs table too")
+    ap.add_argument("--table", metavar="JSONL",
+                    help="only print the docs table of an earlier run's JSON lines")
     ap.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE",
                     help="audit these parameters instead of the defaults (a candidate "
                          "default; values parsed as the case's own)")
     args = ap.parse_args(argv)
+    if args.table:
+        lines = Path(args.table).read_text().splitlines()
+        print(markdown([summarize(json.loads(ln)) for ln in lines if ln.startswith("{")]))
+        return
     sys.path.insert(0, str(ROOT))
     import fem
 
