@@ -242,8 +242,9 @@ class GeneralizedAlpha:
         S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp,
                        inertia=self._inertia)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
-        if self.factor_cost is None and not self._timed:
-            # once, from counts of the model and this matrix: no clock (module docstring)
+        if self.factor_cost is None and self.reuse and not self._timed:
+            # once, from counts of the model and this matrix: no clock (module docstring);
+            # full Newton (reuse=False) needs no ratio
             self.factor_cost = estimate_factor_cost(asm, self._lu, np.size(jv))
         self._lu_h = h
         self.n_factorizations += 1
