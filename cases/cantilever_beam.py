@@ -10,6 +10,11 @@ force ``PL³/3EI + PL/kGA`` (Cowper's shear factor ``k``); clamped–free freque
 bending ``(βₙL)²√(EI/ρAL⁴)/2π`` (βₙL = 1.8751, 4.6941, 7.8548), torsion
 ``(2n−1)/(4L)·√(GJ/ρI_p)`` and axial ``(2n−1)/(4L)·√(E/ρ)``.  The dynamic analysis drops
 the straight bar from rest under gravity and/or the tip force (generalized-α).
+
+Convergence of the defaults (``tests/benchmarks/convergence_audit.py``): the static tip
+moves 0.1 % from 16 to 32 elements.  In the dynamic analysis (not the default) the tip
+history moves by 1.06 % of its range from 16 to 32 elements (0.27 % with the step
+halved); pass ``n_elements=32`` for a dynamic run converged to 1 %.
 """
 
 from __future__ import annotations

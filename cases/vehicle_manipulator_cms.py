@@ -43,7 +43,8 @@ PARAMS = {
     "analysis": "modal",            # modal, sweep, convergence, dynamic
     "method": "cms",                # cms or full
     "n_modes": 4,                   # fixed-interface modes per substructure
-    "n_elements": 8,                # elements per substructure
+    "n_elements": 16,               # elements per substructure (8 moved the short
+                                    # members' fixed-interface modes by 1.9 %; 16 → 32: 0.5 %)
     "n_frequencies": 6,
     # sections: outer side of the square hollow tube [m], constant wall
     "rocker_section_m": 0.10,

@@ -214,6 +214,12 @@ class HubLinkSystem(System):
     dense = True
     has_elastic = True
     has_damping = False
+    factor_cost_iterations = 0.7
+    """A factorization costs less than an iteration here: the Lagrange equations,
+    evaluated in Python every iteration, dominate (measured with the clock on the two- and
+    five-link falls and the spin-up beam: 0.5–0.9; the count-based estimate of
+    :mod:`fem.solvers.factor_cost` does not see them and gave 3.3 and 4.9, which made
+    the two-link fall 11 % slower)."""
 
     def __init__(self, model: HubLink):
         self.model = model

@@ -46,6 +46,10 @@ class System(ABC):
         Whether ``damping_force`` can be nonzero.
     constant_mass : bool
         Information only (reports, benchmarks): solvers never branch on it.
+    factor_cost_iterations : float or None
+        Optional: the cost of factorizing the iteration matrix in Newton iterations, for
+        implementations whose force evaluations cost what operation counts cannot see
+        (None: estimated from counts, :mod:`fem.solvers.factor_cost`).
     """
 
     n: int
@@ -55,6 +59,7 @@ class System(ABC):
     has_elastic: bool
     has_damping: bool = False
     constant_mass: bool = True
+    factor_cost_iterations: float | None = None
 
     # ---------------------------------------------------------------- forces
     @abstractmethod

@@ -376,6 +376,16 @@ def optional(rule: Rule) -> Rule:
     return check
 
 
+def _factor_cost(value, what):
+    """'estimated', 'timed' or a positive number of iterations."""
+    if isinstance(value, str):
+        if value in ("estimated", "timed"):
+            return value
+        raise ModelError(f"{what} must be 'estimated', 'timed' or a positive number of "
+                         f"iterations; got {value!r}")
+    return positive(value, what, "iterations")
+
+
 def _at_least(minimum: int) -> Rule:
     return lambda value, what: integer(value, what, minimum=minimum)
 
@@ -410,7 +420,7 @@ SOLVER_OPTIONS: dict[str, Rule] = {
     "t_end": lambda v, w: finite(v, f"{w} [s]"),
     "dt": lambda v, w: positive(v, w, "s"),
     "force_scale": lambda v, w: nonnegative(v, w, "N"),
-    "factor_cost": optional(lambda v, w: positive(v, w, "iterations")),
+    "factor_cost": optional(_factor_cost),
     "reuse": _one_of(True, False, "auto", "step"),
     "correction": _one_of("none", "projection", "rigid"),
     "predictor": _one_of("linear", "constant"),

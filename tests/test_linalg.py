@@ -63,6 +63,26 @@ def test_storage_choice_follows_the_pattern():
         choose_storage(10, rows[:3], cols[:3], "skyline")
 
 
+def test_operation_counts_follow_the_factors_not_the_clock():
+    """``Factorization.operations`` (the factorization policy's clock-free cost): the
+    textbook counts for dense and band LU, and SuperLU's own factors on a tridiagonal
+    matrix (COLAMD keeps it nearly fill-free: 3 flops per column, 3 entries per row)."""
+    n = 400
+    T = sp.diags([-np.ones(n - 1), 4.0 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1],
+                 format="csr")
+    flops, solve = Factorization(T).operations()
+    assert Factorization(T).kind == "sparse"
+    assert 3.0 * (n - 1) <= flops <= 3.1 * n and 2.0 * (3 * n - 2) <= solve <= 6.2 * n
+    assert Factorization(T.toarray()).operations() == (2.0 / 3.0 * n**3, 2.0 * n * n)
+    N, rows, cols = _chain_pattern(60)
+    vals = np.random.default_rng(2).standard_normal(rows.size)
+    vals[rows == cols] += 50.0
+    B = Pattern((N, N), rows, cols, kind="banded")(vals)
+    kl, ku = B.kl, B.ku
+    assert Factorization(B).operations() == (2.0 * N * kl * (kl + ku + 1),
+                                             2.0 * N * (2 * kl + ku + 1))
+
+
 def test_beam_iteration_matrix_is_banded_and_solves_like_superlu():
     # calibrated choice (SPARSE_FLOPS_PER_UNKNOWN): a 32-element ANCF beam's saddle
     # matrix (408 unknowns, band 34) factorizes 2.5x faster banded than with SuperLU

@@ -18,7 +18,10 @@ and ``α_m = (2ρ∞ − 1)/(ρ∞ + 1)``, ``α_f = ρ∞/(ρ∞ + 1)``, ``γ = 
 The equations of motion are divided by ``β′`` and the multipliers scaled by ``β′`` so the
 iteration matrix ``[[M + K_t/β′, Φ_qᵀ], [Φ_q, 0]]`` is well conditioned for any ``h``.
 The factorization is kept while Newton contracts fast (modified Newton) and renewed when
-the contraction ratio degrades; a step whose Newton fails is retried in halves.
+the iterations it still needs cost more than a new one, weighed with a cost ratio that is
+estimated from operation counts (:mod:`fem.solvers.factor_cost`), never from the clock:
+the same inputs give bit-identical results on any machine load.  A step whose Newton fails
+is retried in halves.
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ from .._threads import blas_single_threaded
 from ..errors import ConvergenceError, ModelError, SingularMatrixError
 from ..linalg import Factorization
 from ..results import Result
-from ..validate import coordinates, in_range, solver_options, warn
+from ..validate import coordinates, in_range, positive, solver_options, warn
 from .corotation import CoRotation
 from .diagnosis import check_finite_start, newton_failure
+from .factor_cost import estimate_factor_cost
 from .fused import algorithmic_acceleration, apply_correction, predict, residual_and_rhs
 from .static import project_positions
 
@@ -142,12 +146,16 @@ class GeneralizedAlpha:
         Smallest force scale [N] of the relative residual (default 0: none).  Motions
         that start from rest with zero forces (a smoothly driven hub) otherwise ask for a
         relative residual below the round-off of the stiff elastic forces.
-    factor_cost : float or None
+    factor_cost : float, "estimated" or "timed"
         Cost of one factorization in units of one modified-Newton iteration, used to
-        decide when a stale factorization is renewed (see :meth:`_renew`).  None
-        (default): measured while running, so the policy adapts to the model and machine
-        and the results can differ between runs at the level of the Newton tolerance;
-        give a number for results reproducible to round-off.
+        decide when a stale factorization is renewed (see :meth:`_renew`).
+        ``"estimated"`` (default; also ``None``): estimated once from operation counts of
+        the model and its first iteration matrix (:mod:`fem.solvers.factor_cost`), so the
+        same inputs give bit-identical results on any machine and under any load.  A
+        number fixes the ratio.  ``"timed"``: measured with the clock while running
+        (running averages, reported in ``info["factorization_cost_s"]`` and
+        ``["iteration_cost_s"]``), for speed studies only: the policy then adapts to the
+        machine's load and two runs can differ at the level of the Newton tolerance.
     corotate : bool
         Turn a factorization kept from an earlier step with each flexible body's
         best-fit rigid rotation since then (:mod:`fem.solvers.corotation`): for flexible
@@ -161,7 +169,8 @@ class GeneralizedAlpha:
 
     KEEP_ACROSS_STEPS = 6.0
     """With ``reuse="step"``, a factorization costing more than this many iterations
-    (measured) is kept across steps while it contracts, instead of renewed each step."""
+    (the cost ratio, see ``factor_cost``) is kept across steps while it contracts, instead
+    of renewed each step."""
 
     @solver_options
     def __init__(self, model, rho_inf: float = 0.8, q0=None, v0=None, t0: float = 0.0,
@@ -169,7 +178,7 @@ class GeneralizedAlpha:
                  reuse: bool | str = "auto", contraction: float = 0.25,
                  project_velocities: bool = False, perturbed_start: bool = False,
                  correction: str = "none", force_scale: float = 0.0,
-                 factor_cost: float | None = None, predictor: str = "linear",
+                 factor_cost: float | str | None = "estimated", predictor: str = "linear",
                  corotate: bool = False):
         self.model = model
         self.force_scale2 = float(force_scale) ** 2
@@ -197,8 +206,8 @@ class GeneralizedAlpha:
         self.n_factorizations = 0
         self.n_roundoff_accepts = 0
         self.n_force_evals = 0
-        # measured costs [s] of one factorization (tangent + assembly + LU) and of one
-        # iteration without it; they decide when a stale factorization is renewed
+        # with factor_cost="timed" only: measured costs [s] of one factorization (tangent +
+        # assembly + LU) and of one iteration without it
         self.cost_factor = 0.0
         self.cost_iteration = 0.0
         self._qdd_prev = None
@@ -211,7 +220,17 @@ class GeneralizedAlpha:
         self.n_steps = 0
         self.n_fresh_retries = 0
         self._kept = False
-        self.factor_cost = factor_cost
+        if factor_cost is None:
+            factor_cost = "estimated"
+        self._timed = factor_cost == "timed"
+        if isinstance(factor_cost, str):
+            if factor_cost not in ("estimated", "timed"):
+                raise ModelError(f"GeneralizedAlpha: factor_cost must be a number of "
+                                 f"iterations, 'estimated' or 'timed'; got {factor_cost!r}")
+            self.factor_cost = None     # estimated at the first factorization, or timed
+        else:
+            self.factor_cost = positive(factor_cost, "GeneralizedAlpha: factor_cost",
+                                        "iterations")
 
     def _factor(self, q, v, lam, t, h, kv, bp):
         asm = self.asm
@@ -221,6 +240,10 @@ class GeneralizedAlpha:
         S = asm.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=gp / bp,
                        inertia=self._inertia)
         self._lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
+        if self.factor_cost is None and self.reuse and not self._timed:
+            # once, from counts of the model and this matrix: no clock (module docstring);
+            # full Newton (reuse=False) needs no ratio
+            self.factor_cost = estimate_factor_cost(asm, self._lu, np.size(jv))
         self._lu_h = h
         self.n_factorizations += 1
         self._lu_step = self.n_steps
@@ -285,8 +308,10 @@ class GeneralizedAlpha:
         floor2 = max(float(f_ext @ f_ext), self.force_scale2, 1e-300)
         res = np.empty(asm.n)
         no_damping = np.zeros(0)
+        timed = self._timed
         for it in range(self.max_iter + 1):
-            t_iter = perf_counter()
+            if timed:
+                t_iter = perf_counter()
             # the tangent only when a factorization will use it: with the first iteration
             # of a step that starts with a fresh factorization (it never converges there),
             # otherwise only once the iteration is known not to have converged (the cable
@@ -336,12 +361,14 @@ class GeneralizedAlpha:
                 break
             fresh = refactor
             if refactor:
-                t_fac = perf_counter()
+                if timed:
+                    t_fac = perf_counter()
                 try:
                     if kv is None:
                         kv = asm.internal_forces(q, v, tangent=True)[1]
                     self._factor(q, v, lam, t1, h, kv, bp)
-                    t_iter += self._measured("cost_factor", perf_counter() - t_fac)
+                    if timed:
+                        t_iter += self._measured("cost_factor", perf_counter() - t_fac)
                 except SingularMatrixError as err:   # a diverging iterate: let the step retry
                     self._lu = None
                     raise ConvergenceError(
@@ -358,7 +385,7 @@ class GeneralizedAlpha:
                 dx = self._lu.solve(rhs)
             dq = dx[: asm.n]
             apply_correction(q, v, qdd, lam, dx, gp, bp)
-            if not fresh:
+            if timed and not fresh:
                 self._measured("cost_iteration", perf_counter() - t_iter)
         if not (np.isfinite(err) and err <= 1.0):
             self._lu = None
@@ -386,9 +413,12 @@ class GeneralizedAlpha:
         return -seconds
 
     def _cost_ratio(self) -> float:
-        """Factorization cost in iterations: given, measured, or 0 before measured."""
+        """Factorization cost in iterations: given or estimated, else measured (timed
+        policy); 0 before it is known (before the first factorization)."""
         if self.factor_cost is not None:
             return self.factor_cost
+        if not self._timed:
+            return 0.0
         if self.cost_factor == 0.0 or self.cost_iteration == 0.0:
             return 0.0
         return self.cost_factor / self.cost_iteration
@@ -397,11 +427,12 @@ class GeneralizedAlpha:
         """Whether to renew the factorization after a modified-Newton iteration that
         reduced the normalized error (1 = converged) from ``err_prev`` to ``err``.
 
-        The factorization policy, by measured cost: the iterations still needed at the
-        observed rate, ``log(err)/log(err_prev/err)``, are weighed against one
-        factorization plus the one or two iterations a fresh tangent needs; a rate worse
-        than 0.7 renews at once.  Until the costs are measured, a rate worse than
-        ``contraction`` or a third correction renews.  Small systems
+        The factorization policy, by cost: the iterations still needed at the observed
+        rate, ``log(err)/log(err_prev/err)``, are weighed against one factorization (the
+        cost ratio, :meth:`_cost_ratio`) plus the one or two iterations a fresh tangent
+        needs; a rate worse than 0.7 renews at once.  While the ratio is unknown (timed
+        policy, before its first measurements), a rate worse than ``contraction`` or a
+        third correction renews.  Small systems
         (factorization about as costly as an iteration) renew after the second stale
         correction, as before; large ones (hexagon_96: factorization ≈ 10 iterations) keep
         a factorization across steps while it contracts.
@@ -507,7 +538,7 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
              correction: str = "none", record_every: int = 1,
              sensors: dict[str, Callable] | None = None, result: Result | None = None,
              progress: bool = False, on_step: Callable | None = None,
-             force_scale: float = 0.0, factor_cost: float | None = None,
+             force_scale: float = 0.0, factor_cost: float | str | None = "estimated",
              predictor: str = "linear", corotate: bool = False) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
     when Newton fails).  Returns a :class:`~fem.results.Result` with the initial state
@@ -516,7 +547,9 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output.
     ``force_scale`` [N]: smallest scale of the relative force residual (for motions that
     start from rest with zero forces; see :class:`GeneralizedAlpha`).  ``factor_cost``:
-    the factorization policy's cost ratio (None: measured), ``predictor`` Newton's start,
+    the factorization policy's cost ratio in iterations (``"estimated"`` from operation
+    counts, the default and reproducible to the last bit; a number; or ``"timed"``, by the
+    clock, for speed studies), ``predictor`` Newton's start,
     ``corotate`` the co-rotated reuse of factorizations (see :class:`GeneralizedAlpha`).
     """
     if result is not None and not isinstance(result, Result):
@@ -578,6 +611,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
                      "roundoff_accepts": ga.n_roundoff_accepts,
                      "force_evaluations": ga.n_force_evals,
                      "fresh_retries": ga.n_fresh_retries,
-                     "factorization_cost_s": ga.cost_factor,
-                     "iteration_cost_s": ga.cost_iteration})
+                     "factor_cost_iterations": ga._cost_ratio()})
+    if ga._timed:
+        res.info.update({"factorization_cost_s": ga.cost_factor,
+                         "iteration_cost_s": ga.cost_iteration})
     return res.finish()

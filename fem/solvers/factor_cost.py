@@ -1,0 +1,87 @@
+"""A clock-free estimate of what a factorization costs, in Newton iterations.
+
+Generalized-α's modified Newton (:class:`fem.solvers.dynamic.GeneralizedAlpha`) renews a
+factorization when the iterations it still expects at the observed contraction cost more
+than a new one.  It needs one number: the cost of a factorization in units of one
+iteration.  Measuring it with the clock made two identical runs differ (the policy's
+decisions, hence the iterates, depended on the machine's load), so by default the ratio is
+*estimated* once, from counts that depend only on the model and its first iteration
+matrix:
+
+* a factorization: a fixed Python cost, the element tangent (per entry of the tangent
+  values), the assembly of the iteration matrix (per tangent, Hessian and Jacobian
+  entry) and the LU's floating-point operations (:meth:`fem.linalg.Factorization
+  .operations`) at the rate LAPACK or SuperLU reach on one core;
+* an iteration: a fixed Python cost, the element forces (per tangent entry: a measure of
+  the elements' work), the constraint rows, reactions and actuator columns (per Jacobian
+  entry) and one solve's operations.
+
+The rates and per-entry costs below were calibrated on the project's 2-core machine
+(2026-11-24, one BLAS thread) from timings of every piece on the cable (8–512 elements),
+the ANCF beam and the flagship robot (hexagon_6/24/96), and the fixed cost of a
+factorization from the clock-measured ratios inside the Newton loop
+(``docs/performance.md``, "Factorization policy without the clock").  Only their ratios
+matter: a machine uniformly faster or slower gives the same estimate.  Where the policy is
+sensitive, they reproduce the clock: the flagship robot's 6-element platform (estimated
+5.1, measured 4.8–5.0: a fresh factorization every step, ``KEEP_ACROSS_STEPS``) against its
+24- and 96-element platforms (16 and 41, measured 12–28: kept across steps).  The cable's
+run time is flat for ratios 2–15.
+
+A :class:`fem.system.System` whose forces cost what the counts cannot see gives its own
+ratio as the attribute ``factor_cost_iterations``: the minimal-coordinate chains of
+:mod:`fem.chains` evaluate their Lagrange equations in Python (0.7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["COST_MODEL", "estimate_factor_cost"]
+
+COST_MODEL: dict[str, float | dict[str, float]] = {
+    "iteration_fixed_us": 30.0,
+    "factor_fixed_us": 80.0,
+    "force_ns_per_tangent_entry": 1.5,
+    "tangent_ns_per_entry": 8.0,
+    "assembly_ns_per_entry": 5.0,
+    "constraint_ns_per_jacobian_entry": 40.0,
+    "lu_gflops": {"dense": 16.0, "banded": 6.0, "sparse": 2.5},
+    "solve_gflops": {"dense": 6.0, "banded": 2.8, "sparse": 2.4},
+}
+"""Calibrated costs of the estimate (µs, ns per entry, Gflop/s; see the module
+docstring)."""
+
+
+def estimate_factor_cost(system, factorization, n_jacobian: int) -> float:
+    """Cost of one factorization in modified-Newton iterations, from counts alone.
+
+    Parameters
+    ----------
+    system : fem.system.System
+        The assembled system (``zero_tangent`` gives the sizes of the tangent and Hessian
+        values; a ``factor_cost_iterations`` that is not None is returned as it is).
+    factorization : fem.linalg.Factorization
+        The first factorization of the iteration matrix.
+    n_jacobian : int
+        Number of constraint Jacobian values.
+
+    Returns
+    -------
+    float
+        The ratio; the same for the same model on any machine and under any load.
+    """
+    given = getattr(system, "factor_cost_iterations", None)
+    if given is not None:
+        return float(given)
+    c = COST_MODEL
+    kvals, hvals = system.zero_tangent()
+    nk, nh = float(np.size(kvals)), float(np.size(hvals))
+    lu_flops, solve_flops = factorization.operations()
+    kind = factorization.kind
+    factor_us = (c["factor_fixed_us"] + 1e-3 * c["tangent_ns_per_entry"] * nk
+                 + 1e-3 * c["assembly_ns_per_entry"] * (nk + nh + n_jacobian)
+                 + 1e-3 * lu_flops / c["lu_gflops"][kind])
+    iteration_us = (c["iteration_fixed_us"] + 1e-3 * c["force_ns_per_tangent_entry"] * nk
+                    + 1e-3 * c["constraint_ns_per_jacobian_entry"] * n_jacobian
+                    + 1e-3 * solve_flops / c["solve_gflops"][kind])
+    return factor_us / iteration_us
