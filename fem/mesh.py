@@ -41,6 +41,7 @@ from fem.errors import ModelError
 __all__ = [
     "InteriorEdges",
     "Mesh",
+    "cell_dim",
     "builtin_mesh_names",
     "load_builtin_mesh",
     "read_mesh",
@@ -61,7 +62,7 @@ _MAX_LISTED = 20
 _SURFACE_ONLY = (".stl", ".obj", ".off", ".ply")
 
 
-def _cell_dim(cell_type: str) -> int:
+def cell_dim(cell_type: str) -> int:
     """Topological dimension of a meshio cell type (gmsh physical groups are per dimension)."""
     if cell_type.startswith("vertex"):
         return 0
@@ -700,7 +701,7 @@ class Mesh:
           their common edge in opposite directions).  This works for curved surfaces too.
         """
         for cell_type, cells in self.other_cells.items():
-            if _cell_dim(cell_type) == 2 and cells.shape[1] < 3:
+            if cell_dim(cell_type) == 2 and cells.shape[1] < 3:
                 raise ModelError(
                     f"{self.label}: {len(cells)} '{cell_type}' cell(s) have only "
                     f"{cells.shape[1]} vertices (e.g. {cells[0].tolist()}); a face needs at "
@@ -943,7 +944,7 @@ def _from_meshio(m: meshio.Mesh, *, name: str, validate: bool) -> Mesh:
         names = {(int(v[0]), int(v[1])): str(k) for k, v in m.field_data.items() if np.size(v) >= 2}
         for (cell_type, offset), tags in zip(offsets, physical, strict=True):
             tags = np.asarray(tags, dtype=np.int64)
-            dim = _cell_dim(cell_type)
+            dim = cell_dim(cell_type)
             for tag in np.unique(tags[tags > 0]):
                 group = names.get((int(tag), dim), f"physical_{tag}")
                 raw.append((group, cell_type, offset + np.flatnonzero(tags == tag)))
@@ -1113,7 +1114,7 @@ def _to_gmsh(mesh: Mesh) -> meshio.Mesh:
     """meshio mesh with gmsh:physical/geometrical tags, one physical tag per group."""
     tags: dict[str, tuple[int, int]] = {}
     for tag, (g, entry) in enumerate(sorted(mesh.groups.items()), start=1):
-        dims = {_cell_dim(t) for t in entry}
+        dims = {cell_dim(t) for t in entry}
         if len(dims) > 1:
             raise ModelError(
                 f"cannot write group '{g}' of {mesh.label} to gmsh: it mixes cell types "

@@ -611,11 +611,11 @@ class Model:
             raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} has no {cls.cell!r} cells, "
                              f"which element {element!r} needs (it has "
                              f"{mesh.cell_counts()})")
-        from .mesh import _cell_dim
+        from .mesh import cell_dim
 
-        dim = _cell_dim(cls.cell)
+        dim = cell_dim(cls.cell)
         unused = {t: n for t, n in mesh.cell_counts().items()
-                  if t != cls.cell and _cell_dim(t) == dim}
+                  if t != cls.cell and cell_dim(t) == dim}
         if unused:      # they would be left out of the structure without a word
             raise ModelError(f"mesh {getattr(mesh, 'name', '')!r}: element {element!r} takes "
                              f"{cls.cell!r} cells, but the mesh also has "
