@@ -56,6 +56,9 @@ from .base import NonlinearBody
 __all__ = ["Reduction", "ReducedBody", "ReducedPoint"]
 
 _FORMAT = "fem.reduction/2"
+_BLOCKS = np.stack([np.hstack([np.eye(3) if j == i else np.zeros((3, 3)) for j in range(4)])
+                    for i in range(4)]).reshape(4, 36)
+"""Row ``j`` is the (3, 12) matrix with an identity in block ``j`` (flattened)."""
 
 
 @dataclass
@@ -441,9 +444,7 @@ class ReducedPoint(PointMap):
         E, eta, r = b._parts(q)
         s = self.v[1:4] + self._Y @ eta                     # weights of u, v, w
         x = self.v[0] * r + s @ E
-        J = np.zeros((3, b.k))
-        J[:, :3] = self.v[0] * np.eye(3)
-        for a in range(3):
-            J[:, 3 + 3 * a:6 + 3 * a] = s[a] * np.eye(3)
+        J = np.empty((3, b.k))
+        J[:, :12] = (np.concatenate(([self.v[0]], s)) @ _BLOCKS).reshape(3, 12)
         J[:, 12:] = E.T @ self._Y
         return x, J, (self._H if second else None)
