@@ -1,0 +1,133 @@
+"""The literature the cases reproduce and the methods rest on, as data.
+
+Every text the program shows a user (``fem info``, ``fem list``, ``summary.json``, the
+docs and the validation report) cites a paper through this table — authors, title,
+journal, year, DOI — never through a file name.  ``docs/references.md`` lists the same
+entries.
+
+>>> from fem.citations import cite
+>>> cite("liu2023")[:40]
+'Liu L., Wang B., Feng J., Zhao X. (2023)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One publication.
+
+    Attributes
+    ----------
+    key : str
+        Short handle used in code and docs (``"liu2023"``).
+    authors : tuple of str
+        Family name and initials, in the paper's order.
+    title : str
+        English title as printed in the paper's English abstract.
+    journal : str
+        Journal, volume(issue) and pages where known.
+    year : int
+    doi : str or None
+        ``None`` where the paper prints none; ``article`` then identifies it.
+    article : str
+        The journal's article number, where it prints one.
+    note : str
+        What the framework takes from it.
+    """
+
+    key: str
+    authors: tuple[str, ...]
+    title: str
+    journal: str
+    year: int
+    doi: str | None = None
+    article: str = ""
+    note: str = ""
+
+    def text(self) -> str:
+        """One-line reference: ``Authors (year). Title. Journal. DOI``."""
+        ident = f"doi:{self.doi}" if self.doi else (f"article {self.article}"
+                                                     if self.article else "")
+        tail = f" {ident}." if ident else ""
+        return (f"{', '.join(self.authors)} ({self.year}). {self.title}. "
+                f"{self.journal}.{tail}")
+
+    def short(self) -> str:
+        """Author–year handle: ``Liu et al. (2023)``."""
+        first = self.authors[0].split()[0]
+        more = " et al." if len(self.authors) > 2 else (
+            f" and {self.authors[1].split()[0]}" if len(self.authors) == 2 else "")
+        return f"{first}{more} ({self.year})"
+
+
+_CSAM = "Transactions of the Chinese Society for Agricultural Machinery"
+
+PAPERS: dict[str, Citation] = {c.key: c for c in (
+    Citation("liu2023", ("Liu L.", "Wang B.", "Feng J.", "Zhao X."),
+             "Dynamic modeling method of parallel robot with flexible moving platform",
+             f"{_CSAM}, 54(12): 417-430", 2023,
+             doi="10.6041/j.issn.1000-1298.2023.12.041",
+             note="3-RRRU robot with a Bézier-triangle ANCF thick-plate platform "
+                  "(the flagship case)"),
+    Citation("liu2018", ("Liu L.", "Zhao X.", "Zhou H.", "Wang J."),
+             "Dynamic solution for spatial rigid-flexible parallel robot",
+             f"{_CSAM}, 49(2): 376-384", 2018, article="1000-1298(2018)02-0376-09",
+             note="3-RRRU robot with flexible ANCF links; transient kinematic "
+                  "correction"),
+    Citation("fan2016", ("Fan J.", "Zhang D."),
+             "Dynamic modeling and simulation of flexible robots based on different "
+             "discretization methods",
+             "Chinese Journal of Theoretical and Applied Mechanics, 48(4): 843-856", 2016,
+             doi="10.6052/0459-1879-16-163",
+             note="floating-frame links with assumed-mode, FE, Bézier and B-spline "
+                  "bases; spin-up beam and falling arms"),
+    Citation("ma2010", ("Ma Z.", "Mei T."),
+             "Study on the dynamic modeling of a complex flexible hydraulic robot system "
+             "carried by vehicle",
+             "China Mechanical Engineering, 21(2): 131-136", 2010,
+             article="1004-132X(2010)02-0131-06",
+             note="vehicle manipulator by component-mode synthesis"),
+    Citation("shen2021", ("Shen H.", "Xiao S.", "You J.", "Yang T."),
+             "Dynamic modeling and precision analysis of parallel vibrating screen with "
+             "one-translation and two-rotation",
+             f"{_CSAM}, 52(2): 394-400", 2021,
+             doi="10.6041/j.issn.1000-1298.2021.02.039",
+             note="1T2R parallel vibrating screen; Newton-Euler against Lagrange"),
+)}
+
+LITERATURE: dict[str, Citation] = {c.key: c for c in (
+    Citation("chung1993", ("Chung J.", "Hulbert G. M."),
+             "A time integration algorithm for structural dynamics with improved "
+             "numerical dissipation: the generalized-alpha method",
+             "Journal of Applied Mechanics, 60(2): 371-375", 1993,
+             doi="10.1115/1.2900803", note="generalized-α time integration"),
+    Citation("craig1968", ("Craig R. R.", "Bampton M. C. C."),
+             "Coupling of substructures for dynamic analyses",
+             "AIAA Journal, 6(7): 1313-1319", 1968, doi="10.2514/3.4741",
+             note="component modes of the reduced bodies"),
+    Citation("idelsohn1985", ("Idelsohn S. R.", "Cardona A."),
+             "A reduction method for nonlinear structural dynamic analysis",
+             "Computer Methods in Applied Mechanics and Engineering, 49(3): 253-279",
+             1985, doi="10.1016/0045-7825(85)90125-2",
+             note="modal derivatives (not implemented; cited for the reduced spinning "
+                  "beam)"),
+)}
+
+ALL: dict[str, Citation] = {**PAPERS, **LITERATURE}
+
+
+def cite(key: str) -> str:
+    """Full one-line reference of ``key`` (see :data:`ALL`).
+
+    Raises
+    ------
+    KeyError
+        With the known keys, when ``key`` is not one of them.
+    """
+    try:
+        return ALL[key].text()
+    except KeyError:
+        raise KeyError(f"unknown citation {key!r}; known: {sorted(ALL)}") from None
