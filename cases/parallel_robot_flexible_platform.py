@@ -42,6 +42,8 @@ PARAMS = {
     "analysis": "circle",          # "static", "line", "circle", "sweep"
     "platform": "flexible",        # "flexible", "rigid" or "reduced" (Craig–Bampton modes)
     "n_modes": 12,                 # reduced: fixed-interface modes beside the static ones
+    "drive": "path",               # "path": P prescribed (the seed's inverse dynamics);
+                                   # "joints": motors follow the rigid robot's angles
     "E_Pa": 6.9e8,
     "nu": 0.3,
     "payload_kg": 6.0,
@@ -61,6 +63,7 @@ PARAMS = {
 
 LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "platform": ("flexible", "rigid", "reduced"), "n_modes": ">=0",
+          "drive": ("path", "joints"),
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
           "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0",
@@ -107,7 +110,7 @@ def _robot(p, platform=None, E=None, geom=None):
     return build_robot(geom, platform or p["platform"], p["mesh"],
                        p["E_Pa"] if E is None else E, p["nu"], p["continuity"], path,
                        _shear(p["shear_factor"]), float(p["damping_beta_s"]),
-                       int(p["n_modes"]))
+                       int(p["n_modes"]), drive=p["drive"])
 
 
 def _static_figures(rm, st) -> dict:

@@ -194,3 +194,63 @@ def test_reduced_platform_holds_the_full_static_state(tmp_path, monkeypatch):
             a = red["centre_strain_bottom_middle_top"][layer][comp]
             b = full["centre_strain_bottom_middle_top"][layer][comp]
             assert abs(a - b) <= 1e-6 * 2e-3
+
+
+def test_reduced_platform_in_the_closed_loop_keeps_the_robots_frequencies(tmp_path,
+                                                                          monkeypatch):
+    """The robot with its motors holding (``drive="joints"``), linearized about its static
+    hold: the reduced platform in the closed loop has the full model's lowest frequencies
+    (the soft default plate, E = 6.9e8 Pa: 1.81, 2.10, 11.6, 24.3 Hz) to 1e-5."""
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import build_robot, static_state
+
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    geom = rrru3.RRRU3Geometry()
+    f = {}
+    for platform in ("flexible", "reduced"):
+        rm = build_robot(geom, platform, "hexagon_6", 6.9e8, 0.3, "shared", None, "auto",
+                         1e-5, drive="joints")
+        st = static_state(rm)
+        f[platform] = fem.modes(rm.model, st.q, st.lam, n_modes=4).frequencies_hz
+    assert 1.7 < f["flexible"][0] < 1.9
+    assert np.allclose(f["reduced"], f["flexible"], rtol=1e-5)
+
+
+def test_reduced_stiff_platform_gives_the_full_torques_on_the_circle(tmp_path, monkeypatch):
+    """Where the plate stays linear (E = 7e10 Pa, the seed's aluminium sweep point: 0.02 mm
+    sag), the reduced platform reproduces the full plate's circle: torques to 1e-4 of
+    their range over the first 0.2 s (measured 2.8e-5 over 0.3 s)."""
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
+
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    geom = rrru3.RRRU3Geometry()
+    path = rrru3.seed_circle_path(geom)
+    h = {}
+    for platform in ("flexible", "reduced"):
+        rm = build_robot(geom, platform, "hexagon_6", 7e10, 0.3, "shared", path, "auto", 1e-5)
+        res = run_path(rm, 0.2, 5e-3, 0.1, q0=static_state(rm).q)
+        h[platform] = histories(rm, res, path)
+    tau_f, tau_r = h["flexible"]["torque"], h["reduced"]["torque"]
+    assert np.ptp(tau_f) > 1.0
+    assert np.abs(tau_r - tau_f).max() <= 1e-4 * np.ptp(tau_f)
+
+
+def test_joint_drive_of_the_rigid_robot_is_its_path_drive():
+    """A rigid robot whose motors follow the rigid inverse kinematics of the circle
+    (``drive="joints"``) puts P on the circle and needs the torques of the path-driven
+    inverse dynamics: two formulations, one answer (1e-9 m, 1e-7 of the torque range)."""
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import build_robot, histories, run_path
+
+    geom = rrru3.RRRU3Geometry()
+    path = rrru3.seed_circle_path(geom)
+    h = {}
+    for drive in ("path", "joints"):
+        rm = build_robot(geom, "rigid", path=path, drive=drive)
+        h[drive] = histories(rm, run_path(rm, 0.4, 0.01), path)
+    assert h["joints"]["path_error"].max() < 1e-9
+    tau = h["path"]["torque"]
+    assert np.abs(h["joints"]["torque"] - tau).max() <= 1e-7 * np.ptp(tau)
+    with pytest.raises(ModelError, match="drive"):
+        build_robot(geom, "rigid", drive="motors")

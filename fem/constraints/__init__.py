@@ -358,13 +358,16 @@ class AngleDrive(Constraint):
     tip is ``−λ e``, so the driving torque about ``k`` is ``τ = −λ l`` with ``l`` the arm
     length (see :meth:`torque`).  Use it together with the arm's length constraint.
 
-    ``angle(t)`` returns ``(θ, θ̇, θ̈)`` (scalars).
+    ``angle(t)`` returns ``(θ, θ̇, θ̈)`` (scalars).  ``servo=True`` makes the row a
+    trajectory row of inverse dynamics whose reaction a model actuator supplies (a motor
+    that follows a prescribed joint angle: the collocated inverse problem).
     """
 
     kind = "angle_drive"
 
     def __init__(self, center: LinearMap, tip: LinearMap, axis, zero_direction,
-                 angle: Callable[[float], tuple[float, float, float]], name: str | None = None):
+                 angle: Callable[[float], tuple[float, float, float]], name: str | None = None,
+                 servo: bool = False):
         point_map(center, "AngleDrive: center")
         point_map(tip, "AngleDrive: tip")
         super().__init__(name or f"angle_drive({tip.label})")
@@ -379,6 +382,7 @@ class AngleDrive(Constraint):
         self.arm = tip - center
         self.angle = function(angle, f"constraint {self.name!r}: angle (t -> (θ, θ̇, θ̈))")
         self.length = None
+        self.servo = bool(servo)
 
     def directions(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
         """Arm direction ``d(θ)`` and its in-plane normal ``e(θ)``."""

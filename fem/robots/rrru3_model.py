@@ -33,14 +33,14 @@ import numpy as np
 
 from .. import plates
 from ..actuators import RevoluteActuator
-from ..constraints import Coincident, Dot, PrescribedPoint
+from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
 from ..elements.bezier_plate import NEXT_VERTEX, PREV_VERTEX
 from ..errors import ModelError
 from ..linear_map import LinearMap
 from ..materials import Material
 from ..mesh import load_builtin_mesh
 from ..model import Model
-from .rrru3 import RRRU3Geometry, joint_positions
+from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
 
 __all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]
 
@@ -57,7 +57,7 @@ class RobotModel:
     A: list[LinearMap]
     B: list[LinearMap]
     actuators: list[RevoluteActuator]
-    path_constraint: PrescribedPoint
+    path_constraint: PrescribedPoint | list[AngleDrive]
     plate_group: object | None = None
     centre_elements: list | None = None    # [(element, local vertex)] of P
     counts: dict = field(default_factory=dict)
@@ -87,6 +87,38 @@ def _constant_path(p0):
     p0 = np.asarray(p0, float)
     z = np.zeros(3)
     return lambda t: (p0, z, z)
+
+
+class JointMotion:
+    """The motors' angles along a path of P from the rigid robot's inverse kinematics:
+    ``motion(k)(t) -> (α, α̇, α̈)`` of limb k's :class:`~fem.constraints.AngleDrive`
+    (arm A→B about the actuator axis, zero along the outward radial).
+
+    The drive angle α is the elevation φ₁ of link 1 above the outward horizontal, signed by
+    the axis: ``α = ((k × r)·e_z) φ₁`` with ``θ = −σ φ₁`` (:func:`rrru3.actuator_angles`).
+    The three limbs of one instant are computed together and kept for the next call.
+    """
+
+    def __init__(self, geom: RRRU3Geometry, path):
+        self.geom, self.path = geom, path
+        self.sign = np.array([np.cross(geom.actuator_axis(k), geom.radial(k))[2]
+                              for k in range(3)])
+        self._t, self._val = None, None
+
+    def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(α, α̇, α̈)`` of the three limbs at ``t`` [rad, rad/s, rad/s²]."""
+        if self._t != t:
+            x, xd, xdd = (np.asarray(v, float).reshape(1, 3) for v in self.path(t))
+            th, thd, thdd = actuator_motion(self.geom, x, xd, xdd)
+            c = -self.geom.actuator_axis_sign * self.sign      # α = c θ
+            self._t, self._val = t, (c * th[0], c * thd[0], c * thdd[0])
+        return self._val
+
+    def motion(self, k: int):
+        def angle(t):
+            a, ad, add = self.at(t)
+            return a[k], ad[k], add[k]
+        return angle
 
 
 def _vertex_map(group, e: int, local: int, field_row: int = 0) -> LinearMap:
@@ -194,7 +226,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
                 continuity: str = "shared", path=None, shear_factor=1.0,
                 damping_beta: float = 0.0, n_modes: int = 12,
-                reduce_at: str = "static") -> RobotModel:
+                reduce_at: str = "static", drive: str = "path") -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -225,6 +257,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         raise ModelError(f"reduce_at must be 'static' or 'reference', got {reduce_at!r}")
     if continuity not in ("shared", "constraints"):
         raise ModelError(f"continuity must be 'shared' or 'constraints', got {continuity!r}")
+    if drive not in ("path", "joints"):
+        raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
@@ -241,7 +275,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         state = None
         if reduce_at == "static":     # the plate as it hangs: its stresses and their stiffness
             full = build_robot(geom, "flexible", mesh, E, nu, continuity, None, shear_factor,
-                               damping_beta)
+                               damping_beta, drive=drive)
             qs = static_state(full).q
             state = fe.q0.copy()
             for nf, nt in zip(full.plate_group.nodes.ravel(), fe_group.nodes.ravel(),
@@ -267,7 +301,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         con = None
     if platform != "reduced":
         model.add_point_mass(P, geom.payload_mass)
-    A_maps, B_maps, acts = [], [], []
+    A_maps, B_maps, acts, drives = [], [], [], []
+    joint_motion = JointMotion(geom, path or _constant_path(P0)) if drive == "joints" else None
     for k in range(3):
         t = geom.tangent(k)
         nodes = model.add_nodes(r=[jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]],
@@ -288,6 +323,10 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         model.add_constraint(Dot(axis3, edge_dirs[k], 0.0, f"U{k + 1} axes"))
         act = RevoluteActuator(A, B, geom.actuator_axis(k), f"motor {k + 1}")
         model.add_actuator(act)
+        if joint_motion is not None:
+            drives.append(model.add_constraint(AngleDrive(
+                A, B, geom.actuator_axis(k), geom.radial(k), joint_motion.motion(k),
+                f"motor {k + 1} angle", servo=True)))
         A_maps.append(A)
         B_maps.append(B)
         acts.append(act)
@@ -295,8 +334,11 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     model.add_sketch(base, "static platform")
     if platform != "reduced":
         model.add_sketch([*W, W[0]], "U joints")
-    path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0), (0, 1, 2),
-                                                    "path of P", servo=True))
+    if joint_motion is None:
+        path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0),
+                                                        (0, 1, 2), "path of P", servo=True))
+    else:
+        path_con = drives
     rm = RobotModel(model, geom, platform, P, W, A_maps, B_maps, acts, path_con,
                     plate_group, centre, reduced=fe)
     asm = model.assemble()
