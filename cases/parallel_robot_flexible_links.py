@@ -63,6 +63,8 @@ PARAMS = {
     "link_model": "ancf_beam",     # or "floating_frame": links 3 as floating-frame bodies
     "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
     "link_coordinates": 4,         # floating_frame: functions per field
+    "drive": "path",               # inverse: "path" (P prescribed, the seed's) or "joints"
+                                   # (motors follow the rigid robot's angles)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
     "sweep_workers": 0,            # 0: the sweep's runs one after another here; N: N Dask workers
 }
@@ -72,7 +74,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
           "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
-          "link_model": ("ancf_beam", "floating_frame"),
+          "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "sweep_workers": ">=0"}
 
@@ -94,7 +96,8 @@ def _setup(p: dict, mode: str = "inverse", torques=None):
                                     mode, path if mode == "inverse" else None, torques,
                                     p["beam_formulation"], link_model=p["link_model"],
                                     link_basis=p["link_basis"],
-                                    link_coordinates=int(p["link_coordinates"]))
+                                    link_coordinates=int(p["link_coordinates"]),
+                                    drive=p["drive"])
     return geom, path, rm
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..actuators import RevoluteActuator
 from ..builders import straight_beam
-from ..constraints import Coincident, Dot, PrescribedPoint
+from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
 from ..elements.floating_frame import FloatingFrameLink
 from ..errors import ModelError
 from ..linear_map import LinearMap
@@ -43,7 +43,7 @@ from ..materials import Material
 from ..model import Model
 from ..trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
-from .rrru3_model import RobotModel
+from .rrru3_model import JointMotion, RobotModel
 
 __all__ = ["FlexibleLinksRobot", "seed001_geometry", "seed001_circle_path",
            "build_flexible_links_robot", "rigid_torque_function", "link_midpoint_outputs",
@@ -104,7 +104,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                torques=None, formulation: str = "structural",
                                link_model: str = "ancf_beam", link_basis: str = "bezier",
                                link_coordinates: int = 4,
-                               link_kinematics: str = "fourth_order"
+                               link_kinematics: str = "fourth_order", drive: str = "path"
                                ) -> FlexibleLinksRobot:
     """Assemble the seed-001 robot (see the module docstring).
 
@@ -123,6 +123,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         (:meth:`fem.Model.add_floating_frame`: Euler–Bernoulli with ``link_coordinates``
         functions per field of the ``link_basis`` basis, ``link_kinematics``) joined by
         the same joints — the U joint at the link's tip is a constraint on point maps.
+    drive : {'path', 'joints'}
+        Inverse mode: 'path' prescribes P (Liu et al. (2018); non-collocated); 'joints'
+        has each motor follow the rigid robot's angle for the path through a servo row of
+        its own (collocated, :class:`~fem.robots.rrru3_model.JointMotion`), so P leaves
+        the path by the links' deflection.
 
     Returns
     -------
@@ -139,6 +144,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     if link_model not in ("ancf_beam", "floating_frame"):
         raise ModelError(f"link_model must be 'ancf_beam' or 'floating_frame', got "
                          f"{link_model!r}")
+    if drive not in ("path", "joints"):
+        raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     rho = m3 / (np.pi * radius**2 * l3)
     mat = Material(E, nu, rho, name="link 3")
@@ -207,7 +214,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     model.add_sketch(base, "static platform")
     model.add_sketch([*V, V[0]], "moving platform")
     path_con = None
-    if mode == "inverse":
+    if mode == "inverse" and drive == "joints":
+        motion = JointMotion(geom, path or _constant_path(P0))
+        path_con = [model.add_constraint(AngleDrive(
+            A_maps[k], B_maps[k], geom.actuator_axis(k), geom.radial(k), motion.motion(k),
+            f"motor {k + 1} angle", servo=True)) for k in range(3)]
+    elif mode == "inverse":
         path_con = model.add_constraint(PrescribedPoint(
             P, path or _constant_path(P0), (0, 1, 2), "path of P", servo=True))
     rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
