@@ -24,11 +24,14 @@ class PointMap:
     """A 3-vector ``x(q[dofs])`` nonlinear in the coordinates (abstract).
 
     Subclasses set ``dofs`` (k,) global coordinate indices and ``label``, and implement
-    :meth:`evaluate`.
+    :meth:`evaluate`.  A map whose second derivatives do not depend on ``q`` (bilinear in
+    its coordinates) sets ``constant_hessian = True``: sums of such maps then build their
+    ``H`` once.
     """
 
     dofs: np.ndarray
     label: str = "?"
+    constant_hessian: bool = False
 
     def evaluate(self, q: np.ndarray, second: bool = False):
         """``(x (3,), J (3, k), H (3, k, k) or None)`` at the global coordinates ``q``."""
@@ -103,22 +106,32 @@ class MapSum(PointMap):
             [np.asarray(m.dofs, np.int64) for _, m in self.terms])).astype(np.int64)
         self._cols = [np.searchsorted(self.dofs, m.dofs) for _, m in self.terms]
         self.label = label
+        self.constant_hessian = all(isinstance(m, LinearMap) or m.constant_hessian
+                                    for _, m in self.terms)
+        self._H = None
 
     def evaluate(self, q: np.ndarray, second: bool = False):
         k = self.dofs.size
         x = np.zeros(3)
         J = np.zeros((3, k))
-        H = np.zeros((3, k, k)) if second else None
+        cached = self._H is not None
+        build = second and not cached
+        H = np.zeros((3, k, k)) if build else None
         for (c, m), cols in zip(self.terms, self._cols, strict=True):
             if isinstance(m, LinearMap):
                 x += c * m(q)
                 J[:, cols] += c * m.coef
                 continue
-            xm, Jm, Hm = m.evaluate(q, second)
+            xm, Jm, Hm = m.evaluate(q, build)
             x += c * xm
             J[:, cols] += c * Jm
-            if second:
+            if build:
                 H[:, cols[:, None], cols[None, :]] += c * Hm
+        if build and self.constant_hessian:
+            H.setflags(write=False)
+            self._H = H
+        if second and cached:
+            H = self._H
         return x, J, H
 
 

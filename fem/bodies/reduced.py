@@ -425,6 +425,8 @@ class ReducedPoint(PointMap):
     ``x = v_c r + Σ_a (v_a + Y_a·η) e_a`` — its Jacobian in ``O(m)``, its second
     derivatives constant."""
 
+    constant_hessian = True
+
     def __init__(self, body: ReducedBody, v: np.ndarray, label: str = "?"):
         self.body, self.v = body, np.asarray(v, float)
         self.dofs = body.dofs

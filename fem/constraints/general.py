@@ -50,6 +50,7 @@ class GeneralRows:
 
         self.maps = maps
         self.terms = []
+        self._flat = []            # flat Hessian positions: (a,a), (b,b), (a,b), (b,a)
         jr, jc, hr, hc = [], [], [], []
         for row, a, b, beta in terms:
             ia, ib = slot(a), slot(b)
@@ -60,6 +61,11 @@ class GeneralRows:
             ca = np.searchsorted(u, a.dofs)
             cb = np.searchsorted(u, b.dofs) if b is not None else None
             self.terms.append((row, ia, ib, ca, cb, u.size, beta))
+            k = u.size
+            flat = lambda r, c, k=k: (r[:, None] * k + c[None, :]).ravel()   # noqa: E731
+            self._flat.append((flat(ca, ca), None if cb is None else flat(cb, cb),
+                               None if cb is None else flat(ca, cb),
+                               None if cb is None else flat(cb, ca)))
             jr.append(np.full(u.size, row, np.int64))
             jc.append(u)
             hr.append(np.repeat(u, u.size))
@@ -131,21 +137,22 @@ class GeneralRows:
         """``λᵢ Φᵢ,qq`` of every term in pattern order (rows with ``keep`` 0 skipped)."""
         ev = self._eval(q, second=True)
         out = []
-        for row, ia, ib, ca, cb, k, beta in self.terms:
-            H = np.zeros((k, k))
+        for (row, ia, ib, _ca, _cb, k, beta), (faa, fbb, fab, fba) in zip(
+                self.terms, self._flat, strict=True):
+            H = np.zeros(k * k)
             w = lam[row] * keep[row]
             if w != 0.0:
                 xa, Ja, Ha = ev[ia]
                 if ib < 0:
                     b = self._beta(beta, t, 0)
-                    H[np.ix_(ca, ca)] += np.einsum("c,cjk->jk", b, Ha)
+                    H[faa] += np.tensordot(b, Ha, 1).ravel()
                 else:
                     xb, Jb, Hb = ev[ib]
-                    H[np.ix_(ca, ca)] += np.einsum("c,cjk->jk", xb, Ha)
-                    H[np.ix_(cb, cb)] += np.einsum("c,cjk->jk", xa, Hb)
+                    H[faa] += np.tensordot(xb, Ha, 1).ravel()
+                    H[fbb] += np.tensordot(xa, Hb, 1).ravel()
                     C = Ja.T @ Jb
-                    H[np.ix_(ca, cb)] += C
-                    H[np.ix_(cb, ca)] += C.T
+                    H[fab] += C.ravel()
+                    H[fba] += C.T.ravel()
                 H *= w
-            out.append(H.ravel())
+            out.append(H)
         return np.concatenate(out) if out else np.zeros(0)
