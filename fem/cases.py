@@ -200,6 +200,19 @@ def _allowed(default, rule) -> str:
     return ""
 
 
+def _format_default(value) -> str:
+    """A default as it is typed after ``-p name=``: numbers short, text bare, JSON else."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return repr(value) if value.is_integer() and abs(value) < 1e6 else format(value, ".6g")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_format_default(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def parameter_table(module: ModuleType) -> list[dict[str, str]]:
     """One row per parameter of ``PARAMS``: ``name``, ``default``, ``unit``, ``allowed``
     and ``meaning``.
@@ -221,7 +234,7 @@ def parameter_table(module: ModuleType) -> list[dict[str, str]]:
         if m:
             meaning, unit = meaning[: m.start()], m.group(1).strip()
         unit = unit or unit_of(name)
-        rows.append({"name": name, "default": json.dumps(default, ensure_ascii=False),
+        rows.append({"name": name, "default": _format_default(default),
                      "unit": "–" if unit in ("-", "") else unit,
                      "allowed": _allowed(default, limits.get(name)), "meaning": meaning})
     return rows

@@ -41,6 +41,7 @@ def cmd_list(_args) -> int:
     import shutil
 
     from .cases import available_cases, describe, load_case, shorten
+    from .citations import short
 
     names = sorted(available_cases())
     pad = max((len(n) for n in names), default=0) + 1
@@ -50,7 +51,12 @@ def cmd_list(_args) -> int:
              if sys.stdout.isatty() else None)
     for name in names:
         try:
-            desc = describe(load_case(name), width)
+            mod = load_case(name)
+            desc = describe(mod)
+            refs = getattr(mod, "REFERENCES", ())
+            if refs:        # the paper it reproduces, as the reader cites it
+                desc = f"{desc.rstrip('.')} — {short(refs[0])}."
+            desc = desc if width is None else shorten(desc, width)
         except Exception as err:  # a broken case must not hide the others
             desc = f"(cannot load: {err})"
             desc = desc if width is None else shorten(desc, width)
@@ -79,6 +85,7 @@ def _table(rows: list[dict[str, str]], columns: list[tuple[str, str, int]]) -> l
 
 def cmd_info(args) -> int:
     import shutil
+    import textwrap
 
     from .cases import describe, load_case, parameter_table, references
 
@@ -88,18 +95,16 @@ def cmd_info(args) -> int:
     body = doc.split("\n\n", 1)[1].strip() if "\n\n" in doc else ""
     if body:
         print(body + "\n")
+    columns = shutil.get_terminal_size((120, 24)).columns
     refs = references(mod)
     if refs:
-        print("reproduces (docs/references.md):")
+        print("references (docs/references.md):")
         for r in refs:
-            print(f"  {r}")
+            print(textwrap.fill(r, max(60, columns - 2), initial_indent="  ",
+                                subsequent_indent="    "))
         print()
     print(f"parameters (fem run {args.case} -p name=value ...):")
     rows = parameter_table(mod)
-    for r in rows:
-        r["default"] = (str(mod.PARAMS[r["name"]]) if isinstance(mod.PARAMS[r["name"]], str)
-                        else r["default"])
-    columns = shutil.get_terminal_size((120, 24)).columns
     fixed = [("name", "name", 26), ("default", "default", 22), ("unit", "unit", 8),
              ("allowed", "allowed", 24)]
     used = sum(min(w, max([len(h)] + [len(r[k]) for r in rows])) + 2 for k, h, w in fixed)
