@@ -40,10 +40,10 @@ from fem.robots.rrru3_flexible_links import (
     equilibrium_under_torques,
     gauge_strains,
     link_midpoint_outputs,
+    liu2018_circle_path,
+    liu2018_geometry,
     platform_tilt,
     rigid_torque_function,
-    seed001_circle_path,
-    seed001_geometry,
 )
 from fem.robots.rrru3_model import histories, run_path
 
@@ -118,8 +118,8 @@ GAUGES_M = (0.200, 0.4075, 0.600)
 
 
 def _setup(p: dict, mode: str = "inverse", torques=None):
-    geom = seed001_geometry(float(p["payload_kg"]))
-    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    geom = liu2018_geometry(float(p["payload_kg"]))
+    path = liu2018_circle_path(geom, float(p["speed_mps"]))
     rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
                                     float(p["link_radius_m"]), int(p["n_elements_per_link"]),
                                     mode, path if mode == "inverse" else None, torques,
@@ -238,8 +238,8 @@ def _run_inverse(p: dict, out=None) -> dict:
 
 def _run_forward(p: dict, out=None) -> dict:
     t0 = time.perf_counter()
-    geom = seed001_geometry(float(p["payload_kg"]))
-    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    geom = liu2018_geometry(float(p["payload_kg"]))
+    path = liu2018_circle_path(geom, float(p["speed_mps"]))
     if p["forward_torques"] == "rigid":
         torques = [rigid_torque_function(geom, path, k) for k in range(3)]
         # start at rest where the rigid robot's start torques hold the flexible robot

@@ -407,7 +407,7 @@ class Model:
             Frame axes as columns (``u`` along the link); identity by default.
         rotary_inertia : {"section", "twist"}
             The section's polar inertia in every rotation about the link axis
-            ("section"), or on the elastic twist rate only (the seed's, "twist").
+            ("section"), or on the elastic twist rate only (the paper's, "twist").
         point_masses : sequence of (x, m)
             Point masses [kg] on the centre line at ``x`` [m] from the root.
         hub_mass, hub_inertia : float, array_like (3, 3) or None
