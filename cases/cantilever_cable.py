@@ -39,6 +39,25 @@ LIMITS = {"n_elements": ">=1", "analysis": ("static", "dynamic", "modal"), "t_en
           "dt_s": ">0", "rho_inf": "[0, 1]", "length_m": ">0", "side_m": ">0", "E_Pa": ">0",
           "rho_kgm3": ">=0", "n_modes": ">=1", "load_steps": ">=1"}
 
+DOCS = {
+    "n_elements": "ANCF cable elements along the bar",
+    "analysis": "static equilibrium, dynamic drop from rest, or modal frequencies",
+    "gravity": "gravity 9.81 m/s² along −z",
+    "tip_force_z_N": "force at the tip along +z",
+    "t_end_s": "duration of the dynamic analysis",
+    "dt_s": "time step of the dynamic analysis",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+    "length_m": "length of the bar",
+    "side_m": "side of the square section",
+    "E_Pa": "Young's modulus",
+    "rho_kgm3": "density (0: massless, no frequencies)",
+    "n_modes": "modes computed by the modal analysis",
+    "load_steps": "first load increment of the static solve is 1/load_steps (cut adaptively "
+                  "when it fails)",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+
 
 def build(**params) -> fem.Model:
     p = {**PARAMS, **params}

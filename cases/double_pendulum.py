@@ -36,6 +36,25 @@ LIMITS = {"joint": ("revolute", "spherical"), "length1_m": ">0", "length2_m": ">
           "mass1_kg": ">0", "mass2_kg": ">0", "section_m": ">0", "t_end_s": ">0",
           "dt_s": ">0", "rho_inf": "[0, 1]"}
 
+DOCS = {
+    "joint": "both joints revolute about +Y (planar motion, compared with an ODE) or "
+             "spherical (ball joints, spatial motion)",
+    "length1_m": "length of link 1 (from the pivot)",
+    "length2_m": "length of link 2",
+    "mass1_kg": "mass of link 1",
+    "mass2_kg": "mass of link 2",
+    "section_m": "side of the square cross-section of the box links",
+    "theta1_0_deg": "initial angle of link 1 from +X (positive towards +Z)",
+    "theta2_0_deg": "initial angle of link 2 from +X (positive towards +Z)",
+    "out_of_plane_velocity_mps": "spherical joints only: initial Y velocity of the tip",
+    "t_end_s": "duration",
+    "dt_s": "time step",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+    "gravity_mps2": "gravitational acceleration (along −Z)",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+
 
 def _link_inertia(m: float, L: float, b: float) -> np.ndarray:
     """Inertia of a uniform box L × b × b about its centre, body axes (u along L)."""

@@ -1,12 +1,12 @@
-"""Five-link flexible spatial arm falling under gravity (seed 002, example 3: a
-Canadarm2-like manipulator).
+"""Five-link flexible spatial arm (Canadarm2-like) falling under gravity.
 
-The seed's data table for this example is missing; our documented choice reuses the
-Canadarm2-like boom data of its example 2 (``two_link_arm_fall``) for every link:
-L = 7.11 m, m = 314.88 kg (ρA = 44.3 kg/m), EA = 2.84e7 N, EI_y = EI_z = 3.8e6 N·m².
-The booms are thin-walled tubes, for which ``J = 2I`` and ``G = E/2.6`` give
-``GJ = EI/1.3 = 2.92e6 N·m²``; their radius r = 0.175 m (Canadarm2's booms are about
-0.35 m across) gives the section's polar inertia ``ρI_p = ρA r² = 1.36 kg·m``.
+Example 3 of Fan and Zhang (2016) (``docs/references.md``).  The paper's data table for
+this example is missing; our documented choice reuses the Canadarm2-like boom data of its
+example 2 (``two_link_arm_fall``) for every link: L = 7.11 m, m = 314.88 kg (ρA = 44.3
+kg/m), EA = 2.84e7 N, EI_y = EI_z = 3.8e6 N·m². The booms are thin-walled tubes, for which
+``J = 2I`` and ``G = E/2.6`` give ``GJ = EI/1.3 = 2.92e6 N·m²``; their radius r = 0.175 m
+(Canadarm2's booms are about 0.35 m across) gives the section's polar inertia ``ρI_p = ρA
+r² = 1.36 kg·m``.
 
 Joints (:func:`fem.chains.dh_chain`, D-H rows ``(d, a, α)``): joint 1 turns about the
 vertical z axis (gravity −z) at the origin; ``α_1 = 90°`` makes joints 2–4 pitch joints
@@ -63,6 +63,28 @@ LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0", "GJ_N
           "radius_m": ">0", "offset_12_m": ">=0", "stiffness_factor": ">0",
           "basis": ("modes", "fe", "bezier", "bspline"), "n_coordinates": ">=1",
           "gravity_mps2": ">=0", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]"}
+
+DOCS = {
+    "length_m": "length of each link",
+    "mass_kg": "mass of each link",
+    "EA_N": "axial stiffness of each link",
+    "EI_Nm2": "bending stiffness of each link (both planes)",
+    "GJ_Nm2": "torsional stiffness of each link (EI/1.3: a thin-walled tube)",
+    "radius_m": "radius of the tubular section (its polar inertia ρA r²)",
+    "offset_12_m": "D-H offset d₂ between links 1 and 2 along joint 2's axis",
+    "stiffness_factor": "scales EA, EI and GJ (large: nearly rigid links) [-]",
+    "basis": "deformation basis of the floating-frame links (fem.bases)",
+    "n_coordinates": "deformation functions per field and link",
+    "theta0_deg": "initial joint angles θ1…θ5 (at rest)",
+    "gravity_mps2": "gravitational acceleration (along −z)",
+    "t_end_s": "duration",
+    "dt_s": "time step",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("fan2016",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 
 def build(**params) -> SpatialChain:

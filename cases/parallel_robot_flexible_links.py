@@ -1,6 +1,6 @@
-"""3-RRRU robot with flexible third links and a rigid triangular platform (seed 001).
+"""3-RRRU robot with flexible third links and a rigid triangular platform.
 
-Reproduces ``001_076986b9c5b37e36.txt`` §4: links 3 as shear-deformable ANCF beams
+Reproduces §4 of Liu et al. (2018) (``docs/references.md``): links 3 as shear-deformable ANCF beams
 (E = 6.9e8 Pa, ν = 0.3, round section r = 0.01 m), the rigid equilateral platform
 (circumradius 0.06 m, 0.3 kg) in natural coordinates, links 1/2 rigid bars
 (2.0/0.3 kg).  P follows one turn of radius 0.1 m in z = −0.8 m at 0.5 m/s with the
@@ -13,7 +13,7 @@ the path); ``experiment`` (inverse with E = 6.9e10 Pa and a 1.6 kg payload: the 
 gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``, through
 :func:`fem.sweep`).  The rigid robot (:mod:`fem.robots.rrru3`, same masses) is the
 reference throughout.  Model and choices: :mod:`fem.robots.rrru3_flexible_links`;
-figures beside the seed's: ``docs/ancf_beam.md``.
+figures beside the paper's: ``docs/ancf_beam.md``.
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
 ``docs/validation.md``): the inverse problem is non-minimum-phase (its servo-constrained
@@ -40,16 +40,16 @@ from fem.robots.rrru3_flexible_links import (
     equilibrium_under_torques,
     gauge_strains,
     link_midpoint_outputs,
+    liu2018_circle_path,
+    liu2018_geometry,
     platform_tilt,
     rigid_torque_function,
-    seed001_circle_path,
-    seed001_geometry,
 )
 from fem.robots.rrru3_model import histories, run_path
 
 PARAMS = {
     "analysis": "inverse",         # "static", "inverse", "forward", "experiment", "sweep"
-    "n_elements_per_link": 8,      # mid-point deformation within 0.6 % of 16 (seed: 1)
+    "n_elements_per_link": 8,      # mid-point deformation within 0.6 % of 16 (liu2018: 1)
     "E_Pa": 6.9e8,
     "nu": 0.3,
     "link_radius_m": 0.01,
@@ -78,6 +78,37 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "sweep_workers": ">=0"}
 
+DOCS = {
+    "analysis": "static (P held at (0.1, 0, −0.8) m); inverse (the circle prescribed, torques"
+                " unknown); forward (driven by given torques); experiment (inverse with E = "
+                "6.9e10 Pa and a 1.6 kg payload: the strain gauges); sweep (inverse for each "
+                "sweep_E_Pa)",
+    "n_elements_per_link": "ANCF beam elements per flexible third link (8: mid-point "
+                           "deformation within 0.6 % of 16)",
+    "E_Pa": "Young's modulus of the flexible links",
+    "nu": "Poisson's ratio of the flexible links [-]",
+    "link_radius_m": "radius of the round section of the flexible links",
+    "payload_kg": "payload at the platform centre P",
+    "speed_mps": "cruise speed of P on the circle",
+    "dt_s": "time step",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+    "newton_tol": "relative residual at which Newton stops [-]",
+    "forward_torques": "forward analysis driven by the rigid robot's torques, or by this "
+                       "model's own inverse torques",
+    "beam_formulation": "strain model of the ANCF beam: structural (locking-free), or "
+                        "continuum / continuum_split (Poisson locking; for comparison)",
+    "link_model": "third links as ANCF beams or as floating-frame bodies",
+    "link_basis": "floating_frame links: deformation basis (fem.bases)",
+    "link_coordinates": "floating_frame links: deformation functions per field",
+    "sweep_E_Pa": "moduli of the sweep analysis",
+    "sweep_workers": "sweep analysis: 0 runs the points one after another here, N on N Dask "
+                     "worker processes",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("liu2018",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+
 SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
         "torque_range_Nm": [-11.1, -8.3], "actuator_angle_max_deg": 9.8,
@@ -89,8 +120,8 @@ GAUGES_M = (0.200, 0.4075, 0.600)
 
 
 def _setup(p: dict, mode: str = "inverse", torques=None):
-    geom = seed001_geometry(float(p["payload_kg"]))
-    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    geom = liu2018_geometry(float(p["payload_kg"]))
+    path = liu2018_circle_path(geom, float(p["speed_mps"]))
     rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
                                     float(p["link_radius_m"]), int(p["n_elements_per_link"]),
                                     mode, path if mode == "inverse" else None, torques,
@@ -210,8 +241,8 @@ def _run_inverse(p: dict, out=None) -> dict:
 
 def _run_forward(p: dict, out=None) -> dict:
     t0 = time.perf_counter()
-    geom = seed001_geometry(float(p["payload_kg"]))
-    path = seed001_circle_path(geom, float(p["speed_mps"]))
+    geom = liu2018_geometry(float(p["payload_kg"]))
+    path = liu2018_circle_path(geom, float(p["speed_mps"]))
     if p["forward_torques"] == "rigid":
         torques = [rigid_torque_function(geom, path, k) for k in range(3)]
         # start at rest where the rigid robot's start torques hold the flexible robot

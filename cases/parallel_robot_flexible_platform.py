@@ -1,15 +1,16 @@
-"""3-RRRU parallel robot with a flexible moving platform (seed 000, the flagship case).
+"""3-RRRU parallel robot with a flexible moving platform (the flagship case).
 
+Reproduces Liu et al. (2023) (``docs/references.md``).
 Three RRRU limbs of natural-coordinate rigid bars carry a hexagonal moving platform of
 Bézier-triangle ANCF thick-plate elements (``meshes/hexagon_*``) with a 6 kg payload at
-its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m (seed §5.1:
-sag d, W1..W3); ``line`` / ``circle`` — inverse dynamics along the seed's paths (eq 45
+its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m (the paper's §5.1:
+sag d, W1..W3); ``line`` / ``circle`` — inverse dynamics along the paper's paths (eq 45
 profiles, generalized-α ρ∞ = 0.1, 5 ms), with the rigid-platform robot as the reference
-(seed §5.2–5.3); ``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10, 2e11} Pa and payload
-6 / 10 kg (seed §5.4), each point one run of this case through :func:`fem.sweep`
+(§5.2–5.3); ``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10, 2e11} Pa and payload
+6 / 10 kg (§5.4), each point one run of this case through :func:`fem.sweep`
 (``sweep_workers`` > 0: on that many Dask worker processes).  ``platform="rigid"`` runs
-the rigid robot alone.  Geometry and every choice the seed leaves open:
-``docs/rrru3_robot.md``; the model and our figures beside the seed's:
+the rigid robot alone.  Geometry and every choice the paper leaves open:
+``docs/rrru3_robot.md``; the model and our figures beside the paper's:
 ``docs/parallel_robot.md``.
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
@@ -24,7 +25,7 @@ this numerically regularized inverse at 5 ms.  *Mesh:* hexagon_24 moves the stat
 by 6.0 %, the torque histories by 4.3 % of their range and the largest torque deviation
 from the rigid robot by 17 %, and hexagon_96 moves the sag by 5 % more (2.069, 2.194,
 2.311 mm), so no mesh within 3× the run time is converged to 1 %; the default stays at
-six elements (the seed's setting) and these are the measure of its error.
+six elements (the paper's setting) and these are the measure of its error.
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ PARAMS = {
     "nu": 0.3,
     "payload_kg": 6.0,
     "mesh": "hexagon_6",           # hexagon_6, hexagon_24, hexagon_96, hexagon_384
-    "continuity": "shared",        # "shared" or "constraints" (the seed's formulation)
+    "continuity": "shared",        # "shared" or "constraints" (the paper's formulation)
     "shear_factor": "auto",        # "auto" or a number in (0, 1] (1: plain continuum)
     "damping_beta_s": 1e-5,        # plate structural damping C = β K (ζ = β ω / 2)
     "rho_inf": 0.1,
     "dt_s": 0.005,
-    "circle_closed": True,         # False: the seed's printed H = 0.011 (373° sweep)
+    "circle_closed": True,         # False: liu2023's printed H = 0.011 (373° sweep)
     "line_direction": [0.0, 1.0, 0.0],
     "newton_tol": 1e-8,
     "sweep_E_Pa": [2.0e8, 6.9e8, 7.0e10, 2.0e11],
@@ -68,6 +69,37 @@ LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
           "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0",
           "sweep_workers": ">=0"}
+
+DOCS = {
+    "analysis": "static (P held at (0.1, 0, −0.8) m); line or circle (inverse dynamics along "
+                "the path); sweep (the circle over sweep_E_Pa and sweep_payload_kg)",
+    "platform": "flexible plate, rigid platform, or reduced (Craig–Bampton modes of the "
+                "plate)",
+    "n_modes": "reduced platform: fixed-interface modes beside the static ones",
+    "E_Pa": "Young's modulus of the platform plate",
+    "nu": "Poisson's ratio of the platform plate [-]",
+    "payload_kg": "payload at the platform centre P",
+    "mesh": "platform mesh: hexagon_6, hexagon_24, hexagon_96 or hexagon_384 (elements)",
+    "continuity": "plate continuity: shared vertices with the middle G¹ row per edge, or the "
+                  "paper's 33 constraint equations per adjacent pair",
+    "shear_factor": "transverse-shear factor of the plate: auto, or a number in (0, 1] (1: "
+                    "plain continuum) [-]",
+    "damping_beta_s": "structural damping of the plate, C = βK (ζ = βω/2)",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+    "dt_s": "time step",
+    "circle_closed": "true: a circle that closes; false: the printed H = 0.011 of the paper "
+                     "(a 373° sweep)",
+    "line_direction": "direction of the straight line from P0 (line analysis) [-]",
+    "newton_tol": "relative residual at which Newton stops [-]",
+    "sweep_E_Pa": "moduli of the sweep analysis (at 6 kg)",
+    "sweep_payload_kg": "payloads of the sweep analysis (at 6.9e8 Pa)",
+    "sweep_workers": "sweep analysis: 0 runs the points one after another here, N on N Dask "
+                     "worker processes",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("liu2023",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
@@ -264,7 +296,7 @@ def run(out=None, **params) -> dict:
                              f"{p['platform']!r}")
     if p["analysis"] != "sweep":
         return _run_one(p, out)
-    # seed §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS); the points
+    # liu2023 §5.4: circle for each modulus (6 kg) and each payload (E of PARAMS); the points
     # (the shared one once) run through fem.sweep, with out: resumable, one folder each
     fixed = {k: v for k, v in params.items() if k != "analysis" and not k.startswith("sweep_")}
     e_line = [(float(E), 6.0) for E in p["sweep_E_Pa"]]

@@ -1,11 +1,11 @@
 """Rectangular Bézier-triangle plate under uniform pressure: statics and modes vs Kirchhoff.
 
 A flat rectangular plate ``span_x × span_y × thickness`` (centred at the origin, in the XY
-plane) of the seed-000 Bézier-triangle ANCF thick plate (``bezier_plate_shared`` by default,
-or the seed's 48-coordinate ``bezier_plate`` joined by its continuity constraints) is simply
-supported or clamped on all four edges and loaded by a uniform pressure ``p`` (towards −z),
-or analysed for its natural frequencies.  It checks the element against the classical
-Kirchhoff plate:
+plane) of the Bézier-triangle ANCF thick plate of Liu et al. (2023)
+(``bezier_plate_shared`` by default, or the paper's 48-coordinate ``bezier_plate`` joined
+by its continuity constraints) is simply supported or clamped on all four edges and loaded
+by a uniform pressure ``p`` (towards −z), or analysed for its natural frequencies.  It
+checks the element against the classical Kirchhoff plate:
 
 * simply supported, any rectangle: Navier's double series for the centre deflection and
   ``ω_mn = π² (m²/a² + n²/b²) √(D/ρh)`` for the frequencies (Timoshenko &
@@ -55,7 +55,7 @@ PARAMS = {
     "divisions": 8,                  # elements per edge: n or [nx, ny] (or a built-in mesh name)
     "mesh": "diagonal",              # "diagonal", "crossed", or a built-in name like "square_u8"
     "element": "bezier_plate_shared",  # or "bezier_plate" (48 coordinates + continuity)
-    "g1_continuity": False,          # shared family: add the seed's middle G1 row per edge
+    "g1_continuity": False,          # shared family: add liu2023's middle G1 row per edge
     "shear_factor": "auto",          # "auto" (stabilized) or a number in (0, 1]; 1 = continuum
     "in_plane": "fixed",             # supported edges: "fixed" in-plane, or "free" (3 rows)
     "E_Pa": 2.1e11,
@@ -72,6 +72,36 @@ PARAMS = {
 LIMITS = {"span_x_m": ">0", "span_y_m": ">0", "thickness_m": ">0", "E_Pa": ">0",
           "nu": "(-1, 0.5)", "rho_kgm3": ">=0", "analysis": ("static", "modal"),
           "n_modes": ">=1", "load_steps": ">=1", "newton_tol": ">0", "w_over_h": ">0"}
+
+DOCS = {
+    "support": "edges: simply_supported (hard: position, slope along the edge and director "
+               "tilt held), simply_supported_soft (vertex positions only) or clamped",
+    "span_x_m": "side of the plate along x",
+    "span_y_m": "side of the plate along y",
+    "thickness_m": "plate thickness",
+    "divisions": "elements per edge: n, or [nx, ny] (ignored for a built-in mesh)",
+    "mesh": "diagonal or crossed triangulation, or a built-in mesh such as square_u8",
+    "element": "bezier_plate_shared (shared vertices) or bezier_plate (48 coordinates per "
+               "element + continuity constraints)",
+    "g1_continuity": "shared family: add the middle G¹ row per interior edge",
+    "shear_factor": "transverse-shear factor: auto (stabilized) or a number in (0, 1] (1: "
+                    "continuum) [-]",
+    "in_plane": "in-plane motion of the supported edges: fixed or free",
+    "E_Pa": "Young's modulus",
+    "nu": "Poisson's ratio [-]",
+    "rho_kgm3": "density",
+    "pressure_Pa": "uniform pressure towards −z; null: the one giving a Kirchhoff centre "
+                   "deflection of w_over_h × thickness",
+    "w_over_h": "Kirchhoff centre deflection over thickness for the default pressure [-]",
+    "analysis": "static deflection or modal frequencies",
+    "n_modes": "modes computed by the modal analysis",
+    "load_steps": "first load increment of the static solve is 1/load_steps",
+    "newton_tol": "relative force residual at which the static Newton stops (above the "
+                  "round-off floor, see docs/plate_benchmark.md) [-]",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("liu2023",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 SUPPORTS = ("simply_supported", "simply_supported_soft", "clamped")
 ELEMENTS = ("bezier_plate_shared", "bezier_plate")

@@ -1,5 +1,6 @@
-"""Kane's spin-up beam: a flexible link on a driven hub (seed 002, example 1).
+"""Kane's spin-up beam: a flexible link on a driven hub.
 
+Example 1 of Fan and Zhang (2016), after Kane et al. (1987) (``docs/references.md``).
 An aluminium beam (L = 8 m, A = 7.2968e-5 m², I = 8.2189e-9 m⁴, ρ = 2766.7 kg/m³,
 E = 6.8952e10 Pa, no gravity) is clamped to a hub turning about z with the prescribed rate
 
@@ -11,9 +12,9 @@ or 'ancf': the same beam as ANCF cable elements of the DAE core, clamped to the 
 a prescribed root slope — the independent method.  ``kinematics`` chooses the link's
 centre line (:class:`fem.elements.floating_frame.FloatingFrameLink`): ``'fourth_order'``
 (default) keeps the foreshortening and the curvature to the next order in the slopes and
-stays within 1 % of the ANCF model over Ω0 = 2…10 rad/s; ``'seed'`` is the seed's
+stays within 1 % of the ANCF model over Ω0 = 2…10 rad/s; ``'seed'`` is the paper's
 second-order model (linear curvature), 3 % off at Ω0 = 10 — the model of its Tables 1–3,
-which ``analysis = 'compare'`` reproduces with it.  ``coupling = False`` (seed kinematics
+which ``analysis = 'compare'`` reproduces with it.  ``coupling = False`` (``'seed'`` kinematics
 only) drops the foreshortening term (eq 2) of the floating frame: then nothing stiffens
 the beam against the in-plane centrifugal softening and Ω0 = 10 rad/s diverges.
 
@@ -42,7 +43,7 @@ PARAMS = {
     "basis": "bezier",          # modes, fe, bezier, bspline, ancf
     "n_coordinates": 4,         # functions per transverse field (ANCF: elements = 2 n)
     "coupling": True,
-    "kinematics": "fourth_order",   # fourth_order, or the seed's second-order "seed"
+    "kinematics": "fourth_order",   # fourth_order, or fan2016's second-order "seed"
     "t_end_s": 20.0,
     "dt_s": 0.01,
     "rho_inf": 0.8,
@@ -52,7 +53,7 @@ PARAMS = {
     "inertia_m4": 8.2189e-9,
     "rho_kgm3": 2766.7,
     "E_Pa": 6.8952e10,
-    "analysis": "single",       # single run, or "compare": the seed's Tables 1–3
+    "analysis": "single",       # single run, or "compare": fan2016's Tables 1–3
     "compare_omegas_rad_s": [2.0, 4.0, 6.0, 8.0, 10.0],
 }
 
@@ -62,15 +63,42 @@ LIMITS = {"omega0_rad_s": ">=0", "basis": ("modes", "fe", "bezier", "bspline", "
           "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare"),
           "kinematics": KINEMATICS}
 
+DOCS = {
+    "omega0_rad_s": "final hub rate Ω0",
+    "basis": "modes, fe, bezier or bspline (floating-frame link), or ancf (ANCF cables: the "
+             "independent method)",
+    "n_coordinates": "functions per transverse field (ancf: 2n elements)",
+    "coupling": "keep the foreshortening term of the floating frame (false only with "
+                "kinematics=seed; then Ω0 = 10 rad/s diverges)",
+    "kinematics": "centre line of the link: fourth_order (within 1 % of ANCF), seed (the "
+                  "paper's second-order model), or one correction alone",
+    "t_end_s": "duration",
+    "dt_s": "time step",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+    "spinup_time_s": "spin-up time T over which the hub reaches Ω0",
+    "length_m": "beam length",
+    "area_m2": "cross-section area",
+    "inertia_m4": "second moment of area",
+    "rho_kgm3": "density",
+    "E_Pa": "Young's modulus",
+    "analysis": "single run, or compare: the paper's Tables 1–3 (every basis against ANCF) "
+                "with our timings",
+    "compare_omegas_rad_s": "hub rates of the compare analysis",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("fan2016", "kane1987")
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+
 BASES = ("modes", "fe", "bezier", "bspline")
 SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}
-"""The bases compared in Tables 1–3 with the seed's sizes (transverse functions per
+"""The bases compared in Tables 1–3 with the paper's sizes (transverse functions per
 direction): 4 cantilever modes, 5 Hermite elements, the quintic Bézier, cubic B-splines
 on 3 spans; the ANCF reference with 16 elements."""
 
 
 def hub_motion(omega0: float, T: float):
-    """The seed's hub angle ``t -> (θ, θ̇, θ̈)`` (rate above, integrated from θ(0) = 0)."""
+    """The paper's hub angle ``t -> (θ, θ̇, θ̈)`` (rate above, integrated from θ(0) = 0)."""
     def motion(t: float):
         if t <= T:
             c = np.cos(2 * np.pi * t / T)
@@ -236,7 +264,7 @@ def _plot(out: Path, figures: dict, torque, name: str) -> None:
 
 
 def compare(out=None, **params) -> dict:
-    """The seed's Tables 1–3 with our timings.
+    """Tables 1–3 of Fan and Zhang (2016) with our timings.
 
     For Ω0 = 4 and 10 (Tables 1, 2): every basis and the ANCF model — wall time relative to
     the fastest, error ``max|v − v_ref| / max|v_ref|`` against a converged reference
@@ -246,7 +274,7 @@ def compare(out=None, **params) -> dict:
     Writes ``spinup_tables.md``, ``spinup_table{1,2,3}.csv`` and ``spinup_tip_v.png`` to
     ``out``.
 
-    The floating-frame runs use the seed's second-order kinematics (``kinematics =
+    The floating-frame runs use the paper's second-order kinematics (``kinematics =
     'seed'``, the model of its tables) unless ``kinematics`` is given; the figures say
     which (``kinematics``)."""
     p = {**PARAMS, "kinematics": "seed", **params, "analysis": "single"}
@@ -326,7 +354,7 @@ def _write_tables(out: Path, rows, trend, curves, kinematics: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     cols = ["omega0_rad_s", "basis", "coordinates", "wall_s", "relative_time", "error",
             "frequency_rad_s", "frequency_reference_rad_s", "amplitude_m"]
-    md = ["# Spin-up beam: the seed's Tables 1–3 with our timings", "",
+    md = ["# Spin-up beam: Tables 1–3 of Fan and Zhang (2016) with our timings", "",
           f"Floating-frame kinematics: `{kinematics}`.", ""]
     for k, om in ((1, 4.0), (2, 10.0)):
         sel = [r for r in rows if r["omega0_rad_s"] == om]

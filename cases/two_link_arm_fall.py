@@ -1,8 +1,9 @@
-"""Two-link flexible arm falling under gravity (seed 002, example 2, Fig 9).
+"""Two-link flexible arm falling under gravity.
 
+Example 2 (Fig. 9) of Fan and Zhang (2016) (``docs/references.md``).
 Two equal links (L = 7.11 m, m = 314.88 kg, EA = 2.84e7 N, EI = 3.8e6 N·m²) joined by pin
 joints about z, the first pinned at the origin, move in the vertical x–y plane under
-g = 9.81 m/s² along −y.  Initial pose (the seed shows it in Fig 9 without numbers; our
+g = 9.81 m/s² along −y.  Initial pose (the paper shows it in Fig. 9 without numbers; our
 documented choice): both links horizontal along +x, at rest.  Each link is a
 floating-frame link (:mod:`fem.chains`, ``basis`` any of :mod:`fem.bases`).
 ``stiffness_factor`` scales EA, EI (and GJ): stiff arms approach the rigid double
@@ -55,6 +56,26 @@ PARAMS = {
 LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0",
           "stiffness_factor": ">0", "basis": ("modes", "fe", "bezier", "bspline"),
           "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]"}
+
+DOCS = {
+    "length_m": "length of each link",
+    "mass_kg": "mass of each link",
+    "EA_N": "axial stiffness of each link",
+    "EI_Nm2": "bending stiffness of each link (GJ = EI/1.3)",
+    "stiffness_factor": "scales EA, EI and GJ (large: nearly the rigid double pendulum) [-]",
+    "basis": "deformation basis of the floating-frame links (fem.bases)",
+    "n_coordinates": "deformation functions per field and link",
+    "theta1_0_deg": "initial angle of link 1 from +x (at rest)",
+    "theta2_0_deg": "initial angle of link 2 relative to link 1",
+    "gravity_mps2": "gravitational acceleration (along −y)",
+    "t_end_s": "duration",
+    "dt_s": "time step",
+    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
+               "most) [-]",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("fan2016",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 
 def build(**params) -> PlanarChain:

@@ -1,25 +1,25 @@
-"""Vehicle-mounted hydraulic manipulator: natural frequencies by Craig–Bampton CMS (seed 003).
+"""Vehicle-mounted hydraulic manipulator: natural frequencies by Craig–Bampton CMS.
 
-The planar (x–z) arm of the seed — rocker O–A–B, sleeve E–D–B–C, telescopic rod C–F–G,
-gripper control rods G–H and H–F — is nine Euler–Bernoulli substructures (axial +
-in-plane bending, :mod:`fem.frames`) with the seed's boundary conditions: O–A and A–B
-hinged–clamped (hinges at the vehicle pivot O and the sleeve pivot B), B–C and D–B
-clamped–clamped, D–E cantilever, C–F clamped–clamped, F–G hinged–clamped (hinge at G),
-G–H and H–F hinged–hinged; motors of 0.553 kg at F and 0.84 kg at C; steel E = 200 GPa,
-ρ = 7800 kg/m³; square hollow sections of constant wall.  Each substructure is reduced
-to its interface coordinates plus ``n_modes`` fixed-interface modes
-(:func:`fem.reduction.frame_cms`, seed eqs 3–25) or the same frame is solved whole
+The planar (x–z) arm of Ma and Mei (2010) (``docs/references.md``) — rocker O–A–B, sleeve
+E–D–B–C, telescopic rod C–F–G, gripper control rods G–H and H–F — is nine Euler–Bernoulli
+substructures (axial + in-plane bending, :mod:`fem.frames`) with the paper's boundary
+conditions: O–A and A–B hinged–clamped (hinges at the vehicle pivot O and the sleeve pivot
+B), B–C and D–B clamped–clamped, D–E cantilever, C–F clamped–clamped, F–G hinged–clamped
+(hinge at G), G–H and H–F hinged–hinged; motors of 0.553 kg at F and 0.84 kg at C; steel
+E = 200 GPa, ρ = 7800 kg/m³; square hollow sections of constant wall.  Each substructure is
+reduced to its interface coordinates plus ``n_modes`` fixed-interface modes
+(:func:`fem.reduction.frame_cms`, the paper's eqs 3–25) or the same frame is solved whole
 (``method="full"``).
 
-The seed gives no lengths, sections, wall, grounding or cylinder stiffness.  Our choices
+The paper gives no lengths, sections, wall, grounding or cylinder stiffness.  Our choices
 (all parameters; see ``docs/vehicle_manipulator_cms.md``): O is a pin on a rigid vehicle;
 the lift cylinder runs from a vehicle pin P to A on the rocker, the sleeve cylinder from A
 to D on the sleeve's tail; both are pin-ended axial members of stiffness
 ``cylinder_stiffness_Npm`` (oil column + hoses), massless for the modes (tiny ρ).
 
 Analyses: ``modal`` (lowest frequencies, mode shapes, a ParaView series of the modes,
-``frame.json``), ``sweep`` (each group's section over the seed's ranges and the
-rocker × rod grid of the seed's Fig. 5), ``convergence`` (CMS error against the full
+``frame.json``), ``sweep`` (each group's section over the paper's ranges and the
+rocker × rod grid of its Fig. 5), ``convergence`` (CMS error against the full
 model as modes are added) and ``dynamic`` (the reduced arm under a vehicle bump, against
 the full model).
 """
@@ -87,9 +87,48 @@ LIMITS = {"analysis": ("modal", "sweep", "convergence", "dynamic"),
           "t_end_s": ">0", "dt_s": ">0"}
 LIMITS = {k: v for k, v in LIMITS.items() if v is not None}
 
+DOCS = {
+    "analysis": "modal (frequencies, mode shapes); sweep (sections over the paper's ranges); "
+                "convergence (CMS error as modes are added); dynamic (a vehicle bump, reduced"
+                " against full)",
+    "method": "Craig–Bampton reduction (cms) or the whole frame (full)",
+    "n_modes": "fixed-interface modes per substructure",
+    "n_elements": "frame elements per substructure (16 → 32 moves the short members' modes by"
+                  " 0.5 %)",
+    "n_frequencies": "lowest frequencies reported",
+    "rocker_section_m": "outer side of the rocker's square hollow tube",
+    "sleeve_section_m": "outer side of the sleeve's square hollow tube",
+    "rod_section_m": "outer side of the telescopic rod's square hollow tube",
+    "gripper_section_m": "outer side of the gripper rods' square hollow tubes",
+    "wall_m": "wall thickness of every tube",
+    "rocker_length_m": "rocker O–B",
+    "rocker_angle_deg": "rocker O–B above the horizontal",
+    "rocker_cylinder_at": "lift-cylinder pin A on O–B, as a fraction of its length [-]",
+    "lift_cylinder_base_m": "vehicle pin P of the lift cylinder, (x, z)",
+    "sleeve_front_m": "sleeve B–C",
+    "sleeve_tail_m": "sleeve B–E",
+    "sleeve_cylinder_at_m": "sleeve-cylinder pin D, distance B–D (between B and E)",
+    "sleeve_angle_deg": "sleeve above the horizontal",
+    "rod_length_m": "telescopic rod C–F",
+    "gripper_length_m": "gripper F–G",
+    "gripper_depth_m": "H below the F–G line, at its middle",
+    "cylinder_stiffness_Npm": "axial stiffness of each hydraulic cylinder (oil column and "
+                              "hoses)",
+    "motor_F_kg": "motor mass at F",
+    "motor_C_kg": "motor mass at C",
+    "E_Pa": "Young's modulus of the tubes",
+    "rho_kgm3": "density of the tubes",
+    "sweep_points": "values per section in the sweep analysis",
+    "t_end_s": "duration of the dynamic analysis",
+    "dt_s": "time step of the dynamic analysis",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("ma2010", "craig1968")
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+
 SEED_RANGES_MM = {"rocker": (50, 150), "sleeve": (50, 100), "rod": (50, 100),
                   "gripper": (20, 50)}
-"""Section ranges of the seed's Fig. 4 (gripper: not stated, ours)."""
+"""Section ranges of Fig. 4 of ma2010 (gripper: not stated, ours)."""
 SWEEP_MM = {"rocker": (50, 200), "sleeve": (50, 100), "rod": (50, 140), "gripper": (20, 50)}
 SEED_F = {"rocker": "f1 4.4→8.4 Hz over 50→150 mm, then flat; f2 10→30 Hz",
           "sleeve": "f1, f2 nearly flat; f3 52–54 Hz",
@@ -146,7 +185,7 @@ def build(**params) -> tuple[Frame, dict]:
     sec = {k: rectangle(p[f"{k}_section_m"], p[f"{k}_section_m"], wall)
            for k in ("rocker", "sleeve", "rod", "gripper")}
     E, rho, n = p["E_Pa"], p["rho_kgm3"], p["n_elements"]
-    # (name, from, to, section group, hinge at from, hinge at to) — seed Fig. 2
+    # (name, from, to, section group, hinge at from, hinge at to) — ma2010 Fig. 2
     layout = [("OA", "O", "A", "rocker", True, False), ("AB", "A", "B", "rocker", False, True),
               ("BC", "B", "C", "sleeve", False, False), ("DB", "D", "B", "sleeve", False, False),
               ("DE", "D", "E", "sleeve", False, False), ("CF", "C", "F", "rod", False, False),
@@ -196,9 +235,9 @@ def _solve(p):
 
 def sweep(**params) -> dict:
     """Frequencies over each group's section range (others at their defaults) and the
-    rocker × rod grid (seed Figs 4 and 5).  Every point is one ``modal`` run of this case
-    through :func:`fem.sweep` (the one sweep code path of the framework; here one point
-    after another, nothing written per point)."""
+    rocker × rod grid (Figs 4 and 5 of Ma and Mei, 2010).  Every point is one ``modal``
+    run of this case through :func:`fem.sweep` (the one sweep code path of the framework;
+    here one point after another, nothing written per point)."""
     p = {**PARAMS, **params}
     m = p["sweep_points"]
     fixed = {k: v for k, v in p.items()
@@ -380,7 +419,7 @@ def _plot_sweeps(sw, path):
         ax.axvspan(lo, hi, color="0.92", zorder=0)
         ax.set_xlabel(f"{key} section side [mm]")
         ax.set_ylabel("frequency [Hz]")
-        ax.set_title(f"{key} (seed: {SEED_F[key]})", fontsize=8)
+        ax.set_title(f"{key} (Ma and Mei 2010: {SEED_F[key]})", fontsize=8)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -399,7 +438,7 @@ def _plot_grid(sw, path):
         fig.colorbar(cs, ax=ax, label=f"f{i + 1} [Hz]")
         ax.set_xlabel("rocker side [mm]")
         ax.set_ylabel("rod side [mm]")
-        ax.set_title(f"f{i + 1} (seed Fig. 5{'abc'[i]})", fontsize=9)
+        ax.set_title(f"f{i + 1} (cf. Ma and Mei 2010, Fig. 5{'abc'[i]})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

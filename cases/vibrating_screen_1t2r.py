@@ -1,17 +1,17 @@
-"""Inverse dynamics of the one-DOF 1T2R parallel vibrating screen (seed 004).
+"""Inverse dynamics of the one-DOF 1T2R parallel vibrating screen.
 
-Reproduces the driving-torque curve of seed ``004_6d026c870d629843.txt`` (Figs 4–5):
+Reproduces the driving-torque curve of Shen et al. (2021) (Figs 4–5; ``docs/references.md``):
 the crank R1 follows ``θ = 0.3 sin t`` rad for 5 s (step 0.01 s) and the torque is computed
 by two independent methods — the ordered single-open-chain Newton–Euler method (SKC2 =
-platform + strut first, then SKC1 = rocker, coupler, crank; seed eqs 26–27) and Lagrange's
-equations of the second kind (eqs 28–38) — which agree to round-off.  The seed compares
+platform + strut first, then SKC1 = rocker, coupler, crank; the paper's eqs 26–27) and Lagrange's
+equations of the second kind (eqs 28–38) — which agree to round-off.  The paper compares
 each with ADAMS and reports errors of +1.94/−1.91 N·mm (N-E) and +2.92/−2.86 N·mm
 (Lagrange).
 
 Choices (see ``docs/vibrating_screen.md``): Table-1 geometry and masses; every link is a
 uniform slender rod between its joint centres (inertia ``m l²/12`` across, zero along the
 rod); gravity 9.81 m/s² along −Z; assembly branch "upper" (R3 above the line R2R4, S6
-above the base plane; the ``−√`` roots of the seed's eqs 4–5); the out-of-plane reactions
+above the base plane; the ``−√`` roots of the paper's eqs 4–5); the out-of-plane reactions
 of the over-constrained planar four-bar are made determinate by treating R2 as spherical
 and R3 as universal (this does not change the torque).  With ``hold_crank=True`` every
 crank angle of the history is evaluated with ``θ̇ = θ̈ = 0``: a quasi-static sweep that
@@ -45,7 +45,7 @@ PARAMS: dict[str, Any] = {
     "hold_crank": False,           # quasi-static sweep: θ̇ = θ̈ = 0 at every angle
     "branch_coupler": 1,           # σ_α: +1 = R3 above the line R2R4
     "branch_platform": 1,          # σ_β: +1 = S6 above the base plane (at θ = 0)
-    # Seed 004 Table 1.
+    # Table 1 of shen2021.
     "l1_mm": 50.0, "l2_mm": 350.0, "l3_mm": 270.0, "l4_mm": 350.0, "l5_mm": 200.0,
     "H_mm": 80.0, "l7_mm": 550.0, "l8_mm": 460.0,
     "m1_kg": 0.0132087, "m2_kg": 0.0828033, "m3_kg": 0.0646953, "m4_kg": 0.0413585,
@@ -56,6 +56,33 @@ LIMITS = {"t_end_s": ">=0", "dt_s": ">0", "frequency_radps": ">=0", "branch_coup
           "branch_platform": (1, -1), "l1_mm": ">0", "l2_mm": ">0", "l3_mm": ">0",
           "l4_mm": ">0", "l5_mm": ">0", "l7_mm": ">0", "l8_mm": ">0", "m1_kg": ">=0",
           "m2_kg": ">=0", "m3_kg": ">=0", "m4_kg": ">=0", "m5_kg": ">=0"}
+
+DOCS = {
+    "t_end_s": "duration of the crank motion",
+    "dt_s": "sampling step",
+    "amplitude_rad": "crank amplitude A in θ = A sin(ωt)",
+    "frequency_radps": "crank angular frequency ω",
+    "gravity_mps2": "gravitational acceleration (along −Z)",
+    "hold_crank": "quasi-static sweep: θ̇ = θ̈ = 0 at every angle (the gravity torque)",
+    "branch_coupler": "assembly branch σ_α: +1 puts R3 above the line R2R4",
+    "branch_platform": "assembly branch σ_β: +1 puts S6 above the base plane (at θ = 0)",
+    "l1_mm": "crank R1R2",
+    "l2_mm": "coupler R2R3",
+    "l3_mm": "rocker R3R4",
+    "l4_mm": "platform R5S6",
+    "l5_mm": "strut S6S7",
+    "H_mm": "height of S7 above the base plane",
+    "l7_mm": "base R1R4",
+    "l8_mm": "distance of S7 from the YZ plane",
+    "m1_kg": "mass of the crank",
+    "m2_kg": "mass of the coupler",
+    "m3_kg": "mass of the rocker",
+    "m4_kg": "mass of the platform",
+    "m5_kg": "mass of the strut",
+}
+"""What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+REFERENCES = ("shen2021",)
+"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 PRIMARY_METHOD = "newton_euler"
 #: Name of the crank drive constraint of the DAE model (``model.constraint(DRIVE)``).
@@ -86,7 +113,7 @@ def mechanism(**params: Any) -> screen.Screen1T2R:
 
 
 def crank_motion(**params: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Time grid and crank angle, rate, acceleration: ``θ = A sin(ω t)`` (seed §3.4)."""
+    """Time grid and crank angle, rate, acceleration: ``θ = A sin(ω t)`` (shen2021 §3.4)."""
     p = _params(params)
     n = int(round(p["t_end_s"] / p["dt_s"])) + 1
     t = np.arange(n) * p["dt_s"]
@@ -246,7 +273,7 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
     tau = torques[PRIMARY_METHOD]
 
     summary: dict[str, Any] = {
-        "seed": "004_6d026c870d629843.txt",
+        "seed": "shen2021",                  # the citation key (fem.citations)
         "gravity_mps2": p["gravity_mps2"],
         "hold_crank": bool(p["hold_crank"]),
         "time_s": t.tolist(),
@@ -303,7 +330,7 @@ def _plot(out: Path, t: np.ndarray, torques: dict[str, np.ndarray],
     for a, b in itertools.combinations(torques, 2):
         ax.plot(t, torques[a] - torques[b], label=f"{a} − {b}")
     ax.set(xlabel="t [s]", ylabel="torque difference [N·mm]",
-           title="Method differences (seed: N-E vs ADAMS ±1.9, Lagrange ±2.9 N·mm)")
+           title="Method differences (Shen et al. 2021: N-E vs ADAMS ±1.9, Lagrange ±2.9 N·mm)")
     ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     ax.grid(True, alpha=0.3)
     ax.legend()

@@ -33,7 +33,7 @@ _SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "case
                "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
                "parametric", "mesh", "model", "results", "trajectory", "plates",
                "builders", "materials", "linear_map", "actuators", "rigid", "quadrature",
-               "jit", "references", "files", "validate"}
+               "jit", "references", "files", "validate", "citations", "units"}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from . import constraints, elements, frames, reduction  # noqa: F401

@@ -4,7 +4,7 @@ In forward dynamics the effort is a given function of time.  In inverse dynamics
 an unknown paired with a *servo* constraint row (a trajectory equation, e.g. one
 component of the end-effector path): the servo rows carry no reaction of their own, the
 actuators supply it, so the multiplier slot of servo row ``k`` holds the effort of
-actuator ``k`` (seed 000 eq 38: ``M q̈ + Φ_qᵀλ = F``, ``Φ = 0``, ``Φ_c = 0``).
+actuator ``k`` (Liu et al. 2023 eq 38: ``M q̈ + Φ_qᵀλ = F``, ``Φ = 0``, ``Φ_c = 0``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Finding, loading and running cases (the user's robot and benchmark modules).
 
 A case is a plain module in a ``cases/`` folder with ``PARAMS`` (defaults), ``build``
-and ``run(out=None, **params) -> dict``.  Folders searched, in order: the ``FEM_CASES``
+and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
+``DOCS`` (each parameter's meaning and unit) and ``REFERENCES`` (the papers it
+reproduces, keys of :mod:`fem.citations`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
 """
@@ -23,7 +25,8 @@ import numpy as np
 from .errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
-           "describe", "output_folder", "write_summary", "run_case"]
+           "describe", "shorten", "references", "parameter_table", "output_folder",
+           "write_summary", "run_case"]
 
 
 def case_dirs() -> list[Path]:
@@ -118,12 +121,123 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     unknown = [k for k in limits if k not in params]
     if unknown:
         raise ModelError(f"{what}: LIMITS names parameters {unknown} that PARAMS lacks")
+    docs = getattr(module, "DOCS", {})
+    if not isinstance(docs, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in docs.items()):
+        raise ModelError(f"{what}: DOCS must be a dict of parameter -> meaning (str), e.g. "
+                         f'{{"dt_s": "time step"}}; got {docs!r:.60}')
+    unknown = [k for k in docs if k not in params]
+    if unknown:
+        raise ModelError(f"{what}: DOCS names parameters {unknown} that PARAMS lacks")
+    refs = getattr(module, "REFERENCES", ())
+    from .citations import ALL
+
+    if (not isinstance(refs, tuple | list)
+            or not all(isinstance(k, str) and k in ALL for k in refs)):
+        raise ModelError(f"{what}: REFERENCES must be a tuple of citation keys of "
+                         f"fem.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
 
 
-def describe(module: ModuleType) -> str:
-    """First line of the case's docstring."""
+_ABBREVIATIONS = ("e.g.", "i.e.", "al.", "Fig.", "Figs.", "eq.", "eqs.", "Eq.", "No.", "vs.",
+                  "cf.", "ch.", "ed.")
+
+
+def _first_sentence(text: str) -> str:
+    words, out = text.split(), []
+    for w in words:
+        out.append(w)
+        if w[-1:] in ".!?" and w not in _ABBREVIATIONS and len(out) < len(words):
+            break
+    return " ".join(out)
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut at a word boundary to at most ``width`` characters, with an
+    ellipsis where something was cut (unchanged when it fits)."""
+    if len(text) <= width:
+        return text
+    cut = text[: max(width - 1, 1)]
+    if " " in cut.strip():
+        cut = cut[: cut.rstrip().rfind(" ")]
+    return cut.rstrip(" ,;:–—(") + "…"
+
+
+def describe(module: ModuleType, width: int | None = None) -> str:
+    """One line about the case: the first sentence of its docstring (``fem list``).
+
+    Parameters
+    ----------
+    module : the case module
+    width : int, optional
+        Longest line wanted; a longer sentence is shortened at a word boundary with an
+        ellipsis (:func:`shorten`).  None: the whole sentence.
+    """
     doc = (module.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else "(no description)"
+    if not doc:
+        return "(no description)"
+    line = _first_sentence(" ".join(doc.split("\n\n")[0].split()))
+    return line if width is None else shorten(line, width)
+
+
+def references(module: ModuleType) -> list[str]:
+    """The full references of the papers the case declares in ``REFERENCES``."""
+    from .citations import cite
+
+    return [cite(k) for k in getattr(module, "REFERENCES", ())]
+
+
+def _allowed(default, rule) -> str:
+    if isinstance(rule, tuple | list):
+        return ", ".join(str(v) for v in rule)
+    if isinstance(rule, str):
+        return rule.strip().replace(" ", "")
+    if isinstance(default, bool):
+        return "true, false"
+    if isinstance(default, int | float):
+        return "finite" if isinstance(default, float) else "integer"
+    if isinstance(default, list) and all(isinstance(x, int | float) for x in default):
+        return "list of finite numbers"
+    return ""
+
+
+def _format_default(value) -> str:
+    """A default as it is typed after ``-p name=``: numbers short, text bare, JSON else."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return repr(value) if value.is_integer() and abs(value) < 1e6 else format(value, ".6g")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_format_default(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parameter_table(module: ModuleType) -> list[dict[str, str]]:
+    """One row per parameter of ``PARAMS``: ``name``, ``default``, ``unit``, ``allowed``
+    and ``meaning``.
+
+    The meaning and unit come from the case's optional ``DOCS`` (``"meaning [unit]"``;
+    ``[-]`` marks a dimensionless number); without a unit there, the unit the name's
+    suffix gives (``E_Pa``: Pa, :func:`fem.units.unit_of`).  ``allowed`` is the rule of
+    ``LIMITS`` (a range or the allowed values) or, without one, what the default's type
+    admits.
+    """
+    from .units import unit_of
+
+    docs = getattr(module, "DOCS", {})
+    limits = getattr(module, "LIMITS", {})
+    rows = []
+    for name, default in module.PARAMS.items():
+        meaning, unit = docs.get(name, "").strip(), ""
+        m = re.search(r"\s*\[([^\[\]]*)\]$", meaning)
+        if m:
+            meaning, unit = meaning[: m.start()], m.group(1).strip()
+        unit = unit or unit_of(name)
+        rows.append({"name": name, "default": _format_default(default),
+                     "unit": "–" if unit in ("-", "") else unit,
+                     "allowed": _allowed(default, limits.get(name)), "meaning": meaning})
+    return rows
 
 
 def _convert(raw: str, default, key: str):
@@ -347,8 +461,9 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         The summary: ``case``, ``status`` ("finished"; "failed" with ``error`` — whatever
         ``run()`` raised, a write error such as a full disk, or a ``run()`` that returned
         no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters``, the
-        figures (for a failed or interrupted run, those the case had written), ``wall_s``
-        and, with ``out``, ``files``.
+        figures (for a failed or interrupted run, those the case had written), ``wall_s``,
+        ``references`` (the full citations of the case's ``REFERENCES``, when it declares
+        any) and, with ``out``, ``files``.
     """
     import time
     import traceback
@@ -431,6 +546,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                    **figures}
         if error:
             summary["error"] = error
+        if getattr(module, "REFERENCES", ()):     # the papers it reproduces, cited
+            summary.setdefault("references", references(module))
         summary.update(extra)
         summary.setdefault("wall_s", wall)
         if out is not None:

@@ -1,4 +1,4 @@
-"""Minimal-coordinate models of floating-frame links (seed 002, eq 1).
+"""Minimal-coordinate models of floating-frame links (Fan and Zhang 2016, eq 1).
 
 A :class:`HubLink` is one :class:`~fem.elements.floating_frame.FloatingFrameLink` clamped
 to a hub that turns about the global z axis: coordinates ``q = [θ, e]`` (hub angle, the
@@ -7,7 +7,7 @@ link's elastic coordinates).  The hub angle is free or prescribed (``hub_angle(t
 
 Every material point is a *nonlinear point map* ``r(x; q) = R(θ) p(x; e)``
 (:class:`PointMap`: value, Jacobian ``J = ∂r/∂q`` and acceleration term ``κ = J̇ q̇``).
-With them, Lagrange's equations ``J(z) z̈ = R(z, ż)`` of the seed become the framework's
+With them, Lagrange's equations ``J(z) z̈ = R(z, ż)`` of the paper become the framework's
 one system ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``::
 
     M(q)   = ∫ ρA JᵀJ dx + M_twist + I_hub
@@ -402,7 +402,7 @@ def _rot(phi: float):
 
 class PlanarChain(HubLink):
     """A serial chain of floating-frame links joined by pin joints about the global z
-    axis, the first pinned at the origin (seed 002, Fig 9).
+    axis, the first pinned at the origin (Fan and Zhang 2016, Fig 9).
 
     Coordinates ``q = [θ_1, e_1, θ_2, e_2, …]``: the relative joint angles and every link's
     elastic coordinates.  Link ``i`` starts at the tip of link ``i − 1`` and its frame turns
@@ -419,7 +419,7 @@ class PlanarChain(HubLink):
     gravity : array_like (3,)
     joint_stiffness : sequence of float or None
         Torsional springs of the joints [N·m/rad] (0: pin joints) — with ``tip_masses``
-        the seed's flexible revolute joints (spring and joint mass).
+        the paper's flexible revolute joints (spring and joint mass).
     tip_masses : sequence of float or None
         Point masses [kg] at the tip of every link (the next joint's mass, or a payload
         at the last tip).

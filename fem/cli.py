@@ -38,26 +38,78 @@ def _scalar_lines(figures: dict) -> list[str]:
 
 
 def cmd_list(_args) -> int:
-    from .cases import available_cases, describe, load_case
+    import shutil
 
-    for name in sorted(available_cases()):
+    from .cases import available_cases, describe, load_case, shorten
+    from .citations import short
+
+    names = sorted(available_cases())
+    pad = max((len(n) for n in names), default=0) + 1
+    # on a terminal a line fits its width (shortened at a word, with an ellipsis);
+    # piped (`fem list | grep …`) every sentence is whole
+    width = (max(40, shutil.get_terminal_size((120, 24)).columns - pad - 1)
+             if sys.stdout.isatty() else None)
+    for name in names:
         try:
-            desc = describe(load_case(name))
+            mod = load_case(name)
+            desc = describe(mod)
+            refs = getattr(mod, "REFERENCES", ())
+            if refs:        # the paper it reproduces, as the reader cites it
+                desc = f"{desc.rstrip('.')} — {short(refs[0])}."
+            desc = desc if width is None else shorten(desc, width)
         except Exception as err:  # a broken case must not hide the others
             desc = f"(cannot load: {err})"
-        print(f"{name:<32s} {desc}")
+            desc = desc if width is None else shorten(desc, width)
+        print(f"{name:<{pad}s} {desc}")
     return 0
 
 
+def _table(rows: list[dict[str, str]], columns: list[tuple[str, str, int]]) -> list[str]:
+    """Rows as a text table; ``columns`` are ``(key, heading, widest)``: a longer cell
+    wraps inside its column."""
+    import textwrap
+
+    widths = [min(widest, max([len(head)] + [len(r[key]) for r in rows]))
+              for key, head, widest in columns]
+    out = ["  ".join(f"{head:<{w}s}" for (_, head, _), w in zip(columns, widths,
+                                                                strict=True)).rstrip(),
+           "  ".join("-" * w for w in widths)]
+    for r in rows:
+        cells = [textwrap.wrap(r[key], w, break_on_hyphens=False) or [""]
+                 for (key, _, _), w in zip(columns, widths, strict=True)]
+        for i in range(max(len(c) for c in cells)):
+            out.append("  ".join(f"{(c[i] if i < len(c) else ''):<{w}s}"
+                                 for c, w in zip(cells, widths, strict=True)).rstrip())
+    return out
+
+
 def cmd_info(args) -> int:
-    from .cases import describe, load_case
+    import shutil
+    import textwrap
+
+    from .cases import describe, load_case, parameter_table, references
 
     mod = load_case(args.case)          # a broken case file: a ModelError naming file:line
     print(f"{args.case}: {describe(mod)}\n")
-    print((mod.__doc__ or "").strip())
-    print("\nparameters (defaults):")
-    for k, v in mod.PARAMS.items():
-        print(f"  {k} = {v!r}")
+    doc = (mod.__doc__ or "").strip()
+    body = doc.split("\n\n", 1)[1].strip() if "\n\n" in doc else ""
+    if body:
+        print(body + "\n")
+    columns = shutil.get_terminal_size((120, 24)).columns
+    refs = references(mod)
+    if refs:
+        print("references (docs/references.md):")
+        for r in refs:
+            print(textwrap.fill(r, max(60, columns - 2), initial_indent="  ",
+                                subsequent_indent="    "))
+        print()
+    print(f"parameters (fem run {args.case} -p name=value ...):")
+    rows = parameter_table(mod)
+    fixed = [("name", "name", 26), ("default", "default", 22), ("unit", "unit", 8),
+             ("allowed", "allowed", 24)]
+    used = sum(min(w, max([len(h)] + [len(r[k]) for r in rows])) + 2 for k, h, w in fixed)
+    lines = _table(rows, [*fixed, ("meaning", "meaning", max(30, columns - used - 2))])
+    print("\n".join("  " + line for line in lines))
     return 0
 
 
@@ -99,7 +151,8 @@ def cmd_run(args) -> int:
     else:
         print(f"case {args.case} finished in {wall:.2f} s — results in {out}/")
         print("\n".join(_scalar_lines({k: v for k, v in summary.items()
-                                       if k not in ("parameters", "files", "status")})))
+                                       if k not in ("parameters", "files", "status",
+                                                    "references")})))
         print(f"\nfiles in {out}/:")
         groups: dict[str, int] = {}
         for f in summary["files"]:

@@ -16,11 +16,12 @@ the member, ``y`` from the orientation vector, ``z = x × y``; local coordinates
     torsion  GJ/L [1 -1; -1 1]            ρ(Iy+Iz)L/6 [2 1; 1 2]
     bending  EI/L³ [12 6L -12 6L; ...]    ρAL/420 [156 22L 54 -13L; ...]
 
-(Przemieniecki, *Theory of Matrix Structural Analysis*, 1968, ch. 5 and 11; the seed
-003 substructures' constraint modes, eqs 4, 6, 8, 10, are exactly these cubic and linear
-shape functions.)  An end release (hinge) removes the end's bending rotations from the
-member by static condensation, ``u_c = -K_cc⁻¹ K_cr u_r``; the same map ``T`` gives the
-released member's consistent mass ``Tᵀ M T`` (the propped-cantilever shape functions).
+(Przemieniecki, *Theory of Matrix Structural Analysis*, 1968, ch. 5 and 11; the
+substructures' constraint modes of Ma and Mei 2010, eqs 4, 6, 8, 10, are exactly these
+cubic and linear shape functions.)  An end release (hinge) removes the end's bending
+rotations from the member by static condensation, ``u_c = -K_cc⁻¹ K_cr u_r``; the same map
+``T`` gives the released member's consistent mass ``Tᵀ M T`` (the propped-cantilever shape
+functions).
 
 A *planar* frame (``plane="xz"``) keeps per node the in-plane coordinates
 ``(x, z, ry)`` (``ry`` the rotation about +y, so ``ry = -dw/dx`` for a member along +x);

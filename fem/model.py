@@ -67,6 +67,12 @@ class ElementGroup:
     def n_elements(self) -> int:
         return self.nodes.shape[0]
 
+    def __repr__(self) -> str:
+        family = getattr(self.family, "name", type(self.family).__name__)
+        coords = len(np.unique(self.dofs)) if self.dofs.size else 0
+        return (f"ElementGroup({self.name!r}: {self.n_elements} × {family}, "
+                f"{coords} coordinates{', from a mesh' if self.mesh is not None else ''})")
+
     def material_point(self, element: int, xi) -> LinearMap:
         """The material point with reference coordinates ``xi`` of element ``element``."""
         element = integer(element, f"element group {self.name!r}: element index")
@@ -176,6 +182,49 @@ class Model:
         self.view = "iso"
         self._assembly = None
         self._sealed = True
+
+    # ---------------------------------------------------------------- display
+    def _overview(self) -> list[tuple[str, str]]:
+        from ._display import count
+
+        n_el = sum(g.n_elements for g in self.groups)
+        groups = ", ".join(f"{g.name}: {g.n_elements} × {getattr(g.family, 'name', '?')}"
+                           for g in self.groups[:3])
+        if len(self.groups) > 3:
+            groups += f", … {len(self.groups) - 3} more"
+        lines = [("coordinates", str(self.n_dof)),
+                 ("nodes", str(len(self.node_names))),
+                 ("elements", f"{n_el} in {count(len(self.groups), 'group')}"
+                              + (f" ({groups})" if groups else ""))]
+        bodies = len(self.bodies) + len(self.nonlinear_bodies)
+        if bodies:
+            lines.append(("bodies", f"{len(self.bodies)} rigid, {len(self.nonlinear_bodies)} "
+                                    "flexible (floating-frame or reduced)"))
+        rows = getattr(self._assembly, "m", None)
+        lines.append(("constraints", f"{len(self.constraints)}"
+                      + (f" ({rows} rows with the elements' own)" if rows is not None
+                         else " (rows counted when assembled)")))
+        if self.actuators:
+            lines.append(("actuators", str(len(self.actuators))))
+        loads = [count(len(self.forces), "force"),
+                 count(len(self.distributed), "distributed load"),
+                 count(len(self.point_masses), "point mass", "point masses")]
+        lines.append(("loads", ", ".join(x for x in loads if not x.startswith("0 "))
+                      or "none"))
+        lines.append(("gravity", "(" + ", ".join(f"{g:g}" for g in self.gravity)
+                      + ") m/s²"))
+        lines.append(("view", self.view))
+        return lines
+
+    def __repr__(self) -> str:
+        from ._display import text
+
+        return text(f"fem.Model {self.name!r}", self._overview())
+
+    def _repr_html_(self) -> str:
+        from ._display import html
+
+        return html(f"fem.Model {self.name!r}", self._overview())
 
     def __setattr__(self, name: str, value) -> None:
         # the model is not a bag: after construction only its declared attributes may
@@ -407,7 +456,7 @@ class Model:
             Frame axes as columns (``u`` along the link); identity by default.
         rotary_inertia : {"section", "twist"}
             The section's polar inertia in every rotation about the link axis
-            ("section"), or on the elastic twist rate only (the seed's, "twist").
+            ("section"), or on the elastic twist rate only (the paper's, "twist").
         point_masses : sequence of (x, m)
             Point masses [kg] on the centre line at ``x`` [m] from the root.
         hub_mass, hub_inertia : float, array_like (3, 3) or None

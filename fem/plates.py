@@ -1,4 +1,4 @@
-"""Continuity of Bézier-triangle plates across mesh edges (seed 000, eqs 17–29).
+"""Continuity of Bézier-triangle plates across mesh edges (Liu et al. 2023, eqs 17–29).
 
 Two formulations of the same plate (compare them with :func:`continuity_counts`):
 
@@ -9,7 +9,7 @@ Two formulations of the same plate (compare them with :func:`continuity_counts`)
 * **constraints** — ``bezier_plate``: every element keeps its own 48 coordinates and the
   33 equations of eqs 17, 19, 21 and 29 join every adjacent pair.  Around an interior
   vertex these equations are linearly dependent; only an independent subset is kept
-  (the seed's 183 for the six-element hexagon).
+  (the paper's 183 for the six-element hexagon).
 """
 
 from __future__ import annotations

@@ -181,6 +181,127 @@ class Result:
         self.sensors = {k: np.asarray(v) for k, v in self._sens.items()}
         return self
 
+    # ------------------------------------------------------------ display
+    def _overview(self) -> list[tuple[str, str]]:
+        from ._display import span
+
+        t = self._rows["t"]
+        q = self._rows["q"]
+        lam = self._rows["lam"]
+        finished = hasattr(self, "sensors")
+        status = self.info.get("status") or ("finished" if finished else "recording")
+        lines = [("steps", f"{len(self)} recorded, t = {span(t, 's')}"),
+                 ("coordinates", str(np.size(q[0]) if q else 0)),
+                 ("multipliers", str(np.size(lam[0]) if lam else 0)),
+                 ("histories", ", ".join(self._sens) or "none (pass sensors=…)"),
+                 ("status", status)]
+        res = self._stats.get("residual_constraints")
+        if res:
+            lines.append(("max |Φ|", f"{float(np.max(np.abs(res))):.3g}"))
+        if self.directory is not None:
+            lines.append(("streamed to", str(self.directory)))
+        return lines
+
+    def __repr__(self) -> str:
+        from ._display import text
+
+        return text("fem.Result", self._overview())
+
+    def _repr_html_(self) -> str:
+        from ._display import html
+
+        return html("fem.Result", self._overview())
+
+    def histories(self, stats: bool = False) -> dict[str, np.ndarray]:
+        """The recorded histories, name → array with one row per step: the sensors
+        (``sensors=`` of the solver, e.g. ``{"tip_z_m": f}``) and, with ``stats``, the
+        solver's per-step statistics (``residual_dynamics``, ``iterations``, …)."""
+        self._complete()
+        out = {k: np.asarray(v) for k, v in self._sens.items()}
+        if stats:
+            out.update({k: np.asarray(v) for k, v in self._stats.items() if k not in out})
+        return out
+
+    def to_dataframe(self, stats: bool = False):
+        """The histories as a pandas DataFrame indexed by ``time_s``.
+
+        One column per scalar history; a history with several values per step
+        (``(n_steps, k)``) gives columns ``name[0]`` … ``name[k-1]``.  Column names keep
+        their unit suffix (``tip_z_m``).
+
+        Parameters
+        ----------
+        stats : bool
+            Also the solver's per-step statistics (residuals, iterations, step size).
+
+        Raises
+        ------
+        ImportError
+            Without pandas, naming the extra that installs it.
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError('Result.to_dataframe needs pandas: pip install "fem[notebook]" '
+                              "(or use Result.histories(), a dict of arrays)") from None
+        columns: dict[str, np.ndarray] = {}
+        n = len(self)
+        for name, arr in self.histories(stats).items():
+            arr = np.asarray(arr)
+            if arr.ndim == 0 or len(arr) != n or not np.issubdtype(arr.dtype, np.number):
+                continue
+            flat = arr.reshape(n, -1)
+            if arr.ndim == 1:
+                columns[name] = arr
+            else:
+                columns.update({f"{name}[{j}]": flat[:, j] for j in range(flat.shape[1])})
+        index = pd.Index(np.asarray(self._rows["t"][:n], dtype=float), name="time_s")
+        return pd.DataFrame(columns, index=index)
+
+    def plot(self, name: str, ax=None):
+        """A history against time, as a matplotlib Figure with labelled axes.
+
+        The unit comes from the name's suffix (``tip_z_m`` → "tip z [m]",
+        :func:`fem.units.axis_label`); a history with several values per step draws one
+        line each.
+
+        Parameters
+        ----------
+        name : str
+            A sensor or a solver statistic (``residual_constraints``, ``iterations``).
+        ax : matplotlib Axes, optional
+            Draw into it (its figure is returned); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .units import axis_label
+
+        hist = self.histories(stats=True)
+        if name not in hist:
+            raise ModelError(f"Result.plot: no history {name!r}; recorded: "
+                             f"{', '.join(hist) or 'none'}")
+        y = np.asarray(hist[name], dtype=float).reshape(len(self), -1)
+        t = np.asarray(self._rows["t"][: len(self)], dtype=float)
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+            ax = fig.add_subplot()
+        else:
+            fig = ax.figure
+        if y.shape[1] == 1:
+            ax.plot(t, y[:, 0])
+        else:
+            for j in range(y.shape[1]):
+                ax.plot(t, y[:, j], label=f"[{j}]")
+            ax.legend(title=name, fontsize="small")
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel(axis_label(name))
+        ax.grid(True, alpha=0.3)
+        return fig
+
     # ------------------------------------------------------------ save/load
     def save(self, path: str | Path) -> Path:
         """Save as one compressed ``.npz``."""

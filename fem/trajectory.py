@@ -18,7 +18,7 @@ velocities and accelerations are exact (no quadrature).
 
 Shapes:
 
-* :class:`CosineAccelerationProfile` — seed 000 eq 45, ``a(t) = H ω² (1 − cos ωt)``
+* :class:`CosineAccelerationProfile` — Liu et al. 2023 eq 45, ``a(t) = H ω² (1 − cos ωt)``
   (the OCR's ``H(ω² sin(ωt − π/2) + ω²)`` is the same function): one full cosine period
   per phase, ``ω = 2π / t_a``, so the acceleration starts and ends at zero (velocity and
   acceleration continuous, jerk finite). Then ``v = 2π H ω`` and
@@ -28,7 +28,7 @@ Shapes:
 
 A **path** maps the profile onto a curve in space: :func:`line_path`, :func:`circle_path`.
 The path uses only the *shape* of the profile in time — the fraction ``σ = s / distance`` —
-and covers exactly its own length, so a profile built from the seed's rounded ``H`` is
+and covers exactly its own length, so a profile built from the paper's rounded ``H`` is
 rescaled to the path (documented in ``docs/rrru3_robot.md``). Every callable accepts a
 scalar time (returns ``(3,)`` arrays) or an array of times (returns ``(n, 3)`` arrays).
 """
@@ -76,7 +76,7 @@ class _SymmetricProfile:
     distance : float
         Distance covered [m] (or [rad], any unit of the path parameter).
     accel_fraction : float
-        ``t_a / T``, the share of the acceleration phase (= deceleration phase); seed 000
+        ``t_a / T``, the share of the acceleration phase (= deceleration phase); Liu et al. 2023
         §5.2 uses 0.4. Must lie in (0, 0.5].
     """
 
@@ -172,20 +172,20 @@ class _SymmetricProfile:
 
 @dataclass(frozen=True)
 class CosineAccelerationProfile(_SymmetricProfile):
-    """Seed 000 eq 45: ``a(t) = H ω² (1 − cos ωt)`` in the acceleration phase, mirrored.
+    """Liu et al. 2023 eq 45: ``a(t) = H ω² (1 − cos ωt)`` in the acceleration phase, mirrored.
 
     One cosine period per phase, ``ω = 2π / t_a``, so ``a`` is continuous and vanishes at
     the phase ends. Integrating: ``v(t) = H ω² t − H ω sin ωt``, cruise ``v = 2π H ω``,
     acceleration-phase distance ``v t_a / 2``, total ``distance = 2π H ω (T − t_a)``.
 
-    Seed 000 §5.2–5.3 numbers, checked (``t_a = 0.4 T``):
+    Liu et al. 2023 §5.2–5.3 numbers, checked (``t_a = 0.4 T``):
 
-    * line, T = 0.8 s: ``ω = 2π/0.32 = 19.635`` (seed 19.6), ``H = 0.003`` gives
-      ``v = 0.3701`` m/s (seed 0.37) and a distance of 0.17765 m.
-    * circle, T = 1.6 s: ``ω = 2π/0.64 = 9.8175`` (seed 9.82), ``H = 0.011`` gives
-      ``v = 0.6786`` (seed 0.68) but a distance of 0.6514 m, 3.7 % more than the
+    * line, T = 0.8 s: ``ω = 2π/0.32 = 19.635`` (liu2023: 19.6), ``H = 0.003`` gives
+      ``v = 0.3701`` m/s (liu2023: 0.37) and a distance of 0.17765 m.
+    * circle, T = 1.6 s: ``ω = 2π/0.64 = 9.8175`` (liu2023: 9.82), ``H = 0.011`` gives
+      ``v = 0.6786`` (liu2023: 0.68) but a distance of 0.6514 m, 3.7 % more than the
       circumference 0.6283 m; closing the circle needs ``H = 0.01061`` (``v = 0.6545``),
-      which rounds to the seed's 0.011.
+      which rounds to the paper's 0.011.
 
     Build it from the distance (the default) or from the amplitude with
     :meth:`from_amplitude`.
@@ -207,7 +207,7 @@ class CosineAccelerationProfile(_SymmetricProfile):
 
     @property
     def amplitude(self) -> float:
-        """Amplitude ``H = v / (2π ω)`` of eq 45 (the seed's unit label m/s² is an OCR slip;
+        """Amplitude ``H = v / (2π ω)`` of eq 45 (the paper's unit label m/s² is an OCR slip;
         ``H ω²`` is an acceleration, so H is a length)."""
         return self.cruise_speed / (2.0 * np.pi * self.omega)
 

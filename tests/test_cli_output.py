@@ -135,7 +135,10 @@ def test_fem_list_and_info(capsys):
     for name in ("cantilever_cable", "double_pendulum", "vibrating_screen_1t2r"):
         assert name in listed
     assert main(["info", "double_pendulum"]) == 0
-    assert "joint = 'revolute'" in capsys.readouterr().out
+    import re
+    # the parameter table: name, default, unit, allowed values, meaning
+    assert re.search(r"^\s+joint\s+revolute\s+–\s+revolute, spherical\s+both joints",
+                     capsys.readouterr().out, re.M)
 
 
 def test_mesh_cell_type_the_element_cannot_take():

@@ -1,4 +1,4 @@
-"""Deformation bases of a floating-frame link (seed 002, eqs 4–33).
+"""Deformation bases of a floating-frame link (Fan and Zhang 2016, eqs 4–33).
 
 A basis describes the elastic displacement field of a straight link of length ``L``
 clamped to its floating frame at ``x = 0``, in one uniform form::

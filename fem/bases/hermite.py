@@ -1,7 +1,7 @@
-"""Finite elements: Hermite cubic bending, linear axial/torsion (seed 002, eqs 11–24).
+"""Finite elements: Hermite cubic bending, linear axial/torsion (Fan and Zhang 2016, eqs 11–24).
 
 ``m`` equal elements; every node carries the five coordinates ``u, v, v′, w, w′`` of the
-seed (plus the twist ``φ``); the clamped node 0 carries none.  ``n = 2m`` transverse
+paper (plus the twist ``φ``); the clamped node 0 carries none.  ``n = 2m`` transverse
 functions per direction."""
 
 from __future__ import annotations

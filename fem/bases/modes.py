@@ -1,4 +1,4 @@
-"""Assumed modes: the clamped–free modes of a rod and of a beam (seed 002, eqs 4–10)."""
+"""Assumed modes: the clamped–free modes of a rod and of a beam (Fan and Zhang 2016, eqs 4–10)."""
 
 from __future__ import annotations
 

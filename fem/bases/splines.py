@@ -1,4 +1,4 @@
-"""Bézier (Bernstein degree p) and cubic B-spline bases (seed 002, eqs 25–33).
+"""Bézier (Bernstein degree p) and cubic B-spline bases (Fan and Zhang 2016, eqs 25–33).
 
 Both are B-splines on an open knot vector over ``[0, L]``: one span of degree 5 is the
 Bernstein/Bézier basis (eq 25), ``m`` uniform spans of degree 3 the cubic B-spline basis
@@ -46,7 +46,7 @@ class _OpenSpline(DeformationBasis):
 @register("bezier")
 class Bezier(_OpenSpline):
     """Bernstein polynomials of degree ``n + 1`` on the whole link (default n = 4: the
-    seed's quintic, eq 25)."""
+    quintic of fan2016, eq 25)."""
 
     min_n = 1
 
@@ -60,7 +60,7 @@ class Bezier(_OpenSpline):
 @register("bspline")
 class CubicBSpline(_OpenSpline):
     """Cubic B-splines on ``m = n − 1`` uniform spans (``3m + 3`` coordinates over the
-    three displacement fields of the seed's planar count, eq 28)."""
+    three displacement fields of the paper's planar count, eq 28)."""
 
     min_n = 2
     gauss_points = 4

@@ -27,7 +27,7 @@ point masses on the link and, for the section's rotary inertia:
   with weight ``½ρI_p``.  The section then has its polar inertia in *every* rotation about
   the link axis — the frame's spin included — and ``½ρI_p`` about the two others (a round
   or square section's rotary inertia).
-* ``"twist"``: the seed's model — ``ρI_p`` on the elastic twist rate only
+* ``"twist"``: the paper's model — ``ρI_p`` on the elastic twist rate only
   (``M_twist``), the frame's spin about the link axis carries no section inertia.  The
   minimal-coordinate chains of :mod:`fem.chains` use this one.
 

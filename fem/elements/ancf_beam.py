@@ -1,6 +1,6 @@
 """Fully parameterized ANCF 3D beam: two nodes with ``r, r_x, r_y, r_z`` (24 coordinates).
 
-Seed 001 (eq 9) models the flexible links of the 3-RRRU robot with this element.  With the
+Liu et al. 2018 (eq 9) models the flexible links of the 3-RRRU robot with this element.  With the
 reference arc length ``x = s L`` (``s ∈ [0, 1]``) and section coordinates ``(y, z)`` [m]::
 
     r(x, y, z) = h₁ r_A + h₂ r_x,A + h₃ r_B + h₄ r_x,B          (cubic Hermite centreline)
@@ -155,7 +155,7 @@ def _strain_tables(formulation: str):
 
 @register("ancf_beam")
 class AncfBeam(ElementFamily):
-    """Shear-deformable fully parameterized ANCF beam (seed 001, eq 9).
+    """Shear-deformable fully parameterized ANCF beam (Liu et al. 2018, eq 9).
 
     Section data
     ------------
@@ -429,7 +429,7 @@ class AncfBeam(ElementFamily):
 
         ``ε_xx(y, z) = ε − y κ_z − z κ_y``, the first-order Green strain ``E_xx`` of the
         interpolated field ``r_,x = r′ + y r_y′ + z r_z′`` (what a strain gauge at that
-        fibre reads, seed 001 Table 3).
+        fibre reads, Liu et al. 2018 Table 3).
         """
         st = self.strains(q, xi)
         return st["axial_strain"] - y * st["curvature_z"] - z * st["curvature_y"]

@@ -1,9 +1,9 @@
-"""ANCF thick-plate element on a cubic Bézier triangle (seed 000, eqs 1–16, 17–29).
+"""ANCF thick-plate element on a cubic Bézier triangle (Liu et al. 2023, eqs 1–16, 17–29).
 
 Two registered families share one implementation:
 
 ``bezier_plate``
-    The seed's element, 16 nodal 3-vectors (48 coordinates, eq 11)::
+    The paper's element, 16 nodal 3-vectors (48 coordinates, eq 11)::
 
         A: r, r_η, r_ζ, r_χ, r_χχ   B: r, r_ζ, r_ξ, r_χ, r_χχ   C: r, r_ξ, r_η, r_χ, r_χχ   P: r
 
@@ -30,7 +30,7 @@ Mechanics: Green–Lagrange strain of the 3D continuum, St. Venant–Kirchhoff l
 natural (covariant) components so that a force evaluation needs only the products
 ``J_a·J_b`` of the current base vectors ``J_a = ∂r/∂ξ_a``; the reference inverse Jacobians,
 the elasticity matrix transformed to natural components and the quadrature weights are
-stored once per element.  Locking remedies: the ``r_χχ`` term (Poisson locking, seed),
+stored once per element.  Locking remedies: the ``r_χχ`` term (Poisson locking, liu2023),
 assumed natural strain for the thickness strain (curvature-thickness locking) and a
 thickness-dependent transverse-shear factor (shear locking); see ``docs/bezier_plate.md``.
 """
@@ -148,7 +148,7 @@ def shape_functions(
 
 
 def bezier_basis(xi: np.ndarray) -> np.ndarray:
-    """The seed's Bézier basis with the thickness terms, ``g₁ … g₁₆`` (eqs 8–9): (n, 16).
+    """The paper's Bézier basis with the thickness terms, ``g₁ … g₁₆`` (eqs 8–9): (n, 16).
 
     Control points: ``q¹ q² q³`` the mid-surface vertices A B C, ``q⁴ q⁵`` the third points of
     AB (near A, near B), ``q⁶ q⁷`` of BC, ``q⁸ q⁹`` of AC (near A, near C), ``q¹⁰`` the
@@ -192,7 +192,7 @@ def nodal_from_control() -> np.ndarray:
 def control_from_nodal() -> np.ndarray:
     """``X⁻¹`` (16 × 16): the Bézier control points of an element, ``q_con = (X⁻¹ ⊗ I₃) e``.
 
-    Use it to write the seed's continuity conditions (eqs 17–29), which are stated in
+    Use it to write the paper's continuity conditions (eqs 17–29), which are stated in
     control points, in element coordinates.
     """
     return np.linalg.inv(_nodal_from_control())
@@ -212,7 +212,7 @@ def _check_edge(edge: int) -> None:
 
 
 def g1_cross_derivative(edge: int) -> np.ndarray:
-    """Coefficients of the seed's simplified G¹ terms (eq 29) for one element edge.
+    """Coefficients of the paper's simplified G¹ terms (eq 29) for one element edge.
 
     Parameters
     ----------
@@ -224,7 +224,7 @@ def g1_cross_derivative(edge: int) -> np.ndarray:
     c : ndarray (3, 16)
         ``(c ⊗ I₃) e`` are the three vectors ``b₀ + b₁ − 2i₀``, ``b₁ + b₂ − 2i₁``,
         ``b₂ + b₃ − 2i₂`` built from the edge control points ``b`` (in running order) and
-        the adjacent interior row ``i`` — the seed's ``(q² − q⁵) + (q⁶ − q⁵)``, … : 2/3 of
+        the adjacent interior row ``i`` — the paper's ``(q² − q⁵) + (q⁶ − q⁵)``, … : 2/3 of
         the mid-surface derivative from the opposite vertex towards the edge midpoint at the
         three quadratic Bernstein positions.  Eq 29 for two elements sharing an edge reads
         ``c_e e_e + c_f′ e_f = 0`` with ``c_f′`` the rows of the neighbour reversed when it
@@ -237,7 +237,7 @@ def g1_cross_derivative(edge: int) -> np.ndarray:
 
 
 def seed_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarray:
-    """The seed's 33 continuity equations (eqs 17, 19, 21, 29) of two adjacent elements.
+    """The paper's 33 continuity equations (eqs 17, 19, 21, 29) of two adjacent elements.
 
     Parameters
     ----------
@@ -256,7 +256,7 @@ def seed_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarr
         both edge vertices (eqs 17, 21), and the 3 G¹ vectors (eq 29).  For the shared
         family multiply the two halves by :attr:`BezierTrianglePlate.plate_map` of each
         element; all but the middle G¹ row are then identically satisfied on meshes whose
-        adjacent triangles form parallelograms (the regular hexagon of seed 000).
+        adjacent triangles form parallelograms (the regular hexagon of Liu et al. 2023).
     """
     _check_edge(edge_e)
     _check_edge(edge_f)
@@ -306,7 +306,7 @@ def _tabulated(triangle_degree: int, n_thickness: int):
 # ----------------------------------------------------------------------------- family
 @register("bezier_plate")
 class BezierTrianglePlate(ElementFamily):
-    """ANCF thick plate on a cubic Bézier triangle, 48 coordinates per element (seed 000).
+    """ANCF thick plate on a cubic Bézier triangle, 48 coordinates per element (Liu et al. 2023).
 
     Parameters
     ----------

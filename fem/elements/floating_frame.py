@@ -1,4 +1,4 @@
-"""Floating-frame flexible link: the elastic body of seed 002 (eqs 2–3).
+"""Floating-frame flexible link: the elastic body of Fan and Zhang 2016 (eqs 2–3).
 
 A straight link of length ``L`` along the x axis of its floating frame, clamped to the frame
 at ``x = 0``.  Its elastic coordinates ``e = [a, b, c, d]`` weight the functions of a
@@ -16,7 +16,7 @@ produces the geometric stiffening through the inertia forces)::
     U = ½ eᵀ K e,  K = diag(EA ∫X′X′ᵀ, EI_z ∫Y″Y″ᵀ, EI_y ∫Y″Y″ᵀ, GJ ∫X′X′ᵀ).
 
 ``kinematics = 'fourth_order'`` keeps the next order of the inextensible beam in the
-slopes ``s = v′² + w′²`` (the seed's model is exact to second order): the axial position
+slopes ``s = v′² + w′²`` (the paper's model is exact to second order): the axial position
 gains ``−⅛∫₀ˣ s² dξ`` (the series of ``−∫₀ˣ (1 − √(1 − s)) dξ``) and the bending energy
 uses the curvatures of the bent centre line in the section's (twist-free) frame,
 
@@ -48,7 +48,7 @@ from ..validate import finite, positive
 __all__ = ["FloatingFrameLink", "LinkSamples", "KINEMATICS"]
 
 KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
-"""Kinematic models of a link: the seed's (eq 2, linear curvature), and the corrections
+"""Kinematic models of a link: the paper's (eq 2, linear curvature), and the corrections
 to the next order in the slopes (both, or one of them)."""
 
 
@@ -247,7 +247,7 @@ class FloatingFrameLink:
     coupling : bool
         Keep the foreshortening term (eq 2).
     kinematics : str
-        'seed' (eq 2, linear curvature: the seed's model, default), 'fourth_order' (the
+        'seed' (eq 2, linear curvature: the paper's model, default), 'fourth_order' (the
         foreshortening and the curvature to the next order in the slopes, see the module
         docstring; needs ``coupling``), or one of these corrections alone:
         'curvature_only', 'foreshortening_only'.
@@ -364,7 +364,7 @@ class FloatingFrameLink:
         the points of a :class:`LinkSamples` ``x``.
 
         Returns ``p`` (P, 3), ``P_e = ∂p/∂e`` (P, 3, ne) and ``Q`` with
-        ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the seed's kinematics and
+        ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the paper's kinematics and
         depends on ``e`` with the fourth-order foreshortening."""
         if x is None:
             smp = self.quadrature_samples
@@ -402,7 +402,7 @@ class FloatingFrameLink:
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
-        seed's (quadratic) part; :meth:`sample` adds the fourth-order data."""
+        paper's (quadratic) part; :meth:`sample` adds the fourth-order data."""
         x = np.asarray(x, float).ravel()
         if np.any(x < 0) or np.any(x > self.length * (1 + 1e-12)):
             raise ModelError(f"floating-frame link: points must lie in [0, {self.length:g}] m;"
@@ -479,7 +479,7 @@ class FloatingFrameLink:
         return U
 
     def elastic_forces(self, e: np.ndarray, tangent: bool = False):
-        """``∂U/∂e`` and, with ``tangent``, ``∂²U/∂e²`` (``K e`` and ``K`` with the seed's
+        """``∂U/∂e`` and, with ``tangent``, ``∂²U/∂e²`` (``K e`` and ``K`` with the paper's
         linear curvature)."""
         f = self.K @ e
         Kt = self.K.copy() if tangent else None

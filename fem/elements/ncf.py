@@ -5,10 +5,10 @@ so the mass matrix is constant and there are no velocity-dependent inertia force
 price is a few quadratic rigidity constraints.
 
 * ``rigid_bar`` — two end points; uniform slender rod, ``M = [[m/3, m/6], [m/6, m/3]] ⊗ I₃``
-  (seed 000 eq 31, seed 001); length kept by one distance constraint.  Rotation about
+  (Liu et al. 2023 eq 31, Liu et al. 2018); length kept by one distance constraint.  Rotation about
   the rod axis is not represented (zero inertia about it).
 * ``rigid_triangle`` — three vertices of a uniform triangular lamina; ``m/6`` diagonal and
-  ``m/12`` off-diagonal blocks (seed 001 eq 6); three distance constraints.
+  ``m/12`` off-diagonal blocks (Liu et al. 2018 eq 6); three distance constraints.
 * ``rigid_body`` — a reference point ``r`` and three vectors ``u, v, w`` fixed to the body
   (usually the body axes).  A body point with body coordinates ``x̄`` is at
   ``r + x̄₁ u + x̄₂ v + x̄₃ w``, so with ``S = [I, x̄₁I, x̄₂I, x̄₃I]``

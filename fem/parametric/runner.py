@@ -93,6 +93,32 @@ class SweepResult:
                              "(or use SweepResult.rows())")
         return to_frame(self.rows())
 
+    def _overview(self) -> list[tuple[str, str]]:
+        n = self.counts
+        lines = [("points", f"{len(self.points)} over {', '.join(self.swept) or '-'}"),
+                 ("status", f"done {n['done']}, skipped {n['skipped']} (complete before), "
+                            f"failed {n['failed']}"),
+                 ("wall time", f"{self.wall_s:.1f} s")]
+        if self.out is not None:
+            lines.append(("folder", str(self.out)))
+        lines += [(f"failed {p.name}", str(p.error)[:120]) for p in self.failures[:3]]
+        return lines
+
+    def __repr__(self) -> str:
+        from .._display import text
+
+        return text(f"fem SweepResult {self.case!r}", self._overview())
+
+    def _repr_html_(self) -> str:
+        from .._display import html
+
+        rows = self.rows()
+        header = list(dict.fromkeys(k for r in rows for k in r if k != "error"))[:12]
+        body = [[_short_cell(r.get(k)) for k in header] for r in rows[:30]]
+        if len(rows) > 30:
+            body.append(["…"] * len(header))
+        return html(f"fem SweepResult {self.case!r}", self._overview(), (header, body))
+
     def figures(self, **params) -> dict:
         """Summary of the point with these parameter values (e.g. ``E_Pa=2e8``)."""
         match = [p for p in self.points
@@ -103,6 +129,14 @@ class SweepResult:
         if match[0].status == "failed":
             raise ModelError(f"point {match[0].name} failed: {match[0].error}")
         return match[0].figures
+
+
+def _short_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)[:40]
 
 
 def _dashboard(client) -> str | None:

@@ -18,7 +18,7 @@ from .grid import format_value
 
 __all__ = ["table_rows", "history_rows", "write_table", "plot_figure", "parse_plot"]
 
-_NOT_FIGURES = ("case", "parameters", "files", "status", "error")
+_NOT_FIGURES = ("case", "parameters", "files", "status", "error", "references")
 
 
 def _cell(value):

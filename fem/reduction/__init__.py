@@ -1,4 +1,4 @@
-"""Model reduction: Craig–Bampton component mode synthesis (seed 003).
+"""Model reduction: Craig–Bampton component mode synthesis (Ma and Mei 2010).
 
 :func:`craig_bampton` reduces any linear substructure ``(M, K)`` with given boundary
 coordinates; :class:`Assembly` couples reduced components on shared interface

@@ -1,7 +1,7 @@
 """Craig–Bampton reduction of one linear substructure and assembly of reduced components.
 
 A substructure with coordinates ``u = [u_b; u_i]`` (boundary, interior) is represented by
-(seed 003, eqs 3–13; Craig & Bampton, AIAA J. 6 (1968) 1313)::
+(Ma and Mei 2010, eqs 3–13; Craig & Bampton, AIAA J. 6 (1968) 1313)::
 
     u = T x,   T = [[I, 0], [Ψ, Φ]],   x = [u_b; η]
     Ψ = -K_ii⁻¹ K_ib               static constraint modes (eqs 4, 6, 8, 10)
@@ -279,7 +279,7 @@ class Assembly:
 
 
 def null_space_basis(B, tol: float = 1e-10) -> sp.csr_matrix:
-    """Sparse ``D`` with ``B D = 0`` and ``q = D q_f`` (seed eq 23).
+    """Sparse ``D`` with ``B D = 0`` and ``q = D q_f`` (the paper's eq 23).
 
     The columns of ``B`` are split by a column-pivoted QR into ``r = rank B``
     independent columns ``B_a`` and the rest ``B_f``; then ``q_a = -B_a⁻¹ B_f q_f`` and
@@ -304,7 +304,7 @@ def null_space_basis(B, tol: float = 1e-10) -> sp.csr_matrix:
 
 
 def constrain(M, K, B) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
-    """``(Dᵀ M D, Dᵀ K D, D)`` for compatibility ``B q = 0`` (seed eqs 22–25)."""
+    """``(Dᵀ M D, Dᵀ K D, D)`` for compatibility ``B q = 0`` (the paper's eqs 22–25)."""
     D = null_space_basis(B)
     Md = D.T @ (M @ D)
     Kd = D.T @ (K @ D)

@@ -3,7 +3,7 @@
 Each substructure is a set of members (a *group*).  Its coordinates are those its
 members touch (a hinged end's rotation is not touched: the hinge is the release of that
 member); its boundary coordinates are those shared with another group, supported, or
-carrying a point mass (the seed's motor coordinates ``q_m``, eq 21).  Components meet
+carrying a point mass (the paper's motor coordinates ``q_m``, eq 21).  Components meet
 on shared interface coordinates; the supports and point masses act on the assembly.
 """
 

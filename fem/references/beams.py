@@ -142,7 +142,7 @@ def rotating_rod_stretch(omega: float, L: float, E: float, rho: float) -> float:
     """Axial tip displacement [m] of a rod spinning at Ω about its clamped end.
 
     The centrifugal stress ``σ(x) = ρΩ²(L² − x²)/2`` integrates to
-    ``u(L) = ∫σ/E dx = ρΩ²L³ / 3E`` (linear elasticity, small strain; seed 002,
+    ``u(L) = ∫σ/E dx = ρΩ²L³ / 3E`` (linear elasticity, small strain; Fan and Zhang 2016,
     Kane's spin-up beam).
 
     Parameters
@@ -212,7 +212,7 @@ def rotating_beam_frequency(omega: float, L: float, EI: float, rho_A: float,
 
         EI v'''' − (T v′)′ − ρAΩ² v = ρAω² v,     T(x) = ρAΩ²(L² − x²)/2
 
-    (centrifugal tension stiffens, the −ρAΩ²v term softens; seed 002, Kane's spin-up
+    (centrifugal tension stiffens, the −ρAΩ²v term softens; Fan and Zhang 2016, Kane's spin-up
     beam; e.g. Wright, Smith, Thresher & Wang, J. Appl. Mech. 49 (1982) 197–202 for the
     Frobenius method), clamped at x = 0 (v = v′ = 0), free at L (v″ = v‴ = 0, T(L) = 0).
     ω is the first root of the 2 × 2 boundary determinant: sampled on 600 frequencies

@@ -89,7 +89,7 @@ def rod_double_pendulum_tip(t: np.ndarray, L: float, g: float,
 
     with ``c, s = cos, sin(φ₁ − φ₂)`` — :func:`double_pendulum_angles` with
     ``m₁ = m₂``, ``c = L/2``, ``J = mL²/12``; integrated with DOP853 at rtol = 1e-11,
-    atol = 1e-12.  The reference of seed 002's falling two-link arm made stiff.
+    atol = 1e-12.  The reference of the falling two-link arm of Fan and Zhang 2016, made stiff.
 
     Parameters
     ----------

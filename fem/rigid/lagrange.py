@@ -1,15 +1,15 @@
-"""Lagrange's equations of the second kind for rigid mechanisms with few DOF (seed 004, §4).
+"""Lagrange's equations of the second kind for rigid mechanisms with few DOF (Shen et al. 2021, §4).
 
 A mechanism with generalized coordinates ``q`` (``d`` of them) whose links move as
 
     ċ_i = J_i(q) q̇            ω_i = W_i(q) q̇
 
 (``J_i, W_i`` the first-order kinematic influence coefficients, 3 × d) has the kinetic and
-potential energy (seed 004 eqs 28–35)
+potential energy (Shen et al. 2021 eqs 28–35)
 
     T = ½ q̇ᵀ M(q) q̇,   M = Σ_i m_i J_iᵀ J_i + W_iᵀ I_i W_i,        V = −Σ_i m_i g · c_i,
 
-and Lagrange's equations (seed 004 eq 36) give the generalized (actuator) forces
+and Lagrange's equations (Shen et al. 2021 eq 36) give the generalized (actuator) forces
 
     τ_j = Σ_k M_jk q̈_k + Σ_kl (∂M_jk/∂q_l − ½ ∂M_kl/∂q_j) q̇_k q̇_l + ∂V/∂q_j.
 
@@ -200,7 +200,7 @@ def _rates(value: ArrayLike, n: int, d: int, what: str) -> np.ndarray:
 
 def inverse_dynamics(bodies: Sequence[Body], q_dot: ArrayLike, q_ddot: ArrayLike,
                      gravity: ArrayLike = (0.0, 0.0, -9.81)) -> np.ndarray:
-    """Generalized forces ``τ`` from Lagrange's equations (seed 004 eq 36).
+    """Generalized forces ``τ`` from Lagrange's equations (Shen et al. 2021 eq 36).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
-"""Rigid-body inverse dynamics by Newton–Euler, solved chain by chain (seed 004, §3).
+"""Rigid-body inverse dynamics by Newton–Euler, solved chain by chain (Shen et al. 2021, §3).
 
-Every rigid link ``i`` obeys the Newton–Euler balance (seed 004 eqs 26–27)::
+Every rigid link ``i`` obeys the Newton–Euler balance (Shen et al. 2021 eqs 26–27)::
 
     Σ_j s_ij F_j + m_i g + F_ext,i                          = m_i a_i
     Σ_j s_ij [(p_j − c_i) × F_j + M_j] + M_ext,i            = I_i ε_i + ω_i × (I_i ω_i)
@@ -20,7 +20,7 @@ the hinge axis itself when the joint is driven: that component is the actuator t
 **Ordered single open chains (SOC).**  The links are partitioned into chains that are
 solved one after the other: a chain owns the unknowns of its joints and writes the six
 balance equations of each of its links; reactions of joints owned by a chain solved
-earlier enter as known loads (seed 004: SKC2 = platform 4 + link 5 first, then
+earlier enter as known loads (Shen et al. 2021: SKC2 = platform 4 + link 5 first, then
 SKC1 = links 3, 2, 1 with the input torque).  Each chain is a small dense system per time
 step, ``A x = b``, solved for all time steps at once by a column-scaled SVD.  A chain may
 have more equations than unknowns when some balance row is identically zero (a slender rod
@@ -353,7 +353,7 @@ def solve_inverse_dynamics(links: Sequence[Link], joints: Sequence[Joint],
     links, joints : sequences of :class:`Link` and :class:`Joint`
         The mechanism; all link data share the same number ``n`` of time steps.
     chains : sequence of :class:`Chain`
-        Solve order (the SOC order of seed 004 §3.1): each chain solves for its joints'
+        Solve order (the SOC order of Shen et al. 2021 §3.1): each chain solves for its joints'
         unknowns from the balance of its links, using reactions already solved.
     gravity : array_like, shape (3,)
         Gravitational acceleration vector.

@@ -1,10 +1,10 @@
-"""The 1T2R parallel vibrating screen of seed 004: geometry, closed-form kinematics, models.
+"""The 1T2R parallel vibrating screen of Shen et al. 2021: geometry, closed-form kinematics, models.
 
-**Mechanism** (seed 004 §1, Fig. 1a).  Fixed frame ``OXYZ``: origin at the centre of R1,
+**Mechanism** (Shen et al. 2021 §1, Fig. 1a).  Fixed frame ``OXYZ``: origin at the centre of R1,
 ``X`` along the axis of R1, ``Y`` along R1R4.  Five moving links:
 
 =========  =========  ======================================================  =========
-link       ends       joints                                                   seed
+link       ends       joints                                                   paper
 =========  =========  ======================================================  =========
 crank      R1 – R2    R1 revolute to ground, axis X, driven (angle θ)          link 1
 coupler    R2 – R3    R2, R3 revolute, axis X (planar four-bar in x = 0)       link 2
@@ -13,7 +13,7 @@ platform   R5 – S6    R5 revolute on the coupler midpoint, axis along R2R3    
 strut      S6 – S7    S6, S7 spherical; S7 fixed at (−l8, l7/2, H)             link 5
 =========  =========  ======================================================  =========
 
-**Closed-form positions** (seed 004 eqs 1–5, re-derived).  With ``e(x) = (0, cos x, sin x)``
+**Closed-form positions** (Shen et al. 2021 eqs 1–5, re-derived).  With ``e(x) = (0, cos x, sin x)``
 and ``e⊥(x) = (0, −sin x, cos x)``::
 
     R2 = l1 e(θ),  R3 = R2 + l2 e(α),  R5 = R2 + ½ l2 e(α),  R4 = (0, l7, 0)
@@ -28,12 +28,12 @@ limb ``|S6 − S7| = l5`` (eq 3).  Both are solved as a triangle angle::
 
 where ``(ρ cos φ, ρ sin φ)`` are the components of ``S7 − R5`` along ``(−X̂, e⊥(α))``.
 The platform heave is ``z = l1 sin θ`` (eq 1, the height of R2 = origin of the platform
-frame).  **Assembly branch**: ``σ_α = σ_β = +1`` by default (the ``−√`` root of the seed's
+frame).  **Assembly branch**: ``σ_α = σ_β = +1`` by default (the ``−√`` root of the paper's
 eqs 4–5): R3 lies above the line R2R4 and S6 above the base plane; at θ = 0 the Table-1
 geometry gives α = 0.5433 rad, β = 0.2828 rad.
 
 **Velocities and accelerations** follow from the θ-derivatives of the closure conditions
-(first- and second-order influence coefficients; the seed's eqs 6–25 in vector form)::
+(first- and second-order influence coefficients; the paper's eqs 6–25 in vector form)::
 
     s = R3 − R4:   s·s' = 0,  s'·s' + s·s'' = 0          → α', α''
     p = S6 − S7:   p·p' = 0,  p'·p' + p·p'' = 0          → β', β''
@@ -41,14 +41,14 @@ geometry gives α = 0.5433 rad, β = 0.2828 rad.
 so that ``v = J θ̇`` and ``a = J θ̈ + H θ̇²`` for every point, and ``ω = w θ̇``,
 ``ε = w θ̈ + Ω θ̇²`` for every link.  Angular velocities: crank ``θ̇ X̂``, coupler
 ``α̇ X̂``, rocker ``(s × ṡ)/l3²``, platform ``α̇ X̂ + β̇ e(α)`` (coupler plus hinge rate),
-strut ``(p × ṗ)/l5²`` (no spin about its own axis; seed eq 24).
+strut ``(p × ṗ)/l5²`` (no spin about its own axis; the paper's eq 24).
 
 **Mass model** (choice fixed by the issue): every link is a uniform slender rod between its
 joint centres, mass from Table 1, inertia ``m l²/12`` about axes through the centre
 perpendicular to the rod and zero about the rod — the same inertia as a natural-coordinate
 ``rigid_bar``.
 
-Units: SI (m, kg, s) throughout; :data:`TABLE1_MM` holds the seed's values in mm.
+Units: SI (m, kg, s) throughout; :data:`TABLE1_MM` holds the paper's values in mm.
 """
 
 from __future__ import annotations
@@ -88,12 +88,12 @@ __all__ = [
     "lagrange_torque",
 ]
 
-#: Seed 004 Table 1, lengths in mm.
+#: Shen et al. 2021 Table 1, lengths in mm.
 TABLE1_MM = {"l1": 50.0, "l2": 350.0, "l3": 270.0, "l4": 350.0, "l5": 200.0,
              "H": 80.0, "l7": 550.0, "l8": 460.0}
-#: Seed 004 Table 1, masses of links 1–5 in kg.
+#: Shen et al. 2021 Table 1, masses of links 1–5 in kg.
 TABLE1_MASSES_KG = (0.0132087, 0.0828033, 0.0646953, 0.0413585, 0.0219757)
-#: Links 1–5 of the seed, in order.
+#: Links 1–5 of the paper, in order.
 LINK_NAMES = ("crank", "coupler", "rocker", "platform", "strut")
 #: End joints of each link (the rod runs from the first to the second).
 LINK_ENDS = {"crank": ("R1", "R2"), "coupler": ("R2", "R3"), "rocker": ("R3", "R4"),
@@ -128,7 +128,7 @@ class Screen1T2R:
     l7 : float
         Base R1R4 [m].
     l8 : float
-        Distance of S7 from the YZ plane (``AB`` in the seed) [m].
+        Distance of S7 from the YZ plane (``AB`` in the paper) [m].
     masses : tuple of 5 floats
         Masses of crank, coupler, rocker, platform, strut [kg].
     branch_coupler, branch_platform : {+1, −1}
@@ -271,7 +271,7 @@ def _triangle_angle(cosine: np.ndarray, theta: np.ndarray, what: str) -> np.ndar
 
 def positions(screen: Screen1T2R, theta: ArrayLike) -> tuple[dict[str, np.ndarray],
                                                              np.ndarray, np.ndarray]:
-    """Joint centres and the angles α, β for crank angles ``theta`` (seed 004 eqs 1–5).
+    """Joint centres and the angles α, β for crank angles ``theta`` (Shen et al. 2021 eqs 1–5).
 
     Returns
     -------
@@ -437,7 +437,7 @@ def kinematics(screen: Screen1T2R, theta: ArrayLike, theta_dot: ArrayLike,
 # --------------------------------------------------------------------------- dynamics models
 
 def newton_euler_model(motion: ScreenMotion) -> tuple[list[Link], list[Joint], list[Chain]]:
-    """Links, joints and the SOC solve order of seed 004 §3 for a given motion.
+    """Links, joints and the SOC solve order of Shen et al. 2021 §3 for a given motion.
 
     SKC2 (platform + strut; joints R5, S6, S7) is solved first (eq 26), then SKC1
     (rocker, coupler, crank; joints R1–R4) for the drive torque (eq 27).
@@ -446,7 +446,7 @@ def newton_euler_model(motion: ScreenMotion) -> tuple[list[Link], list[Joint], l
     (force along X, moments about Y and Z) are statically indeterminate.  We make them
     determinate by modelling R2 as spherical and R3 as a universal joint with cross axes
     X and e⊥(α), which transmits the twist about R2R3.  The in-plane equations (forces
-    along Y, Z and moments about X — the seed's eq 27) do not involve the out-of-plane
+    along Y, Z and moments about X — the paper's eq 27) do not involve the out-of-plane
     unknowns, so the drive torque and the in-plane reactions do not depend on this choice.
 
     The drive torque is ``result.component("R1", "M_axis")`` (about +X, ground on crank).
@@ -484,7 +484,7 @@ def lagrange_bodies(motion: ScreenMotion) -> list[lagrange.Body]:
 
 def lagrange_torque(motion: ScreenMotion, gravity: ArrayLike = (0.0, 0.0, -9.81)
                     ) -> np.ndarray:
-    """Drive torque [N·m] from Lagrange's equations (seed 004 eqs 28–38), shape (n,)."""
+    """Drive torque [N·m] from Lagrange's equations (Shen et al. 2021 eqs 28–38), shape (n,)."""
     tau = lagrange.inverse_dynamics(lagrange_bodies(motion), motion.theta_dot,
                                     motion.theta_ddot, gravity)
     return tau[:, 0]

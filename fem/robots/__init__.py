@@ -1,8 +1,8 @@
 """Robot definitions shared by cases, tests and independent reference models.
 
-* :mod:`fem.robots.rrru3` — the 3-RRRU parallel robot of seed 000 (and seed 001): geometry,
-  rigid kinematics and a minimal-coordinate rigid-body inverse dynamics used as the
-  reference for the constrained-DAE model.
+* :mod:`fem.robots.rrru3` — the 3-RRRU parallel robot of Liu et al. 2023 (and Liu et
+  al. 2018): geometry, rigid kinematics and a minimal-coordinate rigid-body inverse
+  dynamics used as the reference for the constrained-DAE model.
 """
 
 from . import rrru3

@@ -1,17 +1,17 @@
-"""The 3-RRRU parallel robot of seed 000: geometry, rigid kinematics, reference dynamics.
+"""The 3-RRRU parallel robot of Liu et al. 2023: geometry, rigid kinematics, reference dynamics.
 
-Seed 000 (Liu, Wang, Feng, Zhao, *Trans. CSAM* 2023, 54(12)) §3.1, Fig. 6, eqs 30–37 and
-§5; the same architecture as seed 001. This module is the **independent rigid reference**
+Liu, Wang, Feng, Zhao (2023), *Trans. CSAM* 54(12) (key liu2023): §3.1, Fig. 6, eqs 30–37 and
+§5; the same architecture as Liu et al. 2018. This module is the **independent rigid reference**
 for the constrained-DAE model (natural coordinates + ANCF plate): it works in minimal
 coordinates and shares only the definitions below with the DAE.
 
 **Frame.** ``OXYZ`` at the centre of the static platform, Z up, gravity ``−g Z``. Limb
 ``k`` lies in the vertical plane at azimuth ``α_k`` with the unit vectors
 ``r̂_k = (cos α_k, sin α_k, 0)`` (outward), ``t_k = Z × r̂_k`` (counter-clockwise tangent)
-and ``Z``; ``α = (180°, −60°, 60°)`` so limb 1 is on the −X side (seed: actuator at
-``(−R, 0, 0)``) and limb 2 on the −Y side (seed §5.1: ``W2 = (0.145, −0.0779, ·)``).
+and ``Z``; ``α = (180°, −60°, 60°)`` so limb 1 is on the −X side (liu2023: actuator at
+``(−R, 0, 0)``) and limb 2 on the −Y side (liu2023 §5.1: ``W2 = (0.145, −0.0779, ·)``).
 
-**Limb k** (seed §3.1): joint centres ``A → B → C → U``
+**Limb k** (liu2023 §3.1): joint centres ``A → B → C → U``
 
 =======  =======  ===========================================================================
 link     ends     joints
@@ -39,7 +39,7 @@ plane for ``φ1`` (law of cosines) and ``φ2``.
 **Mobility.** Each limb (5 joint freedoms) imposes one constraint on the platform: with
 R1 ∥ R2 ∥ (U edge axis) and R3 ∥ (U first axis), its constraint wrench is a pure couple
 along ``t × a`` ∥ link 2. Three such couples span space unless all links 2 are horizontal,
-so the rigid platform can only **translate** (a translational parallel manipulator; seed
+so the rigid platform can only **translate** (a translational parallel manipulator; liu2023
 eq 36, ``a_k · b_k = 0`` with ``b_k`` the edge direction, is the constraint that removes
 the three rotations). The rigid robot has 3 DOF, the platform keeps its home orientation
 (edges facing the limbs), and ``P`` is a set of minimal coordinates.
@@ -47,10 +47,10 @@ the three rotations). The rigid robot has 3 DOF, the platform keeps its home ori
 **Actuator angle** ``θ_k``: rotation of link 1 about the actuator axis
 ``u_k = σ t_k`` measured from the outward horizontal, ``θ_k = −σ φ1``. With
 ``σ = +1`` (the default) ``u_k`` is the counter-clockwise tangent and positive θ lowers
-link 1; the holding torques then come out negative, as in seed §5.2–5.4.
+link 1; the holding torques then come out negative, as in liu2023 §5.2–5.4.
 
 **Mass model.** Each link is a uniform slender bar between its joint centres with the
-natural-coordinate mass matrix ``[[m/3, m/6], [m/6, m/3]] ⊗ I3`` (seed eq 32; inertia
+natural-coordinate mass matrix ``[[m/3, m/6], [m/6, m/3]] ⊗ I3`` (the paper's eq 32; inertia
 ``m l²/12`` across, none about the bar); the platform is a uniform regular hexagonal
 prism (inertia in :meth:`RRRU3Geometry.platform_inertia`) with its centre of mass at P,
 plus the payload as a point mass at P. The platform only translates, so its rotary
@@ -101,44 +101,44 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
-#: Direction of the seed's straight line from P0 (seed 000 §5.2 leaves it open): +Y, in the
+#: Direction of the paper's straight line from P0 (Liu et al. 2023 §5.2 leaves it open): +Y, in the
 #: plane of the circle and tangent to it at P0 (the circle's initial heading); see
-#: docs/rrru3_robot.md for the scan against the seed's line figures.
+#: docs/rrru3_robot.md for the scan against the paper's line figures.
 SEED_LINE_DIRECTION = (0.0, 1.0, 0.0)
 
 
 @dataclass(frozen=True)
 class RRRU3Geometry:
-    """Every parameter of the seed-000 3-RRRU robot, with the choices the seed leaves open.
+    """Every parameter of the 3-RRRU robot of liu2023, with the choices the paper leaves open.
 
     Parameters
     ----------
     base_radius : float
-        R, circumradius of the static platform: actuator k at ``R r̂_k`` (seed §5) [m].
+        R, circumradius of the static platform: actuator k at ``R r̂_k`` (liu2023 §5) [m].
     platform_inradius : float
         r, inscribed radius of the hexagonal moving platform; edge midpoints
-        ``W_k = P + r r̂_k`` (seed §5, §5.1 W coordinates) [m].
+        ``W_k = P + r r̂_k`` (liu2023 §5, §5.1 W coordinates) [m].
     platform_thickness : float
-        h (seed §5) [m].
+        h (liu2023 §5) [m].
     platform_mass : float
-        Moving platform (seed Table 1) [kg].
+        Moving platform (liu2023 Table 1) [kg].
     payload_mass : float
-        Point payload at P (seed §5: 6 kg; §5.4 also 10 kg) [kg].
+        Point payload at P (liu2023 §5: 6 kg; §5.4 also 10 kg) [kg].
     link_masses, link_lengths : tuple of 3 floats
-        Links 1, 2, 3 (seed Table 1) [kg], [m].
+        Links 1, 2, 3 (liu2023 Table 1) [kg], [m].
     limb_angles : tuple of 3 floats
-        Azimuths ``α_k`` of the limb planes [rad]. ``(π, −π/3, π/3)``: 120° apart (seed
-        §3.1), limb 1 on −X (brief), limb 2 on −Y, because the seed's static result puts
+        Azimuths ``α_k`` of the limb planes [rad]. ``(π, −π/3, π/3)``: 120° apart (liu2023
+        §3.1), limb 1 on −X (brief), limb 2 on −Y, because the paper's static result puts
         ``W2`` at ``y = −0.0779`` and the hexagon edge of limb k faces its actuator.
     u_joint_offset : float
-        Δh of eq 34, ``U = W + Δh Z`` [m]. The seed gives no value. Default 0: the U centre
+        Δh of eq 34, ``U = W + Δh Z`` [m]. The paper gives no value. Default 0: the U centre
         at the edge midpoint of the mid-surface, which makes ``W_k`` the joint centre the
-        seed reports and keeps the rigid reference free of an unreported length; the
-        torques move by about 0.015 N·m per mm of Δh, and Δh = 0 reproduces the seed's
+        paper reports and keeps the rigid reference free of an unreported length; the
+        torques move by about 0.015 N·m per mm of Δh, and Δh = 0 reproduces the paper's
         circle statistics best (docs/rrru3_robot.md).
     actuator_axis_sign : int
-        σ in ``u_k = σ t_k`` (+1: the counter-clockwise tangent ``Z × r̂_k``). The seed
-        only says "tangential"; +1 makes the holding torques negative as in seed §5.2–5.4.
+        σ in ``u_k = σ t_k`` (+1: the counter-clockwise tangent ``Z × r̂_k``). The paper
+        only says "tangential"; +1 makes the holding torques negative as in liu2023 §5.2–5.4.
     elbow : int
         Assembly branch of the limb triangle: +1 puts the elbow B outside the line AU
         (link 1 points outward, Delta-robot style; links 1 of the three limbs cannot
@@ -146,7 +146,7 @@ class RRRU3Geometry:
     gravity : float
         g along −Z [m/s²].
     start_point : tuple of 3 floats
-        P0, start of both seed paths, at static equilibrium (seed §5.1) [m].
+        P0, start of both paths of liu2023, at static equilibrium (liu2023 §5.1) [m].
     """
 
     base_radius: float = 0.175
@@ -239,7 +239,7 @@ class RRRU3Geometry:
         return np.asarray(P, dtype=float).reshape(3) + corners
 
     def with_payload(self, payload_mass: float) -> RRRU3Geometry:
-        """A copy with another payload (seed §5.4: 6 and 10 kg)."""
+        """A copy with another payload (liu2023 §5.4: 6 and 10 kg)."""
         return replace(self, payload_mass=payload_mass)
 
 
@@ -472,7 +472,7 @@ def forward_kinematics(geom: RRRU3Geometry, theta: ArrayLike, guess: ArrayLike |
     ----------
     theta : array_like, shape (3,)
     guess : array_like, shape (3,), optional
-        Start of the iteration (default: the seed start point); selects the assembly
+        Start of the iteration (default: the paper's start point); selects the assembly
         branch of the forward problem.
     """
     theta = np.asarray(theta, dtype=float).reshape(3)
@@ -489,7 +489,7 @@ def forward_kinematics(geom: RRRU3Geometry, theta: ArrayLike, guess: ArrayLike |
 
 def rigid_constraint_residuals(geom: RRRU3Geometry, P: ArrayLike, rotation: ArrayLike,
                                q: ArrayLike) -> FloatArray:
-    """Joint constraints of the rigid robot in the seed's terms (eqs 33–36), (12,).
+    """Joint constraints of the rigid robot in the paper's terms (eqs 33–36), (12,).
 
     For limb k with coordinates ``q_k`` and a platform at centre P with rotation matrix
     ``Rp``: three loop closures ``U(q_k) − (P + Rp r r̂_k + Δh Z) = 0`` (eq 34; links and
@@ -561,7 +561,7 @@ def inverse_dynamics(geom: RRRU3Geometry, P: ArrayLike, Pd: ArrayLike, Pdd: Arra
                      ) -> tuple[FloatArray, LimbState]:
     """Actuator torques of the rigid robot for a platform motion, by virtual work.
 
-    Generalized force in the minimal coordinates P (d'Alembert, seed eq 32 mass model)::
+    Generalized force in the minimal coordinates P (d'Alembert, the paper's eq 32 mass model)::
 
         f_P = Σ_bars Σ_ends (∂x_end/∂P)ᵀ F_end + (m_p + m_L)(P̈ − g),
         F_a = (m/3) ä + (m/6) b̈ − m g/2,   F_b = (m/6) ä + (m/3) b̈ − m g/2,
@@ -624,7 +624,7 @@ def reference_torques(path: Any, times: ArrayLike, geom: RRRU3Geometry | None = 
         :func:`seed_line_path`, :func:`fem.trajectory.circle_path`).
     times : array_like, (n,)
     geom : RRRU3Geometry, optional
-        Default: the seed robot with the 6 kg payload.
+        Default: the paper's robot with the 6 kg payload.
 
     Returns
     -------
@@ -652,13 +652,13 @@ def reference_torques(path: Any, times: ArrayLike, geom: RRRU3Geometry | None = 
 
 
 # ---------------------------------------------------------------------------------------
-# the seed's two paths
+# the paper's two paths
 # ---------------------------------------------------------------------------------------
 def seed_line_path(geom: RRRU3Geometry | None = None,
                    direction: ArrayLike = SEED_LINE_DIRECTION) -> LinePath:
-    """Seed §5.2 line: from P0, 0.8 s, eq 45 with ``H = 0.003``, 40 % phases.
+    """Liu et al. 2023 §5.2 line: from P0, 0.8 s, eq 45 with ``H = 0.003``, 40 % phases.
 
-    The length follows from the seed's numbers, ``2π H ω (T − t_a) = 0.17765`` m
+    The length follows from the paper's numbers, ``2π H ω (T − t_a) = 0.17765`` m
     (:class:`fem.trajectory.CosineAccelerationProfile`); the direction is our choice
     (default +Y, :data:`SEED_LINE_DIRECTION`).
     """
@@ -670,7 +670,7 @@ def seed_line_path(geom: RRRU3Geometry | None = None,
 
 
 def seed_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> CirclePath:
-    """Seed §5.3 circle: radius 0.1 m in the plane of P0 about ``P0 − (0.1, 0, 0)``,
+    """Liu et al. 2023 §5.3 circle: radius 0.1 m in the plane of P0 about ``P0 − (0.1, 0, 0)``,
     counter-clockwise seen from +Z, 1.6 s, eq 45 with 40 % phases.
 
     Parameters
@@ -678,8 +678,8 @@ def seed_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> 
     geom : RRRU3Geometry, optional
     closed : bool
         True (default): one full turn, ``H = 0.01061`` (cruise 0.6545 m/s) — the path
-        closes. False: the seed's literal ``H = 0.011`` (cruise 0.6786 m/s), which sweeps
-        373.2°; the seed's reported circle figures (mean torques −13.23/−18.44 N·m, mean
+        closes. False: the paper's literal ``H = 0.011`` (cruise 0.6786 m/s), which sweeps
+        373.2°; the paper's reported circle figures (mean torques −13.23/−18.44 N·m, mean
         deviations 5.05/7.74 N·m, peak rate 1.03 rad/s) match this run (docs/rrru3_robot.md).
     """
     geom = RRRU3Geometry() if geom is None else geom

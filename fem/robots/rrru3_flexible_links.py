@@ -1,6 +1,6 @@
-"""The 3-RRRU robot of seed 001: rigid triangular platform, flexible third links.
+"""The 3-RRRU robot of Liu et al. 2018: rigid triangular platform, flexible third links.
 
-Seed 001 (``001_076986b9c5b37e36.txt``) §2: the flagship's architecture
+Liu et al. 2018 §2: the flagship's architecture
 (:mod:`fem.robots.rrru3`) with a *rigid* equilateral platform (circumradius 0.06 m,
 0.3 kg, natural coordinates: its three vertices, eq 6) and links 3 as shear-deformable
 ANCF beams (:mod:`fem.elements.ancf_beam`; E = 6.9e8 Pa, ν = 0.3, circular section
@@ -23,7 +23,7 @@ The platform is a ``rigid_triangle`` on the three U nodes (three edge lengths); 
 centre ``P`` is the mean of the vertices.  The rigid robot of :mod:`fem.robots.rrru3`
 with the same masses (``seed001_geometry``; ``platform_inradius`` is then the distance
 P → U = 0.06 m) is the reference.  Coordinates: 12 per beam node + 6 per limb for B and A
-(A fixed): 90 with one element per link (the seed's 78 use planar two-coordinate links);
+(A fixed): 90 with one element per link (the paper's 78 use planar two-coordinate links);
 constraints: 33 (forward) and 36 with the three path rows (inverse).
 """
 
@@ -45,7 +45,8 @@ from ..trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
 from .rrru3_model import JointMotion, RobotModel
 
-__all__ = ["FlexibleLinksRobot", "seed001_geometry", "seed001_circle_path",
+__all__ = ["FlexibleLinksRobot", "liu2018_geometry", "liu2018_circle_path",
+           "seed001_geometry", "seed001_circle_path",
            "build_flexible_links_robot", "rigid_torque_function", "link_midpoint_outputs",
            "gauge_strains", "platform_tilt", "equilibrium_under_torques"]
 
@@ -64,24 +65,30 @@ class FlexibleLinksRobot(RobotModel):
     link_bodies: list = field(default_factory=list)   # floating-frame links 3 (or empty)
 
 
-def seed001_geometry(payload: float = 0.0) -> RRRU3Geometry:
-    """The rigid reference robot with seed 001's masses and lengths; the U centres sit at
-    the platform's vertices, 0.06 m from P (``platform_inradius`` = P → U distance)."""
+def liu2018_geometry(payload: float = 0.0) -> RRRU3Geometry:
+    """The rigid reference robot with the masses and lengths of Liu et al. (2018); the U
+    centres sit at the platform's vertices, 0.06 m from P (``platform_inradius`` = P → U
+    distance)."""
     return replace(RRRU3Geometry(), platform_inradius=SEED001["platform_circumradius"],
                    platform_mass=SEED001["platform_mass"], payload_mass=float(payload),
                    link_masses=SEED001["link_masses"], link_lengths=SEED001["link_lengths"])
 
 
-def seed001_circle_path(geom: RRRU3Geometry, speed: float = 0.5,
+def liu2018_circle_path(geom: RRRU3Geometry, speed: float = 0.5,
                         radius: float = 0.1) -> CirclePath:
-    """Seed 001 §4: one turn of radius 0.1 m in z = −0.8 m from P0, cruise ``speed`` with
-    the cosine (S-curve) profile of seed 000 eq 45 (40 % acceleration and deceleration):
-    duration ``2πρ / (0.6 v)`` = 2.094 s at 0.5 m/s."""
+    """Liu et al. (2018) §4: one turn of radius 0.1 m in z = −0.8 m from P0, cruise ``speed``
+    with the cosine (S-curve) profile of Liu et al. (2023) eq 45 (40 % acceleration and
+    deceleration): duration ``2πρ / (0.6 v)`` = 2.094 s at 0.5 m/s."""
     distance = 2.0 * np.pi * radius
     profile = CosineAccelerationProfile(duration=distance / (0.6 * speed), distance=distance)
     p0 = np.asarray(geom.start_point, float)
     return circle_path(p0 - np.array([radius, 0.0, 0.0]), radius, (0.0, 0.0, 1.0), 0.0,
                        profile, sweep=2.0 * np.pi)
+
+
+#: Former names, kept: the contract extends, never renames.
+seed001_geometry = liu2018_geometry
+seed001_circle_path = liu2018_circle_path
 
 
 def rigid_torque_function(geom: RRRU3Geometry, path, k: int):
@@ -106,7 +113,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                link_coordinates: int = 4,
                                link_kinematics: str = "fourth_order", drive: str = "path"
                                ) -> FlexibleLinksRobot:
-    """Assemble the seed-001 robot (see the module docstring).
+    """Assemble the Liu et al. 2018 robot (see the module docstring).
 
     Parameters
     ----------
@@ -289,7 +296,7 @@ def link_midpoint_outputs(rm: RobotModel, q: np.ndarray) -> dict[str, np.ndarray
 def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
                   distances=(0.200, 0.4075, 0.600), radius: float = 0.01) -> np.ndarray:
     """Axial surface strains on link 3 of ``limb`` at ``distances`` [m] from the upper
-    joint C (seed Table 3), at the four surface points ±y, ±z: (n_distances, 4)."""
+    joint C (liu2018 Table 3), at the four surface points ±y, ±z: (n_distances, 4)."""
     if rm.link_bodies:
         body = rm.link_bodies[limb]
         return np.array([[body.surface_strain(q, s, y, z)

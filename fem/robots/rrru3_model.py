@@ -1,4 +1,4 @@
-"""The 3-RRRU robot of seed 000 as a constrained DAE: natural-coordinate links and a
+"""The 3-RRRU robot of Liu et al. 2023 as a constrained DAE: natural-coordinate links and a
 rigid or flexible (Bézier-triangle ANCF plate) moving platform.
 
 Shares only the geometry (:class:`~fem.robots.rrru3.RRRU3Geometry`) with the independent
@@ -6,7 +6,7 @@ rigid reference of :mod:`fem.robots.rrru3`.
 
 Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
 
-* nodes A, B, C, U (positions only); ``rigid_bar`` links A–B, B–C, C–U with the seed's
+* nodes A, B, C, U (positions only); ``rigid_bar`` links A–B, B–C, C–U with the paper's
   masses (eq 32) — their lengths are the bars' own constraints (eq 33₁₋₃);
 * A fixed; links 1 and 2 in the limb plane: ``(B − A)·t = 0``, ``(C − A)·t = 0``
   (eq 33₄); R3 perpendicular to link 3: ``(U − C)·(t × (C − B)) = 0`` (eq 33₅);
@@ -20,7 +20,7 @@ Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
 
 Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
 point, as ``bezier_plate_shared`` (shared vertex coordinates + the middle G¹ row of eq 29)
-or ``bezier_plate`` (48 coordinates per element + the seed's continuity equations); or a
+or ``bezier_plate`` (48 coordinates per element + the paper's continuity equations); or a
 ``rigid_body`` with the hexagonal prism's inertia.  The payload is a point mass at P.
 Trajectory: P follows a path through servo constraints (eq 37), one motor per row.
 """
@@ -236,9 +236,9 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     mesh : built-in hexagon mesh name (flexible platform)
     E, nu : plate material (density from the platform mass and the hexagon volume)
     continuity : "shared" (``bezier_plate_shared`` + middle G¹ rows) or "constraints"
-        (``bezier_plate`` + the seed's continuity equations)
+        (``bezier_plate`` + the paper's continuity equations)
     path : callable ``t -> (x, ẋ, ẍ)`` for P; default: P held at the start point
-    shear_factor : transverse-shear factor of the plate (1.0: plain continuum, the seed's
+    shear_factor : transverse-shear factor of the plate (1.0: plain continuum, the paper's
         element; "auto": the shear-locking remedy of docs/bezier_plate.md)
     damping_beta : stiffness-proportional structural damping of the plate [s]
         (:meth:`Model.add_damping`; 0: none)
@@ -367,7 +367,7 @@ def actuator_angles_from_state(rm: RobotModel, q: np.ndarray, v: np.ndarray | No
 
 
 def static_state(rm: RobotModel, tol: float = 1e-12):
-    """Static equilibrium with P held at the path's start (seed §5.1)."""
+    """Static equilibrium with P held at the path's start (liu2023 §5.1)."""
     from ..solvers import solve_static
 
     return solve_static(rm.model, tol=tol)

@@ -5,7 +5,7 @@ through the solver contract (:class:`fem.system.System`: ``inertia_forces`` supp
 ``M(q) q̈`` plus the quadratic-velocity forces and their tangents, which enter the
 iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``; constant mass is the implementation's
 fast path),
-``Φ(q, t) = 0`` as in Arnold & Brüls (2007), which is also the scheme of seed 000
+``Φ(q, t) = 0`` as in Arnold & Brüls (2007), which is also the scheme of Liu et al. 2023
 (eqs 39–44).  With the algorithmic acceleration ``a``::
 
     (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n
@@ -132,11 +132,11 @@ class GeneralizedAlpha:
     project_velocities : bool
         Shorthand for ``correction="projection"``.
     correction : {"none", "projection", "rigid"}
-        Kinematic correction (seed 001 §3, ``docs/kinematic_correction.md``).  Index-3
+        Kinematic correction (Liu et al. 2018 §3, ``docs/kinematic_correction.md``).  Index-3
         generalized-α satisfies the position constraints to the Newton tolerance but the
         velocity constraints only to O(h²) (undamped with ``ρ∞ = 1``).
         ``"projection"``: after each step ``q̇`` is replaced by its M-orthogonal projection
-        onto ``Φ_q q̇ + Φ_t = 0`` (projected generalized-α).  ``"rigid"``: the seed's
+        onto ``Φ_q q̇ + Φ_t = 0`` (projected generalized-α).  ``"rigid"``: the paper's
         *transient rigid-body correction* made general — corrections are taken in the
         metric ``W = M + κ K_ref`` (``K_ref`` the elastic tangent in the reference state,
         ``κ`` large), which freezes the deformation and moves the bodies rigidly; applied
@@ -333,7 +333,7 @@ class GeneralizedAlpha:
             if (self.correction == "rigid" and it >= 1 and pn > self.ctol
                     and pn > hist[-1][1]):
                 # the constraint residual rises: move the bodies rigidly (deformation
-                # frozen) back onto Φ = 0 and continue from there (seed 001 §3.1)
+                # frozen) back onto Φ = 0 and continue from there (Liu et al. 2018 §3.1)
                 dq = self.correction_step(q, t1, -phi)
                 q += dq
                 v += gp * dq

@@ -39,6 +39,33 @@ class ModalResult:
         """Number of modes with ω² < 0 beyond round-off (the state is not stable)."""
         return int(np.sum(self.omega2 < -_zero_tol(self.omega2)))
 
+    def _overview(self) -> list[tuple[str, str]]:
+        from .._display import span
+
+        f = np.asarray(self.frequencies_hz, dtype=float)
+        lines = [("modes", str(f.size)), ("frequencies", span(f, "Hz")),
+                 ("coordinates", str(np.shape(self.shapes)[0]))]
+        lines.append(("status", f"{self.unstable} unstable (ω² < 0: the state is not stable)"
+                      if self.unstable else "stable"))
+        return lines
+
+    def __repr__(self) -> str:
+        from .._display import text
+
+        head = ", ".join(f"{x:.4g}" for x in np.asarray(self.frequencies_hz)[:8])
+        more = " …" if np.size(self.frequencies_hz) > 8 else ""
+        return text("fem ModalResult", [*self._overview(), ("f [Hz]", head + more)])
+
+    def _repr_html_(self) -> str:
+        from .._display import html
+
+        rows = [(i + 1, f"{f:.6g}", f"{w2:.6g}") for i, (f, w2) in
+                enumerate(zip(self.frequencies_hz[:20], self.omega2[:20], strict=True))]
+        if np.size(self.frequencies_hz) > 20:
+            rows.append(("…", "", ""))
+        return html("fem ModalResult", self._overview(),
+                    (["mode", "frequency [Hz]", "ω² [rad²/s²]"], rows))
+
 
 def _zero_tol(w2: np.ndarray) -> float:
     return 1e-9 * max(float(np.abs(w2).max()) if w2.size else 0.0, 1.0)

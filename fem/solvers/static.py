@@ -40,6 +40,28 @@ class StaticResult:
     def constraint_residual(self) -> float:
         return self.history[-1]["constraint"] if self.history else 0.0
 
+    def _overview(self) -> list[tuple[str, str]]:
+        lines = [("status", "converged" if self.converged else "NOT converged"),
+                 ("iterations", str(self.iterations)),
+                 ("residual", f"{self.residual:.3g} (relative force), constraints "
+                              f"{self.constraint_residual:.3g}"),
+                 ("coordinates", str(np.size(self.q))),
+                 ("multipliers", str(np.size(self.lam)))]
+        if self.info:
+            lines.append(("info", ", ".join(f"{k} {v}" for k, v in self.info.items()
+                                            if isinstance(v, int | float | str))))
+        return lines
+
+    def __repr__(self) -> str:
+        from .._display import text
+
+        return text("fem StaticResult", self._overview())
+
+    def _repr_html_(self) -> str:
+        from .._display import html
+
+        return html("fem StaticResult", self._overview())
+
 
 def _stiffness_scale(asm, kvals, hvals) -> float:
     K = asm.stiffness(kvals, hvals)
