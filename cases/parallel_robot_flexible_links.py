@@ -79,6 +79,10 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "sweep_workers": ">=0"}
 
 DOCS = {
+    "drive": "path: P follows the path, the motors' torques are the unknowns (the paper's "
+             "non-collocated inverse dynamics); joints: each motor follows the rigid robot's "
+             "angle for the path, P leaves it by the deflection (collocated, converges in "
+             "the step; inverse analyses) [-]",
     "analysis": "static (P held at (0.1, 0, −0.8) m); inverse (the circle prescribed, torques"
                 " unknown); forward (driven by given torques); experiment (inverse with E = "
                 "6.9e10 Pa and a 1.6 kg payload: the strain gauges); sweep (inverse for each "

@@ -71,6 +71,10 @@ LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "sweep_workers": ">=0"}
 
 DOCS = {
+    "drive": "path: P follows the path, the motors' torques are the unknowns (the paper's "
+             "non-collocated inverse dynamics); joints: each motor follows the rigid robot's "
+             "angle for the path, P leaves it by the deflection (collocated, converges in "
+             "the step) [-]",
     "analysis": "static (P held at (0.1, 0, −0.8) m); line or circle (inverse dynamics along "
                 "the path); sweep (the circle over sweep_E_Pa and sweep_payload_kg)",
     "platform": "flexible plate, rigid platform, or reduced (Craig–Bampton modes of the "
