@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .plots import new_figure, order_guide, to_plot
+from .plots import new_figure, order_guide, plain_ticks, to_plot
 from .registry import Limit, Measurement, check
 
 BLEVINS = ("Blevins, Formulas for Natural Frequency and Mode Shape (1979), Table 8-1; "
@@ -32,6 +32,7 @@ def _convergence_plot(name, n, series, order, xlabel, caption):
     order_guide(ax, n, np.abs(next(iter(series.values()))), -order,
                 f"slope −{order:g} (order {order:g})")
     ax.set(xlabel=xlabel, ylabel="|relative error| [-]")
+    plain_ticks(ax, n)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     return to_plot(fig, name, caption)
@@ -78,6 +79,7 @@ def cable_tip_convergence(quick: bool) -> Measurement:
     ax.axhline(abs(w_fine / ref - 1), color="0.6", ls="--",
                label="64 elements vs qL⁴/8EI (nonlinearity)")
     ax.set(xlabel="elements", ylabel="|relative tip-deflection error| [-]")
+    plain_ticks(ax, ns)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     plot = to_plot(fig, "convergence", "ANCF cable cantilever under its weight: tip error "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks_beams import orders
-from .plots import new_figure, order_guide, to_plot
+from .plots import new_figure, order_guide, plain_ticks, to_plot
 from .registry import Limit, Measurement, check
 
 
@@ -133,6 +133,7 @@ def generalized_alpha_order(quick: bool) -> Measurement:
     ax.loglog(hs, rod, "^-", label="servo rod torque τ [N·m] (multiplier)")
     order_guide(ax, hs, pend[:, 0], 2, "slope 2 (order 2)")
     ax.set(xlabel="time step h [s]", ylabel="largest error (unit in legend)")
+    plain_ticks(ax, hs)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     plot = to_plot(fig, "orders", "Generalized-α: largest errors of positions, velocities "
@@ -202,8 +203,9 @@ def spinup_vs_ancf(quick: bool) -> Measurement:
     t = np.array(ancf["time_s"])
     fig, (ax, bx) = new_figure(2, 1, size=(7.0, 5.4), sharex=True,
                                gridspec_kw={"height_ratios": [2, 1]})
-    ax.plot(t, v_a, "-", lw=2.2, color="C0", label="ANCF cable, 16 el. (DAE)")
-    ax.plot(t, v_b, "--", lw=1.2, color="C1", label="floating frame, Bézier 4 (ODE)")
+    ax.plot(t, v_a, "-", lw=2.2, color="C0", label="ANCF cable, 16 el. (DAE core)")
+    ax.plot(t, v_b, "--", lw=1.2, color="C1",
+            label="floating frame, Bézier 4 (minimal coordinates)")
     ax.set(ylabel="tip deflection v [m]",
            title="Spin-up beam, Ω0 = 4 rad/s (hub frame, in plane)")
     ax.grid(True, alpha=0.3)
@@ -303,7 +305,7 @@ def screen_three_methods(quick: bool) -> Measurement:
             "constrained DAE (natural coordinates)": np.array(f["torque_dae_Nmm"])}
     scale = float(np.abs(taus["Newton–Euler (ordered SOC)"]).max())
     diff = f["max_method_difference_Nmm"]
-    fig, (ax, bx) = new_figure(2, 1, size=(7.0, 5.6), sharex=True,
+    fig, (ax, bx) = new_figure(2, 1, size=(9.0, 5.6), sharex=True,
                                gridspec_kw={"height_ratios": [3, 2]})
     for (name, tau), style, lw in zip(taus.items(), ("-", "--", ":"), (3.0, 1.8, 1.2),
                                       strict=True):
@@ -311,15 +313,15 @@ def screen_three_methods(quick: bool) -> Measurement:
     ax.set(ylabel="drive torque M [N·mm]",
            title="1T2R vibrating screen, θ = 0.3 sin t: three methods")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ne = taus["Newton–Euler (ordered SOC)"]
     for name, tau in list(taus.items())[1:]:
-        bx.semilogy(t, np.maximum(np.abs(tau - ne), 1e-17), label=f"|{name.split(' (')[0]}"
-                    " − Newton–Euler|")
-    bx.axhline(1.9, color="0.5", ls="--", label="seed: N-E vs ADAMS, 1.9 N·mm")
+        bx.semilogy(t, np.maximum(np.abs(tau - ne), 1e-17),
+                    label=f"|{name.split(' (')[0].split(',')[0]} − Newton–Euler|")
+    bx.axhline(1.9, color="0.5", ls="--", label="paper: N-E vs ADAMS, 1.9 N·mm")
     bx.set(xlabel="time t [s]", ylabel="|difference| [N·mm]")
     bx.grid(True, which="both", alpha=0.3)
-    bx.legend(fontsize=8)
+    bx.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     plot = to_plot(fig, "torque", "Vibrating screen: the drive torque by three methods "
                    "(top) and their differences on a log scale (bottom).")
     rows = [{"pair": k, "max |difference| [N·mm]": f"{v:.2e}"}
