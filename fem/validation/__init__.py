@@ -42,10 +42,14 @@ def validate(quick: bool = False, only: list[str] | None = None,
     stream : file, optional
         Where progress lines go (default stdout).
     """
+    from ..errors import ModelError
     from .checks import run_check, selected
     from .papers import PAPER_PAGES, collect, page, store
     from .report import machine, write_report
 
+    if docs and only:
+        raise ModelError("fem validate: --docs writes the whole report; run it without "
+                         "--only")
     stream = stream or sys.stdout
     t0 = time.perf_counter()
     checks = selected(quick, only)

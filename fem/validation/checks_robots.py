@@ -63,7 +63,7 @@ def flagship_static_state(quick: bool) -> Measurement:
 @check(name="flagship_circle_accuracy", group="Parallel robots (seeds 000, 001)",
        subject="flagship robot, inverse dynamics along the seed's circle (generalized-α "
                "ρ∞ = 0.1, h = 5 ms): path, constraints and dynamics residuals",
-       reference="the prescribed path; Φ = 0; the equations of motion", kind="closed form",
+       reference="the prescribed path; Φ = 0; the equations of motion", kind="residual",
        source="liu2023 §5.3 (the seed reports path error 1.2e-12 mm, constraints < 1e-14, "
               "dynamics residual < 1e-6)",
        limits=(Limit("max_path_error_mm", upper=1e-9),

@@ -32,6 +32,8 @@ KINDS = {
     "independent ODE": "the same system in other coordinates, integrated to 1e-12 by SciPy",
     "another method": "a different formulation or method inside the framework",
     "full model": "the unreduced finite-element model the reduction comes from",
+    "invariant": "a quantity the continuous system conserves (energy)",
+    "residual": "the solved equations evaluated at the solution (path, constraints, motion)",
     "paper": "a figure printed in a paper (fem.citations)",
 }
 """Kinds of reference a check may name, with what each means."""

@@ -32,7 +32,7 @@ the decisions taken on the convergence audit, the benchmarks."""
 
 def _value(v: float) -> str:
     v = float(v)
-    return f"{v:.3g}" if 1e-3 <= abs(v) < 1e4 or v == 0 else f"{v:.2e}"
+    return f"{v:#.3g}" if 1e-3 <= abs(v) < 1e4 or v == 0 else f"{v:.2e}"
 
 
 def _measured(o: Outcome) -> str:
@@ -61,7 +61,8 @@ def report_document(outcomes: Sequence[Outcome], meta: dict, papers: dict) -> Do
              + f" ({meta['set']} set, {meta['seconds']:.0f} s on {meta['machine']}).")
     doc.para("Every check names its subject, its reference — what it is, of which kind "
              "(closed form, series, independent ODE, another method of the framework, the "
-             "full model a reduction comes from, a paper's figure) and where it comes from —, "
+             "full model a reduction comes from, an invariant, a residual) and where it comes "
+             "from —, "
              "its tolerance and why, and the measured values.  The check's function only "
              "measures; the verdict compares the printed values with the printed limits "
              "(`fem/validation/registry.py`).  What the test suite checks beyond this report, "
