@@ -117,13 +117,13 @@ LIU2023 = Paper(
     rows=(
         Row("static sag d (distance of P from the centre of W1 W2 W3)", "1.269 mm",
             lambda f: f"{f['static']['static_sag_mm']:.3f} mm",
-            "Element setting: the seed's plain continuum element is shear-locked on six "
+            "Element setting: the paper's plain continuum element is shear-locked on six "
             "elements of this 6 mm plate; our default uses the element's shear remedy. The "
             "converged sag of the same plate is ≈ 2.2 mm (next row: the plain element).",
             _CHOICES),
-        Row("static sag d, the seed's plain element (`shear_factor=1.0`)", "1.269 mm",
+        Row("static sag d, the paper's plain element (`shear_factor=1.0`)", "1.269 mm",
             lambda f: f"{f['static_plain']['static_sag_mm']:.3f} mm",
-            "Same element as the seed: 2.7 % apart. The rest is not traced (the seed's "
+            "Same element as the paper: 2.7 % apart. The rest is not traced (the paper's "
             "element details and joint geometry are partly open).", _BESIDE),
         Row("W1", "(0.01, 0, −0.8004) m",
             lambda f: f"{_vec(f['static']['W1_m'])} m; plain element "
@@ -142,7 +142,7 @@ LIU2023 = Paper(
                 f["static"]["centre_strain_bottom_middle_top"]["bottom"]["e22"],
                 f["static"]["centre_strain_bottom_middle_top"]["top"]["e22"]),
             "A plate loaded at its centre and held at three edge midpoints sags convex-down, "
-            "bottom in tension; the seed's sign needs the opposite curvature or a thickness "
+            "bottom in tension; the paper's sign needs the opposite curvature or a thickness "
             "axis pointing down. Left open.", _BESIDE),
         Row("circle: actuator torques", "−23.7 … −3.09 N·m",
             lambda f: _rng((f["circle"]["torque_min_Nm"], f["circle"]["torque_max_Nm"]), 4,
@@ -158,7 +158,7 @@ LIU2023 = Paper(
                       f"β = 1e-4 s: {f['circle_plain_damped']['max_torque_dev_vs_rigid_Nm']:.3f}"
                       " N·m",
             "Dominated by the platform's vibration, i.e. by damping (structural β and the "
-            "integrator's ρ∞); with β = 1e-4 s the plain element gives the seed's value. We "
+            "integrator's ρ∞); with β = 1e-4 s the plain element gives the paper's value. We "
             "compare with the rigid robot integrated by the same scheme and step.", _BESIDE),
         Row("circle: largest angle deviation from the rigid robot", "0.53°",
             lambda f: f"{f['circle']['max_angle_dev_vs_rigid_deg']:.2f}°",
@@ -169,12 +169,12 @@ LIU2023 = Paper(
             "As the torque deviation.", _BESIDE),
         Row("circle: actuator angle", "up to −9.5°",
             lambda f: "θ − θ(P0): " + _rng(f["circle"]["theta_change_range_deg"], 3, "°"),
-            "The seed does not define the angle's zero; measured from the home pose the "
+            "The paper does not define the angle's zero; measured from the home pose the "
             "largest angle of the circle is 9.53° (rigid robot).", _SEED6),
         Row("line: actuator torques", "−19.93 … −5.89 N·m",
             lambda f: _rng((f["line"]["torque_min_Nm"], f["line"]["torque_max_Nm"]), 4,
                            " N·m"),
-            "The seed does not give the line's direction; we run it along +Y (the circle's "
+            "The paper does not give the line's direction; we run it along +Y (the circle's "
             "tangent at P0). No horizontal direction reproduces all three printed extremes.",
             _SEED6),
         Row("line: sag range", "1.243 … 1.275 mm",
@@ -211,7 +211,7 @@ LIU2023 = Paper(
                       "(shared vertices); seed continuity equations: "
                       f"{f['static_seed_constraints']['n_coordinates']} / "
                       f"{f['static_seed_constraints']['n_constraints']}",
-            "Same mechanism: the seed writes each limb with 5 coordinates instead of our 4 "
+            "Same mechanism: the paper writes each limb with 5 coordinates instead of our 4 "
             "nodes and counts eq 34's three equations; both leave the same elastic motion.",
             (_PR, "The model")),
     ))
@@ -242,18 +242,18 @@ LIU2018 = Paper(
                       "magnitude)", "Agrees.", _AB),
         Row("actuator-angle deviation from the rigid robot", "0.84°",
             lambda f: f"{f['inverse']['max_angle_dev_vs_rigid_deg']:.2f}°",
-            "Our links are softer in bending: the seed does not specify its element's "
+            "Our links are softer in bending: the paper does not specify its element's "
             "elastic energy; the continuum (Poisson-locked) element is 35 % stiffer.", _AB),
         Row("actuator angle", "up to 9.8°",
             lambda f: _rng(f["inverse"]["theta_range_deg"], 3, "°") + "; change ≤ "
                       f"{f['inverse']['theta_change_max_deg']:.1f}°",
-            "Zero and sign of θ are not given by the seed; ours: link 1 from the outward "
+            "Zero and sign of θ are not given by the paper; ours: link 1 from the outward "
             "horizontal.", _AB),
         Row("platform tilt at start / stop", "5.3°",
             lambda f: f"{f['inverse']['tilt_start_deg']:.1f}° / "
                       f"{f['inverse']['tilt_end_deg']:.1f}°",
             "The tilt does not change when the bending stiffness changes by 35 %, so the "
-            "links' twist and stretch set it; the seed's joint details (U axes, R3) are not "
+            "links' twist and stretch set it; the paper's joint details (U axes, R3) are not "
             "fully given.", _AB),
         Row("platform tilt while cruising", "< 0.5°",
             lambda f: f"≤ {f['inverse']['tilt_cruise_max_deg']:.2f}°", "As the tilt above.",
@@ -261,7 +261,7 @@ LIU2018 = Paper(
         Row("link mid-point transverse deformation", "7.73 mm",
             lambda f: "limbs 1–3: " + ", ".join(
                 f"{x:.1f}" for x in f["inverse"]["midpoint_deformation_max_mm"]) + " mm",
-            "The seed's element is not specified; the continuum element gives 9.9 mm "
+            "The paper's element is not specified; the continuum element gives 9.9 mm "
             "(35 % stiffer in bending).", _AB),
         Row("shear angle at the mid-points", "< 0.0004°",
             lambda f: f"≤ {f['inverse']['shear_angle_max_deg']:.5f}°", "Agrees.", _AB),
@@ -270,12 +270,12 @@ LIU2018 = Paper(
                 f"{x:.1f}" for x in f["forward"]["max_path_deviation_per_axis_mm"]) + " mm",
             "Open-loop torque drive of a mechanism without stiffness in its three freedoms: "
             "torque mismatches integrate twice. We start at rest where the rigid torques "
-            "hold the soft robot (12.9 mm below P0); the seed's start is not stated.", _AB),
+            "hold the soft robot (12.9 mm below P0); the paper's start is not stated.", _AB),
         Row("experiment (E = 6.9e10 Pa, 1.6 kg): gauge strains on link 3 of limb 1 at "
             "200 / 407.5 / 600 mm", "peaks ≈ ±1e-5 (Table 3)",
             lambda f: "; ".join(f"{k}: {_rng(v, 2)}" for k, v in
                                 f["experiment"]["gauge_strain_range"].items()),
-            "The seed's gauges read changes from an unknown zero; ours are absolute "
+            "The paper's gauges read changes from an unknown zero; ours are absolute "
             "surface strains, the static part included.", _AB),
         Row("inverse dynamics: path error", "< 2e-11 m",
             lambda f: f"{f['inverse']['max_path_error_m']:.1e} m", "Agrees."),
@@ -285,7 +285,7 @@ LIU2018 = Paper(
         Row("coordinates / constraint equations (inverse)", "78 / 24",
             lambda f: f"{f['inverse']['n_coordinates']} / {f['inverse']['n_constraints']}",
             "Same mechanism, more coordinates: links 1–2 as 3D natural-coordinate bars "
-            "(the seed: planar), 8 beam elements per link (the seed: 1).", _AB),
+            "(the paper: planar), 8 beam elements per link (the paper: 1).", _AB),
     ))
 
 
@@ -310,7 +310,7 @@ FAN2016 = Paper(
           "times, errors, frequencies and amplitudes per method, but their numbers are not "
           "in our copy of the text (`../shared/docs/BRIEF.md` gives the findings only), so "
           "the rows compare findings.  Our tables come from `fem run spinup_beam -p "
-          "analysis=compare` (the seed's second-order kinematics, the model of its tables; "
+          "analysis=compare` (the paper's second-order kinematics, the model of its tables; "
           "error = max |v − v_ref| / max |v_ref| against Hermite elements with 16 functions "
           "at half the step).",
     runs={"compare": (SPIN, {"analysis": "compare"}),
@@ -324,7 +324,7 @@ FAN2016 = Paper(
             (_FF, "Tables 1–3 (our timings; `fem run spinup_beam -p analysis=compare`)")),
         Row("spin-up, Ω0 = 10 rad/s: tip deflection of the four methods", "agree",
             lambda f: "errors " + _bases_error(f, 10.0),
-            "Agree within 1 % of the peak; all carry the seed's second-order kinematics, "
+            "Agree within 1 % of the peak; all carry the paper's second-order kinematics, "
             "3 % off the geometrically exact ANCF beam at this deflection (our default is "
             "the fourth-order model, within 0.6 %).",
             (_FF, "Validation (tests/test_bases.py, tests/test_floating_frame.py)")),
@@ -547,8 +547,8 @@ def page(paper: Paper, figures: dict, meta: dict, docs: Path | None,
                  "without `--quick`); this page was made by `fem validate --quick`, which "
                  "does not rerun the cases.")
     else:
-        doc.para(f"**Our figures** were computed by running the cases for this page on "
-                 f"{meta['generated']} ({meta['seconds'].get(paper.key, 0):.0f} s).")
+        doc.para(f"**Our figures** were computed by running the cases on {meta['generated']} "
+                 "(`fem validate` without `--quick`).")
     rows = []
     for r in paper.rows:
         try:
