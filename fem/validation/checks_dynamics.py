@@ -1,8 +1,10 @@
 """Checks of the time integration and of the dynamic cases: generalized-α's order in h,
 Kane's spin-up beam against the ANCF model, the vibrating screen's three inverse-dynamics
-methods, the servo-constrained rod."""
+methods, the servo-constrained rod, the cable against a peer code's stored run."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -358,3 +360,45 @@ def flexible_pendulum_energy(quick: bool) -> Measurement:
     return Measurement({"energy_error_of_max_kinetic": float(np.abs(E - E[0]).max() / K.max()),
                         "constraint_residual": float(res.stats["residual_constraints"].max())},
                        "4000 steps.")
+
+
+# ------------------------------------------------------------------ peer code
+PEER_EXUDYN = Path(__file__).resolve().parent / "data" / "peer_exudyn_cable.jsonl"
+"""Exudyn's runs of the cable benchmark (``tests/benchmarks/peer_exudyn_cable.py``)."""
+
+
+@check(name="cable_dynamics_vs_exudyn", group="Time integration",
+       subject="ANCF cable cantilever dropped under gravity (cantilever_cable, 16 and 64 "
+               "elements), generalized-α ρ∞ = 0.8, h = 1 ms, tip at t = 1 s",
+       reference="Exudyn 1.13's ObjectANCFCable model of the same bar, same integrator "
+                 "settings, its stored run", kind="peer code",
+       source="fem/validation/data/peer_exudyn_cable.jsonl, made by "
+              "tests/benchmarks/peer_exudyn_cable.py (Exudyn: measurement only, never a "
+              "dependency)",
+       limits=(Limit("max_difference_rel", upper=2e-6),),
+       why="Same element (gradient-deficient 3D ANCF cable), load, clamp, integrator and "
+           "step, so the two programs differ only where they stop Newton: Exudyn at relative "
+           "tolerance 1e-6, fem here at 1e-10 (converged: 1e-6 → 1e-10 moves fem's tip by "
+           "1.7e-7 and 3.4e-7).  The difference is the peer's stopping error, of the order "
+           "of its tolerance: 2e-6 is twice it.")
+def cable_dynamics_vs_exudyn(quick: bool) -> Measurement:
+    import json
+
+    import fem
+
+    peers = [json.loads(ln) for ln in PEER_EXUDYN.read_text().splitlines()
+             if ln.startswith("{")]
+    header = PEER_EXUDYN.read_text().splitlines()[0].lstrip("# ")
+    case = _case("cantilever_cable")
+    rows, worst = [], 0.0
+    for peer in peers:
+        model = case.build(n_elements=peer["elements"])
+        tip = int(model.node_dofs(model.node("tip"))[2])
+        res = fem.simulate(model, peer["steps"] * 1e-3, 1e-3, rho_inf=0.8, tol=1e-10)
+        z = float(res.q[-1, tip])
+        rel = abs(z / peer["tip_z_m"] - 1)
+        worst = max(worst, rel)
+        rows.append({"elements": peer["elements"], "fem tip z [m]": f"{z:.10f}",
+                     f"Exudyn {peer['version']} tip z [m]": f"{peer['tip_z_m']:.10f}",
+                     "Exudyn tolerance": f"{peer['tol']:g}", "difference": f"{rel:.1e}"})
+    return Measurement({"max_difference_rel": worst}, f"Peer run: {header}.", rows)

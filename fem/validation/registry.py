@@ -33,6 +33,7 @@ KINDS = {
     "another method": "a different formulation or method inside the framework",
     "full model": "the unreduced finite-element model the reduction comes from",
     "invariant": "a quantity the continuous system conserves (energy)",
+    "peer code": "another program's stored run, with the script that made it",
     "residual": "the solved equations evaluated at the solution (path, constraints, motion)",
     "paper": "a figure printed in a paper (fem.citations)",
 }
