@@ -216,11 +216,12 @@ def _transverse(fr, res) -> np.ndarray:
        source=BLEVINS + ".beam_beta_l",
        limits=(Limit("ratio_min", lower=0.85), Limit("ratio_max", upper=1.05)),
        why="Consistent-mass cubic Hermite elements overestimate a frequency by the leading "
-           "term (βₙh)⁴/1440 of their dispersion relation (h the element length), which is "
-           "1e-7 … 6e-5 here; the check asks the measured error to *be* that term "
-           "(error / estimate within 0.85 … 1.05, the next term lowering it by up to 10 % "
-           "for mode 3): a wrong mass, stiffness or boundary condition would miss it by "
-           "orders of magnitude.")
+           "term (βₙh)⁴/1440 of their frequency error (h the element length), 1e-7 … 6e-5 "
+           "here; the ratio of measured error to that term approaches 1 as h falls (mode 3 "
+           "clamped–free: 0.963 on 10 elements, 0.991 on 20).  The check asks the error to "
+           "*be* that term, error / estimate within 0.85 … 1.05 (the next term lowers it by "
+           "up to 10 % for mode 3): a wrong mass, stiffness or boundary condition would miss "
+           "it by orders of magnitude.")
 def hermite_frequency_table(quick: bool) -> Measurement:
     from fem.frames import rectangle
     from fem.references.beams import BOUNDARIES, beam_beta_l
