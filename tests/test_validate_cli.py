@@ -94,7 +94,7 @@ def test_every_check_declares_its_reference_and_reasons():
 
 @pytest.mark.slow
 def test_quick_set_passes(tmp_path, capsys):
-    """The whole quick set (about 30 s on the 2-core machine)."""
+    """The whole quick set (about 20 s on the 2-core machine, more under load)."""
     rc = main(["validate", "--quick", "-o", str(tmp_path)])
     record, md, html, printed = _report(tmp_path, capsys)
     assert rc == 0, printed
