@@ -6,6 +6,7 @@
     fem render DIR
     fem sweep CASE -p key=v1,v2,... [--grid|--zip] [--scheduler ADDRESS] [--workers N]
               [--out DIR] [--plot FIGURE:PARAMETER] [--serial]
+    fem validate [--quick] [-o DIR] [--only NAME,...] [--docs]
 """
 
 from __future__ import annotations
@@ -228,6 +229,13 @@ def cmd_sweep(args) -> int:
     return 1 if res.failures else 0
 
 
+def cmd_validate(args) -> int:
+    from .validation import validate
+
+    only = [n for item in args.only or [] for n in item.split(",") if n]
+    return validate(quick=args.quick, only=only or None, out=args.out, docs=args.docs)
+
+
 @contextlib.contextmanager
 def _signals_as_interrupts():
     """SIGTERM (and SIGHUP) stop a command as Ctrl-C does: the run records "interrupted"
@@ -316,6 +324,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="plot a figure against a swept parameter (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_sweep)
+    p = sub.add_parser("validate", help="run the reference checks and write the report")
+    p.add_argument("--quick", action="store_true",
+                   help="small sizes; paper pages from the stored figures (CI)")
+    p.add_argument("-o", "--out", default="results/validation",
+                   help="report folder (default results/validation)")
+    p.add_argument("--only", action="append", metavar="NAME[,NAME...]",
+                   help="run only these checks (repeatable)")
+    p.add_argument("--docs", action="store_true",
+                   help="also write docs/validation.md, its plots and docs/papers/")
+    p.set_defaults(fn=cmd_validate)
     args = parser.parse_args(argv)
     try:
         with _signals_as_interrupts():

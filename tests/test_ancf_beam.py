@@ -3,12 +3,11 @@ finite differences (issue 9, seed 001 eq 9)."""
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 from scipy.linalg import expm
-from scipy.optimize import brentq
 
 import fem
 from fem.elements.ancf_beam import beam_section
+from fem.references.beams import cantilever_elastica
 
 MAT = fem.Material(2e9, 0.3, 1000.0)
 SECTIONS = {"rectangle": dict(section="rectangle", width=0.03, height=0.02),
@@ -147,17 +146,9 @@ def test_no_locking_from_stubby_to_slender():
 
 
 def elastica(k):
-    """Tip of the inextensible cantilever elastica under a perpendicular dead load,
-    ``θ″ = −k cos θ``, θ(0) = 0, θ′(1) = 0 (shooting): returns (x/L, w/L)."""
-    def rhs(s, y):
-        return [y[1], -k * np.cos(y[0]), np.cos(y[0]), np.sin(y[0])]
-
-    def end(c):
-        return solve_ivp(rhs, (0, 1), [0, c, 0, 0], rtol=1e-12, atol=1e-12).y[:, -1]
-
-    c = brentq(lambda c: end(c)[1], 0.0, k * (1 + 1e-9))
-    y = end(c)
-    return y[2], y[3]
+    """Tip (x/L, w/L) of the cantilever elastica under a perpendicular dead load
+    PL²/EI = k (:func:`fem.references.beams.cantilever_elastica`, shooting)."""
+    return cantilever_elastica(k)
 
 
 def test_elastica_reference_matches_published_values():

@@ -7,7 +7,9 @@ NumPy and SciPy are imported, and only when this package is (``import fem`` does
 
 :mod:`fem.references.beams`
     Euler–Bernoulli / Timoshenko cantilever: ``BETA_L`` (clamped–free βₙL),
-    ``clamped_free_beta_l``, ``cantilever_tip_deflection`` (qL⁴/8EI + FL³/3EI [+ shear]),
+    ``clamped_free_beta_l``, ``beam_beta_l`` (βₙL for clamped, free and pinned ends),
+    ``cantilever_tip_deflection`` (qL⁴/8EI + FL³/3EI [+ shear]),
+    ``cantilever_elastica`` (large deflection under a dead tip load, shooting),
     ``cantilever_frequencies`` ((βₙL)²√(EI/ρAL⁴)/2π), ``fixed_free_rod_frequencies``
     ((2n−1)c/4L, axial or torsion); spinning beams: ``rotating_rod_stretch``
     (ρΩ²L³/3E) and ``rotating_beam_frequency`` (first in-plane frequency of a clamped

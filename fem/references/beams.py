@@ -13,9 +13,9 @@ from scipy.optimize import brentq
 
 from ..validate import checked, integer, nonnegative, positive
 
-__all__ = ["BETA_L", "clamped_free_beta_l", "cantilever_tip_deflection",
-           "cantilever_frequencies", "fixed_free_rod_frequencies", "rotating_rod_stretch",
-           "rotating_beam_frequency"]
+__all__ = ["BETA_L", "clamped_free_beta_l", "beam_beta_l", "BOUNDARIES",
+           "cantilever_tip_deflection", "cantilever_frequencies", "fixed_free_rod_frequencies",
+           "cantilever_elastica", "rotating_rod_stretch", "rotating_beam_frequency"]
 
 BETA_L = np.array([1.875104068711961, 4.694091132974175, 7.854757438237613])
 """The first three roots βₙL of ``1 + cos(βL) cosh(βL) = 0`` (clamped–free beam;
@@ -44,6 +44,104 @@ def clamped_free_beta_l(n_modes: int) -> np.ndarray:
 
     centres = (np.arange(1, n_modes + 1) - 0.5) * np.pi
     return np.array([brentq(f, c - 0.5, c + 0.5, xtol=1e-15) for c in centres])
+
+
+BOUNDARIES = ("clamped-free", "free-free", "clamped-clamped", "pinned-pinned",
+              "pinned-clamped")
+"""End conditions of :func:`beam_beta_l`."""
+
+_FREQUENCY_EQUATIONS = {
+    # (frequency equation f(x) = 0 in x = βL, bounded for large x, and the asymptotic
+    # root of mode n); Blevins (1979), Table 8-1
+    "clamped-free": (lambda x: np.cos(x) + 1.0 / np.cosh(x), lambda n: (n - 0.5) * np.pi),
+    "free-free": (lambda x: np.cos(x) - 1.0 / np.cosh(x), lambda n: (n + 0.5) * np.pi),
+    "clamped-clamped": (lambda x: np.cos(x) - 1.0 / np.cosh(x), lambda n: (n + 0.5) * np.pi),
+    "pinned-pinned": (np.sin, lambda n: n * np.pi),
+    "pinned-clamped": (lambda x: np.sin(x) - np.cos(x) * np.tanh(x),
+                       lambda n: (n + 0.25) * np.pi),
+}
+
+
+def beam_beta_l(boundary: str, n_modes: int) -> np.ndarray:
+    """The first ``n_modes`` roots βₙL of a uniform Euler–Bernoulli beam's frequency
+    equation for the end conditions ``boundary``.
+
+    ``fₙ = (βₙL)² √(EI / ρA L⁴) / 2π`` for every case (Blevins 1979, Table 8-1):
+
+    * ``"clamped-free"``: ``1 + cos βL cosh βL = 0`` (1.87510, 4.69409, 7.85476, …);
+    * ``"free-free"`` and ``"clamped-clamped"``: ``cos βL cosh βL = 1`` (4.73004, 7.85320,
+      10.99561, …; the free–free beam has two rigid modes besides);
+    * ``"pinned-pinned"``: ``sin βL = 0`` (nπ);
+    * ``"pinned-clamped"``: ``tan βL = tanh βL`` (3.92660, 7.06858, 10.21018, …).
+
+    Each equation is written bounded for large βL (divided by ``cosh βL``) and solved by
+    Brent's method within ±0.5 of its asymptotic root.
+
+    Parameters
+    ----------
+    boundary : str
+        One of :data:`BOUNDARIES`.
+    n_modes : int
+        How many roots.
+
+    Returns
+    -------
+    ndarray (n_modes,)
+        βₙL, ascending.
+    """
+    if boundary not in _FREQUENCY_EQUATIONS:
+        raise ValueError(f"beam_beta_l: boundary must be one of {BOUNDARIES}, "
+                         f"got {boundary!r}")
+    n_modes = integer(n_modes, "n_modes", minimum=1)
+    f, guess = _FREQUENCY_EQUATIONS[boundary]
+    return np.array([brentq(lambda x: float(f(x)), guess(n) - 0.5, guess(n) + 0.5,
+                            xtol=1e-15) for n in range(1, n_modes + 1)])
+
+
+def cantilever_elastica(load: float, n_points: int = 0) -> tuple[float, float] | np.ndarray:
+    """Tip of the inextensible, unshearable cantilever elastica under a dead tip load
+    perpendicular to the undeformed axis.
+
+    ``θ″(s) = −k cos θ`` on ``s = x/L ∈ [0, 1]`` with ``k = PL²/EI``, clamped
+    ``θ(0) = 0``, moment-free tip ``θ′(1) = 0``; ``x′ = cos θ``, ``w′ = sin θ``.  Solved
+    by shooting on ``θ′(0) ∈ [0, k]`` (Brent) with ``solve_ivp`` at rtol = atol = 1e-12.
+    Mattiasson (1981, Int. J. Numer. Meth. Eng. 17: 145–153) tabulates the tip
+    (w/L, u/L = 1 − x/L) = (0.30172, 0.05643), (0.49346, 0.16064), (0.71379, 0.38763) for
+    k = 1, 2, 5, which this reproduces to 2e-5.
+
+    Parameters
+    ----------
+    load : float
+        ``k = PL²/EI`` (≥ 0).
+    n_points : int
+        0: the tip only; otherwise the deformed centre line at ``n_points`` equally
+        spaced arc lengths.
+
+    Returns
+    -------
+    (float, float) or ndarray (n_points, 2)
+        Tip (x/L, w/L), or the centre line's (x/L, w/L).
+    """
+    from scipy.integrate import solve_ivp
+
+    k = float(nonnegative(load, "load"))
+    if k == 0.0:
+        return (1.0, 0.0) if not n_points else np.column_stack(
+            [np.linspace(0.0, 1.0, n_points), np.zeros(n_points)])
+
+    def rhs(_s, y):
+        return [y[1], -k * np.cos(y[0]), np.cos(y[0]), np.sin(y[0])]
+
+    def shoot(c, s_eval=None):
+        return solve_ivp(rhs, (0.0, 1.0), [0.0, c, 0.0, 0.0], rtol=1e-12, atol=1e-12,
+                         t_eval=s_eval)
+
+    c = brentq(lambda c: shoot(c).y[1, -1], 0.0, k * (1 + 1e-9))
+    if n_points:
+        y = shoot(c, np.linspace(0.0, 1.0, n_points)).y
+        return np.column_stack([y[2], y[3]])
+    y = shoot(c).y[:, -1]
+    return float(y[2]), float(y[3])
 
 
 @checked(L=positive, EI=positive)

@@ -21,7 +21,8 @@ def double_pendulum_angles(t: np.ndarray, m1: float, m2: float, L1: float, L2: f
                            theta0: Sequence[float] = (0.0, 0.0),
                            omega0: Sequence[float] = (0.0, 0.0),
                            c1: float | None = None, c2: float | None = None,
-                           rtol: float = 1e-12, atol: float = 1e-12) -> np.ndarray:
+                           rtol: float = 1e-12, atol: float = 1e-12,
+                           rates: bool = False) -> np.ndarray:
     """Absolute link angles θ₁(t), θ₂(t) of a planar compound double pendulum.
 
     Link 1 turns about a fixed pivot, link 2 about the end of link 1 (distance ``L1``);
@@ -53,11 +54,13 @@ def double_pendulum_angles(t: np.ndarray, m1: float, m2: float, L1: float, L2: f
         Centre-of-mass distances; default ``L1/2``, ``L2/2`` (uniform links).
     rtol, atol : float
         Integrator tolerances.
+    rates : bool
+        Also return the rates θ̇₁, θ̇₂ (the integrator's state, as accurate as the angles).
 
     Returns
     -------
-    ndarray (n, 2)
-        θ₁, θ₂ [rad] at ``t``.
+    ndarray (n, 2), or (n, 4) with ``rates``
+        θ₁, θ₂ [rad] at ``t`` (then θ̇₁, θ̇₂ [rad/s]).
     """
     c1 = L1 / 2 if c1 is None else c1
     c2 = L2 / 2 if c2 is None else c2
@@ -75,7 +78,7 @@ def double_pendulum_angles(t: np.ndarray, m1: float, m2: float, L1: float, L2: f
     y0 = [theta0[0], theta0[1], omega0[0], omega0[1]]
     sol = solve_ivp(rhs, (float(t[0]), float(t[-1])), y0, method="DOP853", t_eval=t,
                     rtol=rtol, atol=atol)
-    return sol.y[:2].T
+    return sol.y.T.copy() if rates else sol.y[:2].T
 
 
 def rod_double_pendulum_tip(t: np.ndarray, L: float, g: float,

@@ -49,6 +49,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# what is a headline figure, and the docs table: kept with the validation report, which
+# prints the table from this script's stored output (fem validate)
+from fem.validation.audit import markdown, summarize  # noqa: E402
 
 REFINE = ("n_elements", "n_elements_per_link", "divisions", "mesh", "n_coordinates",
           "n_modes")
@@ -64,29 +70,6 @@ SCALES = {"spinup_beam": {"after_spinup_mean_m": "after_spinup_amplitude_m"},
           "vibrating_screen_1t2r": {"reaction_moment_Nmm.R3.max": "reaction_moment_Nmm.R1.max"}}
 """Scalars that are zero by physics (a vibration's mean, the moment a universal joint
 cannot carry) are compared with a related figure's magnitude, not with themselves."""
-
-BOOKKEEPING = ("wall", "time_s", "iteration", "residual", "n_coordinates", "n_elements",
-               "n_constraints", "steps", "factorization", "reference", "seed", "params",
-               "plots", "files", "status", "case", "parameters", "machine", "roundoff",
-               "n_dof", "counts", "dofs", "size", "n_modes", "method_difference",
-               "chain_residual", "loop_closure", "analysis", "mesh", "basis",
-               "n_frequencies", "load_steps", "speedup", "error", "drift", "total_j",
-               "shear_factor", "real_time", "span_over", "rigidity", "duration")
-"""Substrings of figure names that are not headline figures.  Error measures (an error
-against a reference, an energy drift, the history of a conserved total energy) are left
-out too: they measure the discretization error themselves and fall with the step by
-design; so are inputs a case echoes (a plate's shear factor, which depends on the element
-size by construction) and, by the prefix ``rigid_``, the figures of a case's rigid
-reference model."""
-
-
-def headline(name: str) -> bool:
-    """Whether a figure is a headline figure (a result, not bookkeeping: counts ``n_…``,
-    inputs echoed, references, timings)."""
-    low = name.lower()
-    return (not low.startswith(("n_", "rigid_"))
-            and not any(word in low for word in BOOKKEEPING))
-
 
 def refined(params: dict) -> tuple[str, object] | None:
     """The case's refinement parameter and its refined value, or None."""
@@ -242,47 +225,6 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
             if m is not None:
                 record["moves"].setdefault(key, {})[label] = float(f"{m:.3g}")
     return summarize(record)
-
-
-def summarize(record: dict) -> dict:
-    """Mark the headline figures of a record and its largest move per variant."""
-    record["headline"] = [k for k in record["moves"] if headline(k)]
-    worst = {}
-    for key in record["headline"]:
-        for label, m in record["moves"][key].items():
-            if m > worst.get(label, (-1.0, ""))[0]:
-                worst[label] = (m, key)
-    record["worst"] = {label: {"move": m, "figure": key} for label, (m, key) in worst.items()}
-    return record
-
-
-def markdown(records: list[dict]) -> str:
-    """The table of docs/validation.md: one row per configuration and variant."""
-    lines = ["| case (defaults) | variant | wall [s] | largest move | of figure | "
-             "figures over 1 % |",
-             "|---|---|---|---|---|---|"]
-    for r in records:
-        label = r["case"] + "".join(f", {k}={v}" for k, v in r["overrides"].items())
-        variants = [v for v in r["wall_s"] if v != "default"]
-        if not variants:
-            lines.append(f"| {label} | — | {r['wall_s'].get('default', '—')} | — | — | "
-                         f"{r['notes'].get('default', 'no time step or mesh parameter')} |")
-        for v in variants:
-            if v in r["notes"]:
-                note = r["notes"][v].split(";")[0].split(" (")[0]
-                lines.append(f"| {label} | {v} | {r['wall_s'][v]} | — | — | {note} |")
-                continue
-            w = r.get("worst", {}).get(v)
-            over = sorted((k for k in r["headline"] if r["moves"][k].get(v, 0.0) > 0.01),
-                          key=lambda k: -r["moves"][k][v])
-            listed = ", ".join(f"`{k}` {100 * r['moves'][k][v]:.2g} %" for k in over[:4])
-            if len(over) > 4:
-                listed += f" and {len(over) - 4} more"
-            lines.append(f"| {label} | {v} | {r['wall_s']['default']} → {r['wall_s'][v]} | "
-                         f"{'—' if w is None else format(100 * w['move'], '.3g') + ' %'} | "
-                         f"{'—' if w is None else '`' + w['figure'] + '`'} | "
-                         f"{listed or 'none'} |")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,18 @@
+"""The registry of checks, filled: importing this module registers every check.
+
+Order of the report: beams (static deflection, frequency tables), reduced bodies, plates,
+time integration, flexible links, rigid inverse dynamics, parallel robots.  Each module
+holds its checks as data (``@check(...)``) beside the function that measures.
+"""
+
+from __future__ import annotations
+
+from . import (  # noqa: F401  (registration on import)
+    checks_beams,
+    checks_dynamics,
+    checks_plates,
+    checks_robots,
+)
+from .registry import CHECKS, Check, Limit, Measurement, Outcome, run_check, selected
+
+__all__ = ["CHECKS", "Check", "Limit", "Measurement", "Outcome", "run_check", "selected"]
