@@ -89,10 +89,10 @@ def _limb_range(f: dict, key: str = "torque_range_per_limb_Nm") -> tuple[float, 
 
 # ------------------------------------------------------------------ liu2023 (liu2023)
 _PR, _RR = "parallel_robot.md", "rrru3_robot.md"
-_CHOICES = (_PR, "Choices where the seed is open (reasons in `docs/rrru3_robot.md` unless "
+_CHOICES = (_PR, "Choices where the paper is open (reasons in `docs/rrru3_robot.md` unless "
                  "stated)")
-_BESIDE = (_PR, "Our figures beside the seed's")
-_SEED6 = (_RR, "6. Seed figures beside the rigid reference")
+_BESIDE = (_PR, "Our figures beside the paper's")
+_SEED6 = (_RR, "6. The paper's figures beside the rigid reference")
 
 LIU2023 = Paper(
     key="liu2023", cases=(FLAGSHIP,), pages=(_PR, _RR, "bezier_plate.md"),
@@ -218,7 +218,7 @@ LIU2023 = Paper(
 
 
 # ------------------------------------------------------------------ liu2018 (liu2018)
-_AB = ("ancf_beam.md", "The seed-001 robot with flexible links "
+_AB = ("ancf_beam.md", "The robot of Liu et al. (2018) with flexible links "
                        "(`cases/parallel_robot_flexible_links.py`)")
 
 LIU2018 = Paper(
@@ -374,7 +374,7 @@ FAN2016 = Paper(
 
 # ------------------------------------------------------------------ ma2010 (ma2010)
 _VMP = "vehicle_manipulator_cms.md"
-_VMF = (_VMP, "Frequencies against the seed")
+_VMF = (_VMP, "Frequencies against the paper")
 
 
 def _f(f: dict, label: str, i: int) -> float:
