@@ -701,12 +701,12 @@ class PlanarChainSystem(HubLinkSystem):
         """Elastic and joint-spring forces and the weight."""
         f, Kt = self._elastic(self.K @ (q - self.theta_ref),
                               self.K.copy() if tangent else None, q)
-        J, Hs = self.kinematics(q)
-        g = self.model.gravity
-        f = f - np.einsum("p,pin,i->n", self.wm, J, g)
+        if not np.any(self.model.gravity):
+            return f, Kt
+        fg, Kg = self._inertia_state(q).weight(self.model.gravity, tangent)
         if not tangent:
-            return f, None
-        return f, Kt - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+            return f - fg, None
+        return f - fg, Kt - Kg
 
 
 def write_centreline_series(out, name: str, times, lines_per_frame,
