@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Frame", "LinkState", "frame_jacobian", "frame_term", "ChainInertia"]
+__all__ = ["Frame", "LinkState", "frame_jacobian", "frame_term", "frame_hessian",
+           "index", "block", "ChainInertia"]
 
 
 class Frame:
@@ -54,50 +55,90 @@ def frame_jacobian(F: Frame, p, Pe, cols, n: int) -> np.ndarray:
     return J
 
 
-def frame_term(F: Frame, p, Pe, Q, cols, n: int):
+def frame_term(F: Frame, p, Pe, Q, cols, n: int, qcols=None):
     """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) of ``r = R(a) p(e)`` at P points
-    (``p`` (P, 3), ``Pe`` (P, 3, ne), ``Q`` (P, ne, ne); ``cols`` None for a rigid offset)."""
+    (``p`` (P, 3), ``Pe`` (P, 3, ne), ``Q`` (P, nq, nq) on the coordinates ``qcols``
+    (default: all of ``cols``); ``cols`` None for a rigid offset)."""
     C = F.C
     G = (F.dR @ p.T).transpose(2, 1, 0)                      # (P, 3, k)
     J = G @ C
     Hk = (F.ddR @ p.T).transpose(3, 2, 0, 1)                 # (P, 3, k, k)
     H = C.T @ (Hk @ C)
     if cols is not None and len(cols):
+        qcols = cols if qcols is None else qcols
         J[:, :, cols] += np.einsum("ij,pjm->pim", F.R, Pe)
         D = np.einsum("kij,pjm->pikm", F.dR, Pe)
         Dq = C.T @ D                                        # (P, 3, n, ne)
         H[:, :, :, cols] += Dq
         H[:, :, cols, :] += Dq.transpose(0, 1, 3, 2)
-        H[:, :, cols[:, None], cols[None, :]] -= F.R[None, :, 0, None, None] * Q[:, None]
+        H[:, :, qcols[:, None], qcols[None, :]] -= F.R[None, :, 0, None, None] * Q[:, None]
     return J, H
 
 
-def _kappa(F: Frame, p, Pe, Q, v: np.ndarray, ed) -> np.ndarray:
-    """``J̇ q̇ = q̇ᵀ H q̇`` of the points ``r = R(a) p(e)`` (``p`` (…, 3)): with
-    ``W₁ = Σ ȧ_j ∂R/∂a_j``, ``W₂ = Σ ȧ_j ȧ_l ∂²R/∂a_j∂a_l``, it is
-    ``W₂ p + 2 W₁ P_e ė − R x̂ (ėᵀ Q ė)``."""
-    ad = F.C @ v
-    W2 = np.tensordot(ad, np.tensordot(ad, F.ddR, 1), 1)
-    out = p @ W2.T
+def frame_hessian(F: Frame, p, Pe, Q, cols, qcols, n: int) -> np.ndarray:
+    """``∂²r/∂q∂q`` (3, n, n) of the single point ``r = R(a) p(e)`` (``p`` (3,), ``Pe``
+    (3, ne) or None for a rigid offset, ``Q`` (nq, nq) on the coordinates ``qcols``);
+    :func:`frame_term` for one point, with :func:`index` columns."""
+    C = F.C
+    H = C.T @ ((F.ddR @ p).transpose(2, 0, 1) @ C)           # (3, n, n)
     if Pe is not None:
-        W1 = np.tensordot(ad, F.dR, 1)
-        out = out + 2.0 * (Pe @ ed) @ W1.T
-        out = out - np.multiply.outer((Q @ ed) @ ed, F.R[:, 0])
+        Dq = C.T @ (F.dR @ Pe).transpose(1, 0, 2)             # (3, n, ne)
+        H[:, :, cols] += Dq
+        H[:, cols, :] += Dq.transpose(0, 2, 1)
+        H[(slice(None), *block(qcols))] -= F.R[:, 0, None, None] * Q
+    return H
+
+
+def index(cols: np.ndarray):
+    """``cols`` as a slice when they are consecutive (views instead of copies)."""
+    cols = np.asarray(cols)
+    if cols.size and np.array_equal(cols, np.arange(cols[0], cols[0] + cols.size)):
+        return slice(int(cols[0]), int(cols[0]) + cols.size)
+    return cols
+
+
+def block(c) -> tuple:
+    """The index of the square block ``c × c`` (``c`` a slice or an index array)."""
+    return (c, c) if isinstance(c, slice) else np.ix_(c, c)
+
+
+def _rates(F: Frame, ad: np.ndarray):
+    """``W₁ = Σ ȧ_j ∂R/∂a_j`` and ``W₂ = Σ ȧ_j ȧ_l ∂²R/∂a_j∂a_l`` (3, 3) for angle rates
+    ``ad`` (k,)."""
+    k = ad.size
+    W1 = (ad @ F.dR.reshape(k, 9)).reshape(3, 3)
+    W2 = (np.outer(ad, ad).ravel() @ F.ddR.reshape(k * k, 9)).reshape(3, 3)
+    return W1, W2
+
+
+def _kappa(F: Frame, p, Pe, Qb, v: np.ndarray, ed, edb) -> np.ndarray:
+    """``J̇ q̇ = q̇ᵀ H q̇`` of the point ``r = R(a) p(e)`` (``p`` (3,)), with ``W₁, W₂`` of
+    :func:`_rates`: ``W₂ p + 2 W₁ P_e ė − R x̂ (ėᵀ Q ė)`` (``Qb`` the block of ``Q`` on
+    the elastic rates ``edb``)."""
+    W1, W2 = _rates(F, F.C @ v)
+    out = W2 @ p
+    if Pe is not None:
+        out += 2.0 * (W1 @ (Pe @ ed)) - ((Qb @ edb) @ edb) * F.R[:, 0]
     return out
 
 
 class LinkState:
-    """One link of a chain at a configuration: its frame, elastic coordinates ``cols``,
-    the point data ``p`` (P, 3), ``Pe`` (P, 3, ne), ``Q`` (P, ne, ne) and mass weights
+    """One link of a chain at a configuration: its frame, elastic coordinates ``cols``
+    (an :func:`index` into ``q``), the point data ``p`` (P, 3), ``Pe`` (P, 3, ne), ``Q``
+    (P, nq, nq) (the block of the coupling on the link's coordinates ``band``, a slice of
+    ``range(ne)``, see
+    :meth:`~fem.elements.floating_frame.FloatingFrameLink.local_band`) and mass weights
     ``w`` (P,), and the origin terms it adds to those of the link before it (each
-    ``(frame, p (3,), Pe (3, ne) or None, Q or None, cols or None)``: the previous tip,
-    rigid offsets)."""
+    ``(frame, p (3,), Pe (3, ne), Q (nq, nq), cols, qcols)`` with the indices of ``e`` and
+    of the band in ``q``, or ``(frame, p, None, None, None, None)`` for a rigid offset:
+    the previous tip, rigid offsets)."""
 
-    __slots__ = ("F", "cols", "p", "Pe", "Q", "w", "origin")
+    __slots__ = ("F", "cols", "p", "Pe", "Q", "w", "origin", "band")
 
-    def __init__(self, F, cols, p, Pe, Q, w, origin):
+    def __init__(self, F, cols, p, Pe, Q, w, origin, band=None):
         self.F, self.cols, self.p, self.Pe, self.Q, self.w = F, cols, p, Pe, Q, w
         self.origin = origin
+        self.band = slice(0, Pe.shape[2]) if band is None else band
 
 
 class ChainInertia:
@@ -118,11 +159,10 @@ class ChainInertia:
         J_o = np.zeros((3, n))
         self.J_o = []
         for lk in links:
-            for F, p, Pe, _, cols in lk.origin:
+            for F, p, Pe, _, cols, _ in lk.origin:
                 J_o = J_o + frame_jacobian(F, p, Pe, cols, n)
             self.J_o.append(J_o)
         self._H_o = None
-        self._moments = None
 
     # ------------------------------------------------------------------ helpers
     def H_o(self) -> list:
@@ -130,10 +170,8 @@ class ChainInertia:
         if self._H_o is None:
             H, out = None, []
             for lk in self.links:
-                for F, p, Pe, Q, cols in lk.origin:
-                    Ht = frame_term(F, p[None], None if Pe is None else Pe[None],
-                                    None if Q is None else Q[None],
-                                    cols if Pe is not None else None, self.n)[1][0]
+                for F, p, Pe, Q, cols, qcols in lk.origin:
+                    Ht = frame_hessian(F, p, Pe, Q, cols, qcols, self.n)
                     H = Ht if H is None else H + Ht
                 out.append(H)
             self._H_o = out
@@ -143,16 +181,18 @@ class ChainInertia:
         """``[J_o; C]`` (3 + k, n): the rows of ``G`` other than the elastic selection."""
         return np.concatenate([self.J_o[i], self.links[i].F.C])
 
-    def _project(self, X: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
+    @staticmethod
+    def _project(X: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
         """``Gᵀ X G`` (n, n) for a local matrix ``X`` (m, m), ``G = [Gs; E]``."""
         s = Gs.shape[0]
         out = Gs.T @ (X[:s, :s] @ Gs)
         out[:, cols] += Gs.T @ X[:s, s:]
         out[cols, :] += X[s:, :s] @ Gs
-        out[np.ix_(cols, cols)] += X[s:, s:]
+        out[block(cols)] += X[s:, s:]
         return out
 
-    def _lift(self, Y: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
+    @staticmethod
+    def _lift(Y: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
         """``Gᵀ Y`` (n, …) for local rows ``Y`` (m, …)."""
         s = Gs.shape[0]
         out = Gs.T @ Y[:s]
@@ -173,30 +213,37 @@ class ChainInertia:
     @staticmethod
     def _hessian_apply(lk: LinkState, xa, Px, Qx) -> np.ndarray:
         """``Ĥ x`` (P, 3, m) for a local vector ``x`` with angle part ``xa``, elastic part
-        ``x_e`` given through ``Px = P_e x_e`` (P, 3) and ``Qx = Q x_e`` (P, ne)."""
+        ``x_e`` given through ``Px = P_e x_e`` (P, 3) and ``Qx = Q x_e`` (P, nq)."""
         F, p = lk.F, lk.p
         k, P = F.C.shape[0], p.shape[0]
-        Hx = np.zeros((P, 3, 3 + k + lk.Pe.shape[2]))
-        X2 = np.tensordot(xa, F.ddR, 1)                          # (k, 3, 3)
-        Hx[:, :, 3:3 + k] = ((X2 @ p.T) + (F.dR @ Px.T)).transpose(2, 1, 0)
-        X1 = np.tensordot(xa, F.dR, 1)                           # (3, 3)
-        Hx[:, :, 3 + k:] = X1 @ lk.Pe
-        Hx[:, :, 3 + k:] -= F.R[None, :, 0, None] * Qx[:, None, :]
+        b = 3 + k
+        Hx = np.zeros((P, 3, b + lk.Pe.shape[2]))
+        X2 = (xa @ F.ddR.reshape(k, 9 * k)).reshape(k, 3, 3)
+        Hx[:, :, 3:b] = ((X2 @ p.T) + (F.dR @ Px.T)).transpose(2, 1, 0)
+        X1 = (xa @ F.dR.reshape(k, 9)).reshape(3, 3)
+        Hx[:, :, b:] = X1 @ lk.Pe
+        Hx[:, :, b + lk.band.start:b + lk.band.stop] -= F.R[None, :, 0, None] * Qx[:, None, :]
         return Hx
 
-    @staticmethod
-    def _hessian_contract(lk: LinkState, wu: np.ndarray) -> np.ndarray:
+    def _band_block(self, lk: LinkState, s: np.ndarray) -> np.ndarray:
+        """``Σ_p s_p Q_p`` (nq, nq) for per-point scalars ``s``."""
+        nq = lk.Q.shape[1]
+        return (s @ lk.Q.reshape(-1, nq * nq)).reshape(nq, nq)
+
+    def _hessian_contract(self, lk: LinkState, wu: np.ndarray) -> np.ndarray:
         """``Σ_p wu_p · Ĥ_p`` (m, m) for per-point vectors ``wu`` (P, 3)."""
         F, p, Pe = lk.F, lk.p, lk.Pe
         k, ne = F.C.shape[0], Pe.shape[2]
-        X = np.zeros((3 + k + ne, 3 + k + ne))
+        b = 3 + k
+        X = np.zeros((b + ne, b + ne))
         S = wu.T @ p                                             # (3, 3)
-        X[3:3 + k, 3:3 + k] = np.einsum("jlik,ik->jl", F.ddR, S)
-        T = np.einsum("pi,jik->pjk", wu, F.dR)                   # (P, k, 3)
-        ae = np.einsum("pjk,pkn->jn", T, Pe)
-        X[3:3 + k, 3 + k:] = ae
-        X[3 + k:, 3:3 + k] = ae.T
-        X[3 + k:, 3 + k:] = -np.tensordot(wu @ F.R[:, 0], lk.Q, 1)
+        X[3:b, 3:b] = (F.ddR.reshape(k * k, 9) @ S.ravel()).reshape(k, k)
+        T = (wu @ F.dR.transpose(1, 0, 2).reshape(3, 3 * k)).reshape(-1, k, 3)
+        ae = np.einsum("pjk,pkn->jn", T, Pe)                     # (k, ne)
+        X[3:b, b:] = ae
+        X[b:, 3:b] = ae.T
+        q = slice(b + lk.band.start, b + lk.band.stop)
+        X[q, q] = -self._band_block(lk, wu @ F.R[:, 0])
         return X
 
     # ------------------------------------------------------------------ forces
@@ -207,21 +254,24 @@ class ChainInertia:
         K = np.zeros((n, n)) if tangent else None
         H_o = self.H_o() if tangent else None
         for i, lk in enumerate(self.links):
-            F, cols = lk.F, lk.cols
-            sw = float(lk.w.sum())
-            swp = lk.w @ lk.p                                     # (3,)
-            swPe = np.tensordot(lk.w, lk.Pe, 1)                   # (3, ne)
-            fa = (F.dR @ swp) @ g                                 # (k,)
+            F, cols, w, Pe = lk.F, lk.cols, lk.w, lk.Pe
+            k, ne = F.C.shape[0], Pe.shape[2]
+            sw = float(w.sum())
+            swp = w @ lk.p                                        # (3,)
+            swPe = (w @ Pe.reshape(w.size, 3 * ne)).reshape(3, ne)
+            gp = np.outer(g, swp).ravel()
+            fa = F.dR.reshape(k, 9) @ gp                          # (k,)
             f += self.J_o[i].T @ (sw * g) + F.C.T @ fa
-            f[cols] += swPe.T @ (F.R.T @ g)
+            f[cols] += (F.R.T @ g) @ swPe
             if tangent:
-                k, ne = F.C.shape[0], swPe.shape[1]
-                X = np.zeros((3 + k + ne, 3 + k + ne))
-                X[3:3 + k, 3:3 + k] = (F.ddR @ swp) @ g
-                ae = ((F.dR.transpose(0, 2, 1) @ g) @ swPe)      # (k, ne)
-                X[3:3 + k, 3 + k:] = ae
-                X[3 + k:, 3:3 + k] = ae.T
-                X[3 + k:, 3 + k:] = -float(g @ F.R[:, 0]) * np.tensordot(lk.w, lk.Q, 1)
+                b = 3 + k
+                X = np.zeros((b + ne, b + ne))
+                X[3:b, 3:b] = (F.ddR.reshape(k * k, 9) @ gp).reshape(k, k)
+                ae = (F.dR.transpose(0, 2, 1) @ g) @ swPe         # (k, ne)
+                X[3:b, b:] = ae
+                X[b:, 3:b] = ae.T
+                q = slice(b + lk.band.start, b + lk.band.stop)
+                X[q, q] = -float(g @ F.R[:, 0]) * self._band_block(lk, w)
                 K += self._project(X, self._G(i), cols)
                 if H_o[i] is not None:
                     K += sw * np.tensordot(g, H_o[i], 1)
@@ -237,42 +287,44 @@ class ChainInertia:
             H_o = self.H_o()
         kap_o = np.zeros(3)
         for i, lk in enumerate(self.links):
-            F, cols, p, Pe, Q = lk.F, lk.cols, lk.p, lk.Pe, lk.Q
-            for Ft, pt, Pt, Qt, ct in lk.origin:
-                kap_o = kap_o + _kappa(Ft, pt, Pt, Qt, v,
-                                       None if Pt is None else v[ct])
+            F, cols, p, Pe, Qb, w = lk.F, lk.cols, lk.p, lk.Pe, lk.Q, lk.w
+            for Ft, pt, Pt, Qt, ct, qt in lk.origin:
+                kap_o = kap_o + (_kappa(Ft, pt, None, None, v, None, None) if Pt is None
+                                 else _kappa(Ft, pt, Pt, Qt, v, v[ct], v[qt]))
+            P, ne = Pe.shape[0], Pe.shape[2]
             J_o = self.J_o[i]
             ad, add = F.C @ v, F.C @ a
             ed, edd = v[cols], a[cols]
-            W1 = np.tensordot(ad, F.dR, 1)
-            W2 = np.tensordot(ad, np.tensordot(ad, F.ddR, 1), 1)
-            A1 = np.tensordot(add, F.dR, 1)
-            Ped, Pedd = Pe @ ed, Pe @ edd                        # (P, 3)
-            Qed = Q @ ed                                         # (P, ne)
-            acc = (p @ (A1 + W2).T + Pedd @ F.R.T + 2.0 * Ped @ W1.T
-                   - np.multiply.outer(Qed @ ed, F.R[:, 0]))
+            edb = ed[lk.band]
+            W1, W2 = _rates(F, ad)
+            V = (add @ F.dR.reshape(-1, 9)).reshape(3, 3) + W2
+            # 2-D products: one BLAS call each, not P small ones
+            PE = (Pe.reshape(3 * P, ne) @ np.stack((edd, ed), axis=1)).reshape(P, 3, 2)
+            Ped, Pedd = PE[:, :, 1], PE[:, :, 0]
+            nq = Qb.shape[1]
+            Qed = (Qb.reshape(P * nq, nq) @ edb).reshape(P, nq)
+            acc = p @ V.T + Pedd @ F.R.T + Ped @ (2.0 * W1.T)
+            acc -= np.multiply.outer(Qed @ edb, F.R[:, 0])
             acc += J_o @ a + kap_o
-            wacc = lk.w[:, None] * acc
-            u = wacc.sum(axis=0)
-            fa = np.tensordot(F.dR, wacc.T @ p, 2)               # (k,)
+            wacc = w[:, None] * acc
+            u = w @ acc
+            fa = F.dR.reshape(-1, 9) @ (wacc.T @ p).ravel()       # (k,)
             f += J_o.T @ u + F.C.T @ fa
-            f[cols] += np.tensordot(wacc @ F.R, Pe, ([0, 1], [0, 1]))
+            f[cols] += (wacc @ F.R).ravel() @ Pe.reshape(3 * P, ne)
             if not tangent:
                 continue
             Gs = self._G(i)
             Jh = self._local_jacobian(lk)
-            P, m = Jh.shape[0], Jh.shape[2]
+            m = Jh.shape[2]
             Jf = Jh.reshape(3 * P, m)
-            wf = np.repeat(lk.w, 3)[:, None]
-            WJ = wf * Jf
+            WJ = np.repeat(w, 3)[:, None] * Jf
             Mh = WJ.T @ Jf
             M += self._project(Mh, Gs, cols)
             Hy = self._hessian_apply(lk, ad, Ped, Qed).reshape(3 * P, m)
-            Ha = self._hessian_apply(lk, add, Pedd, Q @ edd).reshape(3 * P, m)
-            Ch = WJ.T @ Hy
-            Kh = WJ.T @ Ha + self._hessian_contract(lk, wacc)
-            Cl = self._project(Ch, Gs, cols)
-            Kl = self._project(Kh, Gs, cols)
+            Qedd = (Qb.reshape(P * nq, nq) @ edd[lk.band]).reshape(P, nq)
+            Ha = self._hessian_apply(lk, add, Pedd, Qedd).reshape(3 * P, m)
+            Cl = self._project(WJ.T @ Hy, Gs, cols)
+            Kl = self._project(WJ.T @ Ha + self._hessian_contract(lk, wacc), Gs, cols)
             if H_o[i] is not None:
                 Hv, Hav = H_o[i] @ v, H_o[i] @ a                 # (3, n)
                 Cl += self._lift(Mh[:, :3] @ Hv, Gs, cols)

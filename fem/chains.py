@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .bodies.floating_frame import axis_rotation
-from .chain_inertia import ChainInertia, Frame, LinkState, frame_term
+from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
 from .elements.floating_frame import FloatingFrameLink
 from .errors import ModelError
 from .system import System
@@ -246,15 +246,16 @@ class HubLinkSystem(System):
             Jd[0, 0] = 1.0
         self.Jd = Jd
         self._hub_c = np.eye(n)[0]
+        self._cols = slice(1, n)
         self._state = None
 
     # ------------------------------------------------ inertia in the links' frames
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
         """The link in its frame (:mod:`fem.chain_inertia`): hub angle, no origin."""
         R, R1, R2 = _rotation_z(q[0])
-        p, Pe, Q = self.link.local(q[1:])
+        p, Pe, Q = self.link.local_band(q[1:])
         F = Frame(R, R1[None], R2[None, None], self._hub_c[None])
-        return [LinkState(F, np.arange(1, self.n), p, Pe, Q, self.wm, [])]
+        return [LinkState(F, self._cols, p, Pe, Q, self.wm, [], self.link.band)]
 
     def _inertia_state(self, q: np.ndarray) -> ChainInertia:
         """The :class:`~fem.chain_inertia.ChainInertia` at ``q``, kept for the next call
@@ -603,6 +604,10 @@ class PlanarChainSystem(HubLinkSystem):
         # mass weights of every link's points (its tip last when it carries a mass)
         self._weights = [np.append(lk.w * lk.rho_A, tm) if tm else lk.w * lk.rho_A
                          for lk, tm in zip(model.links, model.tip_masses, strict=True)]
+        # every link's elastic coordinates in q, and those of its bending band
+        self._cols = [index(d) for d in model.elastic_dofs]
+        self._qcols = [index(d[lk.band]) for lk, d in zip(model.links, model.elastic_dofs,
+                                                         strict=True)]
         self._state = None
         self.drive = None
         self.m = self.n_con = 0
@@ -619,22 +624,21 @@ class PlanarChainSystem(HubLinkSystem):
         origin the previous tip, a tip mass as one more point."""
         out, prev = [], None
         nl = len(self.model.links)
-        for i, (lk, c, d, tip, w) in enumerate(zip(self.model.links, self.c,
-                                                   self.model.elastic_dofs, self._tips,
-                                                   self._weights, strict=True)):
+        for i, (lk, c, d, tip, w) in enumerate(zip(self.model.links, self.c, self._cols,
+                                                   self._tips, self._weights, strict=True)):
             e = q[d]
             R, R1, R2 = _rot(c @ q)
             F = Frame(R, R1[None], R2[None, None], c[None])
-            p, Pe, Q = lk.local(e)
+            p, Pe, Q = lk.local_band(e)
             tm = self.model.tip_masses[i]
             if tm or i + 1 < nl:
-                pt, Pt, Qt = lk.local(e, tip)
+                pt, Pt, Qt = lk.local_band(e, tip)
                 if tm:
                     p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
                                 np.concatenate([Q, Qt]))
-            out.append(LinkState(F, d, p, Pe, Q, w, [prev] if prev else []))
+            out.append(LinkState(F, d, p, Pe, Q, w, [prev] if prev else [], lk.band))
             if i + 1 < nl:
-                prev = (F, pt[0], Pt[0], Qt[0], d)
+                prev = (F, pt[0], Pt[0], Qt[0], d, self._qcols[i])
         return out
 
     @staticmethod
@@ -988,16 +992,20 @@ class SpatialChainSystem(PlanarChainSystem):
         out, done = [], 0
         for i, (R, origin) in enumerate(model.walk(q)):
             lk, d = model.links[i], model.elastic_dofs[i]
-            new = [(Rt.frame(), p[0], None if Pe is None else Pe[0],
-                    None if Q is None else Q[0], cols)
-                   for Rt, p, Pe, Q, cols in origin[done:]]
+            # origin terms: rigid offsets, and the previous tip (link i − 1)
+            b = model.links[i - 1].band
+            new = [(Rt.frame(), p[0], None, None, None, None) if Pe is None else
+                   (Rt.frame(), p[0], Pe[0], Q[0][b, b], self._cols[i - 1],
+                    self._qcols[i - 1])
+                   for Rt, p, Pe, Q, _ in origin[done:]]
             done = len(origin)
-            p, Pe, Q = lk.local(q[d])
+            p, Pe, Q = lk.local_band(q[d])
             if model.tip_masses[i]:
-                pt, Pt, Qt = lk.local(q[d], model.tip_samples[i])
+                pt, Pt, Qt = lk.local_band(q[d], model.tip_samples[i])
                 p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
                             np.concatenate([Q, Qt]))
-            out.append(LinkState(R.frame(), d, p, Pe, Q, self._weights[i], new))
+            out.append(LinkState(R.frame(), self._cols[i], p, Pe, Q, self._weights[i], new,
+                                 lk.band))
         return out
 
     def _walk_terms(self, q):

@@ -55,14 +55,16 @@ to the next order in the slopes (both, or one of them)."""
 class LinkSamples:
     """Precomputed basis data at fixed points ``x`` of a link (for :meth:`local`).
 
-    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling, ``p0`` (P, 3);
-    with the fourth-order foreshortening also a Gauss rule on ``[0, x_p]`` for every
-    point: slopes ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
+    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling and ``Qb`` its
+    nonzero block on the bending coordinates (:attr:`FloatingFrameLink.band`), ``p0``
+    (P, 3); with the fourth-order foreshortening also a Gauss rule on ``[0, x_p]`` for
+    every point: slopes ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
 
-    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt")
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "Qb")
 
-    def __init__(self, x, L1, Q, p0, dY=None, wt=None):
+    def __init__(self, x, L1, Q, p0, dY=None, wt=None, band=None):
         self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
+        self.Qb = Q if band is None else np.ascontiguousarray(Q[:, band, band])
 
 
 def _running_rule(basis, x: np.ndarray, extra: int = 4):
@@ -293,6 +295,8 @@ class FloatingFrameLink:
                        "torsion": slice(na + 2 * nb, 2 * na + 2 * nb)}
         ne = self.n_coordinates = 2 * na + 2 * nb
         s = self.slices
+        # the coordinates of both transverse fields, the only ones the coupling Q touches
+        self.band = slice(na, na + 2 * nb)
         # shape samples for output: X, Y at the quadrature points
         self.X, self.Y = X, Y
         # stiffness (constant)
@@ -322,7 +326,8 @@ class FloatingFrameLink:
         self.p0 = np.column_stack([x, np.zeros_like(x), np.zeros_like(x)])
         self._sample_cache: dict[bytes, LinkSamples] = {}     # see sample()
         self.use_kernel = True     # the compiled fourth-order terms when numba is there
-        self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0))
+        self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0,
+                                                              band=self.band))
         if self.nonlinear_curvature:
             # own Gauss rule for the (higher-degree) nonlinear bending energy
             xb, wb = bases.gauss_rule(B.breakpoints, B.gauss_points + 4)
@@ -352,7 +357,7 @@ class FloatingFrameLink:
         smp = cache.get(key)
         if smp is None:
             L1, Q, p0 = self.samples(x)
-            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0))
+            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0, band=self.band))
             if len(cache) >= 16:
                 cache.pop(next(iter(cache)))
             cache[key] = smp
@@ -366,26 +371,47 @@ class FloatingFrameLink:
         Returns ``p`` (P, 3), ``P_e = ∂p/∂e`` (P, 3, ne) and ``Q`` with
         ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the seed's kinematics and
         depends on ``e`` with the fourth-order foreshortening."""
+        smp = self._samples_of(x)
+        p, Pe, Qb = self._local(e, smp)
+        if Qb is smp.Qb:
+            return p, Pe, smp.Q
+        Q = np.zeros_like(smp.Q)
+        Q[:, self.band, self.band] = Qb
+        return p, Pe, Q
+
+    def local_band(self, e: np.ndarray, x=None):
+        """:meth:`local` with ``Q`` as its block on the bending coordinates :attr:`band`
+        (P, 2 nb, 2 nb): zero elsewhere."""
+        return self._local(e, self._samples_of(x))
+
+    def _samples_of(self, x) -> LinkSamples:
         if x is None:
-            smp = self.quadrature_samples
-        elif isinstance(x, LinkSamples):
-            smp = x
-        else:
-            smp = self.sample(x)
-        L1, Q, p0 = smp.L1, smp.Q, smp.p0
-        Qe = Q @ e                                            # (P, ne)
-        p = p0 + L1 @ e
-        p[:, 0] -= 0.5 * Qe @ e
+            return self.quadrature_samples
+        if isinstance(x, LinkSamples):
+            return x
+        return self.sample(x)
+
+    def _local(self, e: np.ndarray, smp: LinkSamples):
+        L1, Qb, p0 = smp.L1, smp.Qb, smp.p0
+        b = self.band
+        eb = e[b]
+        P, nq = Qb.shape[:2]
+        # as 2-D products: one BLAS call each, not P small ones
+        Qe = (Qb.reshape(P * nq, nq) @ eb).reshape(P, nq)     # (P, 2 nb)
+        p = p0 + (L1.reshape(3 * P, -1) @ e).reshape(P, 3)
+        p[:, 0] -= 0.5 * Qe @ eb
         Pe = L1.copy()
-        Pe[:, 0, :] -= Qe
+        Pe[:, 0, b] -= Qe
         if smp.dY is not None:
             # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
             sy, sz = self.slices["y"], self.slices["z"]
+            nb = self.nb
+            by, bz = slice(0, nb), slice(nb, 2 * nb)          # y and z within the band
             terms = _fourth_order_kernel() if self.use_kernel else None
             if terms is None:
                 u, gy, gz, Qyy, Qyz, Qzz = fourth_order_terms(e[sy], e[sz], smp.dY, smp.wt)
             else:
-                P, nb = smp.dY.shape[0], smp.dY.shape[2]
+                P = smp.dY.shape[0]
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
                 Qyy, Qyz, Qzz = (np.empty((P, nb, nb)) for _ in range(3))
                 terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]), smp.dY,
@@ -393,12 +419,12 @@ class FloatingFrameLink:
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
-            Q = Q.copy()
-            Q[:, sy, sy] += Qyy
-            Q[:, sy, sz] += Qyz
-            Q[:, sz, sy] += Qyz.transpose(0, 2, 1)
-            Q[:, sz, sz] += Qzz
-        return p, Pe, Q
+            Qb = Qb.copy()
+            Qb[:, by, by] += Qyy
+            Qb[:, by, bz] += Qyz
+            Qb[:, bz, by] += Qyz.transpose(0, 2, 1)
+            Qb[:, bz, bz] += Qzz
+        return p, Pe, Qb
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
