@@ -411,11 +411,12 @@ def test_sampled_points_are_kept_and_never_changed():
                              kinematics="fourth_order")
     tip = np.array([3.0])
     s1 = link.sample(tip)
-    before = [a.copy() for a in (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt)]
+    fields = ("L1", "Q", "Qb", "p0", "dY", "wt", "nfull")
+    before = [getattr(s1, f).copy() for f in fields]
     e = 0.05 * np.random.default_rng(1).standard_normal(link.n_coordinates)
     p, _, _ = link.local(e, tip)
     assert link.sample(tip) is s1
-    for a, b in zip(before, (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt), strict=True):
+    for a, b in zip(before, (getattr(s1, f) for f in fields), strict=True):
         assert np.array_equal(a, b)
     fresh = FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
                               kinematics="fourth_order")

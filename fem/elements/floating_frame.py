@@ -57,36 +57,55 @@ class LinkSamples:
 
     ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling and ``Qb`` its
     nonzero block on the bending coordinates (:attr:`FloatingFrameLink.band`), ``p0``
-    (P, 3); with the fourth-order foreshortening also a Gauss rule on ``[0, x_p]`` for
-    every point: slopes ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
+    (P, 3); with the fourth-order foreshortening also the rule of ``∫₀^{x_p}`` for every
+    point (:func:`_running_rule`): ``nfull`` (P,) the whole pieces of the basis below
+    ``x_p``, and the Gauss rule on the rest ``[a_k, x_p]``: slopes ``dY`` (P, G, nb) and
+    weights ``wt`` (P, G)."""
 
-    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "Qb")
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "Qb", "nfull")
 
-    def __init__(self, x, L1, Q, p0, dY=None, wt=None, band=None):
+    def __init__(self, x, L1, Q, p0, dY=None, wt=None, band=None, nfull=None):
         self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
         self.Qb = Q if band is None else np.ascontiguousarray(Q[:, band, band])
+        self.nfull = nfull
 
 
 def _running_rule(basis, x: np.ndarray, extra: int = 4):
-    """Gauss points ``ξ`` and weights of ``∫₀^{x_p}`` for every point (piecewise over the
-    basis' breakpoints): ``(xi (P, G), wt (P, G))``."""
+    """The rule of ``∫₀^{x_p}`` for every point, piecewise over the basis' breakpoints:
+    the whole pieces below ``x_p`` (their number ``nfull`` (P,)) and the rest of the piece
+    that holds ``x_p``, ``[a_k, x_p]``: Gauss points ``ξ`` and weights (P, G), G =
+    ``gauss_points + extra`` (zero weights when ``x_p`` is a breakpoint).  The whole
+    pieces' own rule is :func:`_piece_rule`: an integral over ``[0, x_p]`` is the running
+    sum of the pieces' integrals plus the rest — ``O(pieces + P)`` rule points instead of
+    ``O(pieces × P)``."""
     br = basis.breakpoints
     s, w = np.polynomial.legendre.leggauss(basis.gauss_points + extra)
-    a = br[None, :-1]
-    b = np.minimum(br[None, 1:], x[:, None])
-    span = np.clip(b - a, 0.0, None)
-    xi = 0.5 * (a + a + span)[..., None] + 0.5 * span[..., None] * s
-    wt = 0.5 * span[..., None] * w
-    return xi.reshape(x.size, -1), wt.reshape(x.size, -1)
+    nfull = np.searchsorted(br[1:], x, side="right")          # pieces with b <= x
+    k = np.minimum(nfull, br.size - 2)
+    a = br[k]
+    span = np.clip(np.minimum(br[k + 1], x) - a, 0.0, None)
+    span[nfull == br.size - 1] = 0.0                          # x = L: all pieces whole
+    xi = 0.5 * (a + a + span)[:, None] + 0.5 * span[:, None] * s
+    wt = 0.5 * span[:, None] * w
+    return nfull, xi, wt
+
+
+def _piece_rule(basis, extra: int = 4):
+    """Gauss points and weights (K, G) of every whole piece of the basis (the points the
+    running rule used for the pieces below ``x_p``)."""
+    br = basis.breakpoints
+    s, w = np.polynomial.legendre.leggauss(basis.gauss_points + extra)
+    a, span = br[:-1, None], (br[1:] - br[:-1])[:, None]
+    return 0.5 * (a + a + span) + 0.5 * span * s, 0.5 * span * w
 
 
 def fourth_order_terms(ey: np.ndarray, ez: np.ndarray, dY: np.ndarray, wt: np.ndarray):
-    """The fourth-order foreshortening terms of :meth:`FloatingFrameLink.local` (NumPy
-    form, the reference of the compiled kernel).
+    """The fourth-order foreshortening terms of one rule per point (NumPy form, the
+    reference of the compiled kernel).
 
-    With ``a = Y′·e_y``, ``c = Y′·e_z``, ``s = a² + c²`` at the running-rule points
-    (``dY`` (P, G, nb), weights ``wt`` (P, G)), returns ``u = ⅛ Σ wt s²`` (P,), its
-    gradients ``½ Σ wt s a Y′`` and ``½ Σ wt s c Y′`` (P, nb), and the blocks of ``Q``:
+    With ``a = Y′·e_y``, ``c = Y′·e_z``, ``s = a² + c²`` at the rule points (``dY``
+    (P, G, nb), weights ``wt`` (P, G)), returns ``u = ⅛ Σ wt s²`` (P,), its gradients
+    ``½ Σ wt s a Y′`` and ``½ Σ wt s c Y′`` (P, nb), and the blocks of ``Q``:
     ``Σ wt ½(s + 2a²) Y′Y′ᵀ``, ``Σ wt a c Y′Y′ᵀ``, ``Σ wt ½(s + 2c²) Y′Y′ᵀ`` (P, nb, nb).
     """
     a, c = dY @ ey, dY @ ez                                    # (P, G)
@@ -100,45 +119,88 @@ def fourth_order_terms(ey: np.ndarray, ez: np.ndarray, dY: np.ndarray, wt: np.nd
     return (u, gy, gz, *blocks)
 
 
+def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
+    """:func:`fourth_order_terms` of ``∫₀^{x_p}`` (NumPy form, the reference of the
+    compiled kernel): the whole pieces' terms (``pieces = (dY_K (K, G, nb), wt_K (K, G))``)
+    summed up to ``nfull[p]``, plus the rest's (``dY``, ``wt``)."""
+    whole = fourth_order_terms(ey, ez, *pieces)
+    rest = fourth_order_terms(ey, ez, dY, wt)
+    out = []
+    for A, B in zip(whole, rest, strict=True):
+        cum = np.concatenate([np.zeros((1, *A.shape[1:])), np.cumsum(A, axis=0)])
+        out.append(cum[nfull] + B)
+    return tuple(out)
+
+
 @compiled
 def _fourth_order_kernel(numba):
-    """The compiled form of :func:`fourth_order_terms` (numba), or None without it: the
-    batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order spin-up
-    run."""
+    """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
+    it: the batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order
+    spin-up run."""
     @numba.njit(cache=True)
-    def terms(ey, ez, dY, wt, u, gy, gz, Qyy, Qyz, Qzz):   # pragma: no cover - jit
-        P, G, nb = dY.shape
-        for p in range(P):
-            up = 0.0
+    def accumulate(ey, ez, dY, wt, i, u, gy, gz, Qyy, Qyz, Qzz):  # pragma: no cover - jit
+        # add the terms of rule i (dY[i], wt[i]) to u[i], gy[i], …
+        G, nb = dY.shape[1], dY.shape[2]
+        up = 0.0
+        for g in range(G):
+            a = 0.0
+            c = 0.0
             for k in range(nb):
-                gy[p, k] = 0.0
-                gz[p, k] = 0.0
+                a += dY[i, g, k] * ey[k]
+                c += dY[i, g, k] * ez[k]
+            s = a * a + c * c
+            w = wt[i, g]
+            up += w * s * s
+            wy = 0.5 * w * (s + 2.0 * a * a)
+            wyz = w * a * c
+            wz = 0.5 * w * (s + 2.0 * c * c)
+            for k in range(nb):
+                dk = dY[i, g, k]
+                gy[i, k] += 0.5 * w * s * a * dk
+                gz[i, k] += 0.5 * w * s * c * dk
                 for m in range(nb):
-                    Qyy[p, k, m] = 0.0
-                    Qyz[p, k, m] = 0.0
-                    Qzz[p, k, m] = 0.0
-            for g in range(G):
-                a = 0.0
-                c = 0.0
-                for k in range(nb):
-                    a += dY[p, g, k] * ey[k]
-                    c += dY[p, g, k] * ez[k]
-                s = a * a + c * c
-                w = wt[p, g]
-                up += w * s * s
-                wy = 0.5 * w * (s + 2.0 * a * a)
-                wyz = w * a * c
-                wz = 0.5 * w * (s + 2.0 * c * c)
-                for k in range(nb):
-                    dk = dY[p, g, k]
-                    gy[p, k] += 0.5 * w * s * a * dk
-                    gz[p, k] += 0.5 * w * s * c * dk
-                    for m in range(nb):
-                        dkm = dk * dY[p, g, m]
-                        Qyy[p, k, m] += wy * dkm
-                        Qyz[p, k, m] += wyz * dkm
-                        Qzz[p, k, m] += wz * dkm
-            u[p] = 0.125 * up
+                    dkm = dk * dY[i, g, m]
+                    Qyy[i, k, m] += wy * dkm
+                    Qyz[i, k, m] += wyz * dkm
+                    Qzz[i, k, m] += wz * dkm
+        u[i] += 0.125 * up
+
+    @numba.njit(cache=True)
+    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, Qyy, Qyz,
+              Qzz):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        # running sums of the whole pieces: row j holds the pieces below j
+        cu = np.zeros(K + 1)
+        cgy = np.zeros((K + 1, nb))
+        cgz = np.zeros((K + 1, nb))
+        cyy = np.zeros((K + 1, nb, nb))
+        cyz = np.zeros((K + 1, nb, nb))
+        czz = np.zeros((K + 1, nb, nb))
+        for j in range(K):
+            accumulate(ey, ez, dYK, wtK, j, cu[1:], cgy[1:], cgz[1:], cyy[1:], cyz[1:],
+                       czz[1:])
+            cu[j + 1] += cu[j]
+            cgy[j + 1] += cgy[j]
+            cgz[j + 1] += cgz[j]
+            cyy[j + 1] += cyy[j]
+            cyz[j + 1] += cyz[j]
+            czz[j + 1] += czz[j]
+        for p in range(P):
+            j = nfull[p]
+            u[p] = 0.0
+            gy[p] = 0.0
+            gz[p] = 0.0
+            Qyy[p] = 0.0
+            Qyz[p] = 0.0
+            Qzz[p] = 0.0
+            accumulate(ey, ez, dY, wt, p, u, gy, gz, Qyy, Qyz, Qzz)
+            u[p] += cu[j]
+            gy[p] += cgy[j]
+            gz[p] += cgz[j]
+            Qyy[p] += cyy[j]
+            Qyz[p] += cyz[j]
+            Qzz[p] += czz[j]
 
     return terms
 
@@ -326,6 +388,7 @@ class FloatingFrameLink:
         self.p0 = np.column_stack([x, np.zeros_like(x), np.zeros_like(x)])
         self._sample_cache: dict[bytes, LinkSamples] = {}     # see sample()
         self.use_kernel = True     # the compiled fourth-order terms when numba is there
+        self._pieces = None        # the whole pieces' rule of the fourth-order terms
         self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0,
                                                               band=self.band))
         if self.nonlinear_curvature:
@@ -340,7 +403,11 @@ class FloatingFrameLink:
 
     def _with_rule(self, smp: LinkSamples) -> LinkSamples:
         if self.nonlinear_foreshortening:
-            xi, wt = _running_rule(self.basis, smp.x)
+            if self._pieces is None:
+                xk, wk = _piece_rule(self.basis)
+                _, dYk, _ = self.basis.bending(xk.ravel())
+                self._pieces = (dYk.reshape(*xk.shape, -1), wk)
+            smp.nfull, xi, wt = _running_rule(self.basis, smp.x)
             _, dY, _ = self.basis.bending(xi.ravel())
             smp.dY, smp.wt = dY.reshape(*xi.shape, -1), wt
         return smp
@@ -409,13 +476,14 @@ class FloatingFrameLink:
             by, bz = slice(0, nb), slice(nb, 2 * nb)          # y and z within the band
             terms = _fourth_order_kernel() if self.use_kernel else None
             if terms is None:
-                u, gy, gz, Qyy, Qyz, Qzz = fourth_order_terms(e[sy], e[sz], smp.dY, smp.wt)
+                u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
+                    e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
             else:
                 P = smp.dY.shape[0]
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
                 Qyy, Qyz, Qzz = (np.empty((P, nb, nb)) for _ in range(3))
-                terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]), smp.dY,
-                      smp.wt, u, gy, gz, Qyy, Qyz, Qzz)
+                terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]),
+                      *self._pieces, smp.nfull, smp.dY, smp.wt, u, gy, gz, Qyy, Qyz, Qzz)
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
