@@ -136,71 +136,85 @@ def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
 def _fourth_order_kernel(numba):
     """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
     it: the batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order
-    spin-up run."""
+    spin-up run.  It writes the coupling block ``Qb = Qb0 + [[Q_yy, Q_yz], [Q_yz, Q_zz]]``
+    directly (the three blocks are symmetric)."""
     @numba.njit(cache=True)
-    def accumulate(ey, ez, dY, wt, i, u, gy, gz, Qyy, Qyz, Qzz):  # pragma: no cover - jit
-        # add the terms of rule i (dY[i], wt[i]) to u[i], gy[i], …
-        G, nb = dY.shape[1], dY.shape[2]
+    def accumulate(ey, ez, dY, wt, t, acc, gy, gz, Qyy, Qyz, Qzz):  # pragma: no cover
+        # add the terms of one rule (dY (G, nb), wt (G,)) to acc[0] (u), gy, gz, Qyy, …;
+        # whole rows, one product dk·dm per entry (the blocks stay exactly symmetric)
+        G, nb = dY.shape
         up = 0.0
         for g in range(G):
             a = 0.0
             c = 0.0
             for k in range(nb):
-                a += dY[i, g, k] * ey[k]
-                c += dY[i, g, k] * ez[k]
+                t[k] = dY[g, k]
+                a += t[k] * ey[k]
+                c += t[k] * ez[k]
             s = a * a + c * c
-            w = wt[i, g]
+            w = wt[g]
             up += w * s * s
             wy = 0.5 * w * (s + 2.0 * a * a)
             wyz = w * a * c
             wz = 0.5 * w * (s + 2.0 * c * c)
             for k in range(nb):
-                dk = dY[i, g, k]
-                gy[i, k] += 0.5 * w * s * a * dk
-                gz[i, k] += 0.5 * w * s * c * dk
+                dk = t[k]
+                gy[k] += 0.5 * w * s * a * dk
+                gz[k] += 0.5 * w * s * c * dk
+                ry, ryz, rz = Qyy[k], Qyz[k], Qzz[k]
                 for m in range(nb):
-                    dkm = dk * dY[i, g, m]
-                    Qyy[i, k, m] += wy * dkm
-                    Qyz[i, k, m] += wyz * dkm
-                    Qzz[i, k, m] += wz * dkm
-        u[i] += 0.125 * up
+                    dkm = dk * t[m]
+                    ry[m] += wy * dkm
+                    ryz[m] += wyz * dkm
+                    rz[m] += wz * dkm
+        acc[0] += 0.125 * up
 
     @numba.njit(cache=True)
-    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, Qyy, Qyz,
-              Qzz):  # pragma: no cover - jit
+    def terms(ey, ez, dYK, wtK, nfull, dY, wt, Qb0, u, gy, gz,
+              Qb):  # pragma: no cover - jit
         K, nb = dYK.shape[0], dYK.shape[2]
         P = dY.shape[0]
+        t = np.empty(nb)
         # running sums of the whole pieces: row j holds the pieces below j
-        cu = np.zeros(K + 1)
+        cu = np.zeros((K + 1, 1))
         cgy = np.zeros((K + 1, nb))
         cgz = np.zeros((K + 1, nb))
         cyy = np.zeros((K + 1, nb, nb))
         cyz = np.zeros((K + 1, nb, nb))
         czz = np.zeros((K + 1, nb, nb))
         for j in range(K):
-            accumulate(ey, ez, dYK, wtK, j, cu[1:], cgy[1:], cgz[1:], cyy[1:], cyz[1:],
-                       czz[1:])
+            accumulate(ey, ez, dYK[j], wtK[j], t, cu[j + 1], cgy[j + 1], cgz[j + 1],
+                       cyy[j + 1], cyz[j + 1], czz[j + 1])
             cu[j + 1] += cu[j]
             cgy[j + 1] += cgy[j]
             cgz[j + 1] += cgz[j]
             cyy[j + 1] += cyy[j]
             cyz[j + 1] += cyz[j]
             czz[j + 1] += czz[j]
+        ru = np.empty(1)
+        ryy = np.empty((nb, nb))
+        ryz = np.empty((nb, nb))
+        rzz = np.empty((nb, nb))
         for p in range(P):
             j = nfull[p]
-            u[p] = 0.0
+            ru[0] = 0.0
             gy[p] = 0.0
             gz[p] = 0.0
-            Qyy[p] = 0.0
-            Qyz[p] = 0.0
-            Qzz[p] = 0.0
-            accumulate(ey, ez, dY, wt, p, u, gy, gz, Qyy, Qyz, Qzz)
-            u[p] += cu[j]
-            gy[p] += cgy[j]
-            gz[p] += cgz[j]
-            Qyy[p] += cyy[j]
-            Qyz[p] += cyz[j]
-            Qzz[p] += czz[j]
+            ryy[:] = 0.0
+            ryz[:] = 0.0
+            rzz[:] = 0.0
+            accumulate(ey, ez, dY[p], wt[p], t, ru, gy[p], gz[p], ryy, ryz, rzz)
+            u[p] = cu[j, 0] + ru[0]
+            for k in range(nb):
+                gy[p, k] += cgy[j, k]
+                gz[p, k] += cgz[j, k]
+                for m in range(nb):
+                    vyz = cyz[j, k, m] + ryz[k, m]
+                    Qb[p, k, m] = Qb0[p, k, m] + (cyy[j, k, m] + ryy[k, m])
+                    Qb[p, k, nb + m] = Qb0[p, k, nb + m] + vyz
+                    Qb[p, nb + k, m] = Qb0[p, nb + k, m] + vyz
+                    Qb[p, nb + k, nb + m] = Qb0[p, nb + k, nb + m] + (czz[j, k, m]
+                                                                      + rzz[k, m])
 
     return terms
 
@@ -478,20 +492,19 @@ class FloatingFrameLink:
             if terms is None:
                 u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
                     e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
+                Qb = Qb.copy()
+                Qb[:, by, by] += Qyy
+                Qb[:, by, bz] += Qyz
+                Qb[:, bz, by] += Qyz.transpose(0, 2, 1)
+                Qb[:, bz, bz] += Qzz
             else:
-                P = smp.dY.shape[0]
+                Qb0, Qb = Qb, np.empty_like(Qb)
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
-                Qyy, Qyz, Qzz = (np.empty((P, nb, nb)) for _ in range(3))
                 terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]),
-                      *self._pieces, smp.nfull, smp.dY, smp.wt, u, gy, gz, Qyy, Qyz, Qzz)
+                      *self._pieces, smp.nfull, smp.dY, smp.wt, Qb0, u, gy, gz, Qb)
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
-            Qb = Qb.copy()
-            Qb[:, by, by] += Qyy
-            Qb[:, by, bz] += Qyz
-            Qb[:, bz, by] += Qyz.transpose(0, 2, 1)
-            Qb[:, bz, bz] += Qzz
         return p, Pe, Qb
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
