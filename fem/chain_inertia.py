@@ -125,8 +125,8 @@ def _kappa(F: Frame, p, Pe, Qb, v: np.ndarray, ed, edb) -> np.ndarray:
 class LinkState:
     """One link of a chain at a configuration: its frame, elastic coordinates ``cols``
     (an :func:`index` into ``q``), the point data ``p`` (P, 3), ``Pe`` (P, 3, ne), ``Q``
-    (P, nq, nq) (the block of the coupling on the link's coordinates ``band``, a slice of
-    ``range(ne)``, see
+    (a :class:`~fem.elements.floating_frame.Coupling` on the link's coordinates ``band``,
+    a slice of ``range(ne)``, see
     :meth:`~fem.elements.floating_frame.FloatingFrameLink.local_band`) and mass weights
     ``w`` (P,), and the origin terms it adds to those of the link before it (each
     ``(frame, p (3,), Pe (3, ne), Q (nq, nq), cols, qcols)`` with the indices of ``e`` and
@@ -225,11 +225,6 @@ class ChainInertia:
         Hx[:, :, b + lk.band.start:b + lk.band.stop] -= F.R[None, :, 0, None] * Qx[:, None, :]
         return Hx
 
-    def _band_block(self, lk: LinkState, s: np.ndarray) -> np.ndarray:
-        """``Σ_p s_p Q_p`` (nq, nq) for per-point scalars ``s``."""
-        nq = lk.Q.shape[1]
-        return (s @ lk.Q.reshape(-1, nq * nq)).reshape(nq, nq)
-
     def _hessian_contract(self, lk: LinkState, wu: np.ndarray) -> np.ndarray:
         """``Σ_p wu_p · Ĥ_p`` (m, m) for per-point vectors ``wu`` (P, 3)."""
         F, p, Pe = lk.F, lk.p, lk.Pe
@@ -243,7 +238,7 @@ class ChainInertia:
         X[3:b, b:] = ae
         X[b:, 3:b] = ae.T
         q = slice(b + lk.band.start, b + lk.band.stop)
-        X[q, q] = -self._band_block(lk, wu @ F.R[:, 0])
+        X[q, q] = -lk.Q.weighted_sum(wu @ F.R[:, 0])
         return X
 
     # ------------------------------------------------------------------ forces
@@ -271,7 +266,7 @@ class ChainInertia:
                 X[3:b, b:] = ae
                 X[b:, 3:b] = ae.T
                 q = slice(b + lk.band.start, b + lk.band.stop)
-                X[q, q] = -float(g @ F.R[:, 0]) * self._band_block(lk, w)
+                X[q, q] = -float(g @ F.R[:, 0]) * lk.Q.weighted_sum(w)
                 K += self._project(X, self._G(i), cols)
                 if H_o[i] is not None:
                     K += sw * np.tensordot(g, H_o[i], 1)
@@ -301,8 +296,7 @@ class ChainInertia:
             # 2-D products: one BLAS call each, not P small ones
             PE = (Pe.reshape(3 * P, ne) @ np.stack((edd, ed), axis=1)).reshape(P, 3, 2)
             Ped, Pedd = PE[:, :, 1], PE[:, :, 0]
-            nq = Qb.shape[1]
-            Qed = (Qb.reshape(P * nq, nq) @ edb).reshape(P, nq)
+            Qed = Qb.mul(edb)                                    # (P, nq)
             acc = p @ V.T + Pedd @ F.R.T + Ped @ (2.0 * W1.T)
             acc -= np.multiply.outer(Qed @ edb, F.R[:, 0])
             acc += J_o @ a + kap_o
@@ -321,7 +315,7 @@ class ChainInertia:
             Mh = WJ.T @ Jf
             M += self._project(Mh, Gs, cols)
             Hy = self._hessian_apply(lk, ad, Ped, Qed).reshape(3 * P, m)
-            Qedd = (Qb.reshape(P * nq, nq) @ edd[lk.band]).reshape(P, nq)
+            Qedd = Qb.mul(edd[lk.band])
             Ha = self._hessian_apply(lk, add, Pedd, Qedd).reshape(3 * P, m)
             Cl = self._project(WJ.T @ Hy, Gs, cols)
             Kl = self._project(WJ.T @ Ha + self._hessian_contract(lk, wacc), Gs, cols)

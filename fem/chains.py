@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from .bodies.floating_frame import axis_rotation
 from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
-from .elements.floating_frame import FloatingFrameLink
+from .elements.floating_frame import Coupling, FloatingFrameLink
 from .errors import ModelError
 from .system import System
 from .validate import finite, vector3
@@ -635,10 +635,10 @@ class PlanarChainSystem(HubLinkSystem):
                 pt, Pt, Qt = lk.local_band(e, tip)
                 if tm:
                     p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
-                                np.concatenate([Q, Qt]))
+                                Coupling.concat(Q, Qt))
             out.append(LinkState(F, d, p, Pe, Q, w, [prev] if prev else [], lk.band))
             if i + 1 < nl:
-                prev = (F, pt[0], Pt[0], Qt[0], d, self._qcols[i])
+                prev = (F, pt[0], Pt[0], Qt.dense()[0], d, self._qcols[i])
         return out
 
     @staticmethod
@@ -1003,7 +1003,7 @@ class SpatialChainSystem(PlanarChainSystem):
             if model.tip_masses[i]:
                 pt, Pt, Qt = lk.local_band(q[d], model.tip_samples[i])
                 p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
-                            np.concatenate([Q, Qt]))
+                            Coupling.concat(Q, Qt))
             out.append(LinkState(R.frame(), self._cols[i], p, Pe, Q, self._weights[i], new,
                                  lk.band))
         return out

@@ -411,7 +411,7 @@ def test_sampled_points_are_kept_and_never_changed():
                              kinematics="fourth_order")
     tip = np.array([3.0])
     s1 = link.sample(tip)
-    fields = ("L1", "Q", "Qb", "p0", "dY", "wt", "nfull")
+    fields = ("L1", "Q", "H", "p0", "dY", "wt", "nfull")
     before = [getattr(s1, f).copy() for f in fields]
     e = 0.05 * np.random.default_rng(1).standard_normal(link.n_coordinates)
     p, _, _ = link.local(e, tip)

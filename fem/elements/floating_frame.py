@@ -45,7 +45,7 @@ from ..errors import ModelError
 from ..jit import compiled
 from ..validate import finite, positive
 
-__all__ = ["FloatingFrameLink", "LinkSamples", "KINEMATICS"]
+__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS"]
 
 KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
 """Kinematic models of a link: the seed's (eq 2, linear curvature), and the corrections
@@ -55,19 +55,70 @@ to the next order in the slopes (both, or one of them)."""
 class LinkSamples:
     """Precomputed basis data at fixed points ``x`` of a link (for :meth:`local`).
 
-    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling and ``Qb`` its
-    nonzero block on the bending coordinates (:attr:`FloatingFrameLink.band`), ``p0``
-    (P, 3); with the fourth-order foreshortening also the rule of ``∫₀^{x_p}`` for every
-    point (:func:`_running_rule`): ``nfull`` (P,) the whole pieces of the basis below
-    ``x_p``, and the Gauss rule on the rest ``[a_k, x_p]``: slopes ``dY`` (P, G, nb) and
-    weights ``wt`` (P, G)."""
+    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling, ``H``
+    (P, nb, nb) its block on either transverse field (the foreshortening integrals, the
+    same for both), ``p0`` (P, 3); with the fourth-order foreshortening also the rule of
+    ``∫₀^{x_p}`` for every point (:func:`_running_rule`): ``nfull`` (P,) the whole pieces
+    of the basis below ``x_p``, and the Gauss rule on the rest ``[a_k, x_p]``: slopes
+    ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
 
-    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "Qb", "nfull")
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "H", "nfull")
 
-    def __init__(self, x, L1, Q, p0, dY=None, wt=None, band=None, nfull=None):
+    def __init__(self, x, L1, Q, p0, dY=None, wt=None, y=None, nfull=None):
         self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
-        self.Qb = Q if band is None else np.ascontiguousarray(Q[:, band, band])
+        self.H = None if y is None else np.ascontiguousarray(Q[:, y, y])
         self.nfull = nfull
+
+
+class Coupling:
+    """The coupling ``Q`` (``∂²p/∂e∂e = −x̂ ⊗ Q``) of P points on a link's bending
+    coordinates (:attr:`FloatingFrameLink.band`, the fields y then z): the
+    foreshortening integrals ``H`` (P, nb, nb) on both fields' diagonal blocks, plus the
+    configuration-dependent part ``Q4`` (P, 2 nb, 2 nb) of the fourth-order
+    foreshortening (None with the seed's kinematics).  Products use ``H`` once for both
+    fields: the dense band block would be four times the data."""
+
+    __slots__ = ("H", "Q4")
+
+    def __init__(self, H: np.ndarray, Q4: np.ndarray | None = None):
+        self.H, self.Q4 = H, Q4
+
+    def mul(self, x: np.ndarray) -> np.ndarray:
+        """``Q_p x`` (P, 2 nb) for ``x`` (2 nb,)."""
+        H = self.H
+        P, nb = H.shape[:2]
+        out = (H.reshape(P * nb, nb) @ x.reshape(2, nb).T).reshape(P, nb, 2)
+        out = out.transpose(0, 2, 1).reshape(P, 2 * nb)
+        if self.Q4 is not None:
+            out += (self.Q4.reshape(P * 2 * nb, 2 * nb) @ x).reshape(P, 2 * nb)
+        return out
+
+    def weighted_sum(self, s: np.ndarray) -> np.ndarray:
+        """``Σ_p s_p Q_p`` (2 nb, 2 nb)."""
+        P, nb = self.H.shape[:2]
+        Hs = (s @ self.H.reshape(P, nb * nb)).reshape(nb, nb)
+        out = np.zeros((2 * nb, 2 * nb))
+        out[:nb, :nb] = out[nb:, nb:] = Hs
+        if self.Q4 is not None:
+            out += (s @ self.Q4.reshape(P, 4 * nb * nb)).reshape(2 * nb, 2 * nb)
+        return out
+
+    def dense(self) -> np.ndarray:
+        """``Q`` (P, 2 nb, 2 nb)."""
+        P, nb = self.H.shape[:2]
+        out = np.zeros((P, 2 * nb, 2 * nb)) if self.Q4 is None else self.Q4.copy()
+        out[:, :nb, :nb] += self.H
+        out[:, nb:, nb:] += self.H
+        return out
+
+    @staticmethod
+    def concat(a: Coupling, b: Coupling) -> Coupling:
+        """The points of ``a``, then those of ``b``."""
+        Q4 = None
+        if a.Q4 is not None or b.Q4 is not None:
+            Q4 = np.concatenate([np.zeros((c.H.shape[0], 2 * c.H.shape[1], 2 * c.H.shape[1]))
+                                 if c.Q4 is None else c.Q4 for c in (a, b)])
+        return Coupling(np.concatenate([a.H, b.H]), Q4)
 
 
 def _running_rule(basis, x: np.ndarray, extra: int = 4):
@@ -136,8 +187,8 @@ def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
 def _fourth_order_kernel(numba):
     """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
     it: the batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order
-    spin-up run.  It writes the coupling block ``Qb = Qb0 + [[Q_yy, Q_yz], [Q_yz, Q_zz]]``
-    directly (the three blocks are symmetric)."""
+    spin-up run.  It writes the blocks as one array ``Q4 = [[Q_yy, Q_yz], [Q_yz, Q_zz]]``
+    (the three blocks are symmetric)."""
     @numba.njit(cache=True)
     def accumulate(ey, ez, dY, wt, t, acc, gy, gz, Qyy, Qyz, Qzz):  # pragma: no cover
         # add the terms of one rule (dY (G, nb), wt (G,)) to acc[0] (u), gy, gz, Qyy, …;
@@ -170,8 +221,7 @@ def _fourth_order_kernel(numba):
         acc[0] += 0.125 * up
 
     @numba.njit(cache=True)
-    def terms(ey, ez, dYK, wtK, nfull, dY, wt, Qb0, u, gy, gz,
-              Qb):  # pragma: no cover - jit
+    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, Q4):  # pragma: no cover - jit
         K, nb = dYK.shape[0], dYK.shape[2]
         P = dY.shape[0]
         t = np.empty(nb)
@@ -210,11 +260,10 @@ def _fourth_order_kernel(numba):
                 gz[p, k] += cgz[j, k]
                 for m in range(nb):
                     vyz = cyz[j, k, m] + ryz[k, m]
-                    Qb[p, k, m] = Qb0[p, k, m] + (cyy[j, k, m] + ryy[k, m])
-                    Qb[p, k, nb + m] = Qb0[p, k, nb + m] + vyz
-                    Qb[p, nb + k, m] = Qb0[p, nb + k, m] + vyz
-                    Qb[p, nb + k, nb + m] = Qb0[p, nb + k, nb + m] + (czz[j, k, m]
-                                                                      + rzz[k, m])
+                    Q4[p, k, m] = cyy[j, k, m] + ryy[k, m]
+                    Q4[p, k, nb + m] = vyz
+                    Q4[p, nb + k, m] = vyz
+                    Q4[p, nb + k, nb + m] = czz[j, k, m] + rzz[k, m]
 
     return terms
 
@@ -404,7 +453,7 @@ class FloatingFrameLink:
         self.use_kernel = True     # the compiled fourth-order terms when numba is there
         self._pieces = None        # the whole pieces' rule of the fourth-order terms
         self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0,
-                                                              band=self.band))
+                                                              y=s["y"]))
         if self.nonlinear_curvature:
             # own Gauss rule for the (higher-degree) nonlinear bending energy
             xb, wb = bases.gauss_rule(B.breakpoints, B.gauss_points + 4)
@@ -438,7 +487,7 @@ class FloatingFrameLink:
         smp = cache.get(key)
         if smp is None:
             L1, Q, p0 = self.samples(x)
-            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0, band=self.band))
+            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0, y=self.slices["y"]))
             if len(cache) >= 16:
                 cache.pop(next(iter(cache)))
             cache[key] = smp
@@ -453,16 +502,16 @@ class FloatingFrameLink:
         ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the seed's kinematics and
         depends on ``e`` with the fourth-order foreshortening."""
         smp = self._samples_of(x)
-        p, Pe, Qb = self._local(e, smp)
-        if Qb is smp.Qb:
+        p, Pe, cp = self._local(e, smp)
+        if cp.Q4 is None:
             return p, Pe, smp.Q
         Q = np.zeros_like(smp.Q)
-        Q[:, self.band, self.band] = Qb
+        Q[:, self.band, self.band] = cp.dense()
         return p, Pe, Q
 
     def local_band(self, e: np.ndarray, x=None):
-        """:meth:`local` with ``Q`` as its block on the bending coordinates :attr:`band`
-        (P, 2 nb, 2 nb): zero elsewhere."""
+        """:meth:`local` with ``Q`` as a :class:`Coupling` on the bending coordinates
+        :attr:`band` (zero elsewhere)."""
         return self._local(e, self._samples_of(x))
 
     def _samples_of(self, x) -> LinkSamples:
@@ -473,12 +522,13 @@ class FloatingFrameLink:
         return self.sample(x)
 
     def _local(self, e: np.ndarray, smp: LinkSamples):
-        L1, Qb, p0 = smp.L1, smp.Qb, smp.p0
+        L1, p0 = smp.L1, smp.p0
         b = self.band
         eb = e[b]
-        P, nq = Qb.shape[:2]
+        P = p0.shape[0]
+        cp = Coupling(smp.H)
+        Qe = cp.mul(eb)                                       # (P, 2 nb)
         # as 2-D products: one BLAS call each, not P small ones
-        Qe = (Qb.reshape(P * nq, nq) @ eb).reshape(P, nq)     # (P, 2 nb)
         p = p0 + (L1.reshape(3 * P, -1) @ e).reshape(P, 3)
         p[:, 0] -= 0.5 * Qe @ eb
         Pe = L1.copy()
@@ -487,25 +537,25 @@ class FloatingFrameLink:
             # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
             sy, sz = self.slices["y"], self.slices["z"]
             nb = self.nb
-            by, bz = slice(0, nb), slice(nb, 2 * nb)          # y and z within the band
             terms = _fourth_order_kernel() if self.use_kernel else None
             if terms is None:
                 u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
                     e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
-                Qb = Qb.copy()
-                Qb[:, by, by] += Qyy
-                Qb[:, by, bz] += Qyz
-                Qb[:, bz, by] += Qyz.transpose(0, 2, 1)
-                Qb[:, bz, bz] += Qzz
+                Q4 = np.empty((P, 2 * nb, 2 * nb))
+                Q4[:, :nb, :nb] = Qyy
+                Q4[:, :nb, nb:] = Qyz
+                Q4[:, nb:, :nb] = Qyz.transpose(0, 2, 1)
+                Q4[:, nb:, nb:] = Qzz
             else:
-                Qb0, Qb = Qb, np.empty_like(Qb)
+                Q4 = np.empty((P, 2 * nb, 2 * nb))
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
                 terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]),
-                      *self._pieces, smp.nfull, smp.dY, smp.wt, Qb0, u, gy, gz, Qb)
+                      *self._pieces, smp.nfull, smp.dY, smp.wt, u, gy, gz, Q4)
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
-        return p, Pe, Qb
+            cp = Coupling(smp.H, Q4)
+        return p, Pe, cp
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
