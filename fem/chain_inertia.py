@@ -182,22 +182,21 @@ class ChainInertia:
         return np.concatenate([self.J_o[i], self.links[i].F.C])
 
     @staticmethod
-    def _project(X: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
-        """``Gᵀ X G`` (n, n) for a local matrix ``X`` (m, m), ``G = [Gs; E]``."""
+    def _project(X: np.ndarray, Gs: np.ndarray, cols, out: np.ndarray) -> None:
+        """Add ``Gᵀ X G`` (…, n, n) to ``out`` for local matrices ``X`` (…, m, m),
+        ``G = [Gs; E]`` (``E`` picks the columns ``cols``)."""
         s = Gs.shape[0]
-        out = Gs.T @ (X[:s, :s] @ Gs)
-        out[:, cols] += Gs.T @ X[:s, s:]
-        out[cols, :] += X[s:, :s] @ Gs
-        out[block(cols)] += X[s:, s:]
-        return out
+        out += Gs.T @ (X[..., :s, :s] @ Gs)
+        out[..., :, cols] += Gs.T @ X[..., :s, s:]
+        out[..., cols, :] += X[..., s:, :s] @ Gs
+        out[(Ellipsis, *block(cols))] += X[..., s:, s:]
 
     @staticmethod
-    def _lift(Y: np.ndarray, Gs: np.ndarray, cols) -> np.ndarray:
-        """``Gᵀ Y`` (n, …) for local rows ``Y`` (m, …)."""
+    def _lift(Y: np.ndarray, Gs: np.ndarray, cols, out: np.ndarray) -> None:
+        """Add ``Gᵀ Y`` (…, n, n) to ``out`` for local rows ``Y`` (…, m, n)."""
         s = Gs.shape[0]
-        out = Gs.T @ Y[:s]
-        out[cols] += Y[s:]
-        return out
+        out += Gs.T @ Y[..., :s, :]
+        out[..., cols, :] += Y[..., s:, :]
 
     @staticmethod
     def _local_jacobian(lk: LinkState) -> np.ndarray:
@@ -267,7 +266,7 @@ class ChainInertia:
                 X[b:, 3:b] = ae.T
                 q = slice(b + lk.band.start, b + lk.band.stop)
                 X[q, q] = -float(g @ F.R[:, 0]) * lk.Q.weighted_sum(w)
-                K += self._project(X, self._G(i), cols)
+                self._project(X, self._G(i), cols, K)
                 if H_o[i] is not None:
                     K += sw * np.tensordot(g, H_o[i], 1)
         return f, K
@@ -278,7 +277,7 @@ class ChainInertia:
         n = self.n
         f = np.zeros(n)
         if tangent:
-            M, Kq, Cm = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+            T = np.zeros((3, n, n))                      # M, C, K_q
             H_o = self.H_o()
         kap_o = np.zeros(3)
         for i, lk in enumerate(self.links):
@@ -312,22 +311,22 @@ class ChainInertia:
             m = Jh.shape[2]
             Jf = Jh.reshape(3 * P, m)
             WJ = np.repeat(w, 3)[:, None] * Jf
-            Mh = WJ.T @ Jf
-            M += self._project(Mh, Gs, cols)
             Hy = self._hessian_apply(lk, ad, Ped, Qed).reshape(3 * P, m)
-            Qedd = Qb.mul(edd[lk.band])
-            Ha = self._hessian_apply(lk, add, Pedd, Qedd).reshape(3 * P, m)
-            Cl = self._project(WJ.T @ Hy, Gs, cols)
-            Kl = self._project(WJ.T @ Ha + self._hessian_contract(lk, wacc), Gs, cols)
+            Ha = self._hessian_apply(lk, add, Pedd, Qb.mul(edd[lk.band])).reshape(3 * P, m)
+            # Σ w Ĵᵀ[Ĵ, Ĥ q̇, Ĥ q̈] in one product: M̂, Ĉ/2 and the first part of K̂_q
+            X = (WJ.T @ np.concatenate([Jf, Hy, Ha], axis=1)).reshape(m, 3, m)
+            X = X.transpose(1, 0, 2)
+            X[1] *= 2.0
+            X[2] += self._hessian_contract(lk, wacc)
+            self._project(X, Gs, cols, T)
             if H_o[i] is not None:
-                Hv, Hav = H_o[i] @ v, H_o[i] @ a                 # (3, n)
-                Cl += self._lift(Mh[:, :3] @ Hv, Gs, cols)
-                Kl += self._lift(Mh[:, :3] @ Hav, Gs, cols) + np.tensordot(u, H_o[i], 1)
-            Cm += 2.0 * Cl
-            Kq += Kl
+                Mo = X[0, :, :3]                                 # Σ w Ĵᵀ (m, 3)
+                Y = np.stack([2.0 * (Mo @ (H_o[i] @ v)), Mo @ (H_o[i] @ a)])
+                self._lift(Y, Gs, cols, T[1:])
+                T[2] += np.tensordot(u, H_o[i], 1)
         if not tangent:
             return f, None
-        return f, (M, Kq, Cm)
+        return f, (T[0], T[2], T[1])
 
     def mass(self) -> np.ndarray:
         """``Σ w JᵀJ`` (n, n)."""
@@ -337,5 +336,5 @@ class ChainInertia:
             Jh = self._local_jacobian(lk)
             Jf = Jh.reshape(-1, Jh.shape[2])
             Mh = (np.repeat(lk.w, 3)[:, None] * Jf).T @ Jf
-            M += self._project(Mh, self._G(i), lk.cols)
+            self._project(Mh, self._G(i), lk.cols, M)
         return M
