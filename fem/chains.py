@@ -214,12 +214,21 @@ class HubLinkSystem(System):
     dense = True
     has_elastic = True
     has_damping = False
-    factor_cost_iterations = 0.7
-    """A factorization costs less than an iteration here: the Lagrange equations,
-    evaluated in Python every iteration, dominate (measured with the clock on the two- and
-    five-link falls and the spin-up beam: 0.5–0.9; the count-based estimate of
-    :mod:`fem.solvers.factor_cost` does not see them and gave 3.3 and 4.9, which made
-    the two-link fall 11 % slower)."""
+
+    @property
+    def factor_cost_iterations(self) -> float:
+        """The cost of a factorization in iterations: ``max(0.7, n / (30 n_links))``.
+
+        Small chains: about one iteration, the Lagrange equations evaluated in Python
+        every iteration dominate (measured with the clock on the two- and five-link falls
+        and the spin-up beam: 0.5–0.9; the count-based estimate of
+        :mod:`fem.solvers.factor_cost` does not see them and gave 3.3 and 4.9, which made
+        the two-link fall 11 % slower).  The tangent's projections to the chain
+        coordinates and the LU grow with the coordinates ``n``, an iteration with the links
+        (issue 23, ``factor_cost="timed"``: two-link fall 0.4–1.0 at n = 26–38, 1.0–1.25 at
+        70, 1.5 at 98, 1.6–2.4 at 130–134; five-link fall 0.54 at 95, 1.06 at 175).  The
+        defaults of the chain cases (n ≤ 30 per link) keep 0.7."""
+        return max(0.7, self.n / (30.0 * len(self.elastic)))
 
     def __init__(self, model: HubLink):
         self.model = model
