@@ -106,6 +106,8 @@ def _rates(F: Frame, ad: np.ndarray):
     """``W₁ = Σ ȧ_j ∂R/∂a_j`` and ``W₂ = Σ ȧ_j ȧ_l ∂²R/∂a_j∂a_l`` (3, 3) for angle rates
     ``ad`` (k,)."""
     k = ad.size
+    if k == 1:                                   # planar chains, hub links
+        return ad[0] * F.dR[0], (ad[0] * ad[0]) * F.ddR[0, 0]
     W1 = (ad @ F.dR.reshape(k, 9)).reshape(3, 3)
     W2 = (np.outer(ad, ad).ravel() @ F.ddR.reshape(k * k, 9)).reshape(3, 3)
     return W1, W2
@@ -155,12 +157,14 @@ class ChainInertia:
     def __init__(self, links: list[LinkState], n: int):
         self.links = links
         self.n = n
-        # J_o (3, n) of every link, accumulated along the chain
-        J_o = np.zeros((3, n))
+        # J_o (3, n) of every link, accumulated along the chain (None while the origin
+        # is fixed)
+        J_o = None
         self.J_o = []
         for lk in links:
             for F, p, Pe, _, cols, _ in lk.origin:
-                J_o = J_o + frame_jacobian(F, p, Pe, cols, n)
+                Jt = frame_jacobian(F, p, Pe, cols, n)
+                J_o = Jt if J_o is None else J_o + Jt
             self.J_o.append(J_o)
         self._H_o = None
 
@@ -179,7 +183,9 @@ class ChainInertia:
 
     def _G(self, i: int) -> np.ndarray:
         """``[J_o; C]`` (3 + k, n): the rows of ``G`` other than the elastic selection."""
-        return np.concatenate([self.J_o[i], self.links[i].F.C])
+        J_o = self.J_o[i]
+        return np.concatenate([np.zeros((3, self.n)) if J_o is None else J_o,
+                               self.links[i].F.C])
 
     @staticmethod
     def _project(X: np.ndarray, Gs: np.ndarray, cols, out: np.ndarray) -> None:
@@ -255,7 +261,9 @@ class ChainInertia:
             swPe = (w @ Pe.reshape(w.size, 3 * ne)).reshape(3, ne)
             gp = np.outer(g, swp).ravel()
             fa = F.dR.reshape(k, 9) @ gp                          # (k,)
-            f += self.J_o[i].T @ (sw * g) + F.C.T @ fa
+            f += F.C.T @ fa
+            if self.J_o[i] is not None:
+                f += self.J_o[i].T @ (sw * g)
             f[cols] += (F.R.T @ g) @ swPe
             if tangent:
                 b = 3 + k
@@ -291,19 +299,22 @@ class ChainInertia:
             ed, edd = v[cols], a[cols]
             edb = ed[lk.band]
             W1, W2 = _rates(F, ad)
-            V = (add @ F.dR.reshape(-1, 9)).reshape(3, 3) + W2
+            V = _rates(F, add)[0] + W2                           # Σ ä_j ∂R/∂a_j + W₂
             # 2-D products: one BLAS call each, not P small ones
-            PE = (Pe.reshape(3 * P, ne) @ np.stack((edd, ed), axis=1)).reshape(P, 3, 2)
-            Ped, Pedd = PE[:, :, 1], PE[:, :, 0]
+            Pe2 = Pe.reshape(3 * P, ne)
+            Ped, Pedd = (Pe2 @ ed).reshape(P, 3), (Pe2 @ edd).reshape(P, 3)
             Qed = Qb.mul(edb)                                    # (P, nq)
             acc = p @ V.T + Pedd @ F.R.T + Ped @ (2.0 * W1.T)
             acc -= np.multiply.outer(Qed @ edb, F.R[:, 0])
-            acc += J_o @ a + kap_o
+            if J_o is not None:
+                acc += J_o @ a + kap_o
             wacc = w[:, None] * acc
             u = w @ acc
             fa = F.dR.reshape(-1, 9) @ (wacc.T @ p).ravel()       # (k,)
-            f += J_o.T @ u + F.C.T @ fa
-            f[cols] += (wacc @ F.R).ravel() @ Pe.reshape(3 * P, ne)
+            f += F.C.T @ fa
+            if J_o is not None:
+                f += J_o.T @ u
+            f[cols] += (wacc @ F.R).ravel() @ Pe2
             if not tangent:
                 continue
             Gs = self._G(i)
