@@ -76,12 +76,28 @@ class Coupling:
     foreshortening integrals ``H`` (P, nb, nb) on both fields' diagonal blocks, plus the
     configuration-dependent part ``Q4`` (P, 2 nb, 2 nb) of the fourth-order
     foreshortening (None with the seed's kinematics).  Products use ``H`` once for both
-    fields: the dense band block would be four times the data."""
+    fields: the dense band block would be four times the data.
 
-    __slots__ = ("H", "Q4")
+    With the compiled kernels ``Q4`` comes as its rule (``rule``: the slopes and the
+    weights ``(w_yy, w_yz, w_zz)`` of every point of the running rule, see
+    :func:`fourth_order_weights`): :meth:`mul` takes ``Q4 x`` from it in
+    ``O(P G nb)``, and the dense ``Q4`` (``O(P G nb²)``) is formed only when asked for
+    (:meth:`dense`, :meth:`weighted_sum`: the tangents)."""
 
-    def __init__(self, H: np.ndarray, Q4: np.ndarray | None = None):
-        self.H, self.Q4 = H, Q4
+    __slots__ = ("H", "_Q4", "rule")
+
+    def __init__(self, H: np.ndarray, Q4: np.ndarray | None = None, rule=None):
+        self.H, self._Q4, self.rule = H, Q4, rule
+
+    @property
+    def Q4(self) -> np.ndarray | None:
+        """The fourth-order part (P, 2 nb, 2 nb), formed from the rule on first use."""
+        if self._Q4 is None and self.rule is not None:
+            P, nb = self.H.shape[:2]
+            Q4 = np.empty((P, 2 * nb, 2 * nb))
+            _fourth_order_kernel()[1](*self.rule, Q4)
+            self._Q4 = Q4
+        return self._Q4
 
     def mul(self, x: np.ndarray) -> np.ndarray:
         """``Q_p x`` (P, 2 nb) for ``x`` (2 nb,)."""
@@ -89,8 +105,12 @@ class Coupling:
         P, nb = H.shape[:2]
         out = (H.reshape(P * nb, nb) @ x.reshape(2, nb).T).reshape(P, nb, 2)
         out = out.transpose(0, 2, 1).reshape(P, 2 * nb)
-        if self.Q4 is not None:
-            out += (self.Q4.reshape(P * 2 * nb, 2 * nb) @ x).reshape(P, 2 * nb)
+        if self.rule is not None:    # from the rule even once Q4 is formed: the same
+            q4x = np.empty((P, 2 * nb))    # products whatever was asked for before
+            _fourth_order_kernel()[2](*self.rule, np.ascontiguousarray(x), q4x)
+            out += q4x
+        elif self._Q4 is not None:
+            out += (self._Q4.reshape(P * 2 * nb, 2 * nb) @ x).reshape(P, 2 * nb)
         return out
 
     def weighted_sum(self, s: np.ndarray) -> np.ndarray:
@@ -99,14 +119,16 @@ class Coupling:
         Hs = (s @ self.H.reshape(P, nb * nb)).reshape(nb, nb)
         out = np.zeros((2 * nb, 2 * nb))
         out[:nb, :nb] = out[nb:, nb:] = Hs
-        if self.Q4 is not None:
-            out += (s @ self.Q4.reshape(P, 4 * nb * nb)).reshape(2 * nb, 2 * nb)
+        Q4 = self.Q4
+        if Q4 is not None:
+            out += (s @ Q4.reshape(P, 4 * nb * nb)).reshape(2 * nb, 2 * nb)
         return out
 
     def dense(self) -> np.ndarray:
         """``Q`` (P, 2 nb, 2 nb)."""
         P, nb = self.H.shape[:2]
-        out = np.zeros((P, 2 * nb, 2 * nb)) if self.Q4 is None else self.Q4.copy()
+        Q4 = self.Q4
+        out = np.zeros((P, 2 * nb, 2 * nb)) if Q4 is None else Q4.copy()
         out[:, :nb, :nb] += self.H
         out[:, nb:, nb:] += self.H
         return out
@@ -186,78 +208,110 @@ def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
 @compiled
 def _fourth_order_kernel(numba):
     """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
-    it: the batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order
-    spin-up run.  It writes the blocks as one array ``Q4 = [[Q_yy, Q_yz], [Q_yz, Q_zz]]``
-    (the three blocks are symmetric)."""
+    it, as three functions over the running rule (the whole pieces' rule ``dYK``,
+    ``WK`` and every point's rest ``dY``, ``WP``, ``nfull`` as in
+    :func:`running_fourth_order_terms`):
+
+    * ``terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK, WP)``: ``u``, ``gy``,
+      ``gz`` and the weights ``W = (w_yy, w_yz, w_zz)`` of every rule point,
+      ``O((K + P) G nb)``;
+    * ``form(dYK, WK, nfull, dY, WP, Q4)``: the blocks as one array
+      ``Q4 = [[Q_yy, Q_yz], [Q_yz, Q_zz]]``, ``O((K + P) G nb²)`` (whole rows, one
+      product ``dk·dm`` per entry: exactly symmetric);
+    * ``mul(dYK, WK, nfull, dY, WP, x, out)``: ``Q4 x``, ``O((K + P) G nb)``.
+
+    The batched small products cost ≈ 48 µs per call in NumPy (half the fourth-order
+    spin-up run), and forming ``Q4`` at every evaluation was half the run of the assumed
+    modes with 16 functions (102 points)."""
     @numba.njit(cache=True)
-    def accumulate(ey, ez, dY, wt, t, acc, gy, gz, Qyy, Qyz, Qzz):  # pragma: no cover
-        # add the terms of one rule (dY (G, nb), wt (G,)) to acc[0] (u), gy, gz, Qyy, …;
-        # whole rows, one product dk·dm per entry (the blocks stay exactly symmetric)
+    def weigh(ey, ez, dY, wt, W, acc, gy, gz):  # pragma: no cover - jit
+        # one rule (dY (G, nb), wt (G,)): its weights W (G, 3); add u to acc[0], gy, gz
         G, nb = dY.shape
         up = 0.0
         for g in range(G):
             a = 0.0
             c = 0.0
             for k in range(nb):
-                t[k] = dY[g, k]
-                a += t[k] * ey[k]
-                c += t[k] * ez[k]
+                a += dY[g, k] * ey[k]
+                c += dY[g, k] * ez[k]
             s = a * a + c * c
             w = wt[g]
             up += w * s * s
-            wy = 0.5 * w * (s + 2.0 * a * a)
-            wyz = w * a * c
-            wz = 0.5 * w * (s + 2.0 * c * c)
+            W[g, 0] = 0.5 * w * (s + 2.0 * a * a)
+            W[g, 1] = w * a * c
+            W[g, 2] = 0.5 * w * (s + 2.0 * c * c)
             for k in range(nb):
-                dk = t[k]
+                dk = dY[g, k]
                 gy[k] += 0.5 * w * s * a * dk
                 gz[k] += 0.5 * w * s * c * dk
+        acc[0] += 0.125 * up
+
+    @numba.njit(cache=True)
+    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK,
+              WP):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        # running sums of the whole pieces: row j holds the pieces below j
+        cu = np.zeros((K + 1, 1))
+        cgy = np.zeros((K + 1, nb))
+        cgz = np.zeros((K + 1, nb))
+        for j in range(K):
+            weigh(ey, ez, dYK[j], wtK[j], WK[j], cu[j + 1], cgy[j + 1], cgz[j + 1])
+            cu[j + 1] += cu[j]
+            cgy[j + 1] += cgy[j]
+            cgz[j + 1] += cgz[j]
+        ru = np.empty(1)
+        for p in range(P):
+            j = nfull[p]
+            ru[0] = 0.0
+            gy[p] = 0.0
+            gz[p] = 0.0
+            weigh(ey, ez, dY[p], wt[p], WP[p], ru, gy[p], gz[p])
+            u[p] = cu[j, 0] + ru[0]
+            for k in range(nb):
+                gy[p, k] += cgy[j, k]
+                gz[p, k] += cgz[j, k]
+
+    @numba.njit(cache=True)
+    def blocks(dY, W, t, Qyy, Qyz, Qzz):  # pragma: no cover - jit
+        # add Σ_g W_g dY_g dY_gᵀ of one rule to the three (nb, nb) blocks
+        G, nb = dY.shape
+        for g in range(G):
+            wy, wyz, wz = W[g, 0], W[g, 1], W[g, 2]
+            for k in range(nb):
+                t[k] = dY[g, k]
+            for k in range(nb):
+                dk = t[k]
                 ry, ryz, rz = Qyy[k], Qyz[k], Qzz[k]
                 for m in range(nb):
                     dkm = dk * t[m]
                     ry[m] += wy * dkm
                     ryz[m] += wyz * dkm
                     rz[m] += wz * dkm
-        acc[0] += 0.125 * up
 
     @numba.njit(cache=True)
-    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, Q4):  # pragma: no cover - jit
+    def form(dYK, WK, nfull, dY, WP, Q4):  # pragma: no cover - jit
         K, nb = dYK.shape[0], dYK.shape[2]
         P = dY.shape[0]
         t = np.empty(nb)
-        # running sums of the whole pieces: row j holds the pieces below j
-        cu = np.zeros((K + 1, 1))
-        cgy = np.zeros((K + 1, nb))
-        cgz = np.zeros((K + 1, nb))
         cyy = np.zeros((K + 1, nb, nb))
         cyz = np.zeros((K + 1, nb, nb))
         czz = np.zeros((K + 1, nb, nb))
         for j in range(K):
-            accumulate(ey, ez, dYK[j], wtK[j], t, cu[j + 1], cgy[j + 1], cgz[j + 1],
-                       cyy[j + 1], cyz[j + 1], czz[j + 1])
-            cu[j + 1] += cu[j]
-            cgy[j + 1] += cgy[j]
-            cgz[j + 1] += cgz[j]
+            blocks(dYK[j], WK[j], t, cyy[j + 1], cyz[j + 1], czz[j + 1])
             cyy[j + 1] += cyy[j]
             cyz[j + 1] += cyz[j]
             czz[j + 1] += czz[j]
-        ru = np.empty(1)
         ryy = np.empty((nb, nb))
         ryz = np.empty((nb, nb))
         rzz = np.empty((nb, nb))
         for p in range(P):
             j = nfull[p]
-            ru[0] = 0.0
-            gy[p] = 0.0
-            gz[p] = 0.0
             ryy[:] = 0.0
             ryz[:] = 0.0
             rzz[:] = 0.0
-            accumulate(ey, ez, dY[p], wt[p], t, ru, gy[p], gz[p], ryy, ryz, rzz)
-            u[p] = cu[j, 0] + ru[0]
+            blocks(dY[p], WP[p], t, ryy, ryz, rzz)
             for k in range(nb):
-                gy[p, k] += cgy[j, k]
-                gz[p, k] += cgz[j, k]
                 for m in range(nb):
                     vyz = cyz[j, k, m] + ryz[k, m]
                     Q4[p, k, m] = cyy[j, k, m] + ryy[k, m]
@@ -265,7 +319,35 @@ def _fourth_order_kernel(numba):
                     Q4[p, nb + k, m] = vyz
                     Q4[p, nb + k, nb + m] = czz[j, k, m] + rzz[k, m]
 
-    return terms
+    @numba.njit(cache=True)
+    def apply(dY, W, x, out):  # pragma: no cover - jit
+        # add Σ_g [W_yy a + W_yz c; W_yz a + W_zz c] dY_g, a = dY_g·x_y, c = dY_g·x_z
+        G, nb = dY.shape
+        for g in range(G):
+            a = 0.0
+            c = 0.0
+            for k in range(nb):
+                a += dY[g, k] * x[k]
+                c += dY[g, k] * x[nb + k]
+            fy = W[g, 0] * a + W[g, 1] * c
+            fz = W[g, 1] * a + W[g, 2] * c
+            for k in range(nb):
+                out[k] += fy * dY[g, k]
+                out[nb + k] += fz * dY[g, k]
+
+    @numba.njit(cache=True)
+    def mul(dYK, WK, nfull, dY, WP, x, out):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        cum = np.zeros((K + 1, 2 * nb))
+        for j in range(K):
+            apply(dYK[j], WK[j], x, cum[j + 1])
+            cum[j + 1] += cum[j]
+        for p in range(P):
+            out[p] = cum[nfull[p]]
+            apply(dY[p], WP[p], x, out[p])
+
+    return terms, form, mul
 
 
 @compiled
@@ -503,7 +585,7 @@ class FloatingFrameLink:
         depends on ``e`` with the fourth-order foreshortening."""
         smp = self._samples_of(x)
         p, Pe, cp = self._local(e, smp)
-        if cp.Q4 is None:
+        if cp.Q4 is None:          # the seed's kinematics: the constant coupling
             return p, Pe, smp.Q
         Q = np.zeros_like(smp.Q)
         Q[:, self.band, self.band] = cp.dense()
@@ -537,8 +619,8 @@ class FloatingFrameLink:
             # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
             sy, sz = self.slices["y"], self.slices["z"]
             nb = self.nb
-            terms = _fourth_order_kernel() if self.use_kernel else None
-            if terms is None:
+            kernel = _fourth_order_kernel() if self.use_kernel else None
+            if kernel is None:
                 u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
                     e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
                 Q4 = np.empty((P, 2 * nb, 2 * nb))
@@ -546,15 +628,17 @@ class FloatingFrameLink:
                 Q4[:, :nb, nb:] = Qyz
                 Q4[:, nb:, :nb] = Qyz.transpose(0, 2, 1)
                 Q4[:, nb:, nb:] = Qzz
+                cp = Coupling(smp.H, Q4)
             else:
-                Q4 = np.empty((P, 2 * nb, 2 * nb))
+                dYK, wtK = self._pieces
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
-                terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]),
-                      *self._pieces, smp.nfull, smp.dY, smp.wt, u, gy, gz, Q4)
+                WK, WP = np.empty((*wtK.shape, 3)), np.empty((*smp.wt.shape, 3))
+                kernel[0](np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]), dYK,
+                          wtK, smp.nfull, smp.dY, smp.wt, u, gy, gz, WK, WP)
+                cp = Coupling(smp.H, rule=(dYK, WK, smp.nfull, smp.dY, WP))
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
-            cp = Coupling(smp.H, Q4)
         return p, Pe, cp
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
