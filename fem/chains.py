@@ -31,7 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .bodies.floating_frame import axis_rotation
-from .elements.floating_frame import FloatingFrameLink
+from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
+from .elements.floating_frame import Coupling, FloatingFrameLink
 from .errors import ModelError
 from .system import System
 from .validate import finite, vector3
@@ -113,7 +114,6 @@ class HubLink:
         """Kinetic, strain and gravitational energy [J]."""
         asm = self.assemble()
         M = asm.mass_matrix(q)
-        J, _ = asm.kinematics(q)
         r = self.link.local(q[1:])[0] @ _rotation_z(q[0])[0].T
         wm = self.link.w * self.link.rho_A
         return {"kinetic": 0.5 * float(v @ M @ v),
@@ -214,12 +214,21 @@ class HubLinkSystem(System):
     dense = True
     has_elastic = True
     has_damping = False
-    factor_cost_iterations = 0.7
-    """A factorization costs less than an iteration here: the Lagrange equations,
-    evaluated in Python every iteration, dominate (measured with the clock on the two- and
-    five-link falls and the spin-up beam: 0.5–0.9; the count-based estimate of
-    :mod:`fem.solvers.factor_cost` does not see them and gave 3.3 and 4.9, which made
-    the two-link fall 11 % slower)."""
+
+    @property
+    def factor_cost_iterations(self) -> float:
+        """The cost of a factorization in iterations: ``max(0.7, n / (30 n_links))``.
+
+        Small chains: about one iteration, the Lagrange equations evaluated in Python
+        every iteration dominate (measured with the clock on the two- and five-link falls
+        and the spin-up beam: 0.5–0.9; the count-based estimate of
+        :mod:`fem.solvers.factor_cost` does not see them and gave 3.3 and 4.9, which made
+        the two-link fall 11 % slower).  The tangent's projections to the chain
+        coordinates and the LU grow with the coordinates ``n``, an iteration with the links
+        (issue 23, ``factor_cost="timed"``: two-link fall 0.4–1.0 at n = 26–38, 1.0–1.25 at
+        70, 1.5 at 98, 1.6–2.4 at 130–134; five-link fall 0.54 at 95, 1.06 at 175).  The
+        defaults of the chain cases (n ≤ 30 per link) keep 0.7."""
+        return max(0.7, self.n / (30.0 * len(self.elastic)))
 
     def __init__(self, model: HubLink):
         self.model = model
@@ -245,6 +254,26 @@ class HubLinkSystem(System):
         if self.m:
             Jd[0, 0] = 1.0
         self.Jd = Jd
+        self._hub_c = np.eye(n)[0]
+        self._cols = slice(1, n)
+        self._state = None
+
+    # ------------------------------------------------ inertia in the links' frames
+    def _link_states(self, q: np.ndarray) -> list[LinkState]:
+        """The link in its frame (:mod:`fem.chain_inertia`): hub angle, no origin."""
+        R, R1, R2 = _rotation_z(q[0])
+        p, Pe, Q = self.link.local_band(q[1:])
+        F = Frame(R, R1[None], R2[None, None], self._hub_c[None])
+        return [LinkState(F, self._cols, p, Pe, Q, self.wm, [], self.link.band)]
+
+    def _inertia_state(self, q: np.ndarray) -> ChainInertia:
+        """The :class:`~fem.chain_inertia.ChainInertia` at ``q``, kept for the next call
+        at the same ``q`` (a Newton iteration asks for the weight, then the inertia)."""
+        key = (q.tobytes(), tuple(lk.use_kernel for lk in self.elastic))
+        st = self._state
+        if st is None or st[0] != key:
+            st = self._state = (key, ChainInertia(self._link_states(q), self.n))
+        return st[1]
 
     # ------------------------------------------------------------ kinematics
     def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -264,25 +293,21 @@ class HubLinkSystem(System):
         return J, Hs
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
-        J, _ = self.kinematics(q)
-        return np.einsum("p,pin,pim->nm", self.wm, J, J) + self.M_const
+        return self._inertia_state(q).mass() + self.M_const
 
     def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                        tangent: bool = False):
-        """``M(q) a + ∫ρA Jᵀκ`` and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)``."""
-        J, Hs = self.kinematics(q)
-        wm = self.wm
-        Hv = np.einsum("pink,k->pin", Hs, v)
-        acc = np.einsum("pin,n->pi", J, a) + np.einsum("pin,n->pi", Hv, v)
-        f = np.einsum("p,pin,pi->n", wm, J, acc) + self.M_const @ a
+        """``M(q) a + ∫ρA Jᵀκ`` and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)``.
+
+        Summed in every link's frame coordinates and carried to ``q`` by the chain rule
+        (:mod:`fem.chain_inertia`); :meth:`kinematics` gives the point-by-point ``J`` and
+        ``∂²r/∂q∂q`` the same sums come from (the reference of the tests)."""
+        f, tan = self._inertia_state(q).inertia(v, a, tangent)
+        f += self.M_const @ a
         if not tangent:
             return f, None
-        M = np.einsum("p,pin,pim->nm", wm, J, J) + self.M_const
-        C = 2.0 * np.einsum("p,pin,pim->nm", wm, J, Hv)
-        Ha = np.einsum("pink,k->pin", Hs, a)
-        Kq = (np.einsum("p,pink,pi->nk", wm, Hs, acc)
-              + np.einsum("p,pin,pik->nk", wm, J, Ha))
-        return f, (M, Kq, C)
+        M, Kq, C = tan
+        return f, (M + self.M_const, Kq, C)
 
     # ---------------------------------------------------------------- forces
     def _link_dofs(self):
@@ -306,11 +331,10 @@ class HubLinkSystem(System):
         g = self.model.gravity
         if not np.any(g):
             return f, Kt
-        J, Hs = self.kinematics(q)
-        f = f - np.einsum("p,pin,i->n", self.wm, J, g)
+        fg, Kg = self._inertia_state(q).weight(g, tangent)
         if not tangent:
-            return f, None
-        return f, Kt - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+            return f - fg, None
+        return f - fg, Kt - Kg
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
         return np.zeros(self.n)
@@ -586,6 +610,14 @@ class PlanarChainSystem(HubLinkSystem):
         self.theta_ref[model.joint_dofs] = model.angles0
         self.wm = np.concatenate([*(lk.w * lk.rho_A for lk in model.links),
                                   model.tip_masses])
+        # mass weights of every link's points (its tip last when it carries a mass)
+        self._weights = [np.append(lk.w * lk.rho_A, tm) if tm else lk.w * lk.rho_A
+                         for lk, tm in zip(model.links, model.tip_masses, strict=True)]
+        # every link's elastic coordinates in q, and those of its bending band
+        self._cols = [index(d) for d in model.elastic_dofs]
+        self._qcols = [index(d[lk.band]) for lk, d in zip(model.links, model.elastic_dofs,
+                                                         strict=True)]
+        self._state = None
         self.drive = None
         self.m = self.n_con = 0
         self.labels, self.owner = [], []
@@ -595,6 +627,28 @@ class PlanarChainSystem(HubLinkSystem):
         self._setup(model)
         self.c = model.frame_vectors()
         self._tips = [lk.sample([lk.length]) for lk in model.links]
+
+    def _link_states(self, q: np.ndarray) -> list[LinkState]:
+        """Every link in its frame (:mod:`fem.chain_inertia`): frame angle ``c_i·q``,
+        origin the previous tip, a tip mass as one more point."""
+        out, prev = [], None
+        nl = len(self.model.links)
+        for i, (lk, c, d, tip, w) in enumerate(zip(self.model.links, self.c, self._cols,
+                                                   self._tips, self._weights, strict=True)):
+            e = q[d]
+            R, R1, R2 = _rot(c @ q)
+            F = Frame(R, R1[None], R2[None, None], c[None])
+            p, Pe, Q = lk.local_band(e)
+            tm = self.model.tip_masses[i]
+            if tm or i + 1 < nl:
+                pt, Pt, Qt = lk.local_band(e, tip)
+                if tm:
+                    p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
+                                Coupling.concat(Q, Qt))
+            out.append(LinkState(F, d, p, Pe, Q, w, [prev] if prev else [], lk.band))
+            if i + 1 < nl:
+                prev = (F, pt[0], Pt[0], Qt.dense()[0], d, self._qcols[i])
+        return out
 
     @staticmethod
     def _term(phi, c, p, Pe, Q, cols, n):
@@ -660,12 +714,12 @@ class PlanarChainSystem(HubLinkSystem):
         """Elastic and joint-spring forces and the weight."""
         f, Kt = self._elastic(self.K @ (q - self.theta_ref),
                               self.K.copy() if tangent else None, q)
-        J, Hs = self.kinematics(q)
-        g = self.model.gravity
-        f = f - np.einsum("p,pin,i->n", self.wm, J, g)
+        if not np.any(self.model.gravity):
+            return f, Kt
+        fg, Kg = self._inertia_state(q).weight(self.model.gravity, tangent)
         if not tangent:
-            return f, None
-        return f, Kt - np.einsum("p,pink,i->nk", self.wm, Hs, g)
+            return f - fg, None
+        return f - fg, Kt - Kg
 
 
 def write_centreline_series(out, name: str, times, lines_per_frame,
@@ -742,22 +796,14 @@ class _RotationProduct:
         self.C[k] = c
         self.k = k + 1
 
+    def frame(self) -> Frame:
+        """The product as a :class:`~fem.chain_inertia.Frame` (its ``k`` angles)."""
+        k = self.k
+        return Frame(self.R, self.dR[:k], self.ddR[:k, :k], self.C[:k])
+
     def term(self, p, Pe, Q, cols, n):
         """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) of ``r = R(q) p(e)``."""
-        k = self.k
-        C = self.C[:k]
-        G = (self.dR[:k] @ p.T).transpose(2, 1, 0)             # (P, 3, k)
-        J = G @ C
-        Hk = (self.ddR[:k, :k] @ p.T).transpose(3, 2, 0, 1)    # (P, 3, k, k)
-        H = C.T @ (Hk @ C)
-        if cols is not None and len(cols):
-            J[:, :, cols] += np.einsum("ij,pjm->pim", self.R, Pe)
-            D = np.einsum("kij,pjm->pikm", self.dR[:k], Pe)
-            Dq = C.T @ D                                        # (P, 3, n, ne)
-            H[:, :, :, cols] += Dq
-            H[:, :, cols, :] += Dq.transpose(0, 1, 3, 2)
-            H[:, :, cols[:, None], cols[None, :]] -= self.R[None, :, 0, None, None] * Q[:, None]
-        return J, H
+        return frame_term(self.frame(), p, Pe, Q, cols, n)
 
 
 class SpatialChain(PlanarChain):
@@ -947,6 +993,29 @@ class SpatialChainSystem(PlanarChainSystem):
 
     def __init__(self, model: SpatialChain):
         self._setup(model)
+
+    def _link_states(self, q: np.ndarray) -> list[LinkState]:
+        """Every link in its frame (:mod:`fem.chain_inertia`): the rotation product of
+        the D-H walk, the origin terms it adds (rigid offsets, the previous tip)."""
+        model = self.model
+        out, done = [], 0
+        for i, (R, origin) in enumerate(model.walk(q)):
+            lk, d = model.links[i], model.elastic_dofs[i]
+            # origin terms: rigid offsets, and the previous tip (link i − 1)
+            b = model.links[i - 1].band
+            new = [(Rt.frame(), p[0], None, None, None, None) if Pe is None else
+                   (Rt.frame(), p[0], Pe[0], Q[0][b, b], self._cols[i - 1],
+                    self._qcols[i - 1])
+                   for Rt, p, Pe, Q, _ in origin[done:]]
+            done = len(origin)
+            p, Pe, Q = lk.local_band(q[d])
+            if model.tip_masses[i]:
+                pt, Pt, Qt = lk.local_band(q[d], model.tip_samples[i])
+                p, Pe, Q = (np.concatenate([p, pt]), np.concatenate([Pe, Pt]),
+                            Coupling.concat(Q, Qt))
+            out.append(LinkState(R.frame(), self._cols[i], p, Pe, Q, self._weights[i], new,
+                                 lk.band))
+        return out
 
     def _walk_terms(self, q):
         """Per link: (frame, origin terms, e) — for kinematics and positions."""

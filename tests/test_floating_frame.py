@@ -411,11 +411,12 @@ def test_sampled_points_are_kept_and_never_changed():
                              kinematics="fourth_order")
     tip = np.array([3.0])
     s1 = link.sample(tip)
-    before = [a.copy() for a in (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt)]
+    fields = ("L1", "Q", "H", "p0", "dY", "wt", "nfull")
+    before = [getattr(s1, f).copy() for f in fields]
     e = 0.05 * np.random.default_rng(1).standard_normal(link.n_coordinates)
     p, _, _ = link.local(e, tip)
     assert link.sample(tip) is s1
-    for a, b in zip(before, (s1.L1, s1.Q, s1.p0, s1.dY, s1.wt), strict=True):
+    for a, b in zip(before, (getattr(s1, f) for f in fields), strict=True):
         assert np.array_equal(a, b)
     fresh = FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
                               kinematics="fourth_order")
@@ -442,6 +443,20 @@ def test_compiled_fourth_order_terms_match_numpy():
         ref = link.local(e, x)
         for a, b in zip(got, ref, strict=True):
             assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max()
+    # the coupling's products from the rule (no dense Q4) against the dense NumPy form
+    rng = np.random.default_rng(5)
+    xv, s = rng.standard_normal(2 * link.nb), rng.standard_normal(link.x.size)
+    link.use_kernel = False
+    ref = link.local_band(e)[2]
+    link.use_kernel = True
+    got = link.local_band(e)[2]
+    assert got.rule is not None and got._Q4 is None
+    m_ref, m_got = ref.mul(xv), got.mul(xv)
+    assert got._Q4 is None                                  # the product formed no Q4
+    assert np.abs(m_got - m_ref).max() <= 1e-12 * np.abs(m_ref).max()
+    w_ref, w_got = ref.weighted_sum(s), got.weighted_sum(s)
+    assert np.abs(w_got - w_ref).max() <= 1e-12 * np.abs(w_ref).max()
+    assert got._Q4 is not None and np.array_equal(got.mul(xv), m_got)   # unchanged
 
 
 @pytest.mark.parametrize("basis, n", [("bezier", 4), ("bspline", 5), ("modes", 4)])

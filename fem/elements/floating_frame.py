@@ -45,7 +45,7 @@ from ..errors import ModelError
 from ..jit import compiled
 from ..validate import finite, positive
 
-__all__ = ["FloatingFrameLink", "LinkSamples", "KINEMATICS"]
+__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS"]
 
 KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
 """Kinematic models of a link: the paper's (eq 2, linear curvature), and the corrections
@@ -55,36 +55,130 @@ to the next order in the slopes (both, or one of them)."""
 class LinkSamples:
     """Precomputed basis data at fixed points ``x`` of a link (for :meth:`local`).
 
-    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling, ``p0`` (P, 3);
-    with the fourth-order foreshortening also a Gauss rule on ``[0, x_p]`` for every
-    point: slopes ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
+    ``L1`` (P, 3, ne), ``Q`` (P, ne, ne) the constant part of the coupling, ``H``
+    (P, nb, nb) its block on either transverse field (the foreshortening integrals, the
+    same for both), ``p0`` (P, 3); with the fourth-order foreshortening also the rule of
+    ``∫₀^{x_p}`` for every point (:func:`_running_rule`): ``nfull`` (P,) the whole pieces
+    of the basis below ``x_p``, and the Gauss rule on the rest ``[a_k, x_p]``: slopes
+    ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
 
-    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt")
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "H", "nfull")
 
-    def __init__(self, x, L1, Q, p0, dY=None, wt=None):
+    def __init__(self, x, L1, Q, p0, dY=None, wt=None, y=None, nfull=None):
         self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
+        self.H = None if y is None else np.ascontiguousarray(Q[:, y, y])
+        self.nfull = nfull
+
+
+class Coupling:
+    """The coupling ``Q`` (``∂²p/∂e∂e = −x̂ ⊗ Q``) of P points on a link's bending
+    coordinates (:attr:`FloatingFrameLink.band`, the fields y then z): the
+    foreshortening integrals ``H`` (P, nb, nb) on both fields' diagonal blocks, plus the
+    configuration-dependent part ``Q4`` (P, 2 nb, 2 nb) of the fourth-order
+    foreshortening (None with the seed's kinematics).  Products use ``H`` once for both
+    fields: the dense band block would be four times the data.
+
+    With the compiled kernels ``Q4`` comes as its rule (``rule``: the slopes and the
+    weights ``(w_yy, w_yz, w_zz)`` of every point of the running rule, see
+    :func:`fourth_order_weights`): :meth:`mul` takes ``Q4 x`` from it in
+    ``O(P G nb)``, and the dense ``Q4`` (``O(P G nb²)``) is formed only when asked for
+    (:meth:`dense`, :meth:`weighted_sum`: the tangents)."""
+
+    __slots__ = ("H", "_Q4", "rule")
+
+    def __init__(self, H: np.ndarray, Q4: np.ndarray | None = None, rule=None):
+        self.H, self._Q4, self.rule = H, Q4, rule
+
+    @property
+    def Q4(self) -> np.ndarray | None:
+        """The fourth-order part (P, 2 nb, 2 nb), formed from the rule on first use."""
+        if self._Q4 is None and self.rule is not None:
+            P, nb = self.H.shape[:2]
+            Q4 = np.empty((P, 2 * nb, 2 * nb))
+            _fourth_order_kernel()[1](*self.rule, Q4)
+            self._Q4 = Q4
+        return self._Q4
+
+    def mul(self, x: np.ndarray) -> np.ndarray:
+        """``Q_p x`` (P, 2 nb) for ``x`` (2 nb,)."""
+        H = self.H
+        P, nb = H.shape[:2]
+        out = (H.reshape(P * nb, nb) @ x.reshape(2, nb).T).reshape(P, nb, 2)
+        out = out.transpose(0, 2, 1).reshape(P, 2 * nb)
+        if self.rule is not None:    # from the rule even once Q4 is formed: the same
+            q4x = np.empty((P, 2 * nb))    # products whatever was asked for before
+            _fourth_order_kernel()[2](*self.rule, np.ascontiguousarray(x), q4x)
+            out += q4x
+        elif self._Q4 is not None:
+            out += (self._Q4.reshape(P * 2 * nb, 2 * nb) @ x).reshape(P, 2 * nb)
+        return out
+
+    def weighted_sum(self, s: np.ndarray) -> np.ndarray:
+        """``Σ_p s_p Q_p`` (2 nb, 2 nb)."""
+        P, nb = self.H.shape[:2]
+        Hs = (s @ self.H.reshape(P, nb * nb)).reshape(nb, nb)
+        out = np.zeros((2 * nb, 2 * nb))
+        out[:nb, :nb] = out[nb:, nb:] = Hs
+        Q4 = self.Q4
+        if Q4 is not None:
+            out += (s @ Q4.reshape(P, 4 * nb * nb)).reshape(2 * nb, 2 * nb)
+        return out
+
+    def dense(self) -> np.ndarray:
+        """``Q`` (P, 2 nb, 2 nb)."""
+        P, nb = self.H.shape[:2]
+        Q4 = self.Q4
+        out = np.zeros((P, 2 * nb, 2 * nb)) if Q4 is None else Q4.copy()
+        out[:, :nb, :nb] += self.H
+        out[:, nb:, nb:] += self.H
+        return out
+
+    @staticmethod
+    def concat(a: Coupling, b: Coupling) -> Coupling:
+        """The points of ``a``, then those of ``b``."""
+        Q4 = None
+        if a.Q4 is not None or b.Q4 is not None:
+            Q4 = np.concatenate([np.zeros((c.H.shape[0], 2 * c.H.shape[1], 2 * c.H.shape[1]))
+                                 if c.Q4 is None else c.Q4 for c in (a, b)])
+        return Coupling(np.concatenate([a.H, b.H]), Q4)
 
 
 def _running_rule(basis, x: np.ndarray, extra: int = 4):
-    """Gauss points ``ξ`` and weights of ``∫₀^{x_p}`` for every point (piecewise over the
-    basis' breakpoints): ``(xi (P, G), wt (P, G))``."""
+    """The rule of ``∫₀^{x_p}`` for every point, piecewise over the basis' breakpoints:
+    the whole pieces below ``x_p`` (their number ``nfull`` (P,)) and the rest of the piece
+    that holds ``x_p``, ``[a_k, x_p]``: Gauss points ``ξ`` and weights (P, G), G =
+    ``gauss_points + extra`` (zero weights when ``x_p`` is a breakpoint).  The whole
+    pieces' own rule is :func:`_piece_rule`: an integral over ``[0, x_p]`` is the running
+    sum of the pieces' integrals plus the rest — ``O(pieces + P)`` rule points instead of
+    ``O(pieces × P)``."""
     br = basis.breakpoints
     s, w = np.polynomial.legendre.leggauss(basis.gauss_points + extra)
-    a = br[None, :-1]
-    b = np.minimum(br[None, 1:], x[:, None])
-    span = np.clip(b - a, 0.0, None)
-    xi = 0.5 * (a + a + span)[..., None] + 0.5 * span[..., None] * s
-    wt = 0.5 * span[..., None] * w
-    return xi.reshape(x.size, -1), wt.reshape(x.size, -1)
+    nfull = np.searchsorted(br[1:], x, side="right")          # pieces with b <= x
+    k = np.minimum(nfull, br.size - 2)
+    a = br[k]
+    span = np.clip(np.minimum(br[k + 1], x) - a, 0.0, None)
+    span[nfull == br.size - 1] = 0.0                          # x = L: all pieces whole
+    xi = 0.5 * (a + a + span)[:, None] + 0.5 * span[:, None] * s
+    wt = 0.5 * span[:, None] * w
+    return nfull, xi, wt
+
+
+def _piece_rule(basis, extra: int = 4):
+    """Gauss points and weights (K, G) of every whole piece of the basis (the points the
+    running rule used for the pieces below ``x_p``)."""
+    br = basis.breakpoints
+    s, w = np.polynomial.legendre.leggauss(basis.gauss_points + extra)
+    a, span = br[:-1, None], (br[1:] - br[:-1])[:, None]
+    return 0.5 * (a + a + span) + 0.5 * span * s, 0.5 * span * w
 
 
 def fourth_order_terms(ey: np.ndarray, ez: np.ndarray, dY: np.ndarray, wt: np.ndarray):
-    """The fourth-order foreshortening terms of :meth:`FloatingFrameLink.local` (NumPy
-    form, the reference of the compiled kernel).
+    """The fourth-order foreshortening terms of one rule per point (NumPy form, the
+    reference of the compiled kernel).
 
-    With ``a = Y′·e_y``, ``c = Y′·e_z``, ``s = a² + c²`` at the running-rule points
-    (``dY`` (P, G, nb), weights ``wt`` (P, G)), returns ``u = ⅛ Σ wt s²`` (P,), its
-    gradients ``½ Σ wt s a Y′`` and ``½ Σ wt s c Y′`` (P, nb), and the blocks of ``Q``:
+    With ``a = Y′·e_y``, ``c = Y′·e_z``, ``s = a² + c²`` at the rule points (``dY``
+    (P, G, nb), weights ``wt`` (P, G)), returns ``u = ⅛ Σ wt s²`` (P,), its gradients
+    ``½ Σ wt s a Y′`` and ``½ Σ wt s c Y′`` (P, nb), and the blocks of ``Q``:
     ``Σ wt ½(s + 2a²) Y′Y′ᵀ``, ``Σ wt a c Y′Y′ᵀ``, ``Σ wt ½(s + 2c²) Y′Y′ᵀ`` (P, nb, nb).
     """
     a, c = dY @ ey, dY @ ez                                    # (P, G)
@@ -98,47 +192,162 @@ def fourth_order_terms(ey: np.ndarray, ez: np.ndarray, dY: np.ndarray, wt: np.nd
     return (u, gy, gz, *blocks)
 
 
+def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
+    """:func:`fourth_order_terms` of ``∫₀^{x_p}`` (NumPy form, the reference of the
+    compiled kernel): the whole pieces' terms (``pieces = (dY_K (K, G, nb), wt_K (K, G))``)
+    summed up to ``nfull[p]``, plus the rest's (``dY``, ``wt``)."""
+    whole = fourth_order_terms(ey, ez, *pieces)
+    rest = fourth_order_terms(ey, ez, dY, wt)
+    out = []
+    for A, B in zip(whole, rest, strict=True):
+        cum = np.concatenate([np.zeros((1, *A.shape[1:])), np.cumsum(A, axis=0)])
+        out.append(cum[nfull] + B)
+    return tuple(out)
+
+
 @compiled
 def _fourth_order_kernel(numba):
-    """The compiled form of :func:`fourth_order_terms` (numba), or None without it: the
-    batched small products cost ≈ 48 µs per call in NumPy, half the fourth-order spin-up
-    run."""
-    @numba.njit(cache=True)
-    def terms(ey, ez, dY, wt, u, gy, gz, Qyy, Qyz, Qzz):   # pragma: no cover - jit
-        P, G, nb = dY.shape
-        for p in range(P):
-            up = 0.0
-            for k in range(nb):
-                gy[p, k] = 0.0
-                gz[p, k] = 0.0
-                for m in range(nb):
-                    Qyy[p, k, m] = 0.0
-                    Qyz[p, k, m] = 0.0
-                    Qzz[p, k, m] = 0.0
-            for g in range(G):
-                a = 0.0
-                c = 0.0
-                for k in range(nb):
-                    a += dY[p, g, k] * ey[k]
-                    c += dY[p, g, k] * ez[k]
-                s = a * a + c * c
-                w = wt[p, g]
-                up += w * s * s
-                wy = 0.5 * w * (s + 2.0 * a * a)
-                wyz = w * a * c
-                wz = 0.5 * w * (s + 2.0 * c * c)
-                for k in range(nb):
-                    dk = dY[p, g, k]
-                    gy[p, k] += 0.5 * w * s * a * dk
-                    gz[p, k] += 0.5 * w * s * c * dk
-                    for m in range(nb):
-                        dkm = dk * dY[p, g, m]
-                        Qyy[p, k, m] += wy * dkm
-                        Qyz[p, k, m] += wyz * dkm
-                        Qzz[p, k, m] += wz * dkm
-            u[p] = 0.125 * up
+    """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
+    it, as three functions over the running rule (the whole pieces' rule ``dYK``,
+    ``WK`` and every point's rest ``dY``, ``WP``, ``nfull`` as in
+    :func:`running_fourth_order_terms`):
 
-    return terms
+    * ``terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK, WP)``: ``u``, ``gy``,
+      ``gz`` and the weights ``W = (w_yy, w_yz, w_zz)`` of every rule point,
+      ``O((K + P) G nb)``;
+    * ``form(dYK, WK, nfull, dY, WP, Q4)``: the blocks as one array
+      ``Q4 = [[Q_yy, Q_yz], [Q_yz, Q_zz]]``, ``O((K + P) G nb²)`` (whole rows, one
+      product ``dk·dm`` per entry: exactly symmetric);
+    * ``mul(dYK, WK, nfull, dY, WP, x, out)``: ``Q4 x``, ``O((K + P) G nb)``.
+
+    The batched small products cost ≈ 48 µs per call in NumPy (half the fourth-order
+    spin-up run), and forming ``Q4`` at every evaluation was half the run of the assumed
+    modes with 16 functions (102 points)."""
+    @numba.njit(cache=True)
+    def weigh(ey, ez, dY, wt, W, acc, gy, gz):  # pragma: no cover - jit
+        # one rule (dY (G, nb), wt (G,)): its weights W (G, 3); add u to acc[0], gy, gz
+        G, nb = dY.shape
+        up = 0.0
+        for g in range(G):
+            a = 0.0
+            c = 0.0
+            for k in range(nb):
+                a += dY[g, k] * ey[k]
+                c += dY[g, k] * ez[k]
+            s = a * a + c * c
+            w = wt[g]
+            up += w * s * s
+            W[g, 0] = 0.5 * w * (s + 2.0 * a * a)
+            W[g, 1] = w * a * c
+            W[g, 2] = 0.5 * w * (s + 2.0 * c * c)
+            for k in range(nb):
+                dk = dY[g, k]
+                gy[k] += 0.5 * w * s * a * dk
+                gz[k] += 0.5 * w * s * c * dk
+        acc[0] += 0.125 * up
+
+    @numba.njit(cache=True)
+    def terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK,
+              WP):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        # running sums of the whole pieces: row j holds the pieces below j
+        cu = np.zeros((K + 1, 1))
+        cgy = np.zeros((K + 1, nb))
+        cgz = np.zeros((K + 1, nb))
+        for j in range(K):
+            weigh(ey, ez, dYK[j], wtK[j], WK[j], cu[j + 1], cgy[j + 1], cgz[j + 1])
+            cu[j + 1] += cu[j]
+            cgy[j + 1] += cgy[j]
+            cgz[j + 1] += cgz[j]
+        ru = np.empty(1)
+        for p in range(P):
+            j = nfull[p]
+            ru[0] = 0.0
+            gy[p] = 0.0
+            gz[p] = 0.0
+            weigh(ey, ez, dY[p], wt[p], WP[p], ru, gy[p], gz[p])
+            u[p] = cu[j, 0] + ru[0]
+            for k in range(nb):
+                gy[p, k] += cgy[j, k]
+                gz[p, k] += cgz[j, k]
+
+    @numba.njit(cache=True)
+    def blocks(dY, W, t, Qyy, Qyz, Qzz):  # pragma: no cover - jit
+        # add Σ_g W_g dY_g dY_gᵀ of one rule to the three (nb, nb) blocks
+        G, nb = dY.shape
+        for g in range(G):
+            wy, wyz, wz = W[g, 0], W[g, 1], W[g, 2]
+            for k in range(nb):
+                t[k] = dY[g, k]
+            for k in range(nb):
+                dk = t[k]
+                ry, ryz, rz = Qyy[k], Qyz[k], Qzz[k]
+                for m in range(nb):
+                    dkm = dk * t[m]
+                    ry[m] += wy * dkm
+                    ryz[m] += wyz * dkm
+                    rz[m] += wz * dkm
+
+    @numba.njit(cache=True)
+    def form(dYK, WK, nfull, dY, WP, Q4):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        t = np.empty(nb)
+        cyy = np.zeros((K + 1, nb, nb))
+        cyz = np.zeros((K + 1, nb, nb))
+        czz = np.zeros((K + 1, nb, nb))
+        for j in range(K):
+            blocks(dYK[j], WK[j], t, cyy[j + 1], cyz[j + 1], czz[j + 1])
+            cyy[j + 1] += cyy[j]
+            cyz[j + 1] += cyz[j]
+            czz[j + 1] += czz[j]
+        ryy = np.empty((nb, nb))
+        ryz = np.empty((nb, nb))
+        rzz = np.empty((nb, nb))
+        for p in range(P):
+            j = nfull[p]
+            ryy[:] = 0.0
+            ryz[:] = 0.0
+            rzz[:] = 0.0
+            blocks(dY[p], WP[p], t, ryy, ryz, rzz)
+            for k in range(nb):
+                for m in range(nb):
+                    vyz = cyz[j, k, m] + ryz[k, m]
+                    Q4[p, k, m] = cyy[j, k, m] + ryy[k, m]
+                    Q4[p, k, nb + m] = vyz
+                    Q4[p, nb + k, m] = vyz
+                    Q4[p, nb + k, nb + m] = czz[j, k, m] + rzz[k, m]
+
+    @numba.njit(cache=True)
+    def apply(dY, W, x, out):  # pragma: no cover - jit
+        # add Σ_g [W_yy a + W_yz c; W_yz a + W_zz c] dY_g, a = dY_g·x_y, c = dY_g·x_z
+        G, nb = dY.shape
+        for g in range(G):
+            a = 0.0
+            c = 0.0
+            for k in range(nb):
+                a += dY[g, k] * x[k]
+                c += dY[g, k] * x[nb + k]
+            fy = W[g, 0] * a + W[g, 1] * c
+            fz = W[g, 1] * a + W[g, 2] * c
+            for k in range(nb):
+                out[k] += fy * dY[g, k]
+                out[nb + k] += fz * dY[g, k]
+
+    @numba.njit(cache=True)
+    def mul(dYK, WK, nfull, dY, WP, x, out):  # pragma: no cover - jit
+        K, nb = dYK.shape[0], dYK.shape[2]
+        P = dY.shape[0]
+        cum = np.zeros((K + 1, 2 * nb))
+        for j in range(K):
+            apply(dYK[j], WK[j], x, cum[j + 1])
+            cum[j + 1] += cum[j]
+        for p in range(P):
+            out[p] = cum[nfull[p]]
+            apply(dY[p], WP[p], x, out[p])
+
+    return terms, form, mul
 
 
 @compiled
@@ -293,6 +502,8 @@ class FloatingFrameLink:
                        "torsion": slice(na + 2 * nb, 2 * na + 2 * nb)}
         ne = self.n_coordinates = 2 * na + 2 * nb
         s = self.slices
+        # the coordinates of both transverse fields, the only ones the coupling Q touches
+        self.band = slice(na, na + 2 * nb)
         # shape samples for output: X, Y at the quadrature points
         self.X, self.Y = X, Y
         # stiffness (constant)
@@ -322,7 +533,9 @@ class FloatingFrameLink:
         self.p0 = np.column_stack([x, np.zeros_like(x), np.zeros_like(x)])
         self._sample_cache: dict[bytes, LinkSamples] = {}     # see sample()
         self.use_kernel = True     # the compiled fourth-order terms when numba is there
-        self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0))
+        self._pieces = None        # the whole pieces' rule of the fourth-order terms
+        self.quadrature_samples = self._with_rule(LinkSamples(x, L1, Q, self.p0,
+                                                              y=s["y"]))
         if self.nonlinear_curvature:
             # own Gauss rule for the (higher-degree) nonlinear bending energy
             xb, wb = bases.gauss_rule(B.breakpoints, B.gauss_points + 4)
@@ -335,7 +548,11 @@ class FloatingFrameLink:
 
     def _with_rule(self, smp: LinkSamples) -> LinkSamples:
         if self.nonlinear_foreshortening:
-            xi, wt = _running_rule(self.basis, smp.x)
+            if self._pieces is None:
+                xk, wk = _piece_rule(self.basis)
+                _, dYk, _ = self.basis.bending(xk.ravel())
+                self._pieces = (dYk.reshape(*xk.shape, -1), wk)
+            smp.nfull, xi, wt = _running_rule(self.basis, smp.x)
             _, dY, _ = self.basis.bending(xi.ravel())
             smp.dY, smp.wt = dY.reshape(*xi.shape, -1), wt
         return smp
@@ -352,7 +569,7 @@ class FloatingFrameLink:
         smp = cache.get(key)
         if smp is None:
             L1, Q, p0 = self.samples(x)
-            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0))
+            smp = self._with_rule(LinkSamples(x.copy(), L1, Q, p0, y=self.slices["y"]))
             if len(cache) >= 16:
                 cache.pop(next(iter(cache)))
             cache[key] = smp
@@ -366,39 +583,63 @@ class FloatingFrameLink:
         Returns ``p`` (P, 3), ``P_e = ∂p/∂e`` (P, 3, ne) and ``Q`` with
         ``∂²p/∂e∂e = −x̂ ⊗ Q`` (P, ne, ne); ``Q`` is constant with the paper's kinematics and
         depends on ``e`` with the fourth-order foreshortening."""
+        smp = self._samples_of(x)
+        p, Pe, cp = self._local(e, smp)
+        if cp.Q4 is None:          # the seed's kinematics: the constant coupling
+            return p, Pe, smp.Q
+        Q = np.zeros_like(smp.Q)
+        Q[:, self.band, self.band] = cp.dense()
+        return p, Pe, Q
+
+    def local_band(self, e: np.ndarray, x=None):
+        """:meth:`local` with ``Q`` as a :class:`Coupling` on the bending coordinates
+        :attr:`band` (zero elsewhere)."""
+        return self._local(e, self._samples_of(x))
+
+    def _samples_of(self, x) -> LinkSamples:
         if x is None:
-            smp = self.quadrature_samples
-        elif isinstance(x, LinkSamples):
-            smp = x
-        else:
-            smp = self.sample(x)
-        L1, Q, p0 = smp.L1, smp.Q, smp.p0
-        Qe = Q @ e                                            # (P, ne)
-        p = p0 + L1 @ e
-        p[:, 0] -= 0.5 * Qe @ e
+            return self.quadrature_samples
+        if isinstance(x, LinkSamples):
+            return x
+        return self.sample(x)
+
+    def _local(self, e: np.ndarray, smp: LinkSamples):
+        L1, p0 = smp.L1, smp.p0
+        b = self.band
+        eb = e[b]
+        P = p0.shape[0]
+        cp = Coupling(smp.H)
+        Qe = cp.mul(eb)                                       # (P, 2 nb)
+        # as 2-D products: one BLAS call each, not P small ones
+        p = p0 + (L1.reshape(3 * P, -1) @ e).reshape(P, 3)
+        p[:, 0] -= 0.5 * Qe @ eb
         Pe = L1.copy()
-        Pe[:, 0, :] -= Qe
+        Pe[:, 0, b] -= Qe
         if smp.dY is not None:
             # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
             sy, sz = self.slices["y"], self.slices["z"]
-            terms = _fourth_order_kernel() if self.use_kernel else None
-            if terms is None:
-                u, gy, gz, Qyy, Qyz, Qzz = fourth_order_terms(e[sy], e[sz], smp.dY, smp.wt)
+            nb = self.nb
+            kernel = _fourth_order_kernel() if self.use_kernel else None
+            if kernel is None:
+                u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
+                    e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
+                Q4 = np.empty((P, 2 * nb, 2 * nb))
+                Q4[:, :nb, :nb] = Qyy
+                Q4[:, :nb, nb:] = Qyz
+                Q4[:, nb:, :nb] = Qyz.transpose(0, 2, 1)
+                Q4[:, nb:, nb:] = Qzz
+                cp = Coupling(smp.H, Q4)
             else:
-                P, nb = smp.dY.shape[0], smp.dY.shape[2]
+                dYK, wtK = self._pieces
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))
-                Qyy, Qyz, Qzz = (np.empty((P, nb, nb)) for _ in range(3))
-                terms(np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]), smp.dY,
-                      smp.wt, u, gy, gz, Qyy, Qyz, Qzz)
+                WK, WP = np.empty((*wtK.shape, 3)), np.empty((*smp.wt.shape, 3))
+                kernel[0](np.ascontiguousarray(e[sy]), np.ascontiguousarray(e[sz]), dYK,
+                          wtK, smp.nfull, smp.dY, smp.wt, u, gy, gz, WK, WP)
+                cp = Coupling(smp.H, rule=(dYK, WK, smp.nfull, smp.dY, WP))
             p[:, 0] -= u
             Pe[:, 0, sy] -= gy
             Pe[:, 0, sz] -= gz
-            Q = Q.copy()
-            Q[:, sy, sy] += Qyy
-            Q[:, sy, sz] += Qyz
-            Q[:, sz, sy] += Qyz.transpose(0, 2, 1)
-            Q[:, sz, sz] += Qzz
-        return p, Pe, Q
+        return p, Pe, cp
 
     def samples(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``L1, Q, p0`` (see :meth:`local`) at arbitrary points ``x`` along the link — the
