@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from fem.cli import main
 
 # a small subset for CI: a mesh rate, a frequency table, the three screen methods (plots)
@@ -92,9 +90,9 @@ def test_every_check_declares_its_reference_and_reasons():
         assert all(lim.lower is not None or lim.upper is not None for lim in c.limits)
 
 
-@pytest.mark.slow
 def test_quick_set_passes(tmp_path, capsys):
-    """The whole quick set (about 20 s on the 2-core machine, more under load)."""
+    """The whole quick set, in CI: ``fem validate --quick`` (17–27 s on the 2-core
+    machine)."""
     rc = main(["validate", "--quick", "-o", str(tmp_path)])
     record, md, html, printed = _report(tmp_path, capsys)
     assert rc == 0, printed
