@@ -18,27 +18,11 @@ def _theta(t):
 
 
 def _arm():
-    model = fem.Model("arm", gravity=(0, 0, -G))
-    th0 = _theta(0.0)[0]
-    c = model.add_node(r=(0, 0, 0))
-    tip = model.add_node(r=(L * np.cos(th0), 0, L * np.sin(th0)))
-    model.add_element("rigid_bar", [c, tip], mass=M)
-    model.fix(c)
-    model.add_constraint(fem.Dot(model.point(tip) - model.point(c), model.ground((0, 1, 0)),
-                                 0.0, "hinge axis"))
+    """The rod of :func:`fem.validation.checks_dynamics.servo_rod` (its motion is
+    ``_theta`` here; the torque reference below is this file's own closed form)."""
+    from fem.validation.checks_dynamics import servo_rod
 
-    def height(t):
-        th, thd, thdd = _theta(t)
-        z = L * np.array([0, 0, np.sin(th)])
-        zd = L * np.array([0, 0, np.cos(th) * thd])
-        zdd = L * np.array([0, 0, np.cos(th) * thdd - np.sin(th) * thd**2])
-        return z, zd, zdd
-
-    model.add_constraint(fem.PrescribedPoint(model.point(tip), height, (2,), servo=True,
-                                             name="tip height"))
-    # θ from +X towards +Z is a rotation about −Y
-    model.add_actuator(RevoluteActuator(model.point(c), model.point(tip), (0, -1, 0), "motor"))
-    return model
+    return servo_rod()[0]
 
 
 def _reference(t):
