@@ -24,6 +24,11 @@ from ..point_maps import evaluate
 __all__ = ["GeneralRows"]
 
 
+def _flat(r: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the block ``rows r × columns c`` in a flattened (k, k) matrix."""
+    return (r[:, None] * k + c[None, :]).ravel()
+
+
 class GeneralRows:
     """The general rows of an assembly (see module docstring).
 
@@ -62,10 +67,9 @@ class GeneralRows:
             cb = np.searchsorted(u, b.dofs) if b is not None else None
             self.terms.append((row, ia, ib, ca, cb, u.size, beta))
             k = u.size
-            flat = lambda r, c, k=k: (r[:, None] * k + c[None, :]).ravel()   # noqa: E731
-            self._flat.append((flat(ca, ca), None if cb is None else flat(cb, cb),
-                               None if cb is None else flat(ca, cb),
-                               None if cb is None else flat(cb, ca)))
+            self._flat.append((_flat(ca, ca, k), None if cb is None else _flat(cb, cb, k),
+                               None if cb is None else _flat(ca, cb, k),
+                               None if cb is None else _flat(cb, ca, k)))
             jr.append(np.full(u.size, row, np.int64))
             jc.append(u)
             hr.append(np.repeat(u, u.size))
