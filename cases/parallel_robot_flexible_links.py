@@ -183,12 +183,17 @@ def _inverse(p: dict):
     return geom, path, rm, st, res, h, ref
 
 
+SIDES = ("+y", "−y", "+z", "−z")
+"""The four gauges of a station, on the section's sides (the legend of the gauge plot)."""
+
+
 def _plots(out, t, curves: dict[str, tuple]) -> None:
     from fem.io.render import plot_histories
 
-    for name, (series, ylabel, *ref) in curves.items():
+    for name, (series, ylabel, *more) in curves.items():
+        ref, styles = (more + [None, None])[:2]
         plot_histories(t, series, out / f"{name}.png", ylabel, name.replace("_", " "),
-                       reference=ref[0] if ref else None)
+                       reference=ref, styles=styles)
 
 
 def _run_inverse(p: dict, out=None) -> dict:
@@ -221,7 +226,7 @@ def _run_inverse(p: dict, out=None) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         L = [f"limb {k + 1}" for k in range(3)]
         _plots(out, res.t, {
-            "torques": ({k: tau[:, i] for i, k in enumerate(L)}, "τ [N·m]",
+            "torques": ({k: tau[:, i] for i, k in enumerate(L)}, "actuator torque τ [N·m]",
                         {k: ref["torque"][:, i] for i, k in enumerate(L)}),
             "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(L)}, "θ [deg]"),
             "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(L)},
@@ -230,14 +235,23 @@ def _run_inverse(p: dict, out=None) -> dict:
                                  for i, k in enumerate(L)}, "θ − θ_rigid [deg]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]"),
             "midpoint_deformation": ({k: 1e3 * s["deformation"][:, i]
-                                      for i, k in enumerate(L)}, "[mm]"),
+                                      for i, k in enumerate(L)},
+                                     "midpoint deformation [mm]"),
+            # colour by limb, line style by the axis of the angle
             "midpoint_shear_angle": ({f"{k} {ax}": np.degrees(s["shear"][:, i, j])
                                       for i, k in enumerate(L) for j, ax in enumerate("yz")},
-                                     "[deg]"),
-            "gauge_strains_limb1": ({f"{1e3 * d:g} mm, {pt}": s["gauges"][:, i, j]
+                                     "midpoint shear angle [deg]", None,
+                                     {f"{k} {ax}": (i, style) for i, k in enumerate(L)
+                                      for ax, style in zip("yz", ("-", "--"), strict=True)}),
+            # colour by station along the link, line style by the side of the section
+            "gauge_strains_limb1": ({f"{1e3 * d:g} mm, {pt}": 1e6 * s["gauges"][:, i, j]
                                      for i, d in enumerate(GAUGES_M)
-                                     for j, pt in enumerate(("+y", "−y", "+z", "−z"))},
-                                    "axial surface strain"),
+                                     for j, pt in enumerate(SIDES)},
+                                    "axial surface strain [µm/m]", None,
+                                    {f"{1e3 * d:g} mm, {pt}": (i, style)
+                                     for i, d in enumerate(GAUGES_M)
+                                     for pt, style in zip(SIDES, ("-", "--", ":", "-."),
+                                                          strict=True)}),
         })
         fem.write_outputs(out, rm.model, res, fig)
     return fig

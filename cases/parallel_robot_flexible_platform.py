@@ -105,6 +105,10 @@ DOCS = {
 REFERENCES = ("liu2023",)
 """The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
+PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0.0, 1.0]}}
+"""The camera of the pictures (``render.json``): from above the limb 1 side, where the
+three limbs spread apart and the platform lies in front of them."""
+
 SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
         "line_sag_mm": [1.243, 1.275], "circle_sag_mm": [1.232, 1.269]}
@@ -248,11 +252,16 @@ def _plots(out, h, ref, title):
                    f"{title}: platform sag")
     if "centre_strain" in h:
         eps = h["centre_strain"]
-        plot_histories(t, {f"{layer} e{c}": eps[:, i, j]
-                           for i, layer in enumerate(("bottom", "middle", "top"))
-                           for j, c in enumerate(("11", "22", "33"))},
-                       out / "centre_strains.png", "Green–Lagrange strain",
-                       f"{title}: normal strains at P")
+        layers, components = ("bottom", "middle", "top"), ("11", "22", "33")
+        # colour by component, line style by layer
+        plot_histories(t, {f"{layer} e{c}": 1e6 * eps[:, i, j]
+                           for i, layer in enumerate(layers)
+                           for j, c in enumerate(components)},
+                       out / "centre_strains.png", "Green–Lagrange strain [µm/m]",
+                       f"{title}: normal strains at P",
+                       styles={f"{layer} e{c}": (j, style)
+                               for layer, style in zip(layers, ("-", "--", ":"), strict=True)
+                               for j, c in enumerate(components)})
 
 
 def _run_one(p, out=None) -> dict:
@@ -265,7 +274,7 @@ def _run_one(p, out=None) -> dict:
     if p["analysis"] == "static":
         fig["wall_s"] = time.perf_counter() - t0
         if out is not None:
-            fem.write_outputs(out, rm.model, None, fig, state=st.q)
+            fem.write_outputs(out, rm.model, None, fig, state=st.q, picture=PICTURE)
         return fig
     path, t_end = _path(p, geom)
     result = fem.output.stream(out, rm.model) if out is not None else None
@@ -289,7 +298,7 @@ def _run_one(p, out=None) -> dict:
                 "wall_s": wall, "real_time_factor": t_end / wall})
     if out is not None:
         _plots(out, h, ref_same, f"{p['analysis']}, {p['platform']} platform")
-        fem.write_outputs(out, rm.model, res, fig)
+        fem.write_outputs(out, rm.model, res, fig, picture=PICTURE)
     return fig
 
 

@@ -114,13 +114,20 @@ def render_pending() -> list[Path]:
     return written
 
 
-def _camera(directory: Path) -> str:
+def _camera(directory: Path) -> str | dict:
+    """The camera of ``render.json``: a named view or a mapping (``view``, ``direction``,
+    ``up``: :func:`fem.io.render.camera_axes`); ``"iso"`` when none or unreadable."""
+    from .errors import ModelError
+    from .io.render import camera_axes
+
     settings = Path(directory) / "render.json"
     if not settings.is_file():
         return "iso"
     try:
-        return json.loads(settings.read_text()).get("camera", "iso")
-    except (json.JSONDecodeError, AttributeError, OSError) as err:
+        camera = json.loads(settings.read_text()).get("camera", "iso")
+        camera_axes(camera)
+        return camera
+    except (json.JSONDecodeError, AttributeError, OSError, ModelError) as err:
         _warn(f"{settings} is unreadable ({err}); using the default camera")
         return "iso"
 
@@ -172,6 +179,53 @@ def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.
     return [np.unique(np.concatenate(p)) for p in parts.values()]
 
 
+def camera_for(view: str, gravity=None) -> dict:
+    """The camera of a model's pictures as data: its named ``view`` and, under gravity,
+    the screen's up against it (a falling arm falls down the picture; ignored for a view
+    along gravity).  See :func:`fem.io.render.camera_axes`."""
+    camera: dict = {"view": view}
+    g = np.zeros(3) if gravity is None else np.asarray(gravity, float).ravel()
+    if g.size == 3 and np.linalg.norm(g) > 0:
+        camera["up"] = [float(v) for v in -g / np.linalg.norm(g)]
+    return camera
+
+
+def low_camera(camera: dict, elevation_deg: float) -> dict:
+    """``camera`` turned about the screen's horizontal so that it looks from
+    ``elevation_deg`` above the plane normal to its up vector (a plate's sag reads from
+    low, not from above); unchanged when it looks along its up vector."""
+    from .io.render import camera_axes, view_up
+
+    direction, _ = camera_axes(camera)
+    up = np.asarray(camera.get("up") or view_up(camera.get("view", "iso")), float)
+    up = up / np.linalg.norm(up)
+    level = direction - (direction @ up) * up
+    if np.linalg.norm(level) < 1e-6:
+        return dict(camera)
+    a = np.radians(elevation_deg)
+    turned = np.cos(a) * level / np.linalg.norm(level) + np.sin(a) * up
+    return {**camera, "direction": [float(v) for v in turned], "up": [float(v) for v in up]}
+
+
+def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
+    """The paths of prescribed points (``PrescribedPoint`` constraints whose motion has a
+    ``duration``: :mod:`fem.trajectory` lines and circles), ``n`` points each over
+    ``[0, duration]``, for drawing: ``(constraint name, (n, 3) positions)``."""
+    from .constraints import PrescribedPoint
+
+    out = []
+    for con in model.constraints:
+        duration = getattr(con.motion, "duration", None) if isinstance(
+            con, PrescribedPoint) else None
+        if duration is None or not np.isfinite(duration) or duration <= 0:
+            continue
+        xyz = np.array([np.asarray(con.motion(float(t))[0], float).reshape(3)
+                        for t in np.linspace(0.0, float(duration), n)])
+        if np.ptp(xyz, axis=0).max() > 0:          # a point held still draws no path
+            out.append((con.name, xyz))
+    return out
+
+
 class Drawing:
     """Drawable points ``P = D q`` and their cells, for one model."""
 
@@ -201,6 +255,8 @@ class Drawing:
         self._bodies: list = []       # drawn points of each connected elastic part
         radius: dict[int, float] = {}
         body_lines: list = []         # rigid-body sketches: drawn as tubes too
+        surfaces: list = []           # drawn points of each elastic surface group
+        surface_names: list = []
         for gi, grp in enumerate(model.groups):
             fam = grp.family
             if fam.name == "rigid_body":
@@ -237,6 +293,9 @@ class Drawing:
                     radius.update({int(i): r_draw for i in idx})
             if fam.elastic:
                 self._bodies.append((grp.nodes, element_points))
+                if fam.cell == "triangle":
+                    surfaces.append(np.concatenate(element_points))
+                    surface_names.append(grp.name)
             if fam.elastic and fam.cell == "line":
                 self._fields.append((grp, "polyline", first_line, np.zeros((1, 1)), 1))
             elif fam.elastic and fam.cell == "triangle" and tri is not None:
@@ -245,9 +304,14 @@ class Drawing:
                 layers = np.vstack([np.column_stack([cen, np.full(len(cen), c)])
                                     for c in (-1.0, 1.0)])
                 self._fields.append((grp, "triangle", first_tri, layers, len(conn)))
-        # sketches: polylines through points given as linear maps (ground or moving)
+        # sketches: polylines through points given as linear maps (ground or moving);
+        # a closed sketch of ground points is also filled (the static platform, a wall);
+        # then the paths of prescribed points (a servo's circle or line), on the ground
+        sketches = list(getattr(model, "sketches", []))
+        paths = _prescribed_paths(model)
+        n_groups = len(model.groups)
         offsets = {}
-        for _name, pts in getattr(model, "sketches", []):
+        for s_id, (_name, pts) in enumerate(sketches):
             idx = npts + np.arange(len(pts))
             for j, lm in enumerate(pts):
                 for c in range(3):
@@ -257,16 +321,25 @@ class Drawing:
                     offsets[3 * (npts + j) + c] = lm.offset[c]
             npts += len(pts)
             self.cells["polyline"].append(idx)
-            self.cell_group["polyline"].append(-1)
+            self.cell_group["polyline"].append(n_groups + s_id)
+            ground = all(not np.any(lm.coef) for lm in pts)
+            if ground and len(pts) >= 4 and np.allclose(pts[0].offset, pts[-1].offset):
+                for k in range(1, len(pts) - 2):             # a fan over the polygon
+                    self.cells["triangle"].append(idx[[0, k, k + 1]])
+                    self.cell_group["triangle"].append(n_groups + s_id)
+        for p_id, (_name, xyz) in enumerate(paths):
+            idx = npts + np.arange(len(xyz))
+            for j, x in enumerate(xyz):
+                for c in range(3):
+                    offsets[3 * (npts + j) + c] = x[c]
+            npts += len(xyz)
+            self.cells["polyline"].append(idx)
+            self.cell_group["polyline"].append(n_groups + len(sketches) + p_id)
         self.n_points = npts
-        # names of the `group` ids: element groups, then sketches
+        # names of the `group` ids: element groups, then sketches, then paths
         self.group_names = [g.name for g in model.groups]
-        sketch_ids = iter(range(len(self.group_names), len(self.group_names) + len(
-            getattr(model, "sketches", []))))
-        for kind in ("polyline",):
-            self.cell_group[kind] = [next(sketch_ids) if g == -1 else g
-                                     for g in self.cell_group[kind]]
-        self.group_names += [f"{name} (sketch)" for name, _ in getattr(model, "sketches", [])]
+        self.group_names += [f"{name} (sketch)" for name, _ in sketches]
+        self.group_names += [f"{name} (path)" for name, _ in paths]
         self.radius = np.zeros(npts)
         for i, r in radius.items():
             self.radius[i] = r
@@ -277,7 +350,15 @@ class Drawing:
                                                        np.concatenate(cols))),
                                shape=(3 * npts, n)) if rows else sp.csr_matrix((0, n))
         self.ref = self.points(model.q0)
-        if body_lines and npts:
+        if surfaces:
+            # one connected surface per plate: the points that elements share are one point
+            new_of = self._merge_coincident(surfaces)
+            body_lines = [new_of[idx] for idx in body_lines]
+            self._bodies = [(nodes, [new_of[idx] for idx in pts])
+                            for nodes, pts in self._bodies]
+            surfaces = [np.unique(new_of[idx]) for idx in surfaces]
+        self._surfaces = list(zip(surface_names, surfaces, strict=True))
+        if body_lines and self.n_points:
             # a body sketch has no section: 0.8 % of the model's size reads as a solid link
             r_body = 0.008 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
             for idx in body_lines:
@@ -294,6 +375,61 @@ class Drawing:
                 fixed[con.dofs] = True
         moving = np.asarray(abs(self.D) @ (~fixed).astype(float)).reshape(-1, 3).sum(axis=1)
         self._held = [bool(np.any(moving[idx] == 0)) for idx in self._bodies]
+        # the supports: points of links and bodies whose coordinates are all fixed (a
+        # clamp, a pivot, a motor's centre), drawn as ground points
+        drawn = np.asarray(abs(self.D).sum(axis=1)).reshape(-1, 3).sum(axis=1) > 0
+        on_links = np.zeros(self.n_points, bool)
+        for idx, g in zip(self.cells["polyline"] + self.cells["vertex"],
+                          self.cell_group["polyline"] + self.cell_group["vertex"],
+                          strict=True):
+            if g < len(model.groups):
+                on_links[np.asarray(idx)] = True
+        held = np.flatnonzero(on_links & drawn & (moving == 0))
+        if len(held):
+            _, first = np.unique(np.round(self.ref[held], 12), axis=0, return_index=True)
+            self.cells["vertex"] += [held[i:i + 1] for i in np.sort(first)]
+            self.cell_group["vertex"] += [len(self.group_names)] * len(first)
+            self.group_names.append("supports (sketch)")
+
+    def _merge_coincident(self, surfaces: list[np.ndarray]) -> np.ndarray:
+        """Make the drawn points that elements of one surface share one point.
+
+        Each element draws its own sub-triangulation, so a point on an edge between two
+        elements is drawn twice (hexagon_6: 6 × 15 = 90 points for 61 places).  Points of
+        one surface group at the same reference position become one, whose map is the
+        mean of theirs: the same map for mesh-shared plates (their shared nodes), the
+        mean of positions that continuity constraints hold together otherwise.  The
+        ``.vtu`` then holds one connected surface (ParaView shows no seams) and the
+        picture shades it smoothly.  Returns the new index of every old point.
+        """
+        n_old = self.n_points
+        key = np.arange(n_old, dtype=np.int64)
+        size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 1.0
+        for pts in surfaces:
+            grid = np.round(self.ref[pts] / (1e-9 * size)).astype(np.int64)
+            _, first, inverse = np.unique(grid, axis=0, return_index=True,
+                                          return_inverse=True)
+            key[pts] = pts[first[inverse.ravel()]]
+        _, order, new_of = np.unique(key, return_index=True, return_inverse=True)
+        # keep the drawing order: new indices follow the first occurrence
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[np.argsort(order)] = np.arange(len(order))
+        new_of = rank[new_of.ravel()]
+        n_new = len(order)
+        count = np.bincount(new_of, minlength=n_new).astype(float)
+        merge = sp.csr_matrix((1.0 / count[new_of], (new_of, np.arange(n_old))),
+                              shape=(n_new, n_old))
+        merge3 = sp.kron(merge, sp.eye(3), format="csr")
+        self.D = (merge3 @ self.D).tocsr()
+        self.offset = merge3 @ self.offset
+        radius = np.zeros(n_new)
+        np.maximum.at(radius, new_of, self.radius)
+        self.radius = radius
+        for kind in ("triangle", "polyline", "vertex"):
+            self.cells[kind] = [new_of[np.asarray(c)] for c in self.cells[kind]]
+        self.n_points = n_new
+        self.ref = self.points(self.model.q0)
+        return new_of
 
     def deformation(self, q: np.ndarray) -> np.ndarray:
         """Elastic part of the displacement (n_points, 3): for each connected elastic part,
@@ -318,8 +454,26 @@ class Drawing:
 
     @property
     def view(self) -> str:
-        """The camera of the pictures: the model's ``view``."""
+        """The named view of the pictures: the model's ``view``."""
         return self.model.view
+
+    @property
+    def picture(self) -> dict:
+        """How the pictures of this model are drawn, as data (``render.json``): the
+        ``camera`` (:func:`camera_for`: the model's view, gravity pointing down), the
+        unit of each actuator's ``efforts`` (the torque panel of the movie) and, when a
+        plate is small beside the whole model (under a third of its size: the flagship's
+        platform), a ``detail`` close-up of it (:func:`fem.io.render.animate`), seen from
+        25° above the horizontal so that its sag shows."""
+        camera = camera_for(self.model.view, self.model.gravity)
+        out = {"camera": camera, "efforts": {a.name: a.units for a in self.model.actuators}}
+        size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) if self.n_points else 0.0
+        small = [name for name, idx in self._surfaces
+                 if np.linalg.norm(np.ptp(self.ref[idx], axis=0)) < size / 3]
+        if small:
+            out["detail"] = {"groups": small, "camera": low_camera(camera, 25.0),
+                             "title": "close-up: " + ", ".join(small)}
+        return out
 
     def points(self, q: np.ndarray) -> np.ndarray:
         return (self.D @ q + self.offset).reshape(-1, 3)
@@ -374,10 +528,13 @@ class Drawing:
             else:
                 vm = vals["von_mises"]                          # (n_el, 2 per)
                 eg = vals["E_global"][..., _VOIGT[0], _VOIGT[1]]  # (n_el, 2 per, 6)
+                face = face_von_mises(vals["E"], grp.family.material)
                 n = grp.n_elements * per
                 for j, layer in enumerate(("bottom", "top")):
                     cd.setdefault(f"von_mises_{layer}_Pa", np.full(len(groups), np.nan))[
                         start:start + n] = vm[:, j * per:(j + 1) * per].ravel()
+                    cd.setdefault(f"face_von_mises_{layer}_Pa", np.full(len(groups), np.nan))[
+                        start:start + n] = face[:, j * per:(j + 1) * per].ravel()
                     cd.setdefault(f"strain_{layer}", np.full((len(groups), 6), np.nan))[
                         start:start + n] = eg[:, j * per:(j + 1) * per].reshape(n, 6)
         fd: dict = {"TimeValue": float(t)}
@@ -415,6 +572,24 @@ class Drawing:
 
 
 _VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK tensor order
+
+
+def face_von_mises(E: np.ndarray, material) -> np.ndarray:
+    """Von Mises stress of a plate face from its in-plane strain: the faces are free of
+    traction, so the transverse shear and normal stresses vanish there and the stress
+    is plane, ``σ_αβ = λ* E_γγ δ_αβ + 2μ E_αβ`` (``λ* = 2λμ/(λ + 2μ)``), from the
+    Green–Lagrange strain ``E`` (..., 3, 3) in the element's local frame (``t₃`` the
+    normal).  The element's own ``von_mises`` uses its full 3D strain, whose transverse
+    shear comes from the energy: with a stabilizing shear factor (the thick plate's
+    ``shear_factor="auto"``) it is that factor's inverse too large, and dominates the
+    picture near supports (``docs/output.md``)."""
+    lam, mu = material.lame
+    lam_plane = 2.0 * lam * mu / (lam + 2.0 * mu)
+    e11, e22, e12 = E[..., 0, 0], E[..., 1, 1], E[..., 0, 1]
+    s11 = lam_plane * (e11 + e22) + 2.0 * mu * e11
+    s22 = lam_plane * (e11 + e22) + 2.0 * mu * e22
+    s12 = 2.0 * mu * e12
+    return np.sqrt(s11**2 - s11 * s22 + s22**2 + 3.0 * s12**2)
 
 
 def drawing_for(model) -> Drawing | CentrelineDrawing:
@@ -458,11 +633,14 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
 
 
 def write_outputs(out, model, result: Result | None, figures: dict,
-                  state: np.ndarray | None = None) -> list[Path]:
+                  state: np.ndarray | None = None, picture: dict | None = None
+                  ) -> list[Path]:
     """Write what a finished run leaves behind (see module docstring).
 
     ``state``: a single configuration to export (static analyses) when there is no
-    time series.
+    time series.  ``picture``: a case's own picture settings (``camera``, ``scalars``,
+    ``magnification``, ``detail``), written to ``render.json`` over those its drawing
+    declares (:attr:`Drawing.picture`).
     """
     from .errors import ModelError
     from .io import render
@@ -514,7 +692,12 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         kind = None
     from .files import atomic_write_text
 
-    atomic_write_text(out / "render.json", json.dumps({"camera": drawing.view}))
+    settings = {**drawing.picture, **(picture or {})}
+    if "camera" in settings:
+        from .io.render import camera_axes
+
+        camera_axes(settings["camera"])          # a bad camera is named before the run ends
+    atomic_write_text(out / "render.json", json.dumps(jsonable(settings)))
     # the figures are on disk before any picture is attempted: nothing computed is lost
     from .files import atomic_write_text
 
@@ -539,8 +722,8 @@ def request_pictures(out, kind: str = "animation") -> list[Path]:
     return render_pictures(Path(out), kind)
 
 
-_COLOUR_BY = ("von_mises_top_Pa", "von_mises_Pa", "bending_moment", "curvature",
-              "axial_strain", "link_deformation_m")
+_COLOUR_BY = ("face_von_mises_top_Pa", "von_mises_top_Pa", "von_mises_Pa", "bending_moment",
+              "curvature", "axial_strain", "link_deformation_m")
 """Fields a picture is coloured by, the first present (cell or point data) wins."""
 
 
@@ -556,7 +739,8 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     :data:`_COLOUR_BY` present (plate von Mises stress, cable bending moment, …, the length
     of a floating-frame link's deformation); magnify
     the elastic ``deformation`` so that its largest value over the series is about 5 % of
-    the picture (1, 2 or 5 × 10^k, at most 1000×; 1× when it is visible already).
+    the picture and at most 10 % of the size of the elastic parts (1, 2 or 5 × 10^k, at
+    most 1000×; 1× when it is visible already).
     ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
     settings = settings or {}
     opts: dict = {}
@@ -579,14 +763,22 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
         lo = np.full(3, np.inf)
         hi = -lo
         d_max = 0.0
+        elastic = np.zeros(len(last.points), bool)
         for m in meshes:
             x = m.points + m.point_data.get("displacement", 0.0)
             lo, hi = np.minimum(lo, x.min(0)), np.maximum(hi, x.max(0))
-            d_max = max(d_max, float(np.linalg.norm(m.point_data["deformation"], axis=1).max()))
+            d = np.linalg.norm(m.point_data["deformation"], axis=1)
+            d_max = max(d_max, float(d.max()))
+            if len(d) == len(elastic):
+                elastic |= d > 0
         size = float(np.linalg.norm(hi - lo))
+        # the elastic parts' own size: a plate small beside its robot is not bent out of
+        # shape (its magnified deformation stays within 10 % of its size)
+        part = float(np.linalg.norm(np.ptp(last.points[elastic], axis=0))) if elastic.any() \
+            else size
         factor = settings.get("magnification")
         if factor is None:
-            target = 0.05 * size
+            target = min(0.05 * size, 0.1 * part)
             factor = 1.0 if d_max <= 0 or d_max >= target else min(1000.0, _nice(target / d_max))
         opts.update(deform="deformation", factor=float(factor))
     return opts
@@ -613,6 +805,27 @@ def _remove_stale_partials(directory: Path) -> None:
         m = re.match(r"^\..*\.(\d+)\.partial\.[^.]+$", f.name)
         if m and process_alive({"pid": int(m.group(1)), "host": host}) is False:
             f.unlink(missing_ok=True)
+
+
+def effort_panel(times, meshes: list, units: dict | None = None):
+    """The torque panel of a movie: the actuator efforts a series holds as field data
+    (``effort:<actuator>`` in every frame), as a :class:`fem.io.render.HistoryPanel`
+    titled by their units (``units``: actuator → ``"N·m"`` or ``"N"``, from
+    ``render.json``); ``None`` for a series without efforts or of one frame."""
+    from .io.render import HistoryPanel
+
+    names = [k for k in (meshes[0].field_data if meshes else {}) if k.startswith("effort:")]
+    if len(meshes) < 2 or not names:
+        return None
+    if any(set(names) - set(m.field_data) for m in meshes):
+        return None                      # a frame without them: nothing consistent to plot
+    series = {k.removeprefix("effort:"): np.array([float(np.ravel(m.field_data[k])[0])
+                                                   for m in meshes]) for k in names}
+    kinds = {(units or {}).get(name) for name in series}
+    ylabel, title = {frozenset({"N·m"}): ("torque [N·m]", "actuator torques"),
+                     frozenset({"N"}): ("force [N]", "actuator forces")}.get(
+        frozenset(kinds), ("effort [N·m or N]", "actuator efforts"))
+    return HistoryPanel(np.asarray(times, float), series, ylabel, title)
 
 
 def render_directory(directory, fps: int = 20) -> list[Path]:
@@ -643,9 +856,12 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
             _warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
+        settings = _settings(directory)
         path, _ = render.animate(meshes, directory / f"{pvd.stem}.mp4", fps=fps,
                                  stride=stride, camera=camera, times=times,
                                  window_size=OPTIONS.window_size,
-                                 **picture_options(meshes, _settings(directory)))
+                                 panel=effort_panel(times, meshes, settings.get("efforts")),
+                                 detail=settings.get("detail"),
+                                 **picture_options(meshes, settings))
         out.append(path)
     return out

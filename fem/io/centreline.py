@@ -106,6 +106,17 @@ class CentrelineDrawing:
         self.group_names = [f"link {i + 1}" for i in range(nl)] + ["hub"]
         self.cell_group = np.concatenate([np.full(hub_sides, nl), np.arange(nl)]).astype(float)
 
+    @property
+    def picture(self) -> dict:
+        """How the pictures are drawn, as data (``render.json``, as
+        :attr:`fem.output.Drawing.picture`): the camera (:attr:`view`, gravity pointing
+        down) and the unit of the hub drive's effort."""
+        from ..output import camera_for
+
+        efforts = {} if self.chain else {"hub drive": "N·m"}
+        return {"camera": camera_for(self.view, getattr(self.model, "gravity", None)),
+                "efforts": efforts}
+
     @staticmethod
     def draws(model: Any) -> bool:
         """Whether ``model`` is drawn by centre lines (declares ``centrelines`` or

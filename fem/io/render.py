@@ -58,9 +58,9 @@ from fem.validate import CAMERAS
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["animate", "ensure_offscreen", "plot_histories", "snapshot"]
+__all__ = ["HistoryPanel", "animate", "camera_axes", "ensure_offscreen", "plot_histories",
+           "snapshot"]
 
-_VIEW = {"iso": "view_isometric", "xy": "view_xy", "xz": "view_xz", "yz": "view_yz"}
 _BACKEND: str | None = None
 _XVFB: subprocess.Popen | None = None
 _INSTALL_HINT = (
@@ -145,22 +145,92 @@ def _start_xvfb() -> None:
 _KIND = {"vertex": "point", "line": "line", "triangle": "surface", "quad": "surface"}
 _POLY_KEY = {"point": "verts", "line": "lines", "surface": "faces"}
 _COLOUR = {"surface": "lightsteelblue", "line": "dimgray", "point": "firebrick",
-           "tube": "slategray", "sketch": "black"}
-_UNITS = {"_Pa": " [Pa]", "_m": " [m]", "_N": " [N]", "_Nm": " [N·m]"}
-_FIELD_UNITS = {"displacement magnitude": " [m]", "deformation magnitude": " [m]",
-                "velocity magnitude": " [m/s]", "bending_moment": " [N·m]",
-                "axial_force": " [N]", "curvature": " [1/m]", "axial_strain": " [–]"}
+           "tube": "slategray", "sketch": "black", "ground": "silver", "path": "crimson",
+           "support": "#303030"}
+_UNITS = {"_Pa": "Pa", "_m": "m", "_N": "N", "_Nm": "N·m"}
+_FIELD_UNITS = {"displacement magnitude": "m", "deformation magnitude": "m",
+                "velocity magnitude": "m/s", "bending_moment": "N·m",
+                "axial_force": "N", "curvature": "1/m", "axial_strain": "–"}
+_QUANTITY = {"von_mises_top": "von Mises stress, top", "von_mises_bottom":
+             "von Mises stress, bottom", "von_mises": "von Mises stress",
+             "face_von_mises_top": "von Mises stress, top face",
+             "face_von_mises_bottom": "von Mises stress, bottom face"}
+# Larger units for large values (the first whose factor the largest value reaches).
+_PREFIXED = {"Pa": (("GPa", 1e9), ("MPa", 1e6), ("kPa", 1e3)),
+             "N": (("MN", 1e6), ("kN", 1e3)), "N·m": (("MN·m", 1e6), ("kN·m", 1e3))}
+_SMALLER = {"m": (("mm", 1e-3, 1.0), ("µm", 1e-6, 1e-3))}   # unit, factor, below
 
 
-def _bar_title(name: str) -> str:
-    """A colour-bar title from a field name: ``von_mises_top_Pa`` → ``von Mises top [Pa]``."""
+def _bar_title(name: str, largest: float | None = None) -> tuple[str, float]:
+    """The colour-bar title of a field and the factor its values are divided by:
+    ``von_mises_top_Pa`` with values up to 1.7e7 → ``("von Mises stress, top [MPa]",
+    1e6)``; ``link_deformation_m`` up to 0.012 → ``("link deformation [mm]", 1e-3)``.
+    The unit is the field name's suffix (or known for the field), scaled so that the
+    labels read without exponents."""
     unit = ""
     for suffix, text in _UNITS.items():
         if name.endswith(suffix):
             name, unit = name[: -len(suffix)], text
             break
     unit = unit or _FIELD_UNITS.get(name, "")
-    return name.replace("von_mises", "von Mises").replace("_", " ") + unit
+    quantity = _QUANTITY.get(name) or name.replace("_", " ")
+    scale = 1.0
+    if largest is not None and np.isfinite(largest) and largest > 0:
+        for prefixed, factor in _PREFIXED.get(unit, ()):
+            if largest >= factor:
+                unit, scale = prefixed, factor
+                break
+        else:
+            for smaller, factor, below in _SMALLER.get(unit, ()):
+                if largest < below:
+                    unit, scale = smaller, factor
+    title = f"{quantity} [{unit}]" if unit else quantity
+    if len(title) > 18 and ", " in quantity:      # two lines: the bar's title stays inside
+        title = title.replace(", ", ",\n", 1)
+    return title, scale
+
+
+def _display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
+                   ) -> Sequence[float] | None:
+    """Rename the colour field of every scene to its colour-bar title and divide its
+    values by the title's factor (:func:`_bar_title`), the same for all frames.
+    Returns the colour range ``clim`` (given in the field's own unit) in the new one."""
+    names = {s.scalars for s in scenes if s.scalars}
+    if len(names) != 1:
+        return clim
+    name = names.pop()
+    finite = [np.abs(v[np.isfinite(v)]) for s in scenes for v in s.values]
+    largest = max((float(v.max()) for v in finite if v.size), default=None)
+    title, scale = _bar_title(name, largest)
+    for scene in scenes:
+        for _, part in scene.parts:
+            for data in (part.point_data, part.cell_data):
+                if name in data:
+                    values = np.asarray(data[name], dtype=float) / scale
+                    data.remove(name)
+                    data[title] = values
+        scene.values = [v / scale for v in scene.values]
+        scene.scalars = title
+    return None if clim is None else [float(c) / scale for c in clim]
+
+
+def _group_roles(m: meshio.Mesh) -> dict[int, str]:
+    """Group ids of a frame drawn in their own style, from its field data
+    (``group:<name>``, :meth:`fem.output.Drawing.frame`): ``"ground"`` for sketches
+    (``<name> (sketch)``: their filled cells are the static platform, a wall), ``"path"``
+    for the paths of prescribed points (``<name> (path)``)."""
+    out = {}
+    for key, value in m.field_data.items():
+        if not key.startswith("group:"):
+            continue
+        ids = np.ravel(np.asarray(value))
+        if not ids.size:
+            continue
+        if key.endswith(" (sketch)"):
+            out[int(ids[0])] = "ground"
+        elif key.endswith(" (path)"):
+            out[int(ids[0])] = "path"
+    return out
 
 
 def _meshes(obj: Any) -> list[meshio.Mesh]:
@@ -191,6 +261,25 @@ class _Scene:
     boxes: list[np.ndarray] = field(default_factory=list)  # (2, 3) per part
     values: list[np.ndarray] = field(default_factory=list)
     samples: list[np.ndarray] = field(default_factory=list)   # points to frame, (k, 3)
+    detail: list[np.ndarray] = field(default_factory=list)    # points of the close-up
+
+
+def _averaged_at_points(rows: list[np.ndarray], values: np.ndarray, n_points: int
+                        ) -> np.ndarray:
+    """Cell values averaged at each point over the cells that hold it (NaN cells left
+    out; NaN where no cell has a value): ``rows`` are the cells as ``[size, i, j, …]``."""
+    total = np.zeros(n_points)
+    count = np.zeros(n_points)
+    start = 0
+    for block in rows:
+        vals = values[start:start + len(block)]
+        start += len(block)
+        finite = np.isfinite(vals)
+        idx = block[finite, 1:]
+        np.add.at(total, idx.ravel(), np.repeat(vals[finite], idx.shape[1]))
+        np.add.at(count, idx.ravel(), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1.0), np.nan)
 
 
 def _magnitude(values: np.ndarray) -> np.ndarray:
@@ -265,8 +354,10 @@ def _scene(
     tube_radius: float | None,
     deform: str | None = None,
     factor: float = 1.0,
+    detail: Sequence[str] = (),
 ) -> _Scene:
-    """Warp, colour and split the meshes of one frame into PolyData by cell kind."""
+    """Warp, colour and split the meshes of one frame into PolyData by cell kind;
+    ``detail``: names of the groups a close-up shows (their points are collected)."""
     import pyvista as pv
 
     scene = _Scene()
@@ -291,37 +382,74 @@ def _scene(
         if point_values is not None or cell_values is not None:
             scene.scalars = f"{scalars} magnitude" if vector else scalars
 
+        roles = _group_roles(m)
+        if detail and "group" in m.cell_data:
+            ids = [int(np.ravel(m.field_data[f"group:{name}"])[0]) for name in detail
+                   if f"group:{name}" in m.field_data]
+            for block, group in zip(m.cells, m.cell_data["group"], strict=True):
+                chosen = np.isin(np.asarray(group).ravel().astype(np.int64), ids)
+                if chosen.any():
+                    shown = points[np.unique(np.asarray(block.data)[chosen])]
+                    scene.detail.append(shown[:: max(1, len(shown) // 400)])
         for kind in ("surface", "line", "point"):
             index = [i for i, b in enumerate(m.cells) if _KIND[b.type] == kind and len(b.data)]
             if not index:
                 continue
             cells = [np.asarray(m.cells[i].data, dtype=np.int64) for i in index]
             cells = [c.reshape(len(c), -1) for c in cells]
-            sized = [np.hstack([np.full((len(c), 1), c.shape[1]), c]).ravel() for c in cells]
-            poly = pv.PolyData(points, **{_POLY_KEY[kind]: np.concatenate(sized)})
-            used = np.unique(np.concatenate([c.ravel() for c in cells]))
-            if point_values is not None:
-                poly.point_data[scene.scalars] = _magnitude(point_values)
-            elif cell_values is not None:
+            sized = [np.hstack([np.full((len(c), 1), c.shape[1]), c]) for c in cells]
+            # the role of each cell: ground sketches filled, prescribed paths, the rest
+            role = np.full(sum(len(c) for c in cells), kind, dtype=object)
+            if roles and "group" in m.cell_data:
+                group = np.concatenate([np.asarray(m.cell_data["group"][i]).ravel()
+                                        for i in index]).astype(np.int64)
+                # (the group's role, the cells' role): a sketch's triangles fill the
+                # ground, its points are supports; a path's lines are the path
+                match, given = {"surface": ("ground", "ground"), "line": ("path", "path"),
+                                "point": ("ground", "support")}[kind]
+                for gid, r in roles.items():
+                    if r == match:
+                        role[group == gid] = given
+            per_cell = None
+            if cell_values is not None:
                 per_cell = np.concatenate([_magnitude(cell_values[i]) for i in index])
-                poly.cell_data[scene.scalars] = per_cell
-            if kind == "line":
-                # Joined polylines give continuous tubes; stripping keeps point data only.
-                parts = _line_parts(poly, radius, tube_radius, joined=cell_values is None)
-            else:
-                parts = [(poly, 0.0)]
-            for part, pad in parts:
-                if scene.scalars in part.array_names:
-                    values = np.asarray(part[scene.scalars], dtype=float)
-                    scene.values.append(values)
-                scene.parts.append((kind, part))
-                if pad > 0.0:     # a tube: its own extent
-                    lo, hi = np.asarray(part.bounds, dtype=float).reshape(3, 2).T
+            start = np.cumsum([0] + [len(c) for c in cells])
+            for r in (kind, "ground", "path", "support"):
+                keep = role == r
+                if not keep.any():
+                    continue
+                rows = [sz[keep[a:b]] for sz, a, b in zip(sized, start[:-1], start[1:],
+                                                            strict=True)]
+                flat = np.concatenate([x.ravel() for x in rows])
+                poly = pv.PolyData(points, **{_POLY_KEY[kind]: flat})
+                used = np.unique(np.concatenate([x[:, 1:].ravel() for x in rows]))
+                plain = r != kind          # ground and paths: never coloured by the field
+                if point_values is not None and not plain:
+                    poly.point_data[scene.scalars] = _magnitude(point_values)
+                elif per_cell is not None and not plain and kind == "surface":
+                    # surfaces: cell values averaged at the points (smooth colours over a
+                    # connected plate; the .vtu keeps the cell values)
+                    poly.point_data[scene.scalars] = _averaged_at_points(
+                        rows, per_cell[keep], len(points))
+                elif per_cell is not None and not plain:
+                    poly.cell_data[scene.scalars] = per_cell[keep]
+                if r == "line":
+                    # Joined polylines give continuous tubes; stripping keeps point data only.
+                    parts = _line_parts(poly, radius, tube_radius, joined=cell_values is None)
                 else:
-                    lo, hi = points[used].min(0), points[used].max(0)
-                scene.boxes.append(np.stack([lo, hi]))
-                shown = np.asarray(part.points if pad > 0.0 else points[used], dtype=float)
-                scene.samples.append(shown[:: max(1, len(shown) // 400)])
+                    parts = [(poly, 0.0)]
+                for part, pad in parts:
+                    if scene.scalars in part.array_names:
+                        values = np.asarray(part[scene.scalars], dtype=float)
+                        scene.values.append(values)
+                    scene.parts.append((r, part))
+                    if pad > 0.0:     # a tube: its own extent
+                        lo, hi = np.asarray(part.bounds, dtype=float).reshape(3, 2).T
+                    else:
+                        lo, hi = points[used].min(0), points[used].max(0)
+                    scene.boxes.append(np.stack([lo, hi]))
+                    shown = np.asarray(part.points if pad > 0.0 else points[used], dtype=float)
+                    scene.samples.append(shown[:: max(1, len(shown) // 400)])
     return scene
 
 
@@ -333,8 +461,9 @@ def _draw(
     cmap: str,
     show_edges: bool,
     reset_camera: bool,
+    bar: bool = True,
 ) -> None:
-    bar_shown = False
+    bar_shown = not bar
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
         if colour_by and not np.isfinite(np.asarray(poly[colour_by], dtype=float)).any():
@@ -352,7 +481,7 @@ def _draw(
             bar_shown = True
             height = plotter.window_size[1]
             kwargs["scalar_bar_args"] = {
-                "title": _bar_title(colour_by),
+                "title": colour_by,
                 "vertical": True,
                 "position_x": 0.86,
                 "position_y": 0.2,
@@ -365,7 +494,15 @@ def _draw(
                 "fmt": "%.3g",
             }
         if kind == "surface":
-            kwargs.update(show_edges=show_edges, edge_color="black")
+            kwargs.update(show_edges=show_edges, edge_color="black",
+                          smooth_shading=not show_edges)     # a connected plate reads curved
+        elif kind == "ground":              # the static platform, a wall: see-through
+            kwargs.update(opacity=0.35, show_edges=False)
+        elif kind == "path":                # the prescribed path of a point
+            kwargs.update(line_width=3)
+        elif kind == "support":             # a clamp, a pivot: a ground point
+            kwargs.update(point_size=max(8, plotter.window_size[1] // 32),
+                          render_points_as_spheres=True)
         elif kind == "line":
             kwargs.update(line_width=2)
             if poly.GetNumberOfStrips() + poly.GetNumberOfPolys():      # a tube
@@ -375,6 +512,16 @@ def _draw(
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
         plotter.add_mesh(poly, **kwargs)
+        if kwargs["show_scalar_bar"]:
+            _space_bar_title(plotter.scalar_bars[kwargs["scalar_bar_args"]["title"]],
+                             plotter.window_size[1])
+
+
+def _space_bar_title(bar: Any, height: int) -> None:
+    """Keep the colour bar's title clear of its top label: the title sits a label's
+    height above the bar (VTK centres the top label on the bar's end, half above it)."""
+    bar.SetVerticalTitleSeparation(max(4, height // 40))
+    bar.SetTextPad(max(2, height // 150))
 
 
 def _bounds(scenes: Iterable[_Scene]) -> list[float]:
@@ -412,11 +559,15 @@ def _same_topology(shown: list, scene: _Scene) -> bool:
 
 
 def _caption(plotter: pv.Plotter, text: str) -> None:
-    """Text in the upper-left corner, inset so that it lies fully inside the picture."""
+    """Text in the upper-left corner, inset so that it lies fully inside the picture, on
+    a half-transparent backing of the background's colour (links may pass behind it)."""
     w, h = plotter.window_size
     size = max(8, h // 60)
-    plotter.add_text(text, position=(int(0.02 * w), int(h - 0.03 * h - 2.2 * size)),
-                     font_size=size, color="black", name="caption")
+    actor = plotter.add_text(text, position=(int(0.02 * w), int(h - 0.03 * h - 2.2 * size)),
+                             font_size=size, color="black", name="caption")
+    prop = actor.GetTextProperty()
+    prop.SetBackgroundColor(plotter.background_color.float_rgb)
+    prop.SetBackgroundOpacity(0.75)
 
 
 def _triad(plotter: pv.Plotter) -> None:
@@ -432,17 +583,83 @@ def _magnified(title: str | None, deform: str | None, factor: float) -> str | No
     return f"{title}    {deform} ×{factor:g}" + ("" if factor != 1 else " (true scale)")
 
 
-def _set_camera(plotter: pv.Plotter, camera: str | Sequence, bounds: list[float],
-                samples: np.ndarray | None = None) -> None:
+# Named views: the direction from the scene towards the camera and the screen's up.
+_DIRECTIONS = {"iso": ((1.0, 1.0, 1.0), (0.0, 0.0, 1.0)), "xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+               "xz": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)), "yz": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))}
+
+
+def camera_axes(camera: str | Mapping) -> tuple[np.ndarray, np.ndarray]:
+    """The viewing direction (unit, from the scene towards the camera) and the screen's up
+    vector (unit, perpendicular to it) of a camera given as data.
+
+    Parameters
+    ----------
+    camera : str or mapping
+        A named view, ``"iso"``, ``"xy"`` (along −z, y up), ``"xz"`` (along +y, z up) or
+        ``"yz"`` (along −x, z up); or a mapping with ``"view"`` (a named view) and/or
+        ``"direction"`` (3-vector towards the camera) and optionally ``"up"`` (3-vector:
+        what points up on the screen, e.g. against gravity; ignored when parallel to the
+        direction).
+
+    Returns
+    -------
+    direction, up : (3,) ndarray
+    """
+    from fem.validate import vector3
+
     if isinstance(camera, str):
-        if camera not in _VIEW:
-            raise ModelError(f"unknown camera '{camera}'; choose one of {', '.join(CAMERAS)}")
-        getattr(plotter, _VIEW[camera])(bounds=bounds)
+        camera = {"view": camera}
+    if not isinstance(camera, Mapping):
+        raise ModelError(f"a camera is a named view ({', '.join(CAMERAS)}) or a mapping "
+                         f"with 'view'/'direction' and 'up'; got {camera!r:.80}")
+    unknown = set(camera) - {"view", "direction", "up"}
+    if unknown:
+        raise ModelError(f"camera: unknown keys {sorted(unknown)}; use 'view', 'direction', "
+                         "'up'")
+    view = camera.get("view", "iso")
+    if view not in _DIRECTIONS:
+        raise ModelError(f"unknown camera '{view}'; choose one of {', '.join(CAMERAS)}")
+    direction, up = (np.asarray(v, float) for v in _DIRECTIONS[view])
+    if camera.get("direction") is not None:
+        direction = vector3(camera["direction"], "camera: direction")
+    if camera.get("up") is not None:
+        given = vector3(camera["up"], "camera: up")
+        if np.linalg.norm(np.cross(given, direction)) > 1e-6 * np.linalg.norm(given) \
+                * np.linalg.norm(direction):
+            up = given
+    norm = np.linalg.norm(direction)
+    if norm == 0:
+        raise ModelError("camera: direction must not be zero")
+    direction = direction / norm
+    up = up - (up @ direction) * direction
+    if np.linalg.norm(up) < 1e-9:     # the default up along the direction: take another
+        up = np.cross(direction, [1.0, 0.0, 0.0])
+        if np.linalg.norm(up) < 1e-9:
+            up = np.cross(direction, [0.0, 1.0, 0.0])
+    return direction, up / np.linalg.norm(up)
+
+
+def view_up(view: str) -> tuple[float, float, float]:
+    """What points up on the screen in a named view (``"xy"``: y; the others: z)."""
+    if view not in _DIRECTIONS:
+        raise ModelError(f"unknown camera '{view}'; choose one of {', '.join(CAMERAS)}")
+    return _DIRECTIONS[view][1]
+
+
+def _set_camera(plotter: pv.Plotter, camera: str | Mapping | Sequence, bounds: list[float],
+                samples: np.ndarray | None = None, fill: float = 0.8) -> None:
+    if isinstance(camera, str | Mapping):
+        direction, up = camera_axes(camera)
+        lo, hi = np.array(bounds[::2]), np.array(bounds[1::2])
+        focal = (lo + hi) / 2
+        distance = 3.0 * max(float(np.linalg.norm(hi - lo)), 1e-9)
+        plotter.camera_position = [tuple(focal + distance * direction), tuple(focal),
+                                   tuple(up)]
         plotter.reset_camera(bounds=bounds)
         if samples is None or not len(samples):
             samples = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
                                 for z in bounds[4:]])
-        _fit(plotter, samples, right=0.62 if plotter.scalar_bars.keys() else 1.0)
+        _fit(plotter, samples, fill, right=0.62 if plotter.scalar_bars.keys() else 1.0)
     else:  # an explicit pyvista camera position is used as given
         plotter.camera_position = camera
 
@@ -594,6 +811,7 @@ def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_siz
               cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
     """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
     scene = _scene(obj, scalars, warp, scale, tube_radius, deform, factor)
+    clim = _display_units([scene], clim)
     title = _magnified(title, deform, factor)
     plotter = _plotter(window_size, background)
     try:
@@ -699,6 +917,93 @@ def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
     return iio.get_writer(gif, mode="I", duration=1000.0 / fps, loop=0), gif
 
 
+@dataclass
+class HistoryPanel:
+    """Time histories drawn beside the 3D view of an animation (the robot's actuator
+    torques), with a marker moving with each frame's time.
+
+    Parameters
+    ----------
+    time : (m,) array_like
+        Times of the values [s].
+    series : mapping label -> (m,) values
+        One curve each (colour × line style, :func:`curve_style`).
+    ylabel : str
+        With its unit, e.g. ``"actuator torque [N·m]"``.
+    title : str
+    width : float
+        Panel width as a fraction of the picture height.
+    """
+
+    time: npt.ArrayLike
+    series: Mapping[str, npt.ArrayLike]
+    ylabel: str = ""
+    title: str = ""
+    width: float = 0.75
+    _figure: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.time = np.asarray(self.time, dtype=float).ravel()
+        series = {}
+        for label, values in self.series.items():
+            y = np.asarray(values, dtype=float).ravel()
+            if len(y) != len(self.time):
+                raise ModelError(f"history panel: '{label}' has {len(y)} values for "
+                                 f"{len(self.time)} times")
+            series[str(label)] = y
+        if not series:
+            raise ModelError("history panel: no series to draw")
+        self.series = series
+
+    def pixels(self, height: int) -> int:
+        """Panel width in pixels for a picture ``height`` pixels high (a multiple of 16)."""
+        return max(16, int(round(self.width * height / 16)) * 16)
+
+    def image(self, t: float, width: int, height: int) -> np.ndarray:
+        """The panel at time ``t`` as an RGB image (height, width, 3)."""
+        if self._figure is None or self._figure[0] != (width, height):
+            self._figure = ((width, height), *self._draw(width, height))
+        _, fig, marker, dots = self._figure
+        marker.set_xdata([t, t])
+        for dot, y in zip(dots, self.series.values(), strict=True):
+            dot.set_data([t], [np.interp(t, self.time, y)])
+        fig.canvas.draw()
+        rgba = np.asarray(fig.canvas.buffer_rgba())
+        out = np.full((height, width, 3), 255, dtype=np.uint8)
+        h, w = min(height, rgba.shape[0]), min(width, rgba.shape[1])
+        out[:h, :w] = rgba[:h, :w, :3]
+        return out
+
+    def _draw(self, width: int, height: int):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        dpi = 100.0
+        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        size = max(8.0, min(width, 1.3 * height) / 48)
+        dots = []
+        for k, (label, y) in enumerate(self.series.items()):
+            colour, style = curve_style(k)
+            ax.plot(self.time, y, linestyle=style, color=colour, lw=1.6, label=label)
+            dots.append(ax.plot([], [], "o", color=colour, ms=size * 0.7)[0])
+        marker = ax.axvline(self.time[0], color="black", lw=1.0)
+        ax.set_xlim(self.time[0], self.time[-1] if self.time[-1] > self.time[0]
+                    else self.time[0] + 1.0)
+        ax.set_xlabel("time [s]", fontsize=size)
+        ax.set_ylabel(self.ylabel, fontsize=size)
+        ax.tick_params(labelsize=size * 0.9)
+        ax.ticklabel_format(axis="y", useOffset=False)
+        if self.title:
+            ax.set_title(self.title, fontsize=size * 1.1)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(3, len(dots)),
+                  fontsize=size * 0.9, frameon=False)
+        fig.subplots_adjust(left=0.2, right=0.95, top=0.9, bottom=0.3)
+        return fig, marker, dots
+
+
 def animate(
     frames: Any,
     path: str | Path,
@@ -720,6 +1025,8 @@ def animate(
     factor: float = 1.0,
     triad: bool = True,
     times: Sequence[float] | None = None,
+    panel: HistoryPanel | None = None,
+    detail: Mapping | None = None,
 ) -> tuple[Path, int]:
     """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
 
@@ -739,6 +1046,14 @@ def animate(
         Render every `stride`-th frame.
     times : sequence of float, optional
         Time of each frame (default: the frames' own, or their index).
+    panel : HistoryPanel, optional
+        Histories drawn to the right of the 3D view (which keeps `window_size`), with a
+        marker at each frame's time: the movie is wider by :meth:`HistoryPanel.pixels`.
+    detail : mapping, optional
+        A close-up beside the 3D view (above the panel): ``{"groups": [names], "camera":
+        camera (default: the main one), "title": text}`` — the frames' groups
+        (``group:<name>`` field data) it is fitted to, e.g. a platform small beside its
+        robot.  The same scene, seen closer; frames without those groups have none.
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
         As in :func:`snapshot`.  The camera and the colour range are fixed over the whole
         animation (fitted to all frames), so motion and colours compare between frames.
@@ -768,22 +1083,38 @@ def animate(
     if not items:
         raise ModelError("animate: no frames to render")
     selected = range(0, len(items), max(int(stride), 1))
-    scenes = [_scene(items[i], scalars, warp, scale, tube_radius, deform, factor)
-              for i in selected]
+    close_up = _close_up(detail)
+    scenes = [_scene(items[i], scalars, warp, scale, tube_radius, deform, factor,
+                     close_up["groups"] if close_up else ()) for i in selected]
+    clim = _display_units(scenes, clim)
     title = _magnified(title, deform, factor)
     colour_range = clim or _range(scenes)
     bounds = _bounds(scenes)
+    detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
+        any(s.detail for s in scenes) else None
 
     from fem.validate import in_range
 
     fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
     path = Path(path)
     _writable(path.parent, path)
+    # the column right of the 3D view: the close-up above the history panel
+    height = _window(window_size)[1]
+    column = 0
+    if panel is not None:
+        column = panel.pixels(height)
+    elif detail_points is not None:
+        column = max(16, int(round(0.75 * height / 16)) * 16)
+    inset_height = 0
+    if detail_points is not None:
+        inset_height = height if panel is None else max(16, int(round(0.45 * height / 16)) * 16)
     # rendered to a private temporary name, renamed when complete: an interrupted or
     # failed movie never sits under the final name
     writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
     written = path.with_suffix(partial.suffix)
     plotter = _plotter(window_size, background)
+    inset = _plotter((column, inset_height), _INSET_BACKGROUND) if inset_height else None
+    views = [plotter] if inset is None else [plotter, inset]
     count = 0
     done = False
     shown: list | None = None      # datasets on screen, updated in place when the topology
@@ -798,17 +1129,25 @@ def animate(
                     for name in poly.cell_data:
                         ds.cell_data[name] = poly.cell_data[name]
             else:
-                for bar in list(plotter.scalar_bars.keys()):
-                    plotter.remove_scalar_bar(bar)       # or add_mesh would not redraw it
-                plotter.clear_actors()
+                for view in views:
+                    for bar in list(view.scalar_bars.keys()):
+                        view.remove_scalar_bar(bar)   # or add_mesh would not redraw it
+                    view.clear_actors()
                 caption = None
                 _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+                if inset is not None:       # the same datasets: updated together
+                    _draw(inset, scene, colour_range, cmap, show_edges, reset_camera=False,
+                          bar=False)
+                    _caption(inset, close_up["title"])
                 # the datasets given to add_mesh, not the mappers' ones: with smooth shading
                 # (tubes) PyVista puts a normals filter between them, whose cached output
                 # keeps the first frame's colours when only it is updated
                 shown = [poly for _, poly in scene.parts]
             if k == 0:
                 _set_camera(plotter, camera, bounds, _samples(scenes))
+                if inset is not None:
+                    _set_camera(inset, close_up["camera"] or camera,
+                                _box(detail_points), detail_points, fill=0.85)
                 if triad:
                     _triad(plotter)
             if title:
@@ -818,8 +1157,14 @@ def animate(
                     caption = plotter.actors.get("caption")
                 else:
                     caption.SetInput(text)        # a vtkTextActor
-            plotter.render()
-            image = np.asarray(plotter.screenshot(return_img=True))
+            image = _picture(plotter)
+            if column:
+                side = []
+                if inset is not None:
+                    side.append(_picture(inset))
+                if panel is not None:
+                    side.append(panel.image(times[i], column, height - inset_height))
+                image = np.hstack([image, np.vstack(side)])
             try:
                 writer.append_data(image)
             except Exception as err:        # ffmpeg died: a full disk, a broken pipe
@@ -839,12 +1184,49 @@ def animate(
                              f"{_write_reason(err, written)}") from None
         done = True
     finally:
-        plotter.close()
+        for view in views:
+            view.close()
         if not done:
             with contextlib.suppress(Exception):
                 writer.close()
             partial.unlink(missing_ok=True)     # never a truncated movie left behind
     return written, count
+
+
+_INSET_BACKGROUND = "#f2f2f2"
+
+
+def _close_up(detail: Mapping | None) -> dict | None:
+    """The close-up of an animation, checked: ``{"groups": [...], "camera": ...,
+    "title": ...}`` (see :func:`animate`); None for none."""
+    if not detail:
+        return None
+    if not isinstance(detail, Mapping) or not detail.get("groups"):
+        raise ModelError(f"animate: detail must be a mapping with 'groups' (names of the "
+                         f"groups to show close up); got {detail!r:.80}")
+    unknown = set(detail) - {"groups", "camera", "title"}
+    if unknown:
+        raise ModelError(f"animate: detail has unknown keys {sorted(unknown)}; use "
+                         "'groups', 'camera', 'title'")
+    groups = [detail["groups"]] if isinstance(detail["groups"], str) else list(detail["groups"])
+    camera = detail.get("camera")
+    if camera is not None:
+        camera_axes(camera)
+    return {"groups": tuple(str(g) for g in groups), "camera": camera,
+            "title": str(detail.get("title") or "close-up: " + ", ".join(groups))}
+
+
+def _box(points: np.ndarray) -> list[float]:
+    """The bounds (xmin, xmax, ymin, ymax, zmin, zmax) of points, padded by 2 %."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    pad = 0.02 * max(float(np.max(hi - lo)), 1e-12)
+    return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
+
+
+def _picture(plotter: pv.Plotter) -> np.ndarray:
+    """The plotter's current picture (height, width, 3), rendered."""
+    plotter.render()
+    return np.asarray(plotter.screenshot(return_img=True))[..., :3]
 
 
 # ---------------------------------------------------------------------- plots
@@ -861,6 +1243,7 @@ def plot_histories(
     reference_label: str = "rigid",
     figsize: tuple[float, float] = (8.0, 4.0),
     dpi: int = 120,
+    styles: Mapping[str, tuple[int, str]] | None = None,
 ) -> Path:
     """Plot time histories into an image (PNG, PDF, SVG by extension), without a display.
 
@@ -880,14 +1263,22 @@ def plot_histories(
         flexible one's): each is drawn dashed in the colour of its series and labelled
         ``"<label> (<reference_label>)"``; the series themselves are solid.
     reference_label : str
+    styles : mapping label -> (colour number, line style), optional
+        The look of chosen curves, to group many of them: e.g. the colour by gauge station
+        and the line style (``"-"``, ``"--"``, ``":"``, ``"-."``) by side.  Other curves
+        take the next colour of the cycle, and once the colours are used up the next
+        line style (colour × style: no two curves look alike).
 
     Returns
     -------
     Path
         The image written.  The legend sits to the right of the axes, outside the data.
+        When the curves vary by less than 10⁻⁴ of their size (an energy that is
+        conserved), their change from the first value is drawn and the axis label says
+        from what (``energy + 10.5224801 [J]``), instead of an offset no one can read.
     """
     fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
-                          reference_label, figsize, dpi)
+                          reference_label, figsize, dpi, styles)
     path = Path(path)
     _writable(path.parent, path)
     tmp = temporary_path(path, keep_suffix=True)
@@ -901,8 +1292,42 @@ def plot_histories(
     return path
 
 
+LINE_STYLES = ("-", "--", ":", "-.")
+"""Line styles after the colours: curve k of n colours is colour k mod n, style k // n."""
+
+
+def curve_style(k: int, n_colours: int | None = None) -> tuple[str, str]:
+    """Colour and line style of the ``k``-th curve of a plot: the colour cycle first, then
+    the next line style with the colours again (colour × style)."""
+    import matplotlib
+
+    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
+    n = n_colours or len(cycle)
+    return cycle[(k % n) % len(cycle)], LINE_STYLES[(k // n) % len(LINE_STYLES)]
+
+
+def _shifted(ylabel: str, curves: list[np.ndarray]) -> tuple[float, str]:
+    """The offset to subtract from curves that vary by less than 10⁻⁴ of their size, and
+    the axis label saying so (``energy [J]`` → ``energy + 10.5224801 [J]``); (0, label)
+    otherwise."""
+    values = np.concatenate([c[np.isfinite(c)] for c in curves]) if curves else np.zeros(0)
+    if not values.size:
+        return 0.0, ylabel
+    span, size = float(np.ptp(values)), float(np.abs(values).max())
+    if size == 0.0 or span > 1e-4 * size:
+        return 0.0, ylabel
+    first = next(c[np.isfinite(c)][0] for c in curves if np.isfinite(c).any())
+    offset = float(f"{first:.9g}")
+    quantity, unit = ylabel, ""
+    if ylabel.endswith("]") and " [" in ylabel:
+        cut = ylabel.rindex(" [")
+        quantity, unit = ylabel[:cut], ylabel[cut:]
+    sign = "−" if offset > 0 else "+"
+    return offset, f"{quantity or 'value'} {sign} {abs(offset):.9g}{unit}"
+
+
 def _history_figure(time, series, ylabel, title, xlabel, logy, reference, reference_label,
-                    figsize, dpi):
+                    figsize, dpi, styles=None):
     """The matplotlib Figure of :func:`plot_histories` (Agg canvas, no pyplot)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -917,7 +1342,7 @@ def _history_figure(time, series, ylabel, title, xlabel, logy, reference, refere
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
-    n_curves = 0
+    styles = dict(styles or {})
 
     def curves(label: str, values: npt.ArrayLike) -> list[tuple[str, np.ndarray]]:
         y = np.asarray(values, dtype=float)
@@ -928,21 +1353,34 @@ def _history_figure(time, series, ylabel, title, xlabel, logy, reference, refere
         y = y.reshape(len(t), -1)
         return [(f"{label}[{c}]", y[:, c]) for c in range(y.shape[1])]
 
-    def draw(label: str, y: np.ndarray, colour: str, style: str) -> None:
-        if logy:
-            y = np.where(y > 0, y, np.nan)
-            if not np.isfinite(y).any():
-                return
-        ax.plot(t, y, style, color=colour, label=label, lw=1.5)
-
+    # (label, y, colour, style) of every curve: explicit styles, else colour × style
+    drawn: list[tuple[str, np.ndarray, str, str]] = []
+    n_auto = 0
     for label, values in series.items():
         ref = curves(label, reference[label]) if label in reference else []
         for j, (name, y) in enumerate(curves(label, values)):
-            colour = cycle[n_curves % len(cycle)]
-            n_curves += 1
-            draw(name, y, colour, "-")
+            if name in styles:
+                number, style = styles[name]
+                colour = cycle[int(number) % len(cycle)]
+            else:
+                colour, style = curve_style(n_auto)
+                n_auto += 1
+                if ref:
+                    style = "-"            # the reference is the dashed one
+            drawn.append((name, y, colour, style))
             if j < len(ref):
-                draw(f"{ref[j][0]} ({reference_label})", ref[j][1], colour, "--")
+                drawn.append((f"{ref[j][0]} ({reference_label})", ref[j][1], colour, "--"))
+    offset = 0.0
+    if not logy:
+        offset, ylabel = _shifted(ylabel, [y for _, y, _, _ in drawn])
+    for name, y, colour, style in drawn:
+        if logy:
+            y = np.where(y > 0, y, np.nan)
+            if not np.isfinite(y).any():
+                continue
+        ax.plot(t, y - offset, linestyle=style, color=colour, label=name, lw=1.5)
+    if not logy:
+        ax.ticklabel_format(axis="y", useOffset=False)
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
