@@ -351,31 +351,46 @@ def _draw_frame(ax, fr, u=None, scale=0.0, **kw):
 
 
 def _plot_geometry(fr, path):
-    fig = _figure((7, 4.5))
+    from matplotlib.lines import Line2D
+
+    X = np.array(fr.nodes)[:, [0, 2]]
+    span = np.ptp(X, axis=0)
+    fig = _figure((9.0, 1.2 + 7.0 * span[1] / span[0] + 1.2))   # the frame's own proportions
     ax = fig.add_subplot()
     _draw_frame(ax, fr)
-    X = np.array(fr.nodes)[:, [0, 2]]
+    # points at the same place (a pin and a cylinder end) get one label
+    labels: dict = {}
     for name, k in fr.named.items():
-        ax.annotate(name, X[k], textcoords="offset points", xytext=(4, 4))
+        labels.setdefault(tuple(np.round(X[k], 3)), []).append(name)
+    for where, names in labels.items():
+        ax.annotate("/".join(sorted(names)), where, textcoords="offset points",
+                    xytext=(4, 5), fontsize=9)
     for n in fr.supports:
         ax.plot(*X[n], "k^", ms=9)
     for n, _kg, _ in fr.masses:
         ax.plot(*X[n], "ro", ms=7)
     ax.set_aspect("equal")
+    ax.margins(x=0.04, y=0.15)
     ax.set_xlabel("x [m]")
     ax.set_ylabel("z [m]")
-    ax.set_title("vehicle manipulator: substructures (—), cylinders (--), pins (▲), "
-                 "motors (●)", fontsize=9)
-    fig.savefig(path, dpi=120)
+    ax.set_title("vehicle manipulator (Ma and Mei 2010): geometry")
+    keys = [Line2D([], [], color="C0", lw=2, label="substructures"),
+            Line2D([], [], color="0.5", ls="--", lw=1, label="hydraulic cylinders"),
+            Line2D([], [], color="k", marker="^", ls="", ms=8, label="pins to the vehicle"),
+            Line2D([], [], color="r", marker="o", ls="", ms=7, label="motors (masses)")]
+    ax.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4,
+              fontsize=8, frameon=False)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     return path
 
 
 def _plot_modes(fr, f, shapes, path):
     k = min(6, len(f))
-    fig = _figure((11, 6))
+    fig = _figure((11, 4.8))
     span = np.ptp(np.array(fr.nodes)[:, [0, 2]], axis=0).max()
+    cols = 3
     for j in range(k):
-        ax = fig.add_subplot(2, 3, j + 1)
+        ax = fig.add_subplot(2, cols, j + 1)
         u = shapes[:, j]
         tr = u.reshape(-1, 3)[:, :2]
         scale = 0.12 * span / max(np.abs(tr).max(), 1e-300)
@@ -384,6 +399,12 @@ def _plot_modes(fr, f, shapes, path):
         ax.set_aspect("equal")
         ax.set_title(f"mode {j + 1}: {f[j]:.2f} Hz", fontsize=9)
         ax.tick_params(labelsize=7)
+        if j >= k - cols:
+            ax.set_xlabel("x [m]", fontsize=8)
+        if j % cols == 0:
+            ax.set_ylabel("z [m]", fontsize=8)
+    fig.suptitle("mode shapes (red, largest displacement 12 % of the span) on the "
+                 "undeformed frame (grey)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

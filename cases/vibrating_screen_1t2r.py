@@ -327,10 +327,14 @@ def _plot(out: Path, t: np.ndarray, torques: dict[str, np.ndarray],
     files.append(_save(fig, out / "torque.png"))
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    for a, b in itertools.combinations(torques, 2):
-        ax.plot(t, torques[a] - torques[b], label=f"{a} − {b}")
+    # line styles as well as colours: two of the differences coincide to round-off
+    for (a, b), style in zip(itertools.combinations(torques, 2), ("-", "--", ":", "-."),
+                             strict=False):
+        ax.plot(t, torques[a] - torques[b], style, lw=2.0 if style == ":" else 1.5,
+                label=f"{a} − {b}")
     ax.set(xlabel="t [s]", ylabel="torque difference [N·mm]",
-           title="Method differences (Shen et al. 2021: N-E vs ADAMS ±1.9, Lagrange ±2.9 N·mm)")
+           title="Differences between the methods\n(Shen et al. 2021: N-E vs ADAMS ±1.9, "
+                 "Lagrange ±2.9 N·mm)")
     ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     ax.grid(True, alpha=0.3)
     ax.legend()

@@ -644,6 +644,7 @@ def write_outputs(out, model, result: Result | None, figures: dict,
     """
     from .errors import ModelError
     from .io import render
+    from .units import axis_label, split_unit
 
     if not isinstance(figures, dict):
         raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
@@ -677,8 +678,11 @@ def write_outputs(out, model, result: Result | None, figures: dict,
             v = np.asarray(v)
             if v.ndim <= 2 and v.shape[0] == len(result.t) and np.issubdtype(v.dtype,
                                                                              np.number):
-                written.append(render.plot_histories(result.t, {k: v}, out / f"{k}.png", k,
-                                                     f"{model.name}: {k}"))
+                label = axis_label(k)                 # energy_J → energy [J]
+                quantity = split_unit(k)[0].replace("_", " ")
+                written.append(render.plot_histories(result.t, {quantity: v},
+                                                     out / f"{k}.png", label,
+                                                     f"{model.name}: {quantity}"))
         kind = "animation" if len(result.t) > 1 else "snapshot"
     elif state is not None:
         from .io.vtk import SeriesWriter

@@ -998,9 +998,13 @@ class HistoryPanel:
         if self.title:
             ax.set_title(self.title, fontsize=size * 1.1)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(3, len(dots)),
-                  fontsize=size * 0.9, frameon=False)
-        fig.subplots_adjust(left=0.2, right=0.95, top=0.9, bottom=0.3)
+        rows = -(-len(dots) // 3)                   # legend rows below the time axis
+        line = 1.45 * size * dpi / 72               # a text line in pixels
+        fig.legend(loc="lower center", ncol=min(3, len(dots)), fontsize=size * 0.9,
+                   frameon=False, borderaxespad=0.2)
+        fig.subplots_adjust(left=min(0.3, 5.5 * line / width), right=0.95,
+                            top=1 - 2.0 * line / height,
+                            bottom=min(0.5, (2.8 + 1.1 * rows) * line / height))
         return fig, marker, dots
 
 
