@@ -179,23 +179,29 @@ def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.
     return [np.unique(np.concatenate(p)) for p in parts.values()]
 
 
-def camera_for(view: str, gravity=None) -> dict:
+def camera_for(view: str, gravity=None) -> str | dict:
     """The camera of a model's pictures as data: its named ``view`` and, under gravity,
     the screen's up against it (a falling arm falls down the picture; ignored for a view
-    along gravity).  See :func:`fem.io.render.camera_axes`."""
+    along gravity).  The name alone when that is the view's own up (``"iso"`` under
+    gravity −z, ``"xy"`` under −y).  See :func:`fem.io.render.camera_axes`."""
+    from .io.render import camera_axes
+
     camera: dict = {"view": view}
     g = np.zeros(3) if gravity is None else np.asarray(gravity, float).ravel()
     if g.size == 3 and np.linalg.norm(g) > 0:
         camera["up"] = [float(v) for v in -g / np.linalg.norm(g)]
+    if np.allclose(camera_axes(camera)[1], camera_axes(view)[1], atol=1e-12):
+        return view
     return camera
 
 
-def low_camera(camera: dict, elevation_deg: float) -> dict:
+def low_camera(camera: str | dict, elevation_deg: float) -> dict:
     """``camera`` turned about the screen's horizontal so that it looks from
     ``elevation_deg`` above the plane normal to its up vector (a plate's sag reads from
     low, not from above); unchanged when it looks along its up vector."""
     from .io.render import camera_axes, view_up
 
+    camera = {"view": camera} if isinstance(camera, str) else camera
     direction, _ = camera_axes(camera)
     up = np.asarray(camera.get("up") or view_up(camera.get("view", "iso")), float)
     up = up / np.linalg.norm(up)
@@ -466,7 +472,9 @@ class Drawing:
         platform), a ``detail`` close-up of it (:func:`fem.io.render.animate`), seen from
         25° above the horizontal so that its sag shows."""
         camera = camera_for(self.model.view, self.model.gravity)
-        out = {"camera": camera, "efforts": {a.name: a.units for a in self.model.actuators}}
+        out: dict = {"camera": camera}
+        if self.model.actuators:
+            out["efforts"] = {a.name: a.units for a in self.model.actuators}
         size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) if self.n_points else 0.0
         small = [name for name, idx in self._surfaces
                  if np.linalg.norm(np.ptp(self.ref[idx], axis=0)) < size / 3]

@@ -113,9 +113,10 @@ class CentrelineDrawing:
         down) and the unit of the hub drive's effort."""
         from ..output import camera_for
 
-        efforts = {} if self.chain else {"hub drive": "N·m"}
-        return {"camera": camera_for(self.view, getattr(self.model, "gravity", None)),
-                "efforts": efforts}
+        out: dict = {"camera": camera_for(self.view, getattr(self.model, "gravity", None))}
+        if not self.chain:
+            out["efforts"] = {"hub drive": "N·m"}
+        return out
 
     @staticmethod
     def draws(model: Any) -> bool:
