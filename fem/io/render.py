@@ -756,8 +756,10 @@ def snapshot(
         Output image.
     scalars : str, optional
         Point or cell data to colour by; vectors are shown by magnitude (``|name|``).
-    camera : {"iso", "xy", "xz", "yz"} or camera position
-        View direction; the camera is fitted to the (warped) geometry.
+    camera : {"iso", "xy", "xz", "yz"}, mapping or camera position
+        View direction: a named view, or ``{"view", "direction", "up"}``
+        (:func:`camera_axes`; e.g. ``up`` against gravity); the camera is fitted to the
+        (warped) geometry.  A PyVista camera position is used as given.
     warp : str or bool, optional
         Point-data vector to displace the points by (``True`` means ``"displacement"``).
     scale : float
