@@ -311,3 +311,34 @@ def test_nonlinear_reduced_platform_follows_the_full_plate_on_the_circle(tmp_pat
     assert np.abs(nl["torque"] - full["torque"]).max() <= 1e-4 * rng
     assert np.abs(nl["sag"] - full["sag"]).max() <= 0.2e-6
     assert np.abs(lin["sag"] - full["sag"]).max() >= 1e-6      # what the linear one misses
+
+
+def test_reduced_platform_is_drawn_on_the_full_mesh_with_its_stresses(tmp_path, monkeypatch):
+    """A body that declares its FE model is written to ParaView as that model: the
+    reduced platform at the robot's static hold carries the full plate's von Mises
+    stresses and layer strains on the same sub-triangles (1e-9 of the largest), and its
+    ``displacement`` and ``deformation`` point data."""
+    from fem.io.fe_bodies import BodyMeshes
+    from fem.output import drawing_for
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import build_robot, static_state
+
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    geom = rrru3.RRRU3Geometry()
+    frames = {}
+    for platform in ("flexible", "reduced"):
+        rm = build_robot(geom, platform, "hexagon_6", shear_factor="auto", damping_beta=1e-5)
+        st = static_state(rm)
+        d = drawing_for(rm.model)
+        assert isinstance(d, BodyMeshes) == (platform == "reduced")
+        frames[platform] = d.frame(0.0, st.q, np.zeros_like(st.q), st.lam)
+    full, red = frames["flexible"], frames["reduced"]
+    assert {"displacement", "deformation", "velocity"} <= set(red.point_data)
+    for key in ("von_mises_top_Pa", "von_mises_bottom_Pa", "strain_top", "strain_bottom"):
+        a, b = np.asarray(red.cell_data[key]), np.asarray(full.cell_data[key])
+        a, b = a[~np.isnan(a).any(axis=-1) if a.ndim > 1 else ~np.isnan(a)], \
+            b[~np.isnan(b).any(axis=-1) if b.ndim > 1 else ~np.isnan(b)]
+        assert a.shape == b.shape and a.size > 0
+        assert np.abs(a - b).max() <= 1e-9 * np.abs(b).max(), key
+    # the plate's sag is in the displacement of its drawn points, as for the full plate
+    assert np.asarray(red.point_data["displacement"])[:, 2].min() < -1e-3

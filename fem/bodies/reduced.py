@@ -453,6 +453,22 @@ class ReducedBody(NonlinearBody):
             out[self.reduction.slot_dofs + j] = x[:, j]
         return out
 
+    def fe_velocities(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The FE model's coordinate rates at ``(q, q̇)``: ``V Ẋ`` with
+        ``Ẋ = [ṙ; u̇; v̇; ẇ; η̇_k e_a + η_k ė_a]``."""
+        E, eta, _ = self._parts(q)
+        vb = v[self.dofs]
+        Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
+        Xd = np.empty((self.nV, 3))
+        Xd[0] = vb[:3]
+        Xd[1:4] = Ed
+        Xd[4:] = etad[self._pk, None] * E[self._pa] + eta[self._pk, None] * Ed[self._pa]
+        xd = self.reduction.V @ Xd
+        out = np.zeros(self.reduction.n_fe)
+        for j in range(3):
+            out[self.reduction.slot_dofs + j] = xd[:, j]
+        return out
+
     def rotation(self, q: np.ndarray) -> np.ndarray:
         return q[self.frame_dofs[3:]].reshape(3, 3).T
 

@@ -295,7 +295,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                     t0 = fe.node_fields[nt][f]
                     state[t0:t0 + 3] = qs[start:start + 3]
         red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives)
-        body = model.add_reduced_body("platform", red)
+        body = model.add_reduced_body("platform", red, fe_model=fe)
         P = body.interface("P")
         W = [body.interface(f"W{k + 1}") for k in range(3)]
         edge_dirs = [body.interface(f"E{k + 1}") for k in range(3)]
