@@ -213,6 +213,22 @@ def low_camera(camera: str | dict, elevation_deg: float) -> dict:
     return {**camera, "direction": [float(v) for v in turned], "up": [float(v) for v in up]}
 
 
+def close_up(camera: str | dict, ref: np.ndarray, surfaces: list[tuple[str, np.ndarray]]
+             ) -> dict | None:
+    """The ``detail`` of a movie (:func:`fem.io.render.animate`): the surfaces (``(group
+    name, reference points)``) under a third of the size of the whole drawing ``ref``
+    (a platform beside its robot), seen 25° above the horizontal so that a sag shows;
+    None when every surface is large (or there is none)."""
+    size = float(np.linalg.norm(np.ptp(ref, axis=0))) if len(ref) else 0.0
+    small = [name for name, pts in surfaces
+             if len(pts) and np.linalg.norm(np.ptp(pts, axis=0)) < size / 3]
+    if not small:
+        return None
+    shown = dict.fromkeys(name.split(": ")[0] for name in small)   # "platform: platform"
+    return {"groups": small, "camera": low_camera(camera, 25.0),
+            "title": "close-up: " + ", ".join(shown)}
+
+
 def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
     """The paths of prescribed points (``PrescribedPoint`` constraints whose motion has a
     ``duration``: :mod:`fem.trajectory` lines and circles), ``n`` points each over
@@ -475,13 +491,15 @@ class Drawing:
         out: dict = {"camera": camera}
         if self.model.actuators:
             out["efforts"] = {a.name: a.units for a in self.model.actuators}
-        size = float(np.linalg.norm(np.ptp(self.ref, axis=0))) if self.n_points else 0.0
-        small = [name for name, idx in self._surfaces
-                 if np.linalg.norm(np.ptp(self.ref[idx], axis=0)) < size / 3]
-        if small:
-            out["detail"] = {"groups": small, "camera": low_camera(camera, 25.0),
-                             "title": "close-up: " + ", ".join(small)}
+        detail = close_up(camera, self.ref, self.surfaces)
+        if detail:
+            out["detail"] = detail
         return out
+
+    @property
+    def surfaces(self) -> list[tuple[str, np.ndarray]]:
+        """The elastic surfaces (plates): ``(group name, reference points (k, 3))``."""
+        return [(name, self.ref[idx]) for name, idx in self._surfaces]
 
     def points(self, q: np.ndarray) -> np.ndarray:
         return (self.D @ q + self.offset).reshape(-1, 3)
@@ -712,6 +730,10 @@ def write_outputs(out, model, result: Result | None, figures: dict,
         from .io.render import camera_axes
 
         camera_axes(settings["camera"])          # a bad camera is named before the run ends
+    if "camera" in (picture or {}) and "detail" in settings and "detail" not in picture:
+        # the close-up follows the case's own camera
+        settings["detail"] = {**settings["detail"],
+                              "camera": low_camera(settings["camera"], 25.0)}
     atomic_write_text(out / "render.json", json.dumps(jsonable(settings)))
     # the figures are on disk before any picture is attempted: nothing computed is lost
     from .files import atomic_write_text

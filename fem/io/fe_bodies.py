@@ -58,6 +58,26 @@ class BodyMeshes:
         # displacement then carries the sag, as it does for the full plate
         self.ref = np.vstack([base.ref] + [d.ref for _, d in self.parts])
 
+    @property
+    def picture(self) -> dict:
+        """How the pictures are drawn (``render.json``): the model's
+        (:attr:`fem.output.Drawing.picture`), with the close-up of a small FE plate."""
+        from ..output import close_up
+
+        out = dict(self.base.picture)
+        detail = close_up(out["camera"], self.ref, self.surfaces)
+        if detail:
+            out["detail"] = detail
+        return out
+
+    @property
+    def surfaces(self) -> list[tuple[str, np.ndarray]]:
+        """The elastic surfaces of the model and of the bodies' FE meshes (named as
+        their groups in the frames)."""
+        return list(self.base.surfaces) + [(f"{body.name}: {name}", pts)
+                                           for body, d in self.parts
+                                           for name, pts in d.surfaces]
+
     @staticmethod
     def draws(model) -> bool:
         """True when a body of ``model`` declares an FE model to be drawn on."""
