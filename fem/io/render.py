@@ -609,13 +609,8 @@ def camera_axes(camera: str | Mapping) -> tuple[np.ndarray, np.ndarray]:
 
     if isinstance(camera, str):
         camera = {"view": camera}
-    if not isinstance(camera, Mapping):
-        raise ModelError(f"a camera is a named view ({', '.join(CAMERAS)}) or a mapping "
-                         f"with 'view'/'direction' and 'up'; got {camera!r:.80}")
-    unknown = set(camera) - {"view", "direction", "up"}
-    if unknown:
-        raise ModelError(f"camera: unknown keys {sorted(unknown)}; use 'view', 'direction', "
-                         "'up'")
+    _keys(camera, "camera", ("view", "direction", "up"),
+          f"a camera is a named view ({', '.join(CAMERAS)}) or a mapping")
     view = camera.get("view", "iso")
     if view not in _DIRECTIONS:
         raise ModelError(f"unknown camera '{view}'; choose one of {', '.join(CAMERAS)}")
@@ -1202,18 +1197,27 @@ def animate(
 _INSET_BACKGROUND = "#f2f2f2"
 
 
+def _keys(value: Any, what: str, allowed: Sequence[str], kind: str) -> None:
+    """Check that ``value`` is a mapping with no keys but ``allowed`` (picture settings
+    as data: a camera, a close-up); ``kind`` says what it should be."""
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{kind} with {', '.join(map(repr, allowed))}; got {value!r:.80}")
+    unknown = set(value) - set(allowed)
+    if unknown:
+        raise ModelError(f"{what}: unknown keys {sorted(unknown)}; use "
+                         f"{', '.join(map(repr, allowed))}")
+
+
 def _close_up(detail: Mapping | None) -> dict | None:
     """The close-up of an animation, checked: ``{"groups": [...], "camera": ...,
     "title": ...}`` (see :func:`animate`); None for none."""
     if not detail:
         return None
-    if not isinstance(detail, Mapping) or not detail.get("groups"):
-        raise ModelError(f"animate: detail must be a mapping with 'groups' (names of the "
-                         f"groups to show close up); got {detail!r:.80}")
-    unknown = set(detail) - {"groups", "camera", "title"}
-    if unknown:
-        raise ModelError(f"animate: detail has unknown keys {sorted(unknown)}; use "
-                         "'groups', 'camera', 'title'")
+    _keys(detail, "animate: detail", ("groups", "camera", "title"),
+          "a close-up is a mapping with 'groups' (names of the groups to show close up)")
+    if not detail.get("groups"):
+        raise ModelError("animate: detail needs 'groups' (names of the groups to show "
+                         "close up)")
     groups = [detail["groups"]] if isinstance(detail["groups"], str) else list(detail["groups"])
     camera = detail.get("camera")
     if camera is not None:
