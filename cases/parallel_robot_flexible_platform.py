@@ -265,7 +265,7 @@ def _run_one(p, out=None) -> dict:
     if p["analysis"] == "static":
         fig["wall_s"] = time.perf_counter() - t0
         if out is not None:
-            fem.write_outputs(out, rm.model, None, fig, state=st.q)
+            fem.write_outputs(out, rm.model, None, fig, state=st)
         return fig
     path, t_end = _path(p, geom)
     result = fem.output.stream(out, rm.model) if out is not None else None

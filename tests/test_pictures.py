@@ -59,7 +59,7 @@ def test_efforts_and_multipliers_per_frame(robot_run):
         fd = m.field_data
         assert fd["TimeValue"][0] == res.t[i]
         assert np.array_equal(fd["lambda"], res.lam[i])          # binary-exact round trip
-        torques = [fd[f"effort:{a.name}"][0] for a in rm.actuators]
+        torques = [fd[f"effort:{a.name} [N·m]"][0] for a in rm.actuators]
         assert np.allclose(torques, h["torque"][i], rtol=0, atol=1e-12)
         assert np.all(np.abs(torques) > 1.0)                      # N·m: the motors work
         # the per-constraint arrays partition the multiplier vector in row order
