@@ -47,10 +47,11 @@ class OutputOptions:
 
 OPTIONS = OutputOptions()
 
-TIMING: dict[str, float] = {"writing": 0.0, "rendering": 0.0}
-"""Wall time [s] spent writing results (series frames, result arrays, plots of
-:func:`write_outputs`) and rendering pictures in this process — for the terminal and
-``summary.json`` of ``fem run`` only, never for a result."""
+TIMING: dict[str, float] = {"run": 0.0, "writing": 0.0, "rendering": 0.0}
+"""Wall time [s] of the last case's ``run()`` (:func:`fem.cases.run_case`), and the time
+spent in it writing results (series frames, result arrays, plots of
+:func:`write_outputs`) and rendering pictures — for the terminal and ``summary.json`` of
+``fem run`` only, never for a result."""
 
 
 def _warn(message: str) -> None:
@@ -78,8 +79,9 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
             if not files:
                 continue
             with progress_bar(1, f"picture {pvd.stem}", "picture") as bar:
-                if kind == "modes":
+                if kind == "modes":     # a mode's stresses mean nothing: its shape
                     opts = _snapshot_options(files[0], out, title=_mode_title(files[0]))
+                    opts.update(scalars="displacement", show_edges=False)
                     written.append(render.snapshot(files[0], out / "mode_1.png",
                                                    camera=camera, **opts))
                 else:
@@ -110,14 +112,16 @@ def _mode_title(frame_file: Path) -> str | None:
     return f"mode {int(np.ravel(fd['mode'])[0])}: {float(np.ravel(fd['frequency_hz'])[0]):.4g} Hz"
 
 
-def progress_bar(total: int | None, desc: str, unit: str = "it"):
-    """A tqdm progress bar on stderr for ``fem`` commands: shown only with
-    ``OPTIONS.progress`` (off for ``--json`` and ``--quiet``) and on a terminal (tqdm's
-    ``disable=None``), removed when done."""
+def progress_bar(total: int | None, desc: str, unit: str = "it",
+                 enabled: bool | None = None):
+    """A tqdm progress bar on stderr for ``fem`` commands, removed when done: shown only
+    on a terminal (tqdm's ``disable=None``) and when ``enabled`` (default
+    ``OPTIONS.progress``: off for ``--json``)."""
     from tqdm import tqdm
 
+    on = OPTIONS.progress if enabled is None else enabled
     return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True,
-                disable=None if OPTIONS.progress else True)
+                disable=None if on else True)
 
 
 def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> dict:
