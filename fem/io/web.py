@@ -283,7 +283,7 @@ def _colours(cmap: str, n: int = 12) -> list[str]:
     return [f"rgb({int(255 * r)},{int(255 * g)},{int(255 * b)})" for r, g, b, _ in rgba]
 
 
-_CONTROLS = """
+_CONTROLS = r"""
 <style>
   #fem-view { position: absolute; inset: 0; }
   #fem-panel { position: absolute; left: 12px; right: 12px; bottom: 10px; z-index: 10;
