@@ -43,6 +43,8 @@ PARAMS = {
     "analysis": "circle",          # "static", "line", "circle", "sweep"
     "platform": "flexible",        # "flexible", "rigid" or "reduced" (Craig–Bampton modes)
     "n_modes": 12,                 # reduced: fixed-interface modes beside the static ones
+    "reduction": "nonlinear",      # reduced: "nonlinear" (cubic modal force) or "linear"
+    "n_derivatives": 4,            # reduced, nonlinear: modal derivatives of the k lowest
     "drive": "path",               # "path": P prescribed (the seed's inverse dynamics);
                                    # "joints": motors follow the rigid robot's angles
     "E_Pa": 6.9e8,
@@ -64,6 +66,7 @@ PARAMS = {
 
 LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "platform": ("flexible", "rigid", "reduced"), "n_modes": ">=0",
+          "reduction": ("linear", "nonlinear"), "n_derivatives": ">=0",
           "drive": ("path", "joints"),
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
@@ -80,6 +83,10 @@ DOCS = {
     "platform": "flexible plate, rigid platform, or reduced (Craig–Bampton modes of the "
                 "plate)",
     "n_modes": "reduced platform: fixed-interface modes beside the static ones",
+    "reduction": "reduced platform: nonlinear (the plate's exact cubic modal force, "
+                 "geometric stiffening kept) or linear (f0 + K η) [-]",
+    "n_derivatives": "reduced platform, nonlinear: static modal derivatives of this many "
+                     "lowest modes join the basis (k (k + 1) / 2 vectors) [-]",
     "E_Pa": "Young's modulus of the platform plate",
     "nu": "Poisson's ratio of the platform plate [-]",
     "payload_kg": "payload at the platform centre P",
@@ -146,7 +153,8 @@ def _robot(p, platform=None, E=None, geom=None):
     return build_robot(geom, platform or p["platform"], p["mesh"],
                        p["E_Pa"] if E is None else E, p["nu"], p["continuity"], path,
                        _shear(p["shear_factor"]), float(p["damping_beta_s"]),
-                       int(p["n_modes"]), drive=p["drive"])
+                       int(p["n_modes"]), drive=p["drive"], reduction=p["reduction"],
+                       n_derivatives=int(p["n_derivatives"]))
 
 
 def _static_figures(rm, st) -> dict:

@@ -485,7 +485,8 @@ class Model:
         self._changed()
         return body
 
-    def add_reduced_body(self, name: str, reduction, position=None, rotation=None):
+    def add_reduced_body(self, name: str, reduction, position=None, rotation=None,
+                         fe_model=None):
         """A reduced-order flexible body (:class:`fem.bodies.ReducedBody`): the component
         modes of a linear FE model (:func:`fem.reduction.reduce_body`, or
         :meth:`fem.bodies.Reduction.load`) in a floating frame.
@@ -497,6 +498,9 @@ class Model:
         position, rotation : array_like (3,), (3, 3) or None
             The frame's origin and axes (columns); by default where the reduction put
             them in the FE model's reference configuration.
+        fe_model : fem.Model or None
+            The FE model the reduction came from: the body is then drawn on its full mesh
+            with its fields (stresses, strains) by modal superposition.
 
         The frame is a ``rigid_body`` of the same name (``body.origin``, ``body.axis(i)``
         linear maps); ``body.interface(name)`` and ``body.map(linear_map_of_the_FE_model)``
@@ -516,6 +520,11 @@ class Model:
         mdofs = self.add_coordinates(f"{name} η", np.zeros(max(reduction.n_modes, 1))) \
             if reduction.n_modes else np.zeros(0, np.int64)
         body = ReducedBody(name, reduction, frame, fdofs, mdofs)
+        if fe_model is not None:
+            if not isinstance(fe_model, Model) or fe_model.n_dof != reduction.n_fe:
+                raise ModelError(f"reduced body {name!r}: fe_model must be the fem.Model "
+                                 f"the reduction came from ({reduction.n_fe} coordinates)")
+            body.fe_model = fe_model
         self.nonlinear_bodies.append(body)
         self._changed()
         return body

@@ -478,13 +478,16 @@ _VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK te
 def drawing_for(model) -> Drawing | CentrelineDrawing:
     """The drawing of ``model``: a :class:`Drawing` of its element groups, or for a
     floating-frame model in minimal coordinates (one that declares ``centrelines`` or
-    ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`.  Both give
+    ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`; with bodies drawn on
+    their FE meshes (a reduced platform) a :class:`fem.io.fe_bodies.BodyMeshes`.  All give
     ``frame(t, q, v, lam)``, ``ref``, ``group_names`` and ``view`` (the camera)."""
     from .io.centreline import CentrelineDrawing
+    from .io.fe_bodies import BodyMeshes
 
     if CentrelineDrawing.draws(model):
         return CentrelineDrawing(model)
-    return Drawing(model)
+    drawing = Drawing(model)
+    return BodyMeshes(model, drawing) if BodyMeshes.draws(model) else drawing
 
 
 def stream(out, model, sensors=None, name: str | None = None, every: int | None = None

@@ -45,6 +45,10 @@ class NonlinearBody:
     elastic: bool = True
     #: constant damping matrix (k, k) on the body's coordinates, or None
     damping_matrix: np.ndarray | None = None
+    #: the FE model the body is drawn on, or None: then it supplies
+    #: ``fe_coordinates(q)`` and ``fe_velocities(q, v)`` of that model
+    #: (:class:`fem.io.fe_bodies.BodyMeshes` draws it with the model's own fields)
+    fe_model = None
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = False):
         """``M(q) a + f_qv(q, q̇)`` (k,) on the body's coordinates (arguments global)

@@ -82,6 +82,12 @@ class Reduction:
     f0 : (m,) or None
         Modal elastic force in the reference state (a prestressed state: the stresses of
         the state the model was linearized about); the elastic force is ``f0 + K η``.
+    K2, K3 : (m, m, m), (m, m, m, m) or None
+        The exact polynomial modal force of a geometrically nonlinear FE model
+        (``nonlinear=True`` in :func:`fem.reduction.reduce_body`), fully symmetric
+        tensors: ``f(η) = f0 + K η + ½ K2:ηη + ⅓ K3:ηηη`` and the tangent
+        ``K + K2·η + K3:ηη`` (Green–Lagrange strains: the FE force is a cubic
+        polynomial of the coordinates, so these are its projection, not a fit).
     frequencies_hz : (m,)
         Of the reduced body with its frame held (``√K_kk / 2π``).
     origin, rotation : (3,), (3, 3)
@@ -108,6 +114,8 @@ class Reduction:
     slot_dofs: np.ndarray
     n_fe: int
     f0: np.ndarray | None = None
+    K2: np.ndarray | None = None
+    K3: np.ndarray | None = None
     interfaces: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
@@ -181,6 +189,8 @@ class Reduction:
                    "slot_dofs")}
         arrays["f0"] = np.zeros(self.n_modes) if self.f0 is None else np.asarray(self.f0)
         arrays["n_fe"] = np.array(self.n_fe)
+        if self.K3 is not None:
+            arrays["K2"], arrays["K3"] = np.asarray(self.K2), np.asarray(self.K3)
         for i, nm in enumerate(names):
             arrays[f"interface_{i}"] = np.asarray(self.interfaces[nm], float)
         meta = {"format": _FORMAT, "interfaces": names, "info": self.info}
@@ -203,6 +213,8 @@ class Reduction:
                 kw = {k: z[k] for k in ("c", "Q", "modes", "W", "K", "C", "frequencies_hz",
                                         "origin", "rotation", "slot_dofs", "f0")}
                 inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
+                if "K3" in z.files:
+                    kw["K2"], kw["K3"] = z["K2"], z["K3"]
                 return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
         except (OSError, ValueError, KeyError) as err:
             raise ModelError(f"{path}: cannot read a reduced body ({err})") from None
@@ -227,6 +239,13 @@ class ReducedBody(NonlinearBody):
         self.Kr = np.asarray(red.K, float)
         self.Cr = np.asarray(red.C, float)
         self.f0 = np.zeros(red.n_modes) if red.f0 is None else np.asarray(red.f0, float)
+        self._poly = None
+        if red.K3 is not None:      # symmetric pairs (j ≤ k) only: a quarter of K3's work
+            jj, kk = np.triu_indices(m)
+            w = np.where(jj == kk, 1.0, 2.0)
+            K3 = np.asarray(red.K3, float)[jj, kk][:, jj, kk] * w
+            self._poly = (np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk]),
+                          np.ascontiguousarray(K3), jj, kk)
         self.elastic = m > 0
         # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
         a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
@@ -356,13 +375,27 @@ class ReducedBody(NonlinearBody):
 
     def _elastic(self, eta, tangent):
         if getattr(self, "_fe", None) is None:
-            return self.f0 + self.Kr @ eta, (self.Kr if tangent else None)
+            if self._poly is None:
+                return self.f0 + self.Kr @ eta, (self.Kr if tangent else None)
+            B, C = self._poly_terms(eta)
+            f = self.f0 + self.Kr @ eta + (0.5 * B + C / 3.0) @ eta
+            return f, (self.Kr + B + C if tangent else None)
         asm, Psi, xref = self._fe
         f, kv = asm.internal_forces(xref + Psi @ eta, tangent=tangent)
         if not tangent:
             return Psi.T @ f, None
         K = asm.stiffness(kv)
         return Psi.T @ f, Psi.T @ (K @ Psi)
+
+    def _poly_terms(self, eta):
+        """``(K2·η, K3:ηη)`` (m, m) of the cubic modal force, from the pair tensors."""
+        K2p, K3p, jj, kk = self._poly
+        ee = eta[jj] * eta[kk]
+        B = np.empty((self.m, self.m))
+        C = np.empty((self.m, self.m))
+        B[jj, kk] = B[kk, jj] = K2p @ eta
+        C[jj, kk] = C[kk, jj] = K3p @ ee
+        return B, C
 
     def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
         """A constant force [N] on a point of this body (:meth:`fem.Model.add_force`)."""
@@ -376,8 +409,12 @@ class ReducedBody(NonlinearBody):
         X = self.X(q)
         pot = -float(np.asarray(gravity, float) @ (self.W[0] @ X))
         pot -= sum(float(F @ (pm.v @ X)) for pm, F in self.loads)
+        elastic = float(self.f0 @ eta) + 0.5 * float(eta @ self.Kr @ eta)
+        if self._poly is not None:      # ∫ f dη of the cubic force: ⅙ K2:ηηη + 1/12 K3:ηηηη
+            B, C = self._poly_terms(eta)
+            elastic += float(eta @ (B / 6.0 + C / 12.0) @ eta)
         return {"kinetic_J": 0.5 * float(vb @ self.mass(q) @ vb), "potential_J": pot,
-                "elastic_J": float(self.f0 @ eta) + 0.5 * float(eta @ self.Kr @ eta)}
+                "elastic_J": elastic}
 
     # ------------------------------------------------------------ points for users
     @property
@@ -414,6 +451,22 @@ class ReducedBody(NonlinearBody):
         x = self.slots(q)
         for j in range(3):
             out[self.reduction.slot_dofs + j] = x[:, j]
+        return out
+
+    def fe_velocities(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The FE model's coordinate rates at ``(q, q̇)``: ``V Ẋ`` with
+        ``Ẋ = [ṙ; u̇; v̇; ẇ; η̇_k e_a + η_k ė_a]``."""
+        E, eta, _ = self._parts(q)
+        vb = v[self.dofs]
+        Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
+        Xd = np.empty((self.nV, 3))
+        Xd[0] = vb[:3]
+        Xd[1:4] = Ed
+        Xd[4:] = etad[self._pk, None] * E[self._pa] + eta[self._pk, None] * Ed[self._pa]
+        xd = self.reduction.V @ Xd
+        out = np.zeros(self.reduction.n_fe)
+        for j in range(3):
+            out[self.reduction.slot_dofs + j] = xd[:, j]
         return out
 
     def rotation(self, q: np.ndarray) -> np.ndarray:

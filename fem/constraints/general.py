@@ -12,7 +12,8 @@ to the assembly's patterns once.  Per term ``a·b``::
     γ    = −(q̇ᵀH_a q̇ · b + 2 (J_a q̇)·(J_b q̇) + a · q̇ᵀH_b q̇)
 
 and with a prescribed direction ``b = β(t)``: ``Φ_t = a·β̇``,
-``γ = −(q̇ᵀH_a q̇ · β + 2 (J_a q̇)·β̇ + a·β̈)``.  Every map is evaluated once per call.
+``γ = −(q̇ᵀH_a q̇ · β + 2 (J_a q̇)·β̇ + a·β̈)``.  Every map is evaluated once per
+configuration.
 """
 
 from __future__ import annotations
@@ -78,12 +79,20 @@ class GeneralRows:
         self.jrows, self.jcols = cat(jr), cat(jc)
         self.hrows, self.hcols = cat(hr), cat(hc)
         self.rows = np.array([t[0] for t in self.terms], np.int64)
+        self._last = None        # (q, with second derivatives, evaluations)
 
     def __len__(self) -> int:
         return len(self.terms)
 
     def _eval(self, q, second=False):
-        return [evaluate(m, q, second) for m in self.maps]
+        """``(x, J, H)`` of every map; the last configuration's are reused (the state,
+        Hessian and ``γ`` of one Newton iteration share it)."""
+        last = self._last
+        if last is not None and (second <= last[1]) and np.array_equal(last[0], q):
+            return last[2]
+        ev = [evaluate(m, q, second) for m in self.maps]
+        self._last = (q.copy(), second, ev)
+        return ev
 
     @staticmethod
     def _beta(beta, t: float, deriv: int) -> np.ndarray:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -111,7 +112,7 @@ def _rigid_patterns(x: np.ndarray, pos: np.ndarray, starts: np.ndarray, n: int):
 @blas_single_threaded
 def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 method: str = "craig_bampton", loads=(), state=None, origin=None,
-                ) -> Reduction:
+                derivatives: int = 0, nonlinear: bool = False) -> Reduction:
     """Reduce ``model`` to component modes in a floating frame (see the module docstring).
 
     Parameters
@@ -130,6 +131,14 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         The state to linearize about (reference configuration by default).
     origin : (3,) or None
         Frame origin (default: the reference centre of mass).
+    derivatives : int
+        Add the static modal derivatives of the ``derivatives`` lowest modes (every pair,
+        ``d (d + 1) / 2`` vectors; Idelsohn & Cardona 1985): the membrane stretching a
+        bent plate needs, which linear modes miss.  Craig–Bampton only.
+    nonlinear : bool
+        Keep the FE model's geometric nonlinearity: the modal force becomes the exact
+        cubic polynomial ``Ψᵀ f_FE(x + Ψ η)`` (tensors ``K2``, ``K3`` of the
+        :class:`~fem.bodies.Reduction`, from ``m (m + 3) / 2`` tangent evaluations).
     """
     if method not in ("craig_bampton", "free"):
         raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "
@@ -320,6 +329,21 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     T1 = U[:, keep] / np.sqrt(lam[keep])
     w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
     Psi = Phi @ (T1 @ Z)                                     # M-orthonormal
+    derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
+    if derivatives and method != "craig_bampton":
+        raise ModelError("reduce_body: modal derivatives need method='craig_bampton' (the "
+                         "interfaces hold the body while they are computed)")
+    if derivatives:
+        Theta = _modal_derivatives(asm, q, Psi[:, :derivatives], lu, mc)
+        Phi = np.column_stack([Psi, Theta])
+        Phi = Phi - Rig_eff @ np.linalg.solve(Rig_eff.T @ MR, MR.T @ Phi)
+        Mh = Phi.T @ (M @ Phi)
+        Kh = Phi.T @ (K @ Phi)
+        lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
+        keep = lam > 1e-10 * lam.max()
+        T1 = U[:, keep] / np.sqrt(lam[keep])
+        w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
+        Psi = Phi @ (T1 @ Z)
     m = Psi.shape[1]
     Kr = np.diag(w2)
     Cr = Psi.T @ (Cd @ Psi) if Cd is not None else np.zeros((m, m))
@@ -330,14 +354,80 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     red = Reduction(c=pos, Q=xo, modes=modes, W=W, K=Kr, C=Cr, f0=Psi.T @ f_int,
                     frequencies_hz=np.sqrt(np.maximum(w2, 0.0)) / (2 * np.pi),
                     origin=o, rotation=np.eye(3), slot_dofs=starts, n_fe=n)
+    if nonlinear:
+        red.K2, red.K3 = _cubic_force(asm, q, Psi, Kr)
     for key, lm in maps.items():
         red.interfaces[key] = red.slot_coefficients(lm)
     red.info = {"method": method, "n_normal_modes": int(n_modes),
                 "n_static_modes": int(T.shape[1]) if method == "craig_bampton" else 0,
                 "n_load_modes": len(load_list), "n_modes": int(m),
                 "interfaces": list(interfaces), "fe_coordinates": int(n),
-                "fe_constraints": int(asm.m), "mass_kg": m_tot}
+                "fe_constraints": int(asm.m), "mass_kg": m_tot,
+                "n_derivatives": int(derivatives * (derivatives + 1) // 2),
+                "nonlinear": bool(nonlinear)}
     return red
+
+
+def _modal_derivatives(asm, q, Psi, lu, mc) -> np.ndarray:
+    """Static modal derivatives ``θ_ij = −K⁻¹ (∂K/∂ψ_j) ψ_i`` (i ≤ j) with the interfaces
+    held (Idelsohn & Cardona 1985): the second-order (membrane) response a linear basis
+    misses.  The tangent is quadratic in the coordinates for polynomial elements, so the
+    central difference along ``ψ_j`` is exact to round-off."""
+    k = Psi.shape[1]
+    n = asm.n
+    scale = max(np.abs(q).max(), 1.0)
+    out = []
+    for j in range(k):
+        eps = 1e-3 * scale / max(np.abs(Psi[:, j]).max(), 1e-300)
+        Kp = asm.stiffness(asm.internal_forces(q + eps * Psi[:, j], tangent=True)[1])
+        Km = asm.stiffness(asm.internal_forces(q - eps * Psi[:, j], tangent=True)[1])
+        dK = (Kp - Km) / (2 * eps)
+        for i in range(j + 1):
+            rhs = np.zeros(n + mc)
+            rhs[:n] = -(dK @ Psi[:, i])
+            out.append(lu.solve(rhs)[:n])
+    return np.column_stack(out)
+
+
+def _cubic_force(asm, q, Psi, A) -> tuple[np.ndarray, np.ndarray]:
+    """``K2``, ``K3`` of the modal force ``Ψᵀ f(q + Ψ η)`` from its tangent
+    ``K(η) = Ψᵀ K_FE Ψ = A + K2·η + K3:ηη`` (quadratic in ``η`` for Green–Lagrange
+    elements): ``K(±ε e_j)`` give ``K2`` and the diagonal of ``K3``, ``K(ε (e_j + e_k))``
+    its mixed part.  Exact for a polynomial force whatever ``ε`` (the ANCF beam: 1e-12;
+    the Bézier plate with ``shear_factor="auto"``: 3e-7, its shear remedy is not exactly
+    cubic); ``ε`` is large (a deflection of 1 % of the body's size) to keep round-off
+    small.  The tensors are
+    symmetrized over all their indices (the force derives from a potential)."""
+    n, m = Psi.shape
+    size = np.ptp(q) if q.size else 1.0
+
+    def tangent(eta):
+        _, kv = asm.internal_forces(q + Psi @ eta, tangent=True)
+        Kt = Psi.T @ (asm.stiffness(kv) @ Psi)
+        return 0.5 * (Kt + Kt.T)
+
+    eps = 1e-2 * max(size, 1e-300) / np.abs(Psi).max(axis=0)        # per mode
+    K2 = np.zeros((m, m, m))
+    D = np.zeros((m, m, m))                                         # K3[:, :, j, j]
+    for j in range(m):
+        e = np.zeros(m)
+        e[j] = eps[j]
+        Kp, Km = tangent(e), tangent(-e)
+        K2[:, :, j] = (Kp - Km) / (2 * eps[j])
+        D[:, :, j] = (Kp + Km - 2 * A) / (2 * eps[j] ** 2)
+    K3 = np.zeros((m, m, m, m))
+    for j in range(m):
+        K3[:, :, j, j] = D[:, :, j]
+        for k in range(j):
+            e = np.zeros(m)
+            e[j], e[k] = eps[j], eps[k]
+            Kjk = tangent(e) - A - K2[:, :, j] * eps[j] - K2[:, :, k] * eps[k] \
+                - D[:, :, j] * eps[j] ** 2 - D[:, :, k] * eps[k] ** 2
+            K3[:, :, j, k] = K3[:, :, k, j] = Kjk / (2 * eps[j] * eps[k])
+    K2 = (K2 + K2.transpose(0, 2, 1) + K2.transpose(1, 0, 2) + K2.transpose(1, 2, 0)
+          + K2.transpose(2, 0, 1) + K2.transpose(2, 1, 0)) / 6.0
+    K3 = sum(K3.transpose(p) for p in permutations(range(4))) / 24.0
+    return K2, K3
 
 
 def cache_dir() -> Path:

@@ -210,23 +210,29 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
     return plate_group, m, P, W, edge_dirs, centre, con
 
 
-def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None):
+def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
+                     reduction: str = "nonlinear", n_derivatives: int = 4):
     """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
     centres W_k and the edge directions E_k (every component), ``n_modes``
-    fixed-interface modes and the static sag under the platform's weight; cached on disk
+    fixed-interface modes and the static sag under the platform's weight; with
+    ``reduction="nonlinear"`` the modal derivatives of the ``n_derivatives`` lowest modes
+    and the plate's exact cubic modal force (geometric nonlinearity); cached on disk
     (:func:`fem.reduction.cached_reduction`) by the model's content."""
     from ..reduction import cached_reduction
 
     inter = {"P": P, **{f"W{k + 1}": w for k, w in enumerate(W)},
              **{f"E{k + 1}": e for k, e in enumerate(E)}}
-    return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state)
+    return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state,
+                            derivatives=n_derivatives if reduction == "nonlinear" else 0,
+                            nonlinear=reduction == "nonlinear")
 
 
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
                 continuity: str = "shared", path=None, shear_factor=1.0,
                 damping_beta: float = 0.0, n_modes: int = 12,
-                reduce_at: str = "static", drive: str = "path") -> RobotModel:
+                reduce_at: str = "static", drive: str = "path",
+                reduction: str = "nonlinear", n_derivatives: int = 4) -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -243,6 +249,9 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     damping_beta : stiffness-proportional structural damping of the plate [s]
         (:meth:`Model.add_damping`; 0: none)
     n_modes : fixed-interface normal modes of the reduced platform
+    reduction : "nonlinear" (default: the plate's exact cubic modal force on a basis
+        with modal derivatives, :func:`reduced_platform`) or "linear" (``f0 + K η``)
+    n_derivatives : modal derivatives of this many lowest modes (nonlinear reduction)
     reduce_at : "static" (default) linearizes the plate about the robot's static hold at the
         path start (:func:`static_state` of the full flexible robot): the reduced platform
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
@@ -259,6 +268,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         raise ModelError(f"continuity must be 'shared' or 'constraints', got {continuity!r}")
     if drive not in ("path", "joints"):
         raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
+    if reduction not in ("linear", "nonlinear"):
+        raise ModelError(f"reduction must be 'linear' or 'nonlinear', got {reduction!r}")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
@@ -283,8 +294,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 for f, start in full.model.node_fields[nf].items():
                     t0 = fe.node_fields[nt][f]
                     state[t0:t0 + 3] = qs[start:start + 3]
-        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state)
-        body = model.add_reduced_body("platform", red)
+        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives)
+        body = model.add_reduced_body("platform", red, fe_model=fe)
         P = body.interface("P")
         W = [body.interface(f"W{k + 1}") for k in range(3)]
         edge_dirs = [body.interface(f"E{k + 1}") for k in range(3)]
