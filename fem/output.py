@@ -628,10 +628,13 @@ def _write_static(out: Path, model, drawing, state) -> Path:
 
 def mode_scale(drawing, q: np.ndarray, shape: np.ndarray, fraction: float = 0.05) -> float:
     """The factor that makes a mode's largest drawn displacement ``fraction`` of the
-    model's size (the diagonal of its drawn box)."""
-    ref = drawing.points(q)
+    model's size (the diagonal of its drawn box), from the drawing's frames (any
+    drawing: element groups, centre lines, bodies on their FE meshes)."""
+    at, moved = drawing.frame(0.0, q), drawing.frame(0.0, q + shape)
+    ref = np.asarray(at.points) + at.point_data["displacement"]
     size = float(np.linalg.norm(np.ptp(ref, axis=0))) or 1.0
-    move = float(np.linalg.norm(drawing.points(q + shape) - ref, axis=1).max())
+    move = float(np.linalg.norm(moved.point_data["displacement"]
+                                - at.point_data["displacement"], axis=1).max())
     return fraction * size / move if move > 0 else 0.0
 
 
