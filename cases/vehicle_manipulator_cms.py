@@ -250,7 +250,8 @@ def sweep(**params) -> dict:
               for key, xs in lines.items() for x in xs]
     points += [{**fixed, "analysis": "modal", "rocker_section_m": float(a),
                 "rod_section_m": float(b)} for a in r for b in d]
-    study = fem.sweep(Path(__file__).stem, points, "serial", progress=False)
+    study = fem.sweep(Path(__file__).stem, points, "serial",
+                      progress=fem.output.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"sweep point {bad.name} failed: {bad.error}")
