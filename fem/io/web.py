@@ -227,7 +227,10 @@ def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, t
             counts.append(len(actors))
             for a in actors:
                 master.renderer.AddActor(a)
-        render._set_camera(master, camera, render._bounds(scenes), render._samples(scenes))
+        samples = render._samples(scenes)
+        render._set_camera(master, camera, render._bounds(scenes), samples)
+        if clim is not None and isinstance(camera, str):
+            render._fit(master, samples, right=0.7)     # the legend's side stays free
         master.render()
         data = _serialized(master, counts)
     finally:
