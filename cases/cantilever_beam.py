@@ -163,7 +163,7 @@ def run(out=None, **params) -> dict:
                         "tip_z_reference_m": ref["tip_z_m"],
                         "newton_iterations": st.iterations,
                         "residual_relative": st.residual})
-        result, state = None, st.q
+        result, state = None, st
     elif p["analysis"] == "modal":
         mr = fem.modes(model, n_modes=p["n_modes"])
         kinds = classify_modes(model, mr.shapes, p["length_m"])
@@ -176,8 +176,7 @@ def run(out=None, **params) -> dict:
                                                  if k == kind]
         for kind in ("bending", "torsion", "axial"):
             figures[f"reference_{kind}_frequencies_hz"] = ref[f"{kind}_frequencies_hz"]
-        shape = mr.shapes[:, 0] / np.abs(mr.shapes[tip, 0]).max() * 0.05 * p["length_m"]
-        result, state = None, model.q0 + shape
+        result, state = mr, model.q0      # the modes about the straight bar
     elif p["analysis"] == "dynamic":
         res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
                            progress=out is not None and fem.output.OPTIONS.progress,

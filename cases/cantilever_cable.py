@@ -104,7 +104,7 @@ def run(out=None, **params) -> dict:
                         "tip_z_reference_m": ref["tip_z_m"],
                         "newton_iterations": st.iterations,
                         "residual_relative": st.residual})
-        result, state = None, st.q
+        result, state = None, st
     elif p["analysis"] == "modal":
         mr = fem.modes(model, n_modes=p["n_modes"])
         # classify: transverse-z bending modes have their largest tip motion along z
@@ -113,9 +113,7 @@ def run(out=None, **params) -> dict:
         figures.update({"frequencies_hz": mr.frequencies_hz.tolist(),
                         "bending_z_frequencies_hz": mr.frequencies_hz[z_modes].tolist(),
                         "reference_bending_frequencies_hz": ref["bending_frequencies_hz"]})
-        # the first mode shape, scaled to 5 % of the length, as the exported state
-        shape = mr.shapes[:, 0] / np.abs(mr.shapes[tip, 0]).max() * 0.05 * p["length_m"]
-        result, state = None, model.q0 + shape
+        result, state = mr, model.q0      # the modes about the straight cable
     elif p["analysis"] == "dynamic":
         res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
                            progress=out is not None and fem.output.OPTIONS.progress,

@@ -173,11 +173,14 @@ def _flex_figures(t, s, T) -> dict:
     }
 
 
-def _inverse(p: dict):
+def _inverse(p: dict, out=None):
+    """The inverse run (streamed to ``out``'s ``result/`` and series when given)."""
     geom, path, rm = _setup(p)
     st = fem.solve_static(rm.model, tol=1e-12)
     res = run_path(rm, path.duration, float(p["dt_s"]), float(p["rho_inf"]), q0=st.q,
-                   tol=float(p["newton_tol"]))
+                   tol=float(p["newton_tol"]),
+                   result=fem.output.stream(out, rm.model) if out is not None else None,
+                   progress=out is not None and fem.output.OPTIONS.progress)
     h = histories(rm, res, path)
     ref = rrru3.reference_torques(path, res.t, geom)
     return geom, path, rm, st, res, h, ref
@@ -198,7 +201,7 @@ def _plots(out, t, curves: dict[str, tuple]) -> None:
 
 def _run_inverse(p: dict, out=None) -> dict:
     t0 = time.perf_counter()
-    geom, path, rm, st, res, h, ref = _inverse(p)
+    geom, path, rm, st, res, h, ref = _inverse(p, out)
     s = _series(rm, res)
     tau, th = h["torque"], h["theta"]
     asm = rm.model.assemble()
@@ -282,7 +285,8 @@ def _run_forward(p: dict, out=None) -> dict:
     res = fem.simulate(rm.model, path.duration, float(p["dt_s"]), rho_inf=float(p["rho_inf"]),
                        q0=q0, tol=float(p["newton_tol"]), constraint_tol=1e-11,
                        reuse="step", result=fem.output.stream(out, rm.model)
-                       if out is not None else None)
+                       if out is not None else None,
+                       progress=out is not None and fem.output.OPTIONS.progress)
     P = np.array([rm.P(q) for q in res.q])
     dev = P - np.asarray(path(res.t)[0])
     s = _series(rm, res)
@@ -319,7 +323,7 @@ def _run_static(p: dict, out=None) -> dict:
            "gauge_strains_limb1": gauge_strains(rm, st.q, 0, GAUGES_M).tolist(),
            "newton_iterations": st.iterations, "residual_relative": st.residual}
     if out is not None:
-        fem.write_outputs(out, rm.model, None, fig, state=st.q)
+        fem.write_outputs(out, rm.model, None, fig, state=st)
     return fig
 
 

@@ -282,7 +282,7 @@ def _run_one(p, out=None) -> dict:
     if p["analysis"] == "static":
         fig["wall_s"] = time.perf_counter() - t0
         if out is not None:
-            fem.write_outputs(out, rm.model, None, fig, state=st.q, picture=PICTURE)
+            fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return fig
     path, t_end = _path(p, geom)
     result = fem.output.stream(out, rm.model) if out is not None else None

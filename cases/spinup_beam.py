@@ -298,7 +298,8 @@ def compare(out=None, **params) -> dict:
         + [key(om, b) for om in trend_oms for b in BASES]))
     study = fem.sweep(Path(__file__).stem, [
         {**runs, "analysis": "single", "omega0_rad_s": om, "basis": b, "n_coordinates": n,
-         "dt_s": dt} for om, b, n, dt in keys], "serial", progress=False)
+         "dt_s": dt} for om, b, n, dt in keys], "serial",
+        progress=fem.output.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"spin-up comparison: run {bad.name} failed: {bad.error}")

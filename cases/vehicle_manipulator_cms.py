@@ -36,6 +36,7 @@ import numpy as np
 import fem
 import fem.cases
 import fem.output
+import fem.results
 from fem.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark
 
@@ -249,7 +250,8 @@ def sweep(**params) -> dict:
               for key, xs in lines.items() for x in xs]
     points += [{**fixed, "analysis": "modal", "rocker_section_m": float(a),
                 "rod_section_m": float(b)} for a in r for b in d]
-    study = fem.sweep(Path(__file__).stem, points, "serial", progress=False)
+    study = fem.sweep(Path(__file__).stem, points, "serial",
+                      progress=fem.output.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"sweep point {bad.name} failed: {bad.error}")
@@ -424,9 +426,21 @@ def _write_modes_series(out, fr, f, shapes):
         tr = shapes[:, j].reshape(-1, 3)
         disp = np.column_stack([tr[:, 0], np.zeros(len(tr)), tr[:, 1]])
         disp *= 0.1 * span / max(np.abs(disp).max(), 1e-300)
+        # the collection's "time" is the mode number; the frequency is field data
         w.add(VtkFrame(float(j + 1), pts, {"line": lines}, {"displacement": disp},
-                       {"substructure": group}))
+                       {"substructure": group},
+                       fem.output.mode_fields(j + 1, f[j], (2 * np.pi * f[j]) ** 2)))
     return w.close()
+
+
+def _write_modes_result(out, fr, f, shapes):
+    """``result/`` of the modal analysis (``fem.Result.load`` gives the frequencies and
+    the shapes over the frame's coordinates, about the undeformed frame) and the camera
+    of the pictures (the arm's x–z plane)."""
+    f = np.asarray(f, float)
+    fem.results.Modes(f, np.sign(f) * (2 * np.pi * f) ** 2, np.asarray(shapes, float),
+                      np.zeros(fr.n_dof), {"analysis": "modal"}).save(out / "result")
+    _write_json(out / "render.json", {"camera": "xz"})
 
 
 def _plot_sweeps(sw, path):
@@ -507,6 +521,7 @@ def run(out=None, **params) -> dict:
         if outp is not None:
             _write_json(outp / "frame.json", fr.to_dict(f))
             _write_modes_series(outp, fr, f, shapes)
+            _write_modes_result(outp, fr, f, shapes)
             if render:
                 _plot_geometry(fr, outp / "geometry.png")
                 _plot_modes(fr, f, shapes, outp / "mode_shapes.png")

@@ -492,6 +492,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         output.OPTIONS.progress = progress
         output.OPTIONS.defer_render = True
         output.OPTIONS.pending.clear()
+        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0)
         t0 = time.perf_counter()
         status, error, extra = "finished", None, {}
         run_file = Path(getattr(module, "__file__", "") or "")
@@ -531,6 +532,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
         wall = time.perf_counter() - t0
+        output.TIMING["run"] = wall
         if status != "finished":
             # keep what finished: the figures the case wrote, the streamed series and chunks
             figures = {}

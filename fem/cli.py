@@ -4,6 +4,7 @@
     fem info CASE
     fem run CASE [-p key=value ...] [--out DIR] [--json] [--no-render] [--every N]
     fem render DIR
+    fem view DIR [--frames LIST] [--field NAME] [-o PAGE]
     fem sweep CASE -p key=v1,v2,... [--grid|--zip] [--scheduler ADDRESS] [--workers N]
               [--out DIR] [--plot FIGURE:PARAMETER] [--serial]
     fem validate [--quick] [-o DIR] [--only NAME,...] [--docs]
@@ -114,18 +115,51 @@ def cmd_info(args) -> int:
     return 0
 
 
+def _process_age() -> float:
+    """Seconds since this process started (Linux: from ``/proc``; elsewhere 0, and the
+    command's clock starts at :func:`main`).  For the terminal only."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+
+
+_STARTED = time.perf_counter() - _process_age()
+"""When the process started, on the ``perf_counter`` clock (the "finished in" of
+``fem run`` is the whole command's wall time, interpreter start-up included)."""
+
+
+def _timing() -> dict[str, float]:
+    """The command's wall time so far and its parts [s]: ``solve`` (the case's ``run()``
+    less the writing measured in it), ``writing`` (series frames, result arrays, plots of
+    :func:`fem.write_outputs`), ``rendering`` (pictures) and ``other`` (start-up, imports,
+    ``summary.json``); the parts add up to ``total``."""
+    from .output import TIMING
+
+    total = time.perf_counter() - _STARTED
+    parts = {"solve": max(0.0, TIMING["run"] - TIMING["writing"]), "writing": TIMING["writing"],
+             "rendering": TIMING["rendering"]}
+    return {"total": total, **parts, "other": max(0.0, total - sum(parts.values()))}
+
+
+def _timing_line(timing: dict[str, float]) -> str:
+    return (f"finished in {timing['total']:.2f} s: solve {timing['solve']:.2f} s, writing "
+            f"{timing['writing']:.2f} s, rendering {timing['rendering']:.2f} s, start-up and "
+            f"other {timing['other']:.2f} s")
+
+
 def cmd_run(args) -> int:
     from . import output
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
     from .files import OutputLock
 
-    t0 = time.perf_counter()
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
     with OutputLock(out):      # a second `fem run` into this folder is refused, not mixed
         summary = run_case(args.case, args.param or [], out, render=not args.no_render,
                            every=args.every, progress=not args.json)
-        wall = time.perf_counter() - t0
         if summary.get("summary_error"):
             print(f"fem: warning: {summary['summary_error']}", file=sys.stderr)
         if summary["status"] == "failed":
@@ -137,6 +171,10 @@ def cmd_run(args) -> int:
             print(f"fem: interrupted{f' by {by}' if by else ''} — completed steps and "
                   f"summary.json are in {out}/", file=sys.stderr)
             return 143 if by == "SIGTERM" else 130
+        if output.OPTIONS.pending and not args.json:
+            kinds = sorted({kind for _, kind in output.OPTIONS.pending})
+            print(f"rendering the {' and '.join(kinds)} of {out}/ …", file=sys.stderr,
+                  flush=True)
         try:
             output.render_pending()
         except KeyboardInterrupt as err:
@@ -146,27 +184,30 @@ def cmd_run(args) -> int:
                   f"pictures", file=sys.stderr)
             _final_summary(write_summary, out, summary)
             return 143 if by == "SIGTERM" else 130
+        summary["timing_s"] = _timing()        # metadata: never part of a result
         _final_summary(write_summary, out, summary)
     if args.json:
         print(json.dumps(output.jsonable(summary)))
-    else:
-        print(f"case {args.case} finished in {wall:.2f} s — results in {out}/")
-        print("\n".join(_scalar_lines({k: v for k, v in summary.items()
-                                       if k not in ("parameters", "files", "status",
-                                                    "references")})))
-        print(f"\nfiles in {out}/:")
-        groups: dict[str, int] = {}
-        for f in summary["files"]:
-            head = f.split("/")[0] if "/" in f else f
-            groups[head] = groups.get(head, 0) + 1
-        for head, count in groups.items():
-            print(f"  {head}/ ({count} files)" if count > 1 or head not in summary["files"]
-                  else f"  {head}")
-        for anim in sorted(out.glob("*.mp4")) + sorted(out.glob("*.gif")):
-            print(f"\nanimation: {anim}")
-        pvd = sorted(out.glob("*.pvd"))
-        if pvd:
-            print(f"\nopen {pvd[0]} in ParaView (File > Open), or: fem render {out}")
+        return 0
+    print(f"case {args.case} finished — results in {out}/")
+    print("\n".join(_scalar_lines({k: v for k, v in summary.items()
+                                   if k not in ("parameters", "files", "status",
+                                                "references", "timing_s")})))
+    print(f"\nfiles in {out}/:")
+    groups: dict[str, int] = {}
+    for f in summary["files"]:
+        head = f.split("/")[0] if "/" in f else f
+        groups[head] = groups.get(head, 0) + 1
+    for head, count in groups.items():
+        print(f"  {head}/ ({count} files)" if count > 1 or head not in summary["files"]
+              else f"  {head}")
+    for anim in sorted(out.glob("*.mp4")) + sorted(out.glob("*.gif")):
+        print(f"\nanimation: {anim}")
+    pvd = sorted(out.glob("*.pvd"))
+    if pvd:
+        print(f"\nopen {pvd[0]} in ParaView (File > Open), `fem view {out}` for a web "
+              f"page, or `fem render {out}`")
+    print(f"\n{_timing_line(_timing())}")
     return 0
 
 
@@ -196,6 +237,15 @@ def cmd_render(args) -> int:
     written = output.render_directory(directory, fps=fps)
     for w in written:
         print(f"wrote {w}")
+    return 0
+
+
+def cmd_view(args) -> int:
+    from .io.web import write_view
+
+    page = write_view(args.dir, args.output, frames=args.frames, field=args.field,
+                      progress=not args.quiet)
+    print(f"wrote {page} — open it in a web browser (no network needed)")
     return 0
 
 
@@ -305,6 +355,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=_int_arg, default=20,
                    help="frames per second of the movie (1..240, default 20)")
     p.set_defaults(fn=cmd_render)
+    p = sub.add_parser("view", help="write a run's series as an interactive web page")
+    p.add_argument("dir", help="the --out folder of a run")
+    p.add_argument("--frames", metavar="LIST",
+                   help="frame numbers (0-based; -1 the last), ranges start:stop[:step], "
+                        "or 'all' (default: at most 50, evenly spread)")
+    p.add_argument("--field", metavar="NAME",
+                   help="point or cell data to colour by (default: the deformation's "
+                        "magnitude)")
+    p.add_argument("-o", "--output", metavar="PAGE",
+                   help="the page to write (default DIR/view.html)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(fn=cmd_view)
     p = sub.add_parser("sweep", help="run a case over a grid of parameters (Dask)")
     p.add_argument("case")
     p.add_argument("-p", "--param", action="append", metavar="KEY=V1,V2,...",

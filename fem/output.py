@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from .results import Result, jsonable
+from .results import Modes, Result, jsonable
 
 if TYPE_CHECKING:
     from .io.centreline import CentrelineDrawing
@@ -46,6 +47,12 @@ class OutputOptions:
 
 OPTIONS = OutputOptions()
 
+TIMING: dict[str, float] = {"run": 0.0, "writing": 0.0, "rendering": 0.0}
+"""Wall time [s] of the last case's ``run()`` (:func:`fem.cases.run_case`), and the time
+spent in it writing results (series frames, result arrays, plots of
+:func:`write_outputs`) and rendering pictures — for the terminal and ``summary.json`` of
+``fem run`` only, never for a result."""
+
 
 def _warn(message: str) -> None:
     from .validate import warn
@@ -54,22 +61,34 @@ def _warn(message: str) -> None:
 
 
 def render_pictures(out: Path, kind: str) -> list[Path]:
-    """The pictures of a run folder: ``"animation"`` (the series as a video) or
-    ``"snapshot"`` (the last frame of the series as a PNG).  A rendering failure is a
-    warning, never the loss of the run: the data are already on disk."""
+    """The pictures of a run folder: ``"animation"`` (the series as a video),
+    ``"snapshot"`` (the last frame of the series as ``snapshot.png``) or ``"modes"`` (the
+    first mode of a modal series as ``mode_1.png``).  A rendering failure is a warning,
+    never the loss of the run: the data are already on disk."""
     from .io import render
 
     out = Path(out)
+    t0 = _time.perf_counter()
     try:
         if kind == "animation":
             return render_directory(out, fps=OPTIONS.fps)
         camera = _camera(out)
         written = []
         for pvd in sorted(out.glob("*.pvd")):
-            last = _last_frame_file(pvd)
-            if last is not None:
-                written.append(render.snapshot(last, out / "snapshot.png", camera=camera,
-                                               **_snapshot_options(last, out)))
+            files = _frame_files(pvd)
+            if not files:
+                continue
+            with progress_bar(1, f"picture {pvd.stem}", "picture") as bar:
+                if kind == "modes":     # a mode's stresses mean nothing: its shape
+                    opts = _snapshot_options(files[0], out, title=_mode_title(files[0]))
+                    opts.update(scalars="displacement", show_edges=False)
+                    written.append(render.snapshot(files[0], out / "mode_1.png",
+                                                   camera=camera, **opts))
+                else:
+                    written.append(render.snapshot(files[-1], out / "snapshot.png",
+                                                   camera=camera,
+                                                   **_snapshot_options(files[-1], out)))
+                bar.update(1)
         return written
     except (Exception, KeyboardInterrupt) as err:   # noqa: BLE001 - reported, not lost
         if isinstance(err, KeyboardInterrupt):
@@ -79,15 +98,39 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
         _warn(f"rendering in {out} failed ({type(err).__name__}: {err}); the results are "
               f"complete — retry with `fem render {out}`")
         return []
+    finally:
+        TIMING["rendering"] += _time.perf_counter() - t0
 
 
-def _snapshot_options(frame_file: Path, out: Path) -> dict:
+def _mode_title(frame_file: Path) -> str | None:
+    """``mode 1: 3.52 Hz`` from a mode frame's field data."""
+    from .mesh import read_meshio
+
+    fd = read_meshio(frame_file).field_data
+    if "mode" not in fd or "frequency_hz" not in fd:
+        return None
+    return f"mode {int(np.ravel(fd['mode'])[0])}: {float(np.ravel(fd['frequency_hz'])[0]):.4g} Hz"
+
+
+def progress_bar(total: int | None, desc: str, unit: str = "it",
+                 enabled: bool | None = None):
+    """A tqdm progress bar on stderr for ``fem`` commands, removed when done: shown only
+    on a terminal (tqdm's ``disable=None``) and when ``enabled`` (default
+    ``OPTIONS.progress``: off for ``--json``)."""
+    from tqdm import tqdm
+
+    on = OPTIONS.progress if enabled is None else enabled
+    return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True,
+                disable=None if on else True)
+
+
+def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> dict:
     """:func:`picture_options` for one stored frame, its caption stating the magnification."""
     from .mesh import read_meshio
 
     mesh = read_meshio(frame_file)
     opts = picture_options([mesh], _settings(out))
-    opts["title"] = "static state" if "deform" in opts else None
+    opts["title"] = title or ("static state" if "deform" in opts else None)
     return opts
 
 
@@ -132,15 +175,15 @@ def _camera(directory: Path) -> str | dict:
         return "iso"
 
 
-def _last_frame_file(pvd: Path) -> Path | None:
+def _frame_files(pvd: Path) -> list[Path]:
+    """The frame files of a collection that exist, in its order."""
     import xml.etree.ElementTree as ET
 
     try:
         files = [ds.get("file") for ds in ET.parse(pvd).getroot().iter("DataSet")]
     except (OSError, ET.ParseError):
-        return None
-    files = [pvd.parent / f for f in files if f and (pvd.parent / f).is_file()]
-    return files[-1] if files else None
+        return []
+    return [pvd.parent / f for f in files if f and (pvd.parent / f).is_file()]
 
 
 def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.ndarray]:
@@ -482,15 +525,12 @@ class Drawing:
     @property
     def picture(self) -> dict:
         """How the pictures of this model are drawn, as data (``render.json``): the
-        ``camera`` (:func:`camera_for`: the model's view, gravity pointing down), the
-        unit of each actuator's ``efforts`` (the torque panel of the movie) and, when a
+        ``camera`` (:func:`camera_for`: the model's view, gravity pointing down) and, when a
         plate is small beside the whole model (under a third of its size: the flagship's
         platform), a ``detail`` close-up of it (:func:`fem.io.render.animate`), seen from
         25° above the horizontal so that its sag shows."""
         camera = camera_for(self.model.view, self.model.gravity)
         out: dict = {"camera": camera}
-        if self.model.actuators:
-            out["efforts"] = {a.name: a.units for a in self.model.actuators}
         detail = close_up(camera, self.ref, self.surfaces)
         if detail:
             out["detail"] = detail
@@ -517,8 +557,8 @@ class Drawing:
         ``group:<name>``), line-element strains at element centres, and on plate
         sub-triangles the von Mises stress and the Green–Lagrange strain (global axes,
         6 components XX YY ZZ XY YZ XZ) at the bottom and top layers.  Field data:
-        ``TimeValue``, the group names, and with ``lam`` the actuator efforts
-        (``effort:<actuator>``), all multipliers (``lambda``) and those of each constraint
+        ``TimeValue``, the group names, and with ``lam`` the actuator and drive efforts
+        (``effort:<actuator> [N·m]``), all multipliers (``lambda``) and those of each constraint
         (``lambda:<constraint>``).
         """
         from .io.vtk import Frame
@@ -566,12 +606,15 @@ class Drawing:
         fd: dict = {"TimeValue": float(t)}
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
-            fd.update(self.multipliers(t, lam))
+            fd.update(self.multipliers(t, lam, q))
         return Frame(float(t), self.ref, cells, pd, cd, fd)
 
-    def multipliers(self, t: float, lam: np.ndarray) -> dict[str, np.ndarray]:
-        """Field data of one step: ``effort:<actuator>`` (N·m or N; inverse-dynamics
-        efforts from ``λ``, prescribed ones from their time function), ``lambda`` (all
+    def multipliers(self, t: float, lam: np.ndarray, q: np.ndarray | None = None
+                    ) -> dict[str, np.ndarray]:
+        """Field data of one step: ``effort:<actuator> [N·m]`` (or ``[N]``; inverse-dynamics
+        efforts from ``λ``, prescribed ones from their time function), ``effort:<drive>
+        [N·m]`` for each rotary drive constraint that is not a servo row (the torque that
+        imposes its angle, from its multiplier and the state ``q``), ``lambda`` (all
         multipliers in row order) and ``lambda:<constraint>`` (the rows of each)."""
         lam = np.asarray(lam, float).ravel()
         asm = self.model.assemble()
@@ -580,11 +623,11 @@ class Drawing:
             return out
         efforts = asm.efforts(lam)
         for a in self.model.actuators:
-            out[f"effort:{a.name}"] = np.array(
+            out[effort_name(a.name, a.units)] = np.array(
                 [efforts[a.name] if a.name in efforts else float(a.effort(t))])
-        out["lambda"] = lam
         rows: dict[str, list] = {}
         owners: dict[int, str] = {}
+        drives: dict[str, object] = {}
         for i, con in enumerate(asm.owner):
             if id(con) not in owners:
                 name, k = con.name, 2
@@ -592,9 +635,21 @@ class Drawing:
                     name, k = f"{con.name} #{k}", k + 1
                 owners[id(con)] = name
                 rows[name] = []
+                if callable(getattr(con, "torque", None)) and not getattr(con, "servo", False):
+                    drives[name] = con
             rows[owners[id(con)]].append(i)
+        if q is not None:
+            for name, con in drives.items():
+                out[effort_name(name, "N·m")] = np.atleast_1d(
+                    np.asarray(con.torque(lam[rows[name]], q), float))
+        out["lambda"] = lam
         out.update({f"lambda:{name}": lam[r] for name, r in rows.items()})
         return out
+
+
+def effort_name(actuator: str, unit: str) -> str:
+    """The field-data name of an effort: ``effort:<actuator> [<unit>]``."""
+    return f"effort:{actuator} [{unit}]"
 
 
 _VOIGT = (np.array([0, 1, 2, 0, 1, 0]), np.array([0, 1, 2, 1, 2, 2]))   # VTK tensor order
@@ -653,7 +708,9 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     def on_record(i, t, q, v, a, lam):
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
+            t0 = _time.perf_counter()
             writer.add(drawing.frame(t, q, v, lam))
+            TIMING["writing"] += _time.perf_counter() - t0
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
     res.expected_records = 1
@@ -661,15 +718,29 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     return res
 
 
-def write_outputs(out, model, result: Result | None, figures: dict,
-                  state: np.ndarray | None = None, picture: dict | None = None
-                  ) -> list[Path]:
-    """Write what a finished run leaves behind (see module docstring).
+def write_outputs(out, model, result=None, figures: dict | None = None,
+                  state=None, picture: dict | None = None) -> list[Path]:
+    """Write what a finished run leaves behind: the result arrays in ``out/result/``
+    (read by :meth:`fem.Result.load`), the ParaView series ``out/<model>.pvd`` with its
+    frames in ``out/<model>/``, ``figures.json``, ``render.json``, residual and sensor
+    plots, and (deferred under ``fem run``) the pictures.  See ``docs/output.md``.
 
-    ``state``: a single configuration to export (static analyses) when there is no
-    time series.  ``picture``: a case's own picture settings (``camera``, ``scalars``,
-    ``magnification``, ``detail``), written to ``render.json`` over those its drawing
-    declares (:attr:`Drawing.picture`).
+    Parameters
+    ----------
+    out : folder
+    model : the model (its drawing gives the frames)
+    result : fem.Result, fem.ModalResult or None
+        A time series (streamed by :func:`stream`, or in memory: then written here), or
+        the modes of a modal analysis (about ``state``, default ``model.q0``).
+    figures : dict
+        The run's figures (``figures.json``).
+    state : array or fem.StaticResult, optional
+        Without a time series: a static equilibrium (a result with its multipliers gives
+        the actuator efforts too); with modes: the configuration they are about.
+    picture : dict, optional
+        A case's own picture settings (``camera``, ``scalars``, ``magnification``,
+        ``detail``), written to ``render.json`` over those its drawing declares
+        (:attr:`Drawing.picture`).
     """
     from .errors import ModelError
     from .io import render
@@ -678,14 +749,23 @@ def write_outputs(out, model, result: Result | None, figures: dict,
     if not isinstance(figures, dict):
         raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
                          f"{figures!r:.60}")
-    if result is not None and not isinstance(result, Result):
-        raise ModelError(f"write_outputs: result must be a fem.Result or None; got "
-                         f"{type(result).__name__}")
+    modal = _is_modal(result)
+    if result is not None and not isinstance(result, Result) and not modal:
+        raise ModelError(f"write_outputs: result must be a fem.Result, a fem.ModalResult "
+                         f"or None; got {type(result).__name__}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     drawing = getattr(result, "drawing", None) or drawing_for(model)
-    if result is not None and len(result):
+    t0 = _time.perf_counter()
+    kind = None
+    if modal:
+        q = getattr(state, "q", state)
+        modes = Modes.of(result, model.q0 if q is None else q)
+        modes.save(out / "result")
+        written.append(_write_mode_series(out, model.name, drawing, modes))
+        kind = "modes"
+    elif result is not None and len(result):
         result.finish()
         if getattr(result, "writer", None) is None:
             from .io.vtk import SeriesWriter
@@ -695,10 +775,10 @@ def write_outputs(out, model, result: Result | None, figures: dict,
             for i in range(0, len(result.t), k):
                 w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i]))
             w.close()
-            result.save(out / "result.npz")
-            written.append(out / "result.npz")
+            result.save_folder(out / "result")
         else:
             result.writer.close()
+        TIMING["writing"] += result.write_seconds
         written.append(out / f"{model.name}.pvd")
         st = result.stats
         if "residual_dynamics" in st and len(result.t) > 1:
@@ -714,15 +794,8 @@ def write_outputs(out, model, result: Result | None, figures: dict,
                                                      f"{model.name}: {quantity}"))
         kind = "animation" if len(result.t) > 1 else "snapshot"
     elif state is not None:
-        from .io.vtk import SeriesWriter
-
-        w = SeriesWriter(out, model.name)
-        w.add(drawing.frame(0.0, state))
-        w.close()
-        written.append(out / f"{model.name}.pvd")
+        written.append(_write_static(out, model, drawing, state))
         kind = "snapshot"
-    else:
-        kind = None
     from .files import atomic_write_text
 
     settings = {**drawing.picture, **(picture or {})}
@@ -736,15 +809,72 @@ def write_outputs(out, model, result: Result | None, figures: dict,
                               "camera": low_camera(settings["camera"], 25.0)}
     atomic_write_text(out / "render.json", json.dumps(jsonable(settings)))
     # the figures are on disk before any picture is attempted: nothing computed is lost
-    from .files import atomic_write_text
-
     atomic_write_text(out / "figures.json", json.dumps(jsonable(
         {k: v for k, v in figures.items() if not isinstance(v, list) or len(v) < 50}),
         indent=1))
     written.append(out / "figures.json")
+    TIMING["writing"] += _time.perf_counter() - t0
     if kind is not None:
         written += request_pictures(out, kind)
     return written
+
+
+def _is_modal(result) -> bool:
+    """A modal result (fem.ModalResult or a loaded Modes): frequencies and shapes."""
+    return (result is not None and not isinstance(result, Result)
+            and hasattr(result, "frequencies_hz") and hasattr(result, "shapes"))
+
+
+def _write_static(out: Path, model, drawing, state) -> Path:
+    """A static equilibrium: ``result/`` with its one record (time 0, zero rates, the
+    multipliers when ``state`` is a solver result) and a one-frame series."""
+    from .io.vtk import SeriesWriter
+
+    q = np.asarray(getattr(state, "q", state), float)
+    lam = getattr(state, "lam", None)
+    res = Result(info={"analysis": "static"})
+    res.record(0.0, q, np.zeros_like(q), np.zeros_like(q),
+               np.zeros(0) if lam is None else np.asarray(lam, float))
+    res.save_folder(out / "result")
+    with SeriesWriter(out, model.name) as w:
+        w.add(drawing.frame(0.0, q, None, lam))
+    return w.pvd_path
+
+
+def mode_scale(drawing, q: np.ndarray, shape: np.ndarray, fraction: float = 0.05) -> float:
+    """The factor that makes a mode's largest drawn displacement ``fraction`` of the
+    model's size (the diagonal of its drawn box), from the drawing's frames (any
+    drawing: element groups, centre lines, bodies on their FE meshes)."""
+    at, moved = drawing.frame(0.0, q), drawing.frame(0.0, q + shape)
+    ref = np.asarray(at.points) + at.point_data["displacement"]
+    size = float(np.linalg.norm(np.ptp(ref, axis=0))) or 1.0
+    move = float(np.linalg.norm(moved.point_data["displacement"]
+                                - at.point_data["displacement"], axis=1).max())
+    return fraction * size / move if move > 0 else 0.0
+
+
+def mode_fields(number: int, frequency_hz: float, omega2: float) -> dict[str, np.ndarray]:
+    """Field data of a mode's frame: ``mode`` (1, 2, …), ``frequency_hz``, ``omega2``."""
+    return {"mode": np.array([number]), "frequency_hz": np.array([float(frequency_hz)]),
+            "omega2": np.array([float(omega2)])}
+
+
+def _write_mode_series(out: Path, name: str, drawing, modes: Modes) -> Path:
+    """One frame per mode: the state plus the mode shape scaled to 5 % of the model's
+    size (:func:`mode_scale`); the collection's "time" is the mode number (ParaView steps
+    through the modes), the frequency is field data of each frame."""
+    from .io.vtk import SeriesWriter
+
+    with SeriesWriter(out, name) as w:
+        for j in range(len(modes)):
+            shape = modes.shapes[:, j]
+            q = modes.q + mode_scale(drawing, modes.q, shape) * shape
+            frame = drawing.frame(float(j + 1), q)
+            frame.field_data.pop("TimeValue", None)
+            frame.field_data.update(mode_fields(j + 1, modes.frequencies_hz[j],
+                                                modes.omega2[j]))
+            w.add(frame)
+    return w.pvd_path
 
 
 def request_pictures(out, kind: str = "animation") -> list[Path]:
@@ -844,11 +974,11 @@ def _remove_stale_partials(directory: Path) -> None:
             f.unlink(missing_ok=True)
 
 
-def effort_panel(times, meshes: list, units: dict | None = None):
-    """The torque panel of a movie: the actuator efforts a series holds as field data
-    (``effort:<actuator>`` in every frame), as a :class:`fem.io.render.HistoryPanel`
-    titled by their units (``units``: actuator → ``"N·m"`` or ``"N"``, from
-    ``render.json``); ``None`` for a series without efforts or of one frame."""
+def effort_panel(times, meshes: list):
+    """The torque panel of a movie: the efforts a series holds as field data in every
+    frame (``effort:<actuator> [<unit>]``: the actuators, the rotary drives), as a
+    :class:`fem.io.render.HistoryPanel` labelled by their unit; ``None`` for a series
+    without efforts or of one frame."""
     from .io.render import HistoryPanel
 
     names = [k for k in (meshes[0].field_data if meshes else {}) if k.startswith("effort:")]
@@ -856,12 +986,18 @@ def effort_panel(times, meshes: list, units: dict | None = None):
         return None
     if any(set(names) - set(m.field_data) for m in meshes):
         return None                      # a frame without them: nothing consistent to plot
-    series = {k.removeprefix("effort:"): np.array([float(np.ravel(m.field_data[k])[0])
-                                                   for m in meshes]) for k in names}
-    kinds = {(units or {}).get(name) for name in series}
+    series, units = {}, set()
+    for key in names:
+        label = key.removeprefix("effort:")
+        if label.endswith("]") and " [" in label:
+            label, unit = label[:-1].rsplit(" [", 1)
+            units.add(unit)
+        else:
+            units.add("")
+        series[label] = np.array([float(np.ravel(m.field_data[key])[0]) for m in meshes])
     ylabel, title = {frozenset({"N·m"}): ("torque [N·m]", "actuator torques"),
                      frozenset({"N"}): ("force [N]", "actuator forces")}.get(
-        frozenset(kinds), ("effort [N·m or N]", "actuator efforts"))
+        frozenset(units), ("effort [N·m or N]", "actuator efforts"))
     return HistoryPanel(np.asarray(times, float), series, ylabel, title)
 
 
@@ -869,7 +1005,7 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
     """Animate the ``.pvd`` series in ``directory`` (works on partial runs)."""
     from .errors import ModelError
     from .io import render
-    from .io.vtk import read_series
+    from .io.vtk import read_series, series_entries
     from .validate import integer
 
     fps = integer(fps, "fps (frames per second)", minimum=1, maximum=240)
@@ -888,17 +1024,21 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
     camera = _camera(directory)
     out = []
     for pvd in pvds:
-        times, meshes = read_series(pvd, skip_unreadable=True)
+        n = len(series_entries(pvd))
+        with progress_bar(n, f"reading {pvd.stem}", "frame") as bar:
+            times, meshes = read_series(pvd, skip_unreadable=True, progress=bar.update)
         if len(meshes) == 0:
             _warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
         settings = _settings(directory)
-        path, _ = render.animate(meshes, directory / f"{pvd.stem}.mp4", fps=fps,
-                                 stride=stride, camera=camera, times=times,
-                                 window_size=OPTIONS.window_size,
-                                 panel=effort_panel(times, meshes, settings.get("efforts")),
-                                 detail=settings.get("detail"),
-                                 **picture_options(meshes, settings))
+        with progress_bar(len(range(0, len(meshes), stride)), f"rendering {pvd.stem}.mp4",
+                          "frame") as bar:
+            path, _ = render.animate(meshes, directory / f"{pvd.stem}.mp4", fps=fps,
+                                     stride=stride, camera=camera, times=times,
+                                     window_size=OPTIONS.window_size, progress=bar.update,
+                                     panel=effort_panel(times, meshes),
+                                     detail=settings.get("detail"),
+                                     **picture_options(meshes, settings))
         out.append(path)
     return out

@@ -7,15 +7,21 @@ chunks each record is also appended, as one raw float64 row, to ``chunk_NNNNN.pa
 is interrupted — Ctrl-C, an exception, even SIGKILL — leaves every recorded step readable
 with :meth:`Result.load`; a damaged chunk file (a truncated copy, a full disk) is skipped
 with a warning and the other chunks are still read.
+
+Every run folder's ``result/`` is read by :meth:`Result.load`: a time series (dynamics,
+inverse dynamics), one record (a static equilibrium), or — for a modal analysis — the
+modes and their frequencies (:class:`Modes`, no times).  ``meta.json`` names the kind.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
 import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +29,7 @@ import numpy as np
 from .errors import ModelError
 from .validate import FemWarning
 
-__all__ = ["Result", "jsonable"]
+__all__ = ["Result", "Modes", "jsonable"]
 
 _STATE = ("t", "q", "v", "a", "lam")
 
@@ -71,6 +77,7 @@ class Result:
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
         self.expected_records = 0  # set by the solver when it knows (for output pacing)
+        self.write_seconds = 0.0   # wall time spent writing to disk (reported, never used)
         self._n_chunks = 0
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -94,11 +101,15 @@ class Result:
         for k in ("q", "v", "a", "lam", "t"):
             self._rows[k].append(row[k])
         if self.directory is not None:
+            t0 = time.perf_counter()
             self._append_part()
+            self.write_seconds += time.perf_counter() - t0
         if self.on_record is not None:
             self.on_record(len(self) - 1, t, q, v, a, lam)
         if self.directory is not None and len(self) - self._flushed >= self.chunk:
+            t0 = time.perf_counter()
             self.flush()
+            self.write_seconds += time.perf_counter() - t0
 
     def _row_arrays(self, i: int) -> dict[str, np.ndarray]:
         """Record ``i`` as named float arrays (the same names as in a chunk file)."""
@@ -125,6 +136,12 @@ class Result:
 
     def __len__(self) -> int:
         return len(self._rows["t"])
+
+    @property
+    def kind(self) -> str:
+        """``"time"`` (a time series) or ``"static"`` (one equilibrium record), from
+        ``info["analysis"]``."""
+        return "static" if self.info.get("analysis") == "static" else "time"
 
     def _complete(self) -> None:
         """Drop the last row if a record was interrupted half-way (appended to some lists
@@ -165,8 +182,8 @@ class Result:
         from .files import writer
 
         # the writer's identity: a reader tells a run still going from one that died
-        meta = {"info": jsonable(self.info), "finished": finished, "records": len(self),
-                "writer": writer()}
+        meta = {"kind": self.kind, "info": jsonable(self.info), "finished": finished,
+                "records": len(self), "writer": writer()}
         _atomic_text(self.directory / "meta.json", json.dumps(meta, indent=1))
 
     def finish(self) -> Result:
@@ -315,8 +332,24 @@ class Result:
         _atomic_npz(path, arrays)      # complete under its name, or not there
         return path
 
+    def save_folder(self, directory: str | Path) -> Path:
+        """Save as a result folder — one chunk and ``meta.json``, what a streamed run
+        leaves — so that every run folder's ``result/`` reads the same way
+        (:meth:`load`).  Earlier chunks in the folder are removed.  Returns the folder."""
+        self.finish()
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for old in (*directory.glob("chunk_*.npz"), *directory.glob("chunk_*.part"),
+                    directory / "part.json", directory / "modes.npz"):
+            old.unlink(missing_ok=True)
+        self.directory = directory
+        self.save(directory / "chunk_00000.npz")
+        self._write_meta(finished=True)
+        self.directory = None
+        return directory
+
     @classmethod
-    def load(cls, path: str | Path) -> Result:
+    def load(cls, path: str | Path) -> Result | Modes:
         """Load a saved ``.npz`` or a streamed folder (possibly of an interrupted run).
 
         In a folder, a chunk file that cannot be read is skipped with a warning (its
@@ -326,6 +359,9 @@ class Result:
         ``info["status"]`` says how the run that wrote a folder ended: "finished",
         "running" (still writing), or "died" — unfinished, and the process that wrote it
         no longer exists (killed); a died run is also announced with a warning.
+
+        A modal analysis's folder (``modes.npz``) or file loads as :class:`Modes`:
+        frequencies and shapes, no times.
 
         Raises
         ------
@@ -343,6 +379,8 @@ class Result:
             raise ModelError(f"no result at {path}: {err.strerror or err}") from None
         if not exists:
             raise ModelError(f"no result at {path}: expected a result folder or a .npz file")
+        if _holds_modes(path, is_dir):
+            return Modes.load(path)
         r = cls()
         if not is_dir:
             try:
@@ -425,6 +463,134 @@ class Result:
                 self._stats.setdefault(k[5:], []).extend(vals)
             elif k.startswith("sensor:"):
                 self._sens.setdefault(k[7:], []).extend(vals)
+
+
+@dataclass
+class Modes:
+    """The modes of a modal analysis as a run folder keeps them (``result/modes.npz``):
+    what :func:`fem.modes` returns (a :class:`fem.ModalResult`), with the state they are
+    about.
+
+    Attributes
+    ----------
+    frequencies_hz : (k,) ascending; negative for ω² < 0 (see :class:`fem.ModalResult`)
+    omega2 : (k,) eigenvalues ω² [rad²/s²]
+    shapes : (n, k) mode shapes, one column per mode (M-normalized for :func:`fem.modes`)
+    q : (n,) the configuration the modes are about (None: not recorded)
+    info : run metadata (``analysis``, ``status`` when loaded from a run folder)
+    """
+
+    frequencies_hz: np.ndarray
+    omega2: np.ndarray
+    shapes: np.ndarray
+    q: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    kind = "modal"
+
+    # the display and the stability count of fem.ModalResult (imported late: the
+    # solvers import this module)
+    @property
+    def unstable(self) -> int:
+        """Number of modes with ω² < 0 beyond round-off (see :class:`fem.ModalResult`)."""
+        from .solvers.modal import ModalResult
+
+        return ModalResult.unstable.fget(self)
+
+    def _overview(self) -> list[tuple[str, str]]:
+        from .solvers.modal import ModalResult
+
+        return ModalResult._overview(self)
+
+    def __repr__(self) -> str:
+        from .solvers.modal import ModalResult
+
+        return ModalResult.__repr__(self).replace("fem ModalResult", "fem Modes", 1)
+
+    def _repr_html_(self) -> str:
+        from .solvers.modal import ModalResult
+
+        return ModalResult._repr_html_(self).replace("fem ModalResult", "fem Modes", 1)
+
+    @classmethod
+    def of(cls, modal, q: np.ndarray | None = None, info: dict | None = None) -> Modes:
+        """A :class:`fem.ModalResult` with the state ``q`` it is about."""
+        return cls(np.asarray(modal.frequencies_hz, float), np.asarray(modal.omega2, float),
+                   np.asarray(modal.shapes, float), None if q is None else np.asarray(q, float),
+                   {"analysis": "modal", **(info or {})})
+
+    def __len__(self) -> int:
+        return int(np.size(self.frequencies_hz))
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``directory/modes.npz`` and ``meta.json`` (kind ``"modal"``); earlier
+        time-series chunks there are removed.  Returns the folder."""
+        from .files import writer
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for old in (*directory.glob("chunk_*.npz"), *directory.glob("chunk_*.part"),
+                    directory / "part.json"):
+            old.unlink(missing_ok=True)
+        arrays = {"frequencies_hz": np.asarray(self.frequencies_hz, float),
+                  "omega2": np.asarray(self.omega2, float),
+                  "shapes": np.asarray(self.shapes, float)}
+        if self.q is not None:
+            arrays["q"] = np.asarray(self.q, float)
+        _atomic_npz(directory / "modes.npz", arrays)
+        _atomic_text(directory / "meta.json", json.dumps(
+            {"kind": self.kind, "info": jsonable(self.info), "finished": True,
+             "records": len(self), "writer": writer()}, indent=1))
+        return directory
+
+    @classmethod
+    def load(cls, path: str | Path) -> Modes:
+        """Read a folder written by :meth:`save` (or its ``modes.npz``)."""
+        path = Path(path)
+        folder = path if path.is_dir() else path.parent
+        file = path / "modes.npz" if path.is_dir() else path
+        try:
+            with np.load(file, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except (*_UNREADABLE, _NotAResult) as err:
+            raise ModelError(f"{file} is damaged or not a modal result (a .npz archive of "
+                             f"arrays frequencies_hz, omega2, shapes): {_reason(err)}") from None
+        missing = [k for k in ("frequencies_hz", "shapes") if k not in arrays]
+        bad = [k for k, v in arrays.items() if v.dtype.kind not in "biufc"]
+        k = np.size(arrays.get("frequencies_hz", ()))
+        if missing or bad or np.ndim(arrays.get("shapes")) != 2 or \
+                np.shape(arrays["shapes"])[1] != k:
+            raise ModelError(f"{file} is not a modal result: it needs frequencies_hz (k,) and "
+                             f"shapes (n, k) arrays of numbers; it has "
+                             f"{', '.join(f'{n} {np.shape(v)}' for n, v in arrays.items())}")
+        f = np.asarray(arrays["frequencies_hz"], float)
+        w2 = arrays.get("omega2")
+        w2 = np.sign(f) * (2 * np.pi * f) ** 2 if w2 is None else np.asarray(w2, float)
+        info: dict = {"analysis": "modal"}
+        meta = folder / "meta.json"
+        if path.is_dir() and meta.is_file():
+            try:
+                info.update(json.loads(meta.read_text()).get("info", {}))
+            except (OSError, ValueError, AttributeError) as err:
+                warnings.warn(f"{meta} is unreadable ({err}); run metadata lost", FemWarning,
+                              stacklevel=2)
+            info["status"] = "finished"
+        return cls(f, w2, np.asarray(arrays["shapes"], float),
+                   np.asarray(arrays["q"], float) if "q" in arrays else None, info)
+
+
+def _holds_modes(path: Path, is_dir: bool) -> bool:
+    """A modal result: a folder with ``modes.npz``, or an archive with mode arrays."""
+    if is_dir:
+        return (path / "modes.npz").is_file()
+    if path.suffix != ".npz":
+        return False
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = set(getattr(data, "files", ()))
+    except (*_UNREADABLE, _NotAResult):
+        return False
+    return "frequencies_hz" in names and "shapes" in names and "t" not in names
 
 
 _UNREADABLE = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile)

@@ -1,5 +1,9 @@
 """Every case in ``fem list`` runs with its default parameters through the CLI and leaves
-``summary.json`` (issue 8: a broken default path must never land again).
+``summary.json`` (issue 8: a broken default path must never land again) and the one
+result layout of ``docs/output.md`` (issue 20): ``result/`` that ``fem.Result.load`` reads
+(modes and frequencies for a modal analysis), ``summary.json``, ``figures.json``, a
+ParaView ``.pvd`` whose frames are in a subfolder, pictures, and the actuator efforts —
+named with their unit — in every frame of a model with actuators or drives.
 
 Cases whose default run is long get a quick variant: only the *length* of the run is cut
 (end time, step), never the analysis, so the same output path — plots, ParaView series,
@@ -14,9 +18,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from fem.cases import available_cases
+import fem
+from fem.cases import available_cases, load_case
+from fem.io.vtk import read_series, series_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,6 +37,19 @@ QUICK: dict[str, list[str]] = {
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
+
+EFFORTS: dict[str, list[str]] = {
+    "parallel_robot_flexible_platform": ["motor 1 [N·m]", "motor 2 [N·m]", "motor 3 [N·m]"],
+    "parallel_robot_flexible_links": ["motor 1 [N·m]", "motor 2 [N·m]", "motor 3 [N·m]"],
+    "vibrating_screen_1t2r": ["crank drive R1 [N·m]"],
+    "spinup_beam": ["hub drive [N·m]"],
+}
+"""The efforts each case's series carries (field data ``effort:<name> [unit]``); a case
+whose model declares actuators must be listed here."""
+
+KIND = {"vehicle_manipulator_cms": "modal", "cantilever_beam": "static",
+        "cantilever_cable": "static", "plate_benchmark": "static"}
+"""What ``result/`` holds for the default analysis ("time" unless listed)."""
 
 
 def _run(case: str, out: Path, extra: list[str]) -> subprocess.CompletedProcess:
@@ -50,9 +70,86 @@ def test_default_run_through_the_cli_writes_summary(case, tmp_path):
     assert (out / "figures.json").is_file()
     files = set(summary["files"])
     assert "summary.json" in files and "figures.json" in files
-    pvds = list(out.glob("*.pvd"))
-    if pvds:   # a ParaView series was written: its picture too (animation or snapshot)
-        pictures = list(out.glob("*.mp4")) + list(out.glob("*.gif")) + list(out.glob("*.png"))
-        assert pictures, f"{case}: a series but no picture; files {sorted(files)}"
     for f in files:
         assert (out / f).is_file(), f"{case}: summary lists {f}, which is missing"
+    _check_layout(case, out, summary)
+
+
+def _default_model(case: str):
+    module = load_case(case)
+    build = getattr(module, "build", None)
+    return build(**module.PARAMS) if build is not None else None
+
+
+def _check_layout(case: str, out: Path, summary: dict) -> None:
+    """The layout of docs/output.md in a default run's folder."""
+    figures = json.loads((out / "figures.json").read_text())
+    # result arrays, read back by fem.Result.load
+    res = fem.Result.load(out / "result")
+    kind = KIND.get(case, "time")
+    assert res.kind == kind, f"{case}: result/ holds {res.kind}, expected {kind}"
+    if kind == "modal":              # modes and frequencies, no times
+        assert not hasattr(res, "t")
+        np.testing.assert_array_equal(res.frequencies_hz, figures["frequencies_hz"])
+        assert res.shapes.shape[1] == len(res.frequencies_hz)
+    elif kind == "static":
+        assert len(res) == 1
+    else:
+        assert len(res) >= 2 and np.all(np.diff(res.t) > 0)
+    # one ParaView series, its frames in the subfolder of its name
+    pvds = sorted(out.glob("*.pvd"))
+    assert len(pvds) == 1, f"{case}: series {pvds}"
+    entries = series_entries(pvds[0])
+    assert entries and all(f.startswith(f"{pvds[0].stem}/") and (out / f).is_file()
+                           for _, f in entries), f"{case}: frames {entries[:3]}"
+    assert not [f for f in summary["files"] if f.endswith(".vtu")
+                and not f.startswith(f"{pvds[0].stem}/")]
+    pictures = [f for f in summary["files"] if f.endswith((".png", ".mp4", ".gif"))]
+    assert pictures, f"{case}: no picture in {summary['files']}"
+    # efforts with units, in every frame, where the model has actuators or drives
+    model = _default_model(case)
+    if getattr(model, "actuators", None):
+        assert case in EFFORTS, f"{case}: a model with actuators; list its efforts"
+    times, meshes = read_series(pvds[0])
+    for name in EFFORTS.get(case, []):
+        assert all(f"effort:{name}" in m.field_data for m in meshes), \
+            f"{case}: effort:{name} missing; field data {sorted(meshes[0].field_data)}"
+    if kind == "modal":
+        np.testing.assert_array_equal([m.field_data["frequency_hz"][0] for m in meshes],
+                                      figures["frequencies_hz"])
+    if case == "vibrating_screen_1t2r":
+        # the crank torque of the series (the DAE's drive multiplier as a torque) against
+        # the Newton–Euler torque of the same run (an independent method; they agree to
+        # 5e-10 N·mm): the same sign and scale (N·m, where the summary has N·mm)
+        effort = np.array([m.field_data["effort:crank drive R1 [N·m]"][0] for m in meshes])
+        newton_euler = np.interp(times, summary["time_s"], summary["torque_Nmm"]) / 1e3
+        scale = np.abs(newton_euler).max()
+        assert scale > 0
+        np.testing.assert_allclose(effort, newton_euler, rtol=0, atol=1e-9 * scale)
+
+
+def test_run_reports_the_whole_commands_wall_time(tmp_path):
+    """The last line of ``fem run`` is the wall time of the whole command (start-up and
+    rendering included; the issue saw "finished in 6.76 s" for a 15.8 s run) and its parts,
+    which add up to it.  Reference: the wall time of the process measured from outside;
+    what it may exceed the report by is the interpreter's exit after the last line
+    (0.1–0.4 s here; 1.5 s allowed on a loaded machine)."""
+    import re
+    import time
+
+    cmd = [sys.executable, "-m", "fem.cli", "run", "cantilever_beam", "--out",
+           str(tmp_path / "run")]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    outside = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    m = re.fullmatch(r"finished in ([\d.]+) s: solve ([\d.]+) s, writing ([\d.]+) s, "
+                     r"rendering ([\d.]+) s, start-up and other ([\d.]+) s", last)
+    assert m, last
+    total, *parts = map(float, m.groups())
+    assert abs(sum(parts) - total) <= 0.03          # 5 numbers rounded to 0.01 s
+    assert parts[2] > 0                             # the snapshot was rendered and counted
+    assert total <= outside and outside - total < 1.5, (total, outside)
+    timing = json.loads((tmp_path / "run" / "summary.json").read_text())["timing_s"]
+    assert set(timing) == {"total", "solve", "writing", "rendering", "other"}

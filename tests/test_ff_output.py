@@ -11,7 +11,7 @@ checked against the run's own result arrays and figures:
 * point data ``displacement``, ``deformation``, ``link_deformation`` (n, 3): the drawn tip
   plus its displacement is the tip of the figures; on a hub link the deformation turned
   back into the hub frame is the tip deflection ``(tip_u_m, tip_v_m)`` of the figures;
-* the hub torque (field data ``effort:hub drive``) is the drive row's multiplier.
+* the hub torque (field data ``effort:hub drive [N·m]``) is the drive row's multiplier.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_spinup_beam_series_through_the_cli(tmp_path, capsys):
         # a hub link: its own floating frame is the hub's, both fields agree
         np.testing.assert_allclose(m.point_data["link_deformation"], m.point_data["deformation"],
                                    atol=1e-12)
-        assert m.field_data["effort:hub drive"][0] == res.lam[i, 0]
+        assert m.field_data["effort:hub drive [N·m]"][0] == res.lam[i, 0]
         assert {"triangle", "line"} <= {c.type for c in m.cells}     # hub disc, link
     assert (out / "tip_deflection.png").is_file() and (out / "hub_torque.png").is_file()
     assert json.loads((out / "render.json").read_text())["camera"] == "xy"

@@ -110,13 +110,10 @@ class CentrelineDrawing:
     def picture(self) -> dict:
         """How the pictures are drawn, as data (``render.json``, as
         :attr:`fem.output.Drawing.picture`): the camera (:attr:`view`, gravity pointing
-        down) and the unit of the hub drive's effort."""
+        down)."""
         from ..output import camera_for
 
-        out: dict = {"camera": camera_for(self.view, getattr(self.model, "gravity", None))}
-        if not self.chain:
-            out["efforts"] = {"hub drive": "N·m"}
-        return out
+        return {"camera": camera_for(self.view, getattr(self.model, "gravity", None))}
 
     @staticmethod
     def draws(model: Any) -> bool:
@@ -229,12 +226,12 @@ class CentrelineDrawing:
     def multipliers(self, t: float, lam: np.ndarray) -> dict[str, np.ndarray]:
         """Field data of one step: ``lambda`` (all multipliers) and, for a hub link whose
         hub is driven (its one constraint row ``θ − θ_p(t) = 0``), the hub torque
-        ``effort:hub drive`` = its multiplier [N·m] (also ``lambda:hub drive``)."""
+        ``effort:hub drive [N·m]`` = its multiplier (also ``lambda:hub drive``)."""
         lam = np.asarray(lam, float).ravel()
         if lam.size == 0:
             return {}
         out = {"lambda": lam}
         if not self.chain and lam.size == 1:
-            out["effort:hub drive"] = lam[:1]
+            out["effort:hub drive [N·m]"] = lam[:1]
             out["lambda:hub drive"] = lam[:1]
         return out

@@ -40,7 +40,7 @@ import shutil
 import subprocess
 import sys
 import time as _time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1028,6 +1028,7 @@ def animate(
     times: Sequence[float] | None = None,
     panel: HistoryPanel | None = None,
     detail: Mapping | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[Path, int]:
     """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
 
@@ -1055,6 +1056,8 @@ def animate(
         camera (default: the main one), "title": text}`` — the frames' groups
         (``group:<name>`` field data) it is fitted to, e.g. a platform small beside its
         robot.  The same scene, seen closer; frames without those groups have none.
+    progress : callable, optional
+        Called with 1 after each rendered frame (a progress bar's ``update``).
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
         As in :func:`snapshot`.  The camera and the colour range are fixed over the whole
         animation (fitted to all frames), so motion and colours compare between frames.
@@ -1172,6 +1175,8 @@ def animate(
                 raise ModelError(f"cannot write the movie {written}: "
                                  f"{_write_reason(err, written)}") from None
             count += 1
+            if progress is not None:
+                progress(1)
         try:
             writer.close()
         except Exception as err:            # the encoder's final write failed

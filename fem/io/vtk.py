@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,8 @@ import numpy.typing as npt
 from fem.errors import ModelError
 from fem.mesh import Mesh, read_meshio
 
-__all__ = ["Frame", "SeriesWriter", "read_series", "to_meshio", "write_series"]
+__all__ = ["Frame", "SeriesWriter", "read_series", "series_entries", "to_meshio",
+           "write_series"]
 
 
 @dataclass
@@ -351,12 +352,16 @@ def write_series(
     return series.pvd_path
 
 
-def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False
+def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False,
+                frames: Sequence[int] | None = None,
+                progress: Callable[[int], object] | None = None
                 ) -> tuple[np.ndarray, list[meshio.Mesh]]:
     """Read a ``.pvd`` collection and its ``.vtu`` files.
 
     ``skip_unreadable``: a frame file that is missing or unreadable (a run killed while
     writing it) is skipped with a :class:`fem.FemWarning` instead of refusing the series.
+    ``frames``: read only these entries of the collection (indices, in the given order;
+    :func:`series_entries` counts them).  ``progress``: called with 1 after each frame.
 
     Returns
     -------
@@ -371,13 +376,12 @@ def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False
         If the collection or one of its files is missing or unreadable.
     """
     pvd_path = Path(pvd_path)
-    try:
-        root = ET.parse(pvd_path).getroot()
-    except (OSError, ET.ParseError) as exc:
-        raise ModelError(f"cannot read collection {pvd_path}: {exc}") from exc
+    entries = series_entries(pvd_path)
+    if frames is not None:
+        entries = [entries[i] for i in frames]
     times, meshes = [], []
-    for ds in root.iter("DataSet"):
-        file = pvd_path.parent / ds.get("file", "")
+    for time, name in entries:
+        file = pvd_path.parent / name
         try:
             meshes.append(read_meshio(file))
         except Exception as exc:   # noqa: BLE001 - a corrupt file surfaces as anything
@@ -388,5 +392,26 @@ def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False
             warn(f"{pvd_path}: frame {file.name} is unreadable ({type(exc).__name__}); "
                  "skipped")
             continue
-        times.append(float(ds.get("timestep", "nan")))
+        finally:
+            if progress is not None:
+                progress(1)
+        times.append(time)
     return np.asarray(times), meshes
+
+
+def series_entries(pvd_path: str | Path) -> list[tuple[float, str]]:
+    """The ``(time, file)`` entries of a ``.pvd`` collection, in its order (file names
+    relative to the collection's folder).
+
+    Raises
+    ------
+    ModelError
+        If the collection is missing or unreadable.
+    """
+    pvd_path = Path(pvd_path)
+    try:
+        root = ET.parse(pvd_path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise ModelError(f"cannot read collection {pvd_path}: {exc}") from exc
+    return [(float(ds.get("timestep", "nan")), ds.get("file", ""))
+            for ds in root.iter("DataSet")]

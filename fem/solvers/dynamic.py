@@ -580,7 +580,8 @@ def simulate(model, t_end: float, dt: float, rho_inf: float = 0.8, q0=None, v0=N
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=n_steps, desc=f"{model.name}", unit="step", leave=False)
+        bar = tqdm(total=n_steps, desc=f"{model.name}", unit="step", leave=False,
+                   dynamic_ncols=True, disable=None)     # None: not on a pipe or a file
     try:
         for k in range(1, n_steps + 1):
             h = dt
