@@ -319,31 +319,14 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if not cols:
         raise ModelError("reduce_body: no modes (n_modes = 0 and no interfaces or loads)")
     Phi = np.column_stack(cols)
-    # ---- mean axes: remove the rigid part (mass-orthogonal), then M-orthonormal, K-diagonal
-    MR = M @ Rig_eff
-    Phi = Phi - Rig_eff @ np.linalg.solve(Rig_eff.T @ MR, MR.T @ Phi)
-    Mh = Phi.T @ (M @ Phi)
-    Kh = Phi.T @ (K @ Phi)
-    lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
-    keep = lam > 1e-10 * lam.max()
-    T1 = U[:, keep] / np.sqrt(lam[keep])
-    w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
-    Psi = Phi @ (T1 @ Z)                                     # M-orthonormal
+    Psi, w2 = _mean_axes_basis(Phi, M, K, Rig_eff)
     derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
     if derivatives and method != "craig_bampton":
         raise ModelError("reduce_body: modal derivatives need method='craig_bampton' (the "
                          "interfaces hold the body while they are computed)")
     if derivatives:
         Theta = _modal_derivatives(asm, q, Psi[:, :derivatives], lu, mc)
-        Phi = np.column_stack([Psi, Theta])
-        Phi = Phi - Rig_eff @ np.linalg.solve(Rig_eff.T @ MR, MR.T @ Phi)
-        Mh = Phi.T @ (M @ Phi)
-        Kh = Phi.T @ (K @ Phi)
-        lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
-        keep = lam > 1e-10 * lam.max()
-        T1 = U[:, keep] / np.sqrt(lam[keep])
-        w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
-        Psi = Phi @ (T1 @ Z)
+        Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Theta]), M, K, Rig_eff)
     m = Psi.shape[1]
     Kr = np.diag(w2)
     Cr = Psi.T @ (Cd @ Psi) if Cd is not None else np.zeros((m, m))
@@ -366,6 +349,20 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 "n_derivatives": int(derivatives * (derivatives + 1) // 2),
                 "nonlinear": bool(nonlinear)}
     return red
+
+
+def _mean_axes_basis(Phi, M, K, Rig) -> tuple[np.ndarray, np.ndarray]:
+    """The mean-axes basis of ``span(Phi)``: the rigid part removed (mass-orthogonal), then
+    M-orthonormal and K-diagonal (the reduced eigenproblem); ``(Ψ, ω²)``."""
+    MR = M @ Rig
+    Phi = Phi - Rig @ np.linalg.solve(Rig.T @ MR, MR.T @ Phi)
+    Mh = Phi.T @ (M @ Phi)
+    Kh = Phi.T @ (K @ Phi)
+    lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
+    keep = lam > 1e-10 * lam.max()
+    T1 = U[:, keep] / np.sqrt(lam[keep])
+    w2, Z = np.linalg.eigh(T1.T @ (0.5 * (Kh + Kh.T)) @ T1)
+    return Phi @ (T1 @ Z), w2
 
 
 def _modal_derivatives(asm, q, Psi, lu, mc) -> np.ndarray:
