@@ -13,7 +13,9 @@ compute the same quantity (``peer_exudyn_chains.py`` says how).
    shows how far each refinement moved the peaks.  Without Exudyn, our Hermite elements
    with 16 functions at a small step stand in (said in the JSON).
 2. **Search**: every configuration of each side is run once; a configuration passes when
-   every peak is within ``--tolerance`` (1 %) of the reference's.  Ours: bases ×
+   every peak is within ``--tolerance`` (1 %) of the reference's, and so are those of the
+   same model at the finest step of the grid (the model stays within 1 %: a coarse step
+   whose error happens to cancel the model's own does not count).  Ours: bases ×
    ``n_coordinates`` × kinematics × ``dt_s``; Exudyn: elements × step.  Steps are tried
    from the coarsest down, and a model stops at its first passing step (a finer step of
    the same model is slower); a larger model only tries steps coarser than the best
@@ -149,10 +151,16 @@ def reference(mod, case_params: dict, t_end: float, quick: bool, have_exudyn: bo
 
 
 def _scan(models, steps, run, ref, tol, family, emit) -> list[dict]:
-    """Run every model from the coarsest step down; the rows (pruned as documented)."""
+    """Run every model from the coarsest step down; the rows (pruned as documented).
+
+    A row passes when its peaks are within ``tol`` of the reference's *and* those of the
+    same model at the finest step are: a model whose converged answer is off by more
+    (the paper's kinematics at Ω0 = 10, a basis too small) can otherwise hit the
+    reference at one coarse step by a cancellation of its time-step error."""
     rows, best = [], {}
     for model in models:
         fam = family(model)
+        finest = None
         for h in steps:
             if fam in best and h <= best[fam]:
                 break
@@ -161,11 +169,20 @@ def _scan(models, steps, run, ref, tol, family, emit) -> list[dict]:
             if r["completed"]:
                 row["error"] = round(error(r["peaks_m"], ref), 6)
                 row["passes"] = row["error"] <= tol
+                if row["passes"]:
+                    if finest is None:
+                        finest = r if h == steps[-1] else run(model, steps[-1])
+                    row["error_finest_step"] = (round(error(finest["peaks_m"], ref), 6)
+                                                if finest["completed"] else None)
+                    row["passes"] = (row["error_finest_step"] is not None
+                                     and row["error_finest_step"] <= tol)
             rows.append(row)
             emit(row)
             if row.get("passes"):
                 best[fam] = max(best.get(fam, 0.0), h)
                 break
+            if "error_finest_step" in row:
+                break          # the model itself is off: no step of it passes
     return rows
 
 
@@ -221,7 +238,8 @@ def benchmark(name: str, args, have_exudyn: bool) -> dict:
         if not w:
             continue
         r = configs[key]
-        timing.append({**{k: r[k] for k in ("code", "h_s", "error", "peaks_m")},
+        timing.append({**{k: r[k] for k in ("code", "h_s", "error", "error_finest_step",
+                                             "peaks_m")},
                        **({"basis": key[1], "n_coordinates": key[2], "kinematics": key[3]}
                           if key[0] == "fem" else
                           {"elements": key[1], "solver": key[3], "newton": key[4],
