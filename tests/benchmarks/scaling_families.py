@@ -119,15 +119,16 @@ def plot(rows: list[dict], fits: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    fig, ax = plt.subplots(figsize=(6.4, 5.0), dpi=110)
     for fit, marker in zip(fits, "osD^", strict=False):
         sel = [r for r in rows if r["family"] == fit["family"]]
         x = np.array([r["coordinates"] for r in sel], float)
         y = np.array([r["ms_per_step_median"] for r in sel])
         lo = np.array([r["ms_per_step_min"] for r in sel])
         line, = ax.plot(x, y, marker + "-",
-                        label=f"{fit['family']}: t ∝ n^{fit['exponent']:.2f}")
+                        label=f"{fit['family']}: $t \\propto n^{{{fit['exponent']:.2f}}}$")
         ax.plot(x, lo, "_", color=line.get_color(), ms=9)
         xx = np.geomspace(x.min(), x.max(), 20)
         ax.plot(xx, fit["prefactor_ms"] * xx ** fit["exponent"], ":", color="grey", lw=0.8)
@@ -138,7 +139,11 @@ def plot(rows: list[dict], fits: list[dict], path: str) -> None:
     ax.set_title("Time per step by model family: median (dash: min), fit dotted",
                  fontsize=10)
     ax.grid(True, which="both", lw=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    for axis in (ax.xaxis, ax.yaxis):      # decades labelled, no crowded minor labels
+        axis.set_major_formatter(LogFormatterSciNotation())
+        axis.set_minor_formatter(NullFormatter())
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+              frameon=False)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
