@@ -33,7 +33,7 @@ their errors, the timing table, the ratio); ``--table`` adds the Markdown tables
 ``docs/performance.md``.
 
     pip install exudyn        # measurement only, never a dependency of fem
-    python tests/benchmarks/peer_chains.py --quick            # ≈ 5 min, loaded 2 cores
+    python tests/benchmarks/peer_chains.py --quick            # ≈ 7 min, loaded 2 cores
     python tests/benchmarks/peer_chains.py --table > chains.jsonl    # full grid
     python tests/benchmarks/peer_chains.py spinup_omega10 -r 7
 """
