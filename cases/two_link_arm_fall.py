@@ -34,7 +34,7 @@ import numpy as np
 
 import fem
 from fem.chains import PlanarChain
-from fem.elements.floating_frame import FloatingFrameLink
+from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 from fem.references.pendulums import rod_double_pendulum_tip
 
 PARAMS = {
@@ -45,6 +45,7 @@ PARAMS = {
     "stiffness_factor": 1.0,
     "basis": "bezier",
     "n_coordinates": 4,
+    "kinematics": "seed",
     "theta1_0_deg": 0.0,
     "theta2_0_deg": 0.0,
     "gravity_mps2": 9.81,
@@ -55,7 +56,8 @@ PARAMS = {
 
 LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0",
           "stiffness_factor": ">0", "basis": ("modes", "fe", "bezier", "bspline"),
-          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]"}
+          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
+          "kinematics": KINEMATICS}
 
 DOCS = {
     "length_m": "length of each link",
@@ -65,6 +67,8 @@ DOCS = {
     "stiffness_factor": "scales EA, EI and GJ (large: nearly the rigid double pendulum) [-]",
     "basis": "deformation basis of the floating-frame links (fem.bases)",
     "n_coordinates": "deformation functions per field and link",
+    "kinematics": "centre line of the links: seed (the paper's second-order model) or "
+                  "fourth_order (foreshortening and curvature to the next order)",
     "theta1_0_deg": "initial angle of link 1 from +x (at rest)",
     "theta2_0_deg": "initial angle of link 2 relative to link 1",
     "gravity_mps2": "gravitational acceleration (along −y)",
@@ -84,7 +88,8 @@ def build(**params) -> PlanarChain:
     links = [FloatingFrameLink(L, p["basis"], p["n_coordinates"], p["mass_kg"] / L,
                                k * p["EA_N"], k * p["EI_Nm2"], k * p["EI_Nm2"],
                                GJ=k * p["EI_Nm2"] / 1.3,
-                               polar_inertia_per_length=p["mass_kg"] / L * 0.01)
+                               polar_inertia_per_length=p["mass_kg"] / L * 0.01,
+                               kinematics=p["kinematics"])
              for _ in range(2)]
     th = np.radians([p["theta1_0_deg"], p["theta2_0_deg"]])
     return PlanarChain(links, th, gravity=(0.0, -p["gravity_mps2"], 0.0),

@@ -19,16 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))              # the checkout's fem, ahead of an installed one
-sys.path.insert(0, str(ROOT / "cases"))
+from benchtools import interleaved, machine, one_thread
+
+one_thread()                               # the checkout's fem, ahead of an installed one
 
 import fem  # noqa: E402
 from fem import bases  # noqa: E402
@@ -88,14 +84,10 @@ def main(argv=None) -> list[dict]:
                    and not (b == "fe" and n % 2)]
         for b in configs:                          # warm-up: imports, kernels, caches
             run_once(args.case, b, n, t_end=5 * CASES[args.case][1])
-        walls: dict[str, list[float]] = {b: [] for b in configs}
-        last: dict[str, dict] = {}
-        for r in range(args.repeats):
-            k = r % len(configs)
-            for b in configs[k:] + configs[:k]:    # interleaved, order rotated
-                out = run_once(args.case, b, n)
-                walls[b].append(out["wall_s"])
-                last[b] = out
+        runs = interleaved(configs, args.repeats,
+                           lambda b, n=n: run_once(args.case, b, n))
+        walls = {b: [r["wall_s"] for r in rs] for b, rs in runs.items()}
+        last = {b: rs[-1] for b, rs in runs.items()}
         med = {b: statistics.median(w) for b, w in walls.items()}
         fastest = min(med.values())
         for b in configs:
@@ -106,9 +98,7 @@ def main(argv=None) -> list[dict]:
                    "repeats": args.repeats}
             rows.append(row)
             print(json.dumps(row), flush=True)
-    machine = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, python "
-                          f"{platform.python_version()}, fem {fem.__version__}"}
-    print(json.dumps(machine), flush=True)
+    print(json.dumps({"machine": machine()}), flush=True)
     if args.table:
         print()
         print("| n | basis | points/link | coordinates | steps | Newton it. | "

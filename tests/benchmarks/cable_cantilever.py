@@ -30,7 +30,8 @@ def run(n: int, steps: int = 1000, h: float = 1e-3) -> dict:
     t0 = time.perf_counter()
     res = fem.simulate(model, steps * h, h, rho_inf=0.8, tol=1e-6)
     wall = time.perf_counter() - t0
-    return {"elements": n, "steps": steps, "wall_s": round(wall, 4),
+    return {"elements": n, "coordinates": model.n_dof, "steps": steps,
+            "wall_s": round(wall, 4),
             "tip_z_m": float(res.q[-1, tip]),
             "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
             "factorizations": res.info["factorizations"],

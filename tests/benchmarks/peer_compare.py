@@ -26,38 +26,21 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
-import platform
-import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from benchtools import interleaved, last_json, machine, one_thread_env, summary
 
 HERE = Path(__file__).resolve().parent
 OURS_TOL = 1e-6
 SIZES = (8, 16, 64, 256, 512)
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        env[var] = "1"
-    root = str(HERE.parent.parent)   # the checkout's fem, ahead of an installed one
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
-def _last_json(text: str) -> dict | None:
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    return None
-
-
 def run_ours(n: int, timeout: float) -> dict:
     p = subprocess.run([sys.executable, str(HERE / "peer_compare.py"), "--worker", str(n)],
-                       capture_output=True, text=True, env=_env(), timeout=timeout)
-    out = _last_json(p.stdout)
+                       capture_output=True, text=True, env=one_thread_env(), timeout=timeout)
+    out = last_json(p.stdout)
     if out is None:
         raise RuntimeError(f"fem worker n={n} failed:\n{p.stderr[-2000:]}")
     return out
@@ -69,10 +52,11 @@ def run_exudyn(n: int, tols: list[float], abs_tol: float | None, timeout: float)
     if abs_tol is not None:
         cmd += ["--abs-tol", f"{abs_tol:g}"]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=one_thread_env(),
+                           timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"completed": False, "error": f"timeout after {timeout:g} s"}
-    out = _last_json(p.stdout)
+    out = last_json(p.stdout)
     if out is None:
         return {"completed": False, "error": p.stderr[-500:]}
     return out
@@ -90,37 +74,36 @@ def worker(n: int) -> None:
     print(json.dumps(cc.run(n)), flush=True)
 
 
-def _summary(runs: list[dict]) -> dict:
-    walls = [r["wall_s"] for r in runs]
-    return {"wall_median_s": round(statistics.median(walls), 4), "wall_min_s": min(walls),
-            "walls_s": walls}
-
-
 def compare(n: int, repeats: int, tols: list[float], abs_tol: float | None,
             have_exudyn: bool, timeout: float) -> dict:
-    ours, exu = [], []
     exu_tols, exu_fail = list(tols), None
-    for k in range(repeats):
-        order = ("ours", "exudyn") if k % 2 == 0 else ("exudyn", "ours")
-        for side in order:
-            if side == "ours":
-                ours.append(run_ours(n, timeout))
-            elif have_exudyn and exu_fail is None:
-                r = run_exudyn(n, exu_tols, abs_tol, timeout)
-                if not r.get("completed"):
-                    exu_fail = r
-                    continue
-                exu.append(r)
-                exu_tols = [r["tol"]]            # keep the tolerance found first
+
+    def run(side: str) -> dict | None:
+        nonlocal exu_tols, exu_fail
+        if side == "ours":
+            return run_ours(n, timeout)
+        if not have_exudyn or exu_fail is not None:
+            return None
+        r = run_exudyn(n, exu_tols, abs_tol, timeout)
+        if not r.get("completed"):
+            exu_fail = r
+            return None
+        exu_tols = [r["tol"]]            # keep the tolerance found first
+        return r
+
+    runs = interleaved(("ours", "exudyn"), repeats, run)   # the order flips every repeat
+    ours, exu = runs["ours"], runs["exudyn"]
     o = ours[-1]
     row = {"elements": n, "steps": o["steps"], "repeats": repeats,
-           "ours": {**_summary(ours), "tol": OURS_TOL, "tip_z_m": o["tip_z_m"],
+           "ours": {**summary([r["wall_s"] for r in ours]), "tol": OURS_TOL,
+                    "tip_z_m": o["tip_z_m"],
                     "newton_iterations_per_step": o["newton_iterations_per_step"],
                     "factorizations": o["factorizations"],
                     "roundoff_accepts": o["roundoff_accepts"]}}
     if exu:
         e = exu[-1]
-        row["exudyn"] = {**_summary(exu), "version": e["version"], "tol": e["tol"],
+        row["exudyn"] = {**summary([r["wall_s"] for r in exu]), "version": e["version"],
+                         "tol": e["tol"],
                          "abs_tol": e["abs_tol"], "tols_failed": exu[0]["failed"],
                          "tip_z_m": e["tip_z_m"],
                          "newton_iterations_per_step": e["newton_iterations_per_step"],
@@ -132,8 +115,7 @@ def compare(n: int, repeats: int, tols: list[float], abs_tol: float | None,
     else:
         row["exudyn"] = None if not have_exudyn else exu_fail
         row["ratio_median"] = row["ratio_min"] = row["tip_rel_diff"] = None
-    row["machine"] = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-                      f"python {sys.version.split()[0]}")
+    row["machine"] = machine()
     return row
 
 

@@ -15,17 +15,12 @@ import json
 import sys
 
 import numpy as np
+from benchtools import fit_loglog as fit
 
 
 def load(path: str) -> list[dict]:
     with open(path) as fh:
         return [json.loads(line) for line in fh if line.lstrip().startswith("{")]
-
-
-def fit(n, wall) -> tuple[float, float]:
-    """``(p, c)`` of ``wall ≈ c n^p``, least squares on log-log."""
-    p, logc = np.polyfit(np.log(n), np.log(wall), 1)
-    return float(p), float(np.exp(logc))
 
 
 def series(rows: list[dict], side: str):
