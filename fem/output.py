@@ -72,7 +72,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
     try:
         if kind == "animation":
             return render_directory(out, fps=OPTIONS.fps)
-        camera = _camera(out)
+        camera = camera_of(out)
         written = []
         for pvd in sorted(out.glob("*.pvd")):
             files = _frame_files(pvd)
@@ -129,7 +129,7 @@ def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> 
     from .mesh import read_meshio
 
     mesh = read_meshio(frame_file)
-    opts = picture_options([mesh], _settings(out))
+    opts = picture_options([mesh], picture_settings(out))
     opts["title"] = title or ("static state" if "deform" in opts else None)
     return opts
 
@@ -157,7 +157,7 @@ def render_pending() -> list[Path]:
     return written
 
 
-def _camera(directory: Path) -> str | dict:
+def camera_of(directory: Path) -> str | dict:
     """The camera of ``render.json``: a named view or a mapping (``view``, ``direction``,
     ``up``: :func:`fem.io.render.camera_axes`); ``"iso"`` when none or unreadable."""
     from .errors import ModelError
@@ -951,7 +951,7 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     return opts
 
 
-def _settings(directory: Path) -> dict:
+def picture_settings(directory: Path) -> dict:
     path = Path(directory) / "render.json"
     try:
         data = json.loads(path.read_text()) if path.is_file() else {}
@@ -1021,7 +1021,7 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
         raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
     render._writable(directory, directory / f"{pvds[0].stem}.mp4")   # "cannot write", early
     _remove_stale_partials(directory)
-    camera = _camera(directory)
+    camera = camera_of(directory)
     out = []
     for pvd in pvds:
         n = len(series_entries(pvd))
@@ -1031,7 +1031,7 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
             _warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
-        settings = _settings(directory)
+        settings = picture_settings(directory)
         with progress_bar(len(range(0, len(meshes), stride)), f"rendering {pvd.stem}.mp4",
                           "frame") as bar:
             path, _ = render.animate(meshes, directory / f"{pvd.stem}.mp4", fps=fps,

@@ -161,7 +161,7 @@ _PREFIXED = {"Pa": (("GPa", 1e9), ("MPa", 1e6), ("kPa", 1e3)),
 _SMALLER = {"m": (("mm", 1e-3, 1.0), ("µm", 1e-6, 1e-3))}   # unit, factor, below
 
 
-def _bar_title(name: str, largest: float | None = None) -> tuple[str, float]:
+def bar_title(name: str, largest: float | None = None) -> tuple[str, float]:
     """The colour-bar title of a field and the factor its values are divided by:
     ``von_mises_top_Pa`` with values up to 1.7e7 → ``("von Mises stress, top [MPa]",
     1e6)``; ``link_deformation_m`` up to 0.012 → ``("link deformation [mm]", 1e-3)``.
@@ -190,10 +190,10 @@ def _bar_title(name: str, largest: float | None = None) -> tuple[str, float]:
     return title, scale
 
 
-def _display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
+def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
                    ) -> Sequence[float] | None:
     """Rename the colour field of every scene to its colour-bar title and divide its
-    values by the title's factor (:func:`_bar_title`), the same for all frames.
+    values by the title's factor (:func:`bar_title`), the same for all frames.
     Returns the colour range ``clim`` (given in the field's own unit) in the new one."""
     names = {s.scalars for s in scenes if s.scalars}
     if len(names) != 1:
@@ -201,7 +201,7 @@ def _display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
     name = names.pop()
     finite = [np.abs(v[np.isfinite(v)]) for s in scenes for v in s.values]
     largest = max((float(v.max()) for v in finite if v.size), default=None)
-    title, scale = _bar_title(name, largest)
+    title, scale = bar_title(name, largest)
     for scene in scenes:
         for _, part in scene.parts:
             for data in (part.point_data, part.cell_data):
@@ -346,7 +346,7 @@ def _line_parts(
     return parts
 
 
-def _scene(
+def build_scene(
     obj: Any,
     scalars: str | None,
     warp: str | bool | None,
@@ -454,7 +454,7 @@ def _scene(
 
 
 # ---------------------------------------------------------------------- drawing
-def _draw(
+def draw_scene(
     plotter: pv.Plotter,
     scene: _Scene,
     clim: Sequence[float] | None,
@@ -524,7 +524,7 @@ def _space_bar_title(bar: Any, height: int) -> None:
     bar.SetTextPad(max(2, height // 150))
 
 
-def _bounds(scenes: Iterable[_Scene]) -> list[float]:
+def scene_bounds(scenes: Iterable[_Scene]) -> list[float]:
     """Union of the scenes' extents, padded by 2 %, as (xmin, xmax, ymin, ymax, zmin, zmax)."""
     boxes = [b for s in scenes for b in s.boxes]
     if not boxes:
@@ -535,13 +535,13 @@ def _bounds(scenes: Iterable[_Scene]) -> list[float]:
     return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
 
 
-def _samples(scenes: Sequence[_Scene]) -> np.ndarray:
+def camera_samples(scenes: Sequence[_Scene]) -> np.ndarray:
     """Points of the scenes (a few hundred per part and frame) for fitting the camera."""
     pts = [p for s in scenes for p in s.samples if len(p)]
     return np.concatenate(pts) if pts else np.zeros((0, 3))
 
 
-def _range(scenes: Iterable[_Scene]) -> list[float] | None:
+def scalar_range(scenes: Iterable[_Scene]) -> list[float] | None:
     values = [v[np.isfinite(v)] for s in scenes for v in s.values]
     values = [v for v in values if v.size]
     if not values:
@@ -641,7 +641,7 @@ def view_up(view: str) -> tuple[float, float, float]:
     return _DIRECTIONS[view][1]
 
 
-def _set_camera(plotter: pv.Plotter, camera: str | Mapping | Sequence, bounds: list[float],
+def set_camera(plotter: pv.Plotter, camera: str | Mapping | Sequence, bounds: list[float],
                 samples: np.ndarray | None = None, fill: float = 0.8) -> None:
     if isinstance(camera, str | Mapping):
         direction, up = camera_axes(camera)
@@ -654,12 +654,12 @@ def _set_camera(plotter: pv.Plotter, camera: str | Mapping | Sequence, bounds: l
         if samples is None or not len(samples):
             samples = np.array([[x, y, z] for x in bounds[:2] for y in bounds[2:4]
                                 for z in bounds[4:]])
-        _fit(plotter, samples, fill, right=0.62 if plotter.scalar_bars.keys() else 1.0)
+        fit_view(plotter, samples, fill, right=0.62 if plotter.scalar_bars.keys() else 1.0)
     else:  # an explicit pyvista camera position is used as given
         plotter.camera_position = camera
 
 
-def _fit(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
+def fit_view(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
          right: float = 1.0) -> None:
     """Centre the points ``corners`` (k, 3) in the view and zoom until they fill ``fill``
     of it (reset_camera fits the bounding sphere, which leaves wide margins around a
@@ -712,7 +712,7 @@ def _window(window_size: Sequence[int]) -> tuple[int, int]:
     return (-(-w // 16) * 16, -(-h // 16) * 16)
 
 
-def _plotter(window_size: Sequence[int], background: str) -> pv.Plotter:
+def new_plotter(window_size: Sequence[int], background: str) -> pv.Plotter:
     ensure_offscreen()
     import pyvista as pv
 
@@ -807,13 +807,14 @@ def snapshot(
 def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_size, clim,
               cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
     """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
-    scene = _scene(obj, scalars, warp, scale, tube_radius, deform, factor)
-    clim = _display_units([scene], clim)
+    scene = build_scene(obj, scalars, warp, scale, tube_radius, deform, factor)
+    clim = display_units([scene], clim)
     title = _magnified(title, deform, factor)
-    plotter = _plotter(window_size, background)
+    plotter = new_plotter(window_size, background)
     try:
-        _draw(plotter, scene, clim or _range([scene]), cmap, show_edges, reset_camera=True)
-        _set_camera(plotter, camera, _bounds([scene]), _samples([scene]))
+        draw_scene(plotter, scene, clim or scalar_range([scene]), cmap, show_edges,
+                   reset_camera=True)
+        set_camera(plotter, camera, scene_bounds([scene]), camera_samples([scene]))
         if triad:
             _triad(plotter)
         if title:
@@ -959,7 +960,7 @@ class HistoryPanel:
     def image(self, t: float, width: int, height: int) -> np.ndarray:
         """The panel at time ``t`` as an RGB image (height, width, 3)."""
         if self._figure is None or self._figure[0] != (width, height):
-            self._figure = ((width, height), *self._draw(width, height))
+            self._figure = ((width, height), *self.draw_scene(width, height))
         _, fig, marker, dots = self._figure
         marker.set_xdata([t, t])
         for dot, y in zip(dots, self.series.values(), strict=True):
@@ -971,7 +972,7 @@ class HistoryPanel:
         out[:h, :w] = rgba[:h, :w, :3]
         return out
 
-    def _draw(self, width: int, height: int):
+    def draw_scene(self, width: int, height: int):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -1088,12 +1089,12 @@ def animate(
         raise ModelError("animate: no frames to render")
     selected = range(0, len(items), max(int(stride), 1))
     close_up = _close_up(detail)
-    scenes = [_scene(items[i], scalars, warp, scale, tube_radius, deform, factor,
+    scenes = [build_scene(items[i], scalars, warp, scale, tube_radius, deform, factor,
                      close_up["groups"] if close_up else ()) for i in selected]
-    clim = _display_units(scenes, clim)
+    clim = display_units(scenes, clim)
     title = _magnified(title, deform, factor)
-    colour_range = clim or _range(scenes)
-    bounds = _bounds(scenes)
+    colour_range = clim or scalar_range(scenes)
+    bounds = scene_bounds(scenes)
     detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
         any(s.detail for s in scenes) else None
 
@@ -1116,8 +1117,8 @@ def animate(
     # failed movie never sits under the final name
     writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
     written = path.with_suffix(partial.suffix)
-    plotter = _plotter(window_size, background)
-    inset = _plotter((column, inset_height), _INSET_BACKGROUND) if inset_height else None
+    plotter = new_plotter(window_size, background)
+    inset = new_plotter((column, inset_height), _INSET_BACKGROUND) if inset_height else None
     views = [plotter] if inset is None else [plotter, inset]
     count = 0
     done = False
@@ -1138,9 +1139,9 @@ def animate(
                         view.remove_scalar_bar(bar)   # or add_mesh would not redraw it
                     view.clear_actors()
                 caption = None
-                _draw(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+                draw_scene(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
                 if inset is not None:       # the same datasets: updated together
-                    _draw(inset, scene, colour_range, cmap, show_edges, reset_camera=False,
+                    draw_scene(inset, scene, colour_range, cmap, show_edges, reset_camera=False,
                           bar=False)
                     _caption(inset, close_up["title"])
                 # the datasets given to add_mesh, not the mappers' ones: with smooth shading
@@ -1148,9 +1149,9 @@ def animate(
                 # keeps the first frame's colours when only it is updated
                 shown = [poly for _, poly in scene.parts]
             if k == 0:
-                _set_camera(plotter, camera, bounds, _samples(scenes))
+                set_camera(plotter, camera, bounds, camera_samples(scenes))
                 if inset is not None:
-                    _set_camera(inset, close_up["camera"] or camera,
+                    set_camera(inset, close_up["camera"] or camera,
                                 _box(detail_points), detail_points, fill=0.85)
                 if triad:
                     _triad(plotter)

@@ -155,7 +155,7 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
         outside the series — each named; or the ``view`` extra not installed.
     """
     from ..files import atomic_write_text
-    from ..output import _camera, _settings, picture_options, progress_bar
+    from ..output import camera_of, picture_options, picture_settings, progress_bar
     from .vtk import read_series, series_entries
 
     directory = Path(directory)
@@ -170,8 +170,8 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
     if not any(field in m.point_data or field in m.cell_data for m in meshes):
         raise ModelError(f"--field {field!r}: the series {pvd.name} has no such point or "
                          f"cell data; it has {', '.join(_fields(meshes)) or 'none'}")
-    opts = picture_options(meshes, _settings(directory))
-    page = _page(meshes, times, field, opts, _camera(directory), chosen,
+    opts = picture_options(meshes, picture_settings(directory))
+    page = _page(meshes, times, field, opts, camera_of(directory), chosen,
                  title=_title(directory, pvd), progress=progress)
     out = Path(out) if out is not None else directory / "view.html"
     try:
@@ -212,33 +212,33 @@ def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, t
     with progress_bar(len(meshes), "drawing frames", "frame", progress) as bar:
         scenes = []
         for m in meshes:
-            scenes.append(render._scene(m, field, warp, 1.0, None, deform, factor))
+            scenes.append(render.build_scene(m, field, warp, 1.0, None, deform, factor))
             bar.update(1)
-    render._display_units(scenes)        # the legend's unit scaled as the pictures' bar
-    clim = render._range(scenes)
-    master = render._plotter(_WINDOW, "white")
+    render.display_units(scenes)        # the legend's unit scaled as the pictures' bar
+    clim = render.scalar_range(scenes)
+    master = render.new_plotter(_WINDOW, "white")
     keep = []          # the frames' plotters own their actors until the scene is serialized
     counts = []
     try:
         for scene in scenes:
-            p = render._plotter(_WINDOW, "white")
+            p = render.new_plotter(_WINDOW, "white")
             keep.append(p)
-            render._draw(p, scene, clim, "viridis", False, reset_camera=False)
+            render.draw_scene(p, scene, clim, "viridis", False, reset_camera=False)
             actors = list(p.renderer.GetActors())
             counts.append(len(actors))
             for a in actors:
                 master.renderer.AddActor(a)
-        samples = render._samples(scenes)
-        render._set_camera(master, camera, render._bounds(scenes), samples)
+        samples = render.camera_samples(scenes)
+        render.set_camera(master, camera, render.scene_bounds(scenes), samples)
         if clim is not None and isinstance(camera, str | dict):
-            render._fit(master, samples, right=0.7)     # the legend's side stays free
+            render.fit_view(master, samples, right=0.7)     # the legend's side stays free
         master.render()
         data = _serialized(master, counts)
     finally:
         for p in keep:
             p.close()
         master.close()
-    legend = {"title": scenes[0].scalars or render._bar_title(field)[0], "range": clim,
+    legend = {"title": scenes[0].scalars or render.bar_title(field)[0], "range": clim,
               "colours": _colours("viridis")}
     labels = [_label(m, t) for m, t in zip(meshes, times, strict=True)]
     note = (f"{deform} ×{factor:g}" + (" (true scale)" if factor == 1 else "")
