@@ -1019,7 +1019,7 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
     pvds = sorted(directory.glob("*.pvd"))
     if not pvds:
         raise ModelError(f"no .pvd series in {directory}; run a case with --out {directory}")
-    render._writable(directory, directory / f"{pvds[0].stem}.mp4")   # "cannot write", early
+    render.check_writable(directory, directory / f"{pvds[0].stem}.mp4")   # "cannot write", early
     _remove_stale_partials(directory)
     camera = camera_of(directory)
     out = []

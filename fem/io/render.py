@@ -786,7 +786,7 @@ def snapshot(
     system packages (EGL or OSMesa) it needs.
     """
     path = Path(path)
-    _writable(path.parent, path)
+    check_writable(path.parent, path)
     plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
                         scale=scale, tube_radius=tube_radius, window_size=window_size,
                         clim=clim, cmap=cmap, show_edges=show_edges, title=title,
@@ -834,7 +834,7 @@ def _frame_time(item: Any, index: int) -> float:
     return float(index)
 
 
-def _writable(folder: Path, target: Path) -> None:
+def check_writable(folder: Path, target: Path) -> None:
     """Make ``folder`` and make sure a file can be written there, before any rendering:
     a read-only folder is "cannot write", not an ffmpeg broken pipe."""
     try:
@@ -1102,7 +1102,7 @@ def animate(
 
     fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
     path = Path(path)
-    _writable(path.parent, path)
+    check_writable(path.parent, path)
     # the column right of the 3D view: the close-up above the history panel
     height = _window(window_size)[1]
     column = 0
@@ -1296,7 +1296,7 @@ def plot_histories(
     fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
                           reference_label, figsize, dpi, styles)
     path = Path(path)
-    _writable(path.parent, path)
+    check_writable(path.parent, path)
     tmp = temporary_path(path, keep_suffix=True)
     try:
         fig.savefig(tmp, bbox_inches="tight", format=path.suffix.lstrip(".") or "png")
