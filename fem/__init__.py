@@ -24,7 +24,8 @@ _LAZY = {
     "Body": "model", "ElementGroup": "model", "Model": "model",
     "write_outputs": "output",
     "Result": "results",
-    "GeneralizedAlpha": "solvers", "consistent_initial_state": "solvers",
+    "GeneralizedAlpha": "solvers", "AlphaOptions": "solvers",
+    "consistent_initial_state": "solvers",
     "driven_inverse_dynamics": "solvers", "modes": "solvers",
     "project_positions": "solvers", "simulate": "solvers", "solve_static": "solvers",
     "sweep": "parametric",
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .parametric import sweep  # noqa: F401
     from .results import Result  # noqa: F401
     from .solvers import (  # noqa: F401
+        AlphaOptions,
         GeneralizedAlpha,
         consistent_initial_state,
         driven_inverse_dynamics,
@@ -72,7 +74,7 @@ __all__ = [
     "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
-    "consistent_initial_state", "modes", "driven_inverse_dynamics",
+    "AlphaOptions", "consistent_initial_state", "modes", "driven_inverse_dynamics",
     "straight_cable", "straight_beam", "rectangle_section", "circle_section", "write_outputs",
     "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep",
 ]

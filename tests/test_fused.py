@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from fem.solvers import fused
+from fem.solvers.alpha import AlphaParameters, StepCoefficients
 
 
 def _data(n=37, m=5, damped=True, seed=0):
@@ -63,7 +64,7 @@ def test_apply_correction_matches_numpy():
     a = [s.copy() for s in state]
     b = [s.copy() for s in state]
     fused._update_numpy(*a, dx, 7.0, 300.0)
-    fused.apply_correction(*b, dx, 7.0, 300.0)
+    fused.apply_correction(*b, dx, StepCoefficients(1e-3, beta_prime=300.0, gamma_prime=7.0))
     for x, y in zip(a, b, strict=True):
         assert np.array_equal(x, y)
     q, v, qdd, lam = b
@@ -78,11 +79,11 @@ def test_predict_and_acceleration_match_numpy(linear):
     coef = dict(h=1e-3, af=0.44, am=-0.11, gam=1.05, beta=0.55)
     c = 1.5 if linear else 0.0
     ref = fused._predict_numpy(q0, v0, qdd0, a0, prev, c, *coef.values())
-    got = fused.predict(q0, v0, qdd0, a0, prev if linear else None, c, *coef.values())
+    par = AlphaParameters(alpha_m=-0.11, alpha_f=0.44, gamma=1.05, beta=0.55)
+    got = fused.predict(q0, v0, qdd0, a0, prev if linear else None, c, par, 1e-3)
     for x, y in zip(ref, got, strict=True):
         assert np.array_equal(x, y)       # the same operations in the same order
     if not linear:
         assert np.array_equal(got[2], qdd0) and got[2] is not qdd0
     a_ref = fused._acceleration_numpy(qdd0, got[2], a0, 0.44, -0.11)
-    assert np.array_equal(fused.algorithmic_acceleration(qdd0, got[2], a0, 0.44, -0.11),
-                          a_ref)
+    assert np.array_equal(fused.algorithmic_acceleration(qdd0, got[2], a0, par), a_ref)

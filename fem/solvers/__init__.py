@@ -1,10 +1,12 @@
 """Solvers over the one constrained system ``M q̈ + Φ_qᵀλ = f``, ``Φ = 0``."""
 
+from .alpha import AlphaOptions
 from .dynamic import GeneralizedAlpha, alpha_parameters, consistent_initial_state, simulate
 from .inverse import driven_inverse_dynamics
 from .modal import ModalResult, modes
 from .static import StaticResult, project_positions, solve_static
 
 __all__ = ["solve_static", "StaticResult", "project_positions", "simulate", "GeneralizedAlpha",
+           "AlphaOptions",
            "alpha_parameters", "consistent_initial_state", "modes", "ModalResult",
            "driven_inverse_dynamics"]

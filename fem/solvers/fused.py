@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import compiled
+from .alpha import AlphaParameters, StepCoefficients
 
 __all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]
 
@@ -144,15 +145,15 @@ def residual_and_rhs(Mq: np.ndarray, f_int: np.ndarray, f_ext: np.ndarray,
 
 
 def apply_correction(q: np.ndarray, v: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
-                     dx: np.ndarray, gp: float, bp: float) -> None:
+                     dx: np.ndarray, k: StepCoefficients) -> None:
     """In place: ``q += Δq``, ``q̇ += γ′Δq``, ``q̈ += β′Δq``, ``λ += β′Δμ`` with
-    ``dx = [Δq; Δμ]`` (generalized-α's Newton update)."""
-    _kernels()[1](q, v, qdd, lam, dx, float(gp), float(bp))
+    ``dx = [Δq; Δμ]`` (generalized-α's Newton update with the step's coefficients)."""
+    _kernels()[1](q, v, qdd, lam, dx, float(k.gamma_prime), float(k.beta_prime))
 
 
 def predict(q0: np.ndarray, v0: np.ndarray, qdd0: np.ndarray, a0: np.ndarray,
-            prev: np.ndarray | None, c: float, h: float, af: float, am: float,
-            gam: float, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            prev: np.ndarray | None, c: float, par: AlphaParameters,
+            h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Generalized-α's Newton start for a step ``h`` (new arrays ``q, q̇, q̈``)::
 
         q̈ = q̈₀ + c (q̈₀ − q̈_prev)          (c = 0: q̈ = q̈₀)
@@ -162,11 +163,11 @@ def predict(q0: np.ndarray, v0: np.ndarray, qdd0: np.ndarray, a0: np.ndarray,
     """
     if prev is None:
         prev, c = qdd0, 0.0
-    return _kernels()[2](q0, v0, qdd0, a0, prev, float(c), float(h), float(af), float(am),
-                         float(gam), float(beta))
+    return _kernels()[2](q0, v0, qdd0, a0, prev, float(c), float(h), float(par.alpha_f),
+                         float(par.alpha_m), float(par.gamma), float(par.beta))
 
 
 def algorithmic_acceleration(qdd0: np.ndarray, qdd: np.ndarray, a0: np.ndarray,
-                             af: float, am: float) -> np.ndarray:
+                             par: AlphaParameters) -> np.ndarray:
     """``a₁ = (α_f q̈₀ + (1 − α_f) q̈₁ − α_m a₀) / (1 − α_m)`` (a new array)."""
-    return _kernels()[3](qdd0, qdd, a0, float(af), float(am))
+    return _kernels()[3](qdd0, qdd, a0, float(par.alpha_f), float(par.alpha_m))
