@@ -454,18 +454,7 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     opts = AlphaOptions.checked(
         "simulate", project_velocities,
         **{**(dataclasses.asdict(options) if options is not None else {}), **settings})
-    if not t_end > t0:
-        raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
-                         f"t_end = {t_end:g} s")
-    span = t_end - t0
-    # whole steps of dt, the last one shortened to end exactly at t_end
-    n_steps = max(1, int(np.ceil(span / dt - 1e-9)))
-    if n_steps > 50_000_000:
-        raise ModelError(f"simulate: {n_steps:.3g} steps of {dt:g} s to reach {t_end:g} s; "
-                         "choose a larger dt or a shorter span")
-    if dt > span:
-        warn(f"simulate: dt = {dt:g} s is longer than the span {span:g} s; one step of "
-             f"{span:g} s is taken")
+    n_steps = _step_count(t0, t_end, dt)
     ga = GeneralizedAlpha(model, q0=q0, v0=v0, t0=t0, options=opts)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": opts.rho_inf, "dt_s": dt, "solver": "generalized-alpha",
@@ -479,18 +468,7 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
         bar = tqdm(total=n_steps, desc=f"{model.name}", unit="step", leave=False,
                    dynamic_ncols=True, disable=None)     # None: not on a pipe or a file
     try:
-        for k in range(1, n_steps + 1):
-            h = dt
-            if k == n_steps:
-                h_last = t_end - ga.t
-                h = dt if abs(h_last - dt) <= 1e-6 * dt else h_last
-            st = ga.advance(h)
-            if k % record_every == 0 or k == n_steps:
-                res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **st)
-            if on_step is not None:
-                on_step(ga, st)
-            if bar is not None:
-                bar.update(1)
+        _march(ga, res, n_steps, dt, t_end, record_every, on_step, bar)
     except BaseException:
         # keep what was computed, even on failure; a flush that fails too (the disk is
         # full) must not hide the first error, and the .part file keeps the records
@@ -505,3 +483,37 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
         res.flush()
     res.info.update(ga.report())
     return res.finish()
+
+
+def _step_count(t0: float, t_end: float, dt: float) -> int:
+    """Whole steps of ``dt`` from ``t0`` to ``t_end``, the last one shortened to end
+    exactly at ``t_end``."""
+    if not t_end > t0:
+        raise ModelError(f"simulate: t_end must be later than t0; got t0 = {t0:g} s, "
+                         f"t_end = {t_end:g} s")
+    span = t_end - t0
+    n_steps = max(1, int(np.ceil(span / dt - 1e-9)))
+    if n_steps > 50_000_000:
+        raise ModelError(f"simulate: {n_steps:.3g} steps of {dt:g} s to reach {t_end:g} s; "
+                         "choose a larger dt or a shorter span")
+    if dt > span:
+        warn(f"simulate: dt = {dt:g} s is longer than the span {span:g} s; one step of "
+             f"{span:g} s is taken")
+    return n_steps
+
+
+def _march(ga: GeneralizedAlpha, res: Result, n_steps: int, dt: float, t_end: float,
+           record_every: int, on_step: Callable | None, bar) -> None:
+    """The steps of :func:`simulate`, recorded every ``record_every``-th and at the end."""
+    for k in range(1, n_steps + 1):
+        h = dt
+        if k == n_steps:
+            h_last = t_end - ga.t
+            h = dt if abs(h_last - dt) <= 1e-6 * dt else h_last
+        st = ga.advance(h)
+        if k % record_every == 0 or k == n_steps:
+            res.record(ga.t, ga.q, ga.v, ga.qdd, ga.lam, **st)
+        if on_step is not None:
+            on_step(ga, st)
+        if bar is not None:
+            bar.update(1)
