@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import fem
-from fem.plates import add_continuity
+from fem.elements.bezier_plate import add_continuity
 from fem.references.plates import (  # noqa: F401  (re-exported: the tests use them)
     CLAMPED_SQUARE,
     CLAMPED_TABLE_35,

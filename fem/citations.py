@@ -130,7 +130,7 @@ ALL: dict[str, Citation] = {**PAPERS, **LITERATURE}
 USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "liu2023": (("parallel_robot_flexible_platform", "plate_benchmark"),
                 ("fem/robots/rrru3.py", "fem/robots/rrru3_model.py",
-                 "fem/elements/bezier_plate.py", "fem/plates.py", "fem/trajectory.py",
+                 "fem/elements/bezier_plate/", "fem/trajectory.py",
                  "fem/actuators.py")),
     "liu2018": (("parallel_robot_flexible_links", "cantilever_beam"),
                 ("fem/robots/rrru3_flexible_links.py", "fem/elements/ancf_beam.py",

@@ -640,8 +640,8 @@ class Model:
         vertex; extra nodes of the layout (the plate centroid) are private.  Families
         whose coordinates are element-specific (``bezier_plate``: area-coordinate
         gradients) get private nodes per element, to be joined by continuity
-        constraints (:func:`fem.plates.add_continuity`).  Vertex positions and rigid-body
-        families need only ``r`` and share vertices.
+        constraints (:func:`fem.elements.bezier_plate.add_continuity`).  Vertex positions
+        and rigid-body families need only ``r`` and share vertices.
 
         The returned group has ``vertex_nodes``: (n_el, 3 or 2) node ids of the cell
         vertices, ``mesh`` and ``mesh_vertex_node`` (mesh vertex -> node id, −1 unused).

@@ -31,10 +31,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import plates
 from ..actuators import RevoluteActuator
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
-from ..elements.bezier_plate import NEXT_VERTEX, PREV_VERTEX
+from ..elements.bezier_plate import (
+    add_continuity,
+    edge_tangent_along,
+    plate_point,
+    vertex_at,
+    vertex_elements,
+)
 from ..errors import ModelError
 from ..linear_map import LinearMap
 from ..materials import Material
@@ -121,49 +126,6 @@ class JointMotion:
         return angle
 
 
-def _vertex_map(group, e: int, local: int, field_row: int = 0) -> LinearMap:
-    """Row ``5·local + field_row`` of the element's 48-layout vectors as a linear map."""
-    pm = group.family.plate_map[e]                   # (16, 16)
-    coef = np.einsum("k,ij->ikj", pm[5 * local + field_row], np.eye(3)).reshape(3, -1)
-    return LinearMap(group.dofs[e], coef, label=f"{group.name}[{e}] vertex {local}")
-
-
-def _edge_tangent(group, mesh, v_from: int, v_to: int) -> LinearMap:
-    """Position derivative at mesh vertex ``v_from`` along the edge towards ``v_to``, per
-    unit reference length (a linear map of the plate coordinates)."""
-    tri = mesh.triangles
-    e = np.flatnonzero((tri == v_from).any(1) & (tri == v_to).any(1))
-    if e.size == 0:
-        raise ModelError(f"no triangle has the edge {v_from}–{v_to}")
-    e = int(e[0])
-    i, j = list(tri[e]).index(v_from), list(tri[e]).index(v_to)
-    row = 1 if j == NEXT_VERTEX[i] else 2                  # first gradient → next vertex
-    assert j in (NEXT_VERTEX[i], PREV_VERTEX[i])
-    length = np.linalg.norm(mesh.vertices[v_to] - mesh.vertices[v_from])
-    return _vertex_map(group, e, i, row) * (1.0 / length)
-
-
-def _plate_point(group, mesh, x) -> LinearMap:
-    """The mid-surface point at reference position ``x`` (a vertex or an edge midpoint)."""
-    x = np.asarray(x, float)
-    d = np.linalg.norm(mesh.vertices - x, axis=1)
-    tri = mesh.triangles
-    v = int(np.argmin(d))
-    if d[v] < 1e-9:
-        e = int(np.flatnonzero((tri == v).any(1))[0])
-        local = list(tri[e]).index(v)
-        return _vertex_map(group, e, local, 0).named(f"plate vertex {v}")
-    for e in range(len(tri)):                        # edge midpoints (small meshes)
-        for a in range(3):
-            b = NEXT_VERTEX[a]
-            mid = 0.5 * (mesh.vertices[tri[e, a]] + mesh.vertices[tri[e, b]])
-            if np.linalg.norm(mid - x) < 1e-9:
-                ac = np.zeros(3)
-                ac[a] = ac[b] = 0.5
-                return group.material_point(e, [ac[1], ac[2], 0.0]).named("edge midpoint")
-    raise ModelError(f"the platform mesh has no vertex or edge midpoint at {x.tolist()}")
-
-
 def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0):
     """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
     centre elements and the continuity constraint; the U edges kept straight."""
@@ -175,36 +137,25 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
     plate_group = model.add_mesh(m, family, mat, name="platform",
                                  thickness=geom.platform_thickness,
                                  shear_factor=shear_factor)
-    con = plates.add_continuity(model, plate_group, "plate continuity")
+    con = add_continuity(model, plate_group, "plate continuity")
     if damping_beta:
         model.add_damping(plate_group, damping_beta)
-    P = _plate_point(plate_group, m, P0).named("P")
-    v = int(np.argmin(np.linalg.norm(m.vertices - P0, axis=1)))
-    centre = [(int(e), list(m.triangles[e]).index(v))
-              for e in np.flatnonzero((m.triangles == v).any(1))]
-    W = [_plate_point(plate_group, m, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
+    P = plate_point(plate_group, P0).named("P")
+    centre = vertex_elements(plate_group, vertex_at(plate_group, P0))
+    W = [plate_point(plate_group, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
          for k in range(3)]
     edge_dirs = []
     for k in range(3):
         t = geom.tangent(k)
         w = P0 + geom.edge_midpoint_offset(k)
         half = 0.5 * geom.platform_side
-        ends = [int(np.argmin(np.linalg.norm(m.vertices - (w + s * half * t), axis=1)))
-                for s in (-1.0, 1.0)]
-        if not np.allclose(m.vertices[ends[1]] - m.vertices[ends[0]],
-                           geom.platform_side * t, atol=1e-9):
+        try:
+            ends = [vertex_at(plate_group, w + s * half * t) for s in (-1.0, 1.0)]
+        except ModelError:
             raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
-                             "the geometry expects it")
-        # neighbours of each end vertex along the side
-        nb = []
-        for end, s in zip(ends, (1.0, -1.0), strict=True):
-            cand = [u for u in np.unique(m.edges[(m.edges == end).any(1)])
-                    if u != end and abs(np.dot(m.vertices[u] - m.vertices[end], t) * s
-                                        - np.linalg.norm(m.vertices[u] - m.vertices[end]))
-                    < 1e-9]
-            nb.append(int(cand[0]))
-        T0 = _edge_tangent(plate_group, m, ends[0], nb[0])   # along +t at the first end
-        T1 = _edge_tangent(plate_group, m, ends[1], nb[1])   # along −t at the other end
+                             "the geometry expects it") from None
+        T0 = edge_tangent_along(plate_group, ends[0], t)    # along +t at the first end
+        T1 = edge_tangent_along(plate_group, ends[1], -t)   # along −t at the other end
         model.add_constraint(Coincident(T0, -T1, f"U{k + 1} edge straight"))
         edge_dirs.append(T0.named(f"E{k + 1}"))
     return plate_group, m, P, W, edge_dirs, centre, con
