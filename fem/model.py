@@ -683,36 +683,20 @@ class Model:
         P = np.asarray(mesh.vertices, float)
         nv = cells.shape[1]
         layout = cls.node_layout
-        shared = (hasattr(cls, "node_fields") or all(f == ("r",) for f in layout[:nv])
-                  or all(f == ("r", "r_x") for f in layout[:nv]))
         vnode = -np.ones(len(P), dtype=np.int64)
-        if hasattr(cls, "reference_coordinates"):
-            X = cls.reference_coordinates(P[cells], section.get("thickness"),
-                                          section.get("normal", (0.0, 0.0, 1.0)))
-        else:
-            X = None
-        if shared:
+        X = cls.mesh_reference(P[cells], section.get("thickness"),
+                               section.get("normal", (0.0, 0.0, 1.0)))
+        fields = cls.mesh_node_fields(P, cells)
+        if fields is not None:
             used = np.unique(cells)
-            if hasattr(cls, "node_fields"):
-                fields = cls.node_fields(P[used])
-            elif layout[0] == ("r", "r_x"):
-                # line elements with slopes: the unit direction of an adjacent line (the
-                # family checks that the reference chain is straight)
-                d = P[cells[:, 1]] - P[cells[:, 0]]
-                d /= np.maximum(np.linalg.norm(d, axis=1), 1e-300)[:, None]
-                tang = np.zeros_like(P)
-                tang[cells[:, 1]] = d
-                tang[cells[:, 0]] = d
-                fields = {"r": P[used], "r_x": tang[used]}
-            else:
-                fields = {"r": P[used]}
             ids = self.add_nodes(names=[f"{name} vertex {v}" for v in used], **fields)
             vnode[used] = ids
             conn = [vnode[cells]]
         else:
             if X is None:
-                raise ModelError(f"element {element!r} needs reference_coordinates to be "
-                                 "built from a mesh")
+                raise ModelError(f"element {element!r} declares neither shared mesh nodes "
+                                 "(mesh_node_fields) nor reference coordinates "
+                                 "(mesh_reference): it cannot be built from a mesh")
             Xv = X.reshape(len(cells), -1, 3)
             conn, col = [], 0
             for j in range(nv):

@@ -324,7 +324,7 @@ class Drawing:
         surface_names: list = []
         for gi, grp in enumerate(model.groups):
             fam = grp.family
-            if fam.name == "rigid_body":
+            if fam.drawing == "sketch":
                 for e in range(grp.n_elements):
                     body = body_nodes.get(int(grp.nodes[e, 0]))
                     sk = body.sketch if body is not None else np.zeros((1, 3))
@@ -338,7 +338,7 @@ class Drawing:
                 continue
             xi = fam.draw_points()
             N = fam.shape(xi)                      # (n_el, k, n_vec)
-            tri = getattr(fam, "draw_triangles", None)
+            tri = fam.draw_triangles() if fam.drawing == "surface" else None
             first_tri = len(self.cells["triangle"])
             first_line = len(self.cells["polyline"])
             area = fam.section.get("area")
@@ -347,9 +347,8 @@ class Drawing:
             for e in range(grp.n_elements):
                 idx = add_points(grp.dofs[e], N[e])
                 element_points.append(idx)
-                if fam.cell == "triangle":
-                    conn = np.asarray(tri()) if tri is not None else np.array([[0, 1, 2]])
-                    for t in conn:
+                if tri is not None:
+                    for t in tri:
                         self.cells["triangle"].append(idx[t])
                         self.cell_group["triangle"].append(gi)
                 else:
@@ -358,17 +357,16 @@ class Drawing:
                     radius.update({int(i): r_draw for i in idx})
             if fam.elastic:
                 self._bodies.append((grp.nodes, element_points))
-                if fam.cell == "triangle":
+                if tri is not None:
                     surfaces.append(np.concatenate(element_points))
                     surface_names.append(grp.name)
-            if fam.elastic and fam.cell == "line":
+            if fam.elastic and fam.drawing == "polyline":
                 self._fields.append((grp, "polyline", first_line, np.zeros((1, 1)), 1))
-            elif fam.elastic and fam.cell == "triangle" and tri is not None:
-                conn = np.asarray(tri())
-                cen = np.asarray(xi)[conn].mean(axis=1)[:, :2]
+            elif fam.elastic and tri is not None:
+                cen = np.asarray(xi)[tri].mean(axis=1)[:, :2]
                 layers = np.vstack([np.column_stack([cen, np.full(len(cen), c)])
                                     for c in (-1.0, 1.0)])
-                self._fields.append((grp, "triangle", first_tri, layers, len(conn)))
+                self._fields.append((grp, "triangle", first_tri, layers, len(tri)))
         # sketches: polylines through points given as linear maps (ground or moving);
         # a closed sketch of ground points is also filled (the static platform, a wall);
         # then the paths of prescribed points (a servo's circle or line), on the ground

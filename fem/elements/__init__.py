@@ -93,6 +93,13 @@ class ElementFamily:
         ``"r"`` is a position; anything else (gradients, axis vectors) is a direction.
     elastic : bool
         False for rigid families (no internal forces, no tangent).
+    drawing : str
+        How output draws the family (:attr:`drawing`).
+
+    Optional capabilities are declared here with neutral defaults, never discovered by
+    ``hasattr``: :meth:`draw_triangles`, :meth:`mesh_reference` and
+    :meth:`mesh_node_fields` (how :meth:`fem.Model.add_mesh` turns mesh cells into
+    elements).
     """
 
     name: ClassVar[str] = "?"
@@ -100,6 +107,11 @@ class ElementFamily:
     node_layout: ClassVar[tuple[tuple[str, ...], ...]] = ()
     elastic: ClassVar[bool] = True
     constant_mass: ClassVar[bool] = True
+    drawing: ClassVar[str] = "polyline"
+    """How output draws an element: "polyline" (a line through :meth:`draw_points`, drawn
+    as a tube), "surface" (the triangles :meth:`draw_triangles` over
+    :meth:`draw_points`), or "sketch" (a rigid body: the polyline through its body's
+    sketch points)."""
     section_keys: ClassVar[tuple[str, ...] | None] = None
     """Every section key the family reads (None: not declared, anything accepted); a key
     outside it — a typo such as ``n_gaus=`` — is refused instead of silently ignored."""
@@ -176,6 +188,45 @@ class ElementFamily:
     def draw_points(self) -> np.ndarray:
         """Reference points used to draw one element (for VTK output)."""
         raise NotImplementedError
+
+    def draw_triangles(self) -> np.ndarray | None:
+        """Triangles (k, 3) over :meth:`draw_points` that draw one element of a
+        ``"surface"`` family; None for the others."""
+        return None
+
+    # ------------------------------------------------------------- from a mesh
+    @classmethod
+    def mesh_reference(cls, vertices: np.ndarray, thickness=None,
+                       normal=None) -> np.ndarray | None:
+        """Reference coordinates (n_el, n_dof) of elements on mesh cells whose vertices
+        are ``vertices`` (n_el, n_cell_vertices, 3), or None when the nodes' fields
+        (:meth:`mesh_node_fields`) give them."""
+        return None
+
+    @classmethod
+    def mesh_node_fields(cls, points: np.ndarray,
+                         cells: np.ndarray) -> dict[str, np.ndarray] | None:
+        """Fields of the nodes shared at the mesh vertices that ``cells`` use (in the order
+        of ``np.unique(cells)``), keyed like :attr:`node_layout`; None when each element
+        keeps private vertex nodes (to be joined by constraints, from
+        :meth:`mesh_reference`).
+
+        The default shares positions (a layout of ``r`` only) and positions with slopes
+        (``r, r_x``: the unit direction of an adjacent line cell; the family checks that
+        the reference chain is straight)."""
+        layout = cls.node_layout[: cells.shape[1]]
+        used = np.unique(cells)
+        P = np.asarray(points, float)
+        if all(f == ("r",) for f in layout):
+            return {"r": P[used]}
+        if all(f == ("r", "r_x") for f in layout):
+            d = P[cells[:, 1]] - P[cells[:, 0]]
+            d /= np.maximum(np.linalg.norm(d, axis=1), 1e-300)[:, None]
+            tang = np.zeros_like(P)
+            tang[cells[:, 1]] = d
+            tang[cells[:, 0]] = d
+            return {"r": P[used], "r_x": tang[used]}
+        return None
 
     # ---------------------------------------------------------------- inertia
     def mass_scalar(self) -> np.ndarray:

@@ -90,6 +90,7 @@ class RigidTriangle(ElementFamily):
     """Rigid uniform triangular lamina described by its three vertices."""
 
     cell = "triangle"
+    drawing = "surface"
     node_layout = (("r",), ("r",), ("r",))
     elastic = False
     section_keys = ("mass", "area", "thickness")
@@ -112,6 +113,9 @@ class RigidTriangle(ElementFamily):
 
     def draw_points(self):
         return np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+
+    def draw_triangles(self):
+        return np.array([[0, 1, 2]])
 
     def mass_scalar(self):
         base = np.full((3, 3), 1 / 12) + np.eye(3) * (1 / 6 - 1 / 12)
@@ -139,6 +143,7 @@ class RigidBody(ElementFamily):
     """
 
     cell = "body"
+    drawing = "sketch"
     node_layout = (("r", "u", "v", "w"),)
     elastic = False
     section_keys = ("mass", "com", "inertia")

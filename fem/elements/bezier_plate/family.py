@@ -336,6 +336,7 @@ class BezierTrianglePlate(ElementFamily):
     """
 
     cell = "triangle"
+    drawing = "surface"
     section_keys = ("thickness", "triangle_degree", "n_thickness", "thickness_ans",
                     "shear_factor", "shear_alpha", "normal")
     section_rules = {"thickness": "positive", "triangle_degree": "count",
@@ -385,6 +386,12 @@ class BezierTrianglePlate(ElementFamily):
         self._mass = None
 
     # ------------------------------------------------------------- reference data
+    @classmethod
+    def mesh_reference(cls, vertices: np.ndarray, thickness=None,
+                       normal=None) -> np.ndarray:
+        """From a mesh: :meth:`reference_coordinates` of the cells' triangles."""
+        return cls.reference_coordinates(vertices, thickness, normal)
+
     @classmethod
     def reference_coordinates(cls, vertices: np.ndarray, thickness: ArrayLike,
                               normal: ArrayLike | None = None) -> np.ndarray:
@@ -825,6 +832,12 @@ class BezierTrianglePlateShared(BezierTrianglePlate):
             out[:, 5 * k + 1:5 * k + 4] = np.eye(3)
         out[:, 15] = V.mean(axis=1)
         return out.reshape(n, 48)
+
+    @classmethod
+    def mesh_node_fields(cls, points: np.ndarray,
+                         cells: np.ndarray) -> dict[str, np.ndarray]:
+        """Shared vertex nodes: :meth:`node_fields` of the vertices the cells use."""
+        return cls.node_fields(np.asarray(points, float)[np.unique(cells)])
 
     @staticmethod
     def node_fields(points: np.ndarray) -> dict[str, np.ndarray]:
