@@ -27,41 +27,27 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ModelError
+from ..registry import Registry
 
 __all__ = ["DeformationBasis", "register", "get", "available", "gauss_rule",
            "foreshortening"]
 
-_REGISTRY: dict[str, type[DeformationBasis]] = {}
+_REGISTRY: Registry = Registry("deformation basis", "bases", lambda: _load_builtin())
 
 
 def register(name: str):
     """Class decorator: make a deformation basis available under ``name``."""
-
-    def deco(cls: type[DeformationBasis]) -> type[DeformationBasis]:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ModelError(f"basis name {name!r} is already registered by {_REGISTRY[name]}")
-        cls.name = name
-        _REGISTRY[name] = cls
-        return cls
-
-    return deco
+    return _REGISTRY.register(name)
 
 
 def get(name: str) -> type[DeformationBasis]:
     """The basis registered as ``name``; a :class:`ModelError` lists the known ones."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ModelError(f"unknown deformation basis {name!r}; registered bases: "
-                         f"{', '.join(available())}") from None
+    return _REGISTRY.get(name)
 
 
 def available() -> list[str]:
     """Names of all registered bases, sorted."""
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return _REGISTRY.available()
 
 
 def _load_builtin() -> None:

@@ -24,40 +24,23 @@ import numpy as np
 
 from ..errors import ModelError
 from ..materials import Material
+from ..registry import Registry
 
 __all__ = ["ElementFamily", "register", "get", "available"]
 
-_REGISTRY: dict[str, type[ElementFamily]] = {}
-
-
 def register(name: str):
     """Class decorator: make an element family available under ``name``."""
-
-    def deco(cls: type[ElementFamily]) -> type[ElementFamily]:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ModelError(f"element name {name!r} is already registered by {_REGISTRY[name]}")
-        cls.name = name
-        _REGISTRY[name] = cls
-        return cls
-
-    return deco
+    return _REGISTRY.register(name)
 
 
 def get(name: str) -> type[ElementFamily]:
     """The family registered as ``name``; a :class:`ModelError` lists the known ones."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ModelError(
-            f"unknown element {name!r}; registered elements: {', '.join(available())}"
-        ) from None
+    return _REGISTRY.get(name)
 
 
 def available() -> list[str]:
     """Names of all registered element families, sorted."""
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return _REGISTRY.available()
 
 
 def _load_builtin() -> None:
@@ -68,6 +51,9 @@ def _load_builtin() -> None:
         from . import bezier_plate  # noqa: F401
     except ImportError:  # pragma: no cover - optional while the plate is being built
         pass
+
+
+_REGISTRY: Registry = Registry("element", "elements", lambda: _load_builtin())
 
 
 class ElementFamily:
