@@ -432,8 +432,8 @@ class FrameModes:
 
 def frame_modes(M, K, n_modes: int = 6, dense_limit: int = 1500) -> FrameModes:
     """Lowest ``n_modes`` of ``K φ = ω² M φ``, mass-normalised
-    (:func:`fem.reduction.eigen.generalized_eigen`)."""
-    from .reduction.eigen import generalized_eigen
+    (:func:`fem.solvers.linear.generalized_eigen`)."""
+    from .solvers.linear import generalized_eigen
 
     n_modes = integer(n_modes, "n_modes", 1)
     if M.shape[0] == 0:

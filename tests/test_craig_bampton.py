@@ -18,7 +18,7 @@ import scipy.sparse as sp
 import fem
 from fem.frames import Frame, rectangle
 from fem.reduction import (
-    Assembly,
+    ComponentAssembly,
     constrain,
     craig_bampton,
     frame_cms,
@@ -120,7 +120,7 @@ def test_null_space_coupling_equals_shared_interface_coordinates():
     # the right half is the mirror image: x -> -x flips u_x and ry
     S = sp.diags(np.tile([-1.0, 1.0, -1.0], len(idx) // 3))
     right = craig_bampton(S @ Mh @ S, S @ Kh @ S, [0, 1, 2], 6)
-    asm = Assembly(3)
+    asm = ComponentAssembly(3)
     asm.add(left, [0, 1, 2])
     asm.add(right, [0, 1, 2])
     f_shared = asm.modes(4).frequencies_hz
@@ -189,7 +189,7 @@ def test_newmark_matches_the_exact_oscillator():
     lambda: craig_bampton(np.eye(3), np.eye(3), [0], 5),
     lambda: craig_bampton(np.eye(3), np.eye(2), [0], 1),
     lambda: craig_bampton(np.eye(2), np.array([[1.0, -1.0], [-1.0, 1.0]]) * 0, [0], 1),
-    lambda: Assembly(2).add(craig_bampton(np.eye(3), np.eye(3), [0], 1), [0, 1]),
+    lambda: ComponentAssembly(2).add(craig_bampton(np.eye(3), np.eye(3), [0], 1), [0, 1]),
     lambda: frame_cms(_portal()[0], {"all": [0, 1]}, 2),
 ])
 def test_bad_input_raises_model_error(bad):

@@ -9,7 +9,7 @@ A substructure with coordinates ``u = [u_b; u_i]`` (boundary, interior) is repre
     M_r = Tᵀ M T,   K_r = Tᵀ K T       (eqs 12–13)
 
 Components are coupled either by *shared interface coordinates* (each boundary
-coordinate of a component is one coordinate of the assembly: :class:`Assembly`), or by
+coordinate of a component is one coordinate of the assembly: :class:`ComponentAssembly`), or by
 compatibility ``B q = 0`` on the stacked component coordinates with the null-space map
 ``q = D q_f`` (eqs 22–24; :func:`null_space_basis`, :func:`constrain`).  Both give the
 same reduced eigenproblem (eq 25).
@@ -17,7 +17,7 @@ same reduced eigenproblem (eq 25).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,10 +26,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ModelError
+from ..solvers.linear import generalized_eigen, newmark  # noqa: F401  (newmark: old path)
 from ..validate import indices, integer
-from .eigen import generalized_eigen
 
-__all__ = ["Component", "craig_bampton", "Assembly", "AssemblyModes", "null_space_basis",
+__all__ = ["Component", "craig_bampton", "ComponentAssembly", "AssemblyModes", "null_space_basis",
            "constrain", "generalized_eigen", "newmark"]
 
 
@@ -159,10 +159,10 @@ class AssemblyModes:
     shapes: np.ndarray
 
 
-class Assembly:
+class ComponentAssembly:
     """Reduced components coupled by shared interface coordinates.
 
-    Assembly coordinates: ``n_interface`` interface coordinates first, then the modal
+    ComponentAssembly coordinates: ``n_interface`` interface coordinates first, then the modal
     coordinates of every component in the order added.
 
     Parameters
@@ -312,36 +312,6 @@ def constrain(M, K, B) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
     return dense(Md), dense(Kd), D
 
 
-def newmark(M, K, force: Callable[[float], np.ndarray], dt: float, n_steps: int,
-            C=None, q0=None, v0=None) -> tuple[np.ndarray, np.ndarray]:
-    """Linear Newmark average-acceleration integration of ``M q̈ + C q̇ + K q = f(t)``
-    (unconditionally stable, no numerical damping).  Returns ``(t, q)`` with ``q`` of
-    shape ``(n_steps + 1, n)``.
-
-    This is how a reduced component enters time integration as a flexible body: its
-    ``(M_r, K_r)`` (alone, or assembled with others) are the equations of motion of its
-    boundary and modal coordinates, and ``T`` recovers the physical motion.
-    """
-    M = np.asarray(M.toarray() if sp.issparse(M) else M, float)
-    K = np.asarray(K.toarray() if sp.issparse(K) else K, float)
-    n = M.shape[0]
-    C = np.zeros((n, n)) if C is None else np.asarray(C, float)
-    n_steps = integer(n_steps, "n_steps", 1)
-    if not dt > 0:
-        raise ModelError(f"time step must be > 0; got {dt}")
-    q = np.zeros(n) if q0 is None else np.array(q0, float)
-    v = np.zeros(n) if v0 is None else np.array(v0, float)
-    a = np.linalg.solve(M, force(0.0) - C @ v - K @ q)
-    S = sla.cho_factor(M * 4 / dt**2 + C * 2 / dt + K)
-    t = np.arange(n_steps + 1) * dt
-    out = np.empty((n_steps + 1, n))
-    out[0] = q
-    for k in range(1, n_steps + 1):
-        rhs = (force(t[k]) + M @ (4 / dt**2 * q + 4 / dt * v + a)
-               + C @ (2 / dt * q + v))
-        qn = sla.cho_solve(S, rhs)
-        vn = 2 / dt * (qn - q) - v
-        a = 4 / dt**2 * (qn - q) - 4 / dt * v - a
-        q, v = qn, vn
-        out[k] = q
-    return t, out
+Assembly = ComponentAssembly
+"""The former name of :class:`ComponentAssembly` (kept for old imports; distinct from
+:class:`fem.assembly.Assembly`, the constrained system's assembly)."""

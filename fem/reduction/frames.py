@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ModelError
 from ..frames import Frame
 from ..validate import integer
-from .craig_bampton import Assembly, AssemblyModes, craig_bampton
+from .craig_bampton import AssemblyModes, ComponentAssembly, craig_bampton
 
 __all__ = ["FrameCMS", "frame_cms"]
 
@@ -28,7 +28,7 @@ class FrameCMS:
 
     Attributes
     ----------
-    assembly : Assembly
+    assembly : ComponentAssembly
     frame : Frame
     interface_dofs : (n_interface,) int array
         The frame coordinate of each interface coordinate.
@@ -37,7 +37,7 @@ class FrameCMS:
     groups : list of str
     """
 
-    assembly: Assembly
+    assembly: ComponentAssembly
     frame: Frame
     interface_dofs: np.ndarray
     component_dofs: list
@@ -94,7 +94,7 @@ def frame_cms(frame: Frame, groups: Mapping[str, Sequence[int]],
     interface = np.flatnonzero(is_boundary & (count > 0))
     where = np.full(frame.n_dof, -1)
     where[interface] = np.arange(len(interface))
-    asm = Assembly(len(interface))
+    asm = ComponentAssembly(len(interface))
     comp_dofs = []
     for name, (M, K), t in zip(names, mats, touched, strict=True):
         b_local = np.flatnonzero(is_boundary[t])
