@@ -93,6 +93,10 @@ class ElementFamily:
     node_layout: ClassVar[tuple[tuple[str, ...], ...]] = ()
     elastic: ClassVar[bool] = True
     constant_mass: ClassVar[bool] = True
+    use_kernel: bool = False
+    """Whether :meth:`forces` runs a compiled kernel (:mod:`fem.elements.kernels`); a
+    family that has one sets it True and falls back to its NumPy form when it is False
+    or numba is missing (the same results to round-off)."""
     drawing: ClassVar[str] = "polyline"
     """How output draws an element: "polyline" (a line through :meth:`draw_points`, drawn
     as a tube), "surface" (the triangles :meth:`draw_triangles` over
