@@ -503,3 +503,29 @@ class ReducedPoint(PointMap):
         J[:, :12] = (np.concatenate(([self.v[0]], s)) @ _BLOCKS).reshape(3, 12)
         J[:, 12:] = E.T @ self._Y
         return x, J, (self._H if second else None)
+
+    def batch_key(self) -> int:
+        """Points with the same key are evaluated together (:meth:`evaluate_batch`)."""
+        return id(self.body)
+
+    @staticmethod
+    def evaluate_batch(points: list[ReducedPoint]):
+        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points of one body at
+        once (what :meth:`evaluate` gives each; their ``H`` are constant)."""
+        b = points[0].body
+        v0 = np.array([p.v[0] for p in points])
+        S0 = np.array([p.v[1:4] for p in points])                # (n, 3)
+        Y = np.array([p._Y for p in points])                    # (n, 3, m)
+        n, k = len(points), b.k
+        Yf = Y.reshape(3 * n, b.m)
+
+        def run(q):
+            E, eta, r = b._parts(q)
+            s = S0 + (Yf @ eta).reshape(n, 3)
+            x = v0[:, None] * r + s @ E
+            J = np.empty((n, 3, k))
+            J[:, :, :12] = (np.column_stack([v0, s]) @ _BLOCKS).reshape(n, 3, 12)
+            J[:, :, 12:] = np.matmul(E.T, Y)
+            return x, J
+
+        return run
