@@ -46,6 +46,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+from scipy.linalg.blas import dspmv as _dspmv
 
 from ..errors import ModelError
 from ..files import temporary_path
@@ -236,16 +237,23 @@ class ReducedBody(NonlinearBody):
         self.k = 12 + m
         self.nV = 4 + 3 * m
         self.W = np.ascontiguousarray(red.W)
+        # W at the (a, k) rows, a-major: (3, n_V·m), for W B_i = Σ_a E[a, i] W_a
+        self._Wm = np.ascontiguousarray(self.W[:, 4:].reshape(self.nV, 3, m)
+                                        .transpose(1, 0, 2)).reshape(3, self.nV * m)
         self.Kr = np.asarray(red.K, float)
         self.Cr = np.asarray(red.C, float)
         self.f0 = np.zeros(red.n_modes) if red.f0 is None else np.asarray(red.f0, float)
         self._poly = None
-        if red.K3 is not None:      # symmetric pairs (j ≤ k) only: a quarter of K3's work
+        if red.K3 is not None:
+            # symmetric pairs (j ≤ k) only, a quarter of K3's work; the pair matrix is
+            # symmetric itself (K3 is fully symmetric): kept packed (its upper triangle,
+            # by columns: BLAS dspmv), half the memory to stream per evaluation
             jj, kk = np.triu_indices(m)
             w = np.where(jj == kk, 1.0, 2.0)
-            K3 = np.asarray(red.K3, float)[jj, kk][:, jj, kk] * w
+            S = np.asarray(red.K3, float)[jj, kk][:, jj, kk]
+            packed = np.ascontiguousarray(S[np.tril_indices(S.shape[0])])
             self._poly = (np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk]),
-                          np.ascontiguousarray(K3), jj, kk)
+                          packed, jj, kk, w)
         self.elastic = m > 0
         # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
         a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
@@ -301,8 +309,19 @@ class ReducedBody(NonlinearBody):
             out += L[:, i, :].T @ (self.W @ R[:, i, :])
         return out
 
+    def _project(self, E, eta, h):
+        """``Lᵀ h = Σ_i L_iᵀ h_i`` (k,) for ``h`` (n_V, 3), without forming ``L``."""
+        m = self.m
+        f = np.empty(self.k)
+        f[:3] = h[0]
+        hm = h[4:].reshape(3, m, 3)                    # (a, k, i): the row of η_k e_a
+        f[3:12] = (h[1:4] + np.einsum("k,aki->ai", eta, hm)).ravel()
+        f[12:] = np.einsum("ai,aki->k", E, hm)
+        return f
+
     # ------------------------------------------------------------ NonlinearBody
-    def inertia(self, q, v, a, tangent=False):
+    def _rates(self, q, v, a):
+        """``(E, η, Ė, η̇, Ë, η̈, h = W Ẍ)``; ``Ẍ = [r̈; Ë; η_k ë_a + η̈_k e_a + 2 η̇_k ė_a]``."""
         E, eta, _ = self._parts(q)
         vb, ab = v[self.dofs], a[self.dofs]
         Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
@@ -313,7 +332,65 @@ class ReducedBody(NonlinearBody):
         G[1:4] = Edd
         G[4:] = (eta[pk, None] * Edd[pa] + etadd[pk, None] * E[pa]
                  + 2.0 * etad[pk, None] * Ed[pa])
-        h = self.W @ G
+        return E, eta, Ed, etad, Edd, etadd, self.W @ G
+
+    def _LtWR(self, E, Ar, Er):
+        """``Σ_i L_iᵀ W R_i`` (k, k) by blocks, for ``R`` shaped like ``L = ∂X/∂q``.
+
+        Column ``i`` (r), ``3 + 3a + i`` (e_a) and ``12 + k`` (η_k) of ``L_i`` are the
+        columns of ``A = [e_r, e_u + Σ η_k e_(u,k), …]`` (n_V, 4), the same for every
+        ``i``, and of ``B_i`` with ``B_i[(a, k), k] = E[a, i]``; ``R_i`` likewise with
+        ``Ar`` and ``Er`` (``L``: ``A``, ``E``; ``∂Ẍ/∂q̇``: ``2η̇``, ``2Ė``; ``∂Ẍ/∂q``:
+        ``η̈``, ``Ë``).  So the product is four small blocks, ``O(n_V² + m²)`` work, not
+        three dense ``n_V × n_V × k`` products.
+        """
+        m, nV = self.m, self.nV
+        A = self._A
+        WA = self.W @ Ar                                        # (n_V, 4)
+        Z = (Er.T @ self._Wm).reshape(3, nV, m)                # W B'_i, rows i
+        Zm = Z.reshape(3, nV * m)[:, 4 * m:].reshape(3, 3, m * m)       # (i, a, k'k)
+        out = np.zeros((self.k, self.k))
+        AWA = A.T @ WA
+        for i in range(3):
+            out[i:12:3, i:12:3] = AWA
+        out[:12, 12:] = np.matmul(A.T, Z).transpose(1, 0, 2).reshape(12, m)
+        out[12:, :12] = (E.T @ WA[4:].reshape(3, 4 * m)).reshape(3, m, 4) \
+            .transpose(1, 2, 0).reshape(m, 12)
+        out[12:, 12:] = (E[:, 0] @ Zm[0] + E[:, 1] @ Zm[1] + E[:, 2] @ Zm[2]).reshape(m, m)
+        return out
+
+    def _frame_columns(self, eta, scale: float = 1.0, rigid: bool = True):
+        """``A`` of :meth:`_LtWR` for the modal weights ``eta``: ``e_r``, ``e_a`` (when
+        ``rigid``) and ``Σ_k eta_k e_(a,k)``."""
+        m = self.m
+        A = np.zeros((self.nV, 4))
+        if rigid:
+            A[0, 0] = A[1, 1] = A[2, 2] = A[3, 3] = 1.0
+        for a in range(3):
+            A[4 + a * m:4 + (a + 1) * m, 1 + a] = scale * eta
+        return A
+
+    def inertia(self, q, v, a, tangent=False):
+        E, eta, Ed, etad, Edd, etadd, h = self._rates(q, v, a)
+        f = self._project(E, eta, h)
+        if not tangent:
+            return f, None
+        self._A = A = self._frame_columns(eta)
+        M = self._LtWR(E, A, E)
+        Cq = self._LtWR(E, self._frame_columns(etad, 2.0, False), 2.0 * Ed)
+        Kq = self._LtWR(E, self._frame_columns(etadd, 1.0, False), Edd)
+        m = self.m                   # ∂L/∂q · h: the symmetric (e_a, η_k) blocks
+        hm = h[4:].reshape(3, m, 3)                             # (a, k, i)
+        B = hm.transpose(0, 2, 1).reshape(9, m)                 # row 3a + i
+        Kq[3:12, 12:] += B
+        Kq[12:, 3:12] += B.T
+        return f, (M, Kq, Cq)
+
+    def inertia_numpy(self, q, v, a, tangent=False):
+        """The NumPy form of :meth:`inertia` (dense products with ``L``; the compiled
+        kernel's reference and fallback)."""
+        E, eta, Ed, etad, Edd, etadd, h = self._rates(q, v, a)
+        pa, pk = self._pa, self._pk
         L = self._L(E, eta)
         f = np.einsum("pik,pi->k", L, h)
         if not tangent:
@@ -333,21 +410,18 @@ class ReducedBody(NonlinearBody):
 
     def mass(self, q):
         E, eta, _ = self._parts(q)
-        L = self._L(E, eta)
-        return self._LtWL(L, L)
+        self._A = A = self._frame_columns(eta)
+        return self._LtWR(E, A, E)
 
     def forces(self, q, gravity, tangent=False):
         E, eta, _ = self._parts(q)
         g = np.asarray(gravity, float)
         hg = np.outer(self.W[:, 0], g)                 # W e_c gᵀ
-        L = self._L(E, eta)
-        f = -np.einsum("pik,pi->k", L, hg)
+        if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
+            hg = hg + sum(np.outer(pm.v, F) for pm, F in self.loads)
+        f = -self._project(E, eta, hg)
         fe, Ke = self._elastic(eta, tangent)
         f[12:] += fe
-        if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
-            hl = sum(np.outer(pm.v, F) for pm, F in self.loads)
-            f -= np.einsum("pik,pi->k", L, hl)
-            hg = hg + hl
         if not tangent:
             return f, None
         K = np.zeros((self.k, self.k))
@@ -389,12 +463,12 @@ class ReducedBody(NonlinearBody):
 
     def _poly_terms(self, eta):
         """``(K2·η, K3:ηη)`` (m, m) of the cubic modal force, from the pair tensors."""
-        K2p, K3p, jj, kk = self._poly
-        ee = eta[jj] * eta[kk]
+        K2p, K3s, jj, kk, w = self._poly
+        ee = eta[jj] * eta[kk] * w
         B = np.empty((self.m, self.m))
         C = np.empty((self.m, self.m))
         B[jj, kk] = B[kk, jj] = K2p @ eta
-        C[jj, kk] = C[kk, jj] = K3p @ ee
+        C[jj, kk] = C[kk, jj] = _dspmv(jj.size, 1.0, K3s, ee, lower=0)
         return B, C
 
     def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
