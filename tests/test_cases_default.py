@@ -84,6 +84,9 @@ def _default_model(case: str):
 def _check_layout(case: str, out: Path, summary: dict) -> None:
     """The layout of docs/output.md in a default run's folder."""
     figures = json.loads((out / "figures.json").read_text())
+    # results do not read the clock: wall times are run metadata (summary.json)
+    clock = {"wall_s", "real_time_factor", "wall_time_s", "solve_time_s", "build_time_s"}
+    assert not clock & set(figures), f"{case}: figures.json holds {clock & set(figures)}"
     # result arrays, read back by fem.Result.load
     res = fem.Result.load(out / "result")
     kind = KIND.get(case, "time")
