@@ -356,6 +356,7 @@ def arm_model(frame, groups: dict[str, Sequence[int]], substructures: Sequence[s
             raise ModelError(f"arm model: axial group {gname!r} must be one member")
         i, j = mem[0].i, mem[0].j
         pi, pj = (_pin(frame, X, rep, nd, gname) for nd in (i, j))
+        model.add_sketch([_drawn(pi), _drawn(pj)], gname)   # drawn in series and movies
         if how == "rigid":
             arm.drives[gname] = model.add_constraint(Distance(pi, pj, name=gname))
         elif how == "spring":
@@ -384,6 +385,17 @@ def _pin(frame, X, rep, nd, gname):
         return constant(X[nd], f"ground pin {nd}")
     raise ModelError(f"arm model: {gname!r} is at frame node {nd}, which is neither a "
                      "substructure end nor a ground pin")
+
+
+def _drawn(p):
+    """A linear map to draw a pin by: the pin itself, or on a reduced body the pin's
+    place in the body frame (its elastic part, a fraction of a millimetre here, left out:
+    sketches are linear maps)."""
+    from ..bodies.reduced import ReducedPoint
+
+    if isinstance(p, ReducedPoint) and p.v[0] == 1.0:
+        return p.body.frame.point(p.v[1:4], f"{p.label} (drawn)")
+    return p
 
 
 def _spring(model, name, xi, xj, member, pi, pj) -> None:
