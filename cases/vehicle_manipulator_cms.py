@@ -422,12 +422,13 @@ def _rocker_angle(O, B) -> np.ndarray:
     return np.unwrap(np.arctan2(d[:, 2], d[:, 0]))
 
 
-def large_motion(out=None, **params) -> dict:
+def large_motion(out=None, t_end: float | None = None, **params) -> dict:
     """Swing the arm (:func:`arm`, ``cylinders="drive"``, gravity on) from its static
-    equilibrium at t = 0 for ``swing_time_s`` with generalized-α (``dt_s``, ``rho_inf``),
-    each model of ``body_model``; the last one (the reduced arm when both run) streams its
-    series and result arrays to ``out``.  Returns per model the times, the named points
-    ``ARM_POINTS`` (k, 10, 3), the result and its wall times (metadata)."""
+    equilibrium at t = 0 for ``swing_time_s`` (or up to ``t_end``) with generalized-α
+    (``dt_s``, ``rho_inf``), each model of ``body_model``; the last one (the reduced arm
+    when both run) streams its series and result arrays to ``out``.  Returns per model the
+    times, the named points ``ARM_POINTS`` (k, 10, 3), the lift cylinder's force, the
+    result and its wall times (metadata)."""
     p = _check({**PARAMS, **params})
     runs = {}
     kinds = _kinds(p)
@@ -451,7 +452,7 @@ def large_motion(out=None, **params) -> dict:
         primary = kind == kinds[-1] and out is not None
         result = fem.output.stream(out, a.model, sensors) if primary else None
         t0 = time.perf_counter()
-        res = fem.simulate(a.model, p["swing_time_s"], p["dt_s"], rho_inf=p["rho_inf"],
+        res = fem.simulate(a.model, t_end or p["swing_time_s"], p["dt_s"], rho_inf=p["rho_inf"],
                            q0=st.q, sensors=sensors, result=result,
                            progress=primary and fem.output.OPTIONS.progress)
         timing["dynamics"] = time.perf_counter() - t0
