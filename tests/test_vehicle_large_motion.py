@@ -35,6 +35,18 @@ def test_distance_drive_force_is_mass_times_acceleration():
     assert abs(drive.force(res.lam[-1][0], res.q[-1]) - 0.4) < 1e-9
 
 
+def test_distance_drive_bad_input_names_the_problem():
+    m = fem.Model("drive")
+    n = m.add_node(r=(1.0, 0.0, 0.0))
+    m.add_point_mass(m.point(n), 1.0)
+    with pytest.raises(fem.ModelError, match="length"):
+        DistanceDrive(m.point(n), m.ground((0, 0, 0)), 1.0)
+    m.add_constraint(DistanceDrive(m.point(n), m.ground((0, 0, 0)), lambda t: (0.0, 0, 0),
+                                   "cylinder"))
+    with pytest.raises(fem.ModelError, match="cylinder.*positive length"):
+        m.assemble().phi(m.q0, 0.0)
+
+
 def test_crank_length_law_rates_are_its_derivatives():
     law = crank_length_law((0, 0), (0.6, 0.6), (0.8, 0.0),
                            lambda t: (np.sin(t), np.cos(t), -np.sin(t)))
