@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +45,9 @@ import fem.output
 import fem.results
 from fem.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fem.robots.vehicle_arm import ArmModel
 
 PARAMS = {
     "analysis": "modal",            # modal, sweep, convergence, dynamic, large_motion
@@ -358,7 +363,7 @@ deformation magnified 20× (each reduced body's is drawn about its own floating 
 a large factor opens visible gaps at the clamped junctions that the joints do not have)."""
 
 
-def swing_angle(**params):
+def swing_angle(**params) -> Callable[[float], tuple[float, float, float]]:
     """The rocker's commanded swing ``t -> (θ, θ̇, θ̈)`` [rad]: ``swing_deg`` upwards in
     ``swing_time_s``, rest to rest, cosine acceleration over each half (acceleration zero
     at both ends; :class:`fem.trajectory.CosineAccelerationProfile`), held afterwards."""
@@ -376,7 +381,7 @@ def swing_angle(**params):
     return angle
 
 
-def arm(kind: str, cylinders: str = "drive", gravity: bool = True, **params):
+def arm(kind: str, cylinders: str = "drive", gravity: bool = True, **params) -> ArmModel:
     """The frame of :func:`build` as a model of the nonlinear constrained core
     (:func:`fem.robots.vehicle_arm.arm_model`): ``kind`` "ancf" (cables on the frame's
     mesh) or "reduced" (each substructure a reduced body of its cable model).

@@ -43,6 +43,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,6 +53,9 @@ from ..errors import ModelError
 from ..linear_map import constant
 from ..materials import Material
 from ..model import Model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bodies.reduced import Reduction
 
 __all__ = ["ArmModel", "arm_model", "crank_length_law", "group_chains", "in_plane",
            "substructure_model"]
@@ -136,7 +140,8 @@ def group_chains(frame, groups: dict[str, Sequence[int]],
 
 
 def substructure_model(chain: Chain, frame, masses: Sequence[tuple[int, float]] = (),
-                       gravity=(0.0, 0.0, -9.81), name: str | None = None):
+                       gravity=(0.0, 0.0, -9.81), name: str | None = None
+                       ) -> tuple[Model, np.ndarray]:
     """The ANCF cable model of one substructure (for :func:`fem.reduction.reduce_body`):
     ``(model, nodes)`` with one node per frame node of the chain and the given point
     masses ``(frame node, kg)``."""
@@ -157,7 +162,7 @@ def _cables(model, chain: Chain, nodes) -> None:
                        area=chain.section["area"], inertia=chain.section["iy"])
 
 
-def in_plane(reduction, normal=(0.0, 1.0, 0.0), tol: float = 1e-8):
+def in_plane(reduction: Reduction, normal=(0.0, 1.0, 0.0), tol: float = 1e-8) -> Reduction:
     """The part of a reduction that moves in the plane normal to ``normal`` (frame axes):
     its modes ``Ψ a`` with no component along ``normal``, made M-orthonormal and
     K-diagonal again; inertia invariants, modal stiffness, damping and prestress force
@@ -166,6 +171,9 @@ def in_plane(reduction, normal=(0.0, 1.0, 0.0), tol: float = 1e-8):
     former are kept.  A reduction with the cubic modal force (``K3``) is refused."""
     from ..bodies.reduced import Reduction
 
+    if not isinstance(reduction, Reduction):
+        raise ModelError(f"in_plane: expected a fem.bodies.Reduction; got "
+                         f"{type(reduction).__name__}")
     if reduction.K3 is not None:
         raise ModelError("in_plane: the reduction has the cubic modal force (nonlinear=True)"
                          "; restrict a linear reduction")
