@@ -20,16 +20,22 @@ to D on the sleeve's tail; both are pin-ended axial members of stiffness
 Analyses: ``modal`` (lowest frequencies, mode shapes, a ParaView series of the modes,
 ``frame.json``), ``sweep`` (each group's section over the paper's ranges and the
 rocker × rod grid of its Fig. 5), ``convergence`` (CMS error against the full
-model as modes are added) and ``dynamic`` (the reduced arm under a vehicle bump, against
-the full model).
+model as modes are added), ``dynamic`` (the reduced arm under a vehicle bump, against
+the full model) and ``large_motion`` (the same frame in the nonlinear constrained core,
+:mod:`fem.robots.vehicle_arm`: the lift cylinder swings the rocker through
+``swing_deg`` in ``swing_time_s`` under gravity, the nine substructures as reduced bodies
+against the same arm of ANCF cables; and both linearized at the start pose against the
+``modal`` analysis).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,8 +46,11 @@ import fem.results
 from fem.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark
 
+if TYPE_CHECKING:  # pragma: no cover
+    from fem.robots.vehicle_arm import ArmModel
+
 PARAMS = {
-    "analysis": "modal",            # modal, sweep, convergence, dynamic
+    "analysis": "modal",            # modal, sweep, convergence, dynamic, large_motion
     "method": "cms",                # cms or full
     "n_modes": 4,                   # fixed-interface modes per substructure
     "n_elements": 16,               # elements per substructure (8 moved the short
@@ -73,9 +82,14 @@ PARAMS = {
     "sweep_points": 9,
     "t_end_s": 1.0,
     "dt_s": 1e-3,
+    # large_motion
+    "body_model": "both",            # both, reduced, ancf
+    "swing_deg": 60.0,
+    "swing_time_s": 2.0,
+    "rho_inf": 0.8,
 }
 
-LIMITS = {"analysis": ("modal", "sweep", "convergence", "dynamic"),
+LIMITS = {"analysis": ("modal", "sweep", "convergence", "dynamic", "large_motion"),
           "method": ("cms", "full"), "n_modes": ">=0", "n_elements": ">=2",
           "n_frequencies": ">=1", "rocker_section_m": ">0", "sleeve_section_m": ">0",
           "rod_section_m": ">0", "gripper_section_m": ">0", "wall_m": ">0",
@@ -85,15 +99,18 @@ LIMITS = {"analysis": ("modal", "sweep", "convergence", "dynamic"),
           "sleeve_angle_deg": "[-90, 90]", "rod_length_m": ">0", "gripper_length_m": ">0",
           "gripper_depth_m": ">0", "cylinder_stiffness_Npm": ">0", "motor_F_kg": ">=0",
           "motor_C_kg": ">=0", "E_Pa": ">0", "rho_kgm3": ">0", "sweep_points": ">=2",
-          "t_end_s": ">0", "dt_s": ">0"}
+          "t_end_s": ">0", "dt_s": ">0", "body_model": ("both", "reduced", "ancf"),
+          "swing_deg": "(0, 90]", "swing_time_s": ">0", "rho_inf": "[0, 1]"}
 LIMITS = {k: v for k, v in LIMITS.items() if v is not None}
 
 DOCS = {
     "analysis": "modal (frequencies, mode shapes); sweep (sections over the paper's ranges); "
                 "convergence (CMS error as modes are added); dynamic (a vehicle bump, reduced"
-                " against full)",
+                " against full); large_motion (the rocker swung by its cylinder: reduced "
+                "bodies against ANCF cables, and their frequencies at the start pose)",
     "method": "Craig–Bampton reduction (cms) or the whole frame (full)",
-    "n_modes": "fixed-interface modes per substructure",
+    "n_modes": "fixed-interface modes per substructure (large_motion: the in-plane part of "
+               "2 n_modes modes of each 3-D cable model)",
     "n_elements": "frame elements per substructure (16 → 32 moves the short members' modes by"
                   " 0.5 %)",
     "n_frequencies": "lowest frequencies reported",
@@ -121,7 +138,13 @@ DOCS = {
     "rho_kgm3": "density of the tubes",
     "sweep_points": "values per section in the sweep analysis",
     "t_end_s": "duration of the dynamic analysis",
-    "dt_s": "time step of the dynamic analysis",
+    "dt_s": "time step of the dynamic and large_motion analyses",
+    "body_model": "large_motion: the substructures as reduced bodies, as ANCF cables, or both "
+                  "(compared)",
+    "swing_deg": "large_motion: rocker swing the lift cylinder's length law gives a rigid "
+                 "rocker (upwards from rocker_angle_deg)",
+    "swing_time_s": "large_motion: duration of the swing (rest to rest, cosine acceleration)",
+    "rho_inf": "large_motion: spectral radius of generalized-α at infinite frequency [-]",
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("ma2010", "craig1968")
@@ -331,6 +354,230 @@ def dynamic(**params) -> dict:
             "tip_z_peak_m": float(np.abs(tip_full).max())}
 
 
+# -- large motion: the same frame in the nonlinear constrained core ----------------------
+ARM_POINTS = ("P", "A", "O", "B", "E", "D", "C", "F", "G", "H")
+"""The named points recorded in ``large_motion`` (``large_motion.npz``)."""
+PICTURE = {"camera": {"view": "xz", "up": [0.0, 0.0, 1.0]}, "magnification": 20.0}
+"""The pictures of the large-motion series: the arm's x–z plane, gravity down; the
+deformation magnified 20× (each reduced body's is drawn about its own floating frame, so
+a large factor opens visible gaps at the clamped junctions that the joints do not have)."""
+
+
+def swing_angle(**params) -> Callable[[float], tuple[float, float, float]]:
+    """The rocker's commanded swing ``t -> (θ, θ̇, θ̈)`` [rad]: ``swing_deg`` upwards in
+    ``swing_time_s``, rest to rest, cosine acceleration over each half (acceleration zero
+    at both ends; :class:`fem.trajectory.CosineAccelerationProfile`), held afterwards."""
+    from fem.trajectory import CosineAccelerationProfile
+
+    p = {**PARAMS, **params}
+    T = float(p["swing_time_s"])
+    prof = CosineAccelerationProfile(duration=T, distance=np.radians(p["swing_deg"]),
+                                     accel_fraction=0.5)
+
+    def angle(t):
+        return prof(min(max(float(t), 0.0), T)) if t < T else \
+            (np.radians(p["swing_deg"]), 0.0, 0.0)
+
+    return angle
+
+
+def arm(kind: str, cylinders: str = "drive", gravity: bool = True, **params) -> ArmModel:
+    """The frame of :func:`build` as a model of the nonlinear constrained core
+    (:func:`fem.robots.vehicle_arm.arm_model`): ``kind`` "ancf" (cables on the frame's
+    mesh) or "reduced" (each substructure a reduced body of its cable model).
+    ``cylinders="drive"``: the lift cylinder follows the length that swings a rigid rocker
+    by :func:`swing_angle`, the sleeve cylinder keeps its length; ``"spring"``: both are
+    axial springs of ``cylinder_stiffness_Npm``, as in the linear frame (modal analysis)."""
+    from fem.robots.vehicle_arm import arm_model, crank_length_law
+
+    p = _check({**PARAMS, **params})
+    fr, groups = build(**p)
+    if cylinders == "spring":
+        axial = {"lift_cylinder": "spring", "sleeve_cylinder": "spring"}
+    elif cylinders == "drive":
+        pts = points(**p)
+        axial = {"lift_cylinder": crank_length_law(pts["O"], pts["A"], pts["P"],
+                                                   swing_angle(**p)),
+                 "sleeve_cylinder": "rigid"}
+    else:
+        raise fem.ModelError(f"cylinders must be 'drive' or 'spring'; got {cylinders!r}")
+    return arm_model(fr, groups, SUBSTRUCTURES, kind, axial=axial, n_modes=p["n_modes"],
+                     gravity=(0.0, 0.0, -9.81) if gravity else (0.0, 0.0, 0.0))
+
+
+def start_pose_frequencies(**params) -> dict:
+    """Lowest ``n_frequencies`` [Hz] at the start pose: the linear frame (``cms`` and
+    ``full``, as ``analysis=modal``) and the nonlinear models linearized there (``ancf``,
+    ``reduced``; :func:`fem.modes` on the constrained system) with the cylinders as axial
+    springs and, like the frame, no gravity (no prestress)."""
+    p = {**PARAMS, **params}
+    n = p["n_frequencies"]
+    out = {"cms": frequencies(**{**p, "method": "cms"}).tolist(),
+           "full": frequencies(**{**p, "method": "full"}).tolist()}
+    for kind in _kinds(p):
+        a = arm(kind, "spring", gravity=False, **p)
+        out[kind] = fem.modes(a.model, n_modes=n).frequencies_hz.tolist()
+    return out
+
+
+def _kinds(p) -> tuple[str, ...]:
+    return ("ancf", "reduced") if p["body_model"] == "both" else (p["body_model"],)
+
+
+def _rocker_angle(O, B) -> np.ndarray:
+    d = np.asarray(B) - np.asarray(O)
+    return np.unwrap(np.arctan2(d[:, 2], d[:, 0]))
+
+
+def large_motion(out=None, t_end: float | None = None, **params) -> dict:
+    """Swing the arm (:func:`arm`, ``cylinders="drive"``, gravity on) from its static
+    equilibrium at t = 0 for ``swing_time_s`` (or up to ``t_end``) with generalized-α
+    (``dt_s``, ``rho_inf``), each model of ``body_model``; the last one (the reduced arm
+    when both run) streams its series and result arrays to ``out``.  Returns per model the
+    times, the named points ``ARM_POINTS`` (k, 10, 3), the lift cylinder's force, the
+    result and its wall times (metadata)."""
+    p = _check({**PARAMS, **params})
+    runs = {}
+    kinds = _kinds(p)
+    for kind in kinds:
+        timing = {}
+        t0 = time.perf_counter()
+        a = arm(kind, "drive", **p)
+        timing["build"] = time.perf_counter() - t0
+        if "reduction_wall_s" in a.info:
+            timing["reduction"] = a.info["reduction_wall_s"]
+        maps = [a.points[k] for k in ARM_POINTS]
+        lift = a.drives["lift_cylinder"]
+        row = a.model.assemble().labels.index(lift.name)
+        sensors = {"points": lambda t, q, v, acc, lam, maps=maps: np.array([m(q) for m in maps]),
+                   "lift_force_N": lambda t, q, v, acc, lam, lift=lift, row=row:
+                   lift.force(lam[row], q)}
+        t0 = time.perf_counter()
+        # q0 given: the static solver's no-load shortcut misjudges reduced bodies' weight
+        st = fem.solve_static(a.model, q0=a.model.q0, tol=1e-10)
+        timing["static"] = time.perf_counter() - t0
+        primary = kind == kinds[-1] and out is not None
+        result = fem.output.stream(out, a.model, sensors) if primary else None
+        t0 = time.perf_counter()
+        res = fem.simulate(a.model, t_end or p["swing_time_s"], p["dt_s"], rho_inf=p["rho_inf"],
+                           q0=st.q, sensors=sensors, result=result,
+                           progress=primary and fem.output.OPTIONS.progress)
+        timing["dynamics"] = time.perf_counter() - t0
+        runs[kind] = {"arm": a, "result": res, "t": np.asarray(res.t),
+                      "points": np.asarray(res.sensors["points"]),
+                      "lift_force_N": np.asarray(res.sensors["lift_force_N"], float).ravel(),
+                      "timing_s": timing}
+    return runs
+
+
+def _large_motion_figures(p, runs, freqs) -> dict:
+    iG, iO, iB = (ARM_POINTS.index(k) for k in ("G", "O", "B"))
+    fig: dict = {"body_model": p["body_model"], "start_pose_frequencies_hz": freqs}
+    for kind in _kinds(p):
+        ref = "full" if kind == "ancf" else "cms"
+        fig[f"start_pose_{kind}_vs_{ref}_percent"] = float(100 * np.abs(
+            np.array(freqs[kind]) / np.array(freqs[ref]) - 1).max())
+    swing, elastic, coords, force, resid = {}, {}, {}, {}, {}
+    for kind, r in runs.items():
+        P = r["points"]
+        phi = _rocker_angle(P[:, iO], P[:, iB])
+        swing[kind] = float(np.degrees(phi[-1] - phi[0]))
+        # the gripper against the start pose turned rigidly with the rocker chord O-B
+        dphi = phi - phi[0]
+        g0 = P[0, iG] - P[0, iO]
+        c, s = np.cos(dphi), np.sin(dphi)
+        rigid = P[:, iO] + np.column_stack([c * g0[0] - s * g0[2], np.zeros_like(c),
+                                            s * g0[0] + c * g0[2]])
+        elastic[kind] = float(np.linalg.norm(P[:, iG] - rigid, axis=1).max())
+        coords[kind] = r["arm"].info["coordinates"]
+        force[kind] = [float(r["lift_force_N"].min()), float(r["lift_force_N"].max())]
+        resid[kind] = float(np.max(r["result"].stats["residual_constraints"]))
+    G = runs[next(iter(runs))]["points"][:, iG]
+    fig.update({"rocker_swing_deg": swing,
+                "gripper_travel_m": float(np.linalg.norm(np.diff(G, axis=0), axis=1).sum()),
+                "gripper_chord_m": float(np.linalg.norm(G[-1] - G[0])),
+                "gripper_motion_from_rigid_swing_max_m": elastic,
+                "lift_cylinder_force_range_N": force, "coordinates": coords,
+                "max_constraint_residual": resid,
+                "steps": int(len(runs[next(iter(runs))]["t"]) - 1)})
+    if "reduced" in runs:
+        fig["modes_per_body"] = runs["reduced"]["arm"].info["modes_per_body"]
+    if len(runs) == 2:
+        d = np.linalg.norm(runs["reduced"]["points"][:, iG] - runs["ancf"]["points"][:, iG],
+                           axis=1)
+        fig["gripper_max_difference_m"] = float(d.max())
+        fig["gripper_difference_over_travel"] = float(d.max() / fig["gripper_travel_m"])
+    return fig
+
+
+def _run_large_motion(p, outp, figures) -> dict:
+    freqs = start_pose_frequencies(**p)
+    runs = large_motion(outp, **p)
+    figures.update(_large_motion_figures(p, runs, freqs))
+    last = runs[_kinds(p)[-1]]
+    timing = {f"{k}_{part}": v for k, r in runs.items() for part, v in r["timing_s"].items()}
+    last["result"].info["timing_s"] = timing          # wall times: metadata, not figures
+    figures.pop("method", None)
+    if outp is not None:
+        iG, iO, iB = (ARM_POINTS.index(k) for k in ("G", "O", "B"))
+        arrays = {"time_s": last["t"]}
+        for kind, r in runs.items():
+            arrays[f"points_{kind}_m"] = r["points"]
+            arrays[f"rocker_angle_{kind}_deg"] = np.degrees(
+                _rocker_angle(r["points"][:, iO], r["points"][:, iB]))
+            arrays[f"lift_force_{kind}_N"] = r["lift_force_N"]
+        np.savez(outp / "large_motion.npz", point_names=np.array(ARM_POINTS), **arrays)
+        if fem.output.OPTIONS.render:
+            _plot_large_motion(p, runs, outp)
+        fem.write_outputs(outp, last["arm"].model, last["result"], figures, picture=PICTURE)
+    return figures
+
+
+def _plot_large_motion(p, runs, outp) -> None:
+    from fem.io import render as rd
+
+    iG, iO, iB = (ARM_POINTS.index(k) for k in ("G", "O", "B"))
+    t = runs[next(iter(runs))]["t"]
+    th = np.degrees(np.array([swing_angle(**p)(x)[0] for x in t]))
+    turned = {}
+    for k, r in runs.items():
+        phi = _rocker_angle(r["points"][:, iO], r["points"][:, iB])
+        turned[k] = np.degrees(phi - phi[0])
+    rd.plot_histories(t, {**turned, "commanded (rigid rocker)": th},
+                      outp / "rocker_swing.png", "rocker O–B turned [deg]",
+                      "rocker swing by the lift cylinder")
+    if len(runs) == 2:
+        d = np.linalg.norm(runs["reduced"]["points"][:, iG] - runs["ancf"]["points"][:, iG],
+                           axis=1)
+        rd.plot_histories(t, {"|G reduced − G ANCF|": 1e6 * d},
+                          outp / "gripper_difference.png", "difference [µm]",
+                          "gripper G: reduced bodies against ANCF cables")
+    fig = _figure((8.0, 6.0))
+    ax = fig.add_subplot()
+    chains = (("P", "A"), ("O", "A", "B"), ("E", "D", "B", "C", "F", "G"), ("G", "H", "F"),
+              ("A", "D"))
+    ref = runs["ancf"] if "ancf" in runs else runs[next(iter(runs))]
+    P = ref["points"]
+    for k in np.linspace(0, len(t) - 1, 5).astype(int):
+        for ch in chains:
+            xy = P[k][[ARM_POINTS.index(c) for c in ch]]
+            ax.plot(xy[:, 0], xy[:, 2], "-", color="0.6", lw=1)
+        ax.annotate(f"{t[k]:.1f} s", P[k, iG, [0, 2]], textcoords="offset points",
+                    xytext=(4, 4), fontsize=8)
+    styles = {"ancf": ("C0", "-", "ANCF cables"), "reduced": ("C3", "--", "reduced bodies")}
+    for kind, r in runs.items():
+        c, ls, lab = styles[kind]
+        ax.plot(r["points"][:, iG, 0], r["points"][:, iG, 2], ls, color=c, lw=1.5,
+                label=f"gripper G, {lab}")
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("z [m]")
+    ax.set_title(f"large motion: rocker swung {p['swing_deg']:g}° in {p['swing_time_s']:g} s "
+                 "(grey: the arm every quarter)", fontsize=10)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.savefig(outp / "gripper_path.png", dpi=110, bbox_inches="tight")
+
+
 # -- output -------------------------------------------------------------------------------
 def _figure(size=(7.0, 4.5)):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -509,6 +756,8 @@ def run(out=None, **params) -> dict:
     outp = Path(out) if out is not None else None
     if outp is not None:
         outp.mkdir(parents=True, exist_ok=True)
+    if p["analysis"] == "large_motion":
+        return _run_large_motion(p, outp, figures)
     if p["analysis"] == "modal":
         fr, f, shapes, ncoord, cms = _solve(p)
         figures.update({"frequencies_hz": f.tolist(), "n_coordinates": int(ncoord),

@@ -40,7 +40,7 @@ from ..validate import direction, finite, function, indices, point_map, positive
 
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
-    "PrescribedPoint", "PrescribedCoordinates", "AngleDrive", "Motion",
+    "PrescribedPoint", "PrescribedCoordinates", "AngleDrive", "DistanceDrive", "Motion",
 ]
 
 Motion = Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -189,6 +189,47 @@ class Distance(Constraint):
             return ConstraintRows(1, [self.name], np.array([-L2]),
                                   general=[(0, self.d, self.d)])
         return ConstraintRows(1, [self.name], np.array([-L2]), bilinear=[(0, self.d, self.d)])
+
+
+class DistanceDrive(Constraint):
+    """Length drive: the distance between two points follows ``length(t)`` (a hydraulic
+    cylinder, a linear actuator between two pins): ``|p₁ − p₂|² − L(t)² = 0``.
+
+    ``length(t)`` returns ``(L, L̇, L̈)`` (scalars, L > 0).  The row's prescribed value is
+    ``L²`` with rates ``2 L L̇`` and ``2 (L̇² + L L̈)``.  The reaction on ``p₁`` is
+    ``−2 λ (p₁ − p₂)``, so the actuator's pushing force is ``−2 λ L`` (:meth:`force`).
+    """
+
+    kind = "distance_drive"
+
+    def __init__(self, p1: LinearMap, p2: LinearMap,
+                 length: Callable[[float], tuple[float, float, float]],
+                 name: str | None = None):
+        point_map(p1, "DistanceDrive: p1")
+        point_map(p2, "DistanceDrive: p2")
+        super().__init__(name or f"distance_drive({p1.label}, {p2.label})")
+        self.d = p1 - p2
+        self.length = function(length, f"constraint {self.name!r}: length (t -> (L, L̇, L̈))")
+
+    def force(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """The actuator's pushing force [N] (positive: it pushes the points apart) from the
+        row's multiplier(s) ``lam`` at ``q``."""
+        return -2.0 * np.asarray(lam) * np.linalg.norm(self.d(q))
+
+    def rows(self, q0, n_dof):
+        def h(t):
+            L, Ld, Ldd = _motion_values(self.length, t, None, self.name)
+            if not L > 0:
+                raise ModelError(f"constraint {self.name!r}: length({t:g} s) = {L:g} m; a "
+                                 "length drive needs a positive length")
+            return (np.array([L * L]), np.array([2.0 * L * Ld]),
+                    np.array([2.0 * (Ld * Ld + L * Ldd)]))
+
+        if is_nonlinear(self.d):
+            return ConstraintRows(1, [self.name], np.zeros(1), general=[(0, self.d, self.d)],
+                                  motion=h, motion_rows=np.array([0]))
+        return ConstraintRows(1, [self.name], np.zeros(1), bilinear=[(0, self.d, self.d)],
+                              motion=h, motion_rows=np.array([0]))
 
 
 class Dot(Constraint):
