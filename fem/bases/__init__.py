@@ -35,19 +35,10 @@ __all__ = ["DeformationBasis", "register", "get", "available", "gauss_rule",
 _REGISTRY: Registry = Registry("deformation basis", "bases", lambda: _load_builtin())
 
 
-def register(name: str):
-    """Class decorator: make a deformation basis available under ``name``."""
-    return _REGISTRY.register(name)
-
-
-def get(name: str) -> type[DeformationBasis]:
-    """The basis registered as ``name``; a :class:`ModelError` lists the known ones."""
-    return _REGISTRY.get(name)
-
-
-def available() -> list[str]:
-    """Names of all registered bases, sorted."""
-    return _REGISTRY.available()
+# the registry's bound methods: register(name), get(name), available()
+register = _REGISTRY.register
+get = _REGISTRY.get
+available = _REGISTRY.available
 
 
 def _load_builtin() -> None:

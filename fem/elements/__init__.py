@@ -28,19 +28,11 @@ from ..registry import Registry
 
 __all__ = ["ElementFamily", "register", "get", "available"]
 
-def register(name: str):
-    """Class decorator: make an element family available under ``name``."""
-    return _REGISTRY.register(name)
-
-
-def get(name: str) -> type[ElementFamily]:
-    """The family registered as ``name``; a :class:`ModelError` lists the known ones."""
-    return _REGISTRY.get(name)
-
-
-def available() -> list[str]:
-    """Names of all registered element families, sorted."""
-    return _REGISTRY.available()
+_REGISTRY: Registry = Registry("element", "elements", lambda: _load_builtin())
+# the registry's bound methods, as before: register(name), get(name), available()
+register = _REGISTRY.register
+get = _REGISTRY.get
+available = _REGISTRY.available
 
 
 def _load_builtin() -> None:
@@ -51,9 +43,6 @@ def _load_builtin() -> None:
         from . import bezier_plate  # noqa: F401
     except ImportError:  # pragma: no cover - optional while the plate is being built
         pass
-
-
-_REGISTRY: Registry = Registry("element", "elements", lambda: _load_builtin())
 
 
 class ElementFamily:
