@@ -63,6 +63,8 @@ PARAMS = {
     "link_model": "ancf_beam",     # or "floating_frame": links 3 as floating-frame bodies
     "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
     "link_coordinates": 4,         # floating_frame: functions per field
+    "link_segments": 1,            # floating_frame: bodies per link 3, clamped end to end
+    "link_kinematics": "fourth_order",  # floating_frame: or "seed" (Fan and Zhang's)
     "drive": "path",               # inverse: "path" (P prescribed, the seed's) or "joints"
                                    # (motors follow the rigid robot's angles)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
@@ -76,6 +78,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
           "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
+          "link_segments": ">=1", "link_kinematics": ("fourth_order", "seed"),
           "sweep_workers": ">=0"}
 
 DOCS = {
@@ -105,6 +108,11 @@ DOCS = {
     "link_model": "third links as ANCF beams or as floating-frame bodies",
     "link_basis": "floating_frame links: deformation basis (fem.bases)",
     "link_coordinates": "floating_frame links: deformation functions per field",
+    "link_segments": "floating_frame links: floating-frame bodies per third link, each "
+                     "clamped to the tip section of the one before (substructuring: the "
+                     "kinematics' truncation falls with the elastic rotation per body)",
+    "link_kinematics": "floating_frame links: centre line and curvature to fourth order "
+                       "in the slopes, or to second (seed: Fan and Zhang (2016))",
     "sweep_E_Pa": "moduli of the sweep analysis",
     "sweep_workers": "sweep analysis: 0 runs the points one after another here, N on N Dask "
                      "worker processes",
@@ -132,7 +140,8 @@ def _setup(p: dict, mode: str = "inverse", torques=None):
                                     p["beam_formulation"], link_model=p["link_model"],
                                     link_basis=p["link_basis"],
                                     link_coordinates=int(p["link_coordinates"]),
-                                    drive=p["drive"])
+                                    link_kinematics=p["link_kinematics"],
+                                    link_segments=int(p["link_segments"]), drive=p["drive"])
     return geom, path, rm
 
 
