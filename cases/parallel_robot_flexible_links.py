@@ -231,9 +231,8 @@ def _run_inverse(p: dict, out=None) -> dict:
            "max_constraint_residual": float(res.stats["residual_constraints"].max()),
            "steps": len(res.t) - 1, "time_s": res.t.tolist(), "torque_Nm": tau.tolist()}
     fig.update(_flex_figures(res.t, s, path.duration))
-    fig["wall_s"] = time.perf_counter() - t0
+    wall = time.perf_counter() - t0
     if out is not None:
-        from pathlib import Path
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         L = [f"limb {k + 1}" for k in range(3)]
@@ -266,7 +265,7 @@ def _run_inverse(p: dict, out=None) -> dict:
                                                           strict=True)}),
         })
         fem.write_outputs(out, rm.model, res, fig)
-    return fig
+    return {**fig, "wall_s": wall}      # run metadata (summary.json), not a figure
 
 
 def _run_forward(p: dict, out=None) -> dict:
@@ -307,15 +306,14 @@ def _run_forward(p: dict, out=None) -> dict:
            "max_constraint_residual": float(res.stats["residual_constraints"].max()),
            "steps": len(res.t) - 1, "time_s": res.t.tolist()}
     fig.update(_flex_figures(res.t, s, path.duration))
-    fig["wall_s"] = time.perf_counter() - t0
+    wall = time.perf_counter() - t0
     if out is not None:
-        from pathlib import Path
         out = Path(out)
         _plots(out, res.t, {
             "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")}, "[mm]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]")})
         fem.write_outputs(out, rm.model, res, fig)
-    return fig
+    return {**fig, "wall_s": wall}      # run metadata (summary.json), not a figure
 
 
 def _run_static(p: dict, out=None) -> dict:
