@@ -65,6 +65,7 @@ PARAMS = {
     "link_coordinates": 4,         # floating_frame: functions per field
     "link_segments": 1,            # floating_frame: bodies per link 3, clamped end to end
     "link_kinematics": "fourth_order",  # floating_frame: or "seed" (Fan and Zhang's)
+    "joint_sections": "free",      # ancf_beam: "square" holds the sections at C, U square
     "drive": "path",               # inverse: "path" (P prescribed, the seed's) or "joints"
                                    # (motors follow the rigid robot's angles)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
@@ -79,6 +80,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "link_segments": ">=1", "link_kinematics": ("fourth_order", "seed"),
+          "joint_sections": ("free", "square"),
           "sweep_workers": ">=0"}
 
 DOCS = {
@@ -113,6 +115,9 @@ DOCS = {
                      "kinematics' truncation falls with the elastic rotation per body)",
     "link_kinematics": "floating_frame links: centre line and curvature to fourth order "
                        "in the slopes, or to second (seed: Fan and Zhang (2016))",
+    "joint_sections": "ancf_beam links: free (the joints turn r_z alone and may shear the "
+                      "end node's section: the robot softens with the element count), or "
+                      "square (r_y·r_z = 0 at C and U: converges in the elements)",
     "sweep_E_Pa": "moduli of the sweep analysis",
     "sweep_workers": "sweep analysis: 0 runs the points one after another here, N on N Dask "
                      "worker processes",
@@ -131,17 +136,21 @@ SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
 GAUGES_M = (0.200, 0.4075, 0.600)
 
 
+def _links(p: dict) -> dict:
+    """The links' keyword arguments of :func:`build_flexible_links_robot`."""
+    return {"E": float(p["E_Pa"]), "nu": float(p["nu"]), "radius": float(p["link_radius_m"]),
+            "n_elements": int(p["n_elements_per_link"]), "formulation": p["beam_formulation"],
+            "link_model": p["link_model"], "link_basis": p["link_basis"],
+            "link_coordinates": int(p["link_coordinates"]),
+            "link_kinematics": p["link_kinematics"], "link_segments": int(p["link_segments"]),
+            "joint_sections": p["joint_sections"]}
+
+
 def _setup(p: dict, mode: str = "inverse", torques=None):
     geom = liu2018_geometry(float(p["payload_kg"]))
     path = liu2018_circle_path(geom, float(p["speed_mps"]))
-    rm = build_flexible_links_robot(geom, float(p["E_Pa"]), float(p["nu"]),
-                                    float(p["link_radius_m"]), int(p["n_elements_per_link"]),
-                                    mode, path if mode == "inverse" else None, torques,
-                                    p["beam_formulation"], link_model=p["link_model"],
-                                    link_basis=p["link_basis"],
-                                    link_coordinates=int(p["link_coordinates"]),
-                                    link_kinematics=p["link_kinematics"],
-                                    link_segments=int(p["link_segments"]), drive=p["drive"])
+    rm = build_flexible_links_robot(geom, mode=mode, path=path if mode == "inverse" else None,
+                                    torques=torques, drive=p["drive"], **_links(p))
     return geom, path, rm
 
 
@@ -275,10 +284,8 @@ def _run_forward(p: dict, out=None) -> dict:
     if p["forward_torques"] == "rigid":
         torques = [rigid_torque_function(geom, path, k) for k in range(3)]
         # start at rest where the rigid robot's start torques hold the flexible robot
-        q0, P_start = equilibrium_under_torques(
-            geom, [f(0.0) for f in torques], E=float(p["E_Pa"]), nu=float(p["nu"]),
-            radius=float(p["link_radius_m"]), n_elements=int(p["n_elements_per_link"]),
-            formulation=p["beam_formulation"])
+        q0, P_start = equilibrium_under_torques(geom, [f(0.0) for f in torques],
+                                                **_links(p))
     elif p["forward_torques"] == "inverse":
         # start at the static state of the inverse model (its torques hold P at P0)
         q0 = fem.solve_static(_setup(p)[2].model, tol=1e-12).q

@@ -113,7 +113,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                link_model: str = "ancf_beam", link_basis: str = "bezier",
                                link_coordinates: int = 4,
                                link_kinematics: str = "fourth_order", drive: str = "path",
-                               link_segments: int = 1) -> FlexibleLinksRobot:
+                               link_segments: int = 1, joint_sections: str = "free"
+                               ) -> FlexibleLinksRobot:
     """Assemble the Liu et al. 2018 robot (see the module docstring).
 
     Parameters
@@ -139,6 +140,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         elastically ``link_segments`` times less, and the truncation of the link's
         kinematics (fourth order in the slopes) falls with it (``docs/floating_frame.md``).
         1: one body per link.
+    joint_sections : {'free', 'square'}
+        ANCF links: 'square' keeps the beam's end sections at the joints C and U
+        undistorted (``r_y·r_z = 0`` there; one row each).  The joints act on ``r_z``
+        alone, so with 'free' the torsional moment at a joint shears that node's section,
+        whose stiffness is sampled at the nodes (``∝`` element length): the robot then
+        softens ``∝`` the number of elements (``docs/ancf_beam.md``).  Floating-frame
+        sections are rigid; no effect there.
     drive : {'path', 'joints'}
         Inverse mode: 'path' prescribes P (Liu et al. (2018); non-collocated); 'joints'
         has each motor follow the rigid robot's angle for the path through a servo row of
@@ -162,6 +170,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          f"{link_model!r}")
     if drive not in ("path", "joints"):
         raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
+    if joint_sections not in ("free", "square"):
+        raise ModelError(f"joint_sections must be 'free' or 'square', got {joint_sections!r}")
     if int(link_segments) != link_segments or int(link_segments) < 1:
         raise ModelError(f"link_segments (floating-frame bodies per link 3) must be an "
                          f"integer ≥ 1, got {link_segments!r}")
@@ -217,6 +227,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             beams.append(group)
             beam_nodes.append(nodes)
             rz_U.append(model.node_field(nodes[-1], "r_z"))
+            for nd, where in ((nodes[0], "C"), (nodes[-1], "U")) * (joint_sections == "square"):
+                model.add_constraint(Dot(model.node_field(nd, "r_y"), model.node_field(nd, "r_z"),
+                                         0.0, f"limb {k + 1} link3 section at {where} square"))
         else:
             beam_nodes.append(nodes)
             rz_U.append(tip.direction(tip.link.length, 2, f"limb {k + 1} link3 tip r_z"))
