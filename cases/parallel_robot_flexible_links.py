@@ -63,7 +63,7 @@ PARAMS = {
     "link_model": "ancf_beam",     # or "floating_frame": links 3 as floating-frame bodies
     "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
     "link_coordinates": 4,         # floating_frame: functions per field
-    "link_segments": 1,            # floating_frame: bodies per link 3, clamped end to end
+    "link_segments": 4,            # floating_frame: bodies per link 3, clamped end to end
     "link_kinematics": "fourth_order",  # floating_frame: or "seed" (Fan and Zhang's)
     "joint_sections": "free",      # ancf_beam: "square" holds the sections at C, U square
     "drive": "path",               # inverse: "path" (P prescribed, the seed's) or "joints"
