@@ -79,7 +79,8 @@ def test_circle_torques_within_1_percent_of_converged_ancf():
     ``drive="joints"`` and the case's floating-frame defaults (4 segments, Bézier 4,
     fourth order) against ANCF beams (32 elements, square joint sections: 0.026 % of
     the range from 64), both at h = 2.5 ms (the step moves either by ≤ 0.13 %).
-    Measured 0.34 % of the torque range at h = 1.25 ms (1 segment: 1.52 %)."""
+    Measured 0.36 % of the torque range here (0.34 % at h = 1.25 ms against ANCF-64;
+    1 segment: 1.52 %); two runs, about 50 s (indicative, loaded machine)."""
     common = {"analysis": "inverse", "drive": "joints", "dt_s": 0.0025}
     ancf = case.run(None, **common, n_elements_per_link=32, joint_sections="square")
     ff = case.run(None, **common, link_model="floating_frame")
