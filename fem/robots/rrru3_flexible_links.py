@@ -63,6 +63,7 @@ class FlexibleLinksRobot(RobotModel):
     beams: list = field(default_factory=list)
     beam_nodes: list = field(default_factory=list)
     link_bodies: list = field(default_factory=list)   # floating-frame links 3 (or empty)
+    link_segments: list = field(default_factory=list)  # per limb: its bodies, C to U
 
 
 def liu2018_geometry(payload: float = 0.0) -> RRRU3Geometry:
@@ -111,7 +112,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                torques=None, formulation: str = "structural",
                                link_model: str = "ancf_beam", link_basis: str = "bezier",
                                link_coordinates: int = 4,
-                               link_kinematics: str = "fourth_order", drive: str = "path"
+                               link_kinematics: str = "fourth_order", drive: str = "path",
+                               link_segments: int = 1, joint_sections: str = "free"
                                ) -> FlexibleLinksRobot:
     """Assemble the Liu et al. 2018 robot (see the module docstring).
 
@@ -130,6 +132,21 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         (:meth:`fem.Model.add_floating_frame`: Euler–Bernoulli with ``link_coordinates``
         functions per field of the ``link_basis`` basis, ``link_kinematics``) joined by
         the same joints — the U joint at the link's tip is a constraint on point maps.
+    link_segments : int
+        Floating-frame links: each link 3 as this many floating-frame bodies of equal
+        length clamped to each other (substructuring): the root of each segment sits on
+        the tip of the one before and its frame on that tip's section axes
+        (:meth:`~fem.bodies.FloatingFrameBody.direction`).  Each segment then turns
+        elastically ``link_segments`` times less, and the truncation of the link's
+        kinematics (fourth order in the slopes) falls with it (``docs/floating_frame.md``).
+        1: one body per link.
+    joint_sections : {'free', 'square'}
+        ANCF links: 'square' keeps the beam's end sections at the joints C and U
+        undistorted (``r_y·r_z = 0`` there; one row each).  The joints act on ``r_z``
+        alone, so with 'free' the torsional moment at a joint shears that node's section,
+        whose stiffness is sampled at the nodes (``∝`` element length): the robot then
+        softens ``∝`` the number of elements (``docs/ancf_beam.md``).  Floating-frame
+        sections are rigid; no effect there.
     drive : {'path', 'joints'}
         Inverse mode: 'path' prescribes P (Liu et al. (2018); non-collocated); 'joints'
         has each motor follow the rigid robot's angle for the path through a servo row of
@@ -153,6 +170,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          f"{link_model!r}")
     if drive not in ("path", "joints"):
         raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
+    if joint_sections not in ("free", "square"):
+        raise ModelError(f"joint_sections must be 'free' or 'square', got {joint_sections!r}")
+    if int(link_segments) != link_segments or int(link_segments) < 1:
+        raise ModelError(f"link_segments (floating-frame bodies per link 3) must be an "
+                         f"integer ≥ 1, got {link_segments!r}")
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     rho = m3 / (np.pi * radius**2 * l3)
     mat = Material(E, nu, rho, name="link 3")
@@ -162,6 +184,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     model.view = "iso"
     A_maps, B_maps, beams, beam_nodes, rz_U, acts = [], [], [], [], [], []
     bodies: list = []
+    segments: list = []
     for k in range(3):
         t = geom.tangent(k)
         A_node, B_node = model.add_nodes(r=[jp["A"][k], jp["B"][0, k]],
@@ -173,9 +196,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                          f"limb {k + 1} link3", up=a, section="circle",
                                          radius=radius, formulation=formulation)
         else:
-            body, nodes = _floating_link(model, k, C0, U0, a, mat, radius, link_basis,
-                                         link_coordinates, link_kinematics)
-            bodies.append(body)
+            chain, nodes = _floating_link(model, k, C0, U0, a, mat, radius, link_basis,
+                                          link_coordinates, link_kinematics,
+                                          int(link_segments))
+            body, tip = chain[0], chain[-1]
+            bodies.extend(chain)
+            segments.append(chain)
             group = None
         A, B = model.point(A_node), model.point(B_node)
         C = model.point(nodes[0])
@@ -201,9 +227,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             beams.append(group)
             beam_nodes.append(nodes)
             rz_U.append(model.node_field(nodes[-1], "r_z"))
+            for nd, where in ((nodes[0], "C"), (nodes[-1], "U")) * (joint_sections == "square"):
+                model.add_constraint(Dot(model.node_field(nd, "r_y"), model.node_field(nd, "r_z"),
+                                         0.0, f"limb {k + 1} link3 section at {where} square"))
         else:
             beam_nodes.append(nodes)
-            rz_U.append(body.direction(body.link.length, 2, f"limb {k + 1} link3 tip r_z"))
+            rz_U.append(tip.direction(tip.link.length, 2, f"limb {k + 1} link3 tip r_z"))
     U_nodes = [int(nd[-1]) for nd in beam_nodes]
     model.add_element("rigid_triangle", U_nodes, mass=geom.platform_mass, name="platform")
     V = [model.point(n) for n in U_nodes]
@@ -212,8 +241,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     for k in range(3):
         b = V[(k + 1) % 3] - V[(k + 2) % 3]             # edge opposite vertex k, ∥ t_k
         model.add_constraint(Dot(rz_U[k], b, 0.0, f"U{k + 1} axes"))
-    for k, body in enumerate(bodies):     # the U centre is the floating link's tip
-        model.add_constraint(Coincident(body.point(body.link.length), V[k],
+    for k, chain in enumerate(segments):  # the U centre is the floating link's tip
+        tip = chain[-1]
+        model.add_constraint(Coincident(tip.point(tip.link.length), V[k],
                                         f"limb {k + 1} U joint"))
     if geom.payload_mass:
         model.add_point_mass(P, geom.payload_mass)
@@ -230,21 +260,31 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         path_con = model.add_constraint(PrescribedPoint(
             P, path or _constant_path(P0), (0, 1, 2), "path of P", servo=True))
     rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
-                            beams=beams, beam_nodes=beam_nodes, link_bodies=bodies)
+                            beams=beams, beam_nodes=beam_nodes, link_bodies=bodies,
+                            link_segments=segments)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
                  "n_elements_per_link": int(n_elements) if not bodies else 0}
+    if bodies:
+        rm.counts["n_segments_per_link"] = int(link_segments)
     return rm
 
 
-def _floating_link(model, k, C0, U0, a, mat, radius, basis, n_coordinates, kinematics):
-    """Link 3 of limb ``k`` as a floating-frame body from C to U: frame ``u`` along the
-    link, ``w`` the R3 axis ``a`` made normal to it.  Returns the body and the node ids
-    (C, U): C the body's root node, U a new position node (a platform vertex)."""
+def _floating_link(model, k, C0, U0, a, mat, radius, basis, n_coordinates, kinematics,
+                   n_segments=1):
+    """Link 3 of limb ``k`` as ``n_segments`` floating-frame bodies from C to U: frame
+    ``u`` along the link, ``w`` the R3 axis ``a`` made normal to it.  Returns the bodies
+    (root to tip) and the node ids (C, U): C the first body's root node, U a new position
+    node (a platform vertex).
+
+    Segment ``j + 1`` is clamped to segment ``j``'s tip: its origin on the tip point (three
+    rows) and its axes on the tip section's (``u ⊥ d_y``, ``u ⊥ d_z``, ``v ⊥ d_z``: with
+    both triads orthonormal, the frame *is* the tip section)."""
     L = float(np.linalg.norm(U0 - C0))
+    Ls = L / n_segments
     area, inertia = np.pi * radius**2, np.pi * radius**4 / 4
     G = mat.E / (2 * (1 + mat.nu))
-    link = FloatingFrameLink(L, basis, int(n_coordinates), mat.rho * area, mat.E * area,
+    link = FloatingFrameLink(Ls, basis, int(n_coordinates), mat.rho * area, mat.E * area,
                              mat.E * inertia, mat.E * inertia, GJ=G * 2 * inertia,
                              polar_inertia_per_length=mat.rho * 2 * inertia,
                              kinematics=kinematics)
@@ -252,11 +292,28 @@ def _floating_link(model, k, C0, U0, a, mat, radius, basis, n_coordinates, kinem
     w = a - (a @ u) * u
     w /= np.linalg.norm(w)
     R = np.column_stack([u, np.cross(w, u), w])
-    body = model.add_floating_frame(f"limb {k + 1} link3", link, C0, R)
+    name = f"limb {k + 1} link3"
+    chain = [model.add_floating_frame(name if n_segments == 1 else f"{name} segment {j + 1}",
+                                      link, C0 + j * Ls * u, R) for j in range(n_segments)]
+    for j, (prev, nxt) in enumerate(zip(chain[:-1], chain[1:], strict=True)):
+        where = f"{name} joint {j + 1}–{j + 2}"
+        d_y, d_z = prev.direction(Ls, 1), prev.direction(Ls, 2)
+        model.add_constraint(Coincident(nxt.origin, prev.point(Ls), f"{where} point"))
+        model.add_constraint(Dot(nxt.axis(0), d_y, 0.0, f"{where} u ⊥ d_y"))
+        model.add_constraint(Dot(nxt.axis(0), d_z, 0.0, f"{where} u ⊥ d_z"))
+        model.add_constraint(Dot(nxt.axis(1), d_z, 0.0, f"{where} v ⊥ d_z"))
     C_node = model.add_node(name=f"limb {k + 1} C", r=C0)
-    model.add_constraint(Coincident(body.origin, model.point(C_node), f"limb {k + 1} R3 point"))
+    model.add_constraint(Coincident(chain[0].origin, model.point(C_node),
+                                    f"limb {k + 1} R3 point"))
     U_node = model.add_node(name=f"limb {k + 1} U", r=U0)
-    return body, np.array([C_node, U_node])
+    return chain, np.array([C_node, U_node])
+
+
+def _segment_at(chain, s: float):
+    """The body of a segmented link holding arc length ``s`` [m] from C, and ``s`` on it."""
+    Ls = chain[0].link.length
+    j = int(min(max(np.floor(s / Ls), 0), len(chain) - 1))
+    return chain[j], s - j * Ls
 
 
 def platform_tilt(rm: RobotModel, q: np.ndarray) -> float:
@@ -270,9 +327,11 @@ def link_midpoint_outputs(rm: RobotModel, q: np.ndarray) -> dict[str, np.ndarray
     """Per limb at the mid-point of link 3: transverse deformation [m] (distance of the
     centreline point from the chord C–U) and the shear angles [rad] (both planes)."""
     defl, shear = np.zeros(3), np.zeros((3, 2))
-    for k, body in enumerate(rm.link_bodies):    # Euler–Bernoulli: no shear
-        line = body.centreline(q, 3)
-        c, u, mid = line[0], line[-1], line[1]
+    for k, chain in enumerate(rm.link_segments):    # Euler–Bernoulli: no shear
+        S = len(chain)         # the mid-point: a segment's middle (S odd) or its tip
+        mid = chain[S // 2].centreline(q, 3)[1] if S % 2 else \
+            chain[S // 2 - 1].centreline(q, 3)[-1]
+        c, u = chain[0].centreline(q, 3)[0], chain[-1].centreline(q, 3)[-1]
         d = (u - c) / np.linalg.norm(u - c)
         r = mid - c
         defl[k] = np.linalg.norm(r - (r @ d) * d)
@@ -298,10 +357,10 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     """Axial surface strains on link 3 of ``limb`` at ``distances`` [m] from the upper
     joint C (liu2018 Table 3), at the four surface points ±y, ±z: (n_distances, 4)."""
     if rm.link_bodies:
-        body = rm.link_bodies[limb]
-        return np.array([[body.surface_strain(q, s, y, z)
+        chain = rm.link_segments[limb]
+        return np.array([[body.surface_strain(q, x, y, z)
                           for y, z in ((radius, 0), (-radius, 0), (0, radius), (0, -radius))]
-                         for s in distances])
+                         for body, x in (_segment_at(chain, s) for s in distances)])
     g = rm.beams[limb]
     L = g.family.L
     edges = np.concatenate([[0.0], np.cumsum(L)])
