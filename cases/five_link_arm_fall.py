@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.chains import SpatialChain, dh_chain
+from fem.bodies.chains import SpatialChain, dh_chain
 
 PICTURE = {"camera": {"view": "xz", "direction": [0.35, -1.0, 0.3], "up": [0.0, 0.0, 1.0]}}
 """The camera of the movie (``render.json``): links 1–4 move in the vertical XZ plane, so

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.chains import HubLink
+from fem.bodies.chains import HubLink
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 from fem.references.beams import rotating_beam_frequency, rotating_rod_stretch
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.chains import PlanarChain
+from fem.bodies.chains import PlanarChain
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 from fem.references.pendulums import rod_double_pendulum_tip
 

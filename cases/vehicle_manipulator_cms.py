@@ -37,13 +37,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
+import fem.output
+import fem.results
 import numpy as np
 
 import fem
 import fem.cases
-import fem.output
-import fem.results
-from fem.frames import Frame, rectangle
+from fem.bodies.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -367,7 +367,7 @@ def swing_angle(**params) -> Callable[[float], tuple[float, float, float]]:
     """The rocker's commanded swing ``t -> (θ, θ̇, θ̈)`` [rad]: ``swing_deg`` upwards in
     ``swing_time_s``, rest to rest, cosine acceleration over each half (acceleration zero
     at both ends; :class:`fem.trajectory.CosineAccelerationProfile`), held afterwards."""
-    from fem.trajectory import CosineAccelerationProfile
+    from fem.model.trajectory import CosineAccelerationProfile
 
     p = {**PARAMS, **params}
     T = float(p["swing_time_s"])

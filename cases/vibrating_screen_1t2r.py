@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 import fem
-from fem.errors import ModelError
+from fem.core.errors import ModelError
 from fem.rigid import screen_1t2r as screen
 
 PARAMS: dict[str, Any] = {

@@ -7,23 +7,25 @@ The public API: build a :class:`Model` of nodes, elements (see
 
 from typing import TYPE_CHECKING
 
-from .errors import ConvergenceError, ModelError, SingularMatrixError
-from .validate import FemWarning
+from .core.aliases import install as _install_moved
+from .core.errors import ConvergenceError, ModelError, SingularMatrixError
+from .core.validate import FemWarning
 
 # Everything else is imported on first use (PEP 562): `import fem` loads neither scipy
 # nor meshio, numba, matplotlib or pyvista (issue 12: under 0.3 s in a fresh process).
 _LAZY = {
-    "circle_section": "builders", "rectangle_section": "builders",
-    "straight_beam": "builders", "straight_cable": "builders",
+    "circle_section": "model.builders", "rectangle_section": "model.builders",
+    "straight_beam": "model.builders", "straight_cable": "model.builders",
     "AngleDrive": "constraints", "Coincident": "constraints", "Distance": "constraints",
     "Dot": "constraints", "Fixed": "constraints", "Linear": "constraints",
     "PrescribedCoordinates": "constraints", "PrescribedPoint": "constraints",
-    "LinearMap": "linear_map", "constant": "linear_map",
-    "Material": "materials",
-    "Mesh": "mesh", "load_builtin_mesh": "mesh", "read_mesh": "mesh", "write_mesh": "mesh",
+    "LinearMap": "model.linear_map", "constant": "model.linear_map",
+    "Material": "model.materials",
+    "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh", "read_mesh": "model.mesh",
+    "write_mesh": "model.mesh",
     "Body": "model", "ElementGroup": "model", "Model": "model",
-    "write_outputs": "output",
-    "Result": "results",
+    "write_outputs": "io.output",
+    "Result": "io.results",
     "GeneralizedAlpha": "solvers", "AlphaOptions": "solvers",
     "consistent_initial_state": "solvers",
     "driven_inverse_dynamics": "solvers", "modes": "solvers",
@@ -37,8 +39,8 @@ _SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "case
                "jit", "references", "files", "validate", "citations", "units"}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from . import constraints, elements, frames, reduction  # noqa: F401
-    from .builders import circle_section, rectangle_section, straight_beam, straight_cable  # noqa: F401
+    from . import constraints, elements, reduction  # noqa: F401
+    from .bodies import frames  # noqa: F401
     from .constraints import (  # noqa: F401
         AngleDrive,
         Coincident,
@@ -49,13 +51,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         PrescribedCoordinates,
         PrescribedPoint,
     )
-    from .linear_map import LinearMap, constant  # noqa: F401
-    from .materials import Material  # noqa: F401
-    from .mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
-    from .model import Body, ElementGroup, Model  # noqa: F401
-    from .output import write_outputs  # noqa: F401
+    from .io.output import write_outputs  # noqa: F401
+    from .io.results import Result  # noqa: F401
+    from .model.builders import circle_section, rectangle_section, straight_beam, straight_cable  # noqa: F401
+    from .model.core import Body, ElementGroup, Model  # noqa: F401
+    from .model.linear_map import LinearMap, constant  # noqa: F401
+    from .model.materials import Material  # noqa: F401
+    from .model.mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
     from .parametric import sweep  # noqa: F401
-    from .results import Result  # noqa: F401
     from .solvers import (  # noqa: F401
         AlphaOptions,
         GeneralizedAlpha,
@@ -79,6 +82,8 @@ __all__ = [
     "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep",
 ]
 __version__ = "0.1.0"
+
+_install_moved()
 
 
 def __getattr__(name: str):

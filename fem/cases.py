@@ -22,7 +22,7 @@ from types import ModuleType
 
 import numpy as np
 
-from .errors import ModelError
+from .core.errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
            "describe", "shorten", "references", "parameter_table", "output_folder",
@@ -130,7 +130,7 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     if unknown:
         raise ModelError(f"{what}: DOCS names parameters {unknown} that PARAMS lacks")
     refs = getattr(module, "REFERENCES", ())
-    from .citations import ALL
+    from .validation.citations import ALL
 
     if (not isinstance(refs, tuple | list)
             or not all(isinstance(k, str) and k in ALL for k in refs)):
@@ -181,7 +181,7 @@ def describe(module: ModuleType, width: int | None = None) -> str:
 
 def references(module: ModuleType) -> list[str]:
     """The full references of the papers the case declares in ``REFERENCES``."""
-    from .citations import cite
+    from .validation.citations import cite
 
     return [cite(k) for k in getattr(module, "REFERENCES", ())]
 
@@ -223,7 +223,7 @@ def parameter_table(module: ModuleType) -> list[dict[str, str]]:
     ``LIMITS`` (a range or the allowed values) or, without one, what the default's type
     admits.
     """
-    from .units import unit_of
+    from .core.units import unit_of
 
     docs = getattr(module, "DOCS", {})
     limits = getattr(module, "LIMITS", {})
@@ -408,8 +408,8 @@ def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
     If the disk is full the status is still recorded: written over the old summary in
     place, with as much of the summary as fits.  Raises OSError only if even that fails.
     """
-    from .files import atomic_write_text, overwrite_in_place
-    from .output import jsonable
+    from .io.files import atomic_write_text, overwrite_in_place
+    from .io.output import jsonable
 
     summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
                               if p.is_file() and not p.name.startswith(".")
@@ -468,10 +468,10 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     import time
     import traceback
 
-    from . import output
-    from ._threads import single_thread_blas
-    from .errors import Interrupted
-    from .files import OutputLock, writer
+    from .core.errors import Interrupted
+    from .core.threads import single_thread_blas
+    from .io import output
+    from .io.files import OutputLock, writer
 
     module = load_case(name)
     params = parse_params(module, params or [])

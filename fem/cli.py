@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import Interrupted, ModelError
+from .core.errors import Interrupted, ModelError
 
 __all__ = ["main"]
 
@@ -43,7 +43,7 @@ def cmd_list(_args) -> int:
     import shutil
 
     from .cases import available_cases, describe, load_case, shorten
-    from .citations import short
+    from .validation.citations import short
 
     names = sorted(available_cases())
     pad = max((len(n) for n in names), default=0) + 1
@@ -136,7 +136,7 @@ def _timing() -> dict[str, float]:
     less the writing measured in it), ``writing`` (series frames, result arrays, plots of
     :func:`fem.write_outputs`), ``rendering`` (pictures) and ``other`` (start-up, imports,
     ``summary.json``); the parts add up to ``total``."""
-    from .output import TIMING
+    from .io.output import TIMING
 
     total = time.perf_counter() - _STARTED
     parts = {"solve": max(0.0, TIMING["run"] - TIMING["writing"]), "writing": TIMING["writing"],
@@ -151,9 +151,9 @@ def _timing_line(timing: dict[str, float]) -> str:
 
 
 def cmd_run(args) -> int:
-    from . import output
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
-    from .files import OutputLock
+    from .io import output
+    from .io.files import OutputLock
 
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
@@ -223,9 +223,9 @@ def _final_summary(write_summary, out: Path, summary: dict) -> None:
 
 
 def cmd_render(args) -> int:
-    from . import output
-    from .files import run_status
-    from .validate import integer
+    from .core.validate import integer
+    from .io import output
+    from .io.files import run_status
 
     fps = integer(args.fps, "--fps (frames per second)", minimum=1, maximum=240)
     directory = Path(args.dir)
@@ -320,7 +320,7 @@ def _unexpected(err: BaseException) -> str:
 
 def _int_arg(text: str) -> int:
     """An integer command-line value ("5", "5.0"); the range is checked by the command."""
-    from .validate import integer
+    from .core.validate import integer
 
     try:
         return int(text)

@@ -38,7 +38,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from fem.mesh import Mesh, write_mesh  # noqa: E402
+from fem.model.mesh import Mesh, write_mesh  # noqa: E402
 
 HEX_INSCRIBED_RADIUS = 0.09  # m, seed 000
 SQUARE_SIDE = 1.0  # m

@@ -45,7 +45,7 @@ def _bar(mass=1.0, **kw):
 
 
 def _profile():
-    from fem.trajectory import CosineAccelerationProfile
+    from fem.model.trajectory import CosineAccelerationProfile
 
     return CosineAccelerationProfile(1.0, 0.1)
 

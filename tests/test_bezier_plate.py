@@ -24,7 +24,7 @@ from fem.elements.bezier_plate import (
     seed_continuity,
     shape_functions,
 )
-from fem.quadrature import prism
+from fem.elements.quadrature import prism
 
 STEEL = Material(E=2.0e11, nu=0.3, rho=7800.0)
 H = 0.01

@@ -15,8 +15,8 @@ from fem.cases import (
     shorten,
 )
 from fem.cli import main
-from fem.errors import ModelError
-from fem.units import axis_label, split_unit, unit_of
+from fem.core.errors import ModelError
+from fem.core.units import axis_label, split_unit, unit_of
 
 CASES = sorted(available_cases())
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fem.chains import HubLink, PlanarChain, dh_chain
+from fem.bodies.chains import HubLink, PlanarChain, dh_chain
 from fem.elements.floating_frame import FloatingFrameLink
 
 BASES = [("bezier", 4), ("bspline", 5), ("fe", 4), ("modes", 3)]

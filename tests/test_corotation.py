@@ -11,8 +11,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import fem
-from fem.linalg import Factorization
-from fem.materials import Material
+from fem.assembly.linalg import Factorization
+from fem.model.materials import Material
 from fem.solvers.corotation import CoRotation, best_fit_rotation
 
 

@@ -16,7 +16,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fem
-from fem.frames import Frame, rectangle
+from fem.bodies.frames import Frame, rectangle
 from fem.reduction import (
     ComponentAssembly,
     constrain,

@@ -24,7 +24,7 @@ import pytest
 
 import fem
 from fem.cli import main
-from fem.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
+from fem.io.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_RUN = ["run", "double_pendulum", "-p", "t_end_s=200", "--no-render"]
@@ -284,7 +284,7 @@ def test_temporary_names_are_private_to_the_process(tmp_path):
     b = temporary_path(tmp_path / "robot.mp4", keep_suffix=True)
     assert str(os.getpid()) in a.name and a.name.startswith(".")
     assert b.suffix == ".mp4" and str(os.getpid()) in b.name
-    out = subprocess.run([sys.executable, "-c", "from fem.files import temporary_path; "
+    out = subprocess.run([sys.executable, "-c", "from fem.io.files import temporary_path; "
                           f"print(temporary_path({str(tmp_path / 'summary.json')!r}))"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert Path(out) != a

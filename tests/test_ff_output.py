@@ -134,8 +134,8 @@ def test_two_link_arm_pictures(tmp_path):
     import imageio.v2 as imageio
 
     from fem.io import render
+    from fem.io.output import picture_options
     from fem.io.vtk import read_series
-    from fem.output import picture_options
 
     out = tmp_path / "arm"
     assert _run("two_link_arm_fall", out, 15, "t_end_s=0.9", "dt_s=0.01", render=True) == 0

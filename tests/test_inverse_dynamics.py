@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fem
-from fem.actuators import RevoluteActuator
+from fem.model.actuators import RevoluteActuator
 
 M, L, G = 2.0, 0.8, 9.81
 

@@ -7,8 +7,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import fem
-from fem.errors import SingularMatrixError
-from fem.linalg import Factorization, Pattern, choose_storage
+from fem.assembly.linalg import Factorization, Pattern, choose_storage
+from fem.core.errors import SingularMatrixError
 
 
 def _chain_pattern(n_blocks: int, b: int = 6, rng=None):
@@ -138,7 +138,7 @@ def test_cable_dynamics_identical_across_storages():
 
 
 def test_matvec_matches_the_sparse_product():
-    from fem.linalg import matvec
+    from fem.assembly.linalg import matvec
 
     rng = np.random.default_rng(5)
     A = sp.random(300, 300, density=0.05, random_state=7, format="csr")

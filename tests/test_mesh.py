@@ -14,8 +14,8 @@ import meshio
 import numpy as np
 import pytest
 
-from fem.errors import ModelError
-from fem.mesh import (
+from fem.core.errors import ModelError
+from fem.model.mesh import (
     MESH_DIR,
     Mesh,
     builtin_mesh_names,

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import fem
-from fem.validate import CAMERAS
+from fem.core.validate import CAMERAS
 
 STEEL = fem.Material(2.1e11, 0.3, 7850)
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fem
-from fem.builders import straight_beam
-from fem.errors import ModelError
+from fem.core.errors import ModelError
+from fem.model.builders import straight_beam
 from fem.reduction import cached_reduction, reduce_body, rigid
 
 E, RHO, R = 2.1e11, 7800.0, 0.01
@@ -319,7 +319,7 @@ def test_reduced_platform_is_drawn_on_the_full_mesh_with_its_stresses(tmp_path, 
     stresses and layer strains on the same sub-triangles (1e-9 of the largest), and its
     ``displacement`` and ``deformation`` point data."""
     from fem.io.fe_bodies import BodyMeshes
-    from fem.output import drawing_for
+    from fem.io.output import drawing_for
     from fem.robots import rrru3
     from fem.robots.rrru3_model import build_robot, static_state
 

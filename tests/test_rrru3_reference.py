@@ -37,15 +37,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fem.robots import rrru3
-from fem.robots.rrru3 import RRRU3Geometry
-from fem.trajectory import (
+from fem.model.trajectory import (
     CosineAccelerationProfile,
     SCurveProfile,
     SineAccelerationProfile,
     circle_path,
     line_path,
 )
+from fem.robots import rrru3
+from fem.robots.rrru3 import RRRU3Geometry
 
 GEOM = RRRU3Geometry()
 P0 = np.array(GEOM.start_point)

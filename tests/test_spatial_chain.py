@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import fem
-from fem.chains import PlanarChain, SpatialChain, dh_chain
+from fem.bodies.chains import PlanarChain, SpatialChain, dh_chain
 from fem.elements.floating_frame import FloatingFrameLink
 
 L, RHO_A, EA, EI, GJ = 7.0, 45.0, 3e7, 4e6, 3e6

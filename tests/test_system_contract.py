@@ -24,12 +24,12 @@ import numpy as np
 import pytest
 
 import fem
+from fem.assembly.system import System, conforms
+from fem.bodies.chains import HubLink, PlanarChain, dh_chain
 from fem.bodies.floating_frame import axis_rotation
-from fem.chains import HubLink, PlanarChain, dh_chain
+from fem.core.errors import ConvergenceError, ModelError
 from fem.elements.floating_frame import FloatingFrameLink
-from fem.errors import ConvergenceError, ModelError
 from fem.solvers.dynamic import consistent_initial_state
-from fem.system import System, conforms
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fem.errors import ModelError  # noqa: E402
+from fem.core.errors import ModelError  # noqa: E402
 from fem.rigid import lagrange, newton_euler  # noqa: E402
 from fem.rigid import screen_1t2r as screen  # noqa: E402
 from fem.rigid.newton_euler import Chain, Link, revolute, spherical  # noqa: E402

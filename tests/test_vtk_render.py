@@ -14,10 +14,10 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from fem.errors import ModelError
+from fem.core.errors import ModelError
 from fem.io import render
 from fem.io.vtk import Frame, SeriesWriter, read_series, to_meshio, write_series
-from fem.mesh import load_builtin_mesh
+from fem.model.mesh import load_builtin_mesh
 
 R = 0.09
 

@@ -23,7 +23,7 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from fem.errors import ModelError
+from fem.core.errors import ModelError
 from fem.io.web import parse_frames
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..registry import Registry
+from ..core.registry import Registry
 
 __all__ = ["DeformationBasis", "register", "get", "available", "gauss_rule",
            "foreshortening"]
@@ -61,7 +61,7 @@ class DeformationBasis:
     gauss_points: ClassVar[int] = 6      # per piece of the quadrature
 
     def __init__(self, length: float, n: int):
-        from ..validate import integer, positive
+        from ..core.validate import integer, positive
 
         self.length = positive(length, f"basis {self.name!r}: length", "m")
         self.n = integer(n, f"basis {self.name!r}: number of functions n",

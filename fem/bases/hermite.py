@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from . import DeformationBasis, register
 
 

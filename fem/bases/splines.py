@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.interpolate import BSpline
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from . import DeformationBasis, register
 
 

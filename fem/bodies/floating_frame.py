@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ModelError
 from ..elements.floating_frame import FloatingFrameLink
-from ..errors import ModelError
-from ..linear_map import LinearMap
-from ..point_maps import PointMap
+from ..model.linear_map import LinearMap
+from ..model.point_maps import PointMap
 from .base import NonlinearBody, inertia_from_points
 
 __all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments"]
@@ -77,7 +77,7 @@ def check_arguments(name: str, link, rotary_inertia: str, point_masses) -> None:
     if rotary_inertia not in ROTARY_INERTIA:
         raise ModelError(f"floating frame {name!r}: rotary_inertia must be one of "
                          f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
-    from ..validate import finite
+    from ..core.validate import finite
 
     try:
         pairs = [tuple(pm) for pm in point_masses]

@@ -48,10 +48,10 @@ from pathlib import Path
 import numpy as np
 from scipy.linalg.blas import dspmv as _dspmv
 
-from ..errors import ModelError
-from ..files import temporary_path
-from ..linear_map import LinearMap
-from ..point_maps import PointMap
+from ..core.errors import ModelError
+from ..io.files import temporary_path
+from ..model.linear_map import LinearMap
+from ..model.point_maps import PointMap
 from .base import NonlinearBody
 
 __all__ = ["Reduction", "ReducedBody", "ReducedPoint"]

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ModelError
-from ..linear_map import LinearMap, constant
-from ..point_maps import is_nonlinear
-from ..validate import direction, finite, function, indices, point_map, positive, vector3
+from ..core.errors import ModelError
+from ..core.validate import direction, finite, function, indices, point_map, positive, vector3
+from ..model.linear_map import LinearMap, constant
+from ..model.point_maps import is_nonlinear
 
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
@@ -278,7 +278,7 @@ class Fixed(Constraint):
         if self.dofs.size == 0:
             raise ModelError(f"constraint {self.name!r}: no coordinates to fix (dofs is empty)")
         if values is not None:
-            from ..validate import coordinates
+            from ..core.validate import coordinates
 
             values = coordinates(values, self.dofs.size, f"constraint {self.name!r}: values")
         self.values = values
@@ -314,7 +314,7 @@ class Linear(Constraint):
         if b is None:
             self.b = np.zeros(self.A.shape[0])
         else:
-            from ..validate import coordinates
+            from ..core.validate import coordinates
 
             self.b = coordinates(np.ravel(b) if not isinstance(b, str) else b,
                                  self.A.shape[0], f"constraint {self.name!r}: b (one value "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import compiled
+from ..core.jit import compiled
 
 __all__ = ["state_kernel", "reaction_kernel"]
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear_map import LinearMap
-from ..point_maps import MapSum, PointMap, evaluate
+from ..model.linear_map import LinearMap
+from ..model.point_maps import MapSum, PointMap, evaluate
 
 __all__ = ["GeneralRows"]
 

@@ -22,9 +22,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ModelError
-from ..materials import Material
-from ..registry import Registry
+from ..core.errors import ModelError
+from ..core.registry import Registry
+from ..model.materials import Material
 
 __all__ = ["ElementFamily", "register", "get", "available"]
 
@@ -113,7 +113,7 @@ class ElementFamily:
                              f"elements {bad[:10].tolist()}")
         self.X = X
         if material is not None:
-            from ..validate import material as validate_material
+            from ..core.validate import material as validate_material
 
             validate_material(material, f"element {self.name!r}: material")
         self.material = material
@@ -274,7 +274,7 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
     ``rule`` (:attr:`ElementFamily.section_rules`); undeclared numbers must be finite.
     An infinite area or a NaN thickness is refused here, before any solve could blame it
     on buckling."""
-    from .. import validate as v
+    from ..core import validate as v
 
     what = f"element {family!r}: section {key}"
     if value is None:

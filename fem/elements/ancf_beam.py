@@ -54,10 +54,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builders import circle_section, rectangle_section
-from ..errors import ModelError
-from ..quadrature import gauss_legendre
+from ..core.errors import ModelError
+from ..model.builders import circle_section, rectangle_section
 from . import ElementFamily, register
+from .quadrature import gauss_legendre
 from .shape import hermite, linear
 
 __all__ = ["AncfBeam", "beam_section"]

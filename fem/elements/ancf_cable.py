@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
-from ..quadrature import gauss_legendre
+from ..core.errors import ModelError
 from . import ElementFamily, kernels, register
+from .quadrature import gauss_legendre
 from .shape import hermite
 
 

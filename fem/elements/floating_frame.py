@@ -41,9 +41,9 @@ from typing import ClassVar
 import numpy as np
 
 from .. import bases
-from ..errors import ModelError
-from ..jit import compiled
-from ..validate import finite, positive
+from ..core.errors import ModelError
+from ..core.jit import compiled
+from ..core.validate import finite, positive
 
 __all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import numba_module
+from ..core.jit import numba_module
 
 __all__ = ["AVAILABLE", "cable_forces"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from . import ElementFamily, register
 
 

@@ -111,7 +111,7 @@ class CentrelineDrawing:
         """How the pictures are drawn, as data (``render.json``, as
         :attr:`fem.output.Drawing.picture`): the camera (:attr:`view`, gravity pointing
         down)."""
-        from ..output import camera_for
+        from .output import camera_for
 
         return {"camera": camera_for(self.view, getattr(self.model, "gravity", None))}
 

@@ -42,7 +42,7 @@ class BodyMeshes:
     """
 
     def __init__(self, model, base):
-        from ..output import Drawing
+        from .output import Drawing
 
         self.base = base
         self.view = base.view
@@ -62,7 +62,7 @@ class BodyMeshes:
     def picture(self) -> dict:
         """How the pictures are drawn (``render.json``): the model's
         (:attr:`fem.output.Drawing.picture`), with the close-up of a small FE plate."""
-        from ..output import close_up
+        from .output import close_up
 
         out = dict(self.base.picture)
         detail = close_up(out["camera"], self.ref, self.surfaces)

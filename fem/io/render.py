@@ -49,11 +49,11 @@ import meshio
 import numpy as np
 import numpy.typing as npt
 
-from fem.errors import ModelError
-from fem.files import temporary_path
+from fem.core.errors import ModelError
+from fem.core.validate import CAMERAS
+from fem.io.files import temporary_path
 from fem.io.vtk import Frame, read_series, to_meshio
-from fem.mesh import Mesh, read_meshio
-from fem.validate import CAMERAS
+from fem.model.mesh import Mesh, read_meshio
 
 if TYPE_CHECKING:
     import pyvista as pv
@@ -605,7 +605,7 @@ def camera_axes(camera: str | Mapping) -> tuple[np.ndarray, np.ndarray]:
     -------
     direction, up : (3,) ndarray
     """
-    from fem.validate import vector3
+    from fem.core.validate import vector3
 
     if isinstance(camera, str):
         camera = {"view": camera}
@@ -1098,7 +1098,7 @@ def animate(
     detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
         any(s.detail for s in scenes) else None
 
-    from fem.validate import in_range
+    from fem.core.validate import in_range
 
     fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
     path = Path(path)

@@ -33,8 +33,8 @@ import meshio
 import numpy as np
 import numpy.typing as npt
 
-from fem.errors import ModelError
-from fem.mesh import Mesh, read_meshio
+from fem.core.errors import ModelError
+from fem.model.mesh import Mesh, read_meshio
 
 __all__ = ["Frame", "SeriesWriter", "read_series", "series_entries", "to_meshio",
            "write_series"]
@@ -229,7 +229,7 @@ def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
 
 def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
     """Write ``mesh`` as a binary ``.vtu`` with its field data, atomically."""
-    from ..files import temporary_path
+    from .files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -252,7 +252,7 @@ def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
     for time, file in entries:
         ET.SubElement(coll, "DataSet", timestep=repr(float(time)), group="", part="0", file=file)
     ET.indent(root)
-    from ..files import temporary_path
+    from .files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -387,7 +387,7 @@ def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False,
         except Exception as exc:   # noqa: BLE001 - a corrupt file surfaces as anything
             if not skip_unreadable:
                 raise ModelError(f"collection {pvd_path}: {exc}") from exc
-            from ..validate import warn
+            from ..core.validate import warn
 
             warn(f"{pvd_path}: frame {file.name} is unreadable ({type(exc).__name__}); "
                  "skipped")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["write_view", "parse_frames", "MAX_FRAMES"]
 
@@ -154,8 +154,8 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
         A missing folder, a folder without a series, an unknown field or frame numbers
         outside the series — each named; or the ``view`` extra not installed.
     """
-    from ..files import atomic_write_text
-    from ..output import camera_of, picture_options, picture_settings, progress_bar
+    from .files import atomic_write_text
+    from .output import camera_of, picture_options, picture_settings, progress_bar
     from .vtk import read_series, series_entries
 
     directory = Path(directory)
@@ -205,8 +205,8 @@ def _serializers():
 def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, title: str,
           progress: bool) -> str:
     """The HTML page: the scene of every frame, the viewer, the slider and the legend."""
-    from ..output import progress_bar
     from . import render
+    from .output import progress_bar
 
     warp, deform, factor = opts.get("warp"), opts.get("deform"), opts.get("factor", 1.0)
     with progress_bar(len(meshes), "drawing frames", "frame", progress) as bar:

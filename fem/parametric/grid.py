@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["split_values", "values_from_strings", "expand", "varying", "point_names",
            "format_value"]

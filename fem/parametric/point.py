@@ -18,8 +18,8 @@ import traceback
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..errors import ModelError
-from ..results import jsonable
+from ..core.errors import ModelError
+from ..io.results import jsonable
 
 __all__ = ["PointTask", "run_point", "read_done", "DONE", "ERROR"]
 
@@ -72,7 +72,7 @@ def read_done(folder: str | Path | None, params: dict) -> dict | None:
 
 
 def _write_atomic(path: Path, data: dict) -> None:
-    from ..files import atomic_write_text
+    from ..io.files import atomic_write_text
 
     atomic_write_text(path, json.dumps(jsonable(data), indent=1))
 
@@ -100,9 +100,9 @@ def run_point(task: PointTask) -> dict:
         ``wall_s``; ``host``, ``pid`` and ``fem`` (package folder) of the process that
         ran it.
     """
-    from .._threads import single_thread_blas
     from ..cases import run_case
-    from ..output import OPTIONS
+    from ..core.threads import single_thread_blas
+    from ..io.output import OPTIONS
 
     t0 = time.perf_counter()
     info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid(),

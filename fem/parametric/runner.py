@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ModelError
-from ..results import jsonable
+from ..core.errors import ModelError
+from ..io.results import jsonable
 from .grid import expand, point_names, varying
 from .point import ERROR, PointTask, read_done, run_point
 from .table import history_rows, parse_plot, plot_figure, table_rows, to_frame, write_table
@@ -105,12 +105,12 @@ class SweepResult:
         return lines
 
     def __repr__(self) -> str:
-        from .._display import text
+        from ..core.display import text
 
         return text(f"fem SweepResult {self.case!r}", self._overview())
 
     def _repr_html_(self) -> str:
-        from .._display import html
+        from ..core.display import html
 
         rows = self.rows()
         header = list(dict.fromkeys(k for r in rows for k in r if k != "error"))[:12]
@@ -297,7 +297,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     SweepResult
     """
     from ..cases import available_cases, load_case, parse_params
-    from ..validate import choice, integer
+    from ..core.validate import choice, integer
 
     t0 = time.perf_counter()
     mode = choice(mode, ("grid", "zip"), "sweep: mode")
@@ -327,7 +327,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     names = point_names(typed, swept)
     out = Path(out) if out is not None else None
     if out is not None:
-        from ..files import atomic_write_text, writable_folder
+        from ..io.files import atomic_write_text, writable_folder
 
         writable_folder(out, "sweep --out")
         atomic_write_text(out / "sweep.json", json.dumps(jsonable({

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from .grid import format_value
 
 __all__ = ["table_rows", "history_rows", "write_table", "plot_figure", "parse_plot"]
@@ -78,7 +78,7 @@ def write_table(rows: list[dict], out: Path, histories: list[dict] | None = None
     """``table.csv`` (always), ``table.parquet`` and, when there are histories,
     ``histories.parquet`` (these two when pandas and pyarrow are installed:
     ``pip install "fem[dask]"``)."""
-    from ..files import temporary_path
+    from ..io.files import temporary_path
 
     def complete(path: Path, write) -> Path:
         # a table appears under its name only when complete (never half a table)

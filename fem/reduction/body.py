@@ -39,11 +39,11 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._threads import blas_single_threaded
 from ..bodies.reduced import Reduction
-from ..errors import ModelError
-from ..linear_map import LinearMap
-from ..validate import coordinates, integer
+from ..core.errors import ModelError
+from ..core.threads import blas_single_threaded
+from ..core.validate import coordinates, integer
+from ..model.linear_map import LinearMap
 
 __all__ = ["reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
 

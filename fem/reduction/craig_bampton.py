@@ -25,9 +25,9 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ModelError
+from ..core.errors import ModelError
+from ..core.validate import indices, integer
 from ..solvers.linear import generalized_eigen, newmark  # noqa: F401  (newmark: old path)
-from ..validate import indices, integer
 
 __all__ = ["Component", "craig_bampton", "ComponentAssembly", "AssemblyModes", "null_space_basis",
            "constrain", "generalized_eigen", "newmark"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelError
-from ..frames import Frame
-from ..validate import integer
+from ..bodies.frames import Frame
+from ..core.errors import ModelError
+from ..core.validate import integer
 from .craig_bampton import AssemblyModes, ComponentAssembly, craig_bampton
 
 __all__ = ["FrameCMS", "frame_cms"]

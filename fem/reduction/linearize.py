@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ModelError
-from ..validate import coordinates
+from ..core.errors import ModelError
+from ..core.validate import coordinates
 
 __all__ = ["linearize"]
 

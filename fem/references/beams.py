@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from ..validate import checked, integer, nonnegative, positive
+from ..core.validate import checked, integer, nonnegative, positive
 
 __all__ = ["BETA_L", "clamped_free_beta_l", "beam_beta_l", "BOUNDARIES",
            "cantilever_tip_deflection", "cantilever_frequencies", "fixed_free_rod_frequencies",

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = [
     "Body",

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = [
     "Link",

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from . import lagrange
 from .newton_euler import (
     Chain,

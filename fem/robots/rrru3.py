@@ -75,8 +75,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import ModelError
-from ..trajectory import CirclePath, CosineAccelerationProfile, LinePath, circle_path, line_path
+from ..core.errors import ModelError
+from ..model.trajectory import (
+    CirclePath,
+    CosineAccelerationProfile,
+    LinePath,
+    circle_path,
+    line_path,
+)
 
 __all__ = [
     "RRRU3Geometry",

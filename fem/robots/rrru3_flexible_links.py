@@ -33,15 +33,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..actuators import RevoluteActuator
-from ..builders import straight_beam
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
+from ..core.errors import ModelError
 from ..elements.floating_frame import FloatingFrameLink
-from ..errors import ModelError
-from ..linear_map import LinearMap
-from ..materials import Material
-from ..model import Model
-from ..trajectory import CirclePath, CosineAccelerationProfile, circle_path
+from ..model.actuators import RevoluteActuator
+from ..model.builders import straight_beam
+from ..model.core import Model
+from ..model.linear_map import LinearMap
+from ..model.materials import Material
+from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
 from .rrru3_model import JointMotion, RobotModel
 

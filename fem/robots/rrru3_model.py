@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..actuators import RevoluteActuator
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
+from ..core.errors import ModelError
 from ..elements.bezier_plate import (
     add_continuity,
     edge_tangent_along,
@@ -40,11 +40,11 @@ from ..elements.bezier_plate import (
     vertex_at,
     vertex_elements,
 )
-from ..errors import ModelError
-from ..linear_map import LinearMap
-from ..materials import Material
-from ..mesh import load_builtin_mesh
-from ..model import Model
+from ..model.actuators import RevoluteActuator
+from ..model.core import Model
+from ..model.linear_map import LinearMap
+from ..model.materials import Material
+from ..model.mesh import load_builtin_mesh
 from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
 
 __all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]
@@ -130,7 +130,7 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
     """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
     centre elements and the continuity constraint; the U edges kept straight."""
     m = load_builtin_mesh(mesh)
-    from ..mesh import Mesh
+    from ..model.mesh import Mesh
     m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
     family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
     mat = Material(E, nu, geom.platform_density, name="platform")

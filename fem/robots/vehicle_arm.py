@@ -49,10 +49,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..constraints import Coincident, Distance, DistanceDrive, Dot, Fixed, Linear
-from ..errors import ModelError
-from ..linear_map import constant
-from ..materials import Material
-from ..model import Model
+from ..core.errors import ModelError
+from ..model.core import Model
+from ..model.linear_map import constant
+from ..model.materials import Material
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bodies.reduced import Reduction

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..errors import ModelError
-from ..validate import SOLVER_OPTIONS, in_range
+from ..core.errors import ModelError
+from ..core.validate import SOLVER_OPTIONS, in_range
 
 __all__ = ["AlphaParameters", "StepCoefficients", "AlphaOptions", "alpha_parameters"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import compiled
+from ..core.jit import compiled
 
 __all__ = ["CoRotation", "best_fit_rotation"]
 

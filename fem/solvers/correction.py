@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import Factorization
+from ..assembly.linalg import Factorization
 
 __all__ = ["KinematicCorrection"]
 

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["dof_label", "trend", "loose_parts", "singular_structure", "newton_failure",
            "nonfinite_inputs", "check_finite_start"]

@@ -34,11 +34,11 @@ from time import perf_counter
 
 import numpy as np
 
-from .._threads import blas_single_threaded
-from ..errors import ConvergenceError, ModelError, SingularMatrixError
-from ..linalg import Factorization
-from ..results import Result
-from ..validate import coordinates, solver_options, warn
+from ..assembly.linalg import Factorization
+from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
+from ..core.threads import blas_single_threaded
+from ..core.validate import coordinates, solver_options, warn
+from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import Factorization
+from ..assembly.linalg import Factorization
 from .alpha import StepCoefficients
 from .corotation import CoRotation
 from .factor_cost import estimate_factor_cost

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import compiled
+from ..core.jit import compiled
 from .alpha import AlphaParameters, StepCoefficients
 
 __all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]

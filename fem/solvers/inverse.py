@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._threads import blas_single_threaded
-from ..errors import ConvergenceError, ModelError
-from ..linalg import Factorization
-from ..results import Result
-from ..validate import absolute_tolerance, coordinates, solver_options
+from ..assembly.linalg import Factorization
+from ..core.errors import ConvergenceError, ModelError
+from ..core.threads import blas_single_threaded
+from ..core.validate import absolute_tolerance, coordinates, solver_options
+from ..io.results import Result
 
 __all__ = ["driven_inverse_dynamics"]
 

@@ -13,8 +13,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ModelError
-from ..validate import integer
+from ..core.errors import ModelError
+from ..core.validate import integer
 
 __all__ = ["generalized_eigen", "newmark"]
 

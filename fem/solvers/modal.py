@@ -14,9 +14,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .._threads import blas_single_threaded
-from ..errors import ModelError
-from ..validate import coordinates, finite, integer, solver_options, warn
+from ..core.errors import ModelError
+from ..core.threads import blas_single_threaded
+from ..core.validate import coordinates, finite, integer, solver_options, warn
 
 __all__ = ["modes", "ModalResult"]
 
@@ -40,7 +40,7 @@ class ModalResult:
         return int(np.sum(self.omega2 < -_zero_tol(self.omega2)))
 
     def _overview(self) -> list[tuple[str, str]]:
-        from .._display import span
+        from ..core.display import span
 
         f = np.asarray(self.frequencies_hz, dtype=float)
         lines = [("modes", str(f.size)), ("frequencies", span(f, "Hz")),
@@ -50,14 +50,14 @@ class ModalResult:
         return lines
 
     def __repr__(self) -> str:
-        from .._display import text
+        from ..core.display import text
 
         head = ", ".join(f"{x:.4g}" for x in np.asarray(self.frequencies_hz)[:8])
         more = " …" if np.size(self.frequencies_hz) > 8 else ""
         return text("fem ModalResult", [*self._overview(), ("f [Hz]", head + more)])
 
     def _repr_html_(self) -> str:
-        from .._display import html
+        from ..core.display import html
 
         rows = [(i + 1, f"{f:.6g}", f"{w2:.6g}") for i, (f, w2) in
                 enumerate(zip(self.frequencies_hz[:20], self.omega2[:20], strict=True))]

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._threads import blas_single_threaded
-from ..errors import ConvergenceError, ModelError, SingularMatrixError
-from ..linalg import Factorization
-from ..validate import absolute_tolerance, coordinates, solver_options
+from ..assembly.linalg import Factorization
+from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
+from ..core.threads import blas_single_threaded
+from ..core.validate import absolute_tolerance, coordinates, solver_options
 from .diagnosis import check_finite_start, newton_failure, singular_structure
 
 __all__ = ["solve_static", "StaticResult", "project_positions"]
@@ -53,12 +53,12 @@ class StaticResult:
         return lines
 
     def __repr__(self) -> str:
-        from .._display import text
+        from ..core.display import text
 
         return text("fem StaticResult", self._overview())
 
     def _repr_html_(self) -> str:
-        from .._display import html
+        from ..core.display import html
 
         return html("fem StaticResult", self._overview())
 

@@ -42,7 +42,7 @@ def validate(quick: bool = False, only: list[str] | None = None,
     stream : file, optional
         Where progress lines go (default stdout).
     """
-    from ..errors import ModelError
+    from ..core.errors import ModelError
     from .checks import run_check, selected
     from .papers import PAPER_PAGES, collect, page, store
     from .report import machine, write_report

@@ -186,7 +186,7 @@ def beam_elastica(quick: bool) -> Measurement:
 
 # ------------------------------------------------------------------ frequency tables
 def _frame_beam(boundary: str, n_el: int, length: float, E: float, rho: float, sec: dict):
-    from fem.frames import Frame
+    from fem.bodies.frames import Frame
 
     fr = Frame("xz")
     a = fr.add_node(0.0, 0.0)
@@ -223,7 +223,7 @@ def _transverse(fr, res) -> np.ndarray:
            "up to 10 % for mode 3): a wrong mass, stiffness or boundary condition would miss "
            "it by orders of magnitude.")
 def hermite_frequency_table(quick: bool) -> Measurement:
-    from fem.frames import rectangle
+    from fem.bodies.frames import rectangle
     from fem.references.beams import BOUNDARIES, beam_beta_l
 
     E, rho, L = 2.0e11, 7800.0, 1.5
@@ -314,7 +314,7 @@ def ancf_beam_frequencies(quick: bool) -> Measurement:
 # ------------------------------------------------------------------ reduced bodies
 def _steel_beam(n: int):
     import fem
-    from fem.builders import straight_beam
+    from fem.model.builders import straight_beam
 
     m = fem.Model("beam", gravity=(0.0, 0.0, 0.0))
     _, nodes = straight_beam(m, (0, 0, 0), (1.0, 0, 0), n, fem.Material(2.1e11, 0.3, 7800.0),

@@ -33,7 +33,7 @@ def servo_rod():
     prescribed by a servo row, so that the motor torque is the row's multiplier:
     ``τ = (mL²/3) θ̈ + mg (L/2) cos θ``.  Returns ``(model, exact torque function)``."""
     import fem
-    from fem.actuators import RevoluteActuator
+    from fem.model.actuators import RevoluteActuator
 
     m, L, g = ROD_MASS, ROD_LENGTH, GRAVITY
     model = fem.Model("servo rod", gravity=(0, 0, -g))

@@ -479,7 +479,7 @@ def _keep(value: Any) -> bool:
 
 def run_paper(paper: Paper) -> dict:
     """Run the paper's cases: ``{run label: figures}`` (long histories dropped)."""
-    from ..output import jsonable
+    from ..io.output import jsonable
     from .runs import run
 
     return {label: _small(jsonable(run(case, **params)))
@@ -533,7 +533,7 @@ def _link(docs: Path | None, page: str, heading: str, warnings: list[str]) -> st
 def page(paper: Paper, figures: dict, meta: dict, docs: Path | None,
          warnings: list[str]) -> Document:
     """The reproduction page of one paper."""
-    from ..citations import PAPERS
+    from .citations import PAPERS
 
     c = PAPERS[paper.key]
     doc = Document(f"Reproduction: {c.short()} — {c.title}")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["KINDS", "Limit", "Plot", "Measurement", "Check", "Outcome", "CHECKS", "check",
            "run_check", "selected"]

@@ -18,8 +18,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..._threads import blas_single_threaded
-from ...errors import ModelError
+from ...core.errors import ModelError
+from ...core.threads import blas_single_threaded
 from .family import BezierTrianglePlate, BezierTrianglePlateShared, seed_continuity
 
 __all__ = ["add_continuity", "continuity_rows", "continuity_counts", "independent_rows"]

@@ -42,10 +42,10 @@ from functools import cache
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...errors import ModelError
-from ...materials import Material, svk_elasticity
-from ...quadrature import gauss_legendre, prism, triangle
+from ...core.errors import ModelError
+from ...model.materials import Material, svk_elasticity
 from .. import ElementFamily, kernels, register
+from ..quadrature import gauss_legendre, prism, triangle
 
 __all__ = [
     "BezierTrianglePlate",

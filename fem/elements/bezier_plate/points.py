@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ModelError
-from ...linear_map import LinearMap
+from ...core.errors import ModelError
+from ...model.linear_map import LinearMap
 from .family import NEXT_VERTEX, PREV_VERTEX, BezierTrianglePlate
 
 __all__ = ["vertex_map", "vertex_at", "vertex_elements", "plate_point", "edge_tangent",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["Material", "svk_elasticity"]
 
@@ -33,7 +33,7 @@ class Material:
     name: str = "material"
 
     def __post_init__(self) -> None:
-        from .validate import finite
+        from ..core.validate import finite
 
         if not isinstance(self.name, str):
             raise ModelError(f"Material: name must be a str; got {self.name!r:.60}")

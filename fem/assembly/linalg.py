@@ -29,8 +29,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .errors import SingularMatrixError
-from .jit import compiled
+from ..core.errors import SingularMatrixError
+from ..core.jit import compiled
 
 __all__ = ["DENSE_LIMIT", "SPARSE_FLOPS_PER_UNKNOWN", "BandedMatrix", "Factorization",
            "Pattern", "choose_storage", "factorize", "matvec"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["LinearMap", "constant"]
 
@@ -68,7 +68,7 @@ class LinearMap:
                 #                         may define the product itself)
             raise ModelError(f"{self.label} × {s!r:.40}: a point or vector map is multiplied "
                              "by a number only")
-        from .validate import finite
+        from ..core.validate import finite
 
         s = finite(s, f"{self.label} × a number: the number")
         return LinearMap(self.dofs, s * self.coef, s * self.offset, f"{s}*{self.label}")
@@ -83,7 +83,7 @@ class LinearMap:
 
         The cross product of two *moving* vectors is quadratic in q and is not a linear map;
         express such conditions as :class:`~fem.Dot` constraints instead."""
-        from .validate import vector3
+        from ..core.validate import vector3
 
         if isinstance(t, LinearMap):
             if t.dofs.size:
@@ -102,7 +102,7 @@ class LinearMap:
 
 def constant(x, label: str | None = None) -> LinearMap:
     """A fixed point or direction in space (depends on no coordinate)."""
-    from .validate import vector3
+    from ..core.validate import vector3
 
     x = vector3(x, f"constant {label!r}" if label else "constant: the point")
     return LinearMap(np.zeros(0, dtype=np.int64), np.zeros((3, 0)), x,

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import ModelError
-from .validate import finite, integer, nonnegative, positive
+from ..core.errors import ModelError
+from ..core.validate import finite, integer, nonnegative, positive
 
 __all__ = ["Frame", "Member", "rectangle", "circle", "section_properties", "frame_modes",
            "FrameModes", "DOF_NAMES"]
@@ -433,7 +433,7 @@ class FrameModes:
 def frame_modes(M, K, n_modes: int = 6, dense_limit: int = 1500) -> FrameModes:
     """Lowest ``n_modes`` of ``K φ = ω² M φ``, mass-normalised
     (:func:`fem.solvers.linear.generalized_eigen`)."""
-    from .solvers.linear import generalized_eigen
+    from ..solvers.linear import generalized_eigen
 
     n_modes = integer(n_modes, "n_modes", 1)
     if M.shape[0] == 0:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import ModelError
+from ..core.errors import ModelError
 from .linear_map import LinearMap
 
 __all__ = ["Actuator", "RevoluteActuator", "LinearActuator"]
@@ -26,7 +26,7 @@ class Actuator:
     units = "N"
 
     def __init__(self, name: str, effort: Callable[[float], float] | None = None):
-        from .validate import function, text
+        from ..core.validate import function, text
 
         self.name = text(name, f"{type(self).__name__}: name")
         self.effort = None if effort is None else function(
@@ -57,7 +57,7 @@ class RevoluteActuator(Actuator):
 
     def __init__(self, center: LinearMap, tip: LinearMap, axis, name: str | None = None,
                  effort=None, length: float | None = None):
-        from .validate import direction, optional, point_map, positive
+        from ..core.validate import direction, optional, point_map, positive
 
         point_map(center, "RevoluteActuator: center")
         point_map(tip, "RevoluteActuator: tip")
@@ -92,8 +92,8 @@ class LinearActuator(Actuator):
     units = "N"
 
     def __init__(self, point: LinearMap, direction, name: str | None = None, effort=None):
-        from .validate import direction as unit_direction
-        from .validate import point_map
+        from ..core.validate import direction as unit_direction
+        from ..core.validate import point_map
 
         point_map(point, "LinearActuator: point")
         super().__init__(name or f"force({point.label})", effort)

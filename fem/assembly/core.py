@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .assembly_constraints import ConstraintEquations
-from .errors import ModelError
+from ..core.errors import ModelError
+from .constraints import ConstraintEquations
 from .linalg import DENSE_LIMIT, Factorization, Pattern, matvec
 from .system import System
 
@@ -205,7 +205,7 @@ class Assembly(ConstraintEquations, System):
             except (TypeError, ValueError):
                 Ft = None
             if Ft is None or Ft.shape != (3,) or not np.all(np.isfinite(Ft)):
-                from .validate import vector3
+                from ..core.validate import vector3
                 Ft = vector3(value, f"force on {pt.label} at t = {t:g} s (its function's "
                              "value)")
             np.add.at(f, pt.dofs, pt.coef.T @ Ft)

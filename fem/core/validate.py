@@ -319,7 +319,7 @@ def coordinates(value, n: int, what: str) -> np.ndarray:
 # ---------------------------------------------------------------------- objects
 def material(value, what: str):
     """A :class:`fem.Material` (a number where the material belongs is the usual slip)."""
-    from .materials import Material
+    from ..model.materials import Material
 
     if not isinstance(value, Material):
         hint = (" (a number: write fem.Material(E=..., nu=..., rho=...))"
@@ -331,8 +331,8 @@ def material(value, what: str):
 def point_map(value, what: str):
     """A point or vector of the model: a :class:`fem.LinearMap` (``model.point(node)``,
     ``body.point(x)``, ``fem.constant(x)``) or a floating frame's point map."""
-    from .linear_map import LinearMap
-    from .point_maps import PointMap, is_nonlinear
+    from ..model.linear_map import LinearMap
+    from ..model.point_maps import PointMap, is_nonlinear
 
     if isinstance(value, LinearMap | PointMap) or is_nonlinear(value):
         return value

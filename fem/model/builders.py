@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from ..core.errors import ModelError
+from ..core.validate import integer, positive, vector3
+from ..core.validate import material as validate_material
 from .materials import Material
-from .validate import integer, positive, vector3
-from .validate import material as validate_material
 
 __all__ = ["straight_cable", "straight_beam", "rectangle_section", "circle_section"]
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._threads import blas_single_threaded
-from .constraints.compiled import reaction_kernel, state_kernel
-from .constraints.general import GeneralRows
-from .errors import ModelError
+from ..constraints.compiled import reaction_kernel, state_kernel
+from ..constraints.general import GeneralRows
+from ..core.errors import ModelError
+from ..core.threads import blas_single_threaded
 
 __all__ = ["ConstraintEquations"]
 

@@ -85,7 +85,7 @@ class _SymmetricProfile:
     accel_fraction: float = 0.4
 
     def __post_init__(self) -> None:
-        from .validate import finite, in_range, positive
+        from ..core.validate import finite, in_range, positive
 
         what = type(self).__name__
         object.__setattr__(self, "duration", positive(self.duration, f"{what}: duration", "s"))
@@ -391,8 +391,8 @@ def line_path(p0: ArrayLike, p1: ArrayLike, profile: MotionProfile) -> LinePath:
     LinePath
         Callable ``f(t) -> (x, ẋ, ẍ)``.
     """
-    from .errors import ModelError
-    from .validate import vector3
+    from ..core.errors import ModelError
+    from ..core.validate import vector3
 
     p0 = vector3(p0, "line_path: p0")
     p1 = vector3(p1, "line_path: p1")
@@ -403,7 +403,7 @@ def line_path(p0: ArrayLike, p1: ArrayLike, profile: MotionProfile) -> LinePath:
 
 
 def _check_profile(profile, what: str) -> None:
-    from .errors import ModelError
+    from ..core.errors import ModelError
 
     if not callable(profile) or not hasattr(profile, "duration") \
             or not hasattr(profile, "distance"):
@@ -437,7 +437,7 @@ def circle_path(center: ArrayLike, radius: float, normal: ArrayLike, start_angle
     CirclePath
         Callable ``f(t) -> (x, ẋ, ẍ)``.
     """
-    from .validate import direction, finite, positive, vector3
+    from ..core.validate import direction, finite, positive, vector3
 
     n = direction(normal, "circle_path: normal")
     radius = positive(radius, "circle_path: radius", "m")

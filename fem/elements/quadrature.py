@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 from scipy.special import roots_jacobi, roots_legendre
 
-from .errors import ModelError
+from ..core.errors import ModelError
 
 __all__ = ["Rule", "gauss_legendre", "triangle", "tensor", "prism", "lookup"]
 

@@ -20,12 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import elements as _elements
-from .constraints import Coincident, Constraint, Dot, Fixed
-from .errors import ModelError
-from .linear_map import LinearMap, constant
-from .materials import Material
-from .validate import (
+from .. import elements as _elements
+from ..constraints import Coincident, Constraint, Dot, Fixed
+from ..core.errors import ModelError
+from ..core.validate import (
     CAMERAS,
     checked,
     choice,
@@ -41,7 +39,9 @@ from .validate import (
     text,
     vector3,
 )
-from .validate import material as validate_material
+from ..core.validate import material as validate_material
+from .linear_map import LinearMap, constant
+from .materials import Material
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -185,7 +185,7 @@ class Model:
 
     # ---------------------------------------------------------------- display
     def _overview(self) -> list[tuple[str, str]]:
-        from ._display import count
+        from ..core.display import count
 
         n_el = sum(g.n_elements for g in self.groups)
         groups = ", ".join(f"{g.name}: {g.n_elements} × {getattr(g.family, 'name', '?')}"
@@ -217,12 +217,12 @@ class Model:
         return lines
 
     def __repr__(self) -> str:
-        from ._display import text
+        from ..core.display import text
 
         return text(f"fem.Model {self.name!r}", self._overview())
 
     def _repr_html_(self) -> str:
-        from ._display import html
+        from ..core.display import html
 
         return html(f"fem.Model {self.name!r}", self._overview())
 
@@ -468,8 +468,8 @@ class Model:
         linear maps; ``body.point(x)`` and ``body.direction(x, axis)`` on the deformed
         link are point maps.  Any constraint joins them.
         """
-        from .bodies import FloatingFrameBody
-        from .bodies.floating_frame import check_arguments
+        from ..bodies import FloatingFrameBody
+        from ..bodies.floating_frame import check_arguments
 
         check_arguments(name, link, rotary_inertia, point_masses)
         if any(b.name == name for b in self.nonlinear_bodies):
@@ -506,7 +506,7 @@ class Model:
         linear maps); ``body.interface(name)`` and ``body.map(linear_map_of_the_FE_model)``
         are point maps any constraint joins.
         """
-        from .bodies.reduced import ReducedBody, Reduction
+        from ..bodies.reduced import ReducedBody, Reduction
 
         if not isinstance(reduction, Reduction):
             raise ModelError(f"reduced body {name!r}: reduction must be a "
@@ -728,7 +728,7 @@ class Model:
         return self.add_elements(element, [list(nodes)], material, name, **section)
 
     def _add_internal(self, group: ElementGroup, kind: str, a, b) -> None:
-        from .constraints.internal import ElementDot
+        from ..constraints.internal import ElementDot
         self.constraints.append(ElementDot(group, a, b, name=f"{group.name} rigidity"))
 
     @checked(name=text, mass=nonnegative, position=vector3, rotation=optional(rotation),
@@ -872,7 +872,7 @@ class Model:
     # --------------------------------------------------------------- assembly
     def assemble(self, dense: bool | None = None):
         """Freeze the structure (cached until the model changes)."""
-        from .assembly import Assembly
+        from ..assembly.core import Assembly
 
         if self._assembly is None or (dense is not None and self._assembly.dense != dense):
             if self.n_dof == 0:

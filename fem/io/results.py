@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError
-from .validate import FemWarning
+from ..core.errors import ModelError
+from ..core.validate import FemWarning
 
 __all__ = ["Result", "Modes", "jsonable"]
 
@@ -59,7 +59,7 @@ class Result:
     def __init__(self, sensors: dict[str, Callable] | None = None, info: dict | None = None,
                  directory: str | Path | None = None, chunk: int = 200,
                  on_record: Callable | None = None):
-        from .validate import SOLVER_OPTIONS, function, integer
+        from ..core.validate import SOLVER_OPTIONS, function, integer
 
         SOLVER_OPTIONS["sensors"](sensors, "Result: sensors")
         self._sensor_fns = dict(sensors or {})
@@ -200,7 +200,7 @@ class Result:
 
     # ------------------------------------------------------------ display
     def _overview(self) -> list[tuple[str, str]]:
-        from ._display import span
+        from ..core.display import span
 
         t = self._rows["t"]
         q = self._rows["q"]
@@ -220,12 +220,12 @@ class Result:
         return lines
 
     def __repr__(self) -> str:
-        from ._display import text
+        from ..core.display import text
 
         return text("fem.Result", self._overview())
 
     def _repr_html_(self) -> str:
-        from ._display import html
+        from ..core.display import html
 
         return html("fem.Result", self._overview())
 
@@ -293,7 +293,7 @@ class Result:
         -------
         matplotlib.figure.Figure
         """
-        from .units import axis_label
+        from ..core.units import axis_label
 
         hist = self.histories(stats=True)
         if name not in hist:
@@ -493,22 +493,22 @@ class Modes:
     @property
     def unstable(self) -> int:
         """Number of modes with ω² < 0 beyond round-off (see :class:`fem.ModalResult`)."""
-        from .solvers.modal import ModalResult
+        from ..solvers.modal import ModalResult
 
         return ModalResult.unstable.fget(self)
 
     def _overview(self) -> list[tuple[str, str]]:
-        from .solvers.modal import ModalResult
+        from ..solvers.modal import ModalResult
 
         return ModalResult._overview(self)
 
     def __repr__(self) -> str:
-        from .solvers.modal import ModalResult
+        from ..solvers.modal import ModalResult
 
         return ModalResult.__repr__(self).replace("fem ModalResult", "fem Modes", 1)
 
     def _repr_html_(self) -> str:
-        from .solvers.modal import ModalResult
+        from ..solvers.modal import ModalResult
 
         return ModalResult._repr_html_(self).replace("fem ModalResult", "fem Modes", 1)
 

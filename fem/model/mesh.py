@@ -36,7 +36,7 @@ import meshio
 import numpy as np
 import numpy.typing as npt
 
-from fem.errors import ModelError
+from fem.core.errors import ModelError
 
 __all__ = [
     "InteriorEdges",
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: Folder of the built-in meshes (made by ``meshes/make_meshes.py``).
-MESH_DIR = Path(__file__).resolve().parent.parent / "meshes"
+MESH_DIR = Path(__file__).resolve().parents[2] / "meshes"
 
 #: Cell types the framework works with; any other type is kept in ``Mesh.other_cells``.
 SUPPORTED_CELL_TYPES = ("vertex", "line", "triangle")
@@ -232,7 +232,7 @@ class Mesh:
 
     def _group_entry(self, group: str, entry: Mapping[str, npt.ArrayLike]) -> dict:
         out = {}
-        from .validate import indices
+        from ..core.validate import indices
 
         for cell_type, idx in entry.items():
             idx = indices(idx, f"{self.label}: group '{group}' ({cell_type})").ravel()
@@ -662,7 +662,7 @@ class Mesh:
 
     def edge_index(self, pairs: npt.ArrayLike, what: str = "vertex pairs") -> np.ndarray:
         """Indices into :attr:`edges` of vertex pairs (m, 2), in either order."""
-        from .validate import indices
+        from ..core.validate import indices
 
         pairs = np.sort(indices(pairs, f"{self.label}: {what}", upper=len(self.vertices),
                                 width=2, noun="vertex index"), axis=1)

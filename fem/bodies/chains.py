@@ -30,12 +30,12 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from .bodies.floating_frame import axis_rotation
+from ..assembly.system import System
+from ..core.errors import ModelError
+from ..core.validate import finite, vector3
+from ..elements.floating_frame import Coupling, FloatingFrameLink
 from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
-from .elements.floating_frame import Coupling, FloatingFrameLink
-from .errors import ModelError
-from .system import System
-from .validate import finite, vector3
+from .floating_frame import axis_rotation
 
 __all__ = ["HubLink", "HubLinkSystem", "PointMap", "PlanarChain", "PlanarChainSystem",
            "SpatialChain", "SpatialChainSystem", "dh_chain",
@@ -129,8 +129,8 @@ class HubLink:
         multiplier ``λ`` gives the hub torque ``−λ``).  ``rotary_inertia="twist"`` is this
         chain's own model of the section (same motion); "section" adds the section's
         rotary inertia to the frame's rotations."""
-        from .constraints import AngleDrive
-        from .model import Model
+        from ..constraints import AngleDrive
+        from ..model.core import Model
 
         m = Model(self.name, gravity=self.gravity)
         I = self.hub_inertia
@@ -167,7 +167,7 @@ def _set_frame(Q, body, origin, R, e) -> None:
 
 def _pin_z(m, point, body, name: str, at=(0.0, 0.0, 0.0)) -> None:
     """A pin about the global z axis: ``point`` fixed at ``at``, the frame's ``w`` ∥ z."""
-    from .constraints import Coincident, Dot
+    from ..constraints import Coincident, Dot
 
     m.add_constraint(Coincident(point, m.ground(at, f"{name} centre"), f"{name} pin"))
     m.add_constraint(Dot(body.axis(2), m.ground((1.0, 0.0, 0.0), "x"), 0.0,
@@ -546,8 +546,8 @@ class PlanarChain(HubLink):
 
 
 def _planar_to_model(chain, rotary_inertia: str = "twist"):
-    from .constraints import Coincident, Dot
-    from .model import Model
+    from ..constraints import Coincident, Dot
+    from ..model.core import Model
 
     if np.any(chain.joint_stiffness):
         raise ModelError(f"{chain.name}: joint springs (joint_stiffness) exist only in the "
@@ -954,8 +954,8 @@ class SpatialChain(PlanarChain):
 
 
 def _spatial_to_model(chain, rotary_inertia: str = "twist"):
-    from .constraints import Coincident, Dot
-    from .model import Model
+    from ..constraints import Coincident, Dot
+    from ..model.core import Model
 
     if np.any(chain.joint_stiffness) or chain.tip_torque is not None:
         raise ModelError(f"{chain.name}: joint springs (joint_stiffness) and the tip torque "

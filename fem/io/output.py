@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from .results import Modes, Result, jsonable
 
 if TYPE_CHECKING:
-    from .io.centreline import CentrelineDrawing
+    from .centreline import CentrelineDrawing
 
 __all__ = ["OPTIONS", "Drawing", "drawing_for", "stream", "write_outputs", "request_pictures",
            "render_directory", "jsonable"]
@@ -55,7 +55,7 @@ spent in it writing results (series frames, result arrays, plots of
 
 
 def _warn(message: str) -> None:
-    from .validate import warn
+    from ..core.validate import warn
 
     warn(message)
 
@@ -65,7 +65,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
     ``"snapshot"`` (the last frame of the series as ``snapshot.png``) or ``"modes"`` (the
     first mode of a modal series as ``mode_1.png``).  A rendering failure is a warning,
     never the loss of the run: the data are already on disk."""
-    from .io import render
+    from . import render
 
     out = Path(out)
     t0 = _time.perf_counter()
@@ -104,7 +104,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
 
 def _mode_title(frame_file: Path) -> str | None:
     """``mode 1: 3.52 Hz`` from a mode frame's field data."""
-    from .mesh import read_meshio
+    from ..model.mesh import read_meshio
 
     fd = read_meshio(frame_file).field_data
     if "mode" not in fd or "frequency_hz" not in fd:
@@ -126,7 +126,7 @@ def progress_bar(total: int | None, desc: str, unit: str = "it",
 
 def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> dict:
     """:func:`picture_options` for one stored frame, its caption stating the magnification."""
-    from .mesh import read_meshio
+    from ..model.mesh import read_meshio
 
     mesh = read_meshio(frame_file)
     opts = picture_options([mesh], picture_settings(out))
@@ -139,7 +139,7 @@ def plot_residuals(t: np.ndarray, stats: dict, path: Path, name: str) -> Path:
     equations relative to the force scale [–] and, when the model has constraints, the
     largest constraint violation max|Φ| [m; m² for products of lengths].  Exact zeros
     (nothing to show on a log axis) are left out, not clipped to a tiny number."""
-    from .io import render
+    from . import render
 
     series = {"dynamics ‖r‖/‖f‖ [–]": stats["residual_dynamics"]}
     if "residual_constraints" in stats and np.any(np.asarray(stats["residual_constraints"]) > 0):
@@ -160,8 +160,8 @@ def render_pending() -> list[Path]:
 def camera_of(directory: Path) -> str | dict:
     """The camera of ``render.json``: a named view or a mapping (``view``, ``direction``,
     ``up``: :func:`fem.io.render.camera_axes`); ``"iso"`` when none or unreadable."""
-    from .errors import ModelError
-    from .io.render import camera_axes
+    from ..core.errors import ModelError
+    from .render import camera_axes
 
     settings = Path(directory) / "render.json"
     if not settings.is_file():
@@ -227,7 +227,7 @@ def camera_for(view: str, gravity=None) -> str | dict:
     the screen's up against it (a falling arm falls down the picture; ignored for a view
     along gravity).  The name alone when that is the view's own up (``"iso"`` under
     gravity −z, ``"xy"`` under −y).  See :func:`fem.io.render.camera_axes`."""
-    from .io.render import camera_axes
+    from .render import camera_axes
 
     camera: dict = {"view": view}
     g = np.zeros(3) if gravity is None else np.asarray(gravity, float).ravel()
@@ -242,7 +242,7 @@ def low_camera(camera: str | dict, elevation_deg: float) -> dict:
     """``camera`` turned about the screen's horizontal so that it looks from
     ``elevation_deg`` above the plane normal to its up vector (a plate's sag reads from
     low, not from above); unchanged when it looks along its up vector."""
-    from .io.render import camera_axes, view_up
+    from .render import camera_axes, view_up
 
     camera = {"view": camera} if isinstance(camera, str) else camera
     direction, _ = camera_axes(camera)
@@ -276,7 +276,7 @@ def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
     """The paths of prescribed points (``PrescribedPoint`` constraints whose motion has a
     ``duration``: :mod:`fem.trajectory` lines and circles), ``n`` points each over
     ``[0, duration]``, for drawing: ``(constraint name, (n, 3) positions)``."""
-    from .constraints import PrescribedPoint
+    from ..constraints import PrescribedPoint
 
     out = []
     for con in model.constraints:
@@ -430,7 +430,7 @@ class Drawing:
                         for part in _parts(nodes, pts, self.ref)]
         # a part with a drawn point whose coordinates are all fixed is held (a clamp):
         # its whole displacement is deformation
-        from .constraints import Fixed
+        from ..constraints import Fixed
 
         fixed = np.zeros(n, bool)
         for con in model.constraints:
@@ -559,7 +559,7 @@ class Drawing:
         (``effort:<actuator> [N·m]``), all multipliers (``lambda``) and those of each constraint
         (``lambda:<constraint>``).
         """
-        from .io.vtk import Frame
+        from .vtk import Frame
 
         cells = {}
         for kind in ("triangle", "polyline", "vertex"):
@@ -677,8 +677,8 @@ def drawing_for(model) -> Drawing | CentrelineDrawing:
     ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`; with bodies drawn on
     their FE meshes (a reduced platform) a :class:`fem.io.fe_bodies.BodyMeshes`.  All give
     ``frame(t, q, v, lam)``, ``ref``, ``group_names`` and ``view`` (the camera)."""
-    from .io.centreline import CentrelineDrawing
-    from .io.fe_bodies import BodyMeshes
+    from .centreline import CentrelineDrawing
+    from .fe_bodies import BodyMeshes
 
     if CentrelineDrawing.draws(model):
         return CentrelineDrawing(model)
@@ -691,14 +691,14 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     """A Result that streams chunks to ``out/result/`` and VTK frames to ``out/`` as it
     records (memory only when ``out`` is None)."""
     if every is not None:
-        from .validate import integer
+        from ..core.validate import integer
 
         every = integer(every, "stream: every (a VTK frame every N records; 0: automatic)",
                         minimum=0)
     if out is None:
         return Result(sensors)
     out = Path(out)
-    from .io.vtk import SeriesWriter
+    from .vtk import SeriesWriter
 
     drawing = drawing_for(model)
     writer = SeriesWriter(out, name or model.name)
@@ -740,9 +740,9 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
         ``detail``), written to ``render.json`` over those its drawing declares
         (:attr:`Drawing.picture`).
     """
-    from .errors import ModelError
-    from .io import render
-    from .units import axis_label, split_unit
+    from ..core.errors import ModelError
+    from ..core.units import axis_label, split_unit
+    from . import render
 
     if not isinstance(figures, dict):
         raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
@@ -766,7 +766,7 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
     elif result is not None and len(result):
         result.finish()
         if getattr(result, "writer", None) is None:
-            from .io.vtk import SeriesWriter
+            from .vtk import SeriesWriter
 
             w = SeriesWriter(out, model.name)
             k = OPTIONS.every or max(1, -(-len(result.t) // OPTIONS.max_vtk))
@@ -798,7 +798,7 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
 
     settings = {**drawing.picture, **(picture or {})}
     if "camera" in settings:
-        from .io.render import camera_axes
+        from .render import camera_axes
 
         camera_axes(settings["camera"])          # a bad camera is named before the run ends
     if "camera" in (picture or {}) and "detail" in settings and "detail" not in picture:
@@ -826,7 +826,7 @@ def _is_modal(result) -> bool:
 def _write_static(out: Path, model, drawing, state) -> Path:
     """A static equilibrium: ``result/`` with its one record (time 0, zero rates, the
     multipliers when ``state`` is a solver result) and a one-frame series."""
-    from .io.vtk import SeriesWriter
+    from .vtk import SeriesWriter
 
     q = np.asarray(getattr(state, "q", state), float)
     lam = getattr(state, "lam", None)
@@ -861,7 +861,7 @@ def _write_mode_series(out: Path, name: str, drawing, modes: Modes) -> Path:
     """One frame per mode: the state plus the mode shape scaled to 5 % of the model's
     size (:func:`mode_scale`); the collection's "time" is the mode number (ParaView steps
     through the modes), the frequency is field data of each frame."""
-    from .io.vtk import SeriesWriter
+    from .vtk import SeriesWriter
 
     with SeriesWriter(out, name) as w:
         for j in range(len(modes)):
@@ -977,7 +977,7 @@ def effort_panel(times, meshes: list):
     frame (``effort:<actuator> [<unit>]``: the actuators, the rotary drives), as a
     :class:`fem.io.render.HistoryPanel` labelled by their unit; ``None`` for a series
     without efforts or of one frame."""
-    from .io.render import HistoryPanel
+    from .render import HistoryPanel
 
     names = [k for k in (meshes[0].field_data if meshes else {}) if k.startswith("effort:")]
     if len(meshes) < 2 or not names:
@@ -1001,10 +1001,10 @@ def effort_panel(times, meshes: list):
 
 def render_directory(directory, fps: int = 20) -> list[Path]:
     """Animate the ``.pvd`` series in ``directory`` (works on partial runs)."""
-    from .errors import ModelError
-    from .io import render
-    from .io.vtk import read_series, series_entries
-    from .validate import integer
+    from ..core.errors import ModelError
+    from ..core.validate import integer
+    from . import render
+    from .vtk import read_series, series_entries
 
     fps = integer(fps, "fps (frames per second)", minimum=1, maximum=240)
     directory = Path(directory)
