@@ -12,7 +12,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["MOVED", "install"]
+__all__ = ["MOVED", "install", "lazy_exports"]
 
 MOVED: dict[str, str] = {
     'fem.mesh': 'fem.model.mesh',
@@ -72,3 +72,22 @@ def install() -> None:
     """Put the finder on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _Moved) for f in sys.meta_path):
         sys.meta_path.insert(0, _Moved())
+
+
+def lazy_exports(package: str, where: dict[str, str]):
+    """``__getattr__`` and ``__dir__`` for a package that re-exports names of its modules
+    on first use (``where``: name → module), so that importing one module of the package
+    does not import the others."""
+    scope = sys.modules[package].__dict__
+
+    def __getattr__(name: str):
+        if name in where:
+            value = getattr(importlib.import_module(f".{where[name]}", package), name)
+            scope[name] = value
+            return value
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted(set(scope) | set(where))
+
+    return __getattr__, __dir__

@@ -7,21 +7,9 @@ nonlinear point maps (:mod:`.linear_map`, :mod:`.point_maps`), actuators
 
 from __future__ import annotations
 
-__all__ = ['Body', 'ElementGroup', 'Model']
+from ..core.aliases import lazy_exports
 
-_WHERE = {'Model': 'core', 'Body': 'core', 'ElementGroup': 'core'}
+__all__ = ["Body", "ElementGroup", "Model"]
 
-
-def __getattr__(name: str):
-    # lazy: importing a module of this package must not import the whole package
-    if name in _WHERE:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, {"Model": "core", "Body": "core",
+                                               "ElementGroup": "core"})
