@@ -51,6 +51,20 @@ def _node_names(kind: str, name: str, k: int, end_names) -> list[str]:
     return names
 
 
+def _straight_line(kind: str, name: str, start, end, n_elements, material):
+    """The checked arguments of a straight line of ``n_elements`` elements from ``start``
+    to ``end``: ``(material, unit direction, node positions)`` (``kind`` for messages)."""
+    n_elements = integer(n_elements, f"{kind} {name!r}: n_elements", minimum=1)
+    p0 = vector3(start, f"{kind} {name!r}: start")
+    p1 = vector3(end, f"{kind} {name!r}: end")
+    material = validate_material(material, f"{kind} {name!r}: material")
+    L = np.linalg.norm(p1 - p0)
+    if L <= 0:
+        raise ModelError(f"{kind} {name!r}: start and end coincide (zero length)")
+    s = np.linspace(0.0, 1.0, int(n_elements) + 1)
+    return material, (p1 - p0) / L, p0 + s[:, None] * (p1 - p0)
+
+
 def straight_cable(model, start, end, n_elements: int, material: Material, area: float,
                    inertia: float, name: str = "cable",
                    end_names: Sequence[str | None] = (None, None), **options):
@@ -63,18 +77,9 @@ def straight_cable(model, start, end, n_elements: int, material: Material, area:
     Returns ``(group, nodes)``: the element group and the ``n_elements + 1`` node ids in
     order from ``start``.
     """
-    n_elements = integer(n_elements, f"cable {name!r}: n_elements", minimum=1)
-    p0 = vector3(start, f"cable {name!r}: start")
-    p1 = vector3(end, f"cable {name!r}: end")
-    material = validate_material(material, f"cable {name!r}: material")
-    L = np.linalg.norm(p1 - p0)
-    if L <= 0:
-        raise ModelError(f"cable {name!r}: start and end coincide (zero length)")
-    t = (p1 - p0) / L
-    s = np.linspace(0.0, 1.0, int(n_elements) + 1)
-    r = p0 + s[:, None] * (p1 - p0)
-    nodes = model.add_nodes(r=r, r_x=np.tile(t, (len(s), 1)),
-                            names=_node_names("cable", name, len(s), end_names))
+    material, t, r = _straight_line("cable", name, start, end, n_elements, material)
+    nodes = model.add_nodes(r=r, r_x=np.tile(t, (len(r), 1)),
+                            names=_node_names("cable", name, len(r), end_names))
     conn = np.column_stack([nodes[:-1], nodes[1:]])
     group = model.add_elements("ancf_cable", conn, material, name=name, area=area,
                                inertia=inertia, **options)
@@ -91,24 +96,16 @@ def straight_beam(model, start, end, n_elements: int, material: Material, name: 
     ``section='rectangle', width=..., height=...``).  Nodes are named as by
     :func:`straight_cable` (``end_names`` names the end nodes).  Returns ``(group, nodes)``.
     """
-    n_elements = integer(n_elements, f"beam {name!r}: n_elements", minimum=1)
-    p0 = vector3(start, f"beam {name!r}: start")
-    p1 = vector3(end, f"beam {name!r}: end")
     up = vector3(up, f"beam {name!r}: up")
-    material = validate_material(material, f"beam {name!r}: material")
-    L = np.linalg.norm(p1 - p0)
-    if L <= 0:
-        raise ModelError(f"beam {name!r}: start and end coincide (zero length)")
-    t = (p1 - p0) / L
+    material, t, r = _straight_line("beam", name, start, end, n_elements, material)
     ez = up - np.dot(up, t) * t
     if np.linalg.norm(ez) < 1e-8:
         raise ModelError(f"beam {name!r}: 'up' {up.tolist()} is zero or parallel to the beam "
                          f"axis; give a direction across the beam")
     ez /= np.linalg.norm(ez)
     ey = np.cross(ez, t)
-    s = np.linspace(0.0, 1.0, int(n_elements) + 1)
-    k = len(s)
-    nodes = model.add_nodes(r=p0 + s[:, None] * (p1 - p0), r_x=np.tile(t, (k, 1)),
+    k = len(r)
+    nodes = model.add_nodes(r=r, r_x=np.tile(t, (k, 1)),
                             r_y=np.tile(ey, (k, 1)), r_z=np.tile(ez, (k, 1)),
                             names=_node_names("beam", name, k, end_names))
     conn = np.column_stack([nodes[:-1], nodes[1:]])

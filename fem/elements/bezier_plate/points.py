@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.errors import ModelError
 from ...model.linear_map import LinearMap
-from .family import NEXT_VERTEX, PREV_VERTEX, BezierTrianglePlate
+from .family import NEXT_VERTEX, BezierTrianglePlate
 
 __all__ = ["vertex_map", "vertex_at", "vertex_elements", "plate_point", "edge_tangent",
            "edge_tangent_along"]
@@ -75,9 +75,7 @@ def edge_tangent(group, v_from: int, v_to: int) -> LinearMap:
     e = _element_with_edge(group, v_from, v_to)
     tri = list(mesh.triangles[e])
     i, j = tri.index(v_from), tri.index(v_to)
-    row = 1 if j == NEXT_VERTEX[i] else 2                  # first gradient → next vertex
-    if j not in (NEXT_VERTEX[i], PREV_VERTEX[i]):          # pragma: no cover - topology
-        raise ModelError(f"plate {group.name!r}: {v_from}–{v_to} is not an edge")
+    row = 1 if j == NEXT_VERTEX[i] else 2      # first gradient → next vertex, else previous
     length = np.linalg.norm(mesh.vertices[v_to] - mesh.vertices[v_from])
     return vertex_map(group, e, i, row) * (1.0 / length)
 
