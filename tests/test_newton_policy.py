@@ -50,9 +50,10 @@ def test_default_ratio_is_estimated_from_counts_and_the_timed_policy_is_opt_in()
     model, tip = _cable(16)
     est = fem.simulate(model, 0.03, 1e-3, tol=1e-8)
     # estimated once from the model and its first iteration matrix: the same number in
-    # every run (fem.solvers.factor_cost; 2.1 for this 108-unknown banded cable)
+    # every run (fem.solvers.factor_cost; 10.3 for this 108-unknown banded cable, whose
+    # iterations run compiled: fem.solvers.constant_iteration)
     ratio = est.info["factor_cost_iterations"]
-    assert 1.0 < ratio < 10.0
+    assert 5.0 < ratio < 20.0
     again = fem.simulate(model, 0.03, 1e-3, tol=1e-8, factor_cost=None)
     assert again.info["factor_cost_iterations"] == ratio
     np.testing.assert_array_equal(est.q, again.q)

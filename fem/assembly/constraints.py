@@ -119,6 +119,7 @@ class ConstraintEquations:
         self._reaction_kernel = reaction_kernel() if self._jrows.size > 64 else None
         self._jv_size = self._jv_lin_size = Ac.nnz + Bc.nnz + Gc.nnz
         self._terms_t: float | None = None
+        self._constant_structure: list = []       # built on first request
         self._terms: tuple = ()
         # Hessian contributions: pairs of A and B entries in the same component row
         order_b = np.argsort(Bc.row, kind="stable")

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from ..core.errors import ModelError
 from .constraints import ConstraintEquations
 from .linalg import DENSE_LIMIT, Factorization, Pattern, matvec
-from .system import System
+from .system import ConstantStructure, System
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
@@ -231,6 +231,31 @@ class Assembly(ConstraintEquations, System):
         if not tangent:
             return f, None
         return f, tuple(np.concatenate(x) for x in vals)
+
+    def constant_structure(self):
+        """:class:`fem.system.ConstantStructure` when no body depends on the configuration,
+        every constraint row is linear (no bilinear or general rows) and no actuator acts
+        on a servo row; None otherwise.  Built once."""
+        if self._constant_structure:
+            return self._constant_structure[0]
+        cs = None
+        if not self.bodies and self.n_bil == 0 and self._general is None and not self._act:
+            C = None if self._cvals is None else sp.csr_matrix(self.C)
+            J = self._pat_J(self._jv_linear)[: self.n_con].tocsr() if self.n_con \
+                else sp.csr_matrix((0, self.n))
+            forces = None
+            kernel = self.elastic[0].family.compiled_forces() if len(self.elastic) == 1 \
+                else None
+            if kernel is not None:
+                kind, arrays3, arrays2 = kernel
+                dofs = np.ascontiguousarray(self.elastic[0].dofs, dtype=np.int64)
+                forces = (kind, dofs, arrays3, arrays2)
+            cs = ConstantStructure(
+                mass=sp.csr_matrix(self.M), damping=C, jacobian=J,
+                offset=lambda t: self._timed_terms(t)[0],
+                rate=lambda t: self._h(t, 1), forces=forces, timed=bool(self._motions))
+        self._constant_structure.append(cs)
+        return cs
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

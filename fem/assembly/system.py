@@ -23,10 +23,50 @@ another (``internal_forces`` → ``saddle``/``stiffness``); a solver never looks
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
-__all__ = ["System", "conforms"]
+__all__ = ["ConstantStructure", "System", "conforms"]
+
+
+@dataclass(frozen=True)
+class ConstantStructure:
+    """The constant matrices of a system whose mass, damping and constraint Jacobian do
+    not depend on the configuration, and whose constraints are linear:
+    ``Φ(q, t) = Φ_q q + c(t)`` (clamps, coordinate couplings, prescribed coordinates).
+    A solver may then evaluate ``M q̈ + C q̇ + Φ_qᵀλ`` and ``Φ`` in one compiled pass
+    (:mod:`fem.solvers.constant_iteration`) instead of through the general methods.
+
+    Attributes
+    ----------
+    mass, damping : scipy.sparse.csr_matrix (n × n)
+        ``M`` and ``C`` (``damping`` None without damping).
+    jacobian : scipy.sparse.csr_matrix (m × n)
+        ``Φ_q``; the reaction of the multipliers is ``Φ_qᵀλ``.
+    offset : callable
+        ``t ↦ c(t) = Φ(0, t)`` (m,).
+    rate : callable
+        ``t ↦ ∂Φ/∂t`` (m,).
+    forces : tuple or None
+        When all internal forces come from one element group with a compiled kernel:
+        ``(kind, dofs, arrays3, arrays2)`` for :func:`fem.elements.kernels.group_forces`
+        (:meth:`fem.elements.ElementFamily.compiled_forces`), so a compiled solver can
+        run whole Newton iterations; None otherwise.
+    timed : bool
+        Whether ``offset`` and ``rate`` depend on time (prescribed motions); False:
+        evaluate them once.
+    """
+
+    mass: sp.csr_matrix
+    damping: sp.csr_matrix | None
+    jacobian: sp.csr_matrix
+    offset: Callable[[float], np.ndarray]
+    rate: Callable[[float], np.ndarray]
+    forces: tuple | None = None
+    timed: bool = True
 
 
 class System(ABC):
@@ -151,6 +191,12 @@ class System(ABC):
     @abstractmethod
     def energy(self, q, v) -> dict:
         """``kinetic_J``, ``potential_J``, ``elastic_J``, ``total_J``."""
+
+    def constant_structure(self) -> ConstantStructure | None:
+        """The constant matrices when mass, damping and the constraint Jacobian do not
+        depend on ``q`` and the constraints are linear (:class:`ConstantStructure`), for
+        solvers' fused fast path; None (the default) where they do."""
+        return None
 
     def parts_of(self, dofs) -> list[str]:
         """Names of the parts (element groups, bodies) that own any of ``dofs``."""

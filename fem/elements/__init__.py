@@ -250,6 +250,15 @@ class ElementFamily:
         out += np.bincount(dofs.ravel(), fe.ravel(), minlength=out.size)
         return Ke
 
+    def compiled_forces(self) -> tuple | None:
+        """The family's force kernel as data for compiled solvers:
+        ``(kind, arrays3, arrays2)`` — the kernel's number in
+        :func:`fem.elements.kernels.group_forces` and its two tuples of work arrays
+        (C-contiguous float, 3-D and 2-D) — or None (the default: no such kernel, or
+        numba missing or turned off).  It computes what :meth:`add_forces` does, without
+        velocities (elastic forces only)."""
+        return None
+
     def energy(self, q: np.ndarray) -> np.ndarray:
         """Elastic strain energy per element (n_el,)."""
         return np.zeros(self.n_elements)

@@ -139,6 +139,13 @@ class AncfCable(ElementFamily):
                                     self._scratch, Q, f, out, K, tangent)
         return K if tangent else None
 
+    def compiled_forces(self):
+        if not (kernels.AVAILABLE and self.use_kernel):
+            return None
+        Q, f = self._gather
+        return (kernels.KIND_CABLE, (self._N1c, self._N2c, Q),
+                (self._wa, self._wb, self._scratch, f))
+
     def forces_numpy(self, q, v=None, tangent=False):
         """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""
         n, nq = self.n_elements, self._nq

@@ -143,6 +143,24 @@ if AVAILABLE:
                 out[dofs[e, i]] += f[e, i]
 
 
+__all__ += ["KIND_CABLE", "group_forces"]
+KIND_CABLE = 0
+"""Kernel numbers of :func:`group_forces` (:meth:`ElementFamily.compiled_forces`)."""
+group_forces = None
+
+if AVAILABLE:
+
+    @numba.njit(cache=True)
+    def group_forces(kind, q, dofs, arrays3, arrays2, out, K, tangent):  # pragma: no cover
+        """One element group's forces added into the global ``out`` (and its tangent in
+        ``K`` with ``tangent``), the kernel chosen by ``kind``, its work arrays from
+        :meth:`ElementFamily.compiled_forces`: the entry point of compiled solvers
+        (:mod:`fem.solvers.constant_iteration`), which cannot take functions as data."""
+        if kind == KIND_CABLE:
+            cable_forces_global(q, dofs, arrays3[0], arrays3[1], arrays2[0], arrays2[1],
+                                arrays2[2], arrays3[2], arrays2[3], out, K, tangent)
+
+
 __all__ += ["plate_forces"]
 plate_forces = None
 

@@ -88,18 +88,23 @@ class Result:
 
     # ------------------------------------------------------------- recording
     def record(self, t: float, q, v, a, lam, **stats) -> None:
-        row = {"t": float(t), "q": np.array(q, copy=True), "v": np.array(v, copy=True),
-               "a": np.array(a, copy=True), "lam": np.array(lam, copy=True)}
-        sensed = {k: np.asarray(fn(t, q, v, a, lam)) for k, fn in self._sensor_fns.items()}
+        row = (np.array(q, dtype=float), np.array(v, dtype=float),
+               np.array(a, dtype=float), np.array(lam, dtype=float), float(t))
+        sensed = [(k, np.asarray(fn(t, q, v, a, lam))) for k, fn in self._sensor_fns.items()]
         # everything computed first, then appended with the time last: an interrupt
         # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
         # _complete() drops
+        st = self._stats
         for k, val in stats.items():
-            self._stats.setdefault(k, []).append(val)
-        for k, val in sensed.items():
+            if k in st:
+                st[k].append(val)
+            else:
+                st[k] = [val]
+        for k, val in sensed:
             self._sens[k].append(val)
-        for k in ("q", "v", "a", "lam", "t"):
-            self._rows[k].append(row[k])
+        rows = self._rows
+        for k, val in zip(("q", "v", "a", "lam", "t"), row, strict=True):
+            rows[k].append(val)
         if self.directory is not None:
             t0 = time.perf_counter()
             self._append_part()

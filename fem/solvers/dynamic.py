@@ -40,6 +40,8 @@ from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
 from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
+from .constant_iteration import (CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF,
+                                 ConstantIteration)
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
@@ -155,11 +157,26 @@ class GeneralizedAlpha:
         self.options = opts
         self.asm = model.assemble()
         self.alpha = AlphaParameters.from_rho(opts.rho_inf)
+        self._coefficients = self.alpha.at(1.0)      # the last step's, kept while h is
         self.force_scale2 = float(opts.force_scale) ** 2
+        self.corrector = KinematicCorrection(self.asm, opts.correction)
+        # constant mass and linear constraints: the residual in one compiled pass
+        structure = self.asm.constant_structure()
+        self._constant = None if structure is None else ConstantIteration(structure)
+        # whole iterations compiled: a compiled force kernel, a dense or banded
+        # factorization (known after the first one), no clock, no rotations
+        fused = (self._constant is not None and not self.corrector.on_positions
+                 and opts.factor_cost != "timed" and not opts.corotate)
+        self._compiled_newton = fused and self._constant.compiled
+        # the policy's cost estimate depends on the structure, not on whether numba is
+        # there: the same decisions with the compiled kernels and their NumPy forms
         self.policy = FactorizationPolicy(
             self.asm, bool(self.asm.has_elastic) if opts.reuse == "auto" else opts.reuse,
-            opts.contraction, opts.factor_cost, opts.max_iter, opts.corotate)
-        self.corrector = KinematicCorrection(self.asm, opts.correction)
+            opts.contraction, opts.factor_cost, opts.max_iter, opts.corotate,
+            compiled_iterations=fused)
+        self._substitution = False
+        if self._compiled_newton:
+            self._constant.history(opts.max_iter + 2)
         self.t = float(t0)
         self.initial_corrections: dict = {}
         self.q, self.v, self.qdd, self.lam = consistent_initial_state(
@@ -216,7 +233,8 @@ class GeneralizedAlpha:
                              f"s; got {h!r}")
         if not self._started:
             self._start(h)
-        k = self.alpha.at(h)
+        k = self._coefficients if self._coefficients.h == h else self.alpha.at(h)
+        self._coefficients = k
         t1 = self.t + h
         # the Newton start: with predictor "linear" the acceleration extrapolated from
         # the last two steps (18 % fewer iterations on the flagship circle, none more on
@@ -230,19 +248,29 @@ class GeneralizedAlpha:
         self._kept = not refactor
         hist, res_abs = self._newton(q, v, qdd, lam, t1, k, refactor)
         self._accept(q, v, qdd, lam, t1, h)
-        asm, v = self.asm, self.v          # the velocities as corrected
-        vel = asm.j_dot(asm.jacobian_values(q, t1), v) + asm.phi_t(q, t1) if asm.m else [0.0]
         return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
                 "residual_dynamics_N": float(res_abs),
                 "residual_constraints": hist[-1][1],
-                "residual_velocity": float(np.abs(vel).max()) if len(vel) else 0.0,
+                "residual_velocity": self._velocity_residual(q, self.v, t1),
                 "step_size": h}
+
+    def _velocity_residual(self, q, v, t: float) -> float:
+        """``max |Φ_q q̇ + Φ_t|`` at the end of a step (the velocities as corrected)."""
+        asm = self.asm
+        if not asm.m:
+            return 0.0
+        if self._constant is not None:
+            return self._constant.velocity_residual(v, t)
+        vel = asm.j_dot(asm.jacobian_values(q, t), v) + asm.phi_t(q, t)
+        return float(np.abs(vel).max())
 
     def _newton(self, q, v, qdd, lam, t1: float, k: StepCoefficients,
                 refactor: bool) -> tuple[list, float]:
         """Newton's iterations of one step, in place on ``q, q̇, q̈, λ``; returns the
         history ``[(relative residual, max |Φ|), …]`` and the last absolute residual [N].
         Raises :class:`ConvergenceError` (with a diagnosis) when it does not converge."""
+        if self._compiled_newton and self._substitution:
+            return self._newton_compiled(q, v, qdd, lam, t1, k, refactor)
         asm, pol, opts = self.asm, self.policy, self.options
         rhs = np.empty(asm.n + asm.m)
         res = np.empty(asm.n)
@@ -300,6 +328,65 @@ class GeneralizedAlpha:
                 where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
         return hist, res_abs
 
+    def _newton_compiled(self, q, v, qdd, lam, t1: float, k: StepCoefficients,
+                         refactor: bool) -> tuple[list, float]:
+        """:meth:`_newton` for systems of constant structure with a compiled force kernel
+        (:class:`fem.solvers.constant_iteration.ConstantIteration`): the iterations with
+        a kept factorization run in one compiled loop; Python factorizes.  The same
+        decisions in the same order, so the same iterates to round-off."""
+        asm, pol, opts, fast = self.asm, self.policy, self.options, self._constant
+        rhs, res = fast.rhs, fast.res
+        f_ext = asm.external_forces(t1, q)
+        floor2 = max(float(f_ext @ f_ext), self.force_scale2, 1e-300)
+        tol, ctol = float(opts.tol), float(opts.constraint_tol)
+        max_iter = int(opts.max_iter)
+        it = nh = 0
+        err = err_prev = np.inf
+        scale = 1.0
+        have_dq = False
+        while True:
+            kv = None
+            if refactor and it == 0:      # a fresh factorization's first residual
+                f_int, kv = asm.internal_forces(q, v, tangent=True)
+                self.n_force_evals += 1
+                r2, scale2, pn = fast.residual(q, v, qdd, lam, f_int, f_ext, t1, floor2,
+                                               k.rhs_scale, res, rhs)
+                scale = math.sqrt(scale2)
+                rn = math.sqrt(r2) / scale
+                fast.hist_r[nh], fast.hist_p[nh] = rn, pn
+                nh += 1
+                err = max(rn / tol, pn / ctol)
+                status = (CONVERGED if not math.isfinite(err) or err <= 1.0
+                          else EXHAUSTED if it == max_iter else FACTORIZE)
+            else:
+                status, it, nh, err, err_prev, refactor, scale, evals = fast.iterate(
+                    it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, t1, floor2, k, tol,
+                    ctol, max_iter, pol.cost_ratio(), pol.contraction, pol.lu, res, rhs,
+                    have_dq)
+                self.n_force_evals += evals
+            if status != FACTORIZE:
+                break
+            hist = list(zip(fast.hist_r[:nh].tolist(), fast.hist_p[:nh].tolist(),
+                            strict=True))
+            self._factorize(q, v, lam, t1, k, kv, hist, res, fast.phi)
+            refactor = not pol.reuse
+            err_prev = err
+            dx = pol.solve(rhs, q, self.n_steps)
+            fast.dx[:] = dx
+            have_dq = True
+            apply_correction(q, v, qdd, lam, dx, k)
+            it += 1
+        hist = list(zip(fast.hist_r[:nh].tolist(), fast.hist_p[:nh].tolist(), strict=True))
+        if status == ROUNDOFF:
+            self.n_roundoff_accepts += 1
+        elif not (math.isfinite(err) and err <= 1.0):
+            pol.drop()
+            raise ConvergenceError(
+                self._diagnosis(t1, k.h, [r for r, _ in hist], res, fast.phi, q,
+                                constraints=[c for _, c in hist]),
+                where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
+        return hist, hist[-1][0] * scale
+
     def _residual(self, q, v, qdd, lam, t1, f_ext, floor2, k: StepCoefficients,
                   inertia_tangent: bool, elastic_tangent: bool, res, rhs):
         """The dynamics residual ``M(q) q̈ + f − f_ext + Φ_qᵀλ`` into ``res`` and Newton's
@@ -308,6 +395,12 @@ class GeneralizedAlpha:
         asm = self.asm
         f_int, kv = asm.internal_forces(q, v, tangent=elastic_tangent)
         self.n_force_evals += 1
+        fast = self._constant
+        if fast is not None:     # constant mass, linear constraints: one compiled pass
+            r2, scale2, pn = fast.residual(q, v, qdd, lam, f_int, f_ext, t1, floor2,
+                                           k.rhs_scale, res, rhs)
+            scale = math.sqrt(scale2)
+            return kv, fast.phi, math.sqrt(r2) / scale, pn, scale
         phi, jv = asm.constraint_state(q, t1)
         JTl = asm.reaction(jv, lam, q)
         # M(q) q̈ + quadratic-velocity forces, tangents for the next factorization
@@ -338,6 +431,7 @@ class GeneralizedAlpha:
             if kv is None:
                 kv = self.asm.internal_forces(q, v, tangent=True)[1]
             pol.factor(q, lam, t1, k, kv, self.n_steps)
+            self._substitution = pol.lu.substitution_data() is not None
         except SingularMatrixError as err:
             pol.drop()
             raise ConvergenceError(

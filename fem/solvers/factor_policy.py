@@ -10,6 +10,8 @@ bit-identical results on any machine load.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..assembly.linalg import Factorization
@@ -42,6 +44,10 @@ class FactorizationPolicy:
     corotate : bool
         Solve with a kept factorization turned by the flexible bodies' rigid rotations
         since it was made (:class:`fem.solvers.corotation.CoRotation`).
+    compiled_iterations : bool
+        The system has constant structure and its iterations with a kept factorization
+        run fused (:mod:`fem.solvers.constant_iteration`; compiled where numba is
+        present): cheaper, so the estimated cost ratio is higher.
     """
 
     KEEP_ACROSS_STEPS = 6.0
@@ -50,7 +56,8 @@ class FactorizationPolicy:
     hexagon_24: 9–13, hexagon_96: 24–28)."""
 
     def __init__(self, system, reuse: bool | str, contraction: float,
-                 factor_cost: float | str, max_iter: int, corotate: bool = False):
+                 factor_cost: float | str, max_iter: int, corotate: bool = False,
+                 compiled_iterations: bool = False):
         self.system = system
         self.mode = reuse
         self.reuse = bool(reuse)
@@ -63,6 +70,7 @@ class FactorizationPolicy:
         self.h = None             # the step the factorization was made for
         self.step_made = -1       # and the step number it was made in
         self.n_factorizations = 0
+        self.compiled_iterations = compiled_iterations
         self.inertia = None       # tangent of the inertia forces for the next factorization
         # with factor_cost="timed" only: measured costs [s] of one factorization (tangent
         # + assembly + LU) and of one iteration without it
@@ -104,7 +112,8 @@ class FactorizationPolicy:
         if self.factor_cost is None and self.reuse and not self.timed:
             # once, from counts of the model and this matrix: no clock (module docstring);
             # full Newton (reuse=False) needs no ratio
-            self.factor_cost = estimate_factor_cost(sys_, self.lu, np.size(jv))
+            self.factor_cost = estimate_factor_cost(sys_, self.lu, np.size(jv),
+                                                    self.compiled_iterations)
         self.h = k.h
         self.n_factorizations += 1
         self.step_made = step
@@ -153,6 +162,6 @@ class FactorizationPolicy:
             return rate > self.contraction or it >= 2
         if rate > max(self.contraction, 0.7):
             return True
-        needed = np.log(err) / max(-np.log(max(rate, 1e-300)), 1e-12)
+        needed = math.log(err) / max(-math.log(max(rate, 1e-300)), 1e-12)
         # never let a kept factorization run the step out of iterations
         return needed > ratio + 1.5 or it + needed > 0.6 * self.max_iter

@@ -1,0 +1,101 @@
+"""The fused Newton iterations of systems with constant structure (issue 23):
+:mod:`fem.solvers.constant_iteration` against the general path of
+:class:`fem.solvers.dynamic.GeneralizedAlpha`, which reaches the same system through the
+general methods of the solver contract.  The same decisions (a fixed cost ratio) on
+values that differ by round-off: a residual that lands on the tolerance may take one
+iteration more or less in a few steps, so the runs agree to the Newton tolerance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fem
+from fem.cases import load_case
+from fem.elements import kernels
+from fem.solvers.dynamic import GeneralizedAlpha
+
+needs_numba = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba missing or off")
+
+
+def _cable(n: int = 8, damping: float = 0.0, drive: bool = False,
+           use_kernel: bool = True) -> tuple[fem.Model, int]:
+    """The cable benchmark's cantilever, optionally damped and with its tip's x coordinate
+    driven back and forth (a linear constraint with a time-dependent offset)."""
+    model = load_case("cantilever_cable").build(n_elements=n)
+    model.groups[0].family.use_kernel = use_kernel
+    if damping:
+        model.add_damping(model.groups[0], damping)
+    tip = model.node_dofs(model.node("tip"))
+    if drive:
+        x0 = float(model.q0[tip[0]])
+        w, a = 40.0, 2e-3
+        model.add_constraint(fem.constraints.PrescribedCoordinates(
+            [int(tip[0])], lambda t: ([x0 + a * np.sin(w * t)], [a * w * np.cos(w * t)],
+                                      [-a * w * w * np.sin(w * t)]), name="tip drive"))
+    model.assemble()
+    return model, int(tip[2])
+
+
+def _agree(a: fem.Result, b: fem.Result) -> None:
+    """Two runs of one model agree to the Newton tolerance (1e-8) in the same number of
+    iterations within 2 %."""
+    ia, ib = a.stats["iterations"].sum(), b.stats["iterations"].sum()
+    assert abs(ia - ib) <= 0.02 * ib, (ia, ib)
+    for key in ("q", "v", "lam"):
+        x, y = getattr(a, key), getattr(b, key)
+        assert np.abs(x - y).max() <= 1e-6 * np.abs(y).max(), key
+
+
+def _simulate(model, general: bool, monkeypatch, **kw) -> fem.Result:
+    asm = model.assemble()
+    with monkeypatch.context() as mp:
+        if general:        # the system as any other: through the general methods
+            mp.setattr(asm, "constant_structure", lambda: None)
+        return fem.simulate(model, 0.05, 1e-3, rho_inf=0.8, tol=1e-8, factor_cost=10.0,
+                            **kw)
+
+
+@pytest.mark.parametrize("damping, drive", [(0.0, False), (1e-4, False), (0.0, True)],
+                         ids=["plain", "damped", "driven"])
+def test_fused_iterations_give_the_general_path_to_round_off(monkeypatch, damping, drive):
+    model, tip = _cable(8, damping, drive)
+    fused = _simulate(model, False, monkeypatch)
+    general = _simulate(model, True, monkeypatch)
+    _agree(fused, general)
+    # the motion is there, the constraints hold, the velocity residual (index 3: not
+    # zero) is reported alike
+    assert np.abs(fused.q[:, tip] - fused.q[0, tip]).max() > 1e-4
+    assert fused.stats["residual_constraints"].max() < 1e-10
+    np.testing.assert_allclose(fused.stats["residual_velocity"],
+                               general.stats["residual_velocity"], rtol=1e-4, atol=1e-10)
+
+
+@needs_numba
+def test_the_cable_runs_compiled_and_without_its_kernel_the_fused_residual(monkeypatch):
+    model, tip = _cable(8)
+    assert GeneralizedAlpha(model, 0.8)._compiled_newton
+    compiled = _simulate(model, False, monkeypatch)
+    model, tip = _cable(8, use_kernel=False)         # NumPy forces: the residual fused
+    ga = GeneralizedAlpha(model, 0.8)
+    assert not ga._compiled_newton and ga._constant is not None
+    numpy_forces = _simulate(model, False, monkeypatch)
+    _agree(compiled, numpy_forces)
+
+
+def test_constant_structure_is_declared_only_where_it_holds():
+    model, _ = _cable(4)
+    cs = model.assemble().constant_structure()
+    assert cs is not None and cs.jacobian.shape == (6, model.n_dof) and not cs.timed
+    np.testing.assert_array_equal(cs.mass.toarray(), model.assemble().M_sparse.toarray())
+    # a distance between two nodes is quadratic in q: no constant Jacobian
+    model = load_case("cantilever_cable").build(n_elements=4)
+    a, b = model.point(model.node("tip")), model.point(2)
+    model.add_constraint(fem.constraints.Distance(a, b, name="tie"))
+    assert model.assemble().constant_structure() is None
+
+
+def test_a_diverging_fused_step_still_says_where(monkeypatch):
+    model, _ = _cable(4)
+    with pytest.raises(fem.ConvergenceError, match="t = "):
+        fem.simulate(model, 0.01, 1e-3, max_iter=1, tol=1e-14)
