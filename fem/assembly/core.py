@@ -247,9 +247,11 @@ class Assembly(ConstraintEquations, System):
             kernel = self.elastic[0].family.compiled_forces() if len(self.elastic) == 1 \
                 else None
             if kernel is not None:
+                from ..elements.kernels import group_forces
+
                 kind, arrays3, arrays2 = kernel
                 dofs = np.ascontiguousarray(self.elastic[0].dofs, dtype=np.int64)
-                forces = (kind, dofs, arrays3, arrays2)
+                forces = (group_forces, kind, dofs, arrays3, arrays2)
             cs = ConstantStructure(
                 mass=sp.csr_matrix(self.M), damping=C, jacobian=J,
                 offset=lambda t: self._timed_terms(t)[0],

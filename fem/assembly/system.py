@@ -52,8 +52,9 @@ class ConstantStructure:
         ``t ↦ ∂Φ/∂t`` (m,).
     forces : tuple or None
         When all internal forces come from one element group with a compiled kernel:
-        ``(kind, dofs, arrays3, arrays2)`` for :func:`fem.elements.kernels.group_forces`
-        (:meth:`fem.elements.ElementFamily.compiled_forces`), so a compiled solver can
+        ``(group_forces, kind, dofs, arrays3, arrays2)`` — the compiled entry point
+        :func:`fem.elements.kernels.group_forces` and its arguments
+        (:meth:`fem.elements.ElementFamily.compiled_forces`) — so a compiled solver can
         run whole Newton iterations; None otherwise.
     timed : bool
         Whether ``offset`` and ``rate`` depend on time (prescribed motions); False:

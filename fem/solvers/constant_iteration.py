@@ -40,11 +40,9 @@ _group_forces = _substitute_dense = _substitute_banded = None   # set by _kernel
 
 @compiled
 def _kernels(numba):
-    global _group_forces, _substitute_dense, _substitute_banded
+    global _substitute_dense, _substitute_banded
     from ..assembly.linalg import substitution_kernels
-    from ..elements import kernels
 
-    _group_forces = kernels.group_forces
     _substitute_dense, _substitute_banded = substitution_kernels()
 
     @numba.njit(cache=True)
@@ -192,8 +190,14 @@ class ConstantIteration:
         self._c_t = np.zeros(self.m)
         self._rate = None
         self._kernels = _kernels()
-        self.forces = structure.forces if self._kernels is not None else None
+        self.forces = structure.forces[1:] if (self._kernels is not None and
+                                                structure.forces is not None) else None
         self.compiled = self.forces is not None
+        if self.compiled:
+            # the element kernels' entry point, a global of the compiled loop (numba
+            # takes no functions as arguments without losing its disk cache)
+            global _group_forces
+            _group_forces = structure.forces[0]
         """Whether :meth:`iterate` can run (a compiled force kernel and numba)."""
         if self.compiled:
             self.f_int = np.empty(self.n)
