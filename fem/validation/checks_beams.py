@@ -1,5 +1,8 @@
 """Checks of the beam elements, the reduced bodies and the frame element against closed
-forms of the continuous beam (:mod:`fem.references.beams`) and their full FE models."""
+forms of the continuous beam (:mod:`fem.references.beams`) and their full FE models.
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 

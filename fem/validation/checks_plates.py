@@ -1,6 +1,9 @@
 """Checks of the Bézier-triangle plate (the element of Liu et al. (2023)) against Kirchhoff's plate:
 Navier's series, a converged Ritz solution and Navier's frequencies
-(:mod:`fem.references.plates`, through ``cases/plate_benchmark.py``)."""
+(:mod:`fem.references.plates`, through ``cases/plate_benchmark.py``).
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Checks of the 3-RRRU robots (Liu et al. 2023 and 2018): the rigid robot against its
 independent closed-form model, the flagship's static state in its formulations, and the
-accuracy figures of the flagship's inverse dynamics."""
+accuracy figures of the flagship's inverse dynamics.
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 
