@@ -99,3 +99,21 @@ def test_quick_set_passes(tmp_path, capsys):
     assert all(c["status"] == "pass" for c in record["checks"])
     assert len(record["checks"]) >= 15
     assert html.count('src="data:image/png;base64,') >= 6
+
+
+def test_a_check_is_joined_to_its_declaration_by_name():
+    from fem.validation.checks import CHECKS
+    from fem.validation.registry import check, declarations
+
+    assert list(CHECKS) == list(declarations())        # every entry measured, in its order
+
+    def no_such_check(quick):
+        raise AssertionError("never run")
+
+    try:
+        check(no_such_check)
+    except ValueError as err:
+        assert "no entry [no_such_check] in checks.toml" in str(err)
+    else:
+        raise AssertionError("an undeclared check was registered")
+    assert "no_such_check" not in CHECKS

@@ -103,6 +103,14 @@ class Constraint:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
+    def _relate(self, a: LinearMap, b: LinearMap, name: str | None,
+                roles: tuple[str, str] = ("p1", "p2")) -> None:
+        """Check the two maps a constraint relates (``roles`` name them in a message) and
+        take its name, ``kind(a, b)`` unless one is given."""
+        for m, role in zip((a, b), roles, strict=True):
+            point_map(m, f"{type(self).__name__}: {role}")
+        Constraint.__init__(self, name or f"{self.kind}({a.label}, {b.label})")
+
 
 _UNIT = [constant(e, f"e_{'xyz'[i]}") for i, e in enumerate(np.eye(3))]
 
@@ -148,9 +156,7 @@ class Coincident(Constraint):
 
     def __init__(self, p1: LinearMap, p2: LinearMap, name: str | None = None,
                  components: Sequence[int] = (0, 1, 2)):
-        point_map(p1, "Coincident: p1")
-        point_map(p2, "Coincident: p2")
-        super().__init__(name or f"coincident({p1.label}, {p2.label})")
+        self._relate(p1, p2, name)
         self.d = p1 - p2
         self.components = _components(components, f"constraint {self.name!r}")
 
@@ -171,9 +177,7 @@ class Distance(Constraint):
 
     def __init__(self, p1: LinearMap, p2: LinearMap, length: float | None = None,
                  name: str | None = None):
-        point_map(p1, "Distance: p1")
-        point_map(p2, "Distance: p2")
-        super().__init__(name or f"distance({p1.label}, {p2.label})")
+        self._relate(p1, p2, name)
         self.d = p1 - p2
         # a negative length would be solved as its absolute value: refused, not squared
         self.length = None if length is None else positive(
@@ -205,9 +209,7 @@ class DistanceDrive(Constraint):
     def __init__(self, p1: LinearMap, p2: LinearMap,
                  length: Callable[[float], tuple[float, float, float]],
                  name: str | None = None):
-        point_map(p1, "DistanceDrive: p1")
-        point_map(p2, "DistanceDrive: p2")
-        super().__init__(name or f"distance_drive({p1.label}, {p2.label})")
+        self._relate(p1, p2, name)
         self.d = p1 - p2
         self.length = function(length, f"constraint {self.name!r}: length (t -> (L, L̇, L̈))")
 
@@ -243,9 +245,7 @@ class Dot(Constraint):
 
     def __init__(self, v1: LinearMap, v2: LinearMap, value: float | None = None,
                  name: str | None = None):
-        point_map(v1, "Dot: v1")
-        point_map(v2, "Dot: v2")
-        super().__init__(name or f"dot({v1.label}, {v2.label})")
+        self._relate(v1, v2, name, ("v1", "v2"))
         self.v1, self.v2 = v1, v2
         self.value = None if value is None else finite(value, f"constraint {self.name!r}: "
                                                                "value")

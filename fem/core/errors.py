@@ -8,9 +8,18 @@ and what to change.  Solver failures raise :class:`ConvergenceError`, which is a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class ModelError(ValueError):
     """The model as described cannot be built or solved; the message says why."""
+
+
+def refuse_first(bad, message: Callable[[int], str]) -> None:
+    """Raise :class:`ModelError` with ``message(k)`` for the first index ``k`` at which the
+    boolean array ``bad`` holds (an instant, a step); nothing where it holds nowhere."""
+    if bad.any():
+        raise ModelError(message(int(bad.argmax())))
 
 
 class ConvergenceError(ModelError):

@@ -37,12 +37,9 @@ if AVAILABLE:
         b = np.empty(3)
         H = np.empty((6, 6))
         for e in range(n):
-            for i in range(12):
-                f[e, i] = 0.0
+            f[e, :] = 0.0
             if tangent:
-                for i in range(12):
-                    for j in range(12):
-                        K[e, i, j] = 0.0
+                K[e, :, :] = 0.0
             for g in range(nq):
                 for d in range(3):
                     sa = 0.0
@@ -190,15 +187,10 @@ if AVAILABLE:
         sig_t = np.empty(nt)
         Kg = np.empty((16, 16))
         for e in range(n):
-            for i in range(48):
-                f[e, i] = 0.0
+            f[e, :] = 0.0
             if tangent:
-                for i in range(48):
-                    for j in range(48):
-                        K[e, i, j] = 0.0
-                for i in range(16):
-                    for j in range(16):
-                        Kg[i, j] = 0.0
+                K[e, :, :] = 0.0
+                Kg[:, :] = 0.0
             if has_ans:
                 for t in range(nt):
                     s2 = 0.0

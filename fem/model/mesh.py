@@ -148,6 +148,11 @@ class _Topology:
     interior: InteriorEdges
 
 
+def _topology_field(name: str, doc: str) -> property:
+    """A read-only :class:`Mesh` attribute: the field ``name`` of its cached topology."""
+    return property(lambda mesh: getattr(mesh._topology, name), doc=doc)
+
+
 @dataclass(eq=False, repr=False)
 class Mesh:
     """A mesh of vertices, triangles and lines with named groups.
@@ -463,30 +468,19 @@ class Mesh:
             interior=interior,
         )
 
-    @property
-    def edges(self) -> np.ndarray:
-        """(m, 2) unique undirected triangle edges ``(a, b)``, ``a < b``, lexicographic."""
-        return self._topology.edges
-
-    @property
-    def triangle_edges(self) -> np.ndarray:
-        """(k, 3) index into :attr:`edges` of each triangle's local edge j (opposite vertex j)."""
-        return self._topology.triangle_edges
-
-    @property
-    def edge_triangles(self) -> np.ndarray:
-        """(m, 2) the triangles on each edge; column 1 is -1 on the boundary."""
-        return self._topology.edge_triangles
-
-    @property
-    def triangle_neighbours(self) -> np.ndarray:
-        """(k, 3) the triangle across local edge j of each triangle, -1 on the boundary."""
-        return self._topology.triangle_neighbours
-
-    @property
-    def interior_edges(self) -> InteriorEdges:
-        """Edges shared by exactly two triangles, with both triangles and opposite vertices."""
-        return self._topology.interior
+    edges = _topology_field(
+        "edges", "(m, 2) unique undirected triangle edges ``(a, b)``, ``a < b``, lexicographic.")
+    triangle_edges = _topology_field(
+        "triangle_edges",
+        "(k, 3) index into :attr:`edges` of each triangle's local edge j (opposite vertex j).")
+    edge_triangles = _topology_field(
+        "edge_triangles", "(m, 2) the triangles on each edge; column 1 is -1 on the boundary.")
+    triangle_neighbours = _topology_field(
+        "triangle_neighbours",
+        "(k, 3) the triangle across local edge j of each triangle, -1 on the boundary.")
+    interior_edges = _topology_field(
+        "interior", "Edges shared by exactly two triangles, with both triangles and opposite "
+        "vertices (:class:`InteriorEdges`).")
 
     @property
     def boundary_edges(self) -> np.ndarray:
@@ -552,21 +546,13 @@ class Mesh:
         return self._edges_within(self._plane_mask(point, normal, tol))
 
     def vertices_on_line(
-        self,
-        a: npt.ArrayLike,
-        b: npt.ArrayLike,
-        tol: float | None = None,
-        segment: bool = True,
+        self, a: npt.ArrayLike, b: npt.ArrayLike, tol: float | None = None, segment: bool = True
     ) -> np.ndarray:
         """Vertices within `tol` of the segment a–b (of the infinite line if not `segment`)."""
         return np.flatnonzero(self._line_mask(a, b, tol, segment))
 
     def edges_on_line(
-        self,
-        a: npt.ArrayLike,
-        b: npt.ArrayLike,
-        tol: float | None = None,
-        segment: bool = True,
+        self, a: npt.ArrayLike, b: npt.ArrayLike, tol: float | None = None, segment: bool = True
     ) -> np.ndarray:
         """Edges with both vertices on the segment a–b (the infinite line if not `segment`)."""
         return self._edges_within(self._line_mask(a, b, tol, segment))

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.errors import ModelError
+from ..core.errors import ModelError, refuse_first
 
 __all__ = [
     "Link",
@@ -333,13 +333,10 @@ def _batched_lstsq(A: np.ndarray, b: np.ndarray, chain: str, labels: list[str],
     resid = np.einsum("nij,nj->ni", A, x) - b
     rnorm = np.linalg.norm(resid, axis=1)
     scale = np.linalg.norm(b, axis=1) + np.linalg.norm(A, axis=(1, 2)) * np.linalg.norm(x, axis=1)
-    bad = rnorm > 1e-8 * np.maximum(scale, np.finfo(float).tiny)
-    if np.any(bad):
-        step = int(np.argmax(bad))
-        raise ModelError(
-            f"chain {chain!r}: the loads cannot be balanced by the declared reactions "
-            f"(step {step}, residual {rnorm[step]:.3e}); a joint is missing or has too few "
-            f"reaction components")
+    refuse_first(rnorm > 1e-8 * np.maximum(scale, np.finfo(float).tiny), lambda step: (
+        f"chain {chain!r}: the loads cannot be balanced by the declared reactions "
+        f"(step {step}, residual {rnorm[step]:.3e}); a joint is missing or has too few "
+        f"reaction components"))
     return x, rnorm
 
 

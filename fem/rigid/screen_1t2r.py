@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.errors import ModelError
+from ..core.errors import ModelError, refuse_first
 from . import lagrange
 from .newton_euler import (
     Chain,
@@ -253,19 +253,13 @@ class ScreenMotion:
 
 def _triangle_angle(cosine: np.ndarray, theta: np.ndarray, what: str) -> np.ndarray:
     """``arccos`` of a law-of-cosines value, with a clear error when the loop cannot close."""
-    bad = np.abs(cosine) > 1.0
-    if np.any(bad):
-        k = int(np.argmax(bad))
-        raise ModelError(
-            f"vibrating screen: the {what} cannot close at θ = {theta[k]:.6g} rad "
-            f"(cosine {cosine[k]:.6g} outside [-1, 1]); the configuration is unreachable "
-            f"with these link lengths — reduce the crank amplitude or change the lengths")
-    near = 1.0 - np.abs(cosine) < 1e-12
-    if np.any(near):
-        k = int(np.argmax(near))
-        raise ModelError(
-            f"vibrating screen: the {what} is at a dead centre (singular configuration) at "
-            f"θ = {theta[k]:.6g} rad; velocities are undefined there")
+    refuse_first(np.abs(cosine) > 1.0, lambda k: (
+        f"vibrating screen: the {what} cannot close at θ = {theta[k]:.6g} rad "
+        f"(cosine {cosine[k]:.6g} outside [-1, 1]); the configuration is unreachable "
+        f"with these link lengths — reduce the crank amplitude or change the lengths"))
+    refuse_first(1.0 - np.abs(cosine) < 1e-12, lambda k: (
+        f"vibrating screen: the {what} is at a dead centre (singular configuration) at "
+        f"θ = {theta[k]:.6g} rad; velocities are undefined there"))
     return np.arccos(cosine)
 
 

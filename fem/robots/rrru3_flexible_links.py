@@ -35,6 +35,7 @@ import numpy as np
 
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
 from ..core.errors import ModelError
+from ..core.validate import choice
 from ..elements.floating_frame import FloatingFrameLink
 from ..model.actuators import RevoluteActuator
 from ..model.builders import straight_beam
@@ -43,7 +44,7 @@ from ..model.linear_map import LinearMap
 from ..model.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
-from .rrru3_model import JointMotion, RobotModel
+from .rrru3_model import JointMotion, RobotModel, _constant_path
 
 __all__ = ["FlexibleLinksRobot", "liu2018_geometry", "liu2018_circle_path",
            "seed001_geometry", "seed001_circle_path",
@@ -100,12 +101,6 @@ def rigid_torque_function(geom: RRRU3Geometry, path, k: int):
     return tau
 
 
-def _constant_path(p0):
-    p0 = np.asarray(p0, float)
-    z = np.zeros(3)
-    return lambda t: (p0, z, z)
-
-
 def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9e8,
                                nu: float = 0.3, radius: float = 0.01,
                                n_elements: int = 1, mode: str = "inverse", path=None,
@@ -159,19 +154,14 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         ``W`` are the platform vertices (U centres).
     """
     geom = seed001_geometry() if geom is None else geom
-    if mode not in ("inverse", "forward"):
-        raise ModelError(f"mode must be 'inverse' or 'forward', got {mode!r}")
+    choice(mode, ("inverse", "forward"), "mode")
     if mode == "forward" and (torques is None or len(torques) != 3):
         raise ModelError("forward mode needs torques=(τ1, τ2, τ3), callables of time")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
-    if link_model not in ("ancf_beam", "floating_frame"):
-        raise ModelError(f"link_model must be 'ancf_beam' or 'floating_frame', got "
-                         f"{link_model!r}")
-    if drive not in ("path", "joints"):
-        raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
-    if joint_sections not in ("free", "square"):
-        raise ModelError(f"joint_sections must be 'free' or 'square', got {joint_sections!r}")
+    choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
+    choice(drive, ("path", "joints"), "drive")
+    choice(joint_sections, ("free", "square"), "joint_sections")
     if int(link_segments) != link_segments or int(link_segments) < 1:
         raise ModelError(f"link_segments (floating-frame bodies per link 3) must be an "
                          f"integer ≥ 1, got {link_segments!r}")

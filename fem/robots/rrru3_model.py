@@ -33,6 +33,7 @@ import numpy as np
 
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
 from ..core.errors import ModelError
+from ..core.validate import choice
 from ..elements.bezier_plate import (
     add_continuity,
     edge_tangent_along,
@@ -210,17 +211,11 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         dynamics then grows unstable after 0.6 s, docs/reduced_bodies.md)
     """
     geom = RRRU3Geometry() if geom is None else geom
-    if platform not in ("flexible", "rigid", "reduced"):
-        raise ModelError(f"platform must be 'flexible', 'rigid' or 'reduced', got "
-                         f"{platform!r}")
-    if reduce_at not in ("static", "reference"):
-        raise ModelError(f"reduce_at must be 'static' or 'reference', got {reduce_at!r}")
-    if continuity not in ("shared", "constraints"):
-        raise ModelError(f"continuity must be 'shared' or 'constraints', got {continuity!r}")
-    if drive not in ("path", "joints"):
-        raise ModelError(f"drive must be 'path' or 'joints', got {drive!r}")
-    if reduction not in ("linear", "nonlinear"):
-        raise ModelError(f"reduction must be 'linear' or 'nonlinear', got {reduction!r}")
+    choice(platform, ("flexible", "rigid", "reduced"), "platform")
+    choice(reduce_at, ("static", "reference"), "reduce_at")
+    choice(continuity, ("shared", "constraints"), "continuity")
+    choice(drive, ("path", "joints"), "drive")
+    choice(reduction, ("linear", "nonlinear"), "reduction")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))

@@ -1,15 +1,15 @@
 """Checks of the beam elements, the reduced bodies and the frame element against closed
-forms of the continuous beam (:mod:`fem.references.beams`) and their full FE models."""
+forms of the continuous beam (:mod:`fem.references.beams`) and their full FE models.
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .plots import new_figure, order_guide, plain_ticks, to_plot
-from .registry import Limit, Measurement, check
-
-BLEVINS = ("Blevins, Formulas for Natural Frequency and Mode Shape (1979), Table 8-1; "
-           "fem.references.beams")
+from .plots import new_figure, refinement_plot, to_plot
+from .registry import Measurement, check
 
 
 def _case(name: str):
@@ -25,36 +25,8 @@ def orders(n: list[int] | np.ndarray, err: list[float] | np.ndarray) -> np.ndarr
     return np.log(e[:-1] / e[1:]) / np.log(n[1:] / n[:-1])
 
 
-def _convergence_plot(name, n, series, order, xlabel, caption):
-    fig, ax = new_figure(size=(6.4, 4.2))
-    for label, err in series.items():
-        ax.loglog(n, np.abs(err), "o-", label=label)
-    order_guide(ax, n, np.abs(next(iter(series.values()))), -order,
-                f"slope −{order:g} (order {order:g})")
-    ax.set(xlabel=xlabel, ylabel="|relative error| [-]")
-    plain_ticks(ax, n)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    return to_plot(fig, name, caption)
-
-
 # ------------------------------------------------------------------ static tip deflection
-@check(name="cable_tip_convergence", group="Beams: static deflection",
-       subject="ANCF cable cantilever (cantilever_cable), tip deflection under self-weight",
-       reference="w = qL⁴/8EI (linear Euler–Bernoulli); the 64-element solution for the "
-                 "mesh rate", kind="closed form",
-       source="Timoshenko & Gere, Mechanics of Materials, App. G; "
-              "fem.references.beams.cantilever_tip_deflection",
-       limits=(Limit("linear_one_element_error_rel", upper=1e-8),
-               Limit("order_min", lower=3.5), Limit("error_default_rel", upper=5e-4)),
-       why="Cubic Hermite elements with consistent loads are exact at the nodes of a linear "
-           "Euler–Bernoulli beam, so at 1e-4 of the weight (tip 1.1e-6 L) one element may "
-           "only miss by the geometric nonlinearity, O(w/L) ≈ 1e-9; 1e-8 allows 10×.  At "
-           "the case's load (tip 1.1 % of L) coarse meshes add a nonlinear coupling error "
-           "that cubic interpolation removes at the nodal rate h^(2(p−1)) = h⁴ (p = 3): "
-           "order ≥ 3.5 against the 64-element solution.  The converged solution differs "
-           "from the linear formula by the physical nonlinearity O((w/L)²) ≈ 1e-4; 5e-4 "
-           "at the default 8 elements is 5× that.")
+@check
 def cable_tip_convergence(quick: bool) -> Measurement:
     case = _case("cantilever_cable")
     light = case.reference(rho_kgm3=0.785)["tip_z_m"]
@@ -72,18 +44,13 @@ def cable_tip_convergence(quick: bool) -> Measurement:
               "error vs 64 elements": f"{em:+.3e}",
               "order": "" if i == 0 else f"{rates[i - 1]:.2f}"} for i, (n, ec, em)
              in enumerate(zip(ns, err_closed, err_mesh, strict=True))]
-    fig, ax = new_figure(size=(6.4, 4.2))
-    ax.loglog(ns, np.abs(err_closed), "o-", label="vs qL⁴/8EI (linear theory)")
-    ax.loglog(ns, np.abs(err_mesh), "s-", label="vs 64 elements (mesh error)")
-    order_guide(ax, ns, np.abs(err_mesh), -4, "slope −4 (order 4)")
-    ax.axhline(abs(w_fine / ref - 1), color="0.6", ls="--",
-               label="64 elements vs qL⁴/8EI (nonlinearity)")
-    ax.set(xlabel="elements", ylabel="|relative tip-deflection error| [-]")
-    plain_ticks(ax, ns)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    plot = to_plot(fig, "convergence", "ANCF cable cantilever under its weight: tip error "
-                   "against the linear closed form and against the 64-element solution.")
+    plot = refinement_plot(
+        "convergence", "ANCF cable cantilever under its weight: tip error against the linear "
+        "closed form and against the 64-element solution.", ns,
+        [(err_closed, "o-", "vs qL⁴/8EI (linear theory)"),
+         (err_mesh, "s-", "vs 64 elements (mesh error)")], (1, -4),
+        "elements", "|relative tip-deflection error| [-]",
+        level=(abs(w_fine / ref - 1), "64 elements vs qL⁴/8EI (nonlinearity)"))
     return Measurement({"linear_one_element_error_rel": float(abs(linear)),
                         "order_min": float(rates.min()), "order_max": float(rates.max()),
                         "error_default_rel": abs(e_default),
@@ -93,18 +60,7 @@ def cable_tip_convergence(quick: bool) -> Measurement:
                        table, [plot])
 
 
-@check(name="beam_tip_convergence", group="Beams: static deflection",
-       subject="ANCF shear-deformable beam (ancf_beam, structural), tip load, L/h = 100",
-       reference="w = PL³/3EI + PL/kGA (Timoshenko, Cowper's k)", kind="closed form",
-       source="Timoshenko & Goodier, Theory of Elasticity, §21; "
-              "fem.references.beams.cantilever_tip_deflection",
-       limits=(Limit("order_min", lower=1.8), Limit("order_max", upper=2.2),
-               Limit("error_times_4n2", lower=-1.05, upper=-0.95)),
-       why="The element's bending curvature −r_y′·r′ is constant per element, so its tip "
-           "deflection is too small by 1/(4n²) of the bending part (a linear Timoshenko "
-           "element's error, docs/ancf_beam.md): order 2, and the finest error times 4n² "
-           "must be −1 within 5 % (the shear part and the nonlinearity, PL²/EI = 3e-3, "
-           "are below 1e-3 of it).")
+@check
 def beam_tip_convergence(quick: bool) -> Measurement:
     case = _case("cantilever_beam")
     load = {"gravity": False, "tip_force_z_N": -2.0, "analysis": "static"}
@@ -115,9 +71,10 @@ def beam_tip_convergence(quick: bool) -> Measurement:
     table = [{"elements": n, "tip error": f"{e:+.3e}", "error × 4n²": f"{4 * n * n * e:+.4f}",
               "order": "" if i == 0 else f"{rates[i - 1]:.2f}"}
              for i, (n, e) in enumerate(zip(ns, err, strict=True))]
-    plot = _convergence_plot("convergence", ns, {"ANCF beam, tip deflection": err}, 2,
-                             "elements", "ANCF beam cantilever: tip-deflection error against "
-                             "Timoshenko's PL³/3EI + PL/kGA under refinement.")
+    plot = refinement_plot("convergence", "ANCF beam cantilever: tip-deflection error "
+                           "against Timoshenko's PL³/3EI + PL/kGA under refinement.", ns,
+                           [(err, "o-", "ANCF beam, tip deflection")], (0, -2), "elements",
+                           "|relative error| [-]")
     return Measurement({"order_min": float(rates.min()), "order_max": float(rates.max()),
                         "error_finest_rel": float(abs(err[-1])),
                         "error_times_4n2": float(4 * ns[-1] ** 2 * err[-1])},
@@ -125,19 +82,7 @@ def beam_tip_convergence(quick: bool) -> Measurement:
                        table, [plot])
 
 
-@check(name="beam_elastica", group="Beams: static deflection",
-       subject="ANCF beam cantilever (16 elements, L/h = 100), large deflection under a dead "
-               "tip load PL²/EI = 1, 2, 5",
-       reference="inextensible elastica θ″ = −k cos θ, solved by shooting",
-       kind="series",
-       source="fem.references.beams.cantilever_elastica (reproduces Mattiasson 1981, "
-              "Int. J. Numer. Meth. Eng. 17: 145–153, to 2e-5)",
-       limits=(Limit("max_error_rel", upper=5e-3),),
-       why="At n = 16 the constant-curvature element is 1/(4n²) ≈ 0.1 % too stiff in small "
-           "deflection; in large rotation the linear directors' chord adds to it: at k = 5 "
-           "the tip error falls from +0.52 % (8 elements) to +0.15 % (16), second order "
-           "(docs/ancf_beam.md), so 0.5 % is about 3× the discretization error; stretch and "
-           "shear at L/h = 100 are below 1e-4.")
+@check
 def beam_elastica(quick: bool) -> Measurement:
     from fem.elements.ancf_beam import beam_section
     from fem.references.beams import cantilever_elastica
@@ -208,20 +153,7 @@ def _transverse(fr, res) -> np.ndarray:
     return res.frequencies_hz[(across > along) & (res.frequencies_hz > 1e-3)]
 
 
-@check(name="hermite_frequency_table", group="Beams: frequency tables",
-       subject="cubic Hermite beams: frame element (20 el., five end conditions) and ANCF "
-               "cable (16 el., cantilever), first three bending frequencies",
-       reference="(βₙL)² √(EI/ρAL⁴) / 2π with βₙL of the frequency equation of each end "
-                 "condition", kind="closed form",
-       source=BLEVINS + ".beam_beta_l",
-       limits=(Limit("ratio_min", lower=0.85), Limit("ratio_max", upper=1.05)),
-       why="Consistent-mass cubic Hermite elements overestimate a frequency by the leading "
-           "term (βₙh)⁴/1440 of their frequency error (h the element length), 1e-7 … 6e-5 "
-           "here; the ratio of measured error to that term approaches 1 as h falls (mode 3 "
-           "clamped–free: 0.963 on 10 elements, 0.991 on 20).  The check asks the error to "
-           "*be* that term, error / estimate within 0.85 … 1.05 (the next term lowers it by "
-           "up to 10 % for mode 3): a wrong mass, stiffness or boundary condition would miss "
-           "it by orders of magnitude.")
+@check
 def hermite_frequency_table(quick: bool) -> Measurement:
     from fem.bodies.frames import rectangle
     from fem.references.beams import BOUNDARIES, beam_beta_l
@@ -277,17 +209,7 @@ def hermite_frequency_table(quick: bool) -> Measurement:
                        "cantilever_cable bar.", rows, [plot])
 
 
-@check(name="ancf_beam_frequencies", group="Beams: frequency tables", quick=False,
-       subject="ANCF beam cantilever (32 el., square and round sections): bending (both "
-               "planes), torsion and axial frequencies",
-       reference="bending (βₙL)²√(EI/ρAL⁴)/2π, torsion (2n−1)/4L·√(GJ/ρI_p), axial "
-                 "(2n−1)/4L·√(E/ρ)", kind="closed form", source=BLEVINS,
-       limits=(Limit("max_error_rel", upper=1e-2), Limit("axial_error_rel", upper=1e-6)),
-       why="Euler–Bernoulli and rod theory leave out shear and rotary inertia (≈ 1e-3 on "
-           "bending mode 3 at L/h = 100); the constant-curvature element adds a second-order "
-           "error (0.2 % on mode 3 at 32 elements, docs/ancf_beam.md); 1 % (issue 9) bounds "
-           "both with margin.  The axial field is cubic, so axial modes are exact to the "
-           "solver (1e-6).")
+@check
 def ancf_beam_frequencies(quick: bool) -> Measurement:
     case = _case("cantilever_beam")
     rows, worst, axial = [], 0.0, 0.0
@@ -322,21 +244,7 @@ def _steel_beam(n: int):
     return m, nodes
 
 
-@check(name="reduced_free_free", group="Reduced bodies",
-       subject="ReducedBody from free–free modes (reduce_body(method='free'), 8 modes of a "
-               "16-element ANCF beam) in its floating frame",
-       reference="the FE model's own free–free frequencies; Euler–Bernoulli βₙL = 4.7300, "
-                 "7.8532, 10.9956", kind="full model",
-       source="fem.modes of the unreduced model; " + BLEVINS + ".beam_beta_l",
-       limits=(Limit("body_vs_fe_rel", upper=1e-6), Limit("rigid_modes_hz", upper=1e-3),
-               Limit("fe_vs_euler_bernoulli_rel", upper=2e-3)),
-       why="A free–free basis kept whole reproduces the model's modes up to the eigen "
-           "solvers' round-off (1e-6 allows the shift-invert Lanczos tolerance); the six "
-           "rigid modes are zero to the solver's shift.  Against Euler–Bernoulli, f1 of the "
-           "16-element FE model carries its mesh error (second order: 8 → 16 → 32 elements "
-           "give +0.69, +0.093, −0.057 %, so +0.20 % at 16) and the shear and rotary "
-           "inertia the continuous formula leaves out (the extrapolated limit, −0.11 %); "
-           "0.2 % bounds their sum, +0.09 %, with margin.")
+@check
 def reduced_free_free(quick: bool) -> Measurement:
     import fem
     from fem.reduction import reduce_body
@@ -365,18 +273,7 @@ def reduced_free_free(quick: bool) -> Measurement:
                        f"frequency appears in y and z (pairs equal to {pairs:.0e}).", rows)
 
 
-@check(name="reduced_cantilever_static", group="Reduced bodies",
-       subject="ReducedBody by Craig–Bampton (root a rigid interface, tip a point interface, "
-               "0 and 4 normal modes), clamped, tip load 20 N",
-       reference="the full nonlinear ANCF model's static tip deflection; FL³/3EI",
-       kind="full model", source="fem.solve_static of the unreduced model",
-       limits=(Limit("body_vs_full_rel", upper=1e-4),
-               Limit("full_vs_euler_bernoulli_rel", upper=1e-2)),
-       why="The static mode of the tip interface is the exact linear response to a tip "
-           "load, so the reduced body differs from the full model only by the full model's "
-           "geometric nonlinearity, (w/L)² ≈ 1e-5 here; 1e-4 is 5× that.  The full model "
-           "against FL³/3EI: the 8-element constant-curvature error 1/(4n²) ≈ 0.4 %; 1 % "
-           "bounds it.")
+@check
 def reduced_cantilever_static(quick: bool) -> Measurement:
     import fem
     from fem.reduction import reduce_body, rigid
@@ -413,18 +310,7 @@ def reduced_cantilever_static(quick: bool) -> Measurement:
                        rows)
 
 
-@check(name="cms_vs_full_frame", group="Reduced bodies",
-       subject="Craig–Bampton CMS of the vehicle manipulator (nine substructures, 0–6 "
-               "fixed-interface modes each), lowest three frequencies",
-       reference="the unreduced frame model (427 coordinates)", kind="full model",
-       source="fem.frames.Frame.modes; cases/vehicle_manipulator_cms.convergence",
-       limits=(Limit("error_default_percent", upper=0.1),
-               Limit("error_min_percent", lower=-1e-7),
-               Limit("largest_increase_percent", upper=1e-7)),
-       why="CMS is a Rayleigh–Ritz reduction: its frequencies bound the full model's from "
-           "above and fall monotonically as modes are added (a round-off allowance of "
-           "1e-9 relative); with the default 4 modes per substructure f1–f3 are within "
-           "0.1 %, the accuracy the seed's frequency trends need.")
+@check
 def cms_vs_full_frame(quick: bool) -> Measurement:
     vm = _case("vehicle_manipulator_cms")
     conv = vm.convergence(max_modes=6)

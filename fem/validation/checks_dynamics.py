@@ -1,6 +1,9 @@
 """Checks of the time integration and of the dynamic cases: generalized-α's order in h,
 Kane's spin-up beam against the ANCF model, the vibrating screen's three inverse-dynamics
-methods, the servo-constrained rod, the cable against a peer code's stored run."""
+methods, the servo-constrained rod, the cable against a peer code's stored run.
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from .checks_beams import orders
-from .plots import new_figure, order_guide, plain_ticks, to_plot
-from .registry import Limit, Measurement, check
+from .plots import new_figure, refinement_plot, to_plot
+from .registry import Measurement, check
 
 
 def _case(name: str):
@@ -99,23 +102,7 @@ def _rod_torque_error(h: float, t_end: float, settle: float) -> float:
     return float(np.abs(tau[late] - exact(res.t[late])).max())
 
 
-@check(name="generalized_alpha_order", group="Time integration",
-       subject="index-3 generalized-α (Arnold–Brüls), measured order in h of positions, "
-               "velocities (double_pendulum: 24 natural coordinates, 22 rows) and "
-               "multipliers (servo rod: the motor torque is a servo row's multiplier)",
-       reference="the double pendulum in its two angles by Lagrange's equations (DOP853, "
-                 "1e-12); the rod's τ = (mL²/3)θ̈ + mg(L/2)cos θ", kind="independent ODE",
-       source="fem.references.pendulums.double_pendulum_angles(rates=True); closed form",
-       limits=(Limit("order_position_min", lower=1.8), Limit("order_position_max", upper=2.3),
-               Limit("order_velocity_min", lower=1.8), Limit("order_velocity_max", upper=2.3),
-               Limit("order_multiplier_min", lower=1.8),
-               Limit("order_multiplier_max", upper=2.3)),
-       why="Generalized-α is second order for positions, velocities and (after the start) "
-           "Lagrange multipliers of index-3 DAEs (Arnold & Brüls 2007); the references are "
-           "exact to 1e-10, far below the smallest error measured (1e-6), so the observed "
-           "order over halvings of h must be 2 within ±0.2 (the pre-asymptotic spread seen "
-           "in the first pair).  The multipliers carry an O(h) start-up transient damped by "
-           "ρ∞ = 0.5: their error is taken after 0.25 s.")
+@check
 def generalized_alpha_order(quick: bool) -> Measurement:
     hs = [4e-3, 2e-3, 1e-3] if quick else [4e-3, 2e-3, 1e-3, 5e-4]
     t_end = 1.0 if quick else 2.0
@@ -129,17 +116,12 @@ def generalized_alpha_order(quick: bool) -> Measurement:
               "orders θ / θ̇ / τ": "" if i == 0 else " / ".join(
                   f"{rates[k][i - 1]:.2f}" for k in ("position", "velocity", "multiplier"))}
              for i, (h, e, r) in enumerate(zip(hs, pend, rod, strict=True))]
-    fig, ax = new_figure(size=(6.4, 4.4))
-    ax.loglog(hs, pend[:, 0], "o-", label="pendulum angles θ [rad]")
-    ax.loglog(hs, pend[:, 1], "s-", label="pendulum rates θ̇ [rad/s]")
-    ax.loglog(hs, rod, "^-", label="servo rod torque τ [N·m] (multiplier)")
-    order_guide(ax, hs, pend[:, 0], 2, "slope 2 (order 2)")
-    ax.set(xlabel="time step h [s]", ylabel="largest error (unit in legend)")
-    plain_ticks(ax, hs)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    plot = to_plot(fig, "orders", "Generalized-α: largest errors of positions, velocities "
-                   "and a multiplier against exact references as the step is halved.")
+    plot = refinement_plot("orders", "Generalized-α: largest errors of positions, velocities "
+                           "and a multiplier against exact references as the step is halved.",
+                           hs, [(pend[:, 0], "o-", "pendulum angles θ [rad]"),
+                                (pend[:, 1], "s-", "pendulum rates θ̇ [rad/s]"),
+                                (rod, "^-", "servo rod torque τ [N·m] (multiplier)")], (0, 2),
+                           "time step h [s]", "largest error (unit in legend)", size=(6.4, 4.4))
     values = {}
     for k, r in rates.items():
         values[f"order_{k}_min"] = float(r.min())
@@ -149,14 +131,7 @@ def generalized_alpha_order(quick: bool) -> Measurement:
                        table, [plot])
 
 
-@check(name="servo_rod_exact_inverse", group="Time integration",
-       subject="driven_inverse_dynamics (per-instant exact solve) of the servo rod",
-       reference="τ = (mL²/3)θ̈ + mg(L/2)cos θ", kind="closed form",
-       source="rigid-body dynamics of a uniform rod on a hinge",
-       limits=(Limit("torque_error_rel", upper=1e-11),),
-       why="A fully driven mechanism's positions, velocities, accelerations and multipliers "
-           "are solved exactly at each instant (no integration error): only round-off "
-           "remains, ≈ 1e-15 times the condition of the constraint Jacobian.")
+@check
 def servo_rod_exact_inverse(quick: bool) -> Measurement:
     import fem
 
@@ -178,19 +153,7 @@ def _spin_run(**kw) -> dict:
     return run("spinup_beam", **kw)
 
 
-@check(name="spinup_vs_ancf", group="Flexible links (Fan and Zhang 2016)",
-       subject="Kane's spin-up beam, Ω0 = 4 rad/s, 0–20 s: floating-frame link (Bézier, 4 "
-               "functions, fourth-order kinematics) in minimal coordinates",
-       reference="the same beam as 16 ANCF cable elements in the DAE core, its root slope "
-                 "driven (geometrically exact)", kind="another method",
-       source="cases/spinup_beam.py (basis='ancf'); fan2016 Fig. 3",
-       limits=(Limit("difference_over_refinement", upper=2.0),
-               Limit("difference_of_peak", upper=2.5e-3)),
-       why="The two models discretize the same beam differently; each moves under its own "
-           "refinement (ANCF with the step halved, Bézier with 6 functions).  Their "
-           "difference must be explained by those moves: at most twice their sum.  And it "
-           "must stay small in absolute terms: 0.25 % of the peak, the ANCF's step error at "
-           "h = 10 ms being ≈ 0.1 % (docs/floating_frame.md).")
+@check
 def spinup_vs_ancf(quick: bool) -> Measurement:
     kw = {"omega0_rad_s": 4.0, "t_end_s": 20.0, "dt_s": 0.01}
     ancf = _spin_run(basis="ancf", n_coordinates=8, **kw)
@@ -227,20 +190,7 @@ def spinup_vs_ancf(quick: bool) -> Measurement:
                        f"(ANCF, h/2) and {100 * move_b:.3f} % (Bézier 6).", [], [plot])
 
 
-@check(name="spinup_frequency_stretch", group="Flexible links (Fan and Zhang 2016)",
-       subject="spin-up beam after the spin-up (Ω0 = 4 rad/s, Bézier 4, ρ∞ = 1, to 30 s): "
-               "tip vibration frequency and axial stretch",
-       reference="first in-plane eigenfrequency of the beam spinning at Ω0 (Frobenius power "
-                 "series); axial stretch ρΩ²L³/3E", kind="series",
-       source="fem.references.beams.rotating_beam_frequency, rotating_rod_stretch",
-       limits=(Limit("frequency_error_rel", upper=1e-3),
-               Limit("stretch_error_rel", upper=1e-3)),
-       why="The frequency is fitted over the last 14 s (7 periods); generalized-α at "
-           "ρ∞ = 1 lengthens the period by ≈ (ωh)²/12 ≈ 1e-4 at h = 10 ms, and the "
-           "4-function Ritz basis is stiff by less; 0.1 % leaves room for the fit.  The "
-           "stretch: the linear rod formula ρΩ²L³/3E leaves out the stretch–bending "
-           "coupling and the vibration's foreshortening, O(1e-4) relative here; 1e-3 is "
-           "10× that.")
+@check
 def spinup_frequency_stretch(quick: bool) -> Measurement:
     f = _spin_run(basis="bezier", n_coordinates=4, omega0_rad_s=4.0, t_end_s=30.0,
                   rho_inf=1.0)
@@ -257,18 +207,7 @@ def spinup_frequency_stretch(quick: bool) -> Measurement:
                        "Mean stretch over t > 16 s.", rows)
 
 
-@check(name="spinup_omega10_kinematics", group="Flexible links (Fan and Zhang 2016)", quick=False,
-       subject="spin-up beam at Ω0 = 10 rad/s (tip deflection 14 % of L): floating-frame "
-               "link with fourth-order kinematics and with the seed's second-order model",
-       reference="16 ANCF cable elements (geometrically exact), h = 5 ms",
-       kind="another method", source="cases/spinup_beam.py; fan2016 Tables 1–3",
-       limits=(Limit("fourth_order_difference_of_peak", upper=1e-2),
-               Limit("seed_model_difference_of_peak", lower=2e-2)),
-       why="At large deflection the seed's linear curvature and second-order "
-           "foreshortening are O(v′²) ≈ 3 % off (docs/floating_frame.md): the fourth-order "
-           "model must stay within 1 % of the exact ANCF model (its own step error is ≈ 0.1 "
-           "% at 5 ms), and the seed's model must miss by more than 2 % — the check fails "
-           "if the comparison cannot tell the two apart.")
+@check
 def spinup_omega10_kinematics(quick: bool) -> Measurement:
     kw = {"omega0_rad_s": 10.0, "t_end_s": 20.0, "dt_s": 0.005}
     ref = np.array(_spin_run(basis="ancf", n_coordinates=8, **kw)["tip_v_m"])
@@ -284,19 +223,7 @@ def spinup_omega10_kinematics(quick: bool) -> Measurement:
 
 
 # ------------------------------------------------------------------ vibrating screen
-@check(name="screen_three_methods", group="Rigid inverse dynamics (Shen et al. 2021)",
-       subject="1T2R vibrating screen, drive torque over the seed's 5 s (θ = 0.3 sin t): "
-               "Newton–Euler by ordered single open chains, Lagrange II, and the "
-               "framework's constrained DAE of natural-coordinate bars",
-       reference="each other (three independent derivations of the same rigid model)",
-       kind="another method", source="shen2021 (the seed compares N-E and Lagrange with "
-                                     "ADAMS: ±1.9 and ±2.9 N·mm)",
-       limits=(Limit("max_difference_Nmm", upper=1e-6),
-               Limit("max_difference_rel", upper=1e-9)),
-       why="With one kinematic and one mass model the three methods are mathematically "
-           "identical and solve no equation approximately (the DAE's position Newton runs "
-           "to 1e-13 m), so they may differ by round-off only: 1e-6 N·mm absolute and 1e-9 "
-           "of the torque (≈ 65 N·mm).")
+@check
 def screen_three_methods(quick: bool) -> Measurement:
     from .runs import run
 
@@ -336,16 +263,7 @@ def screen_three_methods(quick: bool) -> Measurement:
                        f"{f['torque_max_Nmm']:.3f} N·mm.", rows, [plot])
 
 
-@check(name="flexible_pendulum_energy", group="Time integration", quick=False,
-       subject="very flexible ANCF pendulum (Berzeri–Shabana: L = 1.2 m, E = 0.7 MPa, "
-               "8 elements) released horizontal, ρ∞ = 1, h = 0.5 ms, 2 s",
-       reference="conservation of the total energy", kind="invariant",
-       source="energy balance of a conservative system",
-       limits=(Limit("energy_error_of_max_kinetic", upper=1e-3),
-               Limit("constraint_residual", upper=1e-11)),
-       why="At ρ∞ = 1 generalized-α adds no numerical dissipation; the energy error is the "
-           "integration error, O(h²): measured 6.6e-4 of the largest kinetic energy at "
-           "h = 0.5 ms, so 1e-3 is the bound; the pin's residual is Newton's tolerance.")
+@check
 def flexible_pendulum_energy(quick: bool) -> Measurement:
     import fem
 
@@ -367,20 +285,7 @@ PEER_EXUDYN = Path(__file__).resolve().parent / "data" / "peer_exudyn_cable.json
 """Exudyn's runs of the cable benchmark (``tests/benchmarks/peer_exudyn_cable.py``)."""
 
 
-@check(name="cable_dynamics_vs_exudyn", group="Time integration",
-       subject="ANCF cable cantilever dropped under gravity (cantilever_cable, 16 and 64 "
-               "elements), generalized-α ρ∞ = 0.8, h = 1 ms, tip at t = 1 s",
-       reference="Exudyn 1.13's ObjectANCFCable model of the same bar, same integrator "
-                 "settings, its stored run", kind="peer code",
-       source="fem/validation/data/peer_exudyn_cable.jsonl, made by "
-              "tests/benchmarks/peer_exudyn_cable.py (Exudyn: measurement only, never a "
-              "dependency)",
-       limits=(Limit("max_difference_rel", upper=2e-6),),
-       why="Same element (gradient-deficient 3D ANCF cable), load, clamp, integrator and "
-           "step, so the two programs differ only where they stop Newton: Exudyn at relative "
-           "tolerance 1e-6, fem here at 1e-10 (converged: 1e-6 → 1e-10 moves fem's tip by "
-           "1.7e-7 and 3.4e-7).  The difference is the peer's stopping error, of the order "
-           "of its tolerance: 2e-6 is twice it.")
+@check
 def cable_dynamics_vs_exudyn(quick: bool) -> Measurement:
     import json
 

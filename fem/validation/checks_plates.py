@@ -1,17 +1,17 @@
 """Checks of the Bézier-triangle plate (the element of Liu et al. (2023)) against Kirchhoff's plate:
 Navier's series, a converged Ritz solution and Navier's frequencies
-(:mod:`fem.references.plates`, through ``cases/plate_benchmark.py``)."""
+(:mod:`fem.references.plates`, through ``cases/plate_benchmark.py``).
+
+Each ``@check`` function measures the check of its name in ``checks.toml``, which declares
+its subject, reference, limits and why."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .checks_beams import orders
-from .plots import new_figure, order_guide, plain_ticks, to_plot
-from .registry import Limit, Measurement, check
-
-TW = ("Timoshenko & Woinowsky-Krieger, Theory of Plates and Shells (1959), ch. 5, Table 8; "
-      "fem.references.plates")
+from .plots import refinement_plot
+from .registry import Measurement, check
 
 
 def _plate():
@@ -20,24 +20,17 @@ def _plate():
     return load_case("plate_benchmark")
 
 
-@check(name="plate_navier_convergence", group="Plates",
-       subject="Bézier-triangle plate (bezier_plate_shared), simply supported square, "
-               "a/h = 50, uniform pressure, n × n × 2 meshes",
-       reference="Navier's series (Kirchhoff) and the thick-plate value w_K (1 + 4.318 "
-                 "(h/a)²/κ) it converges to", kind="series",
-       source=TW + ".navier_center_deflection, navier_shear_deflection",
-       limits=(Limit("order_vs_thick_plate_min", lower=1.8),
-               Limit("error_vs_thick_plate_finest_percent", upper=0.2),
-               Limit("error_vs_kirchhoff_finest_percent", upper=2.0)),
-       why="The element's shear stabilization (factor h²/(h² + 0.2ℓ²) with ℓ the element "
-           "size) changes the shear compliance by O(ℓ²), so the centre deflection converges "
-           "at order 2 at least (measured 2.2–2.5); at n = 16 the remaining error is "
-           "≈ 1/4 of the n = 8 one, 0.1 %, so 0.2 % is 2×.  Against Kirchhoff itself the "
-           "limit is 0.17 % above (shear), so the brief's 2 % is met with room.")
-def plate_navier_convergence(quick: bool) -> Measurement:
+def _refinement(quick: bool, **params) -> tuple[list[int], list[dict]]:
+    """The plate benchmark's figures on n × n × 2 meshes, n = 4, 8, 16 (and 32 in the full
+    set): ``(ns, figures)``."""
     pb = _plate()
     ns = [4, 8, 16] if quick else [4, 8, 16, 32]
-    res = [pb.run(support="simply_supported", thickness_m=0.02, divisions=n) for n in ns]
+    return ns, [pb.run(**params, divisions=n) for n in ns]
+
+
+@check
+def plate_navier_convergence(quick: bool) -> Measurement:
+    ns, res = _refinement(quick, support="simply_supported", thickness_m=0.02)
     e_m = np.array([r["error_vs_mindlin_percent"] for r in res])
     e_k = np.array([r["error_vs_kirchhoff_percent"] for r in res])
     rates = orders(ns, e_m)
@@ -45,16 +38,11 @@ def plate_navier_convergence(quick: bool) -> Measurement:
               "w/w_Kirchhoff − 1 [%]": f"{ek:+.3f}", "w/w_thick − 1 [%]": f"{em:+.3f}",
               "order": "" if i == 0 else f"{rates[i - 1]:.2f}"}
              for i, (n, r, ek, em) in enumerate(zip(ns, res, e_k, e_m, strict=True))]
-    fig, ax = new_figure(size=(6.4, 4.2))
-    ax.loglog(ns, np.abs(e_m), "o-", label="vs thick-plate value (its limit)")
-    ax.loglog(ns, np.abs(e_k), "s--", label="vs Navier (Kirchhoff)")
-    order_guide(ax, ns, np.abs(e_m), -2, "slope −2 (order 2)")
-    ax.set(xlabel="elements per edge n", ylabel="|centre-deflection error| [%]")
-    plain_ticks(ax, ns)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    plot = to_plot(fig, "convergence", "Simply supported square plate (a/h = 50): "
-                   "centre-deflection error under mesh refinement.")
+    plot = refinement_plot("convergence", "Simply supported square plate (a/h = 50): "
+                           "centre-deflection error under mesh refinement.", ns,
+                           [(e_m, "o-", "vs thick-plate value (its limit)"),
+                            (e_k, "s--", "vs Navier (Kirchhoff)")], (0, -2),
+                           "elements per edge n", "|centre-deflection error| [%]")
     return Measurement({"order_vs_thick_plate_min": float(rates.min()),
                         "error_vs_thick_plate_finest_percent": float(abs(e_m[-1])),
                         "error_vs_kirchhoff_finest_percent": float(abs(e_k[-1]))},
@@ -62,23 +50,9 @@ def plate_navier_convergence(quick: bool) -> Measurement:
                        "1 % of h (linear range).", table, [plot])
 
 
-@check(name="plate_clamped_convergence", group="Plates",
-       subject="Bézier-triangle plate, clamped square, a/h = 100, uniform pressure",
-       reference="Ritz–Galerkin solution w D/(q a⁴) = 0.00126532 (Kirchhoff)",
-       kind="series",
-       source="Taylor & Govindjee, Commun. Numer. Meth. Engng 20 (2004) 757–765; "
-              "fem.references.plates.clamped_ritz",
-       limits=(Limit("order_min", lower=1.5),
-               Limit("extrapolated_vs_ritz_percent", lower=-0.2, upper=0.6)),
-       why="Successive refinements must shrink at order ≥ 1.5 (measured 1.65–1.9: the O(ℓ²) "
-           "stabilization and the clamped corners' singular moments).  The Richardson limit "
-           "of the last three meshes must lie where the thick plate lies: above Kirchhoff by "
-           "the shear term ≈ 20 (h/a)² = +0.2 % (docs/plate_benchmark.md §2), give or take "
-           "the extrapolation's uncertainty (the orders vary by 0.3): −0.2 … +0.6 %.")
+@check
 def plate_clamped_convergence(quick: bool) -> Measurement:
-    pb = _plate()
-    ns = [4, 8, 16] if quick else [4, 8, 16, 32]
-    res = [pb.run(support="clamped", thickness_m=0.01, divisions=n) for n in ns]
+    ns, res = _refinement(quick, support="clamped", thickness_m=0.01)
     w = np.array([r["w_D_over_q_a4"] for r in res])
     ref = res[0]["kirchhoff_w_D_over_q_a4"]
     d = np.diff(w)
@@ -97,18 +71,7 @@ def plate_clamped_convergence(quick: bool) -> Measurement:
                        "1 m steel square, h = 10 mm.", table)
 
 
-@check(name="plate_frequencies", group="Plates",
-       subject="Bézier-triangle plate, simply supported square (a/h = 100), six lowest "
-               "bending frequencies on 4×4×2 and 8×8×2 meshes",
-       reference="ω_mn = π²(m² + n²)/a² √(D/ρh) (Kirchhoff)", kind="closed form",
-       source="Leissa, Vibration of Plates, NASA SP-160 (1969), ch. 4; "
-              "fem.references.plates.navier_frequencies",
-       limits=(Limit("max_error_8_percent", upper=1.0),
-               Limit("error_reduction_4_to_8", lower=2.0)),
-       why="On 8×8×2 the unsymmetric diagonal mesh splits the repeated pairs (1,2)/(2,1) by "
-           "< 1 % and the errors are ≤ 0.7 %; refining from 4×4 must reduce the largest "
-           "error at least 2× (first order would be the least a converging element gives; "
-           "measured ≈ 9×).")
+@check
 def plate_frequencies(quick: bool) -> Measurement:
     pb = _plate()
     rows, worst = [], {}

@@ -2,8 +2,8 @@
 
 Every text the program shows a user (``fem info``, ``fem list``, ``summary.json``, the
 docs and the validation report) cites a paper through this table — authors, title,
-journal, year, DOI — never through a file name.  ``docs/references.md`` lists the same
-entries.
+journal, year, DOI — never through a file name.  The entries are data,
+``fem/validation/citations.toml``; ``docs/references.md`` lists the same entries.
 
 >>> from fem.validation.citations import cite
 >>> cite("liu2023")[:40]
@@ -12,7 +12,9 @@ entries.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -63,121 +65,50 @@ class Citation:
         return f"{first}{more} ({self.year})"
 
 
-_CSAM = "Transactions of the Chinese Society for Agricultural Machinery"
+TABLE = Path(__file__).with_name("citations.toml")
+"""The entries as data: ``[papers.<key>]`` and ``[literature.<key>]``."""
 
-PAPERS: dict[str, Citation] = {c.key: c for c in (
-    Citation("liu2023", ("Liu L.", "Wang B.", "Feng J.", "Zhao X."),
-             "Dynamic modeling method of parallel robot with flexible moving platform",
-             f"{_CSAM}, 54(12): 417-430", 2023,
-             doi="10.6041/j.issn.1000-1298.2023.12.041",
-             note="3-RRRU robot with a Bézier-triangle ANCF thick-plate platform "
-                  "(the flagship case)"),
-    Citation("liu2018", ("Liu L.", "Zhao X.", "Zhou H.", "Wang J."),
-             "Dynamic solution for spatial rigid-flexible parallel robot",
-             f"{_CSAM}, 49(2): 376-384", 2018, article="1000-1298(2018)02-0376-09",
-             note="3-RRRU robot with flexible ANCF links; transient kinematic "
-                  "correction"),
-    Citation("fan2016", ("Fan J.", "Zhang D."),
-             "Dynamic modeling and simulation of flexible robots based on different "
-             "discretization methods",
-             "Chinese Journal of Theoretical and Applied Mechanics, 48(4): 843-856", 2016,
-             doi="10.6052/0459-1879-16-163",
-             note="floating-frame links with assumed-mode, FE, Bézier and B-spline "
-                  "bases; spin-up beam and falling arms"),
-    Citation("ma2010", ("Ma Z.", "Mei T."),
-             "Study on the dynamic modeling of a complex flexible hydraulic robot system "
-             "carried by vehicle",
-             "China Mechanical Engineering, 21(2): 131-136", 2010,
-             article="1004-132X(2010)02-0131-06",
-             note="vehicle manipulator by component-mode synthesis"),
-    Citation("shen2021", ("Shen H.", "Xiao S.", "You J.", "Yang T."),
-             "Dynamic modeling and precision analysis of parallel vibrating screen with "
-             "one-translation and two-rotation",
-             f"{_CSAM}, 52(2): 394-400", 2021,
-             doi="10.6041/j.issn.1000-1298.2021.02.039",
-             note="1T2R parallel vibrating screen; Newton-Euler against Lagrange"),
-)}
 
-LITERATURE: dict[str, Citation] = {c.key: c for c in (
-    Citation("chung1993", ("Chung J.", "Hulbert G. M."),
-             "A time integration algorithm for structural dynamics with improved "
-             "numerical dissipation: the generalized-alpha method",
-             "Journal of Applied Mechanics, 60(2): 371-375", 1993,
-             doi="10.1115/1.2900803", note="generalized-α time integration"),
-    Citation("craig1968", ("Craig R. R.", "Bampton M. C. C."),
-             "Coupling of substructures for dynamic analyses",
-             "AIAA Journal, 6(7): 1313-1319", 1968, doi="10.2514/3.4741",
-             note="component modes of the reduced bodies"),
-    Citation("arnold2007", ("Arnold M.", "Brüls O."),
-             "Convergence of the generalized-α scheme for constrained mechanical systems",
-             "Multibody System Dynamics, 18(2): 185-202", 2007,
-             doi="10.1007/s11044-007-9084-0",
-             note="the index-3 generalized-α scheme of the dynamic solver"),
-    Citation("kane1987", ("Kane T. R.", "Ryan R. R.", "Banerjee A. K."),
-             "Dynamics of a cantilever beam attached to a moving base",
-             "Journal of Guidance, Control, and Dynamics, 10(2): 139-151", 1987,
-             note="the spin-up beam (the first example of Fan and Zhang, 2016)"),
-    Citation("idelsohn1985", ("Idelsohn S. R.", "Cardona A."),
-             "A reduction method for nonlinear structural dynamic analysis",
-             "Computer Methods in Applied Mechanics and Engineering, 49(3): 253-279",
-             1985, doi="10.1016/0045-7825(85)90125-2",
-             note="modal derivatives (not implemented; cited for the reduced spinning "
-                  "beam)"),
-)}
+def _read() -> tuple[dict[str, Citation], dict[str, Citation], dict[str, tuple]]:
+    with TABLE.open("rb") as f:
+        table = tomllib.load(f)
+    sections, uses = [], {}
+    for name in ("papers", "literature"):
+        entries = {}
+        for key, e in table[name].items():
+            entries[key] = Citation(key, tuple(e["authors"]), e["title"], e["journal"],
+                                    e["year"], e.get("doi"), e.get("article", ""),
+                                    e.get("note", ""))
+            uses[key] = (tuple(e["cases"]), tuple(e["code"]))
+        sections.append(entries)
+    return sections[0], sections[1], uses
+
+
+PAPERS, LITERATURE, USES = _read()
+"""The papers the cases reproduce and the method literature, by key; and where each entry
+is used, ``key -> (cases, library files)``: ``docs/references.md`` lists them, and a case
+that cites a paper (its ``REFERENCES``) is among its cases."""
 
 ALL: dict[str, Citation] = {**PAPERS, **LITERATURE}
 
-USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "liu2023": (("parallel_robot_flexible_platform", "plate_benchmark"),
-                ("fem/robots/rrru3.py", "fem/robots/rrru3_model.py",
-                 "fem/elements/bezier_plate/", "fem/model/trajectory.py",
-                 "fem/model/actuators.py")),
-    "liu2018": (("parallel_robot_flexible_links", "cantilever_beam"),
-                ("fem/robots/rrru3_flexible_links.py", "fem/elements/ancf_beam.py",
-                 "fem/solvers/dynamic.py (kinematic correction)")),
-    "fan2016": (("spinup_beam", "two_link_arm_fall", "five_link_arm_fall"),
-                ("fem/bases/", "fem/bodies/chains.py", "fem/bodies/floating_frame.py",
-                 "fem/elements/floating_frame.py")),
-    "ma2010": (("vehicle_manipulator_cms",),
-               ("fem/reduction/", "fem/bodies/frames.py")),
-    "shen2021": (("vibrating_screen_1t2r",), ("fem/rigid/",)),
-    "chung1993": ((), ("fem/solvers/dynamic.py",)),
-    "arnold2007": ((), ("fem/solvers/dynamic.py",)),
-    "kane1987": (("spinup_beam",), ("fem/references/beams.py",)),
-    "craig1968": (("vehicle_manipulator_cms",),
-                  ("fem/reduction/craig_bampton.py", "fem/bodies/reduced.py")),
-    "idelsohn1985": ((), ("docs/reduced_bodies.md",)),
-}
-"""Where each entry is used: ``key -> (cases, library files)``; ``docs/references.md``
-lists them, and a case that cites a paper (its ``REFERENCES``) is among its cases."""
+
+def _entry_of(key: str) -> Citation:
+    try:
+        return ALL[key]
+    except KeyError:
+        raise KeyError(f"unknown citation {key!r}; known: {sorted(ALL)}") from None
 
 
 def cite(key: str) -> str:
-    """Full one-line reference of ``key`` (see :data:`ALL`).
-
-    Raises
-    ------
-    KeyError
-        With the known keys, when ``key`` is not one of them.
-    """
-    try:
-        return ALL[key].text()
-    except KeyError:
-        raise KeyError(f"unknown citation {key!r}; known: {sorted(ALL)}") from None
+    """Full one-line reference of ``key`` (see :data:`ALL`); a :class:`KeyError` names the
+    known keys when ``key`` is not one of them."""
+    return _entry_of(key).text()
 
 
 def short(key: str) -> str:
-    """Author–year handle of ``key``: ``short("liu2023") == "Liu et al. (2023)"``.
-
-    Raises
-    ------
-    KeyError
-        With the known keys, when ``key`` is not one of them.
-    """
-    try:
-        return ALL[key].short()
-    except KeyError:
-        raise KeyError(f"unknown citation {key!r}; known: {sorted(ALL)}") from None
+    """Author–year handle of ``key``: ``short("liu2023") == "Liu et al. (2023)"``; a
+    :class:`KeyError` names the known keys when ``key`` is not one of them."""
+    return _entry_of(key).short()
 
 
 def _entry(c: Citation) -> list[str]:
@@ -201,7 +132,8 @@ def markdown() -> str:
     regenerate with ``python -c "import fem.citations as c; print(c.markdown(), end='')"
     > docs/references.md``."""
     lines = ["# References", "",
-             "<!-- generated by fem.citations.markdown(); edit fem/validation/citations.py -->", "",
+             "<!-- generated by fem.citations.markdown(); edit "
+             "fem/validation/citations.toml -->", "",
              "The cases reproduce the examples of five papers; the docs, `fem info` and "
              "each run's `summary.json` (`references`) cite them by author and year, "
              "e.g. \"eq. 45 of Liu et al. (2023)\". In code the key (`liu2023`) names "

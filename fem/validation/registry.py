@@ -3,7 +3,9 @@
 A :class:`Check` declares its subject, its reference (what, of which kind, from where),
 its :class:`Limit`\\ s with the reason for them, and one function that *measures*: it
 returns a :class:`Measurement` (named values with units in the names, optional tables and
-plots) and never decides pass or fail.  :func:`run_check` compares the measured values
+plots) and never decides pass or fail.  The declarations are a table,
+``fem/validation/checks.toml``; :func:`check` joins a measuring function to the entry of
+its name.  :func:`run_check` compares the measured values
 with the limits.  So a check cannot pass by construction: the verdict is computed from
 the numbers the report prints.
 
@@ -14,17 +16,20 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import time
+import tomllib
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..core.errors import ModelError
 
 __all__ = ["KINDS", "Limit", "Plot", "Measurement", "Check", "Outcome", "CHECKS", "check",
-           "run_check", "selected"]
+           "declarations", "in_declared_order", "run_check", "selected"]
 
 KINDS = {
     "closed form": "a formula of the continuous problem (book or paper cited)",
@@ -203,18 +208,43 @@ CHECKS: dict[str, Check] = {}
 """Every registered check by name, in registration order (the report's order)."""
 
 
-def check(*, name: str, subject: str, reference: str, kind: str, source: str,
-          limits: tuple[Limit, ...] | list[Limit], why: str, quick: bool = True,
-          group: str = "") -> Callable[[Callable[[bool], Measurement]],
-                                       Callable[[bool], Measurement]]:
-    """Register the decorated measuring function as a :class:`Check`."""
-    def register(fn: Callable[[bool], Measurement]) -> Callable[[bool], Measurement]:
-        if name in CHECKS:
-            raise ValueError(f"check {name!r} registered twice")
-        CHECKS[name] = Check(name, subject, reference, kind, source, tuple(limits), why, fn,
-                             quick, group)
-        return fn
-    return register
+DECLARED = Path(__file__).with_name("checks.toml")
+"""The table of checks: ``[name]`` with group, subject, reference, kind, source, limits
+(``{key, lower, upper}``), why and, for the full set only, ``quick = false``."""
+
+
+@functools.cache
+def declarations() -> dict[str, dict[str, Any]]:
+    """The entries of :data:`DECLARED` by check name, in its order."""
+    with DECLARED.open("rb") as f:
+        return tomllib.load(f)
+
+
+def check(fn: Callable[[bool], Measurement]) -> Callable[[bool], Measurement]:
+    """Register the decorated measuring function as the :class:`Check` its name declares
+    in :data:`DECLARED`."""
+    name = fn.__name__
+    if name in CHECKS:
+        raise ValueError(f"check {name!r} registered twice")
+    entry = declarations().get(name)
+    if entry is None:
+        raise ValueError(f"check {name!r}: no entry [{name}] in {DECLARED.name}")
+    CHECKS[name] = Check(name, entry["subject"], entry["reference"], entry["kind"],
+                         entry["source"], tuple(Limit(**lim) for lim in entry["limits"]),
+                         entry["why"], fn, entry.get("quick", True), entry["group"])
+    return fn
+
+
+def in_declared_order() -> None:
+    """Put :data:`CHECKS` in the order of :data:`DECLARED` (the report's), once every
+    measuring function is registered; an entry that none measures is an error."""
+    unmeasured = [name for name in declarations() if name not in CHECKS]
+    if unmeasured:
+        raise ValueError(f"{DECLARED.name} declares checks no function measures: "
+                         f"{', '.join(unmeasured)}")
+    ordered = {name: CHECKS[name] for name in declarations()}
+    CHECKS.clear()
+    CHECKS.update(ordered)
 
 
 def run_check(chk: Check, quick: bool) -> Outcome:
