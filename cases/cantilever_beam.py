@@ -152,48 +152,20 @@ def classify_modes(model, shapes: np.ndarray, length: float) -> list[str]:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**p)
-    tip = model.node_dofs(model.node("tip"))
     ref = reference(**p)
     figures: dict = {"n_coordinates": model.n_dof, "n_elements": p["n_elements"],
                      "shear_factor": ref["shear_factor"]}
-    if p["analysis"] == "static":
-        st = fem.solve_static(model, load_steps=p["load_steps"])
-        x = st.q[tip]
-        figures.update({"tip_x_m": float(x[0]), "tip_z_m": float(x[2]),
-                        "tip_z_reference_m": ref["tip_z_m"],
-                        "newton_iterations": st.iterations,
-                        "residual_relative": st.residual})
-        result, state = None, st
-    elif p["analysis"] == "modal":
-        mr = fem.modes(model, n_modes=p["n_modes"])
+
+    def modal(mr) -> dict:
         kinds = classify_modes(model, mr.shapes, p["length_m"])
         f = mr.frequencies_hz
-        figures["frequencies_hz"] = f.tolist()
-        figures["mode_kinds"] = kinds
+        found = {"frequencies_hz": f.tolist(), "mode_kinds": kinds}
         for kind in ("bending_y", "bending_z", "torsion", "axial"):
-            figures[f"{kind}_frequencies_hz"] = [float(fi) for fi, k in zip(f, kinds,
-                                                                           strict=True)
-                                                 if k == kind]
+            found[f"{kind}_frequencies_hz"] = [float(fi) for fi, k in zip(f, kinds, strict=True)
+                                               if k == kind]
         for kind in ("bending", "torsion", "axial"):
-            figures[f"reference_{kind}_frequencies_hz"] = ref[f"{kind}_frequencies_hz"]
-        result, state = mr, model.q0      # the modes about the straight bar
-    elif p["analysis"] == "dynamic":
-        res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                           progress=out is not None and fem.output.OPTIONS.progress,
-                           result=fem.output.stream(out, model, sensors={
-                               "tip_z_m": lambda t, q, v, a, lam: q[tip[2]]}))
-        figures.update({"tip_x_m": float(res.q[-1, tip[0]]), "tip_z_m": float(res.q[-1, tip[2]]),
-                        "tip_z_min_m": float(res.q[:, tip[2]].min()),
-                        "tip_z_static_reference_m": ref["tip_z_m"],
-                        "time_s": res.t.tolist(), "tip_z_history_m": res.q[:, tip[2]].tolist(),
-                        "steps": len(res.t) - 1,
-                        "max_residual_dynamics": float(res.stats["residual_dynamics"].max()),
-                        "max_residual_constraints": float(
-                            res.stats["residual_constraints"].max())})
-        result, state = res, None
-    else:
-        raise fem.ModelError(f"analysis must be 'static', 'dynamic' or 'modal', "
-                             f"got {p['analysis']!r}")
-    if out is not None:
-        fem.write_outputs(out, model, result, figures, state=state)
-    return figures
+            found[f"reference_{kind}_frequencies_hz"] = ref[f"{kind}_frequencies_hz"]
+        return found
+
+    return fem.cases.cantilever_analysis(model, p, out, figures, ref["tip_z_m"], modal,
+                                         dynamic_reference=True)

@@ -147,10 +147,8 @@ def run(out=None, **params) -> dict:
     energy = lambda t, q, v, a, lam: model.energy(q, v)["total_J"]
     sensors = {"energy_J": energy,
                "kinetic_J": lambda t, q, v, a, l: model.energy(q, v)["kinetic_J"]}
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], v0=v0,
-                       tol=1e-10, constraint_tol=1e-12,
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model, sensors))
+    res = fem.cases.simulate_case(model, p, out, sensors, v0=v0, tol=1e-10,
+                                  constraint_tol=1e-12)
     E = res.sensors["energy_J"]
     scale = max(float(res.sensors["kinetic_J"].max()), 1e-300)
     th = angles(model, res.q)

@@ -33,7 +33,6 @@ stay and these figures are the measure of their error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -112,17 +111,11 @@ def run(out=None, **params) -> dict:
     """Simulate the fall; figures as in the module docstring (ParaView series in out)."""
     p = {**PARAMS, **params}
     model = build(**params)
-    t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model))
-    wall = time.perf_counter() - t0
-    lines = [model.centrelines(q, 2) for q in res.q]
-    tip = np.array([ln[-1][-1] for ln in lines])
-    defl = np.array([model.tip_deflections(q) for q in res.q])        # (nt, 5, 2)
+    fall = fem.cases.chain_fall(model, p, out)
+    res, en, kin = fall.result, fall.energies, fall.kinetic
+    defl = fall.deflections                                            # (nt, 5, 2)
+    tip = np.array([ln[-1][-1] for ln in fall.centrelines])
     twist = np.array([model.tip_twists(q) for q in res.q])            # (nt, 5)
-    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
-    kin = np.array([e["kinetic"] for e in en])
     pot = np.array([e["gravity"] for e in en])
     ela = np.array([e["strain"] for e in en])
     total = kin + pot + ela
@@ -136,10 +129,7 @@ def run(out=None, **params) -> dict:
         "max_twist_rad": float(np.abs(twist).max()),
         "tip_drop_m": float(tip[0, 2] - tip[:, 2].min()),
     }
-    if out is not None:
-        _plot(Path(out), figures, model.name)
-        fem.write_outputs(out, model, res, figures, picture=PICTURE)
-    return {**figures, "wall_s": wall}      # run metadata (summary.json), not a result
+    return fem.cases.finish_run(out, model, res, figures, fall.wall, _plot, picture=PICTURE)
 
 
 def _plot(out: Path, f: dict, name: str) -> None:

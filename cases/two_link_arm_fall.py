@@ -27,7 +27,6 @@ for 2 s), so the defaults stay and these figures are the measure of their error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -106,17 +105,10 @@ def rigid_reference(t, L: float, g: float, phi0=(0.0, 0.0)) -> np.ndarray:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**params)
-    t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model))
-    wall = time.perf_counter() - t0
-    lines = [model.centrelines(q, 2) for q in res.q]
-    tip1 = np.array([ln[0][-1, :2] for ln in lines])
-    tip2 = np.array([ln[1][-1, :2] for ln in lines])
-    defl = np.array([model.tip_deflections(q) for q in res.q])
-    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
-    kin = np.array([e["kinetic"] for e in en])
+    fall = fem.cases.chain_fall(model, p, out)
+    res, defl, en, kin = fall.result, fall.deflections, fall.energies, fall.kinetic
+    tip1 = np.array([ln[0][-1, :2] for ln in fall.centrelines])
+    tip2 = np.array([ln[1][-1, :2] for ln in fall.centrelines])
     total = np.array([sum(e.values()) for e in en])
     phi0 = np.cumsum(np.radians([p["theta1_0_deg"], p["theta2_0_deg"]]))
     rigid = rigid_reference(res.t, p["length_m"], p["gravity_mps2"], phi0)
@@ -131,10 +123,7 @@ def run(out=None, **params) -> dict:
         "distance_to_rigid_m": float(np.linalg.norm(tip2 - rigid, axis=1).max()),
         "max_deflection_m": float(np.abs(defl).max()),
     }
-    if out is not None:
-        _plot(Path(out), figures, model.name)
-        fem.write_outputs(out, model, res, figures)
-    return {**figures, "wall_s": wall}      # run metadata (summary.json), not a result
+    return fem.cases.finish_run(out, model, res, figures, fall.wall, _plot)
 
 
 def _plot(out: Path, f: dict, name: str) -> None:
