@@ -50,9 +50,10 @@ PARAMS = {
 }
 
 LIMITS = {"n_elements": ">=1", "section": ("square", "circle"), "side_m": ">0",
-          "radius_m": ">0", "length_m": ">0", "E_Pa": ">0", "nu": "(-1, 0.5)",
-          "rho_kgm3": ">=0", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
-          "dt_s": ">0", "rho_inf": "[0, 1]", "n_modes": ">=1", "load_steps": ">=1"}
+          "radius_m": ">0", "length_m": ">0", "rho_kgm3": ">=0",
+          "analysis": ("static", "dynamic", "modal"),
+          **fem.cases.STANDARD.limits("E_Pa", "nu", "t_end_s", "dt_s", "rho_inf", "n_modes",
+                                      "load_steps")}
 
 DOCS = {
     "n_elements": "ANCF beam elements along the bar (16: static tip −0.14 % from Timoshenko "
@@ -61,19 +62,13 @@ DOCS = {
     "side_m": "side of the square section",
     "radius_m": "radius of the circular section",
     "length_m": "length of the bar",
-    "E_Pa": "Young's modulus",
-    "nu": "Poisson's ratio [-]",
     "rho_kgm3": "density (0: massless, no frequencies)",
     "tip_force_z_N": "force at the tip along +z",
     "gravity": "gravity 9.81 m/s² along −z",
     "analysis": "static equilibrium, dynamic drop from rest, or modal frequencies",
     "t_end_s": "duration of the dynamic analysis",
     "dt_s": "time step of the dynamic analysis",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
-    "n_modes": "modes computed by the modal analysis",
-    "load_steps": "first load increment of the static solve is 1/load_steps (cut adaptively "
-                  "when it fails)",
+    **fem.cases.STANDARD.docs("E_Pa", "nu", "rho_inf", "n_modes", "load_steps"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2018",)

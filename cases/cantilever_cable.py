@@ -35,9 +35,10 @@ PARAMS = {
     "load_steps": 1,
 }
 
-LIMITS = {"n_elements": ">=1", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
-          "dt_s": ">0", "rho_inf": "[0, 1]", "length_m": ">0", "side_m": ">0", "E_Pa": ">0",
-          "rho_kgm3": ">=0", "n_modes": ">=1", "load_steps": ">=1"}
+LIMITS = {"n_elements": ">=1", "analysis": ("static", "dynamic", "modal"), "length_m": ">0",
+          "side_m": ">0", "rho_kgm3": ">=0",
+          **fem.cases.STANDARD.limits("t_end_s", "dt_s", "rho_inf", "E_Pa", "n_modes",
+                                      "load_steps")}
 
 DOCS = {
     "n_elements": "ANCF cable elements along the bar",
@@ -46,15 +47,10 @@ DOCS = {
     "tip_force_z_N": "force at the tip along +z",
     "t_end_s": "duration of the dynamic analysis",
     "dt_s": "time step of the dynamic analysis",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
     "length_m": "length of the bar",
     "side_m": "side of the square section",
-    "E_Pa": "Young's modulus",
     "rho_kgm3": "density (0: massless, no frequencies)",
-    "n_modes": "modes computed by the modal analysis",
-    "load_steps": "first load increment of the static solve is 1/load_steps (cut adaptively "
-                  "when it fails)",
+    **fem.cases.STANDARD.docs("rho_inf", "E_Pa", "n_modes", "load_steps"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 

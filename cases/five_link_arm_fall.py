@@ -63,28 +63,19 @@ PARAMS = {
     "rho_inf": 1.0,
 }
 
-LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0", "GJ_Nm2": ">0",
-          "radius_m": ">0", "offset_12_m": ">=0", "stiffness_factor": ">0",
-          "basis": ("modes", "fe", "bezier", "bspline"), "n_coordinates": ">=1",
-          "gravity_mps2": ">=0", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]"}
+LIMITS = {"EI_Nm2": ">0", "GJ_Nm2": ">0", "radius_m": ">0", "offset_12_m": ">=0",
+          "stiffness_factor": ">0", "gravity_mps2": ">=0",
+          **fem.cases.CHAIN_FALL.limits()}
 
 DOCS = {
-    "length_m": "length of each link",
-    "mass_kg": "mass of each link",
-    "EA_N": "axial stiffness of each link",
     "EI_Nm2": "bending stiffness of each link (both planes)",
     "GJ_Nm2": "torsional stiffness of each link (EI/1.3: a thin-walled tube)",
     "radius_m": "radius of the tubular section (its polar inertia ρA r²)",
     "offset_12_m": "D-H offset d₂ between links 1 and 2 along joint 2's axis",
     "stiffness_factor": "scales EA, EI and GJ (large: nearly rigid links) [-]",
-    "basis": "deformation basis of the floating-frame links (fem.bases)",
-    "n_coordinates": "deformation functions per field and link",
     "theta0_deg": "initial joint angles θ1…θ5 (at rest)",
     "gravity_mps2": "gravitational acceleration (along −z)",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
+    **fem.cases.CHAIN_FALL.docs(),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)

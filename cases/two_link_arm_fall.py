@@ -53,28 +53,18 @@ PARAMS = {
     "rho_inf": 1.0,
 }
 
-LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0",
-          "stiffness_factor": ">0", "basis": ("modes", "fe", "bezier", "bspline"),
-          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
-          "kinematics": KINEMATICS}
+LIMITS = {"EI_Nm2": ">0", "stiffness_factor": ">0", "kinematics": KINEMATICS,
+          **fem.cases.CHAIN_FALL.limits()}
 
 DOCS = {
-    "length_m": "length of each link",
-    "mass_kg": "mass of each link",
-    "EA_N": "axial stiffness of each link",
     "EI_Nm2": "bending stiffness of each link (GJ = EI/1.3)",
     "stiffness_factor": "scales EA, EI and GJ (large: nearly the rigid double pendulum) [-]",
-    "basis": "deformation basis of the floating-frame links (fem.bases)",
-    "n_coordinates": "deformation functions per field and link",
     "kinematics": "centre line of the links: seed (the paper's second-order model) or "
                   "fourth_order (foreshortening and curvature to the next order)",
     "theta1_0_deg": "initial angle of link 1 from +x (at rest)",
     "theta2_0_deg": "initial angle of link 2 relative to link 1",
     "gravity_mps2": "gravitational acceleration (along −y)",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
+    **fem.cases.CHAIN_FALL.docs(),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)

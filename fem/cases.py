@@ -8,7 +8,7 @@ environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` 
 beside the installed ``fem`` package (a source checkout).
 
 What the cases share is here too: the rule and meaning of the parameters many cases
-take (:data:`STANDARD_PARAMETERS`), the dynamic run of a case (:func:`simulate_case`),
+take (:data:`STANDARD`, :data:`CHAIN_FALL`), the dynamic run of a case (:func:`simulate_case`),
 the end of a run (:func:`finish_run`) and the analyses two cases run alike
 (:func:`chain_fall`, :func:`cantilever_analysis`).
 """
@@ -31,8 +31,8 @@ from .core.errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
            "describe", "shorten", "references", "parameter_table", "output_folder",
-           "write_summary", "run_case", "STANDARD_PARAMETERS", "standard_limits",
-           "standard_docs", "simulate_case", "finish_run", "ChainFall", "chain_fall",
+           "write_summary", "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
+           "simulate_case", "finish_run", "ChainFall", "chain_fall",
            "cantilever_analysis"]
 
 
@@ -572,7 +572,25 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
 # What the cases share ------------------------------------------------------------------
 
-STANDARD_PARAMETERS: dict[str, tuple[str, str]] = {
+class SharedParameters:
+    """Parameters several cases take under the same names: name -> (``LIMITS`` rule,
+    ``DOCS`` meaning).  A case picks them into its ``LIMITS`` and ``DOCS``
+    (``{..., **STANDARD.limits("E_Pa", "nu")}``) and writes its own where it means
+    something more particular."""
+
+    def __init__(self, table: dict[str, tuple]) -> None:
+        self.table = table
+
+    def limits(self, *names: str) -> dict:
+        """The ``LIMITS`` rules of these parameters (none named: all)."""
+        return {n: self.table[n][0] for n in names or self.table}
+
+    def docs(self, *names: str) -> dict[str, str]:
+        """The ``DOCS`` meanings of these parameters (none named: all)."""
+        return {n: self.table[n][1] for n in names or self.table}
+
+
+STANDARD = SharedParameters({
     "E_Pa": (">0", "Young's modulus"),
     "nu": ("(-1, 0.5)", "Poisson's ratio [-]"),
     "t_end_s": (">0", "duration"),
@@ -582,20 +600,19 @@ STANDARD_PARAMETERS: dict[str, tuple[str, str]] = {
     "n_modes": (">=1", "modes computed by the modal analysis"),
     "load_steps": (">=1", "first load increment of the static solve is 1/load_steps (cut "
                           "adaptively when it fails)"),
-}
-"""Parameter name -> (``LIMITS`` rule, ``DOCS`` meaning) of the parameters many cases
-take under the same name; a case picks them with :func:`standard_limits` and
-:func:`standard_docs` and writes its own where it means something more particular."""
+})
+"""The parameters many cases take under the same name."""
 
-
-def standard_limits(*names: str) -> dict[str, str]:
-    """The ``LIMITS`` rules of these :data:`STANDARD_PARAMETERS`."""
-    return {n: STANDARD_PARAMETERS[n][0] for n in names}
-
-
-def standard_docs(*names: str) -> dict[str, str]:
-    """The ``DOCS`` meanings of these :data:`STANDARD_PARAMETERS`."""
-    return {n: STANDARD_PARAMETERS[n][1] for n in names}
+CHAIN_FALL = SharedParameters({
+    "length_m": (">0", "length of each link"),
+    "mass_kg": (">0", "mass of each link"),
+    "EA_N": (">0", "axial stiffness of each link"),
+    "basis": (("modes", "fe", "bezier", "bspline"),
+              "deformation basis of the floating-frame links (fem.bases)"),
+    "n_coordinates": (">=1", "deformation functions per field and link"),
+    **{n: STANDARD.table[n] for n in ("t_end_s", "dt_s", "rho_inf")},
+})
+"""The parameters of a chain of equal floating-frame links falling (:func:`chain_fall`)."""
 
 
 def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict | None = None,
