@@ -77,6 +77,10 @@ class Result:
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
         self.expected_records = 0  # set by the solver when it knows (for output pacing)
+        # what streams the run's frames (fem.output.stream sets them; None: written at
+        # the end by fem.write_outputs, from the model's drawing)
+        self.drawing = None
+        self.writer = None
         self.write_seconds = 0.0   # wall time spent writing to disk (reported, never used)
         self._n_chunks = 0
         if self.directory is not None:
