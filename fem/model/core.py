@@ -43,6 +43,7 @@ from ..core.validate import (
 from ..core.validate import material as validate_material
 from .linear_map import LinearMap, constant
 from .materials import Material
+from .point_maps import PointMap
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -671,10 +672,10 @@ class Model:
         try:
             cells = mesh.cells_of(cls.cell)
         except ModelError as err:
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} cannot make {element!r} "
+            raise ModelError(f"mesh {mesh.name!r} cannot make {element!r} "
                              f"elements: {err}") from None
         if len(cells) == 0:
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} has no {cls.cell!r} cells, "
+            raise ModelError(f"mesh {mesh.name!r} has no {cls.cell!r} cells, "
                              f"which element {element!r} needs (it has "
                              f"{mesh.cell_counts()})")
         from .mesh import cell_dim
@@ -683,7 +684,7 @@ class Model:
         unused = {t: n for t, n in mesh.cell_counts().items()
                   if t != cls.cell and cell_dim(t) == dim}
         if unused:      # they would be left out of the structure without a word
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r}: element {element!r} takes "
+            raise ModelError(f"mesh {mesh.name!r}: element {element!r} takes "
                              f"{cls.cell!r} cells, but the mesh also has "
                              f"{', '.join(f'{n} {t!r}' for t, n in unused.items())} cells, "
                              f"which would be left out; split them into {cls.cell}s (or "
@@ -855,8 +856,8 @@ class Model:
         """A force on a point: constant (3,) or a function ``t -> (3,)``.  On a point of a
         reduced body (``body.interface(...)``, ``body.map(...)``) a constant force, carried
         by the body (its direction fixed in space, its point moving)."""
-        body = getattr(point, "body", None)
-        if body is not None and hasattr(body, "add_load"):
+        body = point.body if isinstance(point, PointMap) else None
+        if body is not None and body.carries_loads:
             if callable(force):
                 raise ModelError(f"force on {point.label}: a point of a body takes a "
                                  "constant force (3,)")
