@@ -652,8 +652,6 @@ class ChainFall:
     time of the simulation ``wall``."""
 
     def __init__(self, model, result, wall: float) -> None:
-        import numpy as np
-
         self.result, self.wall = result, wall
         self.centrelines = [model.centrelines(q, 2) for q in result.q]
         self.deflections = np.array([model.tip_deflections(q) for q in result.q])
