@@ -50,9 +50,10 @@ PARAMS = {
 }
 
 LIMITS = {"n_elements": ">=1", "section": ("square", "circle"), "side_m": ">0",
-          "radius_m": ">0", "length_m": ">0", "E_Pa": ">0", "nu": "(-1, 0.5)",
-          "rho_kgm3": ">=0", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
-          "dt_s": ">0", "rho_inf": "[0, 1]", "n_modes": ">=1", "load_steps": ">=1"}
+          "radius_m": ">0", "length_m": ">0", "rho_kgm3": ">=0",
+          "analysis": ("static", "dynamic", "modal"),
+          **fem.cases.STANDARD.limits("E_Pa", "nu", "t_end_s", "dt_s", "rho_inf", "n_modes",
+                                      "load_steps")}
 
 DOCS = {
     "n_elements": "ANCF beam elements along the bar (16: static tip −0.14 % from Timoshenko "
@@ -61,19 +62,13 @@ DOCS = {
     "side_m": "side of the square section",
     "radius_m": "radius of the circular section",
     "length_m": "length of the bar",
-    "E_Pa": "Young's modulus",
-    "nu": "Poisson's ratio [-]",
     "rho_kgm3": "density (0: massless, no frequencies)",
     "tip_force_z_N": "force at the tip along +z",
     "gravity": "gravity 9.81 m/s² along −z",
     "analysis": "static equilibrium, dynamic drop from rest, or modal frequencies",
     "t_end_s": "duration of the dynamic analysis",
     "dt_s": "time step of the dynamic analysis",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
-    "n_modes": "modes computed by the modal analysis",
-    "load_steps": "first load increment of the static solve is 1/load_steps (cut adaptively "
-                  "when it fails)",
+    **fem.cases.STANDARD.docs("E_Pa", "nu", "rho_inf", "n_modes", "load_steps"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2018",)
@@ -152,48 +147,20 @@ def classify_modes(model, shapes: np.ndarray, length: float) -> list[str]:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**p)
-    tip = model.node_dofs(model.node("tip"))
     ref = reference(**p)
     figures: dict = {"n_coordinates": model.n_dof, "n_elements": p["n_elements"],
                      "shear_factor": ref["shear_factor"]}
-    if p["analysis"] == "static":
-        st = fem.solve_static(model, load_steps=p["load_steps"])
-        x = st.q[tip]
-        figures.update({"tip_x_m": float(x[0]), "tip_z_m": float(x[2]),
-                        "tip_z_reference_m": ref["tip_z_m"],
-                        "newton_iterations": st.iterations,
-                        "residual_relative": st.residual})
-        result, state = None, st
-    elif p["analysis"] == "modal":
-        mr = fem.modes(model, n_modes=p["n_modes"])
+
+    def modal(mr) -> dict:
         kinds = classify_modes(model, mr.shapes, p["length_m"])
         f = mr.frequencies_hz
-        figures["frequencies_hz"] = f.tolist()
-        figures["mode_kinds"] = kinds
+        found = {"frequencies_hz": f.tolist(), "mode_kinds": kinds}
         for kind in ("bending_y", "bending_z", "torsion", "axial"):
-            figures[f"{kind}_frequencies_hz"] = [float(fi) for fi, k in zip(f, kinds,
-                                                                           strict=True)
-                                                 if k == kind]
+            found[f"{kind}_frequencies_hz"] = [float(fi) for fi, k in zip(f, kinds, strict=True)
+                                               if k == kind]
         for kind in ("bending", "torsion", "axial"):
-            figures[f"reference_{kind}_frequencies_hz"] = ref[f"{kind}_frequencies_hz"]
-        result, state = mr, model.q0      # the modes about the straight bar
-    elif p["analysis"] == "dynamic":
-        res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                           progress=out is not None and fem.output.OPTIONS.progress,
-                           result=fem.output.stream(out, model, sensors={
-                               "tip_z_m": lambda t, q, v, a, lam: q[tip[2]]}))
-        figures.update({"tip_x_m": float(res.q[-1, tip[0]]), "tip_z_m": float(res.q[-1, tip[2]]),
-                        "tip_z_min_m": float(res.q[:, tip[2]].min()),
-                        "tip_z_static_reference_m": ref["tip_z_m"],
-                        "time_s": res.t.tolist(), "tip_z_history_m": res.q[:, tip[2]].tolist(),
-                        "steps": len(res.t) - 1,
-                        "max_residual_dynamics": float(res.stats["residual_dynamics"].max()),
-                        "max_residual_constraints": float(
-                            res.stats["residual_constraints"].max())})
-        result, state = res, None
-    else:
-        raise fem.ModelError(f"analysis must be 'static', 'dynamic' or 'modal', "
-                             f"got {p['analysis']!r}")
-    if out is not None:
-        fem.write_outputs(out, model, result, figures, state=state)
-    return figures
+            found[f"reference_{kind}_frequencies_hz"] = ref[f"{kind}_frequencies_hz"]
+        return found
+
+    return fem.cases.cantilever_analysis(model, p, out, figures, ref["tip_z_m"], modal,
+                                         dynamic_reference=True)

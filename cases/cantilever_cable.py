@@ -35,9 +35,10 @@ PARAMS = {
     "load_steps": 1,
 }
 
-LIMITS = {"n_elements": ">=1", "analysis": ("static", "dynamic", "modal"), "t_end_s": ">0",
-          "dt_s": ">0", "rho_inf": "[0, 1]", "length_m": ">0", "side_m": ">0", "E_Pa": ">0",
-          "rho_kgm3": ">=0", "n_modes": ">=1", "load_steps": ">=1"}
+LIMITS = {"n_elements": ">=1", "analysis": ("static", "dynamic", "modal"), "length_m": ">0",
+          "side_m": ">0", "rho_kgm3": ">=0",
+          **fem.cases.STANDARD.limits("t_end_s", "dt_s", "rho_inf", "E_Pa", "n_modes",
+                                      "load_steps")}
 
 DOCS = {
     "n_elements": "ANCF cable elements along the bar",
@@ -46,15 +47,10 @@ DOCS = {
     "tip_force_z_N": "force at the tip along +z",
     "t_end_s": "duration of the dynamic analysis",
     "dt_s": "time step of the dynamic analysis",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
     "length_m": "length of the bar",
     "side_m": "side of the square section",
-    "E_Pa": "Young's modulus",
     "rho_kgm3": "density (0: massless, no frequencies)",
-    "n_modes": "modes computed by the modal analysis",
-    "load_steps": "first load increment of the static solve is 1/load_steps (cut adaptively "
-                  "when it fails)",
+    **fem.cases.STANDARD.docs("rho_inf", "E_Pa", "n_modes", "load_steps"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 
@@ -94,42 +90,15 @@ def reference(**params) -> dict:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**p)
-    tip = model.node_dofs(model.node("tip"))
     ref = reference(**p)
     figures: dict = {"n_coordinates": model.n_dof, "n_elements": p["n_elements"]}
-    if p["analysis"] == "static":
-        st = fem.solve_static(model, load_steps=p["load_steps"])
-        x = st.q[tip]
-        figures.update({"tip_x_m": float(x[0]), "tip_z_m": float(x[2]),
-                        "tip_z_reference_m": ref["tip_z_m"],
-                        "newton_iterations": st.iterations,
-                        "residual_relative": st.residual})
-        result, state = None, st
-    elif p["analysis"] == "modal":
-        mr = fem.modes(model, n_modes=p["n_modes"])
+
+    def modal(mr) -> dict:
         # classify: transverse-z bending modes have their largest tip motion along z
-        shapes = mr.shapes[tip]
+        shapes = mr.shapes[model.node_dofs(model.node("tip"))]
         z_modes = np.abs(shapes[2]) > np.maximum(np.abs(shapes[0]), np.abs(shapes[1]))
-        figures.update({"frequencies_hz": mr.frequencies_hz.tolist(),
-                        "bending_z_frequencies_hz": mr.frequencies_hz[z_modes].tolist(),
-                        "reference_bending_frequencies_hz": ref["bending_frequencies_hz"]})
-        result, state = mr, model.q0      # the modes about the straight cable
-    elif p["analysis"] == "dynamic":
-        res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                           progress=out is not None and fem.output.OPTIONS.progress,
-                           result=fem.output.stream(out, model, sensors={
-                               "tip_z_m": lambda t, q, v, a, lam: q[tip[2]]}))
-        figures.update({"tip_x_m": float(res.q[-1, tip[0]]), "tip_z_m": float(res.q[-1, tip[2]]),
-                        "tip_z_min_m": float(res.q[:, tip[2]].min()),
-                        "time_s": res.t.tolist(), "tip_z_history_m": res.q[:, tip[2]].tolist(),
-                        "steps": len(res.t) - 1,
-                        "max_residual_dynamics": float(res.stats["residual_dynamics"].max()),
-                        "max_residual_constraints": float(
-                            res.stats["residual_constraints"].max())})
-        result, state = res, None
-    else:
-        raise fem.ModelError(f"analysis must be 'static', 'dynamic' or 'modal', "
-                             f"got {p['analysis']!r}")
-    if out is not None:
-        fem.write_outputs(out, model, result, figures, state=state)
-    return figures
+        return {"frequencies_hz": mr.frequencies_hz.tolist(),
+                "bending_z_frequencies_hz": mr.frequencies_hz[z_modes].tolist(),
+                "reference_bending_frequencies_hz": ref["bending_frequencies_hz"]}
+
+    return fem.cases.cantilever_analysis(model, p, out, figures, ref["tip_z_m"], modal)

@@ -33,8 +33,8 @@ PARAMS = {
 }
 
 LIMITS = {"joint": ("revolute", "spherical"), "length1_m": ">0", "length2_m": ">0",
-          "mass1_kg": ">0", "mass2_kg": ">0", "section_m": ">0", "t_end_s": ">0",
-          "dt_s": ">0", "rho_inf": "[0, 1]"}
+          "mass1_kg": ">0", "mass2_kg": ">0", "section_m": ">0",
+          **fem.cases.STANDARD.limits("t_end_s", "dt_s", "rho_inf")}
 
 DOCS = {
     "joint": "both joints revolute about +Y (planar motion, compared with an ODE) or "
@@ -47,11 +47,8 @@ DOCS = {
     "theta1_0_deg": "initial angle of link 1 from +X (positive towards +Z)",
     "theta2_0_deg": "initial angle of link 2 from +X (positive towards +Z)",
     "out_of_plane_velocity_mps": "spherical joints only: initial Y velocity of the tip",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
     "gravity_mps2": "gravitational acceleration (along −Z)",
+    **fem.cases.STANDARD.docs("t_end_s", "dt_s", "rho_inf"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 
@@ -147,10 +144,8 @@ def run(out=None, **params) -> dict:
     energy = lambda t, q, v, a, lam: model.energy(q, v)["total_J"]
     sensors = {"energy_J": energy,
                "kinetic_J": lambda t, q, v, a, l: model.energy(q, v)["kinetic_J"]}
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], v0=v0,
-                       tol=1e-10, constraint_tol=1e-12,
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model, sensors))
+    res = fem.cases.simulate_case(model, p, out, sensors, v0=v0, tol=1e-10,
+                                  constraint_tol=1e-12)
     E = res.sensors["energy_J"]
     scale = max(float(res.sensors["kinetic_J"].max()), 1e-300)
     th = angles(model, res.q)

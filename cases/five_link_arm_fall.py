@@ -33,7 +33,6 @@ stay and these figures are the measure of their error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -64,28 +63,19 @@ PARAMS = {
     "rho_inf": 1.0,
 }
 
-LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0", "GJ_Nm2": ">0",
-          "radius_m": ">0", "offset_12_m": ">=0", "stiffness_factor": ">0",
-          "basis": ("modes", "fe", "bezier", "bspline"), "n_coordinates": ">=1",
-          "gravity_mps2": ">=0", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]"}
+LIMITS = {"EI_Nm2": ">0", "GJ_Nm2": ">0", "radius_m": ">0", "offset_12_m": ">=0",
+          "stiffness_factor": ">0", "gravity_mps2": ">=0",
+          **fem.cases.CHAIN_FALL.limits()}
 
 DOCS = {
-    "length_m": "length of each link",
-    "mass_kg": "mass of each link",
-    "EA_N": "axial stiffness of each link",
     "EI_Nm2": "bending stiffness of each link (both planes)",
     "GJ_Nm2": "torsional stiffness of each link (EI/1.3: a thin-walled tube)",
     "radius_m": "radius of the tubular section (its polar inertia ρA r²)",
     "offset_12_m": "D-H offset d₂ between links 1 and 2 along joint 2's axis",
     "stiffness_factor": "scales EA, EI and GJ (large: nearly rigid links) [-]",
-    "basis": "deformation basis of the floating-frame links (fem.bases)",
-    "n_coordinates": "deformation functions per field and link",
     "theta0_deg": "initial joint angles θ1…θ5 (at rest)",
     "gravity_mps2": "gravitational acceleration (along −z)",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
+    **fem.cases.CHAIN_FALL.docs(),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
@@ -112,17 +102,11 @@ def run(out=None, **params) -> dict:
     """Simulate the fall; figures as in the module docstring (ParaView series in out)."""
     p = {**PARAMS, **params}
     model = build(**params)
-    t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model))
-    wall = time.perf_counter() - t0
-    lines = [model.centrelines(q, 2) for q in res.q]
-    tip = np.array([ln[-1][-1] for ln in lines])
-    defl = np.array([model.tip_deflections(q) for q in res.q])        # (nt, 5, 2)
+    fall = fem.cases.chain_fall(model, p, out)
+    res, en, kin = fall.result, fall.energies, fall.kinetic
+    defl = fall.deflections                                            # (nt, 5, 2)
+    tip = np.array([ln[-1][-1] for ln in fall.centrelines])
     twist = np.array([model.tip_twists(q) for q in res.q])            # (nt, 5)
-    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
-    kin = np.array([e["kinetic"] for e in en])
     pot = np.array([e["gravity"] for e in en])
     ela = np.array([e["strain"] for e in en])
     total = kin + pot + ela
@@ -136,10 +120,7 @@ def run(out=None, **params) -> dict:
         "max_twist_rad": float(np.abs(twist).max()),
         "tip_drop_m": float(tip[0, 2] - tip[:, 2].min()),
     }
-    if out is not None:
-        _plot(Path(out), figures, model.name)
-        fem.write_outputs(out, model, res, figures, picture=PICTURE)
-    return {**figures, "wall_s": wall}      # run metadata (summary.json), not a result
+    return fem.cases.finish_run(out, model, res, figures, fall.wall, _plot, picture=PICTURE)
 
 
 def _plot(out: Path, f: dict, name: str) -> None:

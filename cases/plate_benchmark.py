@@ -73,9 +73,9 @@ PARAMS = {
     "newton_tol": 1e-5,             # relative force residual (see the docs: round-off floor)
 }
 
-LIMITS = {"span_x_m": ">0", "span_y_m": ">0", "thickness_m": ">0", "E_Pa": ">0",
-          "nu": "(-1, 0.5)", "rho_kgm3": ">=0", "analysis": ("static", "modal"),
-          "n_modes": ">=1", "load_steps": ">=1", "newton_tol": ">0", "w_over_h": ">0"}
+LIMITS = {"span_x_m": ">0", "span_y_m": ">0", "thickness_m": ">0", "rho_kgm3": ">=0",
+          "analysis": ("static", "modal"), "newton_tol": ">0", "w_over_h": ">0",
+          **fem.cases.STANDARD.limits("E_Pa", "nu", "n_modes", "load_steps")}
 
 DOCS = {
     "support": "edges: simply_supported (hard: position, slope along the edge and director "
@@ -91,17 +91,15 @@ DOCS = {
     "shear_factor": "transverse-shear factor: auto (stabilized) or a number in (0, 1] (1: "
                     "continuum) [-]",
     "in_plane": "in-plane motion of the supported edges: fixed or free",
-    "E_Pa": "Young's modulus",
-    "nu": "Poisson's ratio [-]",
     "rho_kgm3": "density",
     "pressure_Pa": "uniform pressure towards −z; null: the one giving a Kirchhoff centre "
                    "deflection of w_over_h × thickness",
     "w_over_h": "Kirchhoff centre deflection over thickness for the default pressure [-]",
     "analysis": "static deflection or modal frequencies",
-    "n_modes": "modes computed by the modal analysis",
     "load_steps": "first load increment of the static solve is 1/load_steps",
     "newton_tol": "relative force residual at which the static Newton stops (above the "
                   "round-off floor, see docs/plate_benchmark.md) [-]",
+    **fem.cases.STANDARD.docs("E_Pa", "nu", "n_modes"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2023",)

@@ -58,10 +58,10 @@ PARAMS = {
 }
 
 LIMITS = {"omega0_rad_s": ">=0", "basis": ("modes", "fe", "bezier", "bspline", "ancf"),
-          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
-          "spinup_time_s": ">0", "length_m": ">0", "area_m2": ">0", "inertia_m4": ">0",
-          "rho_kgm3": ">0", "E_Pa": ">0", "analysis": ("single", "compare"),
-          "kinematics": KINEMATICS}
+          "n_coordinates": ">=1", "spinup_time_s": ">0", "length_m": ">0", "area_m2": ">0",
+          "inertia_m4": ">0", "rho_kgm3": ">0", "analysis": ("single", "compare"),
+          "kinematics": KINEMATICS,
+          **fem.cases.STANDARD.limits("t_end_s", "dt_s", "rho_inf", "E_Pa")}
 
 DOCS = {
     "omega0_rad_s": "final hub rate Ω0",
@@ -72,19 +72,15 @@ DOCS = {
                 "kinematics=seed; then Ω0 = 10 rad/s diverges)",
     "kinematics": "centre line of the link: fourth_order (within 1 % of ANCF), seed (the "
                   "paper's second-order model), or one correction alone",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
     "spinup_time_s": "spin-up time T over which the hub reaches Ω0",
     "length_m": "beam length",
     "area_m2": "cross-section area",
     "inertia_m4": "second moment of area",
     "rho_kgm3": "density",
-    "E_Pa": "Young's modulus",
     "analysis": "single run, or compare: the paper's Tables 1–3 (every basis against ANCF) "
                 "with our timings",
     "compare_omegas_rad_s": "hub rates of the compare analysis",
+    **fem.cases.STANDARD.docs("t_end_s", "dt_s", "rho_inf", "E_Pa"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016", "kane1987")

@@ -27,7 +27,6 @@ for 2 s), so the defaults stay and these figures are the measure of their error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -54,28 +53,18 @@ PARAMS = {
     "rho_inf": 1.0,
 }
 
-LIMITS = {"length_m": ">0", "mass_kg": ">0", "EA_N": ">0", "EI_Nm2": ">0",
-          "stiffness_factor": ">0", "basis": ("modes", "fe", "bezier", "bspline"),
-          "n_coordinates": ">=1", "t_end_s": ">0", "dt_s": ">0", "rho_inf": "[0, 1]",
-          "kinematics": KINEMATICS}
+LIMITS = {"EI_Nm2": ">0", "stiffness_factor": ">0", "kinematics": KINEMATICS,
+          **fem.cases.CHAIN_FALL.limits()}
 
 DOCS = {
-    "length_m": "length of each link",
-    "mass_kg": "mass of each link",
-    "EA_N": "axial stiffness of each link",
     "EI_Nm2": "bending stiffness of each link (GJ = EI/1.3)",
     "stiffness_factor": "scales EA, EI and GJ (large: nearly the rigid double pendulum) [-]",
-    "basis": "deformation basis of the floating-frame links (fem.bases)",
-    "n_coordinates": "deformation functions per field and link",
     "kinematics": "centre line of the links: seed (the paper's second-order model) or "
                   "fourth_order (foreshortening and curvature to the next order)",
     "theta1_0_deg": "initial angle of link 1 from +x (at rest)",
     "theta2_0_deg": "initial angle of link 2 relative to link 1",
     "gravity_mps2": "gravitational acceleration (along −y)",
-    "t_end_s": "duration",
-    "dt_s": "time step",
-    "rho_inf": "spectral radius at infinity of generalized-α (1: no numerical damping, 0: "
-               "most) [-]",
+    **fem.cases.CHAIN_FALL.docs(),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
@@ -106,17 +95,10 @@ def rigid_reference(t, L: float, g: float, phi0=(0.0, 0.0)) -> np.ndarray:
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     model = build(**params)
-    t0 = time.perf_counter()
-    res = fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
-                       progress=out is not None and fem.output.OPTIONS.progress,
-                       result=fem.output.stream(out, model))
-    wall = time.perf_counter() - t0
-    lines = [model.centrelines(q, 2) for q in res.q]
-    tip1 = np.array([ln[0][-1, :2] for ln in lines])
-    tip2 = np.array([ln[1][-1, :2] for ln in lines])
-    defl = np.array([model.tip_deflections(q) for q in res.q])
-    en = [model.energy(q, v) for q, v in zip(res.q, res.v, strict=True)]
-    kin = np.array([e["kinetic"] for e in en])
+    fall = fem.cases.chain_fall(model, p, out)
+    res, defl, en, kin = fall.result, fall.deflections, fall.energies, fall.kinetic
+    tip1 = np.array([ln[0][-1, :2] for ln in fall.centrelines])
+    tip2 = np.array([ln[1][-1, :2] for ln in fall.centrelines])
     total = np.array([sum(e.values()) for e in en])
     phi0 = np.cumsum(np.radians([p["theta1_0_deg"], p["theta2_0_deg"]]))
     rigid = rigid_reference(res.t, p["length_m"], p["gravity_mps2"], phi0)
@@ -131,10 +113,7 @@ def run(out=None, **params) -> dict:
         "distance_to_rigid_m": float(np.linalg.norm(tip2 - rigid, axis=1).max()),
         "max_deflection_m": float(np.abs(defl).max()),
     }
-    if out is not None:
-        _plot(Path(out), figures, model.name)
-        fem.write_outputs(out, model, res, figures)
-    return {**figures, "wall_s": wall}      # run metadata (summary.json), not a result
+    return fem.cases.finish_run(out, model, res, figures, fall.wall, _plot)
 
 
 def _plot(out: Path, f: dict, name: str) -> None:

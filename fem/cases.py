@@ -6,6 +6,11 @@ and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
 reproduces, keys of :mod:`fem.citations`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
+
+What the cases share is here too: the rule and meaning of the parameters many cases
+take (:data:`STANDARD`, :data:`CHAIN_FALL`), the dynamic run of a case (:func:`simulate_case`),
+the end of a run (:func:`finish_run`) and the analyses two cases run alike
+(:func:`chain_fall`, :func:`cantilever_analysis`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from .core.errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
            "describe", "shorten", "references", "parameter_table", "output_folder",
-           "write_summary", "run_case"]
+           "write_summary", "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
+           "simulate_case", "finish_run", "ChainFall", "chain_fall",
+           "cantilever_analysis"]
 
 
 def case_dirs() -> list[Path]:
@@ -561,3 +568,150 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     finally:
         if lock is not None:
             lock.release()
+
+
+# What the cases share ------------------------------------------------------------------
+
+class SharedParameters:
+    """Parameters several cases take under the same names: name -> (``LIMITS`` rule,
+    ``DOCS`` meaning).  A case picks them into its ``LIMITS`` and ``DOCS``
+    (``{..., **STANDARD.limits("E_Pa", "nu")}``) and writes its own where it means
+    something more particular."""
+
+    def __init__(self, table: dict[str, tuple]) -> None:
+        self.table = table
+
+    def limits(self, *names: str) -> dict:
+        """The ``LIMITS`` rules of these parameters (none named: all)."""
+        return {n: self.table[n][0] for n in names or self.table}
+
+    def docs(self, *names: str) -> dict[str, str]:
+        """The ``DOCS`` meanings of these parameters (none named: all)."""
+        return {n: self.table[n][1] for n in names or self.table}
+
+
+STANDARD = SharedParameters({
+    "E_Pa": (">0", "Young's modulus"),
+    "nu": ("(-1, 0.5)", "Poisson's ratio [-]"),
+    "t_end_s": (">0", "duration"),
+    "dt_s": (">0", "time step"),
+    "rho_inf": ("[0, 1]", "spectral radius at infinity of generalized-α (1: no numerical "
+                          "damping, 0: most) [-]"),
+    "n_modes": (">=1", "modes computed by the modal analysis"),
+    "load_steps": (">=1", "first load increment of the static solve is 1/load_steps (cut "
+                          "adaptively when it fails)"),
+})
+"""The parameters many cases take under the same name."""
+
+CHAIN_FALL = SharedParameters({
+    "length_m": (">0", "length of each link"),
+    "mass_kg": (">0", "mass of each link"),
+    "EA_N": (">0", "axial stiffness of each link"),
+    "basis": (("modes", "fe", "bezier", "bspline"),
+              "deformation basis of the floating-frame links (fem.bases)"),
+    "n_coordinates": (">=1", "deformation functions per field and link"),
+    **{n: STANDARD.table[n] for n in ("t_end_s", "dt_s", "rho_inf")},
+})
+"""The parameters of a chain of equal floating-frame links falling (:func:`chain_fall`)."""
+
+
+def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict | None = None,
+                  **options):
+    """The dynamic run of a case: :func:`fem.simulate` over ``p["t_end_s"]`` with step
+    ``p["dt_s"]`` and ``p["rho_inf"]``, streamed to ``out`` (:func:`fem.output.stream`,
+    with the progress line of the run's options when it writes); ``options`` go to
+    :func:`fem.simulate`.  Returns the :class:`~fem.Result`."""
+    from .io import output
+    from .solvers import simulate
+
+    return simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], **options,
+                    progress=out is not None and output.OPTIONS.progress,
+                    result=output.stream(out, model, sensors))
+
+
+def finish_run(out: str | Path | None, model, result, figures: dict, wall: float,
+               plot=None, **write) -> dict:
+    """The end of a case's run: with ``out``, ``plot(Path(out), figures, model.name)``
+    (when given) and :func:`fem.write_outputs` (``write``: its keyword arguments).
+    Returns the figures with the wall time ``wall_s`` (run metadata, ``summary.json``,
+    not a result)."""
+    if out is not None:
+        from .io.output import write_outputs
+
+        if plot is not None:
+            plot(Path(out), figures, model.name)
+        write_outputs(out, model, result, figures, **write)
+    return {**figures, "wall_s": wall}
+
+
+class ChainFall:
+    """A chain of floating-frame links simulated (:func:`chain_fall`) and its histories,
+    one entry a record: ``centrelines`` (each link's centre line by its two ends),
+    ``deflections`` (each link's tip deflections in its own frame), ``energies`` (the
+    chain's energy dicts) and ``kinetic`` (their kinetic part); ``result`` and the wall
+    time of the simulation ``wall``."""
+
+    def __init__(self, model, result, wall: float) -> None:
+        self.result, self.wall = result, wall
+        self.centrelines = [model.centrelines(q, 2) for q in result.q]
+        self.deflections = np.array([model.tip_deflections(q) for q in result.q])
+        self.energies = [model.energy(q, v) for q, v in zip(result.q, result.v, strict=True)]
+        self.kinetic = np.array([e["kinetic"] for e in self.energies])
+
+
+def chain_fall(model, p: dict, out: str | Path | None = None) -> ChainFall:
+    """Simulate a chain of floating-frame links (:func:`simulate_case`, timed) and take
+    its histories (:class:`ChainFall`)."""
+    import time
+
+    t0 = time.perf_counter()
+    res = simulate_case(model, p, out)
+    return ChainFall(model, res, time.perf_counter() - t0)
+
+
+def cantilever_analysis(model, p: dict, out: str | Path | None, figures: dict,
+                        tip_z_reference: float, modal, *,
+                        dynamic_reference: bool = False) -> dict:
+    """The analysis ``p["analysis"]`` of a bar clamped at one end whose free end is the
+    node ``"tip"``, its figures added to ``figures`` and written to ``out``.
+
+    ``"static"``: the tip's equilibrium beside ``tip_z_reference`` (``p["load_steps"]``);
+    ``"modal"``: ``p["n_modes"]`` modes about the straight bar, their figures
+    ``modal(modes)`` (a dict); ``"dynamic"``: the drop from rest (:func:`simulate_case`,
+    the tip's z as a sensor ``tip_z_m``), with ``tip_z_reference`` as
+    ``tip_z_static_reference_m`` when ``dynamic_reference``.  Returns ``figures``.
+    """
+    from .io.output import write_outputs
+    from .solvers import modes, solve_static
+
+    tip = model.node_dofs(model.node("tip"))
+    if p["analysis"] == "static":
+        st = solve_static(model, load_steps=p["load_steps"])
+        x = st.q[tip]
+        figures.update({"tip_x_m": float(x[0]), "tip_z_m": float(x[2]),
+                        "tip_z_reference_m": tip_z_reference,
+                        "newton_iterations": st.iterations,
+                        "residual_relative": st.residual})
+        result, state = None, st
+    elif p["analysis"] == "modal":
+        mr = modes(model, n_modes=p["n_modes"])
+        figures.update(modal(mr))
+        result, state = mr, model.q0      # the modes about the straight bar
+    elif p["analysis"] == "dynamic":
+        res = simulate_case(model, p, out, sensors={
+            "tip_z_m": lambda t, q, v, a, lam: q[tip[2]]})
+        reference = {"tip_z_static_reference_m": tip_z_reference} if dynamic_reference else {}
+        figures.update({"tip_x_m": float(res.q[-1, tip[0]]), "tip_z_m": float(res.q[-1, tip[2]]),
+                        "tip_z_min_m": float(res.q[:, tip[2]].min()), **reference,
+                        "time_s": res.t.tolist(), "tip_z_history_m": res.q[:, tip[2]].tolist(),
+                        "steps": len(res.t) - 1,
+                        "max_residual_dynamics": float(res.stats["residual_dynamics"].max()),
+                        "max_residual_constraints": float(
+                            res.stats["residual_constraints"].max())})
+        result, state = res, None
+    else:
+        raise ModelError(f"analysis must be 'static', 'dynamic' or 'modal', "
+                         f"got {p['analysis']!r}")
+    if out is not None:
+        write_outputs(out, model, result, figures, state=state)
+    return figures

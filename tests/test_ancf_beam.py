@@ -248,24 +248,27 @@ def test_bad_input_names_the_problem():
         fem.straight_beam(m, (0, 0, 0), (0, 0, 1), 2, MAT, section="circle", radius=0.1)
 
 
+def test_clamped_free_frequencies():
+    # the reference check of `fem validate` (ancf_beam_frequencies,
+    # fem/validation/checks_beams.py): 32 elements, square and round sections, against
+    # Euler–Bernoulli bending (βₙL)²√(EI/ρAL⁴)/2π (L/h = 100: shear and rotary inertia
+    # lower mode 3 by ~1e-3), torsion (2n−1)/4L·√(GJ/ρI_p) and axial (2n−1)/4L·√(E/ρ);
+    # 1 % (issue 9), axial 1e-6.  Measured bending +0.01/+0.08/+0.18 % (square),
+    # +0.01/+0.09/+0.22 % (circle), torsion +0.01/+0.09 %, axial < 1e-9 (cubic centreline)
+    from fem.validation.checks import CHECKS, run_check
+
+    outcome = run_check(CHECKS["ancf_beam_frequencies"], quick=False)
+    assert outcome.passed, outcome.failures
+
+
 @pytest.mark.parametrize("section", ["square", "circle"])
-def test_clamped_free_frequencies(section):
-    # references (cases/cantilever_beam.py): Euler–Bernoulli bending (βₙL)²√(EI/ρAL⁴)/2π
-    # (L/h = 100: shear and rotary inertia lower mode 3 by ~1e-3), torsion
-    # (2n−1)/4L·√(GJ/ρI_p), axial (2n−1)/4L·√(E/ρ); 1 % (issue 9).  32 elements:
-    # measured bending +0.01/+0.08/+0.18 % (square), +0.01/+0.09/+0.22 % (circle),
-    # torsion +0.01/+0.09 %, axial < 1e-9 (cubic centreline)
+def test_bending_planes_alike(section):
+    # square and circle sections: both bending planes alike, every kind of mode found
     import cantilever_beam as case
 
     fig = case.run(analysis="modal", gravity=False, n_elements=32, n_modes=40,
                    section=section)
-    ref = case.reference(section=section)
-    for kind, rkind, k in (("bending_y", "bending", 3), ("bending_z", "bending", 3),
-                           ("torsion", "torsion", 2), ("axial", "axial", 2)):
-        f = np.array(fig[f"{kind}_frequencies_hz"][:k])
-        assert len(f) == k, (kind, fig["mode_kinds"])
-        assert np.all(np.abs(f / np.array(ref[f"{rkind}_frequencies_hz"][:k]) - 1) < 1e-2), \
-            (kind, f)
-    # both bending planes alike (square and circle sections)
+    for kind, k in (("bending_y", 3), ("bending_z", 3), ("torsion", 2), ("axial", 2)):
+        assert len(fig[f"{kind}_frequencies_hz"]) >= k, (kind, fig["mode_kinds"])
     assert np.allclose(fig["bending_y_frequencies_hz"][:3], fig["bending_z_frequencies_hz"][:3],
                        rtol=1e-6)

@@ -601,14 +601,9 @@ def test_failing_runs_are_recorded_as_failed(case, tmp_path, monkeypatch, capsys
 # ---------------------------------------------------------------------------------------
 # command-line values at the edges
 CLI = {
-    "int parameter 1e400": (["run", "cantilever_cable", "-p", "n_elements=1e400"],
-                            "'n_elements' is an integer; got '1e400'"),
-    "int parameter nan": (["run", "cantilever_cable", "-p", "n_elements=nan"],
-                          "'n_elements' is an integer; got 'nan'"),
-    "int parameter -inf": (["run", "cantilever_cable", "-p", "n_elements=-inf"],
-                           "'n_elements' is an integer"),
-    "int parameter 2.5": (["run", "cantilever_cable", "-p", "n_elements=2.5"],
-                          "'n_elements' is an integer"),
+    **{f"int parameter {v}": (["run", "cantilever_cable", "-p", f"n_elements={v}"],
+                              f"'n_elements' is an integer; got '{v}'")
+       for v in ("1e400", "nan", "-inf", "2.5")},
     "float parameter text": (["run", "cantilever_cable", "-p", "E_Pa=steel"],
                              "'E_Pa' is a number"),
     "float parameter 1e400": (["run", "cantilever_cable", "-p", "E_Pa=1e400"],

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fdcheck import inertia_tangents, jacobian
 
 import fem
 from fem.bodies.chains import HubLink
@@ -61,9 +62,7 @@ def test_point_map_jacobian_and_acceleration_term(kinematics):
     q[0] = 0.7
     v = rng.standard_normal(model.n_dof)
     h = 1e-6
-    Jfd = np.column_stack([(pt(q + h * e) - pt(q - h * e)) / (2 * h)
-                           for e in np.eye(model.n_dof)])
-    assert np.allclose(pt.jacobian(q), Jfd, atol=1e-7)
+    assert np.allclose(pt.jacobian(q), jacobian(pt, q, h), atol=1e-7)
     # r̈ for q̈ = 0: d/dt (J q̇) along q(t) = q + t v
     acc_fd = (pt.jacobian(q + h * v) @ v - pt.jacobian(q - h * v) @ v) / (2 * h)
     assert np.allclose(pt.acceleration_term(q, v), acc_fd, atol=1e-6)
@@ -80,18 +79,10 @@ def test_inertia_force_tangents(kinematics):
     q = 0.05 * rng.standard_normal(n)
     v = rng.standard_normal(n)
     a = rng.standard_normal(n)
-    f, (M, Kq, C) = asm.inertia_forces(q, v, a, tangent=True)
-    h = 1e-6
-    Cfd = np.column_stack([(asm.inertia_forces(q, v + h * e, a)[0]
-                            - asm.inertia_forces(q, v - h * e, a)[0]) / (2 * h)
-                           for e in np.eye(n)])
+    f, (M, _, _) = asm.inertia_forces(q, v, a, tangent=True)
+    C, Cfd, Kq0, Kfd = inertia_tangents(asm, q, v, a, 1e-6)
     assert np.allclose(C, Cfd, rtol=1e-6, atol=1e-6 * np.abs(C).max())
     assert np.allclose(M @ a, f - asm.inertia_forces(q, v, np.zeros(n))[0])
-    z = np.zeros(n)
-    _, (_, Kq0, _) = asm.inertia_forces(q, z, a, tangent=True)
-    Kfd = np.column_stack([(asm.inertia_forces(q + h * e, z, a)[0]
-                            - asm.inertia_forces(q - h * e, z, a)[0]) / (2 * h)
-                           for e in np.eye(n)])
     assert np.allclose(Kq0, Kfd, rtol=1e-5, atol=1e-6 * np.abs(Kfd).max())
 
 

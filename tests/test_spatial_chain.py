@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fdcheck import inertia_tangents, jacobian
 
 import fem
 from fem.bodies.chains import PlanarChain, SpatialChain, dh_chain
@@ -84,12 +85,8 @@ def test_kinematics_finite_differences(kinematics):
     q = asm.q0 + 0.05 * rng.standard_normal(asm.n)
     J, H = asm.kinematics(q)
     h = 1e-6
-    I = np.eye(asm.n)
-    Jfd = np.stack([(asm.positions(q + h * e) - asm.positions(q - h * e)) / (2 * h)
-                    for e in I], axis=-1)
-    assert np.allclose(J, Jfd, atol=1e-7)
-    Hfd = np.stack([(asm.kinematics(q + h * e)[0] - asm.kinematics(q - h * e)[0]) / (2 * h)
-                    for e in I], axis=-1)
+    assert np.allclose(J, jacobian(asm.positions, q, h), atol=1e-7)
+    Hfd = jacobian(lambda x: asm.kinematics(x)[0], q, h)
     assert np.allclose(H, Hfd, atol=1e-7)
     assert np.abs(H).max() > 1.0
 
@@ -102,27 +99,16 @@ def test_inertia_force_tangents():
     q = asm.q0 + 0.05 * rng.standard_normal(n)
     v = rng.standard_normal(n)
     a = rng.standard_normal(n)
-    f, (M, Kq, C) = asm.inertia_forces(q, v, a, tangent=True)
+    _, (M, _, _) = asm.inertia_forces(q, v, a, tangent=True)
     h = 1e-6
-    Cfd = np.column_stack([(asm.inertia_forces(q, v + h * e, a)[0]
-                            - asm.inertia_forces(q, v - h * e, a)[0]) / (2 * h)
-                           for e in np.eye(n)])
+    C, Cfd, Kq0, Kfd = inertia_tangents(asm, q, v, a, h)
     assert np.allclose(C, Cfd, rtol=1e-6, atol=1e-5 * np.abs(C).max())
-    Mfd = np.column_stack([(asm.inertia_forces(q, v, a + h * e)[0]
-                            - asm.inertia_forces(q, v, a - h * e)[0]) / (2 * h)
-                           for e in np.eye(n)])
+    Mfd = jacobian(lambda x: asm.inertia_forces(q, v, x)[0], a, h)
     assert np.allclose(M, Mfd, atol=1e-5 * np.abs(M).max())
-    z = np.zeros(n)
-    _, (_, Kq0, _) = asm.inertia_forces(q, z, a, tangent=True)
-    Kfd = np.column_stack([(asm.inertia_forces(q + h * e, z, a)[0]
-                            - asm.inertia_forces(q - h * e, z, a)[0]) / (2 * h)
-                           for e in np.eye(n)])
     assert np.allclose(Kq0, Kfd, atol=1e-5 * np.abs(Kq0).max())
     # the weight's tangent
-    fi, Ki = asm.internal_forces(q, tangent=True)
-    Kifd = np.column_stack([(asm.internal_forces(q + h * e)[0]
-                             - asm.internal_forces(q - h * e)[0]) / (2 * h)
-                            for e in np.eye(n)])
+    _, Ki = asm.internal_forces(q, tangent=True)
+    Kifd = jacobian(lambda x: asm.internal_forces(x)[0], q, h)
     assert np.allclose(Ki, Kifd, atol=1e-6 * np.abs(Ki).max())
 
 

@@ -147,7 +147,7 @@ class Assembly(ConstraintEquations, System):
         """Stiffness-proportional (Rayleigh) damping ``C = β K(q_ref)`` of chosen element
         groups, assembled once on the element-tangent pattern."""
         self._cvals = None
-        specs = getattr(model, "damping", [])
+        specs = model.damping
         bodies_c = [b.damping_matrix for b in self.bodies]
         if not specs and all(c is None for c in bodies_c):
             return

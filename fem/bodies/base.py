@@ -49,6 +49,9 @@ class NonlinearBody:
     #: ``fe_coordinates(q)`` and ``fe_velocities(q, v)`` of that model
     #: (:class:`fem.io.fe_bodies.BodyMeshes` draws it with the model's own fields)
     fe_model = None
+    #: whether the body carries a constant force on one of its points itself
+    #: (``add_load(point, force)``, :meth:`fem.Model.add_force`)
+    carries_loads: bool = False
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = False):
         """``M(q) a + f_qv(q, q̇)`` (k,) on the body's coordinates (arguments global)

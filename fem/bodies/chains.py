@@ -26,6 +26,7 @@ Denavit–Hartenberg parameters, its links bending in two planes and twisting.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,6 +64,16 @@ class HubLink:
     gravity : array_like (3,)
     name : str
     """
+
+    drawing: ClassVar[str] = "centrelines"
+    """How output draws the model (:func:`fem.output.drawing_for`): the centre lines of
+    its links and a hub disc (:class:`fem.io.centreline.CentrelineDrawing`)."""
+    chain: ClassVar[bool] = False
+    """A chain of links (``links``, ``elastic_dofs``, ``centrelines(q, n_points)``); False:
+    one link on a hub (``link``, ``centreline(q, n_points)``, ``q = [θ, e]``), whose one
+    constraint row, when its hub is driven, is the drive."""
+    spatial: ClassVar[bool] = False
+    """The link frames turn in space (``frames(q)``); False: about the global z axis."""
 
     def __init__(self, link: FloatingFrameLink, hub_angle: Callable | None = None,
                  hub_inertia: float = 0.0, gravity=(0.0, 0.0, 0.0), name: str = "hub_link"):
@@ -448,6 +459,8 @@ class PlanarChain(HubLink):
         Point masses [kg] at the tip of every link (the next joint's mass, or a payload
         at the last tip).
     """
+
+    chain = True
 
     def __init__(self, links, angles, gravity=(0.0, -9.81, 0.0), joint_stiffness=None,
                  tip_masses=None, name: str = "planar_chain"):
@@ -841,6 +854,8 @@ class SpatialChain(PlanarChain):
     tip_torque : callable or None
         ``t -> (3,)`` a torque [N·m] in global axes on the last tip.
     """
+
+    spatial = True
 
     def __init__(self, links, angles, dh=None, base=None, gravity=(0.0, 0.0, -9.81),
                  joint_stiffness=None, tip_masses=None, tip_torque=None,

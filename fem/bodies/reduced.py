@@ -225,6 +225,8 @@ class ReducedBody(NonlinearBody):
     """A reduced-order flexible body (see the module docstring); made by
     :meth:`fem.Model.add_reduced_body`."""
 
+    carries_loads = True
+
     def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
                  modal_dofs: np.ndarray):
         self.name = name

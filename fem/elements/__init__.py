@@ -72,9 +72,9 @@ class ElementFamily:
         How output draws the family (:attr:`drawing`).
 
     Optional capabilities are declared here with neutral defaults, never discovered by
-    ``hasattr``: :meth:`draw_triangles`, :meth:`mesh_reference` and
-    :meth:`mesh_node_fields` (how :meth:`fem.Model.add_mesh` turns mesh cells into
-    elements).
+    ``hasattr``: :meth:`draw_triangles`, :meth:`takes_mesh_cells`,
+    :meth:`mesh_reference` and :meth:`mesh_node_fields` (how :meth:`fem.Model.add_mesh`
+    turns mesh cells into elements).
     """
 
     name: ClassVar[str] = "?"
@@ -174,6 +174,12 @@ class ElementFamily:
         return None
 
     # ------------------------------------------------------------- from a mesh
+    @classmethod
+    def takes_mesh_cells(cls) -> bool:
+        """Whether the family's :attr:`cell` is a cell type of meshes ('line',
+        'triangle'): what :meth:`fem.Model.add_mesh` builds elements on."""
+        return cls.cell in ("triangle", "line")
+
     @classmethod
     def mesh_reference(cls, vertices: np.ndarray, thickness=None,
                        normal=None) -> np.ndarray | None:

@@ -24,8 +24,9 @@ Two elastic parts of the displacement are written:
   magnified picture (``fem.output.picture_options`` magnifies ``deformation``) keeps the
   links joined.
 
-Capabilities are tested by the declared methods, never by class names
-(:meth:`CentrelineDrawing.draws`).
+What a model is, it declares as data, never found by class names or by looking for
+methods: ``drawing`` ("centrelines"), ``chain`` and ``spatial`` (:class:`fem.chains.HubLink`
+and its chains).
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ class CentrelineDrawing:
     Parameters
     ----------
     model
-        Exposes ``centrelines(q, n_points)`` and ``links`` (chains: with ``elastic_dofs``,
-        and ``frames(q)`` for spatial chains), or ``centreline(q, n_points)`` and ``link``
-        (a hub link, ``q = [θ, e]``); ``q0``, ``n_dof`` and ``name``.
+        A model in minimal coordinates (:class:`fem.chains.HubLink`, its chains): a chain
+        (``model.chain``) exposes ``centrelines(q, n_points)``, ``links`` and
+        ``elastic_dofs`` (and ``frames(q)`` if ``model.spatial``), a hub link
+        ``centreline(q, n_points)`` and ``link`` (``q = [θ, e]``); both ``q0``, ``n_dof``,
+        ``name`` and ``gravity``.
     n_points : int
         Drawn points per link.
     hub_sides : int
@@ -72,14 +75,14 @@ class CentrelineDrawing:
     def __init__(self, model: Any, n_points: int = 21, hub_sides: int = 32):
         self.model = model
         self.n_points = int(n_points)
-        self.chain = hasattr(model, "centrelines")
+        self.chain = model.chain
         if self.chain:
             self.links = list(model.links)
             self.elastic = [np.asarray(d) for d in model.elastic_dofs]
         else:                                   # a hub link: q = [θ, e]
             self.links = [model.link]
             self.elastic = [np.arange(1, model.n_dof)]
-        self.spatial = hasattr(model, "frames")
+        self.spatial = model.spatial
         self.view = "iso" if self.spatial else "xy"
         self.x = [np.linspace(0.0, lk.length, self.n_points) for lk in self.links]
         self.q0 = np.asarray(model.q0, float)
@@ -113,14 +116,13 @@ class CentrelineDrawing:
         down)."""
         from .output import camera_for
 
-        return {"camera": camera_for(self.view, getattr(self.model, "gravity", None))}
+        return {"camera": camera_for(self.view, self.model.gravity)}
 
     @staticmethod
     def draws(model: Any) -> bool:
-        """Whether ``model`` is drawn by centre lines (declares ``centrelines`` or
-        ``centreline`` and has no element groups)."""
-        return (hasattr(model, "centrelines") or hasattr(model, "centreline")) \
-            and not hasattr(model, "groups")
+        """Whether ``model`` is drawn by centre lines (it declares ``drawing`` as
+        "centrelines")."""
+        return model.drawing == "centrelines"
 
     # ----------------------------------------------------------------- geometry
     def lines(self, q: np.ndarray) -> list[np.ndarray]:

@@ -370,7 +370,7 @@ class Drawing:
         # sketches: polylines through points given as linear maps (ground or moving);
         # a closed sketch of ground points is also filled (the static platform, a wall);
         # then the paths of prescribed points (a servo's circle or line), on the ground
-        sketches = list(getattr(model, "sketches", []))
+        sketches = list(model.sketches)
         paths = _prescribed_paths(model)
         n_groups = len(model.groups)
         offsets = {}
@@ -673,8 +673,8 @@ def face_von_mises(E: np.ndarray, material) -> np.ndarray:
 
 def drawing_for(model) -> Drawing | CentrelineDrawing:
     """The drawing of ``model``: a :class:`Drawing` of its element groups, or for a
-    floating-frame model in minimal coordinates (one that declares ``centrelines`` or
-    ``centreline``) a :class:`fem.io.centreline.CentrelineDrawing`; with bodies drawn on
+    floating-frame model in minimal coordinates (one whose ``drawing`` is "centrelines")
+    a :class:`fem.io.centreline.CentrelineDrawing`; with bodies drawn on
     their FE meshes (a reduced platform) a :class:`fem.io.fe_bodies.BodyMeshes`.  All give
     ``frame(t, q, v, lam)``, ``ref``, ``group_names`` and ``view`` (the camera)."""
     from .centreline import CentrelineDrawing
@@ -747,25 +747,27 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
     if not isinstance(figures, dict):
         raise ModelError(f"write_outputs: figures must be a dict name -> value; got "
                          f"{figures!r:.60}")
-    modal = _is_modal(result)
-    if result is not None and not isinstance(result, Result) and not modal:
+    from ..solvers.modal import ModalResult
+
+    if result is not None and not isinstance(result, Result | ModalResult | Modes):
         raise ModelError(f"write_outputs: result must be a fem.Result, a fem.ModalResult "
                          f"or None; got {type(result).__name__}")
+    modal = result is not None and result.kind == "modal"
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    drawing = getattr(result, "drawing", None) or drawing_for(model)
+    drawing = (result.drawing if isinstance(result, Result) else None) or drawing_for(model)
     t0 = _time.perf_counter()
     kind = None
     if modal:
-        q = getattr(state, "q", state)
+        q, _ = _state(state)
         modes = Modes.of(result, model.q0 if q is None else q)
         modes.save(out / "result")
         written.append(_write_mode_series(out, model.name, drawing, modes))
         kind = "modes"
     elif result is not None and len(result):
         result.finish()
-        if getattr(result, "writer", None) is None:
+        if result.writer is None:
             from .vtk import SeriesWriter
 
             w = SeriesWriter(out, model.name)
@@ -817,10 +819,12 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
     return written
 
 
-def _is_modal(result) -> bool:
-    """A modal result (fem.ModalResult or a loaded Modes): frequencies and shapes."""
-    return (result is not None and not isinstance(result, Result)
-            and hasattr(result, "frequencies_hz") and hasattr(result, "shapes"))
+def _state(state) -> tuple:
+    """``(q, λ)`` of a state given as a static equilibrium (``fem.StaticResult``, its
+    multipliers with it) or as coordinates (no multipliers)."""
+    from ..solvers.static import StaticResult
+
+    return (state.q, state.lam) if isinstance(state, StaticResult) else (state, None)
 
 
 def _write_static(out: Path, model, drawing, state) -> Path:
@@ -828,8 +832,8 @@ def _write_static(out: Path, model, drawing, state) -> Path:
     multipliers when ``state`` is a solver result) and a one-frame series."""
     from .vtk import SeriesWriter
 
-    q = np.asarray(getattr(state, "q", state), float)
-    lam = getattr(state, "lam", None)
+    q, lam = _state(state)
+    q = np.asarray(q, float)
     res = Result(info={"analysis": "static"})
     res.record(0.0, q, np.zeros_like(q), np.zeros_like(q),
                np.zeros(0) if lam is None else np.asarray(lam, float))

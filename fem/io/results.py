@@ -77,8 +77,14 @@ class Result:
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
         self.expected_records = 0  # set by the solver when it knows (for output pacing)
+        # what streams the run's frames (fem.output.stream sets them; None: written at
+        # the end by fem.write_outputs, from the model's drawing)
+        self.drawing = None
+        self.writer = None
         self.write_seconds = 0.0   # wall time spent writing to disk (reported, never used)
         self._n_chunks = 0
+        self._part_layout: list | None = None   # the arrays of the open .part file
+        self._finished = False                  # finish() made the arrays
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
             for old in (*self.directory.glob("chunk_*.npz"),
@@ -129,7 +135,7 @@ class Result:
         layout = [[k, list(np.shape(v))] for k, v in arrays.items()
                   if np.issubdtype(np.asarray(v).dtype, np.number)
                   or np.asarray(v).dtype == bool]
-        if layout != getattr(self, "_part_layout", None):
+        if layout != self._part_layout:
             if len(self) - 1 > self._flushed:    # the layout changed mid-chunk: close it
                 self._part_layout = None
                 self.flush(upto=len(self) - 1)
@@ -177,7 +183,7 @@ class Result:
             part.unlink()
         if end < len(self):   # records after `upto` start the next part file
             rows = [self._row_arrays(i) for i in range(end, len(self))]
-            layout = getattr(self, "_part_layout", None) or []
+            layout = self._part_layout or []
             with open(self.directory / f"chunk_{self._n_chunks:05d}.part", "ab") as fh:
                 for r in rows:
                     fh.write(np.concatenate([np.asarray(r[k], dtype=float).ravel()
@@ -201,6 +207,7 @@ class Result:
             setattr(self, k, np.asarray(self._rows[k]))
         self.stats = {k: np.asarray(v) for k, v in self._stats.items()}
         self.sensors = {k: np.asarray(v) for k, v in self._sens.items()}
+        self._finished = True
         return self
 
     # ------------------------------------------------------------ display
@@ -210,8 +217,7 @@ class Result:
         t = self._rows["t"]
         q = self._rows["q"]
         lam = self._rows["lam"]
-        finished = hasattr(self, "sensors")
-        status = self.info.get("status") or ("finished" if finished else "recording")
+        status = self.info.get("status") or ("finished" if self._finished else "recording")
         lines = [("steps", f"{len(self)} recorded, t = {span(t, 's')}"),
                  ("coordinates", str(np.size(q[0]) if q else 0)),
                  ("multipliers", str(np.size(lam[0]) if lam else 0)),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ..core.validate import (
 from ..core.validate import material as validate_material
 from .linear_map import LinearMap, constant
 from .materials import Material
+from .point_maps import PointMap
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -68,7 +70,7 @@ class ElementGroup:
         return self.nodes.shape[0]
 
     def __repr__(self) -> str:
-        family = getattr(self.family, "name", type(self.family).__name__)
+        family = self.family.name
         coords = len(np.unique(self.dofs)) if self.dofs.size else 0
         return (f"ElementGroup({self.name!r}: {self.n_elements} × {family}, "
                 f"{coords} coordinates{', from a mesh' if self.mesh is not None else ''})")
@@ -161,6 +163,13 @@ class Model:
     :meth:`group` and :meth:`constraint`, rather than as attributes added to the model.
     """
 
+    drawing: ClassVar[str] = "elements"
+    """How output draws the model (:func:`fem.output.drawing_for`): "elements" — its
+    element groups, sketches and bodies (:class:`fem.output.Drawing`); the models in
+    minimal coordinates of :mod:`fem.chains` declare "centrelines"."""
+    _sealed: bool = False
+    """Set at the end of ``__init__``: from then on only declared attributes are set."""
+
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0)):
         self.name = text(name, "Model: name")
         self.gravity = vector3(gravity, f"model {name!r}: gravity")
@@ -188,7 +197,7 @@ class Model:
         from ..core.display import count
 
         n_el = sum(g.n_elements for g in self.groups)
-        groups = ", ".join(f"{g.name}: {g.n_elements} × {getattr(g.family, 'name', '?')}"
+        groups = ", ".join(f"{g.name}: {g.n_elements} × {g.family.name}"
                            for g in self.groups[:3])
         if len(self.groups) > 3:
             groups += f", … {len(self.groups) - 3} more"
@@ -200,7 +209,7 @@ class Model:
         if bodies:
             lines.append(("bodies", f"{len(self.bodies)} rigid, {len(self.nonlinear_bodies)} "
                                     "flexible (floating-frame or reduced)"))
-        rows = getattr(self._assembly, "m", None)
+        rows = None if self._assembly is None else self._assembly.m
         lines.append(("constraints", f"{len(self.constraints)}"
                       + (f" ({rows} rows with the elements' own)" if rows is not None
                          else " (rows counted when assembled)")))
@@ -230,7 +239,7 @@ class Model:
         # the model is not a bag: after construction only its declared attributes may
         # be set (a subclass designs its own); a case keeps its state as names (node, group,
         # constraint lookups), not as attributes added to the model
-        if (getattr(self, "_sealed", False) and type(self) is Model
+        if (self._sealed and type(self) is Model
                 and not name.startswith("_") and name not in self.__dict__
                 and not hasattr(Model, name)):
             raise ModelError(
@@ -658,15 +667,15 @@ class Model:
                                  f"fem.load_builtin_mesh) or a meshio.Mesh; got "
                                  f"{type(mesh).__name__}")
             mesh = Mesh.from_meshio(mesh, name=name)
-        if cls.cell not in ("triangle", "line"):
+        if not cls.takes_mesh_cells():
             raise ModelError(f"element {element!r} takes {cls.cell!r} cells, not mesh cells")
         try:
             cells = mesh.cells_of(cls.cell)
         except ModelError as err:
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} cannot make {element!r} "
+            raise ModelError(f"mesh {mesh.name!r} cannot make {element!r} "
                              f"elements: {err}") from None
         if len(cells) == 0:
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r} has no {cls.cell!r} cells, "
+            raise ModelError(f"mesh {mesh.name!r} has no {cls.cell!r} cells, "
                              f"which element {element!r} needs (it has "
                              f"{mesh.cell_counts()})")
         from .mesh import cell_dim
@@ -675,7 +684,7 @@ class Model:
         unused = {t: n for t, n in mesh.cell_counts().items()
                   if t != cls.cell and cell_dim(t) == dim}
         if unused:      # they would be left out of the structure without a word
-            raise ModelError(f"mesh {getattr(mesh, 'name', '')!r}: element {element!r} takes "
+            raise ModelError(f"mesh {mesh.name!r}: element {element!r} takes "
                              f"{cls.cell!r} cells, but the mesh also has "
                              f"{', '.join(f'{n} {t!r}' for t, n in unused.items())} cells, "
                              f"which would be left out; split them into {cls.cell}s (or "
@@ -847,8 +856,8 @@ class Model:
         """A force on a point: constant (3,) or a function ``t -> (3,)``.  On a point of a
         reduced body (``body.interface(...)``, ``body.map(...)``) a constant force, carried
         by the body (its direction fixed in space, its point moving)."""
-        body = getattr(point, "body", None)
-        if body is not None and hasattr(body, "add_load"):
+        body = point.body if isinstance(point, PointMap) else None
+        if body is not None and body.carries_loads:
             if callable(force):
                 raise ModelError(f"force on {point.label}: a point of a body takes a "
                                  "constant force (3,)")

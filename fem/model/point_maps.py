@@ -32,6 +32,8 @@ class PointMap:
     dofs: np.ndarray
     label: str = "?"
     constant_hessian: bool = False
+    body = None
+    """The nonlinear body (:mod:`fem.bodies`) the point is a point of, or None."""
 
     def evaluate(self, q: np.ndarray, second: bool = False):
         """``(x (3,), J (3, k), H (3, k, k) or None)`` at the global coordinates ``q``."""

@@ -34,6 +34,8 @@ class ModalResult:
     omega2: np.ndarray             # (k,) eigenvalues ω² [rad²/s²]
     shapes: np.ndarray             # (n_dof, k) mode shapes in global coordinates, M-normalized
 
+    kind = "modal"                 # what the result is, as fem.Result.kind and fem.Modes.kind
+
     @property
     def unstable(self) -> int:
         """Number of modes with ω² < 0 beyond round-off (the state is not stable)."""

@@ -10,9 +10,9 @@ n ∈ {16, 64} elements.  Prints one JSON line per n.  Not collected by pytest (
 from __future__ import annotations
 
 import json
-import platform
 import sys
-import time
+
+from benchtools import cantilever_drop
 
 import fem
 
@@ -24,19 +24,8 @@ def run(n: int, steps: int = 1000, h: float = 1e-3) -> dict:
                                  width=0.02, height=0.02)
     model.fix(nodes[0], ("r", "r_y", "r_z"))
     model.assemble()
-    tip = model.node_dofs(nodes[-1])[2]
-    t0 = time.perf_counter()
-    res = fem.simulate(model, steps * h, h, rho_inf=0.8, tol=1e-6)
-    wall = time.perf_counter() - t0
-    return {"element": "ancf_beam", "elements": n, "coordinates": model.n_dof,
-            "steps": steps, "wall_s": round(wall, 4),
-            "ms_per_step": round(1e3 * wall / steps, 3),
-            "tip_z_m": float(res.q[-1, tip]),
-            "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
-            "factorizations": res.info["factorizations"],
-            "roundoff_accepts": res.info["roundoff_accepts"],
-            "machine": f"{platform.processor() or platform.machine()}, python "
-                       f"{sys.version.split()[0]}"}
+    return cantilever_drop(model, model.node_dofs(nodes[-1])[2], steps, h, ms_per_step=True,
+                           element="ancf_beam", elements=n)
 
 
 if __name__ == "__main__":

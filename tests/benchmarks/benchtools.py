@@ -1,7 +1,9 @@
 """Shared machinery of the benchmarks: one thread, interleaved repeats, medians, fits.
 
 Used by ``peer_compare.py`` (fresh subprocesses per run), ``basis_speed.py``,
-``peer_chains.py`` and ``scaling_families.py`` (in-process runs) and ``scaling_plot.py``.
+``peer_chains.py`` and ``scaling_families.py`` (in-process runs) and ``scaling_plot.py``;
+the cantilever benchmarks (``cable_cantilever.py``, ``beam_cantilever.py``) time their
+drop with :func:`cantilever_drop`.
 
 * :func:`one_thread` / :func:`one_thread_env`: OMP/MKL/OpenBLAS limited to one thread, in
   this process (call before numpy is imported) or in a child's environment; the child
@@ -91,3 +93,27 @@ def machine() -> str:
     version = f", fem {fem.__version__}" if fem is not None else ""
     return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
             f"python {platform.python_version()}{version}, load {os.getloadavg()[0]:.2f}")
+
+
+def cantilever_drop(model, tip: int, steps: int, h: float, *, ms_per_step: bool = False,
+                    **head) -> dict:
+    """Time a clamped bar's drop under gravity from rest: ``steps`` generalized-α steps of
+    ``h`` (ρ∞ = 0.8, Newton tolerance 1e-6 relative) on the assembled ``model``, ``tip``
+    the index of the tip's z coordinate.  One JSON-ready line: ``head`` first, then the
+    size, the wall time (and its milliseconds per step if ``ms_per_step``), the tip's last
+    z, the Newton iterations per step, the factorizations and the machine."""
+    import time
+
+    import fem
+
+    t0 = time.perf_counter()
+    res = fem.simulate(model, steps * h, h, rho_inf=0.8, tol=1e-6)
+    wall = time.perf_counter() - t0
+    per_step = {"ms_per_step": round(1e3 * wall / steps, 3)} if ms_per_step else {}
+    return {**head, "coordinates": model.n_dof, "steps": steps, "wall_s": round(wall, 4),
+            **per_step, "tip_z_m": float(res.q[-1, tip]),
+            "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
+            "factorizations": res.info["factorizations"],
+            "roundoff_accepts": res.info["roundoff_accepts"],
+            "machine": f"{platform.processor() or platform.machine()}, python "
+                       f"{sys.version.split()[0]}"}

@@ -9,9 +9,9 @@ Against Exudyn, interleaved: ``peer_compare.py`` (docs/performance.md, "Peer com
 from __future__ import annotations
 
 import json
-import platform
 import sys
-import time
+
+from benchtools import cantilever_drop
 
 import fem
 
@@ -27,17 +27,7 @@ def build(n: int):
 
 def run(n: int, steps: int = 1000, h: float = 1e-3) -> dict:
     model, tip = build(n)
-    t0 = time.perf_counter()
-    res = fem.simulate(model, steps * h, h, rho_inf=0.8, tol=1e-6)
-    wall = time.perf_counter() - t0
-    return {"elements": n, "coordinates": model.n_dof, "steps": steps,
-            "wall_s": round(wall, 4),
-            "tip_z_m": float(res.q[-1, tip]),
-            "newton_iterations_per_step": round(float(res.stats["iterations"][1:].mean()), 3),
-            "factorizations": res.info["factorizations"],
-            "roundoff_accepts": res.info["roundoff_accepts"],
-            "machine": f"{platform.processor() or platform.machine()}, python "
-                       f"{sys.version.split()[0]}"}
+    return cantilever_drop(model, tip, steps, h, elements=n)
 
 
 if __name__ == "__main__":
