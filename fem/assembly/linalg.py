@@ -22,7 +22,6 @@ name on a zero or negligible pivot, whatever the storage.
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 import scipy.linalg as sla

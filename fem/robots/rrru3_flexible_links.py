@@ -44,7 +44,7 @@ from ..model.linear_map import LinearMap
 from ..model.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
-from .rrru3_model import JointMotion, RobotModel, _constant_path
+from .rrru3_model import JointMotion, RobotModel, constant_path
 
 __all__ = ["FlexibleLinksRobot", "liu2018_geometry", "liu2018_circle_path",
            "seed001_geometry", "seed001_circle_path",
@@ -242,13 +242,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     model.add_sketch([*V, V[0]], "moving platform")
     path_con = None
     if mode == "inverse" and drive == "joints":
-        motion = JointMotion(geom, path or _constant_path(P0))
+        motion = JointMotion(geom, path or constant_path(P0))
         path_con = [model.add_constraint(AngleDrive(
             A_maps[k], B_maps[k], geom.actuator_axis(k), geom.radial(k), motion.motion(k),
             f"motor {k + 1} angle", servo=True)) for k in range(3)]
     elif mode == "inverse":
         path_con = model.add_constraint(PrescribedPoint(
-            P, path or _constant_path(P0), (0, 1, 2), "path of P", servo=True))
+            P, path or constant_path(P0), (0, 1, 2), "path of P", servo=True))
     rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
                             beams=beams, beam_nodes=beam_nodes, link_bodies=bodies,
                             link_segments=segments)
@@ -380,7 +380,7 @@ def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
     target = np.asarray(torques, float).reshape(3)
 
     def holding(P):
-        rm = build_flexible_links_robot(geom, path=_constant_path(P), **build)
+        rm = build_flexible_links_robot(geom, path=constant_path(P), **build)
         st = solve_static(rm.model, tol=1e-12)
         asm = rm.model.assemble()
         return np.array([asm.efforts(st.lam)[a.name] for a in rm.actuators]), st.q

@@ -89,7 +89,8 @@ class ReducedPlatform:
     body: object
 
 
-def _constant_path(p0):
+def constant_path(p0) -> object:
+    """A path that holds P at ``p0``: ``t ↦ (p0, 0, 0)`` (the static hold's target)."""
     p0 = np.asarray(p0, float)
     z = np.zeros(3)
     return lambda t: (p0, z, z)
@@ -259,7 +260,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     if platform != "reduced":
         model.add_point_mass(P, geom.payload_mass)
     A_maps, B_maps, acts, drives = [], [], [], []
-    joint_motion = JointMotion(geom, path or _constant_path(P0)) if drive == "joints" else None
+    joint_motion = JointMotion(geom, path or constant_path(P0)) if drive == "joints" else None
     for k in range(3):
         t = geom.tangent(k)
         nodes = model.add_nodes(r=[jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]],
@@ -292,7 +293,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     if platform != "reduced":
         model.add_sketch([*W, W[0]], "U joints")
     if joint_motion is None:
-        path_con = model.add_constraint(PrescribedPoint(P, path or _constant_path(P0),
+        path_con = model.add_constraint(PrescribedPoint(P, path or constant_path(P0),
                                                         (0, 1, 2), "path of P", servo=True))
     else:
         path_con = drives

@@ -40,8 +40,7 @@ from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
 from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
-from .constant_iteration import (CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF,
-                                 ConstantIteration)
+from .constant_iteration import CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF, ConstantIteration
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
