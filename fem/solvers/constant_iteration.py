@@ -35,15 +35,18 @@ def _csr(A: sp.spmatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED = 0, 1, 2, 3
 """What ends a run of compiled iterations (:meth:`ConstantIteration.iterate`)."""
 
-_group_forces = _substitute_dense = _substitute_banded = None   # set by _kernels
+# compiled functions the loop calls, globals set by _kernels and ConstantIteration
+_group_forces = _substitute_dense = _substitute_banded = _apply_correction = None
 
 
 @compiled
 def _kernels(numba):
-    global _substitute_dense, _substitute_banded
+    global _substitute_dense, _substitute_banded, _apply_correction
     from ..assembly.linalg import substitution_kernels
+    from .fused import compiled_forms
 
     _substitute_dense, _substitute_banded = substitution_kernels()
+    _apply_correction = compiled_forms()[1]
 
     @numba.njit(cache=True)
     def residual(q, v, qdd, lam, f_int, f_ext, c_t, Md, Mi, Mp, Td, Ti, Tp, Jd, Ji, Jp,
@@ -153,13 +156,7 @@ def _kernels(numba):
                 _substitute_dense(lu, piv, dx)
             else:
                 _substitute_banded(lu, kl, ku, piv, perm, rhs, dx)
-            for i in range(n):
-                d = dx[i]
-                q[i] += d
-                v[i] += gp * d
-                qdd[i] += bp * d
-            for r in range(lam.size):
-                lam[r] += bp * dx[n + r]
+            _apply_correction(q, v, qdd, lam, dx, gp, bp)
             have_dq = True
             it += 1
 

@@ -17,7 +17,8 @@ import numpy as np
 from ..core.jit import compiled
 from .alpha import AlphaParameters, StepCoefficients
 
-__all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration"]
+__all__ = ["residual_and_rhs", "apply_correction", "predict", "algorithmic_acceleration",
+           "compiled_forms"]
 
 
 def _residual_numpy(Mq, f_int, f_ext, JTl, extra, phi, floor2, c_rhs, res, rhs):
@@ -123,6 +124,12 @@ def _compiled_kernels(numba):
         return out
 
     return (residual, update, predict, acceleration)
+
+
+def compiled_forms() -> tuple | None:
+    """The compiled ``(residual, update, predict, acceleration)`` for other compiled
+    loops to call (:mod:`fem.solvers.constant_iteration`), or None without numba."""
+    return _compiled_kernels()
 
 
 def _kernels():
