@@ -204,6 +204,7 @@ class ConstantIteration:
             self._work = np.empty(self.n + self.m)
             self._no_tangent = np.empty((0, 1, 1))
         self.hist_r = self.hist_p = np.empty(0)
+        self._factorization = self._lu = None      # the last factorization's arrays
 
     def history(self, size: int) -> None:
         """Room for ``size`` entries of the iteration history (:attr:`hist_r`,
@@ -218,7 +219,10 @@ class ConstantIteration:
         """Compiled modified-Newton iterations with a kept factorization (see the kernel
         ``iterate``); ``k`` the step's :class:`~fem.solvers.alpha.StepCoefficients`.
         Returns ``(status, it, nh, err, err_prev, refactor, scale, evaluations)``."""
-        lu_kind, lu, piv, kl, ku, perm = factorization.substitution_data()
+        if factorization is not self._factorization:
+            self._factorization = factorization
+            self._lu = factorization.substitution_data()
+        lu_kind, lu, piv, kl, ku, perm = self._lu
         kind, dofs, arrays3, arrays2 = self.forces
         return self._kernels[2](
             it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, self._offset(t),

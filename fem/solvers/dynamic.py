@@ -53,6 +53,7 @@ __all__ = ["alpha_parameters", "AlphaOptions", "GeneralizedAlpha", "consistent_i
 _NO_DAMPING = np.zeros(0)
 
 
+
 @solver_options
 def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dict | None = None):
     """Positions, velocities, accelerations and multipliers consistent with the
@@ -174,6 +175,8 @@ class GeneralizedAlpha:
             opts.contraction, opts.factor_cost, opts.max_iter, opts.corotate,
             compiled_iterations=fused)
         self._substitution = False
+        self._floor: tuple = (None, 0.0)
+        self._tolerances = (float(opts.tol), float(opts.constraint_tol), int(opts.max_iter))
         if self._compiled_newton:
             self._constant.history(opts.max_iter + 2)
         self.t = float(t0)
@@ -333,12 +336,13 @@ class GeneralizedAlpha:
         (:class:`fem.solvers.constant_iteration.ConstantIteration`): the iterations with
         a kept factorization run in one compiled loop; Python factorizes.  The same
         decisions in the same order, so the same iterates to round-off."""
-        asm, pol, opts, fast = self.asm, self.policy, self.options, self._constant
+        asm, pol, fast = self.asm, self.policy, self._constant
         rhs, res = fast.rhs, fast.res
         f_ext = asm.external_forces(t1, q)
-        floor2 = max(float(f_ext @ f_ext), self.force_scale2, 1e-300)
-        tol, ctol = float(opts.tol), float(opts.constraint_tol)
-        max_iter = int(opts.max_iter)
+        if f_ext is not self._floor[0]:        # constant loads: the same array each step
+            self._floor = (f_ext, max(float(f_ext @ f_ext), self.force_scale2, 1e-300))
+        floor2 = self._floor[1]
+        tol, ctol, max_iter = self._tolerances
         it = nh = 0
         err = err_prev = np.inf
         scale = 1.0
