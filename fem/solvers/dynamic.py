@@ -53,7 +53,6 @@ __all__ = ["alpha_parameters", "AlphaOptions", "GeneralizedAlpha", "consistent_i
 _NO_DAMPING = np.zeros(0)
 
 
-
 @solver_options
 def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dict | None = None):
     """Positions, velocities, accelerations and multipliers consistent with the
