@@ -101,7 +101,7 @@ def _kernels(numba):
     def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, Md, Mi, Mp, Td, Ti,
                 Tp, Jd, Ji, Jp, Cd, Ci, Cp, floor2, c_rhs, gp, bp, tol, ctol, max_iter,
                 ratio, contraction, kind, dofs, arrays3, arrays2, K, f_int, lu_kind, lu,
-                piv, kl, ku, perm, res, rhs, phi, dx, work, hist_r, hist_p,
+                piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
                 have_dq):   # pragma: no cover - jit
         """Modified-Newton iterations from iteration ``it`` with a kept factorization,
         until converged (CONVERGED, ROUNDOFF), out of iterations (EXHAUSTED) or a fresh
@@ -201,7 +201,6 @@ class ConstantIteration:
             self.dx = np.zeros(self.n + self.m)
             self.res = np.empty(self.n)             # work arrays of the Newton loop
             self.rhs = np.empty(self.n + self.m)
-            self._work = np.empty(self.n + self.m)
             self._no_tangent = np.empty((0, 1, 1))
         self.hist_r = self.hist_p = np.empty(0)
         self._factorization = self._lu = None      # the last factorization's arrays
@@ -229,7 +228,7 @@ class ConstantIteration:
             *self._matrices, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol,
             max_iter, ratio, contraction, kind, dofs, arrays3, arrays2, self._no_tangent,
             self.f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx,
-            self._work, self.hist_r, self.hist_p, have_dq)
+            self.hist_r, self.hist_p, have_dq)
 
     def _offset(self, t: float) -> np.ndarray:
         if t != self._t and (self._t is None or self.structure.timed):

@@ -323,10 +323,7 @@ class GeneralizedAlpha:
                 pol.measured("cost_iteration", perf_counter() - t_iter)
         if not (np.isfinite(err) and err <= 1.0):
             pol.drop()
-            raise ConvergenceError(
-                self._diagnosis(t1, k.h, [r for r, _ in hist], res, phi, q,
-                                constraints=[c for _, c in hist]),
-                where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
+            raise self._not_converged(t1, k, hist, res, phi, q)
         return hist, res_abs
 
     def _newton_compiled(self, q, v, qdd, lam, t1: float, k: StepCoefficients,
@@ -383,10 +380,7 @@ class GeneralizedAlpha:
             self.n_roundoff_accepts += 1
         elif not (math.isfinite(err) and err <= 1.0):
             pol.drop()
-            raise ConvergenceError(
-                self._diagnosis(t1, k.h, [r for r, _ in hist], res, fast.phi, q,
-                                constraints=[c for _, c in hist]),
-                where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
+            raise self._not_converged(t1, k, hist, res, fast.phi, q)
         return hist, hist[-1][0] * scale
 
     def _residual(self, q, v, qdd, lam, t1, f_ext, floor2, k: StepCoefficients,
@@ -450,6 +444,15 @@ class GeneralizedAlpha:
         self._qdd_prev, self._h_prev = self.qdd, h
         self.n_steps += 1
         self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
+
+    def _not_converged(self, t1: float, k: StepCoefficients, hist: list, res, phi,
+                       q) -> ConvergenceError:
+        """The error of a step whose Newton iterations did not converge, with the
+        diagnosis of their history ``[(relative residual, max |Φ|), …]``."""
+        return ConvergenceError(
+            self._diagnosis(t1, k.h, [r for r, _ in hist], res, phi, q,
+                            constraints=[c for _, c in hist]),
+            where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist])
 
     def _diagnosis(self, t1, h, history, res, phi, q, singular=None, constraints=None):
         extra = ""
