@@ -88,11 +88,37 @@ def test_constant_structure_is_declared_only_where_it_holds():
     cs = model.assemble().constant_structure()
     assert cs is not None and cs.jacobian.shape == (6, model.n_dof) and not cs.timed
     np.testing.assert_array_equal(cs.mass.toarray(), model.assemble().M_sparse.toarray())
-    # a distance between two nodes is quadratic in q: no constant Jacobian
+    assert cs.plain
+    # a distance between two nodes is quadratic in q: declared with its bilinear term
     model = load_case("cantilever_cable").build(n_elements=4)
     a, b = model.point(model.node("tip")), model.point(2)
     model.add_constraint(fem.constraints.Distance(a, b, name="tie"))
+    cs = model.assemble().constant_structure()
+    assert cs is not None and not cs.plain and cs.bilinear[1].nnz > 0
+    # an actuator on a servo row (inverse dynamics) supplies its own reaction: refused
+    model = load_case("cantilever_cable").build(n_elements=4)
+    tip = model.point(model.node("tip"))
+    x0 = tip(model.q0)
+    model.add_constraint(fem.constraints.PrescribedPoint(
+        tip, lambda t: (x0, np.zeros(3), np.zeros(3)), components=(2,), name="hold",
+        servo=True))
+    model.add_actuator(fem.actuators.LinearActuator(tip, (0.0, 0.0, 1.0), "push"))
     assert model.assemble().constant_structure() is None
+
+
+@needs_numba
+def test_a_bilinear_row_runs_compiled_as_the_general_path(monkeypatch):
+    """A tie of fixed length between the tip and a middle node (one bilinear row, its
+    Jacobian following q) through the compiled loop and through the general methods."""
+    model, tip = _cable(8)
+    a, b = model.point(model.node("tip")), model.point(4)
+    model.add_constraint(fem.constraints.Distance(a, b, name="tie"))
+    assert GeneralizedAlpha(model, 0.8)._compiled_newton
+    fused = _simulate(model, False, monkeypatch)
+    general = _simulate(model, True, monkeypatch)
+    _agree(fused, general)
+    assert fused.stats["residual_constraints"].max() < 1e-10
+    assert np.abs(fused.q[:, tip] - fused.q[0, tip]).max() > 1e-4
 
 
 def test_a_diverging_fused_step_still_says_where(monkeypatch):

@@ -233,31 +233,49 @@ class Assembly(ConstraintEquations, System):
         return f, tuple(np.concatenate(x) for x in vals)
 
     def constant_structure(self):
-        """:class:`fem.system.ConstantStructure` when no body depends on the configuration,
-        every constraint row is linear (no bilinear or general rows) and no actuator acts
-        on a servo row; None otherwise.  Built once."""
+        """:class:`fem.system.ConstantStructure` when no constraint row is general (point
+        maps without a bilinear form), no actuator acts on a servo row, every body
+        declares a compiled kernel (:meth:`fem.bodies.NonlinearBody.compiled_kernel`) and,
+        with bodies, the element forces come from at most one group with a compiled
+        kernel; None otherwise.  Built once."""
         if self._constant_structure:
             return self._constant_structure[0]
         cs = None
-        if not self.bodies and self.n_bil == 0 and self._general is None and not self._act:
-            C = None if self._cvals is None else sp.csr_matrix(self.C)
-            J = self._pat_J(self._jv_linear)[: self.n_con].tocsr() if self.n_con \
-                else sp.csr_matrix((0, self.n))
-            forces = None
-            kernel = self.elastic[0].family.compiled_forces() if len(self.elastic) == 1 \
-                else None
-            if kernel is not None:
-                from ..elements.kernels import group_forces
-
-                kind, arrays3, arrays2 = kernel
-                dofs = np.ascontiguousarray(self.elastic[0].dofs, dtype=np.int64)
-                forces = (group_forces, kind, dofs, arrays3, arrays2)
-            cs = ConstantStructure(
-                mass=sp.csr_matrix(self.M), damping=C, jacobian=J,
-                offset=lambda t: self._timed_terms(t)[0],
-                rate=lambda t: self._h(t, 1), forces=forces, timed=bool(self._motions))
+        gravity = self.model.gravity
+        kernels = [b.compiled_kernel(gravity) for b in self.bodies]
+        group = (self.elastic[0].family.compiled_forces() if len(self.elastic) == 1
+                 else None)
+        if (self._general is None and not self._act and all(k is not None for k in kernels)
+                and not (self.bodies and self.elastic and group is None)):
+            cs = self._structure(kernels, group)
         self._constant_structure.append(cs)
         return cs
+
+    def _structure(self, kernels: list, group) -> ConstantStructure:
+        from ..elements.kernels import group_forces, no_group
+
+        C = None if self._cvals is None else sp.csr_matrix(self.C)
+        G = self._G if self.n_con else sp.csr_matrix((0, self.n))
+        forces = None
+        if group is not None or (kernels and not self.elastic):
+            kind, arrays3, arrays2 = group if group is not None else no_group()
+            dofs = (np.ascontiguousarray(self.elastic[0].dofs, dtype=np.int64)
+                    if group is not None else np.zeros((0, 0), np.int64))
+            forces = (group_forces, kind, dofs, arrays3, arrays2)
+        from ..constraints.compiled import state_kernel
+
+        bilinear = (state_kernel(), self._A, self._alpha, self._B, self._bil_row,
+                    lambda t: self._timed_terms(t)[1])
+        from ..bodies.kernels import body_terms, pack
+
+        bodies = (body_terms(), *pack(kernels))
+        timed = bool(self._motions or self._beta_motions)
+        return ConstantStructure(
+            mass=sp.csr_matrix(self.M), damping=C, jacobian=G.tocsr(),
+            offset=lambda t: self._timed_terms(t)[0],
+            rate=(lambda t, q: self.phi_t(q, t)) if self.n_bil else
+            (lambda t, q: self._h(t, 1)),
+            forces=forces, timed=timed, bilinear=bilinear, bodies=bodies)
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

@@ -34,40 +34,72 @@ __all__ = ["ConstantStructure", "System", "conforms"]
 
 @dataclass(frozen=True)
 class ConstantStructure:
-    """The constant matrices of a system whose mass, damping and constraint Jacobian do
-    not depend on the configuration, and whose constraints are linear:
-    ``Φ(q, t) = Φ_q q + c(t)`` (clamps, coordinate couplings, prescribed coordinates).
-    A solver may then evaluate ``M q̈ + C q̇ + Φ_qᵀλ`` and ``Φ`` in one compiled pass
-    (:mod:`fem.solvers.constant_iteration`) instead of through the general methods.
+    """What a solver needs to evaluate the Newton residual of a system in one compiled
+    pass: constant matrices, and the parts that depend on the configuration declared as
+    compiled kernels with their data.
+
+    In the plain case mass, damping and constraint Jacobian are constant and the
+    constraints linear, ``Φ(q, t) = Φ_q q + c(t)`` (clamps, coordinate couplings,
+    prescribed coordinates).  Two optional parts extend it: bilinear constraint rows
+    (``bilinear``: natural-coordinate frames, joints on them, points of reduced bodies),
+    and bodies whose mass depends on ``q`` (``bodies``: their inertia and forces by a
+    compiled kernel).  A solver may then evaluate ``M(q) q̈ + f + C q̇ + Φ_qᵀλ`` and ``Φ``
+    in one compiled pass (:mod:`fem.solvers.constant_iteration`) instead of through the
+    general methods; tangents still come from those.
 
     Attributes
     ----------
     mass, damping : scipy.sparse.csr_matrix (n × n)
-        ``M`` and ``C`` (``damping`` None without damping).
+        The constant ``M`` and ``C`` (``damping`` None without damping); with ``bodies``
+        the bodies' inertia adds to ``M q̈``.
     jacobian : scipy.sparse.csr_matrix (m × n)
-        ``Φ_q``; the reaction of the multipliers is ``Φ_qᵀλ``.
+        The linear part ``G`` of the constraints, ``Φ_q`` without ``bilinear``.
     offset : callable
-        ``t ↦ c(t) = Φ(0, t)`` (m,).
+        ``t ↦ c(t) = Φ(0, t)`` without the bilinear terms (m,).
     rate : callable
-        ``t ↦ ∂Φ/∂t`` (m,).
+        ``(t, q) ↦ ∂Φ/∂t`` (m,).
     forces : tuple or None
-        When all internal forces come from one element group with a compiled kernel:
-        ``(group_forces, kind, dofs, arrays3, arrays2)`` — the compiled entry point
+        When all internal forces of element groups come from one group with a compiled
+        kernel (or there is none, kind ``KIND_NONE``): ``(group_forces, kind, dofs,
+        arrays3, arrays2)`` — the compiled entry point
         :func:`fem.elements.kernels.group_forces` and its arguments
         (:meth:`fem.elements.ElementFamily.compiled_forces`) — so a compiled solver can
         run whole Newton iterations; None otherwise.
     timed : bool
         Whether ``offset`` and ``rate`` depend on time (prescribed motions); False:
         evaluate them once.
+    bilinear : tuple or None
+        ``(state, A, α, B, bil_row, β)``: the compiled constraint state of the rows
+        ``Φᵢ = Gᵢ q + cᵢ(t) + Σ (A q + α)·(B q + β(t))``
+        (:mod:`fem.constraints`), ``state`` the compiled
+        :func:`fem.constraints.compiled.state_kernel` (None without numba), ``A``, ``B``
+        CSR (3 n_bil × n), ``β`` a callable of ``t``; the Jacobian values are the ``A``,
+        ``B``, then ``G`` entries, each in CSR order.
+    bodies : tuple or None
+        ``(body_terms, header, dofs, data, index)``: the compiled entry point
+        :func:`fem.bodies.kernels.body_terms` (None without numba) and the bodies'
+        declarations packed by :func:`fem.bodies.kernels.pack` (no rows: no bodies).
     """
 
     mass: sp.csr_matrix
     damping: sp.csr_matrix | None
     jacobian: sp.csr_matrix
     offset: Callable[[float], np.ndarray]
-    rate: Callable[[float], np.ndarray]
+    rate: Callable[[float, np.ndarray], np.ndarray]
     forces: tuple | None = None
     timed: bool = True
+    bilinear: tuple | None = None
+    bodies: tuple | None = None
+
+    @property
+    def has_bodies(self) -> bool:
+        """Whether bodies add configuration-dependent inertia (``bodies`` not empty)."""
+        return self.bodies is not None and self.bodies[1].shape[0] > 0
+
+    @property
+    def plain(self) -> bool:
+        """Constant mass and Jacobian: no bilinear rows, no bodies."""
+        return not self.has_bodies and (self.bilinear is None or self.bilinear[1].nnz == 0)
 
 
 class System(ABC):
@@ -194,9 +226,9 @@ class System(ABC):
         """``kinetic_J``, ``potential_J``, ``elastic_J``, ``total_J``."""
 
     def constant_structure(self) -> ConstantStructure | None:
-        """The constant matrices when mass, damping and the constraint Jacobian do not
-        depend on ``q`` and the constraints are linear (:class:`ConstantStructure`), for
-        solvers' fused fast path; None (the default) where they do."""
+        """The constant matrices and compiled parts of the residual
+        (:class:`ConstantStructure`), for solvers' fused fast path; None (the default)
+        where the system cannot declare them."""
         return None
 
     def parts_of(self, dofs) -> list[str]:

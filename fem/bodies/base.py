@@ -66,6 +66,13 @@ class NonlinearBody:
         """Elastic forces less the weight (k,) and, with ``tangent``, their tangent."""
         raise NotImplementedError
 
+    def compiled_kernel(self, gravity: np.ndarray):
+        """The body's inertia and forces as data for the compiled entry point
+        :func:`fem.bodies.kernels.body_terms`: ``(kind, m, dofs, data, index, P)`` (see
+        :mod:`fem.bodies.kernels`), or None (the default) when only the Python methods
+        evaluate it.  Tangents stay with :meth:`inertia` and :meth:`forces`."""
+        return None
+
     def energy(self, q: np.ndarray, v: np.ndarray, gravity: np.ndarray) -> dict[str, float]:
         """``{"kinetic_J", "potential_J", "elastic_J"}``."""
         raise NotImplementedError

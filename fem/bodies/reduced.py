@@ -417,10 +417,7 @@ class ReducedBody(NonlinearBody):
 
     def forces(self, q, gravity, tangent=False):
         E, eta, _ = self._parts(q)
-        g = np.asarray(gravity, float)
-        hg = np.outer(self.W[:, 0], g)                 # W e_c gᵀ
-        if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
-            hg = hg + sum(np.outer(pm.v, F) for pm, F in self.loads)
+        hg = self._load_vectors(gravity)
         f = -self._project(E, eta, hg)
         fe, Ke = self._elastic(eta, tangent)
         f[12:] += fe
@@ -431,6 +428,30 @@ class ReducedBody(NonlinearBody):
         Kw = np.zeros((self.k, self.k))
         self._bilinear(Kw, hg[4:])
         return f, K - Kw
+
+    def _load_vectors(self, gravity) -> np.ndarray:
+        """``h_g`` (n_V, 3): the weight ``W e_c gᵀ`` and the point loads ``Σ v Fᵀ``."""
+        hg = np.outer(self.W[:, 0], np.asarray(gravity, float))
+        if self.loads:              # dead loads on points: −Σ Jᵀ F, as the weight
+            hg = hg + sum(np.outer(pm.v, F) for pm, F in self.loads)
+        return hg
+
+    def compiled_kernel(self, gravity):
+        """:meth:`NonlinearBody.compiled_kernel`: ``W``, ``K_r``, ``f0``, ``h_g`` and the
+        cubic modal force's pair tensors (:mod:`fem.bodies.kernels`); None with the FE
+        model's own forces (:meth:`use_fe_forces`)."""
+        from .kernels import KIND_REDUCED
+
+        if getattr(self, "_fe", None) is not None:
+            return None
+        parts = [self.W, self.Kr, self.f0, self._load_vectors(gravity)]
+        index, P = np.zeros(0, np.int64), 0
+        if self._poly is not None:
+            K2p, K3s, jj, kk, w = self._poly
+            parts += [K2p, K3s, w]
+            index, P = np.concatenate([jj, kk]), int(jj.size)
+        return (KIND_REDUCED, self.m, self.dofs,
+                np.concatenate([np.ravel(x) for x in parts]), index, P)
 
     def use_fe_forces(self, fe_model) -> None:
         """Elastic forces from the FE model itself, ``Ψᵀ f_FE(x_ref + Ψ η)`` with the
@@ -569,6 +590,17 @@ class ReducedPoint(PointMap):
             np.add.at(H[i], (body._ncol, body._ecol + i), vr)
         H.setflags(write=False)
         self._H = H
+
+    def bilinear_form(self, component: int):
+        """``x_d = v_c r_d + (u_d, v_d, w_d)·(v_(u,v,w) + Y η)``: the frame's row ``d`` dotted
+        with the modal weights of the axes (see :meth:`PointMap.bilinear_form`)."""
+        b = self.body
+        lin = self.v[0] * b.origin if self.v[0] != 0.0 else None
+        d = int(component)
+        rows = LinearMap(b.frame_dofs[[3 + d, 6 + d, 9 + d]], np.eye(3),
+                         label=f"{b.name} frame row {'xyz'[d]}")
+        weights = LinearMap(b.modal_dofs, self._Y, self.v[1:4], label=f"{self.label} weights")
+        return lin, [(rows, weights)]
 
     def evaluate(self, q, second=False):
         b = self.body

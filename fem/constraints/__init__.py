@@ -126,13 +126,22 @@ def _components(components, what: str) -> tuple[int, ...]:
 
 
 def _component_rows(maps, comps, n_dof):
-    """Rows ``e_d·m(q)``: ``(G, c, general)`` — linear maps in ``G q + c``, point maps as
-    general rows."""
+    """Rows ``e_d·m(q)``: ``(G, c, bilinear, general)`` — linear maps in ``G q + c``, point
+    maps that declare a bilinear form (:meth:`fem.point_maps.PointMap.bilinear_form`) in
+    the quadratic form, other point maps as general rows."""
     if any(is_nonlinear(m) for m in maps):
-        general = [(i, m, _UNIT[d]) for i, (m, d) in enumerate(zip(maps, comps, strict=True))]
-        return None, np.zeros(len(general)), general
+        forms = [m.bilinear_form(d) if is_nonlinear(m) else (m, [])
+                 for m, d in zip(maps, comps, strict=True)]
+        if any(f is None for f in forms):
+            general = [(i, m, _UNIT[d]) for i, (m, d) in enumerate(zip(maps, comps,
+                                                                       strict=True))]
+            return None, np.zeros(len(general)), [], general
+        lins = [lin if lin is not None else constant(np.zeros(3)) for lin, _ in forms]
+        G, c = _linear_rows(lins, comps, n_dof)
+        bilinear = [(i, a, b) for i, (_, pairs) in enumerate(forms) for a, b in pairs]
+        return G, c, bilinear, []
     G, c = _linear_rows(maps, comps, n_dof)
-    return G, c, []
+    return G, c, [], []
 
 
 def _linear_rows(maps: Sequence[LinearMap], comps: Sequence[int], n_dof: int):
@@ -161,10 +170,11 @@ class Coincident(Constraint):
         self.components = _components(components, f"constraint {self.name!r}")
 
     def rows(self, q0, n_dof):
-        G, c, gen = _component_rows([self.d] * len(self.components), self.components, n_dof)
+        G, c, bil, gen = _component_rows([self.d] * len(self.components), self.components,
+                                         n_dof)
         xyz = "xyz"
         return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in self.components], c, G,
-                              general=gen)
+                              bilinear=bil, general=gen)
 
 
 class Distance(Constraint):
@@ -353,7 +363,8 @@ class PrescribedPoint(Constraint):
         self.servo = bool(servo)
 
     def rows(self, q0, n_dof):
-        G, c, gen = _component_rows([self.p] * len(self.components), self.components, n_dof)
+        G, c, bil, gen = _component_rows([self.p] * len(self.components), self.components,
+                                         n_dof)
         comps = list(self.components)
 
         def h(t):
@@ -362,7 +373,8 @@ class PrescribedPoint(Constraint):
 
         xyz = "xyz"
         return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in comps], c, G,
-                              motion=h, motion_rows=np.arange(len(c)), general=gen)
+                              bilinear=bil, motion=h, motion_rows=np.arange(len(c)),
+                              general=gen)
 
 
 class PrescribedCoordinates(Constraint):

@@ -140,10 +140,19 @@ if AVAILABLE:
                 out[dofs[e, i]] += f[e, i]
 
 
-__all__ += ["KIND_CABLE", "group_forces"]
+__all__ += ["KIND_CABLE", "KIND_NONE", "group_forces", "no_group"]
 KIND_CABLE = 0
-"""Kernel numbers of :func:`group_forces` (:meth:`ElementFamily.compiled_forces`)."""
+KIND_NONE = -1
+"""Kernel numbers of :func:`group_forces` (:meth:`ElementFamily.compiled_forces`);
+``KIND_NONE`` adds nothing (a system without elastic element groups)."""
 group_forces = None
+
+
+def no_group() -> tuple:
+    """``(KIND_NONE, arrays3, arrays2)``: empty work arrays of the cable's types, so a
+    system without element forces calls the same compiled signature."""
+    return (KIND_NONE, tuple(np.zeros((0, 0, 0)) for _ in range(3)),
+            tuple(np.zeros((0, 0)) for _ in range(4)))
 
 if AVAILABLE:
 

@@ -42,6 +42,14 @@ class PointMap:
     def __call__(self, q: np.ndarray) -> np.ndarray:
         return self.evaluate(q)[0]
 
+    def bilinear_form(self, component: int):
+        """The map's ``component`` as ``lin(q)[component] + Σ a(q)·b(q)`` with linear maps
+        ``lin`` (or None) and pairs ``(a, b)`` of linear 3-vector maps, when the map
+        declares itself bilinear in its coordinates; None (the default) otherwise.  A
+        constraint row on such a map keeps the compiled quadratic form of
+        :mod:`fem.constraints` instead of becoming a general row."""
+        return None
+
     def jacobian(self, q: np.ndarray) -> np.ndarray:
         """``∂x/∂q[dofs]`` (3, k)."""
         return self.evaluate(q)[1]
@@ -111,6 +119,21 @@ class MapSum(PointMap):
         self.constant_hessian = all(isinstance(m, LinearMap) or m.constant_hessian
                                     for _, m in self.terms)
         self._H = None
+
+    def bilinear_form(self, component: int):
+        lin, pairs = None, []
+        for c, m in self.terms:
+            if isinstance(m, LinearMap):
+                part, more = m, []
+            else:
+                form = m.bilinear_form(component)
+                if form is None:
+                    return None
+                part, more = form
+            if part is not None:
+                lin = c * part if lin is None else lin + c * part
+            pairs += [(c * a, b) for a, b in more]
+        return lin, pairs
 
     def evaluate(self, q: np.ndarray, second: bool = False):
         k = self.dofs.size

@@ -1,18 +1,19 @@
-"""One compiled pass for the Newton residual of systems with constant structure (issue 23).
+"""One compiled pass for the Newton residual of systems of declared structure (issue 23).
 
-Where mass and damping are constant and the constraints linear,
-``Φ(q, t) = Φ_q q + c(t)`` (:class:`fem.system.ConstantStructure`: ANCF cables and beams
-clamped or coupled, plates on fixed supports), generalized-α's residual
+Where the system declares its structure (:class:`fem.system.ConstantStructure`: constant
+mass and damping, constraint rows linear or bilinear, bodies whose mass depends on ``q``
+by compiled kernels — ANCF cables clamped or coupled, natural-coordinate frames and the
+joints on them, reduced-order bodies), generalized-α's residual
 
-    r = M q̈ + f_int − f_ext + Φ_qᵀλ (+ C q̇),     Φ = Φ_q q + c(t)
+    r = M(q) q̈ + f − f_ext + Φ_qᵀλ (+ C q̇),     Φ = G q + c(t) + Σ (A q + α)·(B q + β(t))
 
-and its right-hand side, scale and constraint maximum need nothing but the constant CSR
-matrices: here they are formed in one compiled loop per iteration instead of five calls
-through the general methods (mass product, constraint state, reaction, damping, fused
-residual).  On the 8-element cable the per-iteration Python that decides the run time
-against a compiled peer (issue 23) falls by ≈ 10 µs.  The NumPy form below is the
-reference; both give the same results to round-off (the order of the sums in the CSR
-products).
+and its right-hand side, scale and constraint maximum are formed in one compiled loop per
+iteration instead of five calls through the general methods (mass product, constraint
+state, reaction, damping, fused residual).  On the 8-element cable the per-iteration
+Python that decides the run time against a compiled peer (issue 23) falls by ≈ 10 µs;
+on a reduced body on a spherical hinge (issue 19, item 7) a whole iteration is compiled.
+The NumPy form below (constant mass and Jacobian only) and the general methods are the
+references; they give the same results to round-off (the order of the sums).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED = 0, 1, 2, 3
 """What ends a run of compiled iterations (:meth:`ConstantIteration.iterate`)."""
 
 # compiled functions the loop calls, globals set by _kernels and ConstantIteration
-_group_forces = _substitute_dense = _substitute_banded = _apply_correction = None
+_group_forces = _constraint_state = _body_terms = None
+_substitute_dense = _substitute_banded = _apply_correction = None
 
 
 @compiled
@@ -49,19 +51,28 @@ def _kernels(numba):
     _apply_correction = compiled_forms()[1]
 
     @numba.njit(cache=True)
-    def residual(q, v, qdd, lam, f_int, f_ext, c_t, Md, Mi, Mp, Td, Ti, Tp, Jd, Ji, Jp,
-                 Cd, Ci, Cp, floor2, c_rhs, res, rhs, phi):   # pragma: no cover - jit
+    def residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A, alpha, B, bil_row, jrows,
+                 jcols, M, C, mq, jl, jv, floor2, c_rhs, res, rhs,
+                 phi):   # pragma: no cover - jit
+        """``res``, ``rhs``, ``phi`` (see :meth:`ConstantIteration.residual`); ``f_int``
+        and ``mq`` hold the forces and the inertia of the bodies (zero without),
+        ``jl``, ``jv`` are work arrays (reaction, Jacobian values)."""
         n = q.size
+        Md, Mi, Mp = M
+        Cd, Ci, Cp = C
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, phi, jv)
+        for i in range(n):
+            jl[i] = 0.0
+        for k in range(jv.size):
+            jl[jcols[k]] += jv[k] * lam[jrows[k]]
         damped = Cp.size > 1
         a = b = c = r2 = 0.0
         for i in range(n):
-            mq = 0.0
+            m = mq[i]
             for k in range(Mp[i], Mp[i + 1]):
-                mq += Md[k] * qdd[Mi[k]]
-            jl = 0.0
-            for k in range(Tp[i], Tp[i + 1]):
-                jl += Td[k] * lam[Ti[k]]
-            x = mq + f_int[i] - f_ext[i] + jl
+                m += Md[k] * qdd[Mi[k]]
+            x = m + f_int[i] - f_ext[i] + jl[i]
             if damped:
                 cv = 0.0
                 for k in range(Cp[i], Cp[i + 1]):
@@ -69,16 +80,13 @@ def _kernels(numba):
                 x += cv
             res[i] = x
             rhs[i] = x * c_rhs
-            a += mq * mq
+            a += m * m
             b += f_int[i] * f_int[i]
-            c += jl * jl
+            c += jl[i] * jl[i]
             r2 += x * x
         pmax = 0.0
         for r in range(c_t.size):
-            p = c_t[r]
-            for k in range(Jp[r], Jp[r + 1]):
-                p += Jd[k] * q[Ji[k]]
-            phi[r] = p
+            p = phi[r]
             rhs[n + r] = -p
             p = abs(p)
             if p > pmax or p != p:      # a NaN propagates, as with max()
@@ -86,23 +94,26 @@ def _kernels(numba):
         return r2, max(a, b, c, floor2), pmax
 
     @numba.njit(cache=True)
-    def velocity_residual(v, rate, Jd, Ji, Jp):   # pragma: no cover - jit
+    def velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols,
+                          phi, jv):   # pragma: no cover - jit
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, phi, jv)
+        s = rate.copy()
+        for k in range(jv.size):
+            s[jrows[k]] += jv[k] * v[jcols[k]]
         vmax = 0.0
-        for r in range(rate.size):
-            s = rate[r]
-            for k in range(Jp[r], Jp[r + 1]):
-                s += Jd[k] * v[Ji[k]]
-            s = abs(s)
-            if s > vmax or s != s:
-                vmax = s
+        for r in range(s.size):
+            x = abs(s[r])
+            if x > vmax or x != x:
+                vmax = x
         return vmax
 
     @numba.njit(cache=True)
-    def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, Md, Mi, Mp, Td, Ti,
-                Tp, Jd, Ji, Jp, Cd, Ci, Cp, floor2, c_rhs, gp, bp, tol, ctol, max_iter,
-                ratio, contraction, kind, dofs, arrays3, arrays2, K, f_int, lu_kind, lu,
-                piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
-                have_dq):   # pragma: no cover - jit
+    def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
+                A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs, gp,
+                bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
+                K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r,
+                hist_p, have_dq):   # pragma: no cover - jit
         """Modified-Newton iterations from iteration ``it`` with a kept factorization,
         until converged (CONVERGED, ROUNDOFF), out of iterations (EXHAUSTED) or a fresh
         factorization is due (FACTORIZE: the residual of iteration ``it`` is in ``rhs``).
@@ -114,11 +125,15 @@ def _kernels(numba):
         while True:
             for i in range(n):
                 f_int[i] = 0.0
+                mq[i] = 0.0
             _group_forces(kind, q, dofs, arrays3, arrays2, f_int, K, False)
+            if bodies[0].shape[0]:
+                _body_terms(bodies[0], bodies[1], bodies[2], bodies[3], q, v, qdd, mq,
+                            f_int)
             n_eval += 1
-            r2, scale2, pn = residual(q, v, qdd, lam, f_int, f_ext, c_t, Md, Mi, Mp, Td,
-                                      Ti, Tp, Jd, Ji, Jp, Cd, Ci, Cp, floor2, c_rhs, res,
-                                      rhs, phi)
+            r2, scale2, pn = residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A,
+                                      alpha, B, bil_row, jrows, jcols, M, C, mq, jl, jv,
+                                      floor2, c_rhs, res, rhs, phi)
             scale = np.sqrt(scale2)
             rn = np.sqrt(r2) / scale
             hist_r[nh] = rn
@@ -164,46 +179,84 @@ def _kernels(numba):
 
 
 class ConstantIteration:
-    """The fused residual of a system with constant structure.
+    """The fused residual of a system of declared structure.
 
     Parameters
     ----------
     structure : fem.system.ConstantStructure
-        The system's constant matrices (``System.constant_structure()``).
+        The system's constant matrices and compiled parts
+        (``System.constant_structure()``).
     """
 
     def __init__(self, structure):
-        self.structure = structure
-        self.n = structure.mass.shape[0]
-        self.m = structure.jacobian.shape[0]
+        self.structure = s = structure
+        self.n = n = structure.mass.shape[0]
+        self.m = m = structure.jacobian.shape[0]
         self._M = _csr(structure.mass)
-        self._J = _csr(structure.jacobian)
-        self._T = _csr(structure.jacobian.T)
+        self._G = _csr(structure.jacobian)
         self._C = (_csr(structure.damping) if structure.damping is not None
                    else (np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)))
-        self._matrices = (*self._M, *self._T, *self._J, *self._C)
-        self.phi = np.empty(self.m)
+        self.phi = np.empty(m)
         self._t = None
-        self._c_t = np.zeros(self.m)
+        self._c_t = np.zeros(m)
+        self._beta_t = np.zeros(0)
         self._rate = None
-        self._kernels = _kernels()
-        self.forces = structure.forces[1:] if (self._kernels is not None and
-                                                structure.forces is not None) else None
-        self.compiled = self.forces is not None
-        if self.compiled:
-            # the element kernels' entry point, a global of the compiled loop (numba
-            # takes no functions as arguments without losing its disk cache)
-            global _group_forces
-            _group_forces = structure.forces[0]
-        """Whether :meth:`iterate` can run (a compiled force kernel and numba)."""
-        if self.compiled:
-            self.f_int = np.empty(self.n)
-            self.dx = np.zeros(self.n + self.m)
-            self.res = np.empty(self.n)             # work arrays of the Newton loop
-            self.rhs = np.empty(self.n + self.m)
-            self._no_tangent = np.empty((0, 1, 1))
         self.hist_r = self.hist_p = np.empty(0)
         self._factorization = self._lu = None      # the last factorization's arrays
+        kernels = _kernels()
+        bil, bodies = s.bilinear, s.bodies
+        have_state = kernels is not None and bil is not None and bil[0] is not None
+        # the compiled parts the declaration brings (the solvers import no element,
+        # body or constraint module: the entry points come with the declaration)
+        self.compiled = (have_state and s.forces is not None and bodies is not None
+                         and bodies[0] is not None)
+        """Whether :meth:`iterate` can run (compiled kernels for every part)."""
+        self.fused = (self.compiled and not s.has_bodies) or s.plain
+        """Whether :meth:`residual` takes the system's internal forces (compiled without
+        bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
+        runs; with bodies only the compiled loop evaluates them."""
+        self._kernels = kernels if have_state and (self.compiled or s.plain) else None
+        if self._kernels is None:
+            return
+        global _group_forces, _constraint_state, _body_terms
+        if bil is not None:
+            _constraint_state = bil[0]
+            A, B = sp.csr_matrix(bil[1]), sp.csr_matrix(bil[3])
+            A.sum_duplicates()
+            B.sum_duplicates()
+            self._A, self._B = _csr(A), _csr(B)
+            self._alpha = np.ascontiguousarray(bil[2], dtype=float)
+            self._bil_row = np.ascontiguousarray(bil[4], dtype=np.int64)
+            Ac, Bc, Gc = A.tocoo(), B.tocoo(), sp.csr_matrix(s.jacobian).tocoo()
+            self._jrows = np.concatenate([self._bil_row[Ac.row // 3],
+                                          self._bil_row[Bc.row // 3], Gc.row]).astype(np.int64)
+            self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
+            self._beta = bil[5]
+        if bodies is not None and bodies[0] is not None:
+            _body_terms = bodies[0]
+            self._bodies = tuple(bodies[1:])
+        else:
+            self._bodies = (np.zeros((0, 8), np.int64), np.zeros(0, np.int64), np.zeros(0),
+                            np.zeros(0, np.int64))
+        if s.forces is not None:
+            # the element kernels' entry point, a global of the compiled loop (numba
+            # takes no functions as arguments without losing its disk cache)
+            _group_forces = s.forces[0]
+            self.forces = s.forces[1:]
+        self.f_int = np.empty(n)
+        self.mq = np.empty(n)                       # work arrays of the residual
+        self.jl = np.empty(n)
+        self.jv = np.empty(self._jrows.size) if bil is not None else np.empty(0)
+        self.dx = np.zeros(n + m)
+        self.res = np.empty(n)                      # work arrays of the Newton loop
+        self.rhs = np.empty(n + m)
+        self._no_tangent = np.empty((0, 1, 1))
+
+    def _constraints(self, t: float) -> tuple:
+        """The constraint arguments of the compiled kernels at ``t``."""
+        c_t, beta_t = self._terms(t)
+        return (c_t, beta_t, self._G, self._A, self._alpha, self._B, self._bil_row,
+                self._jrows, self._jcols)
 
     def history(self, size: int) -> None:
         """Room for ``size`` entries of the iteration history (:attr:`hist_r`,
@@ -223,33 +276,42 @@ class ConstantIteration:
             self._lu = factorization.substitution_data()
         lu_kind, lu, piv, kl, ku, perm = self._lu
         kind, dofs, arrays3, arrays2 = self.forces
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
         return self._kernels[2](
-            it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, self._offset(t),
-            *self._matrices, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol,
-            max_iter, ratio, contraction, kind, dofs, arrays3, arrays2, self._no_tangent,
-            self.f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx,
-            self.hist_r, self.hist_p, have_dq)
+            it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, self._M,
+            self._C, G, A, alpha, B, bil_row, jrows, jcols, self._bodies, self.mq, self.jl,
+            self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol, max_iter,
+            ratio, contraction, kind, dofs, arrays3, arrays2, self._no_tangent, self.f_int,
+            lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx, self.hist_r,
+            self.hist_p, have_dq)
 
-    def _offset(self, t: float) -> np.ndarray:
+    def _terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(c(t), β(t))``, evaluated once for an untimed structure."""
         if t != self._t and (self._t is None or self.structure.timed):
-            self._c_t = np.asarray(self.structure.offset(t), dtype=float)
+            s = self.structure
+            self._c_t = np.asarray(s.offset(t), dtype=float)
+            if s.bilinear is not None:
+                self._beta_t = np.asarray(s.bilinear[5](t), dtype=float)
             self._t = t
-        return self._c_t
+        return self._c_t, self._beta_t
 
     def residual(self, q, v, qdd, lam, f_int, f_ext, t: float, floor2: float,
                  c_rhs: float, res: np.ndarray, rhs: np.ndarray) -> tuple[float, float, float]:
-        """Write ``res = M q̈ + f_int − f_ext + Φ_qᵀλ (+ C q̇)``, ``rhs = [c_rhs·res; −Φ]``
+        """Write ``res = M(q) q̈ + f − f_ext + Φ_qᵀλ (+ C q̇)``, ``rhs = [c_rhs·res; −Φ]``
         and :attr:`phi` ``= Φ(q, t)``; return ``(‖res‖², scale², max|Φ|)`` with
-        ``scale² = max(‖M q̈‖², ‖f_int‖², ‖Φ_qᵀλ‖², floor2)`` (the contract of
-        :func:`fem.solvers.fused.residual_and_rhs`)."""
-        c_t = self._offset(t)
+        ``scale² = max(‖M q̈‖², ‖f‖², ‖Φ_qᵀλ‖², floor2)`` (the contract of
+        :func:`fem.solvers.fused.residual_and_rhs`).  ``f_int`` holds the element
+        groups' forces (:meth:`fem.system.System.internal_forces` without bodies; with
+        bodies the compiled pass adds theirs, in place)."""
         if self._kernels is not None:
-            return self._kernels[0](q, v, qdd, lam, f_int, f_ext, c_t, *self._M, *self._T,
-                                    *self._J, *self._C, float(floor2), float(c_rhs), res,
-                                    rhs, self.phi)
+            self.mq.fill(0.0)
+            return self._kernels[0](q, v, qdd, lam, f_int, f_ext, *self._constraints(t),
+                                    self._M, self._C, self.mq, self.jl, self.jv,
+                                    float(floor2), float(c_rhs), res, rhs, self.phi)
+        c_t = self._terms(t)[0]
         s = self.structure
         Mq = s.mass @ qdd
-        JTl = self.structure.jacobian.T @ lam
+        JTl = s.jacobian.T @ lam
         np.add(Mq, f_int, out=res)
         res -= f_ext
         res += JTl
@@ -263,13 +325,14 @@ class ConstantIteration:
         pmax = float(np.abs(self.phi).max()) if self.m else 0.0
         return float(res @ res), scale2, pmax
 
-    def velocity_residual(self, v: np.ndarray, t: float) -> float:
+    def velocity_residual(self, q: np.ndarray, v: np.ndarray, t: float) -> float:
         """``max |Φ_q q̇ + Φ_t|`` (0 without constraints)."""
         if not self.m:
             return 0.0
-        if self._rate is None or self.structure.timed:
-            self._rate = np.asarray(self.structure.rate(t), dtype=float)
-        rate = self._rate
+        s = self.structure
+        if self._rate is None or s.timed:
+            self._rate = np.asarray(s.rate(t, q), dtype=float)
         if self._kernels is not None:
-            return float(self._kernels[1](v, rate, *self._J))
-        return float(np.abs(self.structure.jacobian @ v + rate).max())
+            return float(self._kernels[1](q, v, self._rate, *self._constraints(t),
+                                          np.empty(self.m), np.empty(self.jv.size)))
+        return float(np.abs(s.jacobian @ v + self._rate).max())

@@ -260,8 +260,9 @@ class GeneralizedAlpha:
         asm = self.asm
         if not asm.m:
             return 0.0
-        if self._constant is not None:
-            return self._constant.velocity_residual(v, t)
+        fast = self._constant
+        if fast is not None and (fast.compiled or fast.fused):
+            return fast.velocity_residual(q, v, t)
         vel = asm.j_dot(asm.jacobian_values(q, t), v) + asm.phi_t(q, t)
         return float(np.abs(vel).max())
 
@@ -346,12 +347,9 @@ class GeneralizedAlpha:
         while True:
             kv = None
             if refactor and it == 0:      # a fresh factorization's first residual
-                f_int, kv = asm.internal_forces(q, v, tangent=True)
-                self.n_force_evals += 1
-                r2, scale2, pn = fast.residual(q, v, qdd, lam, f_int, f_ext, t1, floor2,
-                                               k.rhs_scale, res, rhs)
-                scale = math.sqrt(scale2)
-                rn = math.sqrt(r2) / scale
+                kv, phi, rn, pn, scale = self._residual(q, v, qdd, lam, t1, f_ext, floor2, k,
+                                                        True, True, res, rhs)
+                fast.phi[:] = phi
                 fast.hist_r[nh], fast.hist_p[nh] = rn, pn
                 nh += 1
                 err = max(rn / tol, pn / ctol)
@@ -367,6 +365,9 @@ class GeneralizedAlpha:
                 break
             hist = list(zip(fast.hist_r[:nh].tolist(), fast.hist_p[:nh].tolist(),
                             strict=True))
+            if kv is None and fast.structure.has_bodies:
+                # the compiled residual left out the bodies' inertia tangent
+                pol.inertia = asm.inertia_forces(q, v, qdd, tangent=True)[1]
             self._factorize(q, v, lam, t1, k, kv, hist, res, fast.phi)
             refactor = not pol.reuse
             err_prev = err
@@ -392,7 +393,7 @@ class GeneralizedAlpha:
         f_int, kv = asm.internal_forces(q, v, tangent=elastic_tangent)
         self.n_force_evals += 1
         fast = self._constant
-        if fast is not None:     # constant mass, linear constraints: one compiled pass
+        if fast is not None and fast.fused:     # declared structure: one compiled pass
             r2, scale2, pn = fast.residual(q, v, qdd, lam, f_int, f_ext, t1, floor2,
                                            k.rhs_scale, res, rhs)
             scale = math.sqrt(scale2)
