@@ -378,3 +378,96 @@ def test_block_inertia_and_batched_rows_equal_their_reference_forms():
         (p1, j1), (p2, j2) = gr.state(qq, 0.2), ref.state(qq, 0.2)
         assert close(p1, p2) and close(j1, j2)
         assert close(gr.hessian_values(lam, qq, keep), ref.hessian_values(lam, qq, keep))
+
+
+def _hinged(n_modes: int = 4, nonlinear: bool = False):
+    """A soft 4-element rod on a spherical hinge at its root, reduced (root rigid), falling
+    from horizontal under gravity, with a point load at its tip: the system of the
+    Exudyn comparison (``tests/benchmarks/peer_reduced.py``), small."""
+    m, nodes = _beam(4, E_=2e9)
+    red = reduce_body(m, {"root": rigid([nodes[0]])}, n_modes=n_modes,
+                      derivatives=2 if nonlinear else 0, nonlinear=nonlinear)
+    mb = fem.Model("hinged", gravity=(0, 0, -9.81))
+    b = mb.add_reduced_body("rod", red)
+    root, tip = b.map(m.point(nodes[0])), b.map(m.point(nodes[-1]))
+    mb.add_constraint(fem.Coincident(root, mb.ground((0, 0, 0)), "hinge"))
+    mb.add_force(tip, (0.0, 0.5, 0.0), "push")
+    return mb, b, root, tip, m, red
+
+
+def test_joints_on_reduced_points_keep_the_quadratic_form():
+    """A reduced point is bilinear in the frame and the modal coordinates: a joint on it
+    becomes rows of the compiled quadratic form (no general rows), whose values and
+    Jacobian are the point map's own (1e-13; measured round-off)."""
+    mb, b, root, _tip, _m, _red = _hinged()
+    asm = mb.assemble()
+    assert asm._general is None and asm.n_bil == 6 + 3
+    rows = [i for i, lab in enumerate(asm.labels) if lab.startswith("hinge")]
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q = mb.q0 + 0.1 * rng.standard_normal(mb.n_dof)
+        x, J, _ = root.evaluate(q)
+        phi = asm.phi(q)[rows]
+        Jq = asm.jacobian(q).toarray()[rows][:, root.dofs]
+        assert np.abs(phi - x).max() <= 1e-13 * np.abs(x).max()
+        assert np.abs(Jq - J).max() <= 1e-13 * np.abs(J).max()
+
+
+@pytest.mark.parametrize("nonlinear", [False, True], ids=["linear", "cubic"])
+def test_compiled_body_kernel_is_the_bodys_inertia_and_forces(nonlinear):
+    """``fem.bodies.kernels.body_terms`` on the declared data against
+    ``ReducedBody.inertia`` and ``forces`` (weight, point load, linear or cubic modal
+    force) at random states: 1e-13 of the largest entry (measured 2e-16)."""
+    from fem.bodies.kernels import body_terms, pack
+
+    kernel = body_terms()
+    if kernel is None:
+        pytest.skip("numba missing or off")
+    mb, b, *_ = _hinged(4, nonlinear)
+    g = np.asarray(mb.gravity, float)
+    rng = np.random.default_rng(2)
+    data = pack([b.compiled_kernel(g)])
+    for _ in range(3):
+        q = mb.q0 + 0.05 * rng.standard_normal(mb.n_dof)
+        v, a = rng.standard_normal(mb.n_dof), rng.standard_normal(mb.n_dof)
+        mq, f = np.zeros(mb.n_dof), np.zeros(mb.n_dof)
+        kernel(*data, q, v, a, mq, f)
+        fi, ff = b.inertia(q, v, a)[0], b.forces(q, g)[0]
+        assert np.abs(mq[b.dofs] - fi).max() <= 1e-13 * np.abs(fi).max()
+        assert np.abs(f[b.dofs] - ff).max() <= 1e-13 * np.abs(ff).max()
+    m, nodes = _beam(4)
+    red = reduce_body(m, {"root": rigid([nodes[0]])}, n_modes=2)
+    mb2 = fem.Model("fe forces")
+    body = mb2.add_reduced_body("rod", red)
+    body.use_fe_forces(m)          # FE forces each call: only the Python methods
+    assert body.compiled_kernel(g) is None and mb2.assemble().constant_structure() is None
+
+
+@pytest.mark.parametrize("nonlinear", [False, True], ids=["linear", "cubic"])
+def test_reduced_pendulum_runs_compiled_as_the_general_path(monkeypatch, nonlinear):
+    """The falling hinged rod through the compiled Newton loop (the body's kernel, the
+    hinge and frame rows in the quadratic form) and through the general methods of the
+    solver contract, the same decisions (a fixed cost ratio): the same iterations within
+    2 % and the same motion to the Newton tolerance (1e-6 of the peak; the residual
+    tolerance is 1e-8)."""
+    from fem.solvers.dynamic import GeneralizedAlpha
+
+    mb, b, _root, tip, *_ = _hinged(4, nonlinear)
+    if not GeneralizedAlpha(mb, 0.8)._compiled_newton:
+        pytest.skip("numba missing or off")
+    asm = mb.assemble()
+    runs = []
+    for general in (False, True):
+        with monkeypatch.context() as mp:
+            if general:
+                mp.setattr(asm, "constant_structure", lambda: None)
+            runs.append(fem.simulate(mb, 0.3, 1e-3, rho_inf=0.8, tol=1e-8, factor_cost=5.0))
+    fast, ref = runs
+    ia, ib = fast.stats["iterations"].sum(), ref.stats["iterations"].sum()
+    assert abs(ia - ib) <= 0.02 * ib, (ia, ib)
+    for key in ("q", "v", "lam"):
+        x, y = getattr(fast, key), getattr(ref, key)
+        assert np.abs(x - y).max() <= 1e-6 * np.abs(y).max(), key
+    drop = np.array([tip(q) for q in fast.q])
+    assert np.ptp(drop[:, 2]) > 0.2 and np.ptp(drop[:, 1]) > 1e-3   # it falls, is pushed
+    assert fast.stats["residual_constraints"].max() < 1e-10

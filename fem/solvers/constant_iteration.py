@@ -38,17 +38,17 @@ CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED = 0, 1, 2, 3
 
 # compiled functions the loop calls, globals set by _kernels and ConstantIteration
 _group_forces = _constraint_state = _body_terms = None
-_substitute_dense = _substitute_banded = _apply_correction = None
+_substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
 
 
 @compiled
 def _kernels(numba):
-    global _substitute_dense, _substitute_banded, _apply_correction
+    global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
     from ..assembly.linalg import substitution_kernels
     from .fused import compiled_forms
 
     _substitute_dense, _substitute_banded = substitution_kernels()
-    _apply_correction = compiled_forms()[1]
+    _, _apply_correction, _predict, _acceleration = compiled_forms()
 
     @numba.njit(cache=True)
     def residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A, alpha, B, bil_row, jrows,
@@ -175,7 +175,34 @@ def _kernels(numba):
             have_dq = True
             it += 1
 
-    return residual, velocity_residual, iterate
+    @numba.njit(cache=True)
+    def step(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta, lam0, rate, f_ext, c_t, beta_t,
+             M, C, G, A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
+             gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
+             K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
+             phi_v):   # pragma: no cover - jit
+        """A whole generalized-α step from a kept factorization: the predictor
+        (:func:`fem.solvers.fused.predict`), :func:`iterate` from iteration 0, and when
+        it converges the algorithmic acceleration and, with ``rate`` given (m values),
+        ``max |Φ_q q̇ + Φ_t|``.  Returns ``(iterate's tuple, q, q̇, q̈, λ, a₁, velocity
+        residual or −1)``; ``a₁`` is empty unless converged."""
+        q, v, qdd = _predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta)
+        lam = lam0.copy()
+        out = iterate(0, False, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G, A,
+                      alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
+                      gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3,
+                      arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx,
+                      hist_r, hist_p, False)
+        a1 = np.empty(0)
+        vres = -1.0
+        if out[0] == CONVERGED or out[0] == ROUNDOFF:
+            a1 = _acceleration(qdd0, qdd, a0, af, am)
+            if rate.size == c_t.size:
+                vres = velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row,
+                                         jrows, jcols, phi_v, jv)
+        return out, q, v, qdd, lam, a1, vres
+
+    return residual, velocity_residual, iterate, step
 
 
 class ConstantIteration:
@@ -251,6 +278,8 @@ class ConstantIteration:
         self.res = np.empty(n)                      # work arrays of the Newton loop
         self.rhs = np.empty(n + m)
         self._no_tangent = np.empty((0, 1, 1))
+        self._phi_v = np.empty(m)
+        self._rate_step = None
 
     def _constraints(self, t: float) -> tuple:
         """The constraint arguments of the compiled kernels at ``t``."""
@@ -284,6 +313,35 @@ class ConstantIteration:
             ratio, contraction, kind, dofs, arrays3, arrays2, self._no_tangent, self.f_int,
             lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx, self.hist_r,
             self.hist_p, have_dq)
+
+    def step(self, q0, v0, qdd0, a0, prev, c: float, h: float, par, lam0, f_ext, t: float,
+             floor2: float, k, tol: float, ctol: float, max_iter: int, ratio: float,
+             contraction: float, factorization) -> tuple:
+        """A whole step from a kept factorization in one compiled call (the kernel
+        ``step``); ``par`` the :class:`~fem.solvers.alpha.AlphaParameters`, ``prev`` the
+        acceleration before ``q̈₀`` (or ``q̈₀`` itself with ``c = 0``).  Returns
+        ``(iterate's tuple, q, q̇, q̈, λ, a₁, velocity residual or −1)``."""
+        if factorization is not self._factorization:
+            self._factorization = factorization
+            self._lu = factorization.substitution_data()
+        lu_kind, lu, piv, kl, ku, perm = self._lu
+        kind, dofs, arrays3, arrays2 = self.forces
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
+        s = self.structure
+        if self._rate_step is None:      # Φ_t known before the step: checked inside
+            self._rate_step = (np.asarray(s.rate(t, q0), dtype=float)
+                               if not s.timed or s.plain else np.empty(0))
+        rate = self._rate_step
+        if s.timed and s.plain:
+            rate = np.asarray(s.rate(t, q0), dtype=float)
+        return self._kernels[3](
+            q0, v0, qdd0, a0, prev, c, h, par.alpha_f, par.alpha_m, par.gamma, par.beta,
+            lam0, rate, f_ext, c_t, beta_t, self._M, self._C, G, A, alpha, B, bil_row,
+            jrows, jcols, self._bodies, self.mq, self.jl, self.jv, floor2, k.rhs_scale,
+            k.gamma_prime, k.beta_prime, tol, ctol, max_iter, ratio, contraction, kind,
+            dofs, arrays3, arrays2, self._no_tangent, self.f_int, lu_kind, lu, piv, kl, ku,
+            perm, self.res, self.rhs, self.phi, self.dx, self.hist_r, self.hist_p,
+            self._phi_v)
 
     def _terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``(c(t), β(t))``, evaluated once for an untimed structure."""

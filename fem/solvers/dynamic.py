@@ -241,13 +241,55 @@ class GeneralizedAlpha:
         # the last two steps (18 % fewer iterations on the flagship circle, none more on
         # the cable benchmark), else the last step's
         linear = self.options.predictor == "linear" and self._qdd_prev is not None
+        refactor = self.policy.begin_step(h)
+        self._kept = not refactor
+        if (self._compiled_newton and self._substitution and not refactor
+                and not self.corrector.on_velocities):
+            return self._step_compiled(h, k, t1, linear)
         q, v, qdd = predict(self.q, self.v, self.qdd, self.a,
                             self._qdd_prev if linear else None,
                             h / self._h_prev if linear else 0.0, self.alpha, h)
         lam = self.lam.copy()
-        refactor = self.policy.begin_step(h)
-        self._kept = not refactor
         hist, res_abs = self._newton(q, v, qdd, lam, t1, k, refactor)
+        self._accept(q, v, qdd, lam, t1, h)
+        return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
+                "residual_dynamics_N": float(res_abs),
+                "residual_constraints": hist[-1][1],
+                "residual_velocity": self._velocity_residual(q, self.v, t1),
+                "step_size": h}
+
+    def _step_compiled(self, h: float, k: StepCoefficients, t1: float, linear: bool) -> dict:
+        """:meth:`step` from a kept factorization, predictor to acceptance in one
+        compiled call (:meth:`ConstantIteration.step`); a fresh factorization, when the
+        iterations ask for one, continues in :meth:`_newton_compiled`.  The same
+        decisions and values as the general step."""
+        fast, pol = self._constant, self.policy
+        f_ext = self.asm.external_forces(t1, self.q)
+        if f_ext is not self._floor[0]:
+            self._floor = (f_ext, max(float(f_ext @ f_ext), self.force_scale2, 1e-300))
+        tol, ctol, max_iter = self._tolerances
+        out, q, v, qdd, lam, a1, vres = fast.step(
+            self.q, self.v, self.qdd, self.a, self._qdd_prev if linear else self.qdd,
+            h / self._h_prev if linear else 0.0, h, self.alpha, self.lam, f_ext, t1,
+            self._floor[1], k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction,
+            pol.lu)
+        if out[0] in (CONVERGED, ROUNDOFF):
+            status, _it, nh, _err, _ep, _rf, scale, evals = out
+            self.n_force_evals += evals
+            if status == ROUNDOFF:
+                self.n_roundoff_accepts += 1
+            self.a = a1
+            self._qdd_prev, self._h_prev = self.qdd, h
+            self.n_steps += 1
+            self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
+            rn = float(fast.hist_r[nh - 1])
+            return {"iterations": nh - 1, "residual_dynamics": rn,
+                    "residual_dynamics_N": rn * scale,
+                    "residual_constraints": float(fast.hist_p[nh - 1]),
+                    "residual_velocity": (vres if vres >= 0.0 else
+                                          self._velocity_residual(q, v, t1)),
+                    "step_size": h}
+        hist, res_abs = self._newton_compiled(q, v, qdd, lam, t1, k, False, start=out)
         self._accept(q, v, qdd, lam, t1, h)
         return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
                 "residual_dynamics_N": float(res_abs),
@@ -328,11 +370,12 @@ class GeneralizedAlpha:
         return hist, res_abs
 
     def _newton_compiled(self, q, v, qdd, lam, t1: float, k: StepCoefficients,
-                         refactor: bool) -> tuple[list, float]:
+                         refactor: bool, start: tuple | None = None) -> tuple[list, float]:
         """:meth:`_newton` for systems of constant structure with a compiled force kernel
         (:class:`fem.solvers.constant_iteration.ConstantIteration`): the iterations with
         a kept factorization run in one compiled loop; Python factorizes.  The same
-        decisions in the same order, so the same iterates to round-off."""
+        decisions in the same order, so the same iterates to round-off.  ``start``: the
+        compiled loop's return where a compiled step (:meth:`_step_compiled`) left off."""
         asm, pol, fast = self.asm, self.policy, self._constant
         rhs, res = fast.rhs, fast.res
         f_ext = asm.external_forces(t1, q)
@@ -346,7 +389,12 @@ class GeneralizedAlpha:
         have_dq = False
         while True:
             kv = None
-            if refactor and it == 0:      # a fresh factorization's first residual
+            if start is not None:         # where the compiled step stopped
+                status, it, nh, err, err_prev, refactor, scale, evals = start
+                self.n_force_evals += evals
+                have_dq = it > 0
+                start = None
+            elif refactor and it == 0:    # a fresh factorization's first residual
                 kv, phi, rn, pn, scale = self._residual(q, v, qdd, lam, t1, f_ext, floor2, k,
                                                         True, True, res, rhs)
                 fast.phi[:] = phi
