@@ -55,11 +55,17 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
     return header, cat(dofs, np.int64), cat(data, float), cat(index, np.int64)
 
 
+# the kernels call each other through globals, not closure cells (numba keys a closure's
+# disk cache on its cells; a cell holding a dispatcher differs in every process)
+_project = _reduced = None
+
+
 @compiled
 def body_terms(numba):
     """The compiled ``body_terms(header, dofs, data, index, q, v, a, mq, f)``: adds every
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
+    global _project, _reduced
 
     @numba.njit(cache=True)
     def project(E, eta, h, m, out):   # pragma: no cover - jit
@@ -118,7 +124,7 @@ def body_terms(numba):
                     h[r, 1] += w * G[c, 1]
                     h[r, 2] += w * G[c, 2]
         out = np.empty(k)
-        project(E, eta, h, m, out)
+        _project(E, eta, h, m, out)
         for j in range(k):
             mq[d[j]] += out[j]
         o = nV * nV
@@ -127,7 +133,7 @@ def body_terms(numba):
         o += m * m + m
         hg = data[o:o + 3 * nV].reshape(nV, 3)
         o += 3 * nV
-        project(E, eta, hg, m, out)
+        _project(E, eta, hg, m, out)
         fe = np.empty(m)
         for j in range(m):
             s = f0[j]
@@ -166,6 +172,8 @@ def body_terms(numba):
         for j in range(m):
             f[d[12 + j]] += fe[j] - out[12 + j]
 
+    _project, _reduced = project, reduced
+
     @numba.njit(cache=True)
     def terms(header, dofs, data, index, q, v, a, mq, f):   # pragma: no cover - jit
         for b in range(header.shape[0]):
@@ -173,6 +181,6 @@ def body_terms(numba):
                                          header[b, 3], header[b, 4], header[b, 5],
                                          header[b, 6])
             if kind == KIND_REDUCED:
-                reduced(m, dofs[do:do + k], data[fo:], index[io:], P, q, v, a, mq, f)
+                _reduced(m, dofs[do:do + k], data[fo:], index[io:], P, q, v, a, mq, f)
 
     return terms

@@ -205,6 +205,11 @@ def running_fourth_order_terms(ey, ez, pieces, nfull, dY, wt):
     return tuple(out)
 
 
+# the kernels call each other through globals, not closure cells (numba keys a closure's
+# disk cache on its cells; a cell holding a dispatcher differs in every process)
+_weigh = _blocks = _apply = None
+
+
 @compiled
 def _fourth_order_kernel(numba):
     """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
@@ -223,6 +228,8 @@ def _fourth_order_kernel(numba):
     The batched small products cost ≈ 48 µs per call in NumPy (half the fourth-order
     spin-up run), and forming ``Q4`` at every evaluation was half the run of the assumed
     modes with 16 functions (102 points)."""
+    global _weigh, _blocks, _apply
+
     @numba.njit(cache=True)
     def weigh(ey, ez, dY, wt, W, acc, gy, gz):  # pragma: no cover - jit
         # one rule (dY (G, nb), wt (G,)): its weights W (G, 3); add u to acc[0], gy, gz
@@ -256,7 +263,7 @@ def _fourth_order_kernel(numba):
         cgy = np.zeros((K + 1, nb))
         cgz = np.zeros((K + 1, nb))
         for j in range(K):
-            weigh(ey, ez, dYK[j], wtK[j], WK[j], cu[j + 1], cgy[j + 1], cgz[j + 1])
+            _weigh(ey, ez, dYK[j], wtK[j], WK[j], cu[j + 1], cgy[j + 1], cgz[j + 1])
             cu[j + 1] += cu[j]
             cgy[j + 1] += cgy[j]
             cgz[j + 1] += cgz[j]
@@ -266,7 +273,7 @@ def _fourth_order_kernel(numba):
             ru[0] = 0.0
             gy[p] = 0.0
             gz[p] = 0.0
-            weigh(ey, ez, dY[p], wt[p], WP[p], ru, gy[p], gz[p])
+            _weigh(ey, ez, dY[p], wt[p], WP[p], ru, gy[p], gz[p])
             u[p] = cu[j, 0] + ru[0]
             for k in range(nb):
                 gy[p, k] += cgy[j, k]
@@ -298,7 +305,7 @@ def _fourth_order_kernel(numba):
         cyz = np.zeros((K + 1, nb, nb))
         czz = np.zeros((K + 1, nb, nb))
         for j in range(K):
-            blocks(dYK[j], WK[j], t, cyy[j + 1], cyz[j + 1], czz[j + 1])
+            _blocks(dYK[j], WK[j], t, cyy[j + 1], cyz[j + 1], czz[j + 1])
             cyy[j + 1] += cyy[j]
             cyz[j + 1] += cyz[j]
             czz[j + 1] += czz[j]
@@ -310,7 +317,7 @@ def _fourth_order_kernel(numba):
             ryy[:] = 0.0
             ryz[:] = 0.0
             rzz[:] = 0.0
-            blocks(dY[p], WP[p], t, ryy, ryz, rzz)
+            _blocks(dY[p], WP[p], t, ryy, ryz, rzz)
             for k in range(nb):
                 for m in range(nb):
                     vyz = cyz[j, k, m] + ryz[k, m]
@@ -341,12 +348,13 @@ def _fourth_order_kernel(numba):
         P = dY.shape[0]
         cum = np.zeros((K + 1, 2 * nb))
         for j in range(K):
-            apply(dYK[j], WK[j], x, cum[j + 1])
+            _apply(dYK[j], WK[j], x, cum[j + 1])
             cum[j + 1] += cum[j]
         for p in range(P):
             out[p] = cum[nfull[p]]
-            apply(dY[p], WP[p], x, out[p])
+            _apply(dY[p], WP[p], x, out[p])
 
+    _weigh, _blocks, _apply = weigh, blocks, apply
     return terms, form, mul
 
 

@@ -39,11 +39,16 @@ CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED = 0, 1, 2, 3
 # compiled functions the loop calls, globals set by _kernels and ConstantIteration
 _group_forces = _constraint_state = _body_terms = None
 _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
+# this module's kernels call each other through globals, not closure cells: numba keys
+# a closure's disk cache on its cells, and a cell holding a dispatcher differs in every
+# process (the cache would never be hit)
+_residual = _velocity_residual = _iterate = None
 
 
 @compiled
 def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
+    global _residual, _velocity_residual, _iterate
     from ..assembly.linalg import substitution_kernels
     from .fused import compiled_forms
 
@@ -131,9 +136,9 @@ def _kernels(numba):
                 _body_terms(bodies[0], bodies[1], bodies[2], bodies[3], q, v, qdd, mq,
                             f_int)
             n_eval += 1
-            r2, scale2, pn = residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A,
-                                      alpha, B, bil_row, jrows, jcols, M, C, mq, jl, jv,
-                                      floor2, c_rhs, res, rhs, phi)
+            r2, scale2, pn = _residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A,
+                                       alpha, B, bil_row, jrows, jcols, M, C, mq, jl, jv,
+                                       floor2, c_rhs, res, rhs, phi)
             scale = np.sqrt(scale2)
             rn = np.sqrt(r2) / scale
             hist_r[nh] = rn
@@ -188,20 +193,21 @@ def _kernels(numba):
         residual or −1)``; ``a₁`` is empty unless converged."""
         q, v, qdd = _predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta)
         lam = lam0.copy()
-        out = iterate(0, False, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G, A,
-                      alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
-                      gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3,
-                      arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx,
-                      hist_r, hist_p, False)
+        out = _iterate(0, False, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
+                       A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
+                       gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3,
+                       arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx,
+                       hist_r, hist_p, False)
         a1 = np.empty(0)
         vres = -1.0
         if out[0] == CONVERGED or out[0] == ROUNDOFF:
             a1 = _acceleration(qdd0, qdd, a0, af, am)
             if rate.size == c_t.size:
-                vres = velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row,
-                                         jrows, jcols, phi_v, jv)
+                vres = _velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B,
+                                          bil_row, jrows, jcols, phi_v, jv)
         return out, q, v, qdd, lam, a1, vres
 
+    _residual, _velocity_residual, _iterate = residual, velocity_residual, iterate
     return residual, velocity_residual, iterate, step
 
 
