@@ -182,7 +182,7 @@ def _kernels(numba):
 
     @numba.njit(cache=True)
     def step(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta, lam0, rate, f_ext, c_t, beta_t,
-             M, C, G, A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
+             G, A, alpha, B, bil_row, jrows, jcols, M, C, bodies, mq, jl, jv, floor2, c_rhs,
              gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
              K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
              phi_v):   # pragma: no cover - jit
@@ -286,18 +286,26 @@ class ConstantIteration:
         self._no_tangent = np.empty((0, 1, 1))
         self._phi_v = np.empty(m)
         self._rate_step = None
+        self._step_tail = None      # the step kernel's arguments fixed per factorization
+        self._tail_of = None
+        self._cons, self._cons_t = (), None
 
     def _constraints(self, t: float) -> tuple:
         """The constraint arguments of the compiled kernels at ``t``."""
+        if t == self._cons_t:
+            return self._cons
         c_t, beta_t = self._terms(t)
-        return (c_t, beta_t, self._G, self._A, self._alpha, self._B, self._bil_row,
-                self._jrows, self._jcols)
+        self._cons_t = t
+        self._cons = (c_t, beta_t, self._G, self._A, self._alpha, self._B, self._bil_row,
+                      self._jrows, self._jcols)
+        return self._cons
 
     def history(self, size: int) -> None:
         """Room for ``size`` entries of the iteration history (:attr:`hist_r`,
         :attr:`hist_p`: relative residual and max |Φ| per evaluation)."""
         if self.hist_r.size < size:
             self.hist_r, self.hist_p = np.empty(size), np.empty(size)
+            self._step_tail = None
 
     def iterate(self, it: int, refactor: bool, err_prev: float, nh: int, q, v, qdd, lam,
                 f_ext, t: float, floor2: float, k, tol: float, ctol: float, max_iter: int,
@@ -327,12 +335,14 @@ class ConstantIteration:
         ``step``); ``par`` the :class:`~fem.solvers.alpha.AlphaParameters`, ``prev`` the
         acceleration before ``q̈₀`` (or ``q̈₀`` itself with ``c = 0``).  Returns
         ``(iterate's tuple, q, q̇, q̈, λ, a₁, velocity residual or −1)``."""
-        if factorization is not self._factorization:
-            self._factorization = factorization
-            self._lu = factorization.substitution_data()
-        lu_kind, lu, piv, kl, ku, perm = self._lu
-        kind, dofs, arrays3, arrays2 = self.forces
-        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
+        if factorization is not self._tail_of or self._step_tail is None:
+            if factorization is not self._factorization:
+                self._factorization = factorization
+                self._lu = factorization.substitution_data()
+            self._tail_of = factorization
+            self._step_tail = (*self.forces, self._no_tangent, self.f_int, *self._lu,
+                               self.res, self.rhs, self.phi, self.dx, self.hist_r,
+                               self.hist_p, self._phi_v)
         s = self.structure
         if self._rate_step is None:      # Φ_t known before the step: checked inside
             self._rate_step = (np.asarray(s.rate(t, q0), dtype=float)
@@ -342,12 +352,9 @@ class ConstantIteration:
             rate = np.asarray(s.rate(t, q0), dtype=float)
         return self._kernels[3](
             q0, v0, qdd0, a0, prev, c, h, par.alpha_f, par.alpha_m, par.gamma, par.beta,
-            lam0, rate, f_ext, c_t, beta_t, self._M, self._C, G, A, alpha, B, bil_row,
-            jrows, jcols, self._bodies, self.mq, self.jl, self.jv, floor2, k.rhs_scale,
-            k.gamma_prime, k.beta_prime, tol, ctol, max_iter, ratio, contraction, kind,
-            dofs, arrays3, arrays2, self._no_tangent, self.f_int, lu_kind, lu, piv, kl, ku,
-            perm, self.res, self.rhs, self.phi, self.dx, self.hist_r, self.hist_p,
-            self._phi_v)
+            lam0, rate, f_ext, *self._constraints(t), self._M, self._C, self._bodies,
+            self.mq, self.jl, self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime,
+            tol, ctol, max_iter, ratio, contraction, *self._step_tail)
 
     def _terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``(c(t), β(t))``, evaluated once for an untimed structure."""
