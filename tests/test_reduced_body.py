@@ -313,6 +313,77 @@ def test_nonlinear_reduced_platform_follows_the_full_plate_on_the_circle(tmp_pat
     assert np.abs(lin["sag"] - full["sag"]).max() >= 1e-6      # what the linear one misses
 
 
+def _circle(mesh, t_end, runs, E=6.9e8):
+    """The case's circle (h = 5 ms unless given, ρ∞ = 0.1, β = 1e-5 s, the plate's shear
+    remedy) for ``runs`` = ``[(platform, reduction, n_modes, h)]``: their histories."""
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
+
+    geom = rrru3.RRRU3Geometry()
+    path = rrru3.seed_circle_path(geom)
+    out = []
+    for platform, reduction, n_modes, h in runs:
+        rm = build_robot(geom, platform, mesh, E, 0.3, "shared", path, "auto", 1e-5,
+                         n_modes=n_modes, reduction=reduction, n_derivatives=4)
+        out.append(histories(rm, run_path(rm, t_end, h, 0.1, q0=static_state(rm).q), path))
+    return out
+
+
+def test_nonlinear_reduced_platform_at_the_papers_modulus_follows_the_full_plate(
+        tmp_path, monkeypatch):
+    """The paper's soft plate (E = 6.9e8 Pa, 2 mm sag), hexagon_6, the first 0.3 s of the
+    circle: the nonlinear reduction (12 modes, derivatives of 4) gives the full plate's
+    torques to 1 % of their range and its sag to 10 µm (measured 4.2e-3 and 4.0 µm); the
+    linear one loses the sag by over 50 µm (measured 164 µm: the membrane stiffening).
+    Over the whole circle they part more (docs/reduced_bodies.md, the slow test below)."""
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    full, nl, lin = _circle("hexagon_6", 0.3, [("flexible", "nonlinear", 12, 5e-3),
+                                               ("reduced", "nonlinear", 12, 5e-3),
+                                               ("reduced", "linear", 12, 5e-3)])
+    rng = np.ptp(full["torque"])
+    assert rng > 1.0
+    assert np.abs(nl["torque"] - full["torque"]).max() <= 1e-2 * rng
+    assert np.abs(nl["sag"] - full["sag"]).max() <= 10e-6
+    assert np.abs(lin["sag"] - full["sag"]).max() >= 50e-6
+
+
+@pytest.mark.slow
+def test_reduced_platform_on_the_whole_circle_at_the_papers_modulus(tmp_path, monkeypatch):
+    """Issue 19 item 4 on hexagon_24, E = 6.9e8 Pa, the whole 1.6 s circle (measured
+    2026-11-26, ``tests/benchmarks/reduced_accuracy.py``): the full plate is converged in
+    the step (h = 4 against 5 ms: torques 5.2e-3 of their range, sag range 8e-5, centre
+    strains 3.4e-3); the nonlinear reduction meets the sag-range target (2 %; measured
+    1.0 %) but not the torques' (1 %; measured 5.8 %, 4.8–7.0 % for 6–24 modes and 0–8
+    derivatives) nor the centre strains' (5 %; measured 34 %).  The bounds hold these
+    figures, so that a change that closes (or widens) the gap shows."""
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    full, full4, nl = _circle("hexagon_24", 1.6, [("flexible", "nonlinear", 12, 5e-3),
+                                                  ("flexible", "nonlinear", 12, 4e-3),
+                                                  ("reduced", "nonlinear", 12, 5e-3)])
+    rng = np.ptp(full["torque"])
+    t = full["time"]
+
+    def on(h, key):
+        y = h[key].reshape(len(h["time"]), -1)
+        return np.column_stack([np.interp(t, h["time"], y[:, j])
+                                for j in range(y.shape[1])]).reshape(full[key].shape)
+
+    def sag_range(h):
+        return max(abs(h["sag"].min() - full["sag"].min()),
+                   abs(h["sag"].max() - full["sag"].max())) / full["sag"].mean()
+
+    def strains(h):
+        e, ef = on(h, "centre_strain"), full["centre_strain"]
+        return max(np.abs(e[:, i, j] - ef[:, i, j]).max() / np.abs(ef[:, i, j]).max()
+                   for i in (0, 2) for j in (0, 1))           # bottom, top: e11, e22
+
+    assert np.abs(on(full4, "torque") - full["torque"]).max() <= 1e-2 * rng
+    assert sag_range(full4) <= 1e-3 and strains(full4) <= 1e-2
+    assert sag_range(nl) <= 2e-2
+    assert np.abs(nl["torque"] - full["torque"]).max() <= 8e-2 * rng
+    assert strains(nl) <= 0.45
+
+
 def test_reduced_platform_is_drawn_on_the_full_mesh_with_its_stresses(tmp_path, monkeypatch):
     """A body that declares its FE model is written to ParaView as that model: the
     reduced platform at the robot's static hold carries the full plate's von Mises
