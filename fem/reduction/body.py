@@ -324,7 +324,12 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
             F = F - M @ Rig_eff @ np.linalg.solve(Rig_eff.T @ (M @ Rig_eff), Rig_eff.T @ F)
         rhs = np.zeros((n + mc, F.shape[1]))
         rhs[:n] = F
-        cols.append(lu.solve(rhs)[:n])
+        Xl = lu.solve(rhs)[:n]
+        # at unit M-norm: the basis's rank test is relative, and the static response to a
+        # small or stiff load (a beam's centrifugal stretch: 1e-5 of an M-normalized mode)
+        # would otherwise be dropped as dependent
+        nrm = np.sqrt(np.maximum(np.einsum("ij,ij->j", Xl, M @ Xl), 0.0))
+        cols.append(Xl / np.where(nrm > 0, nrm, 1.0))
     # normal modes: shift-invert Lanczos on the constrained space
     n_rigid = Rig_eff.shape[1] if method == "free" else 0
     k_eig = n_modes + n_rigid
