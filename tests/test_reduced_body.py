@@ -653,3 +653,25 @@ def test_spinning_reduced_beam_converges_in_its_modes(omega0):
     if omega0 == 4.0:
         t, v = _spinup_reduced(case, omega0, n_modes=8, derivatives=8, frame="mean_axes")
         assert np.abs(v).max() < 0.6 * ref["tip_v_peak_m"]
+
+
+def test_interface_frame_keeps_the_clamped_modes_of_both_planes():
+    """A round cable (its y and z bending alike): the fixed-interface modes of both
+    planes are found (a symmetric Lanczos start kept one), and with
+    ``frame="interface"`` the root does not move in any kept mode and the body's
+    frequencies are the clamped FE model's (1e-6)."""
+    fe = fem.Model("cable", gravity=(0, 0, 0))
+    _, nodes = fem.straight_cable(fe, (0, 0, 0), (1.0, 0, 0), 8,
+                                  fem.Material(E, 0.3, RHO), A, I)
+    red = reduce_body(fe, {"root": rigid([nodes[0]])}, n_modes=4, frame="interface")
+    mean = reduce_body(fe, {"root": rigid([nodes[0]])}, n_modes=4)
+    assert np.allclose(mean.frequencies_hz[0], mean.frequencies_hz[1], rtol=1e-9)
+    with pytest.raises(ModelError, match="only the rigid motion"):
+        reduce_body(fe, {"root": rigid([nodes[0]]), "tip": fe.point(nodes[-1])},
+                    n_modes=2, frame="interface")
+    with pytest.raises(ModelError, match="frame"):
+        reduce_body(fe, n_modes=2, method="free", frame="interface")
+    assert np.abs(red.modes[:2]).max() <= 1e-12             # the root slots r, r_x
+    fe.fix(nodes[0])
+    full = fem.modes(fe, n_modes=4).frequencies_hz
+    assert np.allclose(red.frequencies_hz, full, rtol=1e-6)
