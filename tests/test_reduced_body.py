@@ -172,12 +172,16 @@ def test_bad_input_is_named():
 
 
 # ------------------------------------------------------------------ the flagship platform
-def _flagship():
-    path = Path(__file__).resolve().parents[1] / "cases" / "parallel_robot_flexible_platform.py"
-    spec = importlib.util.spec_from_file_location("flagship_reduced", path)
+def _case(name: str, module: str):
+    path = Path(__file__).resolve().parents[1] / "cases" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(module, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _flagship():
+    return _case("parallel_robot_flexible_platform", "flagship_reduced")
 
 
 def test_reduced_platform_holds_the_full_static_state(tmp_path, monkeypatch):
@@ -546,11 +550,7 @@ def test_reduced_pendulum_runs_compiled_as_the_general_path(monkeypatch, nonline
 
 # ------------------------------------------------------------------ spinning beam (issue 19)
 def _spinup_case():
-    path = Path(__file__).resolve().parents[1] / "cases" / "spinup_beam.py"
-    spec = importlib.util.spec_from_file_location("spinup_reduced", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _case("spinup_beam", "spinup_reduced")
 
 
 def _spinup_reduced(case, omega0, n_modes=4, derivatives=4, nonlinear=True,
