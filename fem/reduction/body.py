@@ -506,7 +506,7 @@ def _fingerprint(model, interfaces, kw) -> str:
     return h.hexdigest()[:24]
 
 
-_FORMAT_KEY = "fem.reduction/2"
+_FORMAT_KEY = "fem.reduction/3"   # /3: Lanczos from a generic start, load modes at unit M-norm
 
 
 def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
