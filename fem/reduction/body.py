@@ -21,6 +21,12 @@ motion), linearizes it about a state and returns a :class:`~fem.bodies.Reduction
 The frame follows the **mean axes** (Tisserand): the kept deformations are
 mass-orthogonal to the six rigid motions, which also minimizes the inertia coupling; its
 origin is the reference centre of mass unless ``origin`` is given, its axes the model's.
+With ``frame="interface"`` (interfaces that hold only the rigid motion: one ``rigid`` or
+``averaged`` set, e.g. a clamped root) the frame is that interface's instead — the kept
+modes leave it at rest, the tangent frame of a floating-frame beam.  That is the frame a
+geometrically nonlinear reduction needs (``derivatives``, ``nonlinear``): in mean axes
+the modes carry a linearized rigid rotation, which the FE force sees as a stretch of
+``½α²`` that no basis vector held at the interface relaxes (the beam locks).
 The basis is then made M-orthonormal and K-diagonal (the reduced eigenproblem), so the
 modal coordinates are uncoupled in the frame.
 
@@ -112,7 +118,8 @@ def _rigid_patterns(x: np.ndarray, pos: np.ndarray, starts: np.ndarray, n: int):
 @blas_single_threaded
 def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 method: str = "craig_bampton", loads=(), state=None, origin=None,
-                derivatives: int = 0, nonlinear: bool = False) -> Reduction:
+                derivatives: int = 0, nonlinear: bool = False,
+                frame: str = "mean_axes") -> Reduction:
     """Reduce ``model`` to component modes in a floating frame (see the module docstring).
 
     Parameters
@@ -139,11 +146,24 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         Keep the FE model's geometric nonlinearity: the modal force becomes the exact
         cubic polynomial ``Ψᵀ f_FE(x + Ψ η)`` (tensors ``K2``, ``K3`` of the
         :class:`~fem.bodies.Reduction`, from ``m (m + 3) / 2`` tangent evaluations).
+    frame : {"mean_axes", "interface"}
+        Where the floating frame sits: the mean axes (default), or attached to the
+        interfaces when they hold only the body's rigid motion (one ``rigid(...)`` or
+        ``averaged(...)`` set: their static modes are rigid and are dropped, every kept
+        mode leaves the interface at rest).  Craig–Bampton only.  Use ``"interface"``
+        with ``derivatives``/``nonlinear`` on a body in large rotation (a spinning
+        beam clamped at its root): see the module docstring.
     """
     if method not in ("craig_bampton", "free"):
         raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "
                          f"{method!r}")
     n_modes = integer(n_modes, "reduce_body: n_modes", minimum=0)
+    if frame not in ("mean_axes", "interface"):
+        raise ModelError(f"reduce_body: frame must be 'mean_axes' or 'interface', got "
+                         f"{frame!r}")
+    if frame == "interface" and method != "craig_bampton":
+        raise ModelError("reduce_body: frame='interface' needs method='craig_bampton' (the "
+                         "frame is attached to the interfaces)")
     interfaces = dict(interfaces or {})
     if method == "craig_bampton" and not interfaces:
         raise ModelError("reduce_body: craig_bampton needs interfaces (a dict of name → "
@@ -273,7 +293,15 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         if not np.all(np.isfinite(X)):
             raise ModelError("reduce_body: the static modes are not finite (singular "
                              "saddle: the interfaces do not hold the rigid motion?)")
-        cols.append(X)
+        if frame == "interface":          # the frame is the interface: drop its motion
+            fit = Rig_eff @ np.linalg.lstsq(Rig_eff, X, rcond=None)[0]
+            if np.abs(X - fit).max() > 1e-8 * max(np.abs(X).max(), 1e-300):
+                raise ModelError(f"reduce_body: frame='interface' needs interfaces that "
+                                 f"hold only the rigid motion (one rigid(...) or "
+                                 f"averaged(...) set); {list(interfaces)} also deform the "
+                                 "body")
+        else:
+            cols.append(X)
         sigma = 0.0
     else:
         w_scale = abs(K.diagonal()).max() / max(abs(M.diagonal()).max(), 1e-300)
@@ -296,7 +324,12 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
             F = F - M @ Rig_eff @ np.linalg.solve(Rig_eff.T @ (M @ Rig_eff), Rig_eff.T @ F)
         rhs = np.zeros((n + mc, F.shape[1]))
         rhs[:n] = F
-        cols.append(lu.solve(rhs)[:n])
+        Xl = lu.solve(rhs)[:n]
+        # at unit M-norm: the basis's rank test is relative, and the static response to a
+        # small or stiff load (a beam's centrifugal stretch: 1e-5 of an M-normalized mode)
+        # would otherwise be dropped as dependent
+        nrm = np.sqrt(np.maximum(np.einsum("ij,ij->j", Xl, M @ Xl), 0.0))
+        cols.append(Xl / np.where(nrm > 0, nrm, 1.0))
     # normal modes: shift-invert Lanczos on the constrained space
     n_rigid = Rig_eff.shape[1] if method == "free" else 0
     k_eig = n_modes + n_rigid
@@ -311,22 +344,27 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         if k_eig >= n_free - 1:
             raise ModelError(f"reduce_body: {n_modes} modes asked, the model has only "
                              f"{n_free - n_rigid} elastic degrees of freedom")
+        # a generic start vector: a symmetric one (np.ones) keeps Lanczos in the
+        # symmetric subspace of a symmetric body — a round cable along x would lose
+        # every mode whose y and z parts differ (one bending plane)
+        v0 = np.random.default_rng(0).uniform(0.5, 1.5, n)
         w2, Z = spla.eigsh(K, k=k_eig, M=M.tocsc(), sigma=sigma, OPinv=OP, which="LM",
-                           v0=np.ones(n))
+                           v0=v0)
         order = np.argsort(w2)
         Z = Z[:, order][:, n_rigid:]
         cols.append(Z)
     if not cols:
         raise ModelError("reduce_body: no modes (n_modes = 0 and no interfaces or loads)")
     Phi = np.column_stack(cols)
-    Psi, w2 = _mean_axes_basis(Phi, M, K, Rig_eff)
+    Rig_frame = Rig_eff if frame == "mean_axes" else None
+    Psi, w2 = _mean_axes_basis(Phi, M, K, Rig_frame)
     derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
     if derivatives and method != "craig_bampton":
         raise ModelError("reduce_body: modal derivatives need method='craig_bampton' (the "
                          "interfaces hold the body while they are computed)")
     if derivatives:
         Theta = _modal_derivatives(asm, q, Psi[:, :derivatives], lu, mc)
-        Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Theta]), M, K, Rig_eff)
+        Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Theta]), M, K, Rig_frame)
     m = Psi.shape[1]
     Kr = np.diag(w2)
     Cr = Psi.T @ (Cd @ Psi) if Cd is not None else np.zeros((m, m))
@@ -347,15 +385,17 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 "interfaces": list(interfaces), "fe_coordinates": int(n),
                 "fe_constraints": int(asm.m), "mass_kg": m_tot,
                 "n_derivatives": int(derivatives * (derivatives + 1) // 2),
-                "nonlinear": bool(nonlinear)}
+                "nonlinear": bool(nonlinear), "frame": frame}
     return red
 
 
 def _mean_axes_basis(Phi, M, K, Rig) -> tuple[np.ndarray, np.ndarray]:
-    """The mean-axes basis of ``span(Phi)``: the rigid part removed (mass-orthogonal), then
-    M-orthonormal and K-diagonal (the reduced eigenproblem); ``(Ψ, ω²)``."""
-    MR = M @ Rig
-    Phi = Phi - Rig @ np.linalg.solve(Rig.T @ MR, MR.T @ Phi)
+    """The mean-axes basis of ``span(Phi)``: the rigid part removed (mass-orthogonal; not
+    when ``Rig`` is None, the interface frame), then M-orthonormal and K-diagonal (the
+    reduced eigenproblem); ``(Ψ, ω²)``."""
+    if Rig is not None:
+        MR = M @ Rig
+        Phi = Phi - Rig @ np.linalg.solve(Rig.T @ MR, MR.T @ Phi)
     Mh = Phi.T @ (M @ Phi)
     Kh = Phi.T @ (K @ Phi)
     lam, U = np.linalg.eigh(0.5 * (Mh + Mh.T))
@@ -466,7 +506,7 @@ def _fingerprint(model, interfaces, kw) -> str:
     return h.hexdigest()[:24]
 
 
-_FORMAT_KEY = "fem.reduction/2"
+_FORMAT_KEY = "fem.reduction/3"   # /3: Lanczos from a generic start, load modes at unit M-norm
 
 
 def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
