@@ -251,6 +251,11 @@ class GeneralizedAlpha:
                             h / self._h_prev if linear else 0.0, self.alpha, h)
         lam = self.lam.copy()
         hist, res_abs = self._newton(q, v, qdd, lam, t1, k, refactor)
+        return self._accepted(q, v, qdd, lam, t1, h, hist, res_abs)
+
+    def _accepted(self, q, v, qdd, lam, t1: float, h: float, hist: list,
+                  res_abs: float) -> dict:
+        """Accept the converged iterate of a step; its statistics."""
         self._accept(q, v, qdd, lam, t1, h)
         return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
                 "residual_dynamics_N": float(res_abs),
@@ -290,12 +295,7 @@ class GeneralizedAlpha:
                                           self._velocity_residual(q, v, t1)),
                     "step_size": h}
         hist, res_abs = self._newton_compiled(q, v, qdd, lam, t1, k, False, start=out)
-        self._accept(q, v, qdd, lam, t1, h)
-        return {"iterations": len(hist) - 1, "residual_dynamics": hist[-1][0],
-                "residual_dynamics_N": float(res_abs),
-                "residual_constraints": hist[-1][1],
-                "residual_velocity": self._velocity_residual(q, self.v, t1),
-                "step_size": h}
+        return self._accepted(q, v, qdd, lam, t1, h, hist, res_abs)
 
     def _velocity_residual(self, q, v, t: float) -> float:
         """``max |Φ_q q̇ + Φ_t|`` at the end of a step (the velocities as corrected)."""
