@@ -273,8 +273,7 @@ class Assembly(ConstraintEquations, System):
         return ConstantStructure(
             mass=sp.csr_matrix(self.M), damping=C, jacobian=G.tocsr(),
             offset=lambda t: self._timed_terms(t)[0],
-            rate=(lambda t, q: self.phi_t(q, t)) if self.n_bil else
-            (lambda t, q: self._h(t, 1)),
+            rate=lambda t, q: self.phi_t(q, t),
             forces=forces, timed=timed, bilinear=bilinear, bodies=bodies)
 
     def mass_matrix(self, q: np.ndarray | None = None):

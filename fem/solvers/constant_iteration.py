@@ -264,7 +264,6 @@ class ConstantIteration:
             self._jrows = np.concatenate([self._bil_row[Ac.row // 3],
                                           self._bil_row[Bc.row // 3], Gc.row]).astype(np.int64)
             self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
-            self._beta = bil[5]
         if bodies is not None and bodies[0] is not None:
             _body_terms = bodies[0]
             self._bodies = tuple(bodies[1:])
@@ -285,7 +284,7 @@ class ConstantIteration:
         self.rhs = np.empty(n + m)
         self._no_tangent = np.empty((0, 1, 1))
         self._phi_v = np.empty(m)
-        self._rate_step = None
+        self._no_rate = np.empty(0)       # Φ_t depends on q: the step leaves it to Python
         self._step_tail = None      # the step kernel's arguments fixed per factorization
         self._tail_of = None
         self._cons, self._cons_t = (), None
@@ -314,10 +313,7 @@ class ConstantIteration:
         """Compiled modified-Newton iterations with a kept factorization (see the kernel
         ``iterate``); ``k`` the step's :class:`~fem.solvers.alpha.StepCoefficients`.
         Returns ``(status, it, nh, err, err_prev, refactor, scale, evaluations)``."""
-        if factorization is not self._factorization:
-            self._factorization = factorization
-            self._lu = factorization.substitution_data()
-        lu_kind, lu, piv, kl, ku, perm = self._lu
+        lu_kind, lu, piv, kl, ku, perm = self._lu_of(factorization)
         kind, dofs, arrays3, arrays2 = self.forces
         c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
         return self._kernels[2](
@@ -336,25 +332,31 @@ class ConstantIteration:
         acceleration before ``q̈₀`` (or ``q̈₀`` itself with ``c = 0``).  Returns
         ``(iterate's tuple, q, q̇, q̈, λ, a₁, velocity residual or −1)``."""
         if factorization is not self._tail_of or self._step_tail is None:
-            if factorization is not self._factorization:
-                self._factorization = factorization
-                self._lu = factorization.substitution_data()
             self._tail_of = factorization
-            self._step_tail = (*self.forces, self._no_tangent, self.f_int, *self._lu,
-                               self.res, self.rhs, self.phi, self.dx, self.hist_r,
-                               self.hist_p, self._phi_v)
+            self._step_tail = (*self.forces, self._no_tangent, self.f_int,
+                               *self._lu_of(factorization), self.res, self.rhs, self.phi,
+                               self.dx, self.hist_r, self.hist_p, self._phi_v)
         s = self.structure
-        if self._rate_step is None:      # Φ_t known before the step: checked inside
-            self._rate_step = (np.asarray(s.rate(t, q0), dtype=float)
-                               if not s.timed or s.plain else np.empty(0))
-        rate = self._rate_step
-        if s.timed and s.plain:
-            rate = np.asarray(s.rate(t, q0), dtype=float)
+        # Φ_t known before the step (it does not depend on q): checked inside the kernel
+        rate = self._no_rate if s.timed and not s.plain else self._rate_at(t, q0)
         return self._kernels[3](
             q0, v0, qdd0, a0, prev, c, h, par.alpha_f, par.alpha_m, par.gamma, par.beta,
             lam0, rate, f_ext, *self._constraints(t), self._M, self._C, self._bodies,
             self.mq, self.jl, self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime,
             tol, ctol, max_iter, ratio, contraction, *self._step_tail)
+
+    def _lu_of(self, factorization) -> tuple:
+        """The substitution arrays of ``factorization``, kept while it is the same."""
+        if factorization is not self._factorization:
+            self._factorization = factorization
+            self._lu = factorization.substitution_data()
+        return self._lu
+
+    def _rate_at(self, t: float, q) -> np.ndarray:
+        """``∂Φ/∂t`` at ``(t, q)``, evaluated once for an untimed structure (zero)."""
+        if self._rate is None or self.structure.timed:
+            self._rate = np.asarray(self.structure.rate(t, q), dtype=float)
+        return self._rate
 
     def _terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``(c(t), β(t))``, evaluated once for an untimed structure."""
@@ -400,10 +402,8 @@ class ConstantIteration:
         """``max |Φ_q q̇ + Φ_t|`` (0 without constraints)."""
         if not self.m:
             return 0.0
-        s = self.structure
-        if self._rate is None or s.timed:
-            self._rate = np.asarray(s.rate(t, q), dtype=float)
+        rate = self._rate_at(t, q)
         if self._kernels is not None:
-            return float(self._kernels[1](q, v, self._rate, *self._constraints(t),
+            return float(self._kernels[1](q, v, rate, *self._constraints(t),
                                           np.empty(self.m), np.empty(self.jv.size)))
-        return float(np.abs(s.jacobian @ v + self._rate).max())
+        return float(np.abs(self.structure.jacobian @ v + rate).max())

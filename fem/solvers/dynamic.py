@@ -269,24 +269,18 @@ class GeneralizedAlpha:
         iterations ask for one, continues in :meth:`_newton_compiled`.  The same
         decisions and values as the general step."""
         fast, pol = self._constant, self.policy
-        f_ext = self.asm.external_forces(t1, self.q)
-        if f_ext is not self._floor[0]:
-            self._floor = (f_ext, max(float(f_ext @ f_ext), self.force_scale2, 1e-300))
+        f_ext, floor2 = self._loads(t1, self.q)
         tol, ctol, max_iter = self._tolerances
         out, q, v, qdd, lam, a1, vres = fast.step(
             self.q, self.v, self.qdd, self.a, self._qdd_prev if linear else self.qdd,
             h / self._h_prev if linear else 0.0, h, self.alpha, self.lam, f_ext, t1,
-            self._floor[1], k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction,
-            pol.lu)
+            floor2, k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction, pol.lu)
         if out[0] in (CONVERGED, ROUNDOFF):
             status, _it, nh, _err, _ep, _rf, scale, evals = out
             self.n_force_evals += evals
             if status == ROUNDOFF:
                 self.n_roundoff_accepts += 1
-            self.a = a1
-            self._qdd_prev, self._h_prev = self.qdd, h
-            self.n_steps += 1
-            self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
+            self._accept(q, v, qdd, lam, t1, h, a=a1)
             rn = float(fast.hist_r[nh - 1])
             return {"iterations": nh - 1, "residual_dynamics": rn,
                     "residual_dynamics_N": rn * scale,
@@ -296,6 +290,14 @@ class GeneralizedAlpha:
                     "step_size": h}
         hist, res_abs = self._newton_compiled(q, v, qdd, lam, t1, k, False, start=out)
         return self._accepted(q, v, qdd, lam, t1, h, hist, res_abs)
+
+    def _loads(self, t1: float, q) -> tuple[np.ndarray, float]:
+        """``(f_ext, floor²)`` at ``t1``: the squared force floor of the residual's scale,
+        kept while the loads are the same array (constant loads)."""
+        f_ext = self.asm.external_forces(t1, q)
+        if f_ext is not self._floor[0]:
+            self._floor = (f_ext, max(float(f_ext @ f_ext), self.force_scale2, 1e-300))
+        return f_ext, self._floor[1]
 
     def _velocity_residual(self, q, v, t: float) -> float:
         """``max |Φ_q q̇ + Φ_t|`` at the end of a step (the velocities as corrected)."""
@@ -378,10 +380,7 @@ class GeneralizedAlpha:
         compiled loop's return where a compiled step (:meth:`_step_compiled`) left off."""
         asm, pol, fast = self.asm, self.policy, self._constant
         rhs, res = fast.rhs, fast.res
-        f_ext = asm.external_forces(t1, q)
-        if f_ext is not self._floor[0]:        # constant loads: the same array each step
-            self._floor = (f_ext, max(float(f_ext @ f_ext), self.force_scale2, 1e-300))
-        floor2 = self._floor[1]
+        f_ext, floor2 = self._loads(t1, q)
         tol, ctol, max_iter = self._tolerances
         it = nh = 0
         err = err_prev = np.inf
@@ -485,9 +484,11 @@ class GeneralizedAlpha:
                 where=f"t = {t1:.6g} s", residuals=[r for r, _ in hist]) from None
         return pol.measured("cost_factor", perf_counter() - t_fac) if pol.timed else 0.0
 
-    def _accept(self, q, v, qdd, lam, t1: float, h: float) -> None:
-        """The converged step becomes the state (velocities corrected if asked)."""
-        self.a = algorithmic_acceleration(self.qdd, qdd, self.a, self.alpha)
+    def _accept(self, q, v, qdd, lam, t1: float, h: float, a=None) -> None:
+        """The converged step becomes the state (velocities corrected if asked); ``a``
+        the algorithmic acceleration when already computed."""
+        self.a = algorithmic_acceleration(self.qdd, qdd, self.a, self.alpha) if a is None \
+            else a
         if self.corrector.on_velocities:
             v = self.corrector.velocities(q, v, t1)
         self._qdd_prev, self._h_prev = self.qdd, h
