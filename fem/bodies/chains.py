@@ -31,11 +31,12 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..assembly.system import System
+from ..assembly.system import ConstantStructure, System
 from ..core.errors import ModelError
 from ..core.validate import finite, vector3
 from ..elements.floating_frame import Coupling, FloatingFrameLink
 from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
+from .chain_kernels import chain_kernel, pack
 from .floating_frame import axis_rotation
 
 __all__ = ["HubLink", "HubLinkSystem", "PointMap", "PlanarChain", "PlanarChainSystem",
@@ -268,6 +269,8 @@ class HubLinkSystem(System):
         self._hub_c = np.eye(n)[0]
         self._cols = slice(1, n)
         self._state = None
+        self.use_kernel = True
+        self._packed = None
 
     # ------------------------------------------------ inertia in the links' frames
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
@@ -285,6 +288,76 @@ class HubLinkSystem(System):
         if st is None or st[0] != key:
             st = self._state = (key, ChainInertia(self._link_states(q), self.n))
         return st[1]
+
+    # ------------------------------------------------------ the compiled evaluation
+    use_kernel: bool
+    """Evaluate with the compiled kernel (:mod:`fem.bodies.chain_kernels`) where it
+    applies; False: the NumPy form (:mod:`fem.bodies.chain_inertia`, the reference)."""
+
+    def _kernel_links(self) -> list[dict] | None:
+        """The links in :func:`fem.bodies.chain_kernels.pack`'s form, or None where the
+        kernel does not apply (the fourth-order kinematics)."""
+        lk = self.link
+        if lk.nonlinear_curvature or lk.nonlinear_foreshortening:
+            return None
+        smp = lk.quadrature_samples
+        return [{"L1": smp.L1, "H": smp.H, "p0": smp.p0, "w": self.wm, "c": self._hub_c,
+                 "cols": np.arange(1, self.n), "na": lk.na, "nb": lk.nb, "tip": None}]
+
+    def _kernel(self):
+        """``(evaluate, index, data)`` of the compiled evaluation, or None (NumPy form:
+        no numba, ``use_kernel`` False, or a chain the kernel does not cover)."""
+        if not self.use_kernel:
+            return None
+        if self._packed is None:
+            fn = chain_kernel()
+            links = None if fn is None else self._kernel_links()
+            self._packed = (None,) if links is None else (
+                fn, *pack(self.model.gravity, self.K, self._theta_ref(), links))
+        return None if self._packed[0] is None else self._packed
+
+    def _theta_ref(self) -> np.ndarray:
+        return np.zeros(self.n)
+
+    def _compiled(self, q, v, a, inertia: bool, weight: bool, tangent: bool):
+        """``(mq, f, (M, C, Kq, Kw))`` of the compiled evaluation (see
+        :func:`fem.bodies.chain_kernels.chain_kernel`)."""
+        fn, index, data = self._packed
+        n = self.n
+        mq, f = np.zeros(n), np.zeros(n)
+        T = [np.zeros((n, n)) if tangent else np.zeros((0, 0)) for _ in range(4)]
+        fn(index, data, q, v, a, inertia, weight, tangent, mq, f, *T)
+        return mq, f, T
+
+    def constant_structure(self) -> ConstantStructure | None:
+        """The declared structure (:class:`fem.system.ConstantStructure`) with the
+        compiled chain as its one body (:data:`fem.bodies.kernels.KIND_CHAIN`): constant
+        twist and hub masses, the hub drive a linear row; generalized-α then runs its
+        iterations with a kept factorization compiled.  None where the compiled
+        evaluation does not apply."""
+        if self._kernel() is None:
+            return None
+        from ..constraints.compiled import state_kernel
+        from ..elements.kernels import group_forces, no_group
+        from .kernels import KIND_CHAIN, body_terms
+        from .kernels import pack as pack_bodies
+
+        state, terms = state_kernel(), body_terms()
+        if state is None or terms is None or group_forces is None:
+            return None
+        _, index, data = self._packed
+        n = self.n
+        empty = sp.csr_matrix((0, n))
+        bodies = pack_bodies([(KIND_CHAIN, 0, np.arange(n), data, index, 0)])
+        return ConstantStructure(
+            mass=sp.csr_matrix(self.M_const), damping=None, jacobian=sp.csr_matrix(self.Jd),
+            offset=lambda t: -self._drive(t, 0), rate=lambda t, q: self.phi_t(q, t),
+            forces=(group_forces, no_group()[0], np.zeros((0, 0), np.int64),
+                    *no_group()[1:]),
+            timed=bool(self.m),
+            bilinear=(state, empty, np.zeros(0), empty, np.zeros(0, np.int64),
+                      lambda t: np.zeros(0)),
+            bodies=(terms, *bodies))
 
     # ------------------------------------------------------------ kinematics
     def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +377,9 @@ class HubLinkSystem(System):
         return J, Hs
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        if self._kernel() is not None:
+            z = np.zeros(self.n)
+            return self._compiled(q, z, z, True, False, True)[2][0] + self.M_const
         return self._inertia_state(q).mass() + self.M_const
 
     def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
@@ -312,7 +388,12 @@ class HubLinkSystem(System):
 
         Summed in every link's frame coordinates and carried to ``q`` by the chain rule
         (:mod:`fem.chain_inertia`); :meth:`kinematics` gives the point-by-point ``J`` and
-        ``∂²r/∂q∂q`` the same sums come from (the reference of the tests)."""
+        ``∂²r/∂q∂q`` the same sums come from (the reference of the tests).  Compiled
+        where :meth:`_kernel` applies."""
+        if self._kernel() is not None:
+            f, _, (M, C, Kq, _) = self._compiled(q, v, a, True, False, tangent)
+            f += self.M_const @ a
+            return (f, (M + self.M_const, Kq, C)) if tangent else (f, None)
         f, tan = self._inertia_state(q).inertia(v, a, tangent)
         f += self.M_const @ a
         if not tangent:
@@ -338,6 +419,8 @@ class HubLinkSystem(System):
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
         """Elastic forces ``∂U/∂e`` and the weight (configuration-dependent)."""
+        if self._kernel() is not None:
+            return self._compiled_internal(q, tangent)
         f, Kt = self._elastic(self.K @ q, self.K.copy() if tangent else None, q)
         g = self.model.gravity
         if not np.any(g):
@@ -346,6 +429,11 @@ class HubLinkSystem(System):
         if not tangent:
             return f - fg, None
         return f - fg, Kt - Kg
+
+    def _compiled_internal(self, q: np.ndarray, tangent: bool):
+        """:meth:`internal_forces` by the compiled evaluation."""
+        _, f, (_, _, _, Kw) = self._compiled(q, q, q, False, True, tangent)
+        return (f, self.K - Kw) if tangent else (f, None)
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
         return np.zeros(self.n)
@@ -631,6 +719,8 @@ class PlanarChainSystem(HubLinkSystem):
         self._qcols = [index(d[lk.band]) for lk, d in zip(model.links, model.elastic_dofs,
                                                          strict=True)]
         self._state = None
+        self.use_kernel = True
+        self._packed = None
         self.drive = None
         self.m = self.n_con = 0
         self.labels, self.owner = [], []
@@ -640,6 +730,28 @@ class PlanarChainSystem(HubLinkSystem):
         self._setup(model)
         self.c = model.frame_vectors()
         self._tips = [lk.sample([lk.length]) for lk in model.links]
+
+    def _theta_ref(self) -> np.ndarray:
+        return self.theta_ref
+
+    def _kernel_links(self) -> list[dict] | None:
+        """The links in :func:`fem.bodies.chain_kernels.pack`'s form (a tip mass as one
+        more point, the tip's data where a next link starts), or None."""
+        model = self.model
+        if any(lk.nonlinear_curvature or lk.nonlinear_foreshortening
+               for lk in model.links):
+            return None
+        out, nl = [], len(model.links)
+        for i, (lk, tip) in enumerate(zip(model.links, self._tips, strict=True)):
+            smp = lk.quadrature_samples
+            L1, H, p0 = smp.L1, smp.H, smp.p0
+            if model.tip_masses[i]:
+                L1, H, p0 = (np.concatenate([L1, tip.L1]), np.concatenate([H, tip.H]),
+                             np.concatenate([p0, tip.p0]))
+            out.append({"L1": L1, "H": H, "p0": p0, "w": self._weights[i], "c": self.c[i],
+                        "cols": model.elastic_dofs[i], "na": lk.na, "nb": lk.nb,
+                        "tip": (tip.L1[0], tip.H[0], tip.p0[0]) if i + 1 < nl else None})
+        return out
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
         """Every link in its frame (:mod:`fem.chain_inertia`): frame angle ``c_i·q``,
@@ -725,6 +837,8 @@ class PlanarChainSystem(HubLinkSystem):
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
         """Elastic and joint-spring forces and the weight."""
+        if self._kernel() is not None:
+            return self._compiled_internal(q, tangent)
         f, Kt = self._elastic(self.K @ (q - self.theta_ref),
                               self.K.copy() if tangent else None, q)
         if not np.any(self.model.gravity):
@@ -1008,6 +1122,10 @@ class SpatialChainSystem(PlanarChainSystem):
 
     def __init__(self, model: SpatialChain):
         self._setup(model)
+
+    def _kernel_links(self) -> None:
+        """Spatial chains keep the NumPy form (rotation products of several angles)."""
+        return None
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
         """Every link in its frame (:mod:`fem.chain_inertia`): the rotation product of

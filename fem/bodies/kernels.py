@@ -16,6 +16,10 @@ and ``index`` (int64) each body's arrays.
 
 Kinds
 -----
+``KIND_CHAIN`` (a planar chain or hub link of :mod:`fem.bodies.chains`): ``data`` and
+``index`` the chain's layout of :func:`fem.bodies.chain_kernels.pack`; the inertia
+``Σ w Jᵀ r̈`` (without the constant masses) and the forces ``K (q − θ_ref) − Σ w Jᵀ g``.
+
 ``KIND_REDUCED`` (:class:`fem.bodies.ReducedBody`): ``data`` = ``W`` (n_V²), ``K_r``
 (m²), ``f0`` (m), the constant load vectors ``h_g`` (n_V × 3: gravity ``W e_c ⊗ g`` and
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
@@ -33,9 +37,10 @@ import numpy as np
 
 from ..core.jit import compiled
 
-__all__ = ["KIND_REDUCED", "pack", "body_terms"]
+__all__ = ["KIND_REDUCED", "KIND_CHAIN", "pack", "body_terms"]
 
 KIND_REDUCED = 0
+KIND_CHAIN = 1
 
 
 def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]):
@@ -57,7 +62,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_project = _reduced = None
+_project = _reduced = _chain = _chain_body = None
 
 
 @compiled
@@ -65,7 +70,10 @@ def body_terms(numba):
     """The compiled ``body_terms(header, dofs, data, index, q, v, a, mq, f)``: adds every
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
-    global _project, _reduced
+    global _project, _reduced, _chain, _chain_body
+    from .chain_kernels import chain_kernel
+
+    _chain = chain_kernel()
 
     @numba.njit(cache=True)
     def project(E, eta, h, m, out):   # pragma: no cover - jit
@@ -172,7 +180,27 @@ def body_terms(numba):
         for j in range(m):
             f[d[12 + j]] += fe[j] - out[12 + j]
 
-    _project, _reduced = project, reduced
+    @numba.njit(cache=True)
+    def chain_body(d, data, index, q, v, acc, mq, f):   # pragma: no cover - jit
+        """A planar chain or hub link (:mod:`fem.bodies.chain_kernels`) on the
+        coordinates ``d``: its inertia into ``mq``, its forces into ``f``."""
+        k = d.size
+        ql = np.empty(k)
+        vl = np.empty(k)
+        al = np.empty(k)
+        for j in range(k):
+            ql[j] = q[d[j]]
+            vl[j] = v[d[j]]
+            al[j] = acc[d[j]]
+        ml = np.zeros(k)
+        fl = np.zeros(k)
+        no = np.zeros((0, 0))
+        _chain(index, data, ql, vl, al, True, True, False, ml, fl, no, no, no, no)
+        for j in range(k):
+            mq[d[j]] += ml[j]
+            f[d[j]] += fl[j]
+
+    _project, _reduced, _chain_body = project, reduced, chain_body
 
     @numba.njit(cache=True)
     def terms(header, dofs, data, index, q, v, a, mq, f):   # pragma: no cover - jit
@@ -182,5 +210,7 @@ def body_terms(numba):
                                          header[b, 6])
             if kind == KIND_REDUCED:
                 _reduced(m, dofs[do:do + k], data[fo:], index[io:], P, q, v, a, mq, f)
+            elif kind == KIND_CHAIN:
+                _chain_body(dofs[do:do + k], data[fo:], index[io:], q, v, a, mq, f)
 
     return terms
