@@ -83,3 +83,96 @@ def test_state_is_kept_for_one_configuration_only():
     assert asm._inertia_state(q.copy()) is s1
     q[3] += 1e-3
     assert asm._inertia_state(q) is not s1
+
+
+# ------------------------------------------------------------------------------------
+# the compiled evaluation (fem.bodies.chain_kernels) against the NumPy form
+def _both(asm, q, v, a) -> dict:
+    """Every output of the chain's evaluation, compiled (True) and NumPy (False)."""
+    out = {}
+    for use in (True, False):
+        asm.use_kernel = use
+        asm._state = None
+        f, (M, Kq, C) = asm.inertia_forces(q, v, a, tangent=True)
+        fi, Kt = asm.internal_forces(q, v, tangent=True)
+        out[use] = {"f": f, "M": M, "Kq": Kq, "C": C, "fi": fi, "Kt": Kt,
+                    "f0": asm.inertia_forces(q, v, a)[0],
+                    "fi0": asm.internal_forces(q, v)[0], "mass": asm.mass_matrix(q)}
+    asm.use_kernel = True
+    return out
+
+
+def _check_kernel(model, seed: int = 0) -> None:
+    asm = model.assemble()
+    rng = np.random.default_rng(seed)
+    n = asm.n
+    q = model.q0 + 0.05 * rng.standard_normal(n)
+    v, a = rng.standard_normal(n), rng.standard_normal(n)
+    out = _both(asm, q, v, a)
+    for key, r in out[False].items():
+        err = np.abs(out[True][key] - r).max() / max(np.abs(r).max(), 1e-300)
+        assert err < 1e-13, (key, err)
+
+
+@pytest.mark.parametrize("basis, n", BASES)
+def test_compiled_chain_matches_numpy(basis, n):
+    """Hub links and planar chains (tip masses, joint springs, gravity off the plane):
+    the compiled evaluation equals the NumPy form to round-off."""
+    from fem.bodies.chain_kernels import chain_kernel
+
+    if chain_kernel() is None:
+        pytest.skip("numba off (FEM_NO_JIT=1): the NumPy form is the only one")
+    hub = HubLink(_link(basis, n, "seed"), hub_inertia=2.0, gravity=(0.0, -9.81, 1.0))
+    assert hub.assemble()._kernel() is not None
+    _check_kernel(hub)
+    chain = PlanarChain([_link(basis, n, "seed") for _ in range(3)], [0.1, 0.2, -0.3],
+                        tip_masses=[1.0, 0.0, 2.0], joint_stiffness=[0.0, 10.0, 0.0],
+                        gravity=(0.0, -9.81, 0.5))
+    _check_kernel(chain, seed=1)
+
+
+@pytest.mark.parametrize("basis, n", BASES)
+def test_chains_the_kernel_leaves_to_numpy(basis, n):
+    """The fourth-order kinematics and spatial chains keep the NumPy form (and declare no
+    compiled structure)."""
+    for model in (HubLink(_link(basis, n, "fourth_order"), hub_inertia=2.0),
+                  PlanarChain([_link(basis, n, "fourth_order") for _ in range(2)],
+                              [0.1, 0.2]),
+                  dh_chain([[0.0, 0.0, 0.0]] * 2, 3.0, 50.0, 1e7, 2e3, 3e3, 1e3,
+                           basis=basis, n_coordinates=n)):
+        asm = model.assemble()
+        assert asm._kernel() is None and asm.constant_structure() is None
+
+
+def test_compiled_iterations_match_numpy_run():
+    """A two-link fall and a driven hub link run with the compiled iterations (the
+    declared structure) and with the NumPy form: the same iterations, states equal to
+    round-off."""
+    import fem
+    from fem.bodies.chain_kernels import chain_kernel
+
+    if chain_kernel() is None:
+        pytest.skip("numba off (FEM_NO_JIT=1)")
+
+    def hub_angle(t):
+        return 0.5 * t * t, t, 1.0
+
+    def runs(build, **kw):
+        out = []
+        for use in (True, False):
+            model = build()
+            model.assemble().use_kernel = use
+            out.append(fem.simulate(model, 0.2, 0.01, **kw))
+        return out
+
+    for build, kw in (
+            (lambda: PlanarChain([_link("bspline", 4, "seed") for _ in range(2)],
+                                 [0.3, 0.2]), {"rho_inf": 1.0}),
+            (lambda: HubLink(_link("bezier", 4, "seed"), hub_angle=hub_angle),
+             {"rho_inf": 0.8, "force_scale": 10.0})):
+        fast, ref = runs(build, **kw)
+        assert np.array_equal(fast.stats["iterations"], ref.stats["iterations"])
+        assert fast.info["factorizations"] == ref.info["factorizations"]
+        for x, y in ((fast.q, ref.q), (fast.v, ref.v), (fast.lam, ref.lam)):
+            if y.size:
+                assert np.abs(x - y).max() <= 1e-11 * max(np.abs(y).max(), 1.0)
