@@ -239,7 +239,15 @@ class HubLinkSystem(System):
         coordinates and the LU grow with the coordinates ``n``, an iteration with the links
         (issue 23, ``factor_cost="timed"``: two-link fall 0.4–1.0 at n = 26–38, 1.0–1.25 at
         70, 1.5 at 98, 1.6–2.4 at 130–134; five-link fall 0.54 at 95, 1.06 at 175).  The
-        defaults of the chain cases (n ≤ 30 per link) keep 0.7."""
+        defaults of the chain cases (n ≤ 30 per link) keep 0.7.
+
+        With the compiled evaluation (:mod:`fem.bodies.chain_kernels`) an iteration with a
+        kept factorization runs compiled (≈ 15–20 µs) while a factorization still forms
+        the tangents and the saddle matrix through Python (≈ 70–150 µs): 6, the best of
+        the fixed ratios 1.5–32 tried on the spin-up beam (7 coordinates, Ω0 = 4 and 10)
+        and the two-link fall (30, 70 and 134 coordinates), 1.2–1.6× faster than 0.7."""
+        if self._kernel() is not None:
+            return 6.0
         return max(0.7, self.n / (30.0 * len(self.elastic)))
 
     def __init__(self, model: HubLink):
