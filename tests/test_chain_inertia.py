@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fem.bodies.chains import HubLink, PlanarChain, dh_chain
-from fem.elements.floating_frame import FloatingFrameLink
+from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
 
 BASES = [("bezier", 4), ("bspline", 5), ("fe", 4), ("modes", 3)]
 
@@ -114,18 +114,19 @@ def _check_kernel(model, seed: int = 0) -> None:
         assert err < 1e-13, (key, err)
 
 
+@pytest.mark.parametrize("kinematics", KINEMATICS)
 @pytest.mark.parametrize("basis, n", BASES)
-def test_compiled_chain_matches_numpy(basis, n):
-    """Hub links and planar chains (tip masses, joint springs, gravity off the plane):
-    the compiled evaluation equals the NumPy form to round-off."""
+def test_compiled_chain_matches_numpy(basis, n, kinematics):
+    """Hub links and planar chains (tip masses, joint springs, gravity off the plane),
+    every kinematics: the compiled evaluation equals the NumPy form to round-off."""
     from fem.bodies.chain_kernels import chain_kernel
 
     if chain_kernel() is None:
         pytest.skip("numba off (FEM_NO_JIT=1): the NumPy form is the only one")
-    hub = HubLink(_link(basis, n, "seed"), hub_inertia=2.0, gravity=(0.0, -9.81, 1.0))
+    hub = HubLink(_link(basis, n, kinematics), hub_inertia=2.0, gravity=(0.0, -9.81, 1.0))
     assert hub.assemble()._kernel() is not None
     _check_kernel(hub)
-    chain = PlanarChain([_link(basis, n, "seed") for _ in range(3)], [0.1, 0.2, -0.3],
+    chain = PlanarChain([_link(basis, n, kinematics) for _ in range(3)], [0.1, 0.2, -0.3],
                         tip_masses=[1.0, 0.0, 2.0], joint_stiffness=[0.0, 10.0, 0.0],
                         gravity=(0.0, -9.81, 0.5))
     _check_kernel(chain, seed=1)
@@ -133,11 +134,11 @@ def test_compiled_chain_matches_numpy(basis, n):
 
 @pytest.mark.parametrize("basis, n", BASES)
 def test_chains_the_kernel_leaves_to_numpy(basis, n):
-    """The fourth-order kinematics and spatial chains keep the NumPy form (and declare no
-    compiled structure)."""
-    for model in (HubLink(_link(basis, n, "fourth_order"), hub_inertia=2.0),
-                  PlanarChain([_link(basis, n, "fourth_order") for _ in range(2)],
-                              [0.1, 0.2]),
+    """Spatial chains, and links whose own kernels are off, keep the NumPy form (and
+    declare no compiled structure)."""
+    off = _link(basis, n, "fourth_order")
+    off.use_kernel = False
+    for model in (HubLink(off, hub_inertia=2.0),
                   dh_chain([[0.0, 0.0, 0.0]] * 2, 3.0, 50.0, 1e7, 2e3, 3e3, 1e3,
                            basis=basis, n_coordinates=n)):
         asm = model.assemble()
@@ -169,7 +170,7 @@ def test_compiled_iterations_match_numpy_run():
     for build, kw in (
             (lambda: PlanarChain([_link("bspline", 4, "seed") for _ in range(2)],
                                  [0.3, 0.2]), {"rho_inf": 1.0}),
-            (lambda: HubLink(_link("bezier", 4, "seed"), hub_angle=hub_angle),
+            (lambda: HubLink(_link("bezier", 4, "fourth_order"), hub_angle=hub_angle),
              {"rho_inf": 0.8, "force_scale": 10.0})):
         fast, ref = runs(build, **kw)
         assert np.array_equal(fast.stats["iterations"], ref.stats["iterations"])

@@ -13,17 +13,25 @@ in every link's own coordinates ``y = (o, φ, e)``, carried to ``q`` by
 (``FEM_NO_JIT=1``, :attr:`HubLinkSystem.use_kernel` False); the tests check that both
 agree to round-off.
 
-What is compiled: hub links and planar chains with the paper's kinematics ('seed':
-``Q`` constant).  The fourth-order kinematics (``Q`` depends on ``e``, the nonlinear
-curvature) and spatial chains (rotation products of up to four angles per link) keep the
-NumPy form.
+What is compiled: hub links and planar chains, every kinematics of
+:data:`fem.elements.floating_frame.KINEMATICS` (the fourth-order foreshortening by the
+running rule of :func:`fem.elements.floating_frame._fourth_order_kernel`, the nonlinear
+curvature by :func:`fem.elements.floating_frame._bending_kernel`, both called from here).
+Spatial chains (rotation products of up to four angles per link) keep the NumPy form.
 
 Layout (:func:`pack`): ``index`` (int64) ``[nl, n, gravity?]`` then one row of
 :data:`ROW` integers per link::
 
-    P (points: quadrature points, a tip mass last), ne, na, nb, tip (1: the link has a
-    next link), off L1 (P, 3, ne), off H (P, nb, nb), off p0 (P, 3), off w (P,),
-    off c (n,), off tip data (L1 (3, ne), H (nb, nb), p0 (3,)), off cols (index)
+    0 P (points: quadrature points, a tip mass last), 1 ne, 2 na, 3 nb, 4 tip (1: a
+    next link starts at the tip), 5 off L1 (P, 3, ne), 6 off H (P, nb, nb), 7 off p0
+    (P, 3), 8 off w (P,), 9 off c (n,), 10 off tip data (L1 (3, ne), H (nb, nb),
+    p0 (3,)), 11 off cols (index, ne),
+    12 fourth-order foreshortening (0/1), 13 K (whole pieces of the rule), 14 G (rule
+    points per piece), 15 off dY_K (K, G, nb), 16 off wt_K (K, G), 17 off dY (P, G, nb),
+    18 off wt (P, G), 19 off nfull (index, P), 20 off the tip's dY (G, nb) and wt (G,),
+    21 off the tip's nfull (index, 1),
+    22 nonlinear curvature (0/1), 23 Pb (its rule's points), 24 off wb (Pb,), Bz
+    (Pb, 4, ne), EI_z, EI_y
 
 and ``data`` (float64) ``[g (3), K (n²), θ_ref (n)]`` then every link's arrays.
 """
@@ -36,7 +44,7 @@ from ..core.jit import compiled
 
 __all__ = ["ROW", "pack", "chain_kernel"]
 
-ROW = 12
+ROW = 25
 HEAD = 3
 
 
@@ -44,42 +52,65 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
     """``(index, data)`` of a chain (see the module docstring).
 
     ``links``: per link a dict with ``L1`` (P, 3, ne), ``H`` (P, nb, nb), ``p0`` (P, 3),
-    ``w`` (P,), ``c`` (n,), ``cols`` (ne,), ``na``, ``nb`` and ``tip`` (None, or the tip's
-    ``(L1 (3, ne), H (nb, nb), p0 (3,))`` when a next link starts there)."""
+    ``w`` (P,), ``c`` (n,), ``cols`` (ne,), ``na``, ``nb``, ``tip`` (None, or the tip's
+    ``(L1 (3, ne), H (nb, nb), p0 (3,))`` when a next link starts there), and with the
+    fourth-order foreshortening ``rule`` ``(dY_K, wt_K, nfull (P,), dY (P, G, nb),
+    wt (P, G))`` and ``tip_rule`` ``(nfull (1,), dY (1, G, nb), wt (1, G))`` (or None),
+    with the nonlinear curvature ``bend`` ``(wb, Bz, EI_z, EI_y)`` (or None)."""
     n = K.shape[0]
     nl = len(links)
-    index = [np.array([nl, n, int(np.any(gravity))], np.int64),
-             np.zeros(ROW * nl, np.int64)]
+    rows = np.zeros((nl, ROW), np.int64)
     data = [np.asarray(gravity, float).ravel(), np.asarray(K, float).ravel(),
             np.asarray(theta_ref, float).ravel()]
+    ints: list = []
     fo = 3 + n * n + n
     io = HEAD + ROW * nl
-    cols = []
-    for i, lk in enumerate(links):
-        P, _, ne = lk["L1"].shape
-        parts = [lk["L1"], lk["H"], lk["p0"], lk["w"], lk["c"]]
-        offs = []
-        for a in parts:
-            offs.append(fo)
+
+    def put(*arrays) -> int:
+        nonlocal fo
+        start = fo
+        for a in arrays:
             data.append(np.asarray(a, float).ravel())
             fo += data[-1].size
-        tip_off = fo
-        if lk["tip"] is not None:
-            for a in lk["tip"]:
-                data.append(np.asarray(a, float).ravel())
-                fo += data[-1].size
-        index[1][ROW * i:ROW * (i + 1)] = (P, ne, lk["na"], lk["nb"],
-                                           int(lk["tip"] is not None), *offs, tip_off, io)
-        cols.append(np.asarray(lk["cols"], np.int64))
-        io += ne
-    index += cols
+        return start
+
+    def put_int(a) -> int:
+        nonlocal io
+        start = io
+        ints.append(np.asarray(a, np.int64).ravel())
+        io += ints[-1].size
+        return start
+
+    for i, lk in enumerate(links):
+        P, _, ne = lk["L1"].shape
+        row = rows[i]
+        row[:5] = (P, ne, lk["na"], lk["nb"], int(lk["tip"] is not None))
+        row[5:10] = [put(lk[k]) for k in ("L1", "H", "p0", "w", "c")]
+        row[10] = put(*lk["tip"]) if lk["tip"] is not None else fo
+        row[11] = put_int(lk["cols"])
+        rule = lk.get("rule")
+        if rule is not None:
+            dYK, wtK, nfull, dY, wt = rule
+            row[12:15] = (1, dYK.shape[0], dYK.shape[1])
+            row[15], row[16], row[17], row[18] = put(dYK), put(wtK), put(dY), put(wt)
+            row[19] = put_int(nfull)
+            tr = lk.get("tip_rule")
+            if tr is not None:
+                row[20] = put(tr[1], tr[2])
+                row[21] = put_int(tr[0])
+        bend = lk.get("bend")
+        if bend is not None:
+            wb, Bz, ei_z, ei_y = bend
+            row[22:24] = (1, wb.size)
+            row[24] = put(wb, Bz, [ei_z, ei_y])
+    index = [np.array([nl, n, int(np.any(gravity))], np.int64), rows.ravel(), *ints]
     return (np.ascontiguousarray(np.concatenate(index), dtype=np.int64),
             np.ascontiguousarray(np.concatenate(data), dtype=float))
 
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_local = _project = _evaluate = None
+_local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
 
 
 @compiled
@@ -89,12 +120,17 @@ def chain_kernel(numba):
 
     * ``inertia``: ``mq += Σ w Jᵀ r̈`` (without the constant twist and hub masses), with
       ``tangent`` ``M``, ``C`` (``∂/∂q̇``) and ``Kq`` (``∂/∂q``) added (n, n);
-    * ``weight``: ``f += K (q − θ_ref) − Σ w Jᵀ g``, with ``tangent`` ``Kw += Σ w g·H``
-      (the elastic tangent is ``K − Kw``).
+    * ``weight``: ``f += K (q − θ_ref) + f_curv − Σ w Jᵀ g`` (``f_curv`` the nonlinear
+      curvature's), with ``tangent`` ``Kw += Σ w g·H − ∂f_curv/∂q`` (the tangent of
+      the internal forces is ``K − Kw``).
 
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
-    global _local, _project, _evaluate
+    global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
+    from ..elements.floating_frame import _bending_kernel, _fourth_order_kernel
+
+    _fo_terms, _fo_form, _ = _fourth_order_kernel()
+    _bending = _bending_kernel()
 
     @numba.njit(cache=True)
     def local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe):  # pragma: no cover - jit
@@ -149,6 +185,44 @@ def chain_kernel(numba):
                     out[ck, i] += xb * g
             for m in range(ne):
                 out[ck, cols[m]] += X[4 + k, 4 + m]
+
+    @numba.njit(cache=True)
+    def coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt):  # pragma: no cover
+        """The dense ``Q`` (P, 2 nb, 2 nb) of the points: ``H`` on both fields, with the
+        fourth-order foreshortening (``fs``) its part ``Q4`` from the running rule, whose
+        terms it also takes off ``p`` and ``Pe`` (:meth:`FloatingFrameLink._local`)."""
+        P = H.shape[0]
+        nq = 2 * nb
+        Qd = np.zeros((P, nq, nq))
+        for k in range(P):
+            for i in range(nb):
+                for j in range(nb):
+                    x = H[k, i, j]
+                    Qd[k, i, j] = x
+                    Qd[k, nb + i, nb + j] = x
+        if fs:
+            ey = np.empty(nb)
+            ez = np.empty(nb)
+            for i in range(nb):
+                ey[i] = e[na + i]
+                ez[i] = e[na + nb + i]
+            u = np.empty(P)
+            gy = np.empty((P, nb))
+            gz = np.empty((P, nb))
+            WK = np.empty((wtK.shape[0], wtK.shape[1], 3))
+            WP = np.empty((P, wt.shape[1], 3))
+            _fo_terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK, WP)
+            Q4 = np.empty((P, nq, nq))
+            _fo_form(dYK, WK, nfull, dY, WP, Q4)
+            for k in range(P):
+                p[k, 0] -= u[k]
+                for i in range(nb):
+                    Pe[k, 0, na + i] -= gy[k, i]
+                    Pe[k, 0, na + nb + i] -= gz[k, i]
+                for i in range(nq):
+                    for j in range(nq):
+                        Qd[k, i, j] += Q4[k, i, j]
+        return Qd
 
     @numba.njit(cache=True)
     def evaluate(index, data, q, v, a, inertia, weight, tangent, mq, f, M, C, Kq,
@@ -212,6 +286,34 @@ def chain_kernel(numba):
             Pe = np.empty((P, 3, ne))
             Qe = np.empty((P, nq))
             _local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe)
+            fs = row[12]
+            if fs:
+                Kp, G, ofs = row[13], row[14], row[15:22]
+                dYK = data[ofs[0]:ofs[0] + Kp * G * nb].reshape(Kp, G, nb)
+                wtK = data[ofs[1]:ofs[1] + Kp * G].reshape(Kp, G)
+                dY = data[ofs[2]:ofs[2] + P * G * nb].reshape(P, G, nb)
+                wt = data[ofs[3]:ofs[3] + P * G].reshape(P, G)
+                nfull = index[ofs[4]:ofs[4] + P]
+            else:
+                Kp, G = 0, 0
+                dYK, wtK = np.zeros((0, 0, 0)), np.zeros((0, 0))
+                dY, wt = np.zeros((0, 0, 0)), np.zeros((0, 0))
+                nfull = index[0:0]
+            Qd = _coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt)
+            if row[22] and weight:           # the nonlinear curvature
+                Pb = row[23]
+                ob = row[24]
+                wb = data[ob:ob + Pb]
+                Bz = data[ob + Pb:ob + Pb + Pb * 4 * ne].reshape(Pb, 4, ne)
+                ei = data[ob + Pb + Pb * 4 * ne:ob + Pb + Pb * 4 * ne + 2]
+                gb = np.empty(ne)
+                hb = np.empty((ne, ne)) if tangent else np.empty((0, 0))
+                _bending(e, wb, Bz, ei[0], ei[1], tangent, gb, hb)
+                for i in range(ne):
+                    f[cols[i]] += gb[i]
+                    if tangent:
+                        for j in range(ne):
+                            Kw[cols[i], cols[j]] -= hb[i, j]
             m = 4 + ne
             Gs = np.zeros((4, n))
             for r in range(3):
@@ -268,13 +370,12 @@ def chain_kernel(numba):
                         X[3, 4 + j] = x
                         X[4 + j, 3] = x
                     gR0 = g[0] * R[0, 0] + g[1] * R[1, 0] + g[2] * R[2, 0]
-                    for i in range(nb):
-                        for j in range(nb):
+                    for i in range(nq):
+                        for j in range(nq):
                             s = 0.0
                             for k in range(P):
-                                s += w[k] * H[k, i, j]
+                                s += w[k] * Qd[k, i, j]
                             X[4 + na + i, 4 + na + j] = -gR0 * s
-                            X[4 + na + nb + i, 4 + na + nb + j] = -gR0 * s
                     _project(X, Gs, cols, Kw)
                     if has_o:
                         for r in range(3):
@@ -314,17 +415,15 @@ def chain_kernel(numba):
                         Ped[k, r] = s1
                         Pedd[k, r] = s2
                     qs = 0.0
-                    for fld in range(2):
-                        o = na + fld * nb
-                        for i in range(nb):
-                            s1 = 0.0
-                            s2 = 0.0
-                            for j in range(nb):
-                                s1 += H[k, i, j] * ed[o + j]
-                                s2 += H[k, i, j] * edd[o + j]
-                            Qed[k, fld * nb + i] = s1
-                            Qedd[k, fld * nb + i] = s2
-                            qs += s1 * ed[o + i]
+                    for i in range(nq):
+                        s1 = 0.0
+                        s2 = 0.0
+                        for j in range(nq):
+                            s1 += Qd[k, i, j] * ed[na + j]
+                            s2 += Qd[k, i, j] * edd[na + j]
+                        Qed[k, i] = s1
+                        Qedd[k, i] = s2
+                        qs += s1 * ed[na + i]
                     wk = w[k]
                     for r in range(3):
                         x = ao[r] - qs * R[r, 0]
@@ -412,15 +511,12 @@ def chain_kernel(numba):
                                     x += wacc[k, r] * R1[r, s] * Pe[k, s, j]
                         X2[3, 4 + j] += x
                         X2[4 + j, 3] += x
-                    for i in range(nb):
-                        for j in range(nb):
-                            s = 0.0
-                            for k in range(P):
-                                wr = (wacc[k, 0] * R[0, 0] + wacc[k, 1] * R[1, 0]
-                                      + wacc[k, 2] * R[2, 0])
-                                s += wr * H[k, i, j]
-                            X2[4 + na + i, 4 + na + j] -= s
-                            X2[4 + na + nb + i, 4 + na + nb + j] -= s
+                    for k in range(P):
+                        wr = (wacc[k, 0] * R[0, 0] + wacc[k, 1] * R[1, 0]
+                              + wacc[k, 2] * R[2, 0])
+                        for i in range(nq):
+                            for j in range(nq):
+                                X2[4 + na + i, 4 + na + j] -= wr * Qd[k, i, j]
                     _project(X0, Gs, cols, M)
                     _project(X1, Gs, cols, C)
                     _project(X2, Gs, cols, Kq)
@@ -472,6 +568,14 @@ def chain_kernel(numba):
                 Pt = np.empty((1, 3, ne))
                 Qt = np.empty((1, nq))
                 _local(e, tL1, tH, tp0, 1, ne, na, nb, pt, Pt, Qt)
+                if fs:
+                    otr, otn = row[20], row[21]
+                    tdY = data[otr:otr + G * nb].reshape(1, G, nb)
+                    twt = data[otr + G * nb:otr + G * nb + G].reshape(1, G)
+                    tnf = index[otn:otn + 1]
+                else:
+                    tdY, twt, tnf = dY, wt, nfull
+                Qdt = _coupling(tH, na, nb, e, pt, Pt, fs, dYK, wtK, tnf, tdY, twt)
                 R1p = np.zeros(3)
                 R2p = np.zeros(3)
                 for r in range(3):
@@ -479,13 +583,11 @@ def chain_kernel(numba):
                         R1p[r] += R1[r, s] * pt[0, s]
                         R2p[r] += R2[r, s] * pt[0, s]
                 qs = 0.0
-                for fld in range(2):
-                    o = na + fld * nb
-                    for i in range(nb):
-                        s = 0.0
-                        for j in range(nb):
-                            s += tH[0, i, j] * ed[o + j]
-                        qs += s * ed[o + i]
+                for i in range(nq):
+                    s = 0.0
+                    for j in range(nq):
+                        s += Qdt[0, i, j] * ed[na + j]
+                    qs += s * ed[na + i]
                 for r in range(3):
                     x = phd * phd * R2p[r] - qs * R[r, 0]
                     for s in range(3):
@@ -518,12 +620,10 @@ def chain_kernel(numba):
                                 if ci != 0.0:
                                     Ho[r, i, cj] += ci * y
                                     Ho[r, cj, i] += ci * y
-                        for fld in range(2):
-                            o = na + fld * nb
-                            for i in range(nb):
-                                for j in range(nb):
-                                    Ho[r, cols[o + i], cols[o + j]] -= R[r, 0] * tH[0, i, j]
+                        for i in range(nq):
+                            for j in range(nq):
+                                Ho[r, cols[na + i], cols[na + j]] -= R[r, 0] * Qdt[0, i, j]
                 has_o = True
 
-    _local, _project, _evaluate = local, project, evaluate
+    _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
     return evaluate

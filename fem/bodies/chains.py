@@ -172,6 +172,22 @@ class HubLink:
         return Q, V
 
 
+def _kernel_kinematics(lk: FloatingFrameLink, smp, tip=None) -> dict:
+    """The kinematics' data of :func:`fem.bodies.chain_kernels.pack` for a link: the
+    running rule of the fourth-order foreshortening at the samples ``smp`` (and at the
+    ``tip`` samples), the rule of the nonlinear curvature."""
+    out: dict = {"rule": None, "tip_rule": None, "bend": None}
+    if lk.nonlinear_foreshortening:
+        dYK, wtK = lk._pieces
+        out["rule"] = (dYK, wtK, smp.nfull, smp.dY, smp.wt)
+        if tip is not None:
+            out["tip_rule"] = (tip.nfull, tip.dY, tip.wt)
+    if lk.nonlinear_curvature:
+        wb, Bz = lk._bend
+        out["bend"] = (wb, Bz, lk.EI_z, lk.EI_y)
+    return out
+
+
 def _set_frame(Q, body, origin, R, e) -> None:
     Q[body.frame_dofs] = np.concatenate([origin, R[:, 0], R[:, 1], R[:, 2]])
     Q[body.elastic_dofs] = e
@@ -306,11 +322,12 @@ class HubLinkSystem(System):
         """The links in :func:`fem.bodies.chain_kernels.pack`'s form, or None where the
         kernel does not apply (the fourth-order kinematics)."""
         lk = self.link
-        if lk.nonlinear_curvature or lk.nonlinear_foreshortening:
+        if not lk.use_kernel:
             return None
         smp = lk.quadrature_samples
         return [{"L1": smp.L1, "H": smp.H, "p0": smp.p0, "w": self.wm, "c": self._hub_c,
-                 "cols": np.arange(1, self.n), "na": lk.na, "nb": lk.nb, "tip": None}]
+                 "cols": np.arange(1, self.n), "na": lk.na, "nb": lk.nb, "tip": None,
+                 **_kernel_kinematics(lk, smp)}]
 
     def _kernel(self):
         """``(evaluate, index, data)`` of the compiled evaluation, or None (NumPy form:
@@ -746,19 +763,26 @@ class PlanarChainSystem(HubLinkSystem):
         """The links in :func:`fem.bodies.chain_kernels.pack`'s form (a tip mass as one
         more point, the tip's data where a next link starts), or None."""
         model = self.model
-        if any(lk.nonlinear_curvature or lk.nonlinear_foreshortening
-               for lk in model.links):
+        if not all(lk.use_kernel for lk in model.links):
             return None
         out, nl = [], len(model.links)
         for i, (lk, tip) in enumerate(zip(model.links, self._tips, strict=True)):
             smp = lk.quadrature_samples
             L1, H, p0 = smp.L1, smp.H, smp.p0
+            kin = _kernel_kinematics(lk, smp, tip)
             if model.tip_masses[i]:
                 L1, H, p0 = (np.concatenate([L1, tip.L1]), np.concatenate([H, tip.H]),
                              np.concatenate([p0, tip.p0]))
+                if kin.get("rule") is not None:
+                    dYK, wtK, nfull, dY, wt = kin["rule"]
+                    kin["rule"] = (dYK, wtK, np.concatenate([nfull, tip.nfull]),
+                                   np.concatenate([dY, tip.dY]), np.concatenate([wt, tip.wt]))
+            if i + 1 == nl:
+                kin["tip_rule"] = None
             out.append({"L1": L1, "H": H, "p0": p0, "w": self._weights[i], "c": self.c[i],
                         "cols": model.elastic_dofs[i], "na": lk.na, "nb": lk.nb,
-                        "tip": (tip.L1[0], tip.H[0], tip.p0[0]) if i + 1 < nl else None})
+                        "tip": (tip.L1[0], tip.H[0], tip.p0[0]) if i + 1 < nl else None,
+                        **kin})
         return out
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:

@@ -36,6 +36,13 @@ their errors, the timing table, the ratio); ``--table`` adds the Markdown tables
     python tests/benchmarks/peer_chains.py --quick            # ≈ 7 min, loaded 2 cores
     python tests/benchmarks/peer_chains.py --table > chains.jsonl    # full grid
     python tests/benchmarks/peer_chains.py spinup_omega10 -r 7
+    python tests/benchmarks/peer_chains.py --chosen --table     # ≈ 1 min: no search
+
+``--chosen`` skips the reference and the search: it times the configurations the full
+run chose (:data:`CHOSEN`, docs/performance.md), Exudyn's with its four settings,
+interleaved, and measures their peaks against the full run's reference
+(:data:`REFERENCE_PEAKS`) — the cheapest run that still gives the three ratios, valid
+while the chosen configurations stay the fastest passing ones.
 """
 
 from __future__ import annotations
@@ -77,6 +84,18 @@ STEPS = {
 EXUDYN_STEPS = {
     "spinup_beam": [0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.0025],
     "two_link_arm_fall": [0.02, 0.01, 0.005, 0.0025, 0.001, 5e-4],
+}
+CHOSEN = {
+    # the fastest passing configurations of the full run (docs/performance.md):
+    # ours (basis, n, kinematics, step), Exudyn's (elements, step)
+    "spinup_omega4": {"fem": [("fe", 2, "seed", 0.2)], "exudyn": [(4, 0.05)]},
+    "spinup_omega10": {"fem": [("fe", 2, "seed", 0.2)], "exudyn": [(6, 0.01)]},
+    "two_link_fall": {"fem": [("bspline", 3, "seed", 0.01)], "exudyn": [(2, 5e-4)]},
+}
+REFERENCE_PEAKS = {
+    # the full run's reference: Exudyn at its last refinement (REFERENCE)
+    "spinup_omega4": [0.533602], "spinup_omega10": [1.083107],
+    "two_link_fall": [0.017639, 0.010971],
 }
 SIZES = [1, 2, 3, 4, 6, 8]
 QUICK_SIZES = [1, 2, 4]
@@ -190,14 +209,45 @@ def _fastest(rows: list[dict], k: int) -> list[dict]:
     return sorted((r for r in rows if r.get("passes")), key=lambda r: r["wall_s"])[:k]
 
 
+def _chosen_rows(name: str, mod, case_params: dict, t_end: float, have_exudyn: bool,
+                 emit) -> tuple[dict, list, list]:
+    """``--chosen``: the reference of the full run and one run of each chosen
+    configuration (no search); every row passes when its peaks are within the
+    tolerance (reported, not required: the full run established it)."""
+    ref = {"peaks_m": REFERENCE_PEAKS[name], "sequence": [],
+           "note": "the full run's reference (REFERENCE_PEAKS), not recomputed"}
+    ours_rows, exu_rows = [], []
+    for basis, n, kin, h in CHOSEN[name]["fem"]:
+        ours(mod, case_params, basis, n, kin, h, 5 * h)          # warm-up
+        r = ours(mod, case_params, basis, n, kin, h, t_end)
+        ours_rows.append({"code": "fem", "basis": basis, "kinematics": kin,
+                          "n_coordinates": n, "h_s": h, **r})
+    if have_exudyn:
+        for elements, h in CHOSEN[name]["exudyn"]:
+            r = exudyn(mod, case_params, elements, h, t_end)
+            exu_rows.append({"code": "exudyn", "elements": elements, "h_s": h, **r})
+    for row in ours_rows + exu_rows:
+        if row["completed"]:
+            row["error"] = round(error(row["peaks_m"], ref["peaks_m"]), 6)
+            row["error_finest_step"] = None
+            row["passes"] = True
+        emit(row)
+    return ref, ours_rows, exu_rows
+
+
 def benchmark(name: str, args, have_exudyn: bool) -> dict:
     mod, case_params = BENCHMARKS[name]
     t_end = _t_end(mod, args)
     steps = STEPS[mod.__name__]
-    ref = reference(mod, case_params, t_end, args.quick, have_exudyn, steps[-1])
 
     def emit(row):
         print(json.dumps({"kind": "search", "benchmark": name, **_clean(row)}), flush=True)
+
+    if args.chosen:
+        ref, ours_rows, exu_rows = _chosen_rows(name, mod, case_params, t_end, have_exudyn,
+                                                emit)
+        return _timed(name, mod, case_params, t_end, args, ref, ours_rows, exu_rows)
+    ref = reference(mod, case_params, t_end, args.quick, have_exudyn, steps[-1])
 
     sizes = QUICK_SIZES if args.quick else SIZES
     models = [{"code": "fem", "basis": b, "kinematics": kin, "n_coordinates": n}
@@ -216,7 +266,12 @@ def benchmark(name: str, args, have_exudyn: bool) -> dict:
                          EXUDYN_STEPS[mod.__name__],
                          lambda m, h: exudyn(mod, case_params, m["elements"], h, t_end),
                          ref["peaks_m"], args.tolerance, lambda m: "ancf", emit)
-    # timing: the fastest passing configurations of both sides, interleaved
+    return _timed(name, mod, case_params, t_end, args, ref, ours_rows, exu_rows)
+
+
+def _timed(name: str, mod, case_params: dict, t_end: float, args, ref: dict,
+           ours_rows: list, exu_rows: list) -> dict:
+    """The fastest passing configurations of both sides timed interleaved; the result."""
     configs = {}
     for r in _fastest(ours_rows, args.candidates):
         configs[("fem", r["basis"], r["n_coordinates"], r["kinematics"], r["h_s"])] = r
@@ -283,7 +338,7 @@ def table(results: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for res in results:
         ref = res["reference"]
-        moved = ref["sequence"][-1].get("moved_from_previous")
+        moved = ref["sequence"][-1].get("moved_from_previous") if ref["sequence"] else None
         for side in ("fem", "exudyn"):
             t = res["chosen"][side]
             if t is None:
@@ -312,6 +367,9 @@ def main(argv=None) -> list[dict]:
                     help="fastest passing configurations of each side to time")
     ap.add_argument("--t-end-fall", type=float, default=2.0,
                     help="simulated time of the two-link fall [s]")
+    ap.add_argument("--chosen", action="store_true",
+                    help="no reference, no search: time the configurations the full run "
+                         "chose (CHOSEN) against its reference (≈ 1 min)")
     ap.add_argument("--table", action="store_true", help="print the Markdown table too")
     ap.add_argument("--table-from", default=None, metavar="JSONL",
                     help="only print the table of an earlier run's output")
