@@ -132,15 +132,34 @@ def test_compiled_chain_matches_numpy(basis, n, kinematics):
     _check_kernel(chain, seed=1)
 
 
+@pytest.mark.parametrize("kinematics", KINEMATICS)
 @pytest.mark.parametrize("basis, n", BASES)
-def test_chains_the_kernel_leaves_to_numpy(basis, n):
-    """Spatial chains, and links whose own kernels are off, keep the NumPy form (and
-    declare no compiled structure)."""
-    off = _link(basis, n, "fourth_order")
+def test_compiled_spatial_chain_matches_numpy(basis, n, kinematics):
+    """Spatial chains (D-H offsets and twists, a turned base, tip masses, gravity in
+    every direction): the frame programs of the kernel give the NumPy form's forces and
+    tangents to round-off."""
+    from fem.bodies.chain_kernels import chain_kernel
+
+    if chain_kernel() is None:
+        pytest.skip("numba off (FEM_NO_JIT=1): the NumPy form is the only one")
+    dh = [[0.0, 0.0, np.pi / 2], [0.2, 0.1, 0.0], [0.3, 0.0, 0.3]]
+    c, s = np.cos(0.4), np.sin(0.4)
+    base = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    model = dh_chain(dh, 3.0, 50.0, 1e7, 2e3, 3e3, 1e3, basis=basis, n_coordinates=n,
+                     angles=[0.1, 0.2, 0.3], kinematics=kinematics, base=base,
+                     tip_masses=[1.0, 0.0, 3.0], gravity=(0.3, -2.0, -9.81),
+                     joint_stiffness=[5.0, 0.0, 1.0])
+    assert model.assemble()._kernel() is not None
+    _check_kernel(model, seed=2)
+
+
+def test_links_with_their_kernels_off_keep_numpy():
+    """A link whose own kernels are off (``use_kernel`` False) keeps its chain on the
+    NumPy form, which declares no compiled structure."""
+    off = _link("bezier", 4, "fourth_order")
     off.use_kernel = False
-    for model in (HubLink(off, hub_inertia=2.0),
-                  dh_chain([[0.0, 0.0, 0.0]] * 2, 3.0, 50.0, 1e7, 2e3, 3e3, 1e3,
-                           basis=basis, n_coordinates=n)):
+    for model in (HubLink(off, hub_inertia=2.0), PlanarChain([off, _link("fe", 4, "seed")],
+                                                             [0.1, 0.2])):
         asm = model.assemble()
         assert asm._kernel() is None and asm.constant_structure() is None
 

@@ -51,10 +51,8 @@ def test_parallel_axes_reproduce_planar_chain():
     planar = PlanarChain(_links(3), th, gravity=(0.0, -9.81, 0.0), tip_masses=[3, 3, 10])
     spatial = SpatialChain(_links(3), th, base=B, gravity=B @ [0.0, -9.81, 0.0],
                            tip_masses=[3, 3, 10])
-    # one factor-cost ratio for both: the same Newton decisions (the compiled planar
-    # chain declares its own, the spatial chain's NumPy form another)
-    rp = fem.simulate(planar, 0.3, 0.005, rho_inf=0.9, factor_cost=0.7)
-    rs = fem.simulate(spatial, 0.3, 0.005, rho_inf=0.9, factor_cost=0.7)
+    rp = fem.simulate(planar, 0.3, 0.005, rho_inf=0.9)
+    rs = fem.simulate(spatial, 0.3, 0.005, rho_inf=0.9)
     qp, qs = np.asarray(rp.q), np.asarray(rs.q)
     assert np.abs(qp[-1] - qp[0]).max() > 0.05          # the chain really moved
     assert np.allclose(qs, qp, rtol=0, atol=1e-10)

@@ -24,16 +24,18 @@ Layout (:func:`pack`): ``index`` (int64) ``[nl, n, gravity?]`` then one row of
 
     0 P (points: quadrature points, a tip mass last), 1 ne, 2 na, 3 nb, 4 tip (1: a
     next link starts at the tip), 5 off L1 (P, 3, ne), 6 off H (P, nb, nb), 7 off p0
-    (P, 3), 8 off w (P,), 9 off c (n,), 10 off tip data (L1 (3, ne), H (nb, nb),
-    p0 (3,)), 11 off cols (index, ne),
+    (P, 3), 8 off w (P,), 9 operations of the frame's program, 10 off tip data (L1
+    (3, ne), H (nb, nb), p0 (3,)), 11 off cols (index, ne),
     12 fourth-order foreshortening (0/1), 13 K (whole pieces of the rule), 14 G (rule
     points per piece), 15 off dY_K (K, G, nb), 16 off wt_K (K, G), 17 off dY (P, G, nb),
     18 off wt (P, G), 19 off nfull (index, P), 20 off the tip's dY (G, nb) and wt (G,),
     21 off the tip's nfull (index, 1),
     22 nonlinear curvature (0/1), 23 Pb (its rule's points), 24 off wb (Pb,), Bz
-    (Pb, 4, ne), EI_z, EI_y
+    (Pb, 4, ne), EI_z, EI_y, 25 off the frame's program (index: ``(op, axis, data
+    offset)`` per operation)
 
-and ``data`` (float64) ``[g (3), K (n²), θ_ref (n)]`` then every link's arrays.
+and ``data`` (float64) ``[g (3), K (n²), θ_ref (n)]`` then every link's arrays.  The
+header is ``[nl, n, gravity?, K]``, ``K`` the most angles a frame carries.
 """
 
 from __future__ import annotations
@@ -44,22 +46,34 @@ from ..core.jit import compiled
 
 __all__ = ["ROW", "pack", "chain_kernel"]
 
-ROW = 25
-HEAD = 3
+ROW = 26
+HEAD = 4
+RESET, CONST, TURN, OFFSET = 0, 1, 2, 3
+"""The operations of a link's frame program (:func:`pack`)."""
 
 
 def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
     """``(index, data)`` of a chain (see the module docstring).
 
     ``links``: per link a dict with ``L1`` (P, 3, ne), ``H`` (P, nb, nb), ``p0`` (P, 3),
-    ``w`` (P,), ``c`` (n,), ``cols`` (ne,), ``na``, ``nb``, ``tip`` (None, or the tip's
-    ``(L1 (3, ne), H (nb, nb), p0 (3,))`` when a next link starts there), and with the
+    ``w`` (P,), ``cols`` (ne,), ``na``, ``nb``, ``tip`` (None, or the tip's
+    ``(L1 (3, ne), H (nb, nb), p0 (3,))`` when a next link starts there), ``ops`` the
+    program of its frame from the previous link's (``(RESET, 0, B (3, 3))``: start
+    from ``B``; ``(CONST, 0, F)``: ``R ← R F``; ``(TURN, axis, c (n,))``: ``R ← R
+    E_axis(c·q)``; ``(OFFSET, 0, p (3,))``: the rigid offset ``R p`` joins the origin;
+    the previous tip joins it before the program), and with the
     fourth-order foreshortening ``rule`` ``(dY_K, wt_K, nfull (P,), dY (P, G, nb),
     wt (P, G))`` and ``tip_rule`` ``(nfull (1,), dY (1, G, nb), wt (1, G))`` (or None),
     with the nonlinear curvature ``bend`` ``(wb, Bz, EI_z, EI_y)`` (or None)."""
     n = K.shape[0]
     nl = len(links)
     rows = np.zeros((nl, ROW), np.int64)
+    # the most angles a frame carries: turns since the last RESET
+    kmax = k = 0
+    for lk in links:
+        for op, _, _ in lk["ops"]:
+            k = 0 if op == RESET else k + (op == TURN)
+            kmax = max(kmax, k)
     data = [np.asarray(gravity, float).ravel(), np.asarray(K, float).ravel(),
             np.asarray(theta_ref, float).ravel()]
     ints: list = []
@@ -85,7 +99,10 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
         P, _, ne = lk["L1"].shape
         row = rows[i]
         row[:5] = (P, ne, lk["na"], lk["nb"], int(lk["tip"] is not None))
-        row[5:10] = [put(lk[k]) for k in ("L1", "H", "p0", "w", "c")]
+        row[5:9] = [put(lk[k]) for k in ("L1", "H", "p0", "w")]
+        row[9] = len(lk["ops"])
+        ops = [(op, axis, put(x)) for op, axis, x in lk["ops"]]
+        row[25] = put_int(np.array(ops, np.int64).reshape(-1))
         row[10] = put(*lk["tip"]) if lk["tip"] is not None else fo
         row[11] = put_int(lk["cols"])
         rule = lk.get("rule")
@@ -103,7 +120,8 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
             wb, Bz, ei_z, ei_y = bend
             row[22:24] = (1, wb.size)
             row[24] = put(wb, Bz, [ei_z, ei_y])
-    index = [np.array([nl, n, int(np.any(gravity))], np.int64), rows.ravel(), *ints]
+    index = [np.array([nl, n, int(np.any(gravity)), max(kmax, 1)], np.int64), rows.ravel(),
+             *ints]
     return (np.ascontiguousarray(np.concatenate(index), dtype=np.int64),
             np.ascontiguousarray(np.concatenate(data), dtype=float))
 
@@ -111,6 +129,7 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
+_turn = _origin_term = None
 
 
 @compiled
@@ -127,6 +146,7 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
+    global _turn, _origin_term
     from ..elements.floating_frame import _bending_kernel, _fourth_order_kernel
 
     _fo_terms, _fo_form, _ = _fourth_order_kernel()
@@ -157,18 +177,19 @@ def chain_kernel(numba):
             p[k, 0] -= 0.5 * half
 
     @numba.njit(cache=True)
-    def project(X, Gs, cols, out):  # pragma: no cover - jit
-        """``out += Gᵀ X G`` for ``G = [Gs; E]`` (``Gs`` (4, n), ``E`` picks ``cols``)."""
+    def project(X, Gs, s, cols, out):  # pragma: no cover - jit
+        """``out += Gᵀ X G`` for ``G = [Gs[:s]; E]`` (``Gs`` (≥ s, n), ``E`` picks
+        ``cols``; ``X`` (s + ne, s + ne))."""
         n = Gs.shape[1]
         ne = cols.size
-        T = np.zeros((4, n))
-        for r in range(4):
-            for s in range(4):
-                x = X[r, s]
+        T = np.zeros((s, n))
+        for r in range(s):
+            for t in range(s):
+                x = X[r, t]
                 if x != 0.0:
                     for j in range(n):
-                        T[r, j] += x * Gs[s, j]
-        for r in range(4):
+                        T[r, j] += x * Gs[t, j]
+        for r in range(s):
             for i in range(n):
                 g = Gs[r, i]
                 if g != 0.0:
@@ -176,15 +197,119 @@ def chain_kernel(numba):
                         out[i, j] += g * T[r, j]
         for k in range(ne):
             ck = cols[k]
-            for r in range(4):
-                xa = X[r, 4 + k]
-                xb = X[4 + k, r]
-                for i in range(n):
-                    g = Gs[r, i]
-                    out[i, ck] += g * xa
-                    out[ck, i] += xb * g
+            for r in range(s):
+                xa = X[r, s + k]
+                xb = X[s + k, r]
+                if xa != 0.0 or xb != 0.0:
+                    for i in range(n):
+                        g = Gs[r, i]
+                        out[i, ck] += g * xa
+                        out[ck, i] += xb * g
             for m in range(ne):
-                out[ck, cols[m]] += X[4 + k, 4 + m]
+                out[ck, cols[m]] += X[s + k, s + m]
+
+    @numba.njit(cache=True)
+    def turn(axis, th, R, dR, ddR, k):  # pragma: no cover - jit
+        """``R ← R E_axis(θ)`` with its derivatives in the ``k`` angles so far and the new
+        one (:meth:`fem.bodies.chains._RotationProduct.turn`)."""
+        E = np.eye(3)
+        E1 = np.zeros((3, 3))
+        E2 = np.zeros((3, 3))
+        i, j = (1, 2) if axis == 0 else ((2, 0) if axis == 1 else (0, 1))
+        c, s = np.cos(th), np.sin(th)
+        E[i, i], E[i, j], E[j, i], E[j, j] = c, -s, s, c
+        E1[i, i], E1[i, j], E1[j, i], E1[j, j] = -s, -c, c, -s
+        E2[i, i], E2[i, j], E2[j, i], E2[j, j] = -c, s, -s, -c
+        for a in range(k):
+            for b in range(k):
+                ddR[a, b] = ddR[a, b] @ E
+            cross = dR[a] @ E1
+            ddR[a, k] = cross
+            ddR[k, a] = cross
+            dR[a] = dR[a] @ E
+        ddR[k, k] = R @ E2
+        dR[k] = R @ E1
+        R[:, :] = R @ E
+
+    @numba.njit(cache=True)
+    def origin_term(R, dR, ddR, Ck, k, pt, Pt, Qt, cols, na, ed, ad, v, tangent, Jo, ko,
+                    Ho):  # pragma: no cover - jit
+        """Add the point ``R(a) p(e)`` of the current frame to the origin: ``J_o``,
+        ``κ_o`` and (``tangent``) ``H_o`` (:func:`frame_jacobian`, ``_kappa``,
+        :func:`frame_hessian` of :mod:`fem.bodies.chain_inertia`).  ``Pt`` (3, ne) and
+        ``Qt`` (nq, nq) empty for a rigid offset."""
+        n = Jo.shape[1]
+        ne = Pt.shape[1]
+        nq = Qt.shape[0]
+        dRp = np.zeros((k, 3))
+        ddRp = np.zeros((k, k, 3))
+        for a in range(k):
+            for r in range(3):
+                x = 0.0
+                for t in range(3):
+                    x += dR[a, r, t] * pt[t]
+                dRp[a, r] = x
+            for b in range(k):
+                for r in range(3):
+                    x = 0.0
+                    for t in range(3):
+                        x += ddR[a, b, r, t] * pt[t]
+                    ddRp[a, b, r] = x
+        Ped = np.zeros(3)
+        for t in range(3):
+            for j in range(ne):
+                Ped[t] += Pt[t, j] * ed[j]
+        qs = 0.0
+        for i in range(nq):
+            x = 0.0
+            for j in range(nq):
+                x += Qt[i, j] * ed[na + j]
+            qs += x * ed[na + i]
+        for r in range(3):
+            x = -qs * R[r, 0]
+            for a in range(k):
+                y = 0.0
+                for t in range(3):
+                    y += dR[a, r, t] * Ped[t]
+                x += 2.0 * ad[a] * y
+                for b in range(k):
+                    x += ad[a] * ad[b] * ddRp[a, b, r]
+            ko[r] += x
+            for a in range(k):
+                y = dRp[a, r]
+                for j in range(n):
+                    Jo[r, j] += y * Ck[a, j]
+            for j in range(ne):
+                y = 0.0
+                for t in range(3):
+                    y += R[r, t] * Pt[t, j]
+                Jo[r, cols[j]] += y
+        if not tangent:
+            return
+        for r in range(3):
+            for a in range(k):
+                for b in range(k):
+                    y = ddRp[a, b, r]
+                    if y != 0.0:
+                        for i in range(n):
+                            ci = Ck[a, i] * y
+                            if ci != 0.0:
+                                for j in range(n):
+                                    Ho[r, i, j] += ci * Ck[b, j]
+            for a in range(k):
+                for j in range(ne):
+                    y = 0.0
+                    for t in range(3):
+                        y += dR[a, r, t] * Pt[t, j]
+                    cj = cols[j]
+                    for i in range(n):
+                        ci = Ck[a, i]
+                        if ci != 0.0:
+                            Ho[r, i, cj] += ci * y
+                            Ho[r, cj, i] += ci * y
+            for i in range(nq):
+                for j in range(nq):
+                    Ho[r, cols[na + i], cols[na + j]] -= R[r, 0] * Qt[i, j]
 
     @numba.njit(cache=True)
     def coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt):  # pragma: no cover
@@ -227,75 +352,113 @@ def chain_kernel(numba):
     @numba.njit(cache=True)
     def evaluate(index, data, q, v, a, inertia, weight, tangent, mq, f, M, C, Kq,
                  Kw):  # pragma: no cover - jit
-        nl, n, grav = index[0], index[1], index[2]
+        nl, n, grav, Kmax = index[0], index[1], index[2], index[3]
         g = data[0:3]
         Kd = data[3:3 + n * n]
         th = data[3 + n * n:3 + n * n + n]
         if weight:
             for i in range(n):
-                s = 0.0
+                x = 0.0
                 for j in range(n):
-                    s += Kd[i * n + j] * (q[j] - th[j])
-                f[i] += s
+                    x += Kd[i * n + j] * (q[j] - th[j])
+                f[i] += x
         Jo = np.zeros((3, n))          # the origin's J, κ = J̇ q̇ and ∂²o/∂q∂q
         ko = np.zeros(3)
         Ho = np.zeros((3, n, n)) if tangent else np.zeros((3, 0, 0))
         has_o = False
-        R = np.empty((3, 3))
-        R1 = np.empty((3, 3))
-        R2 = np.empty((3, 3))
+        R = np.eye(3)                  # the running rotation product and its angles
+        dR = np.zeros((Kmax, 3, 3))
+        ddR = np.zeros((Kmax, Kmax, 3, 3))
+        Ck = np.zeros((Kmax, n))
+        k = 0
+        no_P = np.zeros((3, 0))
+        no_Q = np.zeros((0, 0))
         for li in range(nl):
             row = index[HEAD + ROW * li:HEAD + ROW * (li + 1)]
             P, ne, na, nb, tip = row[0], row[1], row[2], row[3], row[4]
-            oL1, oH, op0, ow, oc, ot, ocols = (row[5], row[6], row[7], row[8], row[9],
-                                               row[10], row[11])
+            oL1, oH, op0, ow, nops = row[5], row[6], row[7], row[8], row[9]
+            ot, ocols, oops = row[10], row[11], row[25]
             L1 = data[oL1:oL1 + P * 3 * ne].reshape(P, 3, ne)
             H = data[oH:oH + P * nb * nb].reshape(P, nb, nb)
             p0 = data[op0:op0 + 3 * P].reshape(P, 3)
             w = data[ow:ow + P]
-            c = data[oc:oc + n]
             cols = index[ocols:ocols + ne]
             nq = 2 * nb
             e = np.empty(ne)
             ed = np.empty(ne)
             edd = np.empty(ne)
-            for k in range(ne):
-                e[k] = q[cols[k]]
-                ed[k] = v[cols[k]]
-                edd[k] = a[cols[k]]
-            phi = 0.0
-            phd = 0.0
-            phdd = 0.0
-            for j in range(n):
-                cj = c[j]
-                if cj != 0.0:
-                    phi += cj * q[j]
-                    phd += cj * v[j]
-                    phdd += cj * a[j]
-            cs, sn = np.cos(phi), np.sin(phi)
-            R[0, 0], R[0, 1], R[0, 2] = cs, -sn, 0.0
-            R[1, 0], R[1, 1], R[1, 2] = sn, cs, 0.0
-            R[2, 0], R[2, 1], R[2, 2] = 0.0, 0.0, 1.0
-            R1[0, 0], R1[0, 1], R1[0, 2] = -sn, -cs, 0.0
-            R1[1, 0], R1[1, 1], R1[1, 2] = cs, -sn, 0.0
-            R1[2, 0], R1[2, 1], R1[2, 2] = 0.0, 0.0, 0.0
-            R2[0, 0], R2[0, 1], R2[0, 2] = -cs, sn, 0.0
-            R2[1, 0], R2[1, 1], R2[1, 2] = -sn, -cs, 0.0
-            R2[2, 0], R2[2, 1], R2[2, 2] = 0.0, 0.0, 0.0
+            for j in range(ne):
+                e[j] = q[cols[j]]
+                ed[j] = v[cols[j]]
+                edd[j] = a[cols[j]]
+            # ------------------------------------------- the frame: its program
+            for o in range(nops):
+                typ, arg, off = index[oops + 3 * o], index[oops + 3 * o + 1], \
+                    index[oops + 3 * o + 2]
+                if typ == 0:                        # start from a constant rotation
+                    for r in range(3):
+                        for t in range(3):
+                            R[r, t] = data[off + 3 * r + t]
+                    k = 0
+                elif typ == 1:                      # a constant rotation
+                    F = data[off:off + 9].reshape(3, 3)
+                    for b in range(k):
+                        for c in range(k):
+                            ddR[b, c] = ddR[b, c] @ F
+                        dR[b] = dR[b] @ F
+                    R[:, :] = R @ F
+                elif typ == 2:                      # an elementary rotation by c·q
+                    cv = data[off:off + n]
+                    x = 0.0
+                    for j in range(n):
+                        x += cv[j] * q[j]
+                    _turn(arg, x, R, dR, ddR, k)
+                    for j in range(n):
+                        Ck[k, j] = cv[j]
+                    k += 1
+                else:                               # a rigid offset: origin term
+                    ad = np.zeros(k)
+                    for b in range(k):
+                        for j in range(n):
+                            ad[b] += Ck[b, j] * v[j]
+                    _origin_term(R, dR, ddR, Ck, k, data[off:off + 3], no_P, no_Q, cols,
+                                 na, ed, ad, v, tangent, Jo, ko, Ho)
+                    has_o = True
+            s = 3 + k
+            m = s + ne
+            ad = np.zeros(k)
+            add = np.zeros(k)
+            for b in range(k):
+                for j in range(n):
+                    cj = Ck[b, j]
+                    if cj != 0.0:
+                        ad[b] += cj * v[j]
+                        add[b] += cj * a[j]
+            W1 = np.zeros((3, 3))           # Σ ȧ dR, Σ ä dR, Σ ȧȧ ddR
+            A1 = np.zeros((3, 3))
+            W2 = np.zeros((3, 3))
+            for b in range(k):
+                for r in range(3):
+                    for t in range(3):
+                        W1[r, t] += ad[b] * dR[b, r, t]
+                        A1[r, t] += add[b] * dR[b, r, t]
+                        for c in range(k):
+                            W2[r, t] += ad[b] * ad[c] * ddR[b, c, r, t]
+            # --------------------------------------------- the link's points
             p = np.empty((P, 3))
             Pe = np.empty((P, 3, ne))
             Qe = np.empty((P, nq))
             _local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe)
             fs = row[12]
+            Kp, G = row[13], row[14]
             if fs:
-                Kp, G, ofs = row[13], row[14], row[15:22]
+                ofs = row[15:22]
                 dYK = data[ofs[0]:ofs[0] + Kp * G * nb].reshape(Kp, G, nb)
                 wtK = data[ofs[1]:ofs[1] + Kp * G].reshape(Kp, G)
                 dY = data[ofs[2]:ofs[2] + P * G * nb].reshape(P, G, nb)
                 wt = data[ofs[3]:ofs[3] + P * G].reshape(P, G)
                 nfull = index[ofs[4]:ofs[4] + P]
             else:
-                Kp, G = 0, 0
                 dYK, wtK = np.zeros((0, 0, 0)), np.zeros((0, 0))
                 dY, wt = np.zeros((0, 0, 0)), np.zeros((0, 0))
                 nfull = index[0:0]
@@ -314,69 +477,79 @@ def chain_kernel(numba):
                     if tangent:
                         for j in range(ne):
                             Kw[cols[i], cols[j]] -= hb[i, j]
-            m = 4 + ne
-            Gs = np.zeros((4, n))
+            Gs = np.zeros((s, n))            # G = [J_o; C; E]
             for r in range(3):
                 for j in range(n):
                     Gs[r, j] = Jo[r, j]
-            for j in range(n):
-                Gs[3, j] = c[j]
+            for b in range(k):
+                for j in range(n):
+                    Gs[3 + b, j] = Ck[b, j]
+            dRp = np.zeros((P, k, 3))        # ∂R/∂a_b p
+            for pt in range(P):
+                for b in range(k):
+                    for r in range(3):
+                        x = 0.0
+                        for t in range(3):
+                            x += dR[b, r, t] * p[pt, t]
+                        dRp[pt, b, r] = x
             # ------------------------------------------------------------ weight
             if weight and grav:
                 sw = 0.0
                 swp = np.zeros(3)
                 swPe = np.zeros((3, ne))
-                for k in range(P):
-                    wk = w[k]
+                for pt in range(P):
+                    wk = w[pt]
                     sw += wk
                     for r in range(3):
-                        swp[r] += wk * p[k, r]
+                        swp[r] += wk * p[pt, r]
                         for j in range(ne):
-                            swPe[r, j] += wk * Pe[k, r, j]
-                fa = 0.0
-                for r in range(3):
-                    for s in range(3):
-                        fa += g[r] * R1[r, s] * swp[s]
+                            swPe[r, j] += wk * Pe[pt, r, j]
+                fa = np.zeros(k)
+                for b in range(k):
+                    for r in range(3):
+                        for t in range(3):
+                            fa[b] += g[r] * dR[b, r, t] * swp[t]
                 for j in range(n):
-                    x = c[j] * fa
+                    x = 0.0
+                    for b in range(k):
+                        x += Ck[b, j] * fa[b]
                     if has_o:
                         for r in range(3):
                             x += Jo[r, j] * sw * g[r]
                     f[j] -= x
                 Rg = np.zeros(3)
-                for s in range(3):
+                for t in range(3):
                     for r in range(3):
-                        Rg[s] += R[r, s] * g[r]
+                        Rg[t] += R[r, t] * g[r]
                 for j in range(ne):
                     x = 0.0
-                    for s in range(3):
-                        x += Rg[s] * swPe[s, j]
+                    for t in range(3):
+                        x += Rg[t] * swPe[t, j]
                     f[cols[j]] -= x
                 if tangent:
                     X = np.zeros((m, m))
-                    x = 0.0
-                    for r in range(3):
-                        for s in range(3):
-                            x += g[r] * R2[r, s] * swp[s]
-                    X[3, 3] = x
-                    R1g = np.zeros(3)
-                    for s in range(3):
-                        for r in range(3):
-                            R1g[s] += R1[r, s] * g[r]
-                    for j in range(ne):
-                        x = 0.0
-                        for s in range(3):
-                            x += R1g[s] * swPe[s, j]
-                        X[3, 4 + j] = x
-                        X[4 + j, 3] = x
+                    for b in range(k):
+                        for c in range(k):
+                            x = 0.0
+                            for r in range(3):
+                                for t in range(3):
+                                    x += g[r] * ddR[b, c, r, t] * swp[t]
+                            X[3 + b, 3 + c] = x
+                        for j in range(ne):
+                            x = 0.0
+                            for r in range(3):
+                                for t in range(3):
+                                    x += g[r] * dR[b, r, t] * swPe[t, j]
+                            X[3 + b, s + j] = x
+                            X[s + j, 3 + b] = x
                     gR0 = g[0] * R[0, 0] + g[1] * R[1, 0] + g[2] * R[2, 0]
                     for i in range(nq):
                         for j in range(nq):
-                            s = 0.0
-                            for k in range(P):
-                                s += w[k] * Qd[k, i, j]
-                            X[4 + na + i, 4 + na + j] = -gR0 * s
-                    _project(X, Gs, cols, Kw)
+                            x = 0.0
+                            for pt in range(P):
+                                x += w[pt] * Qd[pt, i, j]
+                            X[s + na + i, s + na + j] = -gR0 * x
+                    _project(X, Gs, s, cols, Kw)
                     if has_o:
                         for r in range(3):
                             gr = sw * g[r]
@@ -385,64 +558,61 @@ def chain_kernel(numba):
                                     Kw[i, j] += gr * Ho[r, i, j]
             # ----------------------------------------------------------- inertia
             if inertia:
-                # the origin's acceleration J_o q̈ + κ_o
-                ao = np.zeros(3)
+                ao = np.zeros(3)             # the origin's acceleration J_o q̈ + κ_o
                 if has_o:
                     for r in range(3):
-                        s = ko[r]
+                        x = ko[r]
                         for j in range(n):
-                            s += Jo[r, j] * a[j]
-                        ao[r] = s
-                V = np.empty((3, 3))
-                for r in range(3):
-                    for s in range(3):
-                        V[r, s] = phdd * R1[r, s] + (phd * phd) * R2[r, s]
+                            x += Jo[r, j] * a[j]
+                        ao[r] = x
                 Ped = np.zeros((P, 3))
                 Pedd = np.zeros((P, 3))
                 Qed = np.zeros((P, nq))
                 Qedd = np.zeros((P, nq))
                 wacc = np.empty((P, 3))
                 u = np.zeros(3)
-                fa = 0.0
+                fa = np.zeros(k)
                 fe = np.zeros(ne)
-                for k in range(P):
+                for pt in range(P):
                     for r in range(3):
                         s1 = 0.0
                         s2 = 0.0
                         for j in range(ne):
-                            s1 += Pe[k, r, j] * ed[j]
-                            s2 += Pe[k, r, j] * edd[j]
-                        Ped[k, r] = s1
-                        Pedd[k, r] = s2
+                            s1 += Pe[pt, r, j] * ed[j]
+                            s2 += Pe[pt, r, j] * edd[j]
+                        Ped[pt, r] = s1
+                        Pedd[pt, r] = s2
                     qs = 0.0
                     for i in range(nq):
                         s1 = 0.0
                         s2 = 0.0
                         for j in range(nq):
-                            s1 += Qd[k, i, j] * ed[na + j]
-                            s2 += Qd[k, i, j] * edd[na + j]
-                        Qed[k, i] = s1
-                        Qedd[k, i] = s2
+                            s1 += Qd[pt, i, j] * ed[na + j]
+                            s2 += Qd[pt, i, j] * edd[na + j]
+                        Qed[pt, i] = s1
+                        Qedd[pt, i] = s2
                         qs += s1 * ed[na + i]
-                    wk = w[k]
+                    wk = w[pt]
                     for r in range(3):
                         x = ao[r] - qs * R[r, 0]
-                        for s in range(3):
-                            x += (V[r, s] * p[k, s] + R[r, s] * Pedd[k, s]
-                                  + 2.0 * phd * R1[r, s] * Ped[k, s])
-                        wacc[k, r] = wk * x
+                        for t in range(3):
+                            x += ((A1[r, t] + W2[r, t]) * p[pt, t] + R[r, t] * Pedd[pt, t]
+                                  + 2.0 * W1[r, t] * Ped[pt, t])
+                        wacc[pt, r] = wk * x
                         u[r] += wk * x
-                    for r in range(3):
-                        for s in range(3):
-                            fa += wacc[k, r] * R1[r, s] * p[k, s]
-                    for s in range(3):
+                    for b in range(k):
+                        for r in range(3):
+                            fa[b] += wacc[pt, r] * dRp[pt, b, r]
+                    for t in range(3):
                         y = 0.0
                         for r in range(3):
-                            y += R[r, s] * wacc[k, r]
+                            y += R[r, t] * wacc[pt, r]
                         for j in range(ne):
-                            fe[j] += y * Pe[k, s, j]
+                            fe[j] += y * Pe[pt, t, j]
                 for j in range(n):
-                    x = c[j] * fa
+                    x = 0.0
+                    for b in range(k):
+                        x += Ck[b, j] * fa[b]
                     if has_o:
                         for r in range(3):
                             x += Jo[r, j] * u[r]
@@ -456,35 +626,40 @@ def chain_kernel(numba):
                     Jh = np.zeros((3, m))
                     Hy = np.zeros((3, m))
                     Ha = np.zeros((3, m))
-                    for k in range(P):
-                        wk = w[k]
+                    for pt in range(P):
+                        wk = w[pt]
                         for r in range(3):
                             Jh[r, 0] = 0.0
                             Jh[r, 1] = 0.0
                             Jh[r, 2] = 0.0
                             Jh[r, r] = 1.0
-                            s0 = 0.0
-                            s1 = 0.0
-                            s2 = 0.0
-                            for s in range(3):
-                                s0 += R1[r, s] * p[k, s]
-                                s1 += phd * R2[r, s] * p[k, s] + R1[r, s] * Ped[k, s]
-                                s2 += phdd * R2[r, s] * p[k, s] + R1[r, s] * Pedd[k, s]
-                            Jh[r, 3] = s0
-                            Hy[r, 3] = s1
-                            Ha[r, 3] = s2
+                            for b in range(k):
+                                s1 = 0.0
+                                s2 = 0.0
+                                for t in range(3):
+                                    s1 += dR[b, r, t] * Ped[pt, t]
+                                    s2 += dR[b, r, t] * Pedd[pt, t]
+                                    for c in range(k):
+                                        x = ddR[c, b, r, t] * p[pt, t]
+                                        s1 += ad[c] * x
+                                        s2 += add[c] * x
+                                Jh[r, 3 + b] = dRp[pt, b, r]
+                                Hy[r, 3 + b] = s1
+                                Ha[r, 3 + b] = s2
                             for j in range(ne):
                                 t0 = 0.0
                                 t1 = 0.0
-                                for s in range(3):
-                                    t0 += R[r, s] * Pe[k, s, j]
-                                    t1 += R1[r, s] * Pe[k, s, j]
-                                Jh[r, 4 + j] = t0
-                                Hy[r, 4 + j] = phd * t1
-                                Ha[r, 4 + j] = phdd * t1
+                                t2 = 0.0
+                                for t in range(3):
+                                    t0 += R[r, t] * Pe[pt, t, j]
+                                    t1 += W1[r, t] * Pe[pt, t, j]
+                                    t2 += A1[r, t] * Pe[pt, t, j]
+                                Jh[r, s + j] = t0
+                                Hy[r, s + j] = t1
+                                Ha[r, s + j] = t2
                             for j in range(nq):
-                                Hy[r, 4 + na + j] -= R[r, 0] * Qed[k, j]
-                                Ha[r, 4 + na + j] -= R[r, 0] * Qedd[k, j]
+                                Hy[r, s + na + j] -= R[r, 0] * Qed[pt, j]
+                                Ha[r, s + na + j] -= R[r, 0] * Qedd[pt, j]
                         for i in range(m):
                             for r in range(3):
                                 wj = wk * Jh[r, i]
@@ -497,29 +672,31 @@ def chain_kernel(numba):
                         for j in range(m):
                             X1[i, j] *= 2.0
                     # Σ wacc·Ĥ
-                    x = 0.0
-                    for k in range(P):
-                        for r in range(3):
-                            for s in range(3):
-                                x += wacc[k, r] * R2[r, s] * p[k, s]
-                    X2[3, 3] += x
-                    for j in range(ne):
-                        x = 0.0
-                        for k in range(P):
-                            for r in range(3):
-                                for s in range(3):
-                                    x += wacc[k, r] * R1[r, s] * Pe[k, s, j]
-                        X2[3, 4 + j] += x
-                        X2[4 + j, 3] += x
-                    for k in range(P):
-                        wr = (wacc[k, 0] * R[0, 0] + wacc[k, 1] * R[1, 0]
-                              + wacc[k, 2] * R[2, 0])
+                    for b in range(k):
+                        for c in range(k):
+                            x = 0.0
+                            for pt in range(P):
+                                for r in range(3):
+                                    for t in range(3):
+                                        x += wacc[pt, r] * ddR[b, c, r, t] * p[pt, t]
+                            X2[3 + b, 3 + c] += x
+                        for j in range(ne):
+                            x = 0.0
+                            for pt in range(P):
+                                for r in range(3):
+                                    for t in range(3):
+                                        x += wacc[pt, r] * dR[b, r, t] * Pe[pt, t, j]
+                            X2[3 + b, s + j] += x
+                            X2[s + j, 3 + b] += x
+                    for pt in range(P):
+                        wr = (wacc[pt, 0] * R[0, 0] + wacc[pt, 1] * R[1, 0]
+                              + wacc[pt, 2] * R[2, 0])
                         for i in range(nq):
                             for j in range(nq):
-                                X2[4 + na + i, 4 + na + j] -= wr * Qd[k, i, j]
-                    _project(X0, Gs, cols, M)
-                    _project(X1, Gs, cols, C)
-                    _project(X2, Gs, cols, Kq)
+                                X2[s + na + i, s + na + j] -= wr * Qd[pt, i, j]
+                    _project(X0, Gs, s, cols, M)
+                    _project(X1, Gs, s, cols, C)
+                    _project(X2, Gs, s, cols, Kq)
                     if has_o:
                         # Y = [2 Mo (H_o q̇), Mo (H_o q̈)] lifted by Gᵀ; u·H_o
                         hv = np.zeros((3, n))
@@ -542,18 +719,18 @@ def chain_kernel(numba):
                                     for j in range(n):
                                         Y0[i, j] += 2.0 * x * hv[r, j]
                                         Y1[i, j] += x * ha[r, j]
-                        for r in range(4):
+                        for r in range(s):
                             for i in range(n):
                                 gri = Gs[r, i]
                                 if gri != 0.0:
                                     for j in range(n):
                                         C[i, j] += gri * Y0[r, j]
                                         Kq[i, j] += gri * Y1[r, j]
-                        for k in range(ne):
-                            ck = cols[k]
+                        for b in range(ne):
+                            cb = cols[b]
                             for j in range(n):
-                                C[ck, j] += Y0[4 + k, j]
-                                Kq[ck, j] += Y1[4 + k, j]
+                                C[cb, j] += Y0[s + b, j]
+                                Kq[cb, j] += Y1[s + b, j]
                         for r in range(3):
                             ur = u[r]
                             for i in range(n):
@@ -564,10 +741,10 @@ def chain_kernel(numba):
                 tL1 = data[ot:ot + 3 * ne].reshape(1, 3, ne)
                 tH = data[ot + 3 * ne:ot + 3 * ne + nb * nb].reshape(1, nb, nb)
                 tp0 = data[ot + 3 * ne + nb * nb:ot + 3 * ne + nb * nb + 3].reshape(1, 3)
-                pt = np.empty((1, 3))
+                ptip = np.empty((1, 3))
                 Pt = np.empty((1, 3, ne))
                 Qt = np.empty((1, nq))
-                _local(e, tL1, tH, tp0, 1, ne, na, nb, pt, Pt, Qt)
+                _local(e, tL1, tH, tp0, 1, ne, na, nb, ptip, Pt, Qt)
                 if fs:
                     otr, otn = row[20], row[21]
                     tdY = data[otr:otr + G * nb].reshape(1, G, nb)
@@ -575,55 +752,11 @@ def chain_kernel(numba):
                     tnf = index[otn:otn + 1]
                 else:
                     tdY, twt, tnf = dY, wt, nfull
-                Qdt = _coupling(tH, na, nb, e, pt, Pt, fs, dYK, wtK, tnf, tdY, twt)
-                R1p = np.zeros(3)
-                R2p = np.zeros(3)
-                for r in range(3):
-                    for s in range(3):
-                        R1p[r] += R1[r, s] * pt[0, s]
-                        R2p[r] += R2[r, s] * pt[0, s]
-                qs = 0.0
-                for i in range(nq):
-                    s = 0.0
-                    for j in range(nq):
-                        s += Qdt[0, i, j] * ed[na + j]
-                    qs += s * ed[na + i]
-                for r in range(3):
-                    x = phd * phd * R2p[r] - qs * R[r, 0]
-                    for s in range(3):
-                        y = 0.0
-                        for j in range(ne):
-                            y += Pt[0, s, j] * ed[j]
-                        x += 2.0 * phd * R1[r, s] * y
-                    ko[r] += x
-                    for j in range(n):
-                        Jo[r, j] += R1p[r] * c[j]
-                    for j in range(ne):
-                        y = 0.0
-                        for s in range(3):
-                            y += R[r, s] * Pt[0, s, j]
-                        Jo[r, cols[j]] += y
-                if tangent:
-                    for r in range(3):
-                        for i in range(n):
-                            ci = c[i]
-                            if ci != 0.0:
-                                for j in range(n):
-                                    Ho[r, i, j] += ci * c[j] * R2p[r]
-                        for j in range(ne):
-                            y = 0.0
-                            for s in range(3):
-                                y += R1[r, s] * Pt[0, s, j]
-                            cj = cols[j]
-                            for i in range(n):
-                                ci = c[i]
-                                if ci != 0.0:
-                                    Ho[r, i, cj] += ci * y
-                                    Ho[r, cj, i] += ci * y
-                        for i in range(nq):
-                            for j in range(nq):
-                                Ho[r, cols[na + i], cols[na + j]] -= R[r, 0] * Qdt[0, i, j]
+                Qdt = _coupling(tH, na, nb, e, ptip, Pt, fs, dYK, wtK, tnf, tdY, twt)
+                _origin_term(R, dR, ddR, Ck, k, ptip[0], Pt[0], Qdt[0], cols, na, ed, ad,
+                             v, tangent, Jo, ko, Ho)
                 has_o = True
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
+    _turn, _origin_term = turn, origin_term
     return evaluate

@@ -36,7 +36,7 @@ from ..core.errors import ModelError
 from ..core.validate import finite, vector3
 from ..elements.floating_frame import Coupling, FloatingFrameLink
 from .chain_inertia import ChainInertia, Frame, LinkState, frame_term, index
-from .chain_kernels import chain_kernel, pack
+from .chain_kernels import CONST, OFFSET, RESET, TURN, chain_kernel, pack
 from .floating_frame import axis_rotation
 
 __all__ = ["HubLink", "HubLinkSystem", "PointMap", "PlanarChain", "PlanarChainSystem",
@@ -325,7 +325,8 @@ class HubLinkSystem(System):
         if not lk.use_kernel:
             return None
         smp = lk.quadrature_samples
-        return [{"L1": smp.L1, "H": smp.H, "p0": smp.p0, "w": self.wm, "c": self._hub_c,
+        return [{"L1": smp.L1, "H": smp.H, "p0": smp.p0, "w": self.wm,
+                 "ops": [(RESET, 0, np.eye(3)), (TURN, 2, self._hub_c)],
                  "cols": np.arange(1, self.n), "na": lk.na, "nb": lk.nb, "tip": None,
                  **_kernel_kinematics(lk, smp)}]
 
@@ -759,6 +760,11 @@ class PlanarChainSystem(HubLinkSystem):
     def _theta_ref(self) -> np.ndarray:
         return self.theta_ref
 
+    def _frame_ops(self, i: int) -> list[tuple]:
+        """The program of link ``i``'s frame (:func:`fem.bodies.chain_kernels.pack`):
+        the rotation about z by ``c_i·q``."""
+        return [(RESET, 0, np.eye(3)), (TURN, 2, self.c[i])]
+
     def _kernel_links(self) -> list[dict] | None:
         """The links in :func:`fem.bodies.chain_kernels.pack`'s form (a tip mass as one
         more point, the tip's data where a next link starts), or None."""
@@ -779,7 +785,8 @@ class PlanarChainSystem(HubLinkSystem):
                                    np.concatenate([dY, tip.dY]), np.concatenate([wt, tip.wt]))
             if i + 1 == nl:
                 kin["tip_rule"] = None
-            out.append({"L1": L1, "H": H, "p0": p0, "w": self._weights[i], "c": self.c[i],
+            out.append({"L1": L1, "H": H, "p0": p0, "w": self._weights[i],
+                        "ops": self._frame_ops(i),
                         "cols": model.elastic_dofs[i], "na": lk.na, "nb": lk.nb,
                         "tip": (tip.L1[0], tip.H[0], tip.p0[0]) if i + 1 < nl else None,
                         **kin})
@@ -1154,10 +1161,24 @@ class SpatialChainSystem(PlanarChainSystem):
 
     def __init__(self, model: SpatialChain):
         self._setup(model)
+        self._tips = model.tip_samples
 
-    def _kernel_links(self) -> None:
-        """Spatial chains keep the NumPy form (rotation products of several angles)."""
-        return None
+    def _frame_ops(self, i: int) -> list[tuple]:
+        """The program of link ``i``'s frame: :meth:`SpatialChain.walk` from the
+        previous link's frame (its tip rotation, then joint ``i``)."""
+        model = self.model
+        d_i, a_i, al_i = model.dh[i]
+        ops = ([(RESET, 0, model.base)] if i == 0 else
+               [(TURN, axis, cv) for axis, cv in model.tip_vectors[i - 1]])
+        if d_i:
+            ops.append((OFFSET, 0, np.array([0.0, 0.0, d_i])))
+        c = np.zeros(self.n)
+        c[model.joint_dofs[i]] = 1.0
+        ops.append((TURN, 2, c))
+        if a_i:
+            ops.append((OFFSET, 0, np.array([a_i, 0.0, 0.0])))
+        ops.append((CONST, 0, axis_rotation(0, al_i)[0]))
+        return ops
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
         """Every link in its frame (:mod:`fem.chain_inertia`): the rotation product of
