@@ -129,7 +129,7 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
-_turn = _origin_term = None
+_turn = _origin_term = _rmul = None
 
 
 @compiled
@@ -146,7 +146,7 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
-    global _turn, _origin_term
+    global _turn, _origin_term, _rmul
     from ..elements.floating_frame import _bending_kernel, _fourth_order_kernel
 
     _fo_terms, _fo_form, _ = _fourth_order_kernel()
@@ -209,6 +209,16 @@ def chain_kernel(numba):
                 out[ck, cols[m]] += X[s + k, s + m]
 
     @numba.njit(cache=True)
+    def rmul(A, F, t):  # pragma: no cover - jit
+        """``A ← A F`` in place for 3 × 3 matrices (``t`` a work row)."""
+        for r in range(3):
+            for c in range(3):
+                t[c] = A[r, 0] * F[0, c] + A[r, 1] * F[1, c] + A[r, 2] * F[2, c]
+            A[r, 0] = t[0]
+            A[r, 1] = t[1]
+            A[r, 2] = t[2]
+
+    @numba.njit(cache=True)
     def turn(axis, th, R, dR, ddR, k):  # pragma: no cover - jit
         """``R ← R E_axis(θ)`` with its derivatives in the ``k`` angles so far and the new
         one (:meth:`fem.bodies.chains._RotationProduct.turn`)."""
@@ -220,16 +230,21 @@ def chain_kernel(numba):
         E[i, i], E[i, j], E[j, i], E[j, j] = c, -s, s, c
         E1[i, i], E1[i, j], E1[j, i], E1[j, j] = -s, -c, c, -s
         E2[i, i], E2[i, j], E2[j, i], E2[j, j] = -c, s, -s, -c
+        t = np.empty(3)
         for a in range(k):
             for b in range(k):
-                ddR[a, b] = ddR[a, b] @ E
-            cross = dR[a] @ E1
-            ddR[a, k] = cross
-            ddR[k, a] = cross
-            dR[a] = dR[a] @ E
-        ddR[k, k] = R @ E2
-        dR[k] = R @ E1
-        R[:, :] = R @ E
+                _rmul(ddR[a, b], E, t)
+            for r in range(3):
+                for c in range(3):
+                    x = dR[a, r, 0] * E1[0, c] + dR[a, r, 1] * E1[1, c] + dR[a, r, 2] * E1[2, c]
+                    ddR[a, k, r, c] = x
+                    ddR[k, a, r, c] = x
+            _rmul(dR[a], E, t)
+        for r in range(3):
+            for c in range(3):
+                ddR[k, k, r, c] = R[r, 0] * E2[0, c] + R[r, 1] * E2[1, c] + R[r, 2] * E2[2, c]
+                dR[k, r, c] = R[r, 0] * E1[0, c] + R[r, 1] * E1[1, c] + R[r, 2] * E1[2, c]
+        _rmul(R, E, t)
 
     @numba.njit(cache=True)
     def origin_term(R, dR, ddR, Ck, k, pt, Pt, Qt, cols, na, ed, ad, v, tangent, Jo, ko,
@@ -402,11 +417,12 @@ def chain_kernel(numba):
                     k = 0
                 elif typ == 1:                      # a constant rotation
                     F = data[off:off + 9].reshape(3, 3)
+                    t3 = np.empty(3)
                     for b in range(k):
                         for c in range(k):
-                            ddR[b, c] = ddR[b, c] @ F
-                        dR[b] = dR[b] @ F
-                    R[:, :] = R @ F
+                            _rmul(ddR[b, c], F, t3)
+                        _rmul(dR[b], F, t3)
+                    _rmul(R, F, t3)
                 elif typ == 2:                      # an elementary rotation by c·q
                     cv = data[off:off + n]
                     x = 0.0
@@ -758,5 +774,5 @@ def chain_kernel(numba):
                 has_o = True
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
-    _turn, _origin_term = turn, origin_term
+    _turn, _origin_term, _rmul = turn, origin_term, rmul
     return evaluate
