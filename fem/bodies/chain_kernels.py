@@ -1,23 +1,26 @@
-"""Compiled evaluation of planar floating-frame chains and hub links (issue 23, item 2).
+"""Compiled evaluation of floating-frame chains and hub links (issue 23, item 2).
 
 The NumPy form (:mod:`fem.bodies.chain_inertia` over the links' states of
 :mod:`fem.bodies.chains`) makes about 250 small NumPy calls per Newton iteration of the
 two-link fall (2–3-element operations, ≈ 1 µs each): 85 % of the run against a compiled
-peer.  Here one compiled call evaluates, from ``(q, q̇, q̈)``, the link states (frame
-angle ``φ_i = c_i·q``, the centre line ``p = p0 + L1 e − ½ x̂ (eᵀQe)`` of the paper's
-kinematics at the quadrature points and the tip), the inertia forces ``Σ w Jᵀ r̈``, the
-weight ``Σ w Jᵀ g``, the elastic and joint-spring forces ``K (q − θ_ref)`` and, when
-asked, their tangents — with the chain rule of :mod:`fem.bodies.chain_inertia` (the sums
-in every link's own coordinates ``y = (o, φ, e)``, carried to ``q`` by
-``G = [J_o; c; E]``).  The NumPy form stays the reference and the fallback
-(``FEM_NO_JIT=1``, :attr:`HubLinkSystem.use_kernel` False); the tests check that both
-agree to round-off.
+peer.  Here one compiled call evaluates, from ``(q, q̇, q̈)``, the link states (every
+link's frame, the centre line ``p = p0 + L1 e − ½ x̂ (eᵀQe)`` at the quadrature points
+and the tip), the inertia forces ``Σ w Jᵀ r̈``, the weight ``Σ w Jᵀ g``, the elastic and
+joint-spring forces ``K (q − θ_ref)`` and, when asked, their tangents — with the chain
+rule of :mod:`fem.bodies.chain_inertia` (the sums in every link's own coordinates
+``y = (o, a, e)``, carried to ``q`` by ``G = [J_o; C; E]``).  The NumPy form stays the
+reference and the fallback (``FEM_NO_JIT=1``, :attr:`HubLinkSystem.use_kernel` False);
+the tests check that both agree to round-off.
 
-What is compiled: hub links and planar chains, every kinematics of
-:data:`fem.elements.floating_frame.KINEMATICS` (the fourth-order foreshortening by the
-running rule of :func:`fem.elements.floating_frame._fourth_order_kernel`, the nonlinear
-curvature by :func:`fem.elements.floating_frame._bending_kernel`, both called from here).
-Spatial chains (rotation products of up to four angles per link) keep the NumPy form.
+Every link's frame is a small program run in the kernel (:func:`pack`): start from a
+constant rotation, multiply by constant rotations and by elementary rotations of angles
+``c·q``, add rigid offsets to the origin — one turn about z for hub links and planar
+chains (``φ_i = c_i·q``), the D-H walk of :meth:`fem.bodies.chains.SpatialChain.walk`
+for spatial chains (up to four angles per link, accumulated along the chain).  Every
+kinematics of :data:`fem.elements.floating_frame.KINEMATICS`: the fourth-order
+foreshortening by the running rule of
+:func:`fem.elements.floating_frame._fourth_order_kernel`, the nonlinear curvature by
+:func:`fem.elements.floating_frame._bending_kernel`, both called from here.
 
 Layout (:func:`pack`): ``index`` (int64) ``[nl, n, gravity?]`` then one row of
 :data:`ROW` integers per link::
