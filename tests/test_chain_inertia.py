@@ -30,12 +30,17 @@ def _reference(asm, q, v, a, g):
             "Kg": np.einsum("p,pink,i->nk", wm, Hs, g)}
 
 
-def _check(model, seed: int = 0) -> None:
+def _state(model, seed: int):
+    """The system and a random state ``(q, q̇, q̈)`` near the model's reference."""
     asm = model.assemble()
     rng = np.random.default_rng(seed)
     n = asm.n
     q = model.q0 + 0.05 * rng.standard_normal(n)
-    v, a = rng.standard_normal(n), rng.standard_normal(n)
+    return asm, q, rng.standard_normal(n), rng.standard_normal(n)
+
+
+def _check(model, seed: int = 0) -> None:
+    asm, q, v, a = _state(model, seed)
     g = np.asarray(model.gravity, float)
     ref = _reference(asm, q, v, a, g)
     f, (M, Kq, C) = asm.inertia_forces(q, v, a, tangent=True)
@@ -103,12 +108,7 @@ def _both(asm, q, v, a) -> dict:
 
 
 def _check_kernel(model, seed: int = 0) -> None:
-    asm = model.assemble()
-    rng = np.random.default_rng(seed)
-    n = asm.n
-    q = model.q0 + 0.05 * rng.standard_normal(n)
-    v, a = rng.standard_normal(n), rng.standard_normal(n)
-    out = _both(asm, q, v, a)
+    out = _both(*_state(model, seed))
     for key, r in out[False].items():
         err = np.abs(out[True][key] - r).max() / max(np.abs(r).max(), 1e-300)
         assert err < 1e-13, (key, err)

@@ -132,7 +132,7 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
-_turn = _origin_term = _rmul = None
+_turn = _origin_term = _rmul = _atb = _contract = _mv2 = _lift = None
 
 
 @compiled
@@ -149,7 +149,7 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
-    global _turn, _origin_term, _rmul
+    global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift
     from ..elements.floating_frame import _bending_kernel, _fourth_order_kernel
 
     _fo_terms, _fo_form, _ = _fourth_order_kernel()
@@ -180,24 +180,59 @@ def chain_kernel(numba):
             p[k, 0] -= 0.5 * half
 
     @numba.njit(cache=True)
+    def atb(A, B, s, out):  # pragma: no cover - jit
+        """``out += A[:s]ᵀ B[:s]`` (the zeros of ``A`` skipped)."""
+        for r in range(s):
+            for i in range(A.shape[1]):
+                x = A[r, i]
+                if x != 0.0:
+                    for j in range(B.shape[1]):
+                        out[i, j] += x * B[r, j]
+
+    @numba.njit(cache=True)
+    def mv2(A, x, y, ax, ay):  # pragma: no cover - jit
+        """``ax = A x``, ``ay = A y`` for a stack ``A`` (P, I, J) (``ax``, ``ay`` (P, I))."""
+        for k in range(A.shape[0]):
+            for i in range(A.shape[1]):
+                s1 = 0.0
+                s2 = 0.0
+                for j in range(A.shape[2]):
+                    s1 += A[k, i, j] * x[j]
+                    s2 += A[k, i, j] * y[j]
+                ax[k, i] = s1
+                ay[k, i] = s2
+
+    @numba.njit(cache=True)
+    def lift(Ck, k, fa, Jo, has_o, uo, sign, out):  # pragma: no cover - jit
+        """``out += sign (C[:k]ᵀ fa + J_oᵀ uo)`` (``J_o`` only with ``has_o``)."""
+        for j in range(out.size):
+            x = 0.0
+            for b in range(k):
+                x += Ck[b, j] * fa[b]
+            if has_o:
+                for r in range(3):
+                    x += Jo[r, j] * uo[r]
+            out[j] += sign * x
+
+    @numba.njit(cache=True)
+    def contract(u, Ho, out):  # pragma: no cover - jit
+        """``out += Σ_r u_r Ho[r]``."""
+        for r in range(u.size):
+            ur = u[r]
+            if ur != 0.0:
+                for i in range(out.shape[0]):
+                    for j in range(out.shape[1]):
+                        out[i, j] += ur * Ho[r, i, j]
+
+    @numba.njit(cache=True)
     def project(X, Gs, s, cols, out):  # pragma: no cover - jit
         """``out += Gᵀ X G`` for ``G = [Gs[:s]; E]`` (``Gs`` (≥ s, n), ``E`` picks
         ``cols``; ``X`` (s + ne, s + ne))."""
         n = Gs.shape[1]
         ne = cols.size
         T = np.zeros((s, n))
-        for r in range(s):
-            for t in range(s):
-                x = X[r, t]
-                if x != 0.0:
-                    for j in range(n):
-                        T[r, j] += x * Gs[t, j]
-        for r in range(s):
-            for i in range(n):
-                g = Gs[r, i]
-                if g != 0.0:
-                    for j in range(n):
-                        out[i, j] += g * T[r, j]
+        _atb(X[:s, :s].T, Gs, s, T)
+        _atb(Gs, T, s, out)
         for k in range(ne):
             ck = cols[k]
             for r in range(s):
@@ -402,13 +437,7 @@ def chain_kernel(numba):
             w = data[ow:ow + P]
             cols = index[ocols:ocols + ne]
             nq = 2 * nb
-            e = np.empty(ne)
-            ed = np.empty(ne)
-            edd = np.empty(ne)
-            for j in range(ne):
-                e[j] = q[cols[j]]
-                ed[j] = v[cols[j]]
-                edd[j] = a[cols[j]]
+            e, ed, edd = q[cols], v[cols], a[cols]
             # ------------------------------------------- the frame: its program
             for o in range(nops):
                 typ, arg, off = index[oops + 3 * o], index[oops + 3 * o + 1], \
@@ -528,14 +557,7 @@ def chain_kernel(numba):
                     for r in range(3):
                         for t in range(3):
                             fa[b] += g[r] * dR[b, r, t] * swp[t]
-                for j in range(n):
-                    x = 0.0
-                    for b in range(k):
-                        x += Ck[b, j] * fa[b]
-                    if has_o:
-                        for r in range(3):
-                            x += Jo[r, j] * sw * g[r]
-                    f[j] -= x
+                _lift(Ck, k, fa, Jo, has_o, sw * g, -1.0, f)
                 Rg = np.zeros(3)
                 for t in range(3):
                     for r in range(3):
@@ -570,11 +592,7 @@ def chain_kernel(numba):
                             X[s + na + i, s + na + j] = -gR0 * x
                     _project(X, Gs, s, cols, Kw)
                     if has_o:
-                        for r in range(3):
-                            gr = sw * g[r]
-                            for i in range(n):
-                                for j in range(n):
-                                    Kw[i, j] += gr * Ho[r, i, j]
+                        _contract(sw * g, Ho, Kw)
             # ----------------------------------------------------------- inertia
             if inertia:
                 ao = np.zeros(3)             # the origin's acceleration J_o q̈ + κ_o
@@ -592,25 +610,13 @@ def chain_kernel(numba):
                 u = np.zeros(3)
                 fa = np.zeros(k)
                 fe = np.zeros(ne)
+                _mv2(Pe, ed, edd, Ped, Pedd)
+                edb, eddb = ed[na:na + nq], edd[na:na + nq]
+                _mv2(Qd, edb, eddb, Qed, Qedd)
                 for pt in range(P):
-                    for r in range(3):
-                        s1 = 0.0
-                        s2 = 0.0
-                        for j in range(ne):
-                            s1 += Pe[pt, r, j] * ed[j]
-                            s2 += Pe[pt, r, j] * edd[j]
-                        Ped[pt, r] = s1
-                        Pedd[pt, r] = s2
                     qs = 0.0
                     for i in range(nq):
-                        s1 = 0.0
-                        s2 = 0.0
-                        for j in range(nq):
-                            s1 += Qd[pt, i, j] * ed[na + j]
-                            s2 += Qd[pt, i, j] * edd[na + j]
-                        Qed[pt, i] = s1
-                        Qedd[pt, i] = s2
-                        qs += s1 * ed[na + i]
+                        qs += Qed[pt, i] * edb[i]
                     wk = w[pt]
                     for r in range(3):
                         x = ao[r] - qs * R[r, 0]
@@ -628,14 +634,7 @@ def chain_kernel(numba):
                             y += R[r, t] * wacc[pt, r]
                         for j in range(ne):
                             fe[j] += y * Pe[pt, t, j]
-                for j in range(n):
-                    x = 0.0
-                    for b in range(k):
-                        x += Ck[b, j] * fa[b]
-                    if has_o:
-                        for r in range(3):
-                            x += Jo[r, j] * u[r]
-                    mq[j] += x
+                _lift(Ck, k, fa, Jo, has_o, u, 1.0, mq)
                 for j in range(ne):
                     mq[cols[j]] += fe[j]
                 if tangent:
@@ -720,15 +719,7 @@ def chain_kernel(numba):
                         # Y = [2 Mo (H_o q̇), Mo (H_o q̈)] lifted by Gᵀ; u·H_o
                         hv = np.zeros((3, n))
                         ha = np.zeros((3, n))
-                        for r in range(3):
-                            for i in range(n):
-                                s1 = 0.0
-                                s2 = 0.0
-                                for j in range(n):
-                                    s1 += Ho[r, i, j] * v[j]
-                                    s2 += Ho[r, i, j] * a[j]
-                                hv[r, i] = s1
-                                ha[r, i] = s2
+                        _mv2(Ho, v, a, hv, ha)
                         Y0 = np.zeros((m, n))
                         Y1 = np.zeros((m, n))
                         for i in range(m):
@@ -738,23 +729,14 @@ def chain_kernel(numba):
                                     for j in range(n):
                                         Y0[i, j] += 2.0 * x * hv[r, j]
                                         Y1[i, j] += x * ha[r, j]
-                        for r in range(s):
-                            for i in range(n):
-                                gri = Gs[r, i]
-                                if gri != 0.0:
-                                    for j in range(n):
-                                        C[i, j] += gri * Y0[r, j]
-                                        Kq[i, j] += gri * Y1[r, j]
+                        _atb(Gs, Y0, s, C)
+                        _atb(Gs, Y1, s, Kq)
                         for b in range(ne):
                             cb = cols[b]
                             for j in range(n):
                                 C[cb, j] += Y0[s + b, j]
                                 Kq[cb, j] += Y1[s + b, j]
-                        for r in range(3):
-                            ur = u[r]
-                            for i in range(n):
-                                for j in range(n):
-                                    Kq[i, j] += ur * Ho[r, i, j]
+                        _contract(u, Ho, Kq)
             # ------------------------------------- the tip: the next link's origin
             if tip:
                 tL1 = data[ot:ot + 3 * ne].reshape(1, 3, ne)
@@ -777,5 +759,6 @@ def chain_kernel(numba):
                 has_o = True
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
-    _turn, _origin_term, _rmul = turn, origin_term, rmul
+    _turn, _origin_term, _rmul, _atb, _contract = turn, origin_term, rmul, atb, contract
+    _mv2, _lift = mv2, lift
     return evaluate

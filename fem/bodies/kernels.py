@@ -182,16 +182,10 @@ def body_terms(numba):
 
     @numba.njit(cache=True)
     def chain_body(d, data, index, q, v, acc, mq, f):   # pragma: no cover - jit
-        """A planar chain or hub link (:mod:`fem.bodies.chain_kernels`) on the
+        """A chain or hub link (:mod:`fem.bodies.chain_kernels`) on the
         coordinates ``d``: its inertia into ``mq``, its forces into ``f``."""
         k = d.size
-        ql = np.empty(k)
-        vl = np.empty(k)
-        al = np.empty(k)
-        for j in range(k):
-            ql[j] = q[d[j]]
-            vl[j] = v[d[j]]
-            al[j] = acc[d[j]]
+        ql, vl, al = q[d], v[d], acc[d]
         ml = np.zeros(k)
         fl = np.zeros(k)
         no = np.zeros((0, 0))
