@@ -421,7 +421,8 @@ def test_reduced_platform_is_drawn_on_the_full_mesh_with_its_stresses(tmp_path, 
 
 # ------------------------------------------------------------------ fast paths (issue 19)
 def test_block_inertia_and_batched_rows_equal_their_reference_forms():
-    """The inertia tangents by blocks (``ReducedBody.inertia``, ``mass``) against the
+    """The inertia tangents by blocks (``ReducedBody.inertia``, compiled, and
+    ``inertia_blocks``, NumPy; ``mass``) against the
     dense ``Lᵀ W L`` products of ``inertia_numpy``, and the batched general rows against
     the per-term loop (``GeneralRows(batched=False)``): the same numbers to round-off
     (1e-13 of each array's largest entry; measured 1e-16)."""
@@ -437,10 +438,11 @@ def test_block_inertia_and_batched_rows_equal_their_reference_forms():
     rng = np.random.default_rng(3)
     q = mb.q0 + 0.1 * rng.standard_normal(mb.n_dof)
     v, a = rng.standard_normal(mb.n_dof), rng.standard_normal(mb.n_dof)
-    f, T = b.inertia(q, v, a, True)
     f_ref, T_ref = b.inertia_numpy(q, v, a, True)
     close = lambda x, y: np.abs(x - y).max() <= 1e-13 * np.abs(y).max()
-    assert close(f, f_ref) and all(close(x, y) for x, y in zip(T, T_ref, strict=True))
+    # the compiled kernel (when numba is on) and the NumPy blocks it falls back to
+    for f, T in (b.inertia(q, v, a, True), b.inertia_blocks(q, v, a, True)):
+        assert close(f, f_ref) and all(close(x, y) for x, y in zip(T, T_ref, strict=True))
     assert close(b.mass(q), T_ref[0])
     gr = mb.assemble()._general
     assert gr._batched is not None

@@ -373,6 +373,22 @@ class ReducedBody(NonlinearBody):
         return A
 
     def inertia(self, q, v, a, tangent=False):
+        if tangent:
+            from .kernels import reduced_inertia
+
+            kernel = reduced_inertia()
+            if kernel is not None:        # the same blocks, compiled (a test compares)
+                k = self.k
+                f, M, Kq, Cq = (np.empty(k), np.empty((k, k)), np.empty((k, k)),
+                                np.empty((k, k)))
+                d = self.dofs
+                kernel(self.m, self.W, q[d], v[d], a[d], f, M, Kq, Cq)
+                return f, (M, Kq, Cq)
+        return self.inertia_blocks(q, v, a, tangent)
+
+    def inertia_blocks(self, q, v, a, tangent=False):
+        """The NumPy form of :meth:`inertia` by blocks (:meth:`_LtWR`): the compiled
+        kernel's fallback (``fem.bodies.kernels.reduced_inertia``)."""
         E, eta, Ed, etad, Edd, etadd, h = self._rates(q, v, a)
         f = self._project(E, eta, h)
         if not tangent:
@@ -425,9 +441,11 @@ class ReducedBody(NonlinearBody):
             return f, None
         K = np.zeros((self.k, self.k))
         K[12:, 12:] = Ke
-        Kw = np.zeros((self.k, self.k))
-        self._bilinear(Kw, hg[4:])
-        return f, K - Kw
+        # minus ∂(Lᵀ h_g)/∂q: the symmetric (e_a, η_k) blocks, h_g at row (a, k), column i
+        B = hg[4:].reshape(3, self.m, 3).transpose(0, 2, 1).reshape(9, self.m)
+        K[3:12, 12:] = -B
+        K[12:, 3:12] = -B.T
+        return f, K
 
     def _load_vectors(self, gravity) -> np.ndarray:
         """``h_g`` (n_V, 3): the weight ``W e_c gᵀ`` and the point loads ``Σ v Fᵀ``."""
