@@ -57,7 +57,8 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_project = _reduced = _lwr = _frame_cols = _reduced_inertia = _reduced_tangent = None
+_project = _reduced = _pairs = _rates = _gather = None
+_lwr = _frame_cols = _reduced_inertia = _reduced_tangent = None
 
 
 @compiled
@@ -65,7 +66,7 @@ def body_terms(numba):
     """The compiled ``body_terms(header, dofs, data, index, q, v, a, mq, f)``: adds every
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
-    global _project, _reduced
+    global _project, _reduced, _pairs, _rates, _gather
 
     @numba.njit(cache=True)
     def project(E, eta, h, m, out):   # pragma: no cover - jit
@@ -86,35 +87,93 @@ def body_terms(numba):
             out[12 + k] = s
 
     @numba.njit(cache=True)
-    def reduced(m, d, data, index, P, q, v, acc, mq, f):   # pragma: no cover - jit
+    def pairs(data, index, o, P, m, eta, b, cv):   # pragma: no cover - jit
+        """The cubic modal force's pair vectors from ``data[o:]``: ``b = K2·η`` and
+        ``cv = K3 (η_j η_k w)`` (the packed symmetric product, a column at a time: an
+        update and a dot product, four running sums so the loop pipelines)."""
+        K2 = data[o:o + P * m]
+        o += P * m
+        npk = P * (P + 1) // 2
+        K3 = data[o:o + npk]
+        w = data[o + npk:o + npk + P]
+        ee = np.empty(P)
+        for p in range(P):
+            ee[p] = eta[index[p]] * eta[index[P + p]] * w[p]
+            s = 0.0
+            for j in range(m):
+                s += K2[p * m + j] * eta[j]
+            b[p] = s
+            cv[p] = 0.0
+        for c in range(P):
+            base = c * (c + 1) // 2
+            ec = ee[c]
+            s0 = s1 = s2 = s3 = 0.0
+            r = 0
+            while r + 4 <= c:
+                k0 = K3[base + r]
+                k1 = K3[base + r + 1]
+                k2 = K3[base + r + 2]
+                k3 = K3[base + r + 3]
+                cv[r] += k0 * ec
+                cv[r + 1] += k1 * ec
+                cv[r + 2] += k2 * ec
+                cv[r + 3] += k3 * ec
+                s0 += k0 * ee[r]
+                s1 += k1 * ee[r + 1]
+                s2 += k2 * ee[r + 2]
+                s3 += k3 * ee[r + 3]
+                r += 4
+            while r < c:
+                k0 = K3[base + r]
+                cv[r] += k0 * ec
+                s0 += k0 * ee[r]
+                r += 1
+            cv[c] += (s0 + s1) + (s2 + s3) + K3[base + c] * ec
+
+    @numba.njit(cache=True)
+    def rates(m, qb, vb, ab):   # pragma: no cover - jit
+        """``(E, Ė, Ë, Ẍ)`` of a reduced body from its coordinates ``qb, q̇b, q̈b``:
+        ``Ẍ = [r̈; Ë; η_k ë_a + η̈_k e_a + 2 η̇_k ė_a]`` (:meth:`ReducedBody._rates`)."""
         nV = 4 + 3 * m
-        k = d.size
         E = np.empty((3, 3))
         Ed = np.empty((3, 3))
         Edd = np.empty((3, 3))
         for a in range(3):
             for i in range(3):
-                g = d[3 + 3 * a + i]
-                E[a, i] = q[g]
-                Ed[a, i] = v[g]
-                Edd[a, i] = acc[g]
-        eta = np.empty(m)
-        etad = np.empty(m)
-        etadd = np.empty(m)
-        for j in range(m):
-            g = d[12 + j]
-            eta[j] = q[g]
-            etad[j] = v[g]
-            etadd[j] = acc[g]
-        G = np.empty((nV, 3))                       # Ẍ
+                E[a, i] = qb[3 + 3 * a + i]
+                Ed[a, i] = vb[3 + 3 * a + i]
+                Edd[a, i] = ab[3 + 3 * a + i]
+        G = np.empty((nV, 3))
         for i in range(3):
-            G[0, i] = acc[d[i]]
+            G[0, i] = ab[i]
         for a in range(3):
             for i in range(3):
                 G[1 + a, i] = Edd[a, i]
                 for j in range(m):
-                    G[4 + a * m + j, i] = (eta[j] * Edd[a, i] + etadd[j] * E[a, i]
-                                           + 2.0 * etad[j] * Ed[a, i])
+                    G[4 + a * m + j, i] = (qb[12 + j] * Edd[a, i] + ab[12 + j] * E[a, i]
+                                           + 2.0 * vb[12 + j] * Ed[a, i])
+        return E, Ed, Edd, G
+
+    @numba.njit(cache=True)
+    def gather(d, q, v, acc):   # pragma: no cover - jit
+        """A body's own coordinates, velocities and accelerations."""
+        k = d.size
+        qb = np.empty(k)
+        vb = np.empty(k)
+        ab = np.empty(k)
+        for j in range(k):
+            qb[j] = q[d[j]]
+            vb[j] = v[d[j]]
+            ab[j] = acc[d[j]]
+        return qb, vb, ab
+
+    @numba.njit(cache=True)
+    def reduced(m, d, data, index, P, q, v, acc, mq, f):   # pragma: no cover - jit
+        nV = 4 + 3 * m
+        k = d.size
+        qb, vb, ab = _gather(d, q, v, acc)
+        E, _Ed, _Edd, G = _rates(m, qb, vb, ab)
+        eta = qb[12:]
         h = np.empty((nV, 3))                       # W Ẍ
         for r in range(nV):
             s0 = s1 = s2 = 0.0
@@ -145,29 +204,13 @@ def body_terms(numba):
                 s += Kr[j * m + l] * eta[l]
             fe[j] = s
         if P > 0:                                   # the cubic modal force
-            K2 = data[o:o + P * m]
-            o += P * m
-            npk = P * (P + 1) // 2
-            K3 = data[o:o + npk]
-            w = data[o + npk:o + npk + P]
+            b = np.empty(P)
+            cv = np.empty(P)
+            _pairs(data, index, o, P, m, eta, b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
-            ee = np.empty(P)
             for p in range(P):
-                ee[p] = eta[jj[p]] * eta[kk[p]] * w[p]
-            cv = np.zeros(P)
-            for c in range(P):                      # packed symmetric product
-                base = c * (c + 1) // 2
-                for r in range(c):
-                    s = K3[base + r]
-                    cv[r] += s * ee[c]
-                    cv[c] += s * ee[r]
-                cv[c] += K3[base + c] * ee[c]
-            for p in range(P):
-                b = 0.0
-                for l in range(m):
-                    b += K2[p * m + l] * eta[l]
-                val = 0.5 * b + cv[p] / 3.0
+                val = 0.5 * b[p] + cv[p] / 3.0
                 fe[jj[p]] += val * eta[kk[p]]
                 if jj[p] != kk[p]:
                     fe[kk[p]] += val * eta[jj[p]]
@@ -176,7 +219,7 @@ def body_terms(numba):
         for j in range(m):
             f[d[12 + j]] += fe[j] - out[12 + j]
 
-    _project, _reduced = project, reduced
+    _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
 
     @numba.njit(cache=True)
     def terms(header, dofs, data, index, q, v, a, mq, f):   # pragma: no cover - jit
@@ -259,26 +302,10 @@ def reduced_inertia(numba):
     @numba.njit(cache=True)
     def inertia(m, W, qb, vb, ab, f, M, Kq, Cq):   # pragma: no cover - jit
         nV = 4 + 3 * m
-        E = np.empty((3, 3))
-        Ed = np.empty((3, 3))
-        Edd = np.empty((3, 3))
-        for a in range(3):
-            for i in range(3):
-                E[a, i] = qb[3 + 3 * a + i]
-                Ed[a, i] = vb[3 + 3 * a + i]
-                Edd[a, i] = ab[3 + 3 * a + i]
+        E, Ed, Edd, G = _rates(m, qb, vb, ab)
         eta = qb[12:]
         etad = vb[12:]
         etadd = ab[12:]
-        G = np.empty((nV, 3))                       # Ẍ
-        for i in range(3):
-            G[0, i] = ab[i]
-        for a in range(3):
-            for i in range(3):
-                G[1 + a, i] = Edd[a, i]
-                for j in range(m):
-                    G[4 + a * m + j, i] = (eta[j] * Edd[a, i] + etadd[j] * E[a, i]
-                                           + 2.0 * etad[j] * Ed[a, i])
         h = W @ G
         _project(E, eta, h, m, f)
         A = np.empty((nV, 4))
@@ -317,13 +344,7 @@ def body_tangents(numba):
     def reduced_tangent(m, d, data, index, P, q, v, acc, cK, cC, S):   # pragma: no cover
         nV = 4 + 3 * m
         k = d.size
-        qb = np.empty(k)
-        vb = np.empty(k)
-        ab = np.empty(k)
-        for j in range(k):
-            qb[j] = q[d[j]]
-            vb[j] = v[d[j]]
-            ab[j] = acc[d[j]]
+        qb, vb, ab = _gather(d, q, v, acc)
         W = data[:nV * nV].reshape(nV, nV)
         f = np.empty(k)
         M = np.empty((k, k))
@@ -345,30 +366,13 @@ def body_tangents(numba):
             for j in range(m):
                 Kq[12 + i, 12 + j] += Kr[i * m + j]
         if P > 0:                     # K2·η + K3:ηη at the pairs, both halves
-            eta = qb[12:]
-            K2 = data[o:o + P * m]
-            o += P * m
-            npk = P * (P + 1) // 2
-            K3 = data[o:o + npk]
-            w = data[o + npk:o + npk + P]
+            b = np.empty(P)
+            cv = np.empty(P)
+            _pairs(data, index, o, P, m, qb[12:], b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
-            ee = np.empty(P)
             for p in range(P):
-                ee[p] = eta[jj[p]] * eta[kk[p]] * w[p]
-            cv = np.zeros(P)
-            for c in range(P):
-                base = c * (c + 1) // 2
-                for r in range(c):
-                    s = K3[base + r]
-                    cv[r] += s * ee[c]
-                    cv[c] += s * ee[r]
-                cv[c] += K3[base + c] * ee[c]
-            for p in range(P):
-                b = 0.0
-                for j in range(m):
-                    b += K2[p * m + j] * eta[j]
-                x = b + cv[p]
+                x = b[p] + cv[p]
                 Kq[12 + jj[p], 12 + kk[p]] += x
                 if jj[p] != kk[p]:
                     Kq[12 + kk[p], 12 + jj[p]] += x
