@@ -237,7 +237,8 @@ def body_terms(numba):
 def reduced_inertia(numba):
     """The compiled ``reduced_inertia(m, W, qb, vb, ab, f, M, Kq, Cq)`` of a reduced
     body: its inertia ``f = Lᵀ W Ẍ`` (k,) and the tangents ``M = Lᵀ W L``,
-    ``Kq = ∂f/∂q`` and ``Cq = ∂f/∂q̇`` (k, k), all written in place, from the body's own
+    ``Kq = ∂f/∂q`` and ``Cq = ∂f/∂q̇`` (k, k; empty ``M``: the force alone), all
+    written in place, from the body's own
     coordinates ``qb, vb, ab`` (k,); the blocks of :meth:`ReducedBody._LtWR` and the
     NumPy :meth:`ReducedBody.inertia` they replace (a test checks them to round-off).
     None without numba."""
@@ -308,6 +309,8 @@ def reduced_inertia(numba):
         etadd = ab[12:]
         h = W @ G
         _project(E, eta, h, m, f)
+        if M.shape[0] == 0:           # the force alone
+            return
         A = np.empty((nV, 4))
         Ar = np.empty((nV, 4))
         _frame_cols(eta, 1.0, True, m, A)

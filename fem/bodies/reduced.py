@@ -54,6 +54,8 @@ from ..model.linear_map import LinearMap
 from ..model.point_maps import PointMap
 from .base import NonlinearBody
 
+_NO_BLOCK = np.empty((0, 0))   # no tangent blocks asked of the compiled inertia
+
 __all__ = ["Reduction", "ReducedBody", "ReducedPoint"]
 
 _FORMAT = "fem.reduction/2"
@@ -373,18 +375,18 @@ class ReducedBody(NonlinearBody):
         return A
 
     def inertia(self, q, v, a, tangent=False):
-        if tangent:
-            from .kernels import reduced_inertia
+        from .kernels import reduced_inertia
 
-            kernel = reduced_inertia()
-            if kernel is not None:        # the same blocks, compiled (a test compares)
-                k = self.k
-                f, M, Kq, Cq = (np.empty(k), np.empty((k, k)), np.empty((k, k)),
-                                np.empty((k, k)))
-                d = self.dofs
-                kernel(self.m, self.W, q[d], v[d], a[d], f, M, Kq, Cq)
-                return f, (M, Kq, Cq)
-        return self.inertia_blocks(q, v, a, tangent)
+        kernel = reduced_inertia()
+        if kernel is None:
+            return self.inertia_blocks(q, v, a, tangent)
+        k = self.k                    # the same blocks, compiled (a test compares)
+        f = np.empty(k)
+        M, Kq, Cq = ((np.empty((k, k)), np.empty((k, k)), np.empty((k, k))) if tangent
+                     else (_NO_BLOCK, _NO_BLOCK, _NO_BLOCK))
+        d = self.dofs
+        kernel(self.m, self.W, q[d], v[d], a[d], f, M, Kq, Cq)
+        return f, ((M, Kq, Cq) if tangent else None)
 
     def inertia_blocks(self, q, v, a, tangent=False):
         """The NumPy form of :meth:`inertia` by blocks (:meth:`_LtWR`): the compiled
