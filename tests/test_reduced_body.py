@@ -677,3 +677,27 @@ def test_interface_frame_keeps_the_clamped_modes_of_both_planes():
     fe.fix(nodes[0])
     full = fem.modes(fe, n_modes=4).frequencies_hz
     assert np.allclose(red.frequencies_hz, full, rtol=1e-6)
+
+
+def test_nonlinear_reduced_cantilever_statics_sees_a_light_load():
+    """A light tip load on a clamped rod reduced nonlinearly (8 clamped modes, their 8
+    derivatives, the cubic modal force, the frame on the root interface): the derivative
+    modes are stiff (modal stiffness up to ≈ 1e11), and the static solver once took the
+    load for round-off of that scale and returned the undeformed rod ("no load").  The
+    tip now deflects as the full FE model's within 1e-3 (measured 4.9e-4: the 8 modes'
+    truncation, the linear reduction's 4.7e-4)."""
+    F = np.array([0.0, 0.0, -0.2])
+    m, nodes = _beam()
+    m.fix(nodes[0])
+    m.add_force(m.point(nodes[-1]), F)
+    full = m.point(nodes[-1])(fem.solve_static(m).q)
+    m2, nodes2 = _beam()
+    red = reduce_body(m2, {"root": rigid([nodes2[0]])}, n_modes=8, derivatives=8,
+                      nonlinear=True, frame="interface")
+    mb = fem.Model("reduced", gravity=(0, 0, 0))
+    b = _clamped(red, m2, nodes2, mb)
+    tip = b.map(m2.point(nodes2[-1]))
+    mb.add_force(tip, F)
+    static = fem.solve_static(mb)
+    assert static.converged and not static.info.get("no_load")
+    assert abs(tip(static.q)[2] - full[2]) <= 1e-3 * abs(full[2])
