@@ -266,7 +266,7 @@ class Assembly(ConstraintEquations, System):
 
         bilinear = (state_kernel(), self._A, self._alpha, self._B, self._bil_row,
                     lambda t: self._timed_terms(t)[1])
-        from ..bodies.kernels import body_terms, pack
+        from ..bodies.kernels import body_tangents, body_terms, pack
 
         bodies = (body_terms(), *pack(kernels))
         timed = bool(self._motions or self._beta_motions)
@@ -274,7 +274,8 @@ class Assembly(ConstraintEquations, System):
             mass=sp.csr_matrix(self.M), damping=C, jacobian=G.tocsr(),
             offset=lambda t: self._timed_terms(t)[0],
             rate=lambda t, q: self.phi_t(q, t),
-            forces=forces, timed=timed, bilinear=bilinear, bodies=bodies)
+            forces=forces, timed=timed, bilinear=bilinear, bodies=bodies,
+            tangents=body_tangents())
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

@@ -280,11 +280,70 @@ class Factorization:
         return self.lu.solve(b)
 
 
+    @classmethod
+    def of_dense(cls, lu: np.ndarray, piv: np.ndarray) -> Factorization:
+        """A dense factorization from LU factors made elsewhere (``getrf``'s layout:
+        :func:`dense_lu_kernel` inside a compiled Newton loop); the arrays are shared,
+        not copied."""
+        self = cls.__new__(cls)
+        self.shape = lu.shape
+        self.kind = "dense"
+        self.lu = (lu, piv)
+        return self
+
+
 def factorize(A, what: str = "system matrix",
               hint: str | None = Factorization.STRUCTURAL) -> Factorization:
     """Factorize ``A`` (ndarray, scipy sparse or :class:`BandedMatrix`); see
     :class:`Factorization`."""
     return Factorization(A, what, hint)
+
+
+@compiled
+def dense_lu_kernel(numba):
+    """The compiled ``lu(a, piv) -> bool``: LU with partial pivoting of the square ``a``
+    in place, in LAPACK ``getrf``'s layout (unit lower triangle below the diagonal, the
+    row interchanges in ``piv``, 0-based) and its pivot choice (the first largest
+    magnitude of the column); True when the pivots pass :meth:`Factorization._check`'s
+    test (finite, smallest > 1e-14 of the largest).  For compiled Newton loops that
+    renew their factorization without returning to Python (small dense systems: a
+    27-unknown matrix in ≈ 4 µs, where ``Factorization`` costs ≈ 50 µs of calls);
+    None without numba."""
+    @numba.njit(cache=True)
+    def lu(a, piv):   # pragma: no cover - jit
+        n = a.shape[0]
+        for j in range(n):
+            p = j
+            big = abs(a[j, j])
+            for i in range(j + 1, n):
+                x = abs(a[i, j])
+                if x > big:
+                    big, p = x, i
+            piv[j] = p
+            if p != j:
+                for c in range(n):
+                    a[j, c], a[p, c] = a[p, c], a[j, c]
+            d = a[j, j]
+            if d == 0.0 or d != d:
+                return False
+            for i in range(j + 1, n):
+                a[i, j] /= d
+            for c in range(j + 1, n):
+                x = a[j, c]
+                if x != 0.0:
+                    for i in range(j + 1, n):
+                        a[i, c] -= a[i, j] * x
+        dmin = np.inf
+        dmax = 0.0
+        for j in range(n):
+            x = abs(a[j, j])
+            if not np.isfinite(x):
+                return False
+            dmin = min(dmin, x)
+            dmax = max(dmax, x)
+        return dmin > 1e-14 * dmax
+
+    return lu
 
 
 @compiled

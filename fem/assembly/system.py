@@ -79,6 +79,11 @@ class ConstantStructure:
         ``(body_terms, header, dofs, data, index)``: the compiled entry point
         :func:`fem.bodies.kernels.body_terms` (None without numba) and the bodies'
         declarations packed by :func:`fem.bodies.kernels.pack` (no rows: no bodies).
+    tangents : callable or None
+        The compiled entry point of the bodies' part of the iteration matrix,
+        :func:`fem.bodies.kernels.body_tangents` (None without numba): with it, and
+        ``forces`` (whose kernels give their tangents too), a compiled solver can form
+        and factorize the whole iteration matrix of a small system itself.
     """
 
     mass: sp.csr_matrix
@@ -90,6 +95,7 @@ class ConstantStructure:
     timed: bool = True
     bilinear: tuple | None = None
     bodies: tuple | None = None
+    tangents: Callable | None = None
 
     @property
     def has_bodies(self) -> bool:

@@ -359,16 +359,18 @@ class HubLinkSystem(System):
         """The declared structure (:class:`fem.system.ConstantStructure`) with the
         compiled chain as its one body (:data:`fem.bodies.kernels.KIND_CHAIN`): constant
         twist and hub masses, the hub drive a linear row; generalized-α then runs its
-        iterations with a kept factorization compiled.  None where the compiled
-        evaluation does not apply."""
+        iterations with a kept factorization compiled and (``tangents``: the chain's
+        part of the iteration matrix, :data:`fem.bodies.kernels.KIND_CHAIN` in
+        ``body_tangents``) forms and factorizes small iteration matrices there too.
+        None where the compiled evaluation does not apply."""
         if self._kernel() is None:
             return None
         from ..constraints.compiled import state_kernel
         from ..elements.kernels import group_forces, no_group
-        from .kernels import KIND_CHAIN, body_terms
+        from .kernels import KIND_CHAIN, body_tangents, body_terms
         from .kernels import pack as pack_bodies
 
-        state, terms = state_kernel(), body_terms()
+        state, terms, tangents = state_kernel(), body_terms(), body_tangents()
         if state is None or terms is None or group_forces is None:
             return None
         _, index, data = self._packed
@@ -383,7 +385,7 @@ class HubLinkSystem(System):
             timed=bool(self.m),
             bilinear=(state, empty, np.zeros(0), empty, np.zeros(0, np.int64),
                       lambda t: np.zeros(0)),
-            bodies=(terms, *bodies))
+            bodies=(terms, *bodies), tangents=tangents)
 
     # ------------------------------------------------------------ kinematics
     def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..core.jit import compiled
 
-__all__ = ["KIND_REDUCED", "KIND_CHAIN", "pack", "body_terms"]
+__all__ = ["KIND_REDUCED", "KIND_CHAIN", "pack", "body_terms", "reduced_inertia",
+           "body_tangents"]
 
 KIND_REDUCED = 0
 KIND_CHAIN = 1
@@ -62,7 +63,9 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_project = _reduced = _chain = _chain_body = None
+_project = _reduced = _pairs = _rates = _gather = None
+_lwr = _frame_cols = _reduced_inertia = _reduced_tangent = None
+_chain = _chain_body = _chain_tangent = None
 
 
 @compiled
@@ -70,7 +73,7 @@ def body_terms(numba):
     """The compiled ``body_terms(header, dofs, data, index, q, v, a, mq, f)``: adds every
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
-    global _project, _reduced, _chain, _chain_body
+    global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
     from .chain_kernels import chain_kernel
 
     _chain = chain_kernel()
@@ -94,43 +97,105 @@ def body_terms(numba):
             out[12 + k] = s
 
     @numba.njit(cache=True)
-    def reduced(m, d, data, index, P, q, v, acc, mq, f):   # pragma: no cover - jit
+    def pairs(data, index, o, P, m, eta, b, cv):   # pragma: no cover - jit
+        """The cubic modal force's pair vectors from ``data[o:]``: ``b = K2·η`` and
+        ``cv = K3 (η_j η_k w)`` (the packed symmetric product, a column at a time: an
+        update and a dot product, four running sums so the loop pipelines)."""
+        K2 = data[o:o + P * m]
+        o += P * m
+        npk = P * (P + 1) // 2
+        K3 = data[o:o + npk]
+        w = data[o + npk:o + npk + P]
+        ee = np.empty(P)
+        for p in range(P):
+            ee[p] = eta[index[p]] * eta[index[P + p]] * w[p]
+            s = 0.0
+            for j in range(m):
+                s += K2[p * m + j] * eta[j]
+            b[p] = s
+            cv[p] = 0.0
+        for c in range(P):
+            base = c * (c + 1) // 2
+            ec = ee[c]
+            s0 = s1 = s2 = s3 = 0.0
+            r = 0
+            while r + 4 <= c:
+                k0 = K3[base + r]
+                k1 = K3[base + r + 1]
+                k2 = K3[base + r + 2]
+                k3 = K3[base + r + 3]
+                cv[r] += k0 * ec
+                cv[r + 1] += k1 * ec
+                cv[r + 2] += k2 * ec
+                cv[r + 3] += k3 * ec
+                s0 += k0 * ee[r]
+                s1 += k1 * ee[r + 1]
+                s2 += k2 * ee[r + 2]
+                s3 += k3 * ee[r + 3]
+                r += 4
+            while r < c:
+                k0 = K3[base + r]
+                cv[r] += k0 * ec
+                s0 += k0 * ee[r]
+                r += 1
+            cv[c] += (s0 + s1) + (s2 + s3) + K3[base + c] * ec
+
+    @numba.njit(cache=True)
+    def rates(m, qb, vb, ab):   # pragma: no cover - jit
+        """``(E, Ė, Ë, Ẍ)`` of a reduced body from its coordinates ``qb, q̇b, q̈b``:
+        ``Ẍ = [r̈; Ë; η_k ë_a + η̈_k e_a + 2 η̇_k ė_a]`` (:meth:`ReducedBody._rates`)."""
         nV = 4 + 3 * m
-        k = d.size
         E = np.empty((3, 3))
         Ed = np.empty((3, 3))
         Edd = np.empty((3, 3))
         for a in range(3):
             for i in range(3):
-                g = d[3 + 3 * a + i]
-                E[a, i] = q[g]
-                Ed[a, i] = v[g]
-                Edd[a, i] = acc[g]
-        eta = np.empty(m)
-        etad = np.empty(m)
-        etadd = np.empty(m)
-        for j in range(m):
-            g = d[12 + j]
-            eta[j] = q[g]
-            etad[j] = v[g]
-            etadd[j] = acc[g]
-        G = np.empty((nV, 3))                       # Ẍ
+                E[a, i] = qb[3 + 3 * a + i]
+                Ed[a, i] = vb[3 + 3 * a + i]
+                Edd[a, i] = ab[3 + 3 * a + i]
+        G = np.empty((nV, 3))
         for i in range(3):
-            G[0, i] = acc[d[i]]
+            G[0, i] = ab[i]
         for a in range(3):
             for i in range(3):
                 G[1 + a, i] = Edd[a, i]
                 for j in range(m):
-                    G[4 + a * m + j, i] = (eta[j] * Edd[a, i] + etadd[j] * E[a, i]
-                                           + 2.0 * etad[j] * Ed[a, i])
-        h = np.zeros((nV, 3))                       # W Ẍ
+                    G[4 + a * m + j, i] = (qb[12 + j] * Edd[a, i] + ab[12 + j] * E[a, i]
+                                           + 2.0 * vb[12 + j] * Ed[a, i])
+        return E, Ed, Edd, G
+
+    @numba.njit(cache=True)
+    def gather(d, q, v, acc):   # pragma: no cover - jit
+        """A body's own coordinates, velocities and accelerations."""
+        k = d.size
+        qb = np.empty(k)
+        vb = np.empty(k)
+        ab = np.empty(k)
+        for j in range(k):
+            qb[j] = q[d[j]]
+            vb[j] = v[d[j]]
+            ab[j] = acc[d[j]]
+        return qb, vb, ab
+
+    @numba.njit(cache=True)
+    def reduced(m, d, data, index, P, q, v, acc, mq, f):   # pragma: no cover - jit
+        nV = 4 + 3 * m
+        k = d.size
+        qb, vb, ab = _gather(d, q, v, acc)
+        E, _Ed, _Edd, G = _rates(m, qb, vb, ab)
+        eta = qb[12:]
+        h = np.empty((nV, 3))                       # W Ẍ
         for r in range(nV):
+            s0 = s1 = s2 = 0.0
+            o = r * nV
             for c in range(nV):
-                w = data[r * nV + c]
-                if w != 0.0:
-                    h[r, 0] += w * G[c, 0]
-                    h[r, 1] += w * G[c, 1]
-                    h[r, 2] += w * G[c, 2]
+                w = data[o + c]
+                s0 += w * G[c, 0]
+                s1 += w * G[c, 1]
+                s2 += w * G[c, 2]
+            h[r, 0] = s0
+            h[r, 1] = s1
+            h[r, 2] = s2
         out = np.empty(k)
         _project(E, eta, h, m, out)
         for j in range(k):
@@ -149,29 +214,13 @@ def body_terms(numba):
                 s += Kr[j * m + l] * eta[l]
             fe[j] = s
         if P > 0:                                   # the cubic modal force
-            K2 = data[o:o + P * m]
-            o += P * m
-            npk = P * (P + 1) // 2
-            K3 = data[o:o + npk]
-            w = data[o + npk:o + npk + P]
+            b = np.empty(P)
+            cv = np.empty(P)
+            _pairs(data, index, o, P, m, eta, b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
-            ee = np.empty(P)
             for p in range(P):
-                ee[p] = eta[jj[p]] * eta[kk[p]] * w[p]
-            cv = np.zeros(P)
-            for c in range(P):                      # packed symmetric product
-                base = c * (c + 1) // 2
-                for r in range(c):
-                    s = K3[base + r]
-                    cv[r] += s * ee[c]
-                    cv[c] += s * ee[r]
-                cv[c] += K3[base + c] * ee[c]
-            for p in range(P):
-                b = 0.0
-                for l in range(m):
-                    b += K2[p * m + l] * eta[l]
-                val = 0.5 * b + cv[p] / 3.0
+                val = 0.5 * b[p] + cv[p] / 3.0
                 fe[jj[p]] += val * eta[kk[p]]
                 if jj[p] != kk[p]:
                     fe[kk[p]] += val * eta[jj[p]]
@@ -194,7 +243,8 @@ def body_terms(numba):
             mq[d[j]] += ml[j]
             f[d[j]] += fl[j]
 
-    _project, _reduced, _chain_body = project, reduced, chain_body
+    _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
+    _chain_body = chain_body
 
     @numba.njit(cache=True)
     def terms(header, dofs, data, index, q, v, a, mq, f):   # pragma: no cover - jit
@@ -208,3 +258,190 @@ def body_terms(numba):
                 _chain_body(dofs[do:do + k], data[fo:], index[io:], q, v, a, mq, f)
 
     return terms
+
+
+@compiled
+def reduced_inertia(numba):
+    """The compiled ``reduced_inertia(m, W, qb, vb, ab, f, M, Kq, Cq)`` of a reduced
+    body: its inertia ``f = Lᵀ W Ẍ`` (k,) and the tangents ``M = Lᵀ W L``,
+    ``Kq = ∂f/∂q`` and ``Cq = ∂f/∂q̇`` (k, k; empty ``M``: the force alone), all
+    written in place, from the body's own
+    coordinates ``qb, vb, ab`` (k,); the blocks of :meth:`ReducedBody._LtWR` and the
+    NumPy :meth:`ReducedBody.inertia` they replace (a test checks them to round-off).
+    None without numba."""
+    global _lwr, _frame_cols
+    body_terms()                  # defines _project
+
+    @numba.njit(cache=True)
+    def frame_cols(eta, scale, rigid, m, A):   # pragma: no cover - jit
+        """``A`` of ``_LtWR``: ``e_r``, ``e_a`` (``rigid``) and ``Σ_k scale η_k e_(a,k)``."""
+        A[:] = 0.0
+        if rigid:
+            for c in range(4):
+                A[c, c] = 1.0
+        for a in range(3):
+            for k in range(m):
+                A[4 + a * m + k, 1 + a] = scale * eta[k]
+
+    @numba.njit(cache=True)
+    def lwr(W, m, E, A, Ar, Er, out):   # pragma: no cover - jit
+        """``out = Σ_i L_iᵀ W R_i`` by blocks (:meth:`ReducedBody._LtWR`): ``L`` of
+        ``(A, E)``, ``R`` of ``(Ar, Er)``."""
+        nV = 4 + 3 * m
+        WA = W @ Ar                                        # (n_V, 4)
+        AWA = A.T @ WA                                     # (4, 4)
+        out[:12, :12] = 0.0
+        for i in range(3):
+            for c in range(4):
+                for d in range(4):
+                    out[i + 3 * c, i + 3 * d] = AWA[c, d]
+        Z = np.zeros((3, nV, m))                           # W B'_i
+        for i in range(3):
+            for a in range(3):
+                e = Er[a, i]
+                if e != 0.0:
+                    for r in range(nV):
+                        for k in range(m):
+                            Z[i, r, k] += e * W[r, 4 + a * m + k]
+        for c in range(4):
+            for i in range(3):
+                for k in range(m):
+                    s = 0.0
+                    for r in range(nV):
+                        s += A[r, c] * Z[i, r, k]
+                    out[3 * c + i, 12 + k] = s
+        for k in range(m):
+            for c in range(4):
+                for i in range(3):
+                    s = 0.0
+                    for a in range(3):
+                        s += E[a, i] * WA[4 + a * m + k, c]
+                    out[12 + k, 3 * c + i] = s
+        for kp in range(m):
+            for k in range(m):
+                s = 0.0
+                for i in range(3):
+                    for a in range(3):
+                        s += E[a, i] * Z[i, 4 + a * m + kp, k]
+                out[12 + kp, 12 + k] = s
+
+    _lwr, _frame_cols = lwr, frame_cols
+
+    @numba.njit(cache=True)
+    def inertia(m, W, qb, vb, ab, f, M, Kq, Cq):   # pragma: no cover - jit
+        nV = 4 + 3 * m
+        E, Ed, Edd, G = _rates(m, qb, vb, ab)
+        eta = qb[12:]
+        etad = vb[12:]
+        etadd = ab[12:]
+        h = W @ G
+        _project(E, eta, h, m, f)
+        if M.shape[0] == 0:           # the force alone
+            return
+        A = np.empty((nV, 4))
+        Ar = np.empty((nV, 4))
+        _frame_cols(eta, 1.0, True, m, A)
+        _lwr(W, m, E, A, A, E, M)
+        _frame_cols(etad, 2.0, False, m, Ar)
+        _lwr(W, m, E, A, Ar, 2.0 * Ed, Cq)
+        _frame_cols(etadd, 1.0, False, m, Ar)
+        _lwr(W, m, E, A, Ar, Edd, Kq)
+        for a in range(3):                          # ∂L/∂q · h: the (e_a, η_k) blocks
+            for i in range(3):
+                for k in range(m):
+                    x = h[4 + a * m + k, i]
+                    Kq[3 + 3 * a + i, 12 + k] += x
+                    Kq[12 + k, 3 + 3 * a + i] += x
+
+    global _reduced_inertia
+    _reduced_inertia = inertia
+    return inertia
+
+
+@compiled
+def body_tangents(numba):
+    """The compiled ``body_tangents(header, dofs, data, index, q, v, a, cK, cC, S)``:
+    adds every body's ``M(q) + cK (∂f_inertia/∂q + ∂f/∂q) + cC ∂f_inertia/∂q̇`` (its
+    part of the iteration matrix, :meth:`fem.assembly.Assembly.saddle`) into the dense
+    ``S`` at its coordinates; the layout of :func:`pack`.  The forces' tangent is that
+    of :meth:`ReducedBody.forces`: ``K_r`` (with the cubic modal force ``K2·η + K3:ηη``)
+    on the modal block, minus the constant loads' ``(e_a, η_k)`` blocks; a chain's those
+    of :func:`fem.bodies.chain_kernels.chain_kernel`.  None without numba."""
+    global _reduced_tangent, _chain_tangent
+    reduced_inertia()                 # defines _reduced_inertia (and body_terms' helpers)
+
+    @numba.njit(cache=True)
+    def reduced_tangent(m, d, data, index, P, q, v, acc, cK, cC, S):   # pragma: no cover
+        nV = 4 + 3 * m
+        k = d.size
+        qb, vb, ab = _gather(d, q, v, acc)
+        W = data[:nV * nV].reshape(nV, nV)
+        f = np.empty(k)
+        M = np.empty((k, k))
+        Kq = np.empty((k, k))
+        Cq = np.empty((k, k))
+        _reduced_inertia(m, W, qb, vb, ab, f, M, Kq, Cq)
+        o = nV * nV
+        Kr = data[o:o + m * m]
+        o += m * m + m
+        hg = data[o:o + 3 * nV].reshape(nV, 3)
+        o += 3 * nV
+        for a in range(3):            # minus the loads' (e_a, η_k) blocks
+            for i in range(3):
+                for j in range(m):
+                    x = hg[4 + a * m + j, i]
+                    Kq[3 + 3 * a + i, 12 + j] -= x
+                    Kq[12 + j, 3 + 3 * a + i] -= x
+        for i in range(m):
+            for j in range(m):
+                Kq[12 + i, 12 + j] += Kr[i * m + j]
+        if P > 0:                     # K2·η + K3:ηη at the pairs, both halves
+            b = np.empty(P)
+            cv = np.empty(P)
+            _pairs(data, index, o, P, m, qb[12:], b, cv)
+            jj = index[:P]
+            kk = index[P:2 * P]
+            for p in range(P):
+                x = b[p] + cv[p]
+                Kq[12 + jj[p], 12 + kk[p]] += x
+                if jj[p] != kk[p]:
+                    Kq[12 + kk[p], 12 + jj[p]] += x
+        for i in range(k):
+            gi = d[i]
+            for j in range(k):
+                S[gi, d[j]] += M[i, j] + cK * Kq[i, j] + cC * Cq[i, j]
+
+    @numba.njit(cache=True)
+    def chain_tangent(d, data, index, q, v, acc, cK, cC, S):   # pragma: no cover - jit
+        """A chain's ``M(q) + cK (K_q + K − K_w) + cC C`` (without its constant masses,
+        which are the structure's ``mass``) at its coordinates ``d``."""
+        k = d.size
+        M = np.zeros((k, k))
+        C = np.zeros((k, k))
+        Kq = np.zeros((k, k))
+        Kw = np.zeros((k, k))
+        ml = np.zeros(k)
+        fl = np.zeros(k)
+        _chain(index, data, q[d], v[d], acc[d], True, True, True, ml, fl, M, C, Kq, Kw)
+        Kd = data[3:3 + k * k]        # the chain's stiffness (chain_kernels.pack)
+        for i in range(k):
+            gi = d[i]
+            for j in range(k):
+                S[gi, d[j]] += M[i, j] + cK * (Kq[i, j] + Kd[i * k + j] - Kw[i, j]) \
+                    + cC * C[i, j]
+
+    _reduced_tangent, _chain_tangent = reduced_tangent, chain_tangent
+
+    @numba.njit(cache=True)
+    def tangents(header, dofs, data, index, q, v, a, cK, cC, S):   # pragma: no cover - jit
+        for b in range(header.shape[0]):
+            kind, m, do, k, fo, io, P = (header[b, 0], header[b, 1], header[b, 2],
+                                         header[b, 3], header[b, 4], header[b, 5],
+                                         header[b, 6])
+            if kind == KIND_REDUCED:
+                _reduced_tangent(m, dofs[do:do + k], data[fo:], index[io:], P, q, v, a,
+                                 cK, cC, S)
+            elif kind == KIND_CHAIN:
+                _chain_tangent(dofs[do:do + k], data[fo:], index[io:], q, v, a, cK, cC, S)
+
+    return tangents

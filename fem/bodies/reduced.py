@@ -54,6 +54,8 @@ from ..model.linear_map import LinearMap
 from ..model.point_maps import PointMap
 from .base import NonlinearBody
 
+_NO_BLOCK = np.empty((0, 0))   # no tangent blocks asked of the compiled inertia
+
 __all__ = ["Reduction", "ReducedBody", "ReducedPoint"]
 
 _FORMAT = "fem.reduction/2"
@@ -97,6 +99,10 @@ class Reduction:
         The FE model's coordinate index of every slot's x component.
     n_fe : int
         The FE model's number of coordinates.
+    C_fe : (4 + 3m, 3, 4 + 3m, 3) or None
+        The FE model's damping on the generalized vectors (``damping="fe"`` in
+        :func:`fem.reduction.reduce_body`): the body's damping is then ``Lᵀ C_fe L``
+        at its initial pose, frame included, instead of ``C`` on the modes alone.
     interfaces : dict[str, (k, 3+…) arrays]
         Named points of the FE model as slot coefficients (sparse rows: ``slots``, ``coef``).
     info : dict
@@ -117,6 +123,7 @@ class Reduction:
     f0: np.ndarray | None = None
     K2: np.ndarray | None = None
     K3: np.ndarray | None = None
+    C_fe: np.ndarray | None = None
     interfaces: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
@@ -192,6 +199,8 @@ class Reduction:
         arrays["n_fe"] = np.array(self.n_fe)
         if self.K3 is not None:
             arrays["K2"], arrays["K3"] = np.asarray(self.K2), np.asarray(self.K3)
+        if self.C_fe is not None:
+            arrays["C_fe"] = np.asarray(self.C_fe)
         for i, nm in enumerate(names):
             arrays[f"interface_{i}"] = np.asarray(self.interfaces[nm], float)
         meta = {"format": _FORMAT, "interfaces": names, "info": self.info}
@@ -216,6 +225,8 @@ class Reduction:
                 inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
                 if "K3" in z.files:
                     kw["K2"], kw["K3"] = z["K2"], z["K3"]
+                if "C_fe" in z.files:
+                    kw["C_fe"] = z["C_fe"]
                 return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
         except (OSError, ValueError, KeyError) as err:
             raise ModelError(f"{path}: cannot read a reduced body ({err})") from None
@@ -228,7 +239,7 @@ class ReducedBody(NonlinearBody):
     carries_loads = True
 
     def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
-                 modal_dofs: np.ndarray):
+                 modal_dofs: np.ndarray, rotation: np.ndarray | None = None):
         self.name = name
         self.reduction = red = reduction
         self.frame = frame
@@ -272,9 +283,14 @@ class ReducedBody(NonlinearBody):
         self._L0 = L0
         self.loads: list[tuple[ReducedPoint, np.ndarray]] = []
         D = np.zeros((self.k, self.k))
-        if m:
+        if red.C_fe is not None:        # the FE model's damping at the initial pose
+            R0 = np.asarray(red.rotation if rotation is None else rotation, float)
+            L = self._L(R0.T, np.zeros(m)).reshape(3 * self.nV, self.k)
+            D = L.T @ (np.asarray(red.C_fe, float).reshape(3 * self.nV, 3 * self.nV) @ L)
+            D = 0.5 * (D + D.T)
+        elif m:
             D[12:, 12:] = self.Cr
-        self.damping_matrix = D if np.any(self.Cr) else None
+        self.damping_matrix = D if np.any(D) else None
 
     # ------------------------------------------------------------ kinematics
     def _parts(self, q):
@@ -373,6 +389,22 @@ class ReducedBody(NonlinearBody):
         return A
 
     def inertia(self, q, v, a, tangent=False):
+        from .kernels import reduced_inertia
+
+        kernel = reduced_inertia()
+        if kernel is None:
+            return self.inertia_blocks(q, v, a, tangent)
+        k = self.k                    # the same blocks, compiled (a test compares)
+        f = np.empty(k)
+        M, Kq, Cq = ((np.empty((k, k)), np.empty((k, k)), np.empty((k, k))) if tangent
+                     else (_NO_BLOCK, _NO_BLOCK, _NO_BLOCK))
+        d = self.dofs
+        kernel(self.m, self.W, q[d], v[d], a[d], f, M, Kq, Cq)
+        return f, ((M, Kq, Cq) if tangent else None)
+
+    def inertia_blocks(self, q, v, a, tangent=False):
+        """The NumPy form of :meth:`inertia` by blocks (:meth:`_LtWR`): the compiled
+        kernel's fallback (``fem.bodies.kernels.reduced_inertia``)."""
         E, eta, Ed, etad, Edd, etadd, h = self._rates(q, v, a)
         f = self._project(E, eta, h)
         if not tangent:
@@ -425,9 +457,11 @@ class ReducedBody(NonlinearBody):
             return f, None
         K = np.zeros((self.k, self.k))
         K[12:, 12:] = Ke
-        Kw = np.zeros((self.k, self.k))
-        self._bilinear(Kw, hg[4:])
-        return f, K - Kw
+        # minus ∂(Lᵀ h_g)/∂q: the symmetric (e_a, η_k) blocks, h_g at row (a, k), column i
+        B = hg[4:].reshape(3, self.m, 3).transpose(0, 2, 1).reshape(9, self.m)
+        K[3:12, 12:] = -B
+        K[12:, 3:12] = -B.T
+        return f, K
 
     def _load_vectors(self, gravity) -> np.ndarray:
         """``h_g`` (n_V, 3): the weight ``W e_c gᵀ`` and the point loads ``Σ v Fᵀ``."""

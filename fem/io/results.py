@@ -94,23 +94,28 @@ class Result:
 
     # ------------------------------------------------------------- recording
     def record(self, t: float, q, v, a, lam, **stats) -> None:
-        row = (np.array(q, dtype=float), np.array(v, dtype=float),
-               np.array(a, dtype=float), np.array(lam, dtype=float), float(t))
-        sensed = [(k, np.asarray(fn(t, q, v, a, lam))) for k, fn in self._sensor_fns.items()]
+        row = (_copy(q), _copy(v), _copy(a), _copy(lam))
+        t = float(t)
+        sensed = ([(k, np.asarray(fn(t, q, v, a, lam))) for k, fn in self._sensor_fns.items()]
+                  if self._sensor_fns else ())
         # everything computed first, then appended with the time last: an interrupt
         # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
         # _complete() drops
         st = self._stats
         for k, val in stats.items():
-            if k in st:
-                st[k].append(val)
-            else:
+            lst = st.get(k)
+            if lst is None:
                 st[k] = [val]
+            else:
+                lst.append(val)
         for k, val in sensed:
             self._sens[k].append(val)
         rows = self._rows
-        for k, val in zip(("q", "v", "a", "lam", "t"), row, strict=True):
-            rows[k].append(val)
+        rows["q"].append(row[0])
+        rows["v"].append(row[1])
+        rows["a"].append(row[2])
+        rows["lam"].append(row[3])
+        rows["t"].append(t)
         if self.directory is not None:
             t0 = time.perf_counter()
             self._append_part()
@@ -681,6 +686,16 @@ def _atomic_text(path: Path, text: str) -> None:
     from .files import atomic_write_text
 
     atomic_write_text(path, text)
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _copy(x) -> np.ndarray:
+    """A float copy of ``x`` (a record owns its arrays)."""
+    if type(x) is np.ndarray and x.dtype is _F64:
+        return x.copy()
+    return np.array(x, dtype=float)
 
 
 def jsonable(obj):

@@ -119,7 +119,7 @@ def _rigid_patterns(x: np.ndarray, pos: np.ndarray, starts: np.ndarray, n: int):
 def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 method: str = "craig_bampton", loads=(), state=None, origin=None,
                 derivatives: int = 0, nonlinear: bool = False,
-                frame: str = "mean_axes") -> Reduction:
+                frame: str = "mean_axes", damping: str = "modal") -> Reduction:
     """Reduce ``model`` to component modes in a floating frame (see the module docstring).
 
     Parameters
@@ -153,6 +153,16 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         mode leaves the interface at rest).  Craig–Bampton only.  Use ``"interface"``
         with ``derivatives``/``nonlinear`` on a body in large rotation (a spinning
         beam clamped at its root): see the module docstring.
+    damping : {"modal", "fe"}
+        With the FE model's damping ``C`` (:meth:`fem.Model.add_damping`): ``"modal"``
+        (default) damps the modal coordinates only, ``Ψᵀ C Ψ``; ``"fe"`` keeps ``C`` as
+        the FE model applies it, to the slots' absolute velocities: the reduction stores
+        ``C`` on the generalized vectors (:attr:`~fem.bodies.Reduction.C_fe`) and the
+        body's damping matrix is ``Jᵀ C J`` at its initial pose, ``J = ∂x/∂q`` — the
+        modal block ``Ψᵀ C Ψ`` and the terms on the frame's motion.  A constant
+        ``β K`` of the reference state is not rigid-rotation invariant for a deformed
+        body (``K (ω × u) ≠ 0``): it damps the turning of a sagged plate, and a reduced
+        body must keep that term to follow the FE model (docs/reduced_bodies.md).
     """
     if method not in ("craig_bampton", "free"):
         raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "
@@ -161,6 +171,8 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if frame not in ("mean_axes", "interface"):
         raise ModelError(f"reduce_body: frame must be 'mean_axes' or 'interface', got "
                          f"{frame!r}")
+    if damping not in ("modal", "fe"):
+        raise ModelError(f"reduce_body: damping must be 'modal' or 'fe', got {damping!r}")
     if frame == "interface" and method != "craig_bampton":
         raise ModelError("reduce_body: frame='interface' needs method='craig_bampton' (the "
                          "frame is attached to the interfaces)")
@@ -375,6 +387,8 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     red = Reduction(c=pos, Q=xo, modes=modes, W=W, K=Kr, C=Cr, f0=Psi.T @ f_int,
                     frequencies_hz=np.sqrt(np.maximum(w2, 0.0)) / (2 * np.pi),
                     origin=o, rotation=np.eye(3), slot_dofs=starts, n_fe=n)
+    if damping == "fe" and Cd is not None:
+        red.C_fe = _generalized_damping(Cd, V, starts, n)
     if nonlinear:
         red.K2, red.K3 = _cubic_force(asm, q, Psi, Kr)
     for key, lm in maps.items():
@@ -385,8 +399,20 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 "interfaces": list(interfaces), "fe_coordinates": int(n),
                 "fe_constraints": int(asm.m), "mass_kg": m_tot,
                 "n_derivatives": int(derivatives * (derivatives + 1) // 2),
-                "nonlinear": bool(nonlinear), "frame": frame}
+                "nonlinear": bool(nonlinear), "frame": frame, "damping": damping}
     return red
+
+
+def _generalized_damping(C, V: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """``C`` on the generalized vectors, ``(n_V, 3, n_V, 3)``: entry ``(p, i, r, j)`` is
+    ``Σ_st V_sp C[(s, i), (t, j)] V_tr``, so that ``ẋᵀ C ẋ = Ẋ:C_fe:Ẋ`` for ``x = V X``."""
+    nV = V.shape[1]
+    Vx = np.zeros((n, nV, 3))
+    for i in range(3):
+        Vx[starts + i, :, i] = V
+    Vx = Vx.reshape(n, 3 * nV)
+    out = Vx.T @ (C @ Vx)
+    return (0.5 * (out + out.T)).reshape(nV, 3, nV, 3)
 
 
 def _mean_axes_basis(Phi, M, K, Rig) -> tuple[np.ndarray, np.ndarray]:

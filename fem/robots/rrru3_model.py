@@ -169,7 +169,9 @@ def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
     centres W_k and the edge directions E_k (every component), ``n_modes``
     fixed-interface modes and the static sag under the platform's weight; with
     ``reduction="nonlinear"`` the modal derivatives of the ``n_derivatives`` lowest modes
-    and the plate's exact cubic modal force (geometric nonlinearity); cached on disk
+    and the plate's exact cubic modal force (geometric nonlinearity); the plate's damping
+    as the full plate applies it (``damping="fe"``: ``β K`` on the absolute velocities,
+    which also damps the sagged plate's turning); cached on disk
     (:func:`fem.reduction.cached_reduction`) by the model's content."""
     from ..reduction import cached_reduction
 
@@ -177,7 +179,7 @@ def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
              **{f"E{k + 1}": e for k, e in enumerate(E)}}
     return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state,
                             derivatives=n_derivatives if reduction == "nonlinear" else 0,
-                            nonlinear=reduction == "nonlinear")
+                            nonlinear=reduction == "nonlinear", damping="fe")
 
 
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",

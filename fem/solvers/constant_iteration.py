@@ -14,6 +14,13 @@ Python that decides the run time against a compiled peer (issue 23) falls by ≈
 on a reduced body on a spherical hinge (issue 19, item 7) a whole iteration is compiled.
 The NumPy form below (constant mass and Jacobian only) and the general methods are the
 references; they give the same results to round-off (the order of the sums).
+
+Small dense systems whose every tangent is compiled (``ConstantStructure.tangents``) are
+also factorized here: :func:`form` builds the iteration matrix of
+:meth:`fem.assembly.Assembly.saddle` densely and a partial-pivoting LU in LAPACK's layout
+(:func:`fem.assembly.linalg.dense_lu_kernel`) factorizes it, so a factorization costs a
+few microseconds instead of ≈ 170 µs of calls (the reduced rod of issue 19, item 7:
+tangents, saddle assembly, ``Factorization``) and a step that renews it stays compiled.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..assembly.linalg import DENSE_LIMIT, Factorization
 from ..core.jit import compiled
 
 __all__ = ["ConstantIteration"]
@@ -33,26 +41,29 @@ def _csr(A: sp.spmatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             A.indptr.astype(np.int64))
 
 
-CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED = 0, 1, 2, 3
-"""What ends a run of compiled iterations (:meth:`ConstantIteration.iterate`)."""
+CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED, SINGULAR = 0, 1, 2, 3, 4
+"""What ends a run of compiled iterations (:meth:`ConstantIteration.iterate`); SINGULAR:
+the compiled factorization failed its pivot test (the caller factorizes as FACTORIZE
+asks, with the general methods and their diagnosis)."""
 
 # compiled functions the loop calls, globals set by _kernels and ConstantIteration
-_group_forces = _constraint_state = _body_terms = None
+_group_forces = _constraint_state = _body_terms = _body_tangents = _dense_lu = None
 _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
 # this module's kernels call each other through globals, not closure cells: numba keys
 # a closure's disk cache on its cells, and a cell holding a dispatcher differs in every
 # process (the cache would never be hit)
-_residual = _velocity_residual = _iterate = None
+_residual = _velocity_residual = _iterate = _factor = _form = None
 
 
 @compiled
 def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
-    global _residual, _velocity_residual, _iterate
-    from ..assembly.linalg import substitution_kernels
+    global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu
+    from ..assembly.linalg import dense_lu_kernel, substitution_kernels
     from .fused import compiled_forms
 
     _substitute_dense, _substitute_banded = substitution_kernels()
+    _dense_lu = dense_lu_kernel()
     _, _apply_correction, _predict, _acceleration = compiled_forms()
 
     @numba.njit(cache=True)
@@ -114,19 +125,82 @@ def _kernels(numba):
         return vmax
 
     @numba.njit(cache=True)
+    def factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
+               dofs, arrays3, arrays2, K, f_work, cK, cC, lu, piv):   # pragma: no cover
+        """:func:`form` the iteration matrix in ``lu`` and factorize it there; returns
+        the pivot test."""
+        form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
+             dofs, arrays3, arrays2, K, f_work, cK, cC, lu)
+        return _dense_lu(lu, piv)
+
+    @numba.njit(cache=True)
+    def form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
+             dofs, arrays3, arrays2, K, f_work, cK, cC, lu):   # pragma: no cover - jit
+        """The iteration matrix ``[[M(q) + cC (C + ∂f/∂q̇) + cK (K + Σλ Φ_qq + ∂f/∂q),
+        Φ_qᵀ], [Φ_q, 0]]`` (:meth:`fem.assembly.Assembly.saddle` with ``cM = cJ = 1``)
+        formed densely in ``lu``; ``jv`` the Jacobian values at ``q`` (the residual's);
+        ``f_work`` is overwritten."""
+        n = q.size
+        N = lu.shape[0]
+        for c in range(N):
+            for r in range(N):
+                lu[r, c] = 0.0
+        Md, Mi, Mp = M
+        for i in range(n):
+            for k in range(Mp[i], Mp[i + 1]):
+                lu[i, Mi[k]] += Md[k]
+        Cd, Ci, Cp = C
+        if Cp.size > 1:
+            for i in range(n):
+                for k in range(Cp[i], Cp[i + 1]):
+                    lu[i, Ci[k]] += cC * Cd[k]
+        if dofs.shape[0] > 0:
+            _group_forces(kind, q, dofs, arrays3, arrays2, f_work, K, True)
+            nd = dofs.shape[1]
+            for e in range(dofs.shape[0]):
+                for a in range(nd):
+                    ga = dofs[e, a]
+                    for b in range(nd):
+                        lu[ga, dofs[e, b]] += cK * K[e, a, b]
+        if bodies[0].shape[0]:
+            _body_tangents(bodies[0], bodies[1], bodies[2], bodies[3], q, v, qdd, cK, cC,
+                           lu)
+        Ad, Ai, Ap = A                  # Σ λ (A_rᵀ B_r + B_rᵀ A_r) of the bilinear rows
+        Bd, Bi, Bp = B
+        for r in range(alpha.size):
+            lr = cK * lam[bil_row[r // 3]]
+            if lr != 0.0:
+                for ka in range(Ap[r], Ap[r + 1]):
+                    x = lr * Ad[ka]
+                    ia = Ai[ka]
+                    for kb in range(Bp[r], Bp[r + 1]):
+                        y = x * Bd[kb]
+                        ib = Bi[kb]
+                        lu[ia, ib] += y
+                        lu[ib, ia] += y
+        for k in range(jv.size):
+            r = n + jrows[k]
+            c = jcols[k]
+            lu[r, c] += jv[k]
+            lu[c, r] += jv[k]
+
+    @numba.njit(cache=True)
     def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
                 A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs, gp,
                 bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
                 K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r,
-                hist_p, have_dq):   # pragma: no cover - jit
+                hist_p, have_dq, fac):   # pragma: no cover - jit
         """Modified-Newton iterations from iteration ``it`` with a kept factorization,
         until converged (CONVERGED, ROUNDOFF), out of iterations (EXHAUSTED) or a fresh
         factorization is due (FACTORIZE: the residual of iteration ``it`` is in ``rhs``).
         The same decisions as :meth:`GeneralizedAlpha._newton` and
-        :meth:`FactorizationPolicy.renew`.  Returns
-        ``(status, it, nh, err, err_prev, refactor, scale, evaluations)``."""
+        :meth:`FactorizationPolicy.renew`.  With ``fac`` (a dense factorization and
+        every tangent compiled) a due factorization is made here (:func:`factor`, into
+        ``lu``, ``piv``) and the iterations go on.  Returns ``(status, it, nh, err,
+        err_prev, refactor, scale, evaluations, factorizations)``."""
         n = q.size
         n_eval = 0
+        n_fact = 0
         while True:
             for i in range(n):
                 f_int[i] = 0.0
@@ -146,7 +220,7 @@ def _kernels(numba):
             nh += 1
             err = max(rn / tol, pn / ctol)
             if not np.isfinite(err) or err <= 1.0:
-                return CONVERGED, it, nh, err, err_prev, refactor, scale, n_eval
+                return CONVERGED, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
             if have_dq and rn <= 1e-4 and pn <= ctol and nh >= 3 \
                     and rn > 0.5 * hist_r[nh - 3]:
                 dmax = 0.0
@@ -155,12 +229,20 @@ def _kernels(numba):
                     dmax = max(dmax, abs(dx[i]))
                     qmax = max(qmax, abs(q[i]))
                 if dmax <= 1e-13 * max(qmax, 1e-300):
-                    return ROUNDOFF, it, nh, err, err_prev, refactor, scale, n_eval
+                    return ROUNDOFF, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
             if it == max_iter:
-                return EXHAUSTED, it, nh, err, err_prev, refactor, scale, n_eval
+                return EXHAUSTED, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
             if refactor:
-                return FACTORIZE, it, nh, err, err_prev, refactor, scale, n_eval
-            if it > 0:                     # FactorizationPolicy.renew
+                if not fac:
+                    return FACTORIZE, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
+                bpi = 1.0 / bp
+                if not _factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols,
+                               jv, bodies, kind, dofs, arrays3, arrays2, K, f_int, bpi,
+                               gp * bpi, lu, piv):
+                    return SINGULAR, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
+                n_fact += 1
+                refactor = False
+            elif it > 0:                   # FactorizationPolicy.renew
                 rate = err / err_prev
                 if ratio == 0.0:
                     refactor = rate > contraction or it >= 2
@@ -185,7 +267,7 @@ def _kernels(numba):
              G, A, alpha, B, bil_row, jrows, jcols, M, C, bodies, mq, jl, jv, floor2, c_rhs,
              gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
              K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
-             phi_v):   # pragma: no cover - jit
+             phi_v, refactor, fac):   # pragma: no cover - jit
         """A whole generalized-α step from a kept factorization: the predictor
         (:func:`fem.solvers.fused.predict`), :func:`iterate` from iteration 0, and when
         it converges the algorithmic acceleration and, with ``rate`` given (m values),
@@ -193,11 +275,11 @@ def _kernels(numba):
         residual or −1)``; ``a₁`` is empty unless converged."""
         q, v, qdd = _predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta)
         lam = lam0.copy()
-        out = _iterate(0, False, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
-                       A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs,
-                       gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3,
-                       arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx,
-                       hist_r, hist_p, False)
+        out = _iterate(0, refactor, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C,
+                       G, A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2,
+                       c_rhs, gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs,
+                       arrays3, arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs,
+                       phi, dx, hist_r, hist_p, False, fac)
         a1 = np.empty(0)
         vres = -1.0
         if out[0] == CONVERGED or out[0] == ROUNDOFF:
@@ -207,8 +289,9 @@ def _kernels(numba):
                                           bil_row, jrows, jcols, phi_v, jv)
         return out, q, v, qdd, lam, a1, vres
 
-    _residual, _velocity_residual, _iterate = residual, velocity_residual, iterate
-    return residual, velocity_residual, iterate, step
+    _residual, _velocity_residual, _iterate, _factor, _form = (
+        residual, velocity_residual, iterate, factor, form)
+    return residual, velocity_residual, iterate, step, form
 
 
 class ConstantIteration:
@@ -275,6 +358,19 @@ class ConstantIteration:
             # takes no functions as arguments without losing its disk cache)
             _group_forces = s.forces[0]
             self.forces = s.forces[1:]
+        global _body_tangents
+        if s.tangents is not None:
+            _body_tangents = s.tangents
+        self.factorizes = (self.compiled and n + m <= DENSE_LIMIT
+                           and (s.tangents is not None or not s.has_bodies))
+        """Whether the compiled loop can form and factorize the iteration matrix itself
+        (every tangent compiled, a dense factorization; :meth:`workspace`)."""
+        dofs = self.forces[1] if s.forces is not None else np.zeros((0, 0), np.int64)
+        nd = dofs.shape[1] if dofs.ndim == 2 else 0
+        # the element tangents of a compiled factorization (the kernels' work array)
+        self._K = (np.empty((dofs.shape[0], nd, nd)) if self.factorizes and dofs.size
+                   else np.empty((0, 1, 1)))
+        self._work = None
         self.f_int = np.empty(n)
         self.mq = np.empty(n)                       # work arrays of the residual
         self.jl = np.empty(n)
@@ -282,7 +378,6 @@ class ConstantIteration:
         self.dx = np.zeros(n + m)
         self.res = np.empty(n)                      # work arrays of the Newton loop
         self.rhs = np.empty(n + m)
-        self._no_tangent = np.empty((0, 1, 1))
         self._phi_v = np.empty(m)
         self._no_rate = np.empty(0)       # Φ_t depends on q: the step leaves it to Python
         self._step_tail = None      # the step kernel's arguments fixed per factorization
@@ -309,10 +404,12 @@ class ConstantIteration:
     def iterate(self, it: int, refactor: bool, err_prev: float, nh: int, q, v, qdd, lam,
                 f_ext, t: float, floor2: float, k, tol: float, ctol: float, max_iter: int,
                 ratio: float, contraction: float, factorization, res, rhs,
-                have_dq: bool) -> tuple:
+                have_dq: bool, fac: bool = False) -> tuple:
         """Compiled modified-Newton iterations with a kept factorization (see the kernel
-        ``iterate``); ``k`` the step's :class:`~fem.solvers.alpha.StepCoefficients`.
-        Returns ``(status, it, nh, err, err_prev, refactor, scale, evaluations)``."""
+        ``iterate``); ``k`` the step's :class:`~fem.solvers.alpha.StepCoefficients`;
+        ``fac``: renew the factorization in place when due (:attr:`factorizes`).
+        Returns ``(status, it, nh, err, err_prev, refactor, scale, evaluations,
+        factorizations)``."""
         lu_kind, lu, piv, kl, ku, perm = self._lu_of(factorization)
         kind, dofs, arrays3, arrays2 = self.forces
         c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
@@ -320,20 +417,23 @@ class ConstantIteration:
             it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, self._M,
             self._C, G, A, alpha, B, bil_row, jrows, jcols, self._bodies, self.mq, self.jl,
             self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol, max_iter,
-            ratio, contraction, kind, dofs, arrays3, arrays2, self._no_tangent, self.f_int,
+            ratio, contraction, kind, dofs, arrays3, arrays2, self._K, self.f_int,
             lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx, self.hist_r,
-            self.hist_p, have_dq)
+            self.hist_p, have_dq, fac)
 
     def step(self, q0, v0, qdd0, a0, prev, c: float, h: float, par, lam0, f_ext, t: float,
              floor2: float, k, tol: float, ctol: float, max_iter: int, ratio: float,
-             contraction: float, factorization) -> tuple:
-        """A whole step from a kept factorization in one compiled call (the kernel
-        ``step``); ``par`` the :class:`~fem.solvers.alpha.AlphaParameters`, ``prev`` the
-        acceleration before ``q̈₀`` (or ``q̈₀`` itself with ``c = 0``).  Returns
-        ``(iterate's tuple, q, q̇, q̈, λ, a₁, velocity residual or −1)``."""
+             contraction: float, factorization, refactor: bool = False,
+             fac: bool = False) -> tuple:
+        """A whole step in one compiled call (the kernel ``step``), from the kept
+        ``factorization`` or, with ``refactor`` (and ``fac``, see :meth:`iterate`), one
+        made at its first iteration into ``factorization``'s arrays; ``par`` the
+        :class:`~fem.solvers.alpha.AlphaParameters`, ``prev`` the acceleration before
+        ``q̈₀`` (or ``q̈₀`` itself with ``c = 0``).  Returns ``(iterate's tuple, q, q̇, q̈,
+        λ, a₁, velocity residual or −1)``."""
         if factorization is not self._tail_of or self._step_tail is None:
             self._tail_of = factorization
-            self._step_tail = (*self.forces, self._no_tangent, self.f_int,
+            self._step_tail = (*self.forces, self._K, self.f_int,
                                *self._lu_of(factorization), self.res, self.rhs, self.phi,
                                self.dx, self.hist_r, self.hist_p, self._phi_v)
         s = self.structure
@@ -343,7 +443,34 @@ class ConstantIteration:
             q0, v0, qdd0, a0, prev, c, h, par.alpha_f, par.alpha_m, par.gamma, par.beta,
             lam0, rate, f_ext, *self._constraints(t), self._M, self._C, self._bodies,
             self.mq, self.jl, self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime,
-            tol, ctol, max_iter, ratio, contraction, *self._step_tail)
+            tol, ctol, max_iter, ratio, contraction, *self._step_tail, refactor, fac)
+
+    def iteration_matrix(self, q, v, qdd, lam, t: float, k) -> np.ndarray:
+        """The dense iteration matrix the compiled loop factorizes (:attr:`factorizes`)
+        at ``(q, q̇, q̈, λ, t)`` for the step coefficients ``k``: the reference is
+        :meth:`fem.assembly.Assembly.saddle` (the tests compare them)."""
+        if not self.factorizes:
+            raise ValueError("ConstantIteration: this structure is not factorized in the "
+                             "compiled loop (see `factorizes`)")
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, self.phi, self.jv)
+        kind, dofs, arrays3, arrays2 = self.forces
+        S = np.empty((self.n + self.m, self.n + self.m), order="F")
+        bpi = 1.0 / k.beta_prime
+        self._kernels[4](q, v, qdd, lam, self._M, self._C, A, alpha, B, bil_row, jrows,
+                         jcols, self.jv, self._bodies, kind, dofs, arrays3, arrays2, self._K,
+                         np.zeros(self.n), bpi, k.gamma_prime * bpi, S)
+        return np.ascontiguousarray(S)
+
+    def workspace(self) -> Factorization:
+        """A dense factorization's arrays for the compiled loop to factorize into when
+        no factorization is kept (``getrf``'s layout; the same arrays every time)."""
+        if self._work is None:
+            N = self.n + self.m
+            self._work = Factorization.of_dense(np.zeros((N, N), order="F"),
+                                                np.zeros(N, np.int32))
+        return self._work
 
     def _lu_of(self, factorization) -> tuple:
         """The substitution arrays of ``factorization``, kept while it is the same."""

@@ -40,7 +40,14 @@ from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
 from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
-from .constant_iteration import CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF, ConstantIteration
+from .constant_iteration import (
+    CONVERGED,
+    EXHAUSTED,
+    FACTORIZE,
+    ROUNDOFF,
+    SINGULAR,
+    ConstantIteration,
+)
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
@@ -174,6 +181,8 @@ class GeneralizedAlpha:
             opts.contraction, opts.factor_cost, opts.max_iter, opts.corotate,
             compiled_iterations=fused)
         self._substitution = False
+        # the compiled loop renews dense factorizations itself (set at the first one)
+        self._factor_inside = False
         self._floor: tuple = (None, 0.0)
         self._tolerances = (float(opts.tol), float(opts.constraint_tol), int(opts.max_iter))
         if self._compiled_newton:
@@ -243,9 +252,10 @@ class GeneralizedAlpha:
         linear = self.options.predictor == "linear" and self._qdd_prev is not None
         refactor = self.policy.begin_step(h)
         self._kept = not refactor
-        if (self._compiled_newton and self._substitution and not refactor
+        if (self._compiled_newton and self._substitution
+                and (not refactor or self._factor_inside)
                 and not self.corrector.on_velocities):
-            return self._step_compiled(h, k, t1, linear)
+            return self._step_compiled(h, k, t1, linear, refactor)
         q, v, qdd = predict(self.q, self.v, self.qdd, self.a,
                             self._qdd_prev if linear else None,
                             h / self._h_prev if linear else 0.0, self.alpha, h)
@@ -263,20 +273,25 @@ class GeneralizedAlpha:
                 "residual_velocity": self._velocity_residual(q, self.v, t1),
                 "step_size": h}
 
-    def _step_compiled(self, h: float, k: StepCoefficients, t1: float, linear: bool) -> dict:
-        """:meth:`step` from a kept factorization, predictor to acceptance in one
-        compiled call (:meth:`ConstantIteration.step`); a fresh factorization, when the
-        iterations ask for one, continues in :meth:`_newton_compiled`.  The same
-        decisions and values as the general step."""
+    def _step_compiled(self, h: float, k: StepCoefficients, t1: float, linear: bool,
+                       refactor: bool = False) -> dict:
+        """:meth:`step` predictor to acceptance in one compiled call
+        (:meth:`ConstantIteration.step`), from a kept factorization or, where the loop
+        renews factorizations itself (``_factor_inside``), from one it makes; a fresh
+        factorization it cannot make continues in :meth:`_newton_compiled`.  The same
+        decisions as the general step, the same values to round-off."""
         fast, pol = self._constant, self.policy
         f_ext, floor2 = self._loads(t1, self.q)
         tol, ctol, max_iter = self._tolerances
+        target = pol.lu if pol.lu is not None else fast.workspace()
         out, q, v, qdd, lam, a1, vres = fast.step(
             self.q, self.v, self.qdd, self.a, self._qdd_prev if linear else self.qdd,
             h / self._h_prev if linear else 0.0, h, self.alpha, self.lam, f_ext, t1,
-            floor2, k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction, pol.lu)
+            floor2, k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction, target,
+            refactor, self._factor_inside)
+        self._factorized_inside(out[8], target, k)
         if out[0] in (CONVERGED, ROUNDOFF):
-            status, _it, nh, _err, _ep, _rf, scale, evals = out
+            status, _it, nh, _err, _ep, _rf, scale, evals, _nf = out
             self.n_force_evals += evals
             if status == ROUNDOFF:
                 self.n_roundoff_accepts += 1
@@ -290,6 +305,18 @@ class GeneralizedAlpha:
                     "step_size": h}
         hist, res_abs = self._newton_compiled(q, v, qdd, lam, t1, k, False, start=out)
         return self._accepted(q, v, qdd, lam, t1, h, hist, res_abs)
+
+    def _factorized_inside(self, count: int, target: Factorization,
+                           k: StepCoefficients) -> None:
+        """The policy's bookkeeping of ``count`` factorizations the compiled loop made
+        into ``target``'s arrays (:meth:`FactorizationPolicy.factor`'s, without the
+        matrix work)."""
+        if count:
+            pol = self.policy
+            pol.lu = target
+            pol.h = k.h
+            pol.n_factorizations += count
+            pol.step_made = self.n_steps
 
     def _loads(self, t1: float, q) -> tuple[np.ndarray, float]:
         """``(f_ext, floor²)`` at ``t1``: the squared force floor of the residual's scale,
@@ -389,7 +416,7 @@ class GeneralizedAlpha:
         while True:
             kv = None
             if start is not None:         # where the compiled step stopped
-                status, it, nh, err, err_prev, refactor, scale, evals = start
+                status, it, nh, err, err_prev, refactor, scale, evals, _nf = start
                 self.n_force_evals += evals
                 have_dq = it > 0
                 start = None
@@ -403,11 +430,15 @@ class GeneralizedAlpha:
                 status = (CONVERGED if not math.isfinite(err) or err <= 1.0
                           else EXHAUSTED if it == max_iter else FACTORIZE)
             else:
-                status, it, nh, err, err_prev, refactor, scale, evals = fast.iterate(
+                fac = self._factor_inside and pol.lu is not None
+                status, it, nh, err, err_prev, refactor, scale, evals, nf = fast.iterate(
                     it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, t1, floor2, k, tol,
                     ctol, max_iter, pol.cost_ratio(), pol.contraction, pol.lu, res, rhs,
-                    have_dq)
+                    have_dq, fac)
                 self.n_force_evals += evals
+                self._factorized_inside(nf, pol.lu, k)
+            if status == SINGULAR:        # the general methods factorize and diagnose
+                status = FACTORIZE
             if status != FACTORIZE:
                 break
             hist = list(zip(fast.hist_r[:nh].tolist(), fast.hist_p[:nh].tolist(),
@@ -476,6 +507,8 @@ class GeneralizedAlpha:
                 kv = self.asm.internal_forces(q, v, tangent=True)[1]
             pol.factor(q, lam, t1, k, kv, self.n_steps)
             self._substitution = pol.lu.substitution_data() is not None
+            self._factor_inside = (self._compiled_newton and self._constant.factorizes
+                                   and pol.lu.kind == "dense" and pol.reuse)
         except SingularMatrixError as err:
             pol.drop()
             raise ConvergenceError(

@@ -6,7 +6,7 @@ For each number of elements, runs ``fem`` (``cable_cantilever.py``) and Exudyn
 of both, their ratio (fem / Exudyn), both tip z and their relative difference, the
 Newton tolerances and iterations, the machine.
 
-Each worker runs a 5-step warm-up of the same model size in the same process (imports,
+Each worker runs a 100-step warm-up of the same model size in the same process (imports,
 numba kernels from the on-disk cache, the code path of the chosen storage, Exudyn's
 first-call set-up), then builds the model again and times only the
 simulation call.  One thread on both sides: OMP/MKL/OpenBLAS threads = 1 in the
@@ -69,8 +69,10 @@ def worker(n: int) -> None:
     cc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cc)
     # warm-up on the same model size (imports, numba kernels from the disk cache, the
-    # storage's code path: dense, banded or sparse depends on n), not timed
-    cc.run(n, steps=5)
+    # storage's code path: dense, banded or sparse depends on n), not timed; 100 steps so
+    # that every compiled path the run takes is loaded (the compiled loop's fresh
+    # factorization first comes after 5–15 steps; loading it costs ≈ 70 ms)
+    cc.run(n, steps=100)
     print(json.dumps(cc.run(n)), flush=True)
 
 
