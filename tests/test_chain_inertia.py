@@ -197,3 +197,39 @@ def test_compiled_iterations_match_numpy_run():
         for x, y in ((fast.q, ref.q), (fast.v, ref.v), (fast.lam, ref.lam)):
             if y.size:
                 assert np.abs(x - y).max() <= 1e-11 * max(np.abs(y).max(), 1.0)
+
+
+@pytest.mark.parametrize("kind", ["hub, driven", "planar", "spatial"])
+def test_compiled_iteration_matrix_of_chains_is_the_saddle(kind):
+    """The iteration matrix the compiled loop forms for a chain (the chain's
+    ``body_tangents``, its constant masses, the drive row) against
+    :meth:`HubLinkSystem.saddle` from the general methods: 1e-12 of the largest entry."""
+    from fem.bodies.chain_kernels import chain_kernel
+    from fem.solvers.dynamic import GeneralizedAlpha
+
+    if chain_kernel() is None:
+        pytest.skip("numba off (FEM_NO_JIT=1)")
+    model = {
+        "hub, driven": lambda: HubLink(_link("bspline", 5, "fourth_order"),
+                                       hub_angle=lambda t: (t * t, 2 * t, 2.0),
+                                       gravity=(0.0, -9.81, 0.0)),
+        "planar": lambda: PlanarChain([_link("fe", 4, "fourth_order") for _ in range(2)],
+                                      [0.1, 0.2], tip_masses=[1.0, 2.0],
+                                      joint_stiffness=[3.0, 0.0]),
+        "spatial": lambda: dh_chain([[0.0, 0.0, np.pi / 2], [0.2, 0.1, 0.0]], 3.0, 50.0,
+                                    1e7, 2e3, 3e3, 1e3, basis="bezier", n_coordinates=4,
+                                    angles=[0.1, 0.2], tip_masses=[1.0, 3.0]),
+    }[kind]()
+    asm, q, v, a = _state(model, 3)
+    ga = GeneralizedAlpha(model, 0.8)
+    fast = ga._constant
+    assert fast is not None and fast.factorizes
+    lam = np.random.default_rng(4).standard_normal(asm.m)
+    k, t = ga.alpha.at(1e-3), 0.01
+    S = fast.iteration_matrix(q, v, a, lam, t, k)
+    bp = k.beta_prime
+    ref = asm.saddle(1.0, 1.0 / bp, asm.internal_forces(q, v, tangent=True)[1],
+                     asm.hessian_values(lam, q), asm.jacobian_values(q, t), 1.0, q=q,
+                     cC=k.gamma_prime / bp, inertia=asm.inertia_forces(q, v, a, True)[1])
+    assert S.shape == ref.shape
+    assert np.abs(S - ref).max() <= 1e-12 * np.abs(ref).max()
