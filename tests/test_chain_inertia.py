@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from saddlecheck import compiled_and_saddle
 
 from fem.bodies.chains import HubLink, PlanarChain, dh_chain
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
@@ -205,7 +206,6 @@ def test_compiled_iteration_matrix_of_chains_is_the_saddle(kind):
     ``body_tangents``, its constant masses, the drive row) against
     :meth:`HubLinkSystem.saddle` from the general methods: 1e-12 of the largest entry."""
     from fem.bodies.chain_kernels import chain_kernel
-    from fem.solvers.dynamic import GeneralizedAlpha
 
     if chain_kernel() is None:
         pytest.skip("numba off (FEM_NO_JIT=1)")
@@ -221,15 +221,6 @@ def test_compiled_iteration_matrix_of_chains_is_the_saddle(kind):
                                     angles=[0.1, 0.2], tip_masses=[1.0, 3.0]),
     }[kind]()
     asm, q, v, a = _state(model, 3)
-    ga = GeneralizedAlpha(model, 0.8)
-    fast = ga._constant
-    assert fast is not None and fast.factorizes
-    lam = np.random.default_rng(4).standard_normal(asm.m)
-    k, t = ga.alpha.at(1e-3), 0.01
-    S = fast.iteration_matrix(q, v, a, lam, t, k)
-    bp = k.beta_prime
-    ref = asm.saddle(1.0, 1.0 / bp, asm.internal_forces(q, v, tangent=True)[1],
-                     asm.hessian_values(lam, q), asm.jacobian_values(q, t), 1.0, q=q,
-                     cC=k.gamma_prime / bp, inertia=asm.inertia_forces(q, v, a, True)[1])
-    assert S.shape == ref.shape
+    S, ref = compiled_and_saddle(model, q, v, a,
+                                 np.random.default_rng(4).standard_normal(asm.m))
     assert np.abs(S - ref).max() <= 1e-12 * np.abs(ref).max()
