@@ -51,7 +51,10 @@ _group_forces = _constraint_state = _body_terms = _body_tangents = _dense_lu = N
 _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
 # this module's kernels call each other through globals, not closure cells: numba keys
 # a closure's disk cache on its cells, and a cell holding a dispatcher differs in every
-# process (the cache would never be hit)
+# process (the cache would never be hit).  The cache is keyed on this file alone: the
+# compiled code of the kernels called through those globals (body_terms and the chain
+# kernels of fem.bodies, the element kernels) is kept in it, so after a change there
+# delete this package's __pycache__/*.nbi (issue 23: a stale chain layout diverged)
 _residual = _velocity_residual = _iterate = _factor = _form = None
 
 
