@@ -420,9 +420,9 @@ def test_sampled_points_are_kept_and_never_changed():
 def test_compiled_fourth_order_terms_match_numpy():
     """The compiled fourth-order foreshortening terms (issue 12) against the NumPy form,
     ≤ 1e-12 relative, through ``local`` (positions, Jacobian and ``Q``)."""
-    from fem.elements.floating_frame import _fourth_order_kernel
+    from fem.elements.floating_frame import fourth_order_kernel
 
-    if _fourth_order_kernel() is None:
+    if fourth_order_kernel() is None:
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     link = FloatingFrameLink(3.0, "bspline", 5, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
                              kinematics="fourth_order")
@@ -454,9 +454,9 @@ def test_compiled_fourth_order_terms_match_numpy():
 def test_compiled_bending_correction_matches_numpy(basis, n):
     """Compiled nonlinear-curvature energy, gradient and Hessian (issue 12) against the
     NumPy form, ≤ 1e-12 relative, unequal EI_y and EI_z."""
-    from fem.elements.floating_frame import _bending_kernel
+    from fem.elements.floating_frame import bending_kernel
 
-    if _bending_kernel() is None:
+    if bending_kernel() is None:
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     link = FloatingFrameLink(3.0, basis, n, 20.0, 1e7, 2e3, 3e3, GJ=1e3,
                              kinematics="fourth_order")

@@ -52,23 +52,38 @@ def _clamped(red, m, nodes, mb):
     return b
 
 
+def _full_static_tip(F):
+    """The clamped FE rod's tip under the tip force ``F``, statically."""
+    m, nodes = _beam()
+    m.fix(nodes[0])
+    m.add_force(m.point(nodes[-1]), F)
+    return m.point(nodes[-1])(fem.solve_static(m).q)
+
+
+def _reduced_static_tip(F, tip_interface: bool, **reduction):
+    """The same rod reduced (root a rigid interface; with ``tip_interface`` the tip a
+    point interface), clamped, under ``F`` at its tip: ``(static result, tip map)``."""
+    m, nodes = _beam()
+    interfaces = {"root": rigid([nodes[0]])}
+    if tip_interface:
+        interfaces["tip"] = m.point(nodes[-1])
+    red = reduce_body(m, interfaces, **reduction)
+    mb = fem.Model("reduced", gravity=(0, 0, 0))
+    b = _clamped(red, m, nodes, mb)
+    tip = b.interface("tip") if tip_interface else b.map(m.point(nodes[-1]))
+    mb.add_force(tip, F)
+    return fem.solve_static(mb), tip
+
+
 @pytest.mark.parametrize("n_modes", [0, 4])
 def test_reduced_cantilever_keeps_the_full_static_deflection(n_modes):
     """Craig–Bampton (root a rigid interface, the tip a point interface): a tip load gives
     the full nonlinear model's transverse tip deflection to 1e-4 (measured 2e-5: the
     full model's own geometric nonlinearity) — the static mode of the tip is exact."""
     F = np.array([0.0, 0.0, -20.0])
-    m, nodes = _beam()
-    m.fix(nodes[0])
-    m.add_force(m.point(nodes[-1]), F)
-    full = m.point(nodes[-1])(fem.solve_static(m).q)
-    m2, nodes2 = _beam()
-    red = reduce_body(m2, {"root": rigid([nodes2[0]]), "tip": m2.point(nodes2[-1])},
-                      n_modes=n_modes)
-    mb = fem.Model("reduced", gravity=(0, 0, 0))
-    b = _clamped(red, m2, nodes2, mb)
-    mb.add_force(b.interface("tip"), F)
-    tip = b.interface("tip")(fem.solve_static(mb).q)
+    full = _full_static_tip(F)
+    static, tip = _reduced_static_tip(F, True, n_modes=n_modes)
+    tip = tip(static.q)
     assert abs(tip[2] - full[2]) <= 1e-4 * abs(full[2])
     assert abs(full[2] + 20.0 / (3 * E * I)) <= 0.01 * abs(full[2])     # and Euler–Bernoulli
 
@@ -689,18 +704,9 @@ def test_nonlinear_reduced_cantilever_statics_sees_a_light_load():
     tip now deflects as the full FE model's within 1e-3 (measured 4.9e-4: the 8 modes'
     truncation, the linear reduction's 4.7e-4)."""
     F = np.array([0.0, 0.0, -0.2])
-    m, nodes = _beam()
-    m.fix(nodes[0])
-    m.add_force(m.point(nodes[-1]), F)
-    full = m.point(nodes[-1])(fem.solve_static(m).q)
-    m2, nodes2 = _beam()
-    red = reduce_body(m2, {"root": rigid([nodes2[0]])}, n_modes=8, derivatives=8,
-                      nonlinear=True, frame="interface")
-    mb = fem.Model("reduced", gravity=(0, 0, 0))
-    b = _clamped(red, m2, nodes2, mb)
-    tip = b.map(m2.point(nodes2[-1]))
-    mb.add_force(tip, F)
-    static = fem.solve_static(mb)
+    full = _full_static_tip(F)
+    static, tip = _reduced_static_tip(F, False, n_modes=8, derivatives=8, nonlinear=True,
+                                      frame="interface")
     assert static.converged and not static.info.get("no_load")
     assert abs(tip(static.q)[2] - full[2]) <= 1e-3 * abs(full[2])
 

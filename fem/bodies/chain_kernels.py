@@ -19,8 +19,8 @@ chains (``φ_i = c_i·q``), the D-H walk of :meth:`fem.bodies.chains.SpatialChai
 for spatial chains (up to four angles per link, accumulated along the chain).  Every
 kinematics of :data:`fem.elements.floating_frame.KINEMATICS`: the fourth-order
 foreshortening by the running rule of
-:func:`fem.elements.floating_frame._fourth_order_kernel`, the nonlinear curvature by
-:func:`fem.elements.floating_frame._bending_kernel`, both called from here.
+:func:`fem.elements.floating_frame.fourth_order_kernel`, the nonlinear curvature by
+:func:`fem.elements.floating_frame.bending_kernel`, both called from here.
 
 Layout (:func:`pack`): ``index`` (int64) ``[nl, n, gravity?]`` then one row of
 :data:`ROW` integers per link::
@@ -150,10 +150,10 @@ def chain_kernel(numba):
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
     global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift
-    from ..elements.floating_frame import _bending_kernel, _fourth_order_kernel
+    from ..elements.floating_frame import bending_kernel, fourth_order_kernel
 
-    _fo_terms, _fo_form, _ = _fourth_order_kernel()
-    _bending = _bending_kernel()
+    _fo_terms, _fo_form, _ = fourth_order_kernel()
+    _bending = bending_kernel()
 
     @numba.njit(cache=True)
     def local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe):  # pragma: no cover - jit

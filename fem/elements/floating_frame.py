@@ -45,7 +45,8 @@ from ..core.errors import ModelError
 from ..core.jit import compiled
 from ..core.validate import finite, positive
 
-__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS"]
+__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS", "fourth_order_kernel",
+           "bending_kernel"]
 
 KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
 """Kinematic models of a link: the paper's (eq 2, linear curvature), and the corrections
@@ -95,7 +96,7 @@ class Coupling:
         if self._Q4 is None and self.rule is not None:
             P, nb = self.H.shape[:2]
             Q4 = np.empty((P, 2 * nb, 2 * nb))
-            _fourth_order_kernel()[1](*self.rule, Q4)
+            fourth_order_kernel()[1](*self.rule, Q4)
             self._Q4 = Q4
         return self._Q4
 
@@ -107,7 +108,7 @@ class Coupling:
         out = out.transpose(0, 2, 1).reshape(P, 2 * nb)
         if self.rule is not None:    # from the rule even once Q4 is formed: the same
             q4x = np.empty((P, 2 * nb))    # products whatever was asked for before
-            _fourth_order_kernel()[2](*self.rule, np.ascontiguousarray(x), q4x)
+            fourth_order_kernel()[2](*self.rule, np.ascontiguousarray(x), q4x)
             out += q4x
         elif self._Q4 is not None:
             out += (self._Q4.reshape(P * 2 * nb, 2 * nb) @ x).reshape(P, 2 * nb)
@@ -211,7 +212,7 @@ _weigh = _blocks = _apply = None
 
 
 @compiled
-def _fourth_order_kernel(numba):
+def fourth_order_kernel(numba):
     """The compiled form of :func:`running_fourth_order_terms` (numba), or None without
     it, as three functions over the running rule (the whole pieces' rule ``dYK``,
     ``WK`` and every point's rest ``dY``, ``WP``, ``nfull`` as in
@@ -359,7 +360,7 @@ def _fourth_order_kernel(numba):
 
 
 @compiled
-def _bending_kernel(numba):
+def bending_kernel(numba):
     """Compiled :meth:`FloatingFrameLink._bending_correction` (energy, gradient and, on
     request, Hessian in one pass over the quadrature points), or None without numba;
     the NumPy form in that method is its reference (≈ 54 µs per call there)."""
@@ -627,7 +628,7 @@ class FloatingFrameLink:
             # u_x −= ⅛ ∫₀ˣ s² dξ,  s = v′² + w′²  (at the running-rule points)
             sy, sz = self.slices["y"], self.slices["z"]
             nb = self.nb
-            kernel = _fourth_order_kernel() if self.use_kernel else None
+            kernel = fourth_order_kernel() if self.use_kernel else None
             if kernel is None:
                 u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
                     e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
@@ -680,7 +681,7 @@ class FloatingFrameLink:
         """Nonlinear part of the bending energy ``½∫EI_z(κ_y² − v″²) + EI_y(κ_z² − w″²)``
         and (order ≥ 1) its gradient, (order 2) its Hessian with respect to ``e``."""
         wb, Bz = self._bend
-        kernel = _bending_kernel() if (self.use_kernel and order >= 1) else None
+        kernel = bending_kernel() if (self.use_kernel and order >= 1) else None
         if kernel is not None:
             ne = e.size
             grad, hess = np.empty(ne), np.empty((ne, ne) if order == 2 else (0, 0))

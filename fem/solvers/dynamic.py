@@ -289,7 +289,8 @@ class GeneralizedAlpha:
             h / self._h_prev if linear else 0.0, h, self.alpha, self.lam, f_ext, t1,
             floor2, k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction, target,
             refactor, self._factor_inside)
-        self._factorized_inside(out[8], target, k)
+        if out[8]:                        # factorizations the compiled loop made
+            pol.made(target, k.h, self.n_steps, out[8])
         if out[0] in (CONVERGED, ROUNDOFF):
             status, _it, nh, _err, _ep, _rf, scale, evals, _nf = out
             self.n_force_evals += evals
@@ -305,18 +306,6 @@ class GeneralizedAlpha:
                     "step_size": h}
         hist, res_abs = self._newton_compiled(q, v, qdd, lam, t1, k, False, start=out)
         return self._accepted(q, v, qdd, lam, t1, h, hist, res_abs)
-
-    def _factorized_inside(self, count: int, target: Factorization,
-                           k: StepCoefficients) -> None:
-        """The policy's bookkeeping of ``count`` factorizations the compiled loop made
-        into ``target``'s arrays (:meth:`FactorizationPolicy.factor`'s, without the
-        matrix work)."""
-        if count:
-            pol = self.policy
-            pol.lu = target
-            pol.h = k.h
-            pol.n_factorizations += count
-            pol.step_made = self.n_steps
 
     def _loads(self, t1: float, q) -> tuple[np.ndarray, float]:
         """``(f_ext, floor²)`` at ``t1``: the squared force floor of the residual's scale,
@@ -436,7 +425,8 @@ class GeneralizedAlpha:
                     ctol, max_iter, pol.cost_ratio(), pol.contraction, pol.lu, res, rhs,
                     have_dq, fac)
                 self.n_force_evals += evals
-                self._factorized_inside(nf, pol.lu, k)
+                if nf:
+                    pol.made(pol.lu, k.h, self.n_steps, nf)
             if status == SINGULAR:        # the general methods factorize and diagnose
                 status = FACTORIZE
             if status != FACTORIZE:

@@ -114,11 +114,17 @@ class FactorizationPolicy:
             # full Newton (reuse=False) needs no ratio
             self.factor_cost = estimate_factor_cost(sys_, self.lu, np.size(jv),
                                                     self.compiled_iterations)
-        self.h = k.h
-        self.n_factorizations += 1
-        self.step_made = step
+        self.made(self.lu, k.h, step)
         if self._corot:
             self._ref = self._corot.snapshot(q)
+
+    def made(self, lu: Factorization, h: float, step: int, count: int = 1) -> None:
+        """Keep ``lu``, made for the step ``h`` in step number ``step``, and count
+        ``count`` factorizations (several when a compiled loop renewed it in place)."""
+        self.lu = lu
+        self.h = h
+        self.n_factorizations += count
+        self.step_made = step
 
     def solve(self, rhs: np.ndarray, q: np.ndarray, step: int) -> np.ndarray:
         """The Newton correction from the kept factorization (co-rotated when it was
