@@ -96,15 +96,48 @@ def test_constant_structure_is_declared_only_where_it_holds():
     model.add_constraint(fem.constraints.Distance(a, b, name="tie"))
     cs = model.assemble().constant_structure()
     assert cs is not None and not cs.plain and cs.bilinear[1].nnz > 0
-    # an actuator on a servo row (inverse dynamics) supplies its own reaction: refused
-    model = load_case("cantilever_cable").build(n_elements=4)
-    tip = model.point(model.node("tip"))
-    x0 = tip(model.q0)
-    model.add_constraint(fem.constraints.PrescribedPoint(
-        tip, lambda t: (x0, np.zeros(3), np.zeros(3)), components=(2,), name="hold",
-        servo=True))
-    model.add_actuator(fem.actuators.LinearActuator(tip, (0.0, 0.0, 1.0), "push"))
+    # an actuator on a servo row (inverse dynamics) supplies its own reaction: declared
+    # when it is affine in q, refused otherwise
+    model = _servo_cable(4)
+    cs = model.assemble().constant_structure()
+    assert cs is not None and not cs.plain and cs.servo[1].tolist() == [6]
+
+    class Opaque(fem.actuators.LinearActuator):
+        def affine(self):
+            return None
+
+    model = _servo_cable(4, Opaque)
     assert model.assemble().constant_structure() is None
+
+
+def _servo_cable(n: int, kind=None) -> fem.Model:
+    """The cantilever cable whose tip is driven up and down by a force found by inverse
+    dynamics (a servo row on the tip's z, a linear actuator along z)."""
+    model = load_case("cantilever_cable").build(n_elements=n)
+    tip = model.point(model.node("tip"))
+    z0 = float(tip(model.q0)[2])
+    w, a = 30.0, 5e-3
+    model.add_constraint(fem.constraints.PrescribedPoint(
+        tip, lambda t: (np.array([0.0, 0.0, z0 + a * np.sin(w * t)]),
+                        np.array([0.0, 0.0, a * w * np.cos(w * t)]),
+                        np.array([0.0, 0.0, -a * w * w * np.sin(w * t)])),
+        components=(2,), name="hold", servo=True))
+    model.add_actuator((kind or fem.actuators.LinearActuator)(tip, (0.0, 0.0, 1.0), "push"))
+    return model
+
+
+@needs_numba
+def test_a_servo_row_runs_compiled_as_the_general_path(monkeypatch):
+    """Inverse dynamics: the force that drives the cable's tip up and down through the
+    compiled loop (the servo row's reaction from its actuator, its column ``−B`` in the
+    iteration matrix) and through the general methods; the force is the multiplier."""
+    model = _servo_cable(8)
+    assert GeneralizedAlpha(model, 0.8)._compiled_newton
+    fused = _simulate(model, False, monkeypatch)
+    general = _simulate(model, True, monkeypatch)
+    _agree(fused, general)
+    push = fused.lam[:, 6]
+    assert np.abs(push).max() > 1e-3 and fused.stats["residual_constraints"].max() < 1e-10
 
 
 @needs_numba
@@ -153,13 +186,14 @@ def _models():
     tie.add_constraint(fem.constraints.Distance(tie.point(tie.node("tip")), tie.point(3),
                                                 name="tie"))
     return {"cable, damped": _cable(6, damping=1e-4)[0], "cable, tie": tie,
+            "cable, servo": _servo_cable(6),
             "reduced rod": _reduced_pendulum(False),
             "reduced rod, cubic": _reduced_pendulum(True)}
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["cable, damped", "cable, tie", "reduced rod",
-                                  "reduced rod, cubic"])
+@pytest.mark.parametrize("name", ["cable, damped", "cable, tie", "cable, servo",
+                                  "reduced rod", "reduced rod, cubic"])
 def test_compiled_iteration_matrix_is_the_assemblys_saddle(name):
     """The iteration matrix the compiled loop forms and factorizes itself (element
     tangents, damping, the bilinear rows' Hessian, a reduced body's inertia and force

@@ -263,12 +263,12 @@ class ConstraintEquations:
 
     def phi_t(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """∂Φ/∂t."""
-        if self.n_bil == 0:
+        if self.n_bil == 0 or not self._beta_motions:      # β constant: a·β̇ = 0
             out = self._h(t, 1)
         else:
             a = self._A @ q + self._alpha
             out = self._rowsum(a * self._beta(t, 1)) + self._h(t, 1)
-        if self._general is not None:
+        if self._general is not None and self._general.directed:
             out = out + self._general.phi_t(q, t)
         return out
 

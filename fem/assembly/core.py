@@ -233,11 +233,13 @@ class Assembly(ConstraintEquations, System):
         return f, tuple(np.concatenate(x) for x in vals)
 
     def constant_structure(self):
-        """:class:`fem.system.ConstantStructure` when no constraint row is general (point
-        maps without a bilinear form), no actuator acts on a servo row, every body
-        declares a compiled kernel (:meth:`fem.bodies.NonlinearBody.compiled_kernel`) and,
-        with bodies, the element forces come from at most one group with a compiled
-        kernel; None otherwise.  Built once."""
+        """:class:`fem.system.ConstantStructure` when every general constraint row is a
+        product of maps quadratic in ``q`` (:meth:`GeneralRows.compiled_form`), every
+        actuator on a servo row is affine in ``q`` (:meth:`fem.model.actuators.Actuator.
+        affine`), every body declares a compiled kernel
+        (:meth:`fem.bodies.NonlinearBody.compiled_kernel`) and, with bodies, the element
+        forces come from at most one group with a compiled kernel; None otherwise.
+        Built once."""
         if self._constant_structure:
             return self._constant_structure[0]
         cs = None
@@ -245,13 +247,32 @@ class Assembly(ConstraintEquations, System):
         kernels = [b.compiled_kernel(gravity) for b in self.bodies]
         group = (self.elastic[0].family.compiled_forces() if len(self.elastic) == 1
                  else None)
-        if (self._general is None and not self._act and all(k is not None for k in kernels)
+        from ..constraints.compiled import declare_products
+
+        products = declare_products(self._general, self.q0)
+        affine = [a.affine() for a in self._act]
+        if (products is not None and all(x is not None for x in affine)
+                and all(k is not None for k in kernels)
                 and not (self.bodies and self.elastic and group is None)):
-            cs = self._structure(kernels, group)
+            cs = self._structure(kernels, group, products, affine)
         self._constant_structure.append(cs)
         return cs
 
-    def _structure(self, kernels: list, group) -> ConstantStructure:
+    def _servo(self, affine: list) -> tuple | None:
+        """The ``servo`` declaration of :class:`ConstantStructure` (None without)."""
+        if not self._act:
+            return None
+        sizes = np.array([len(a.dofs) for a in self._act], np.int64)
+        offsets = lambda x: np.concatenate([[0], np.cumsum(x)]).astype(np.int64)
+        cat = lambda L: np.ascontiguousarray(np.concatenate(L), dtype=float)
+        return (np.ascontiguousarray(self._keep_row, dtype=float),
+                np.ascontiguousarray(self._servo_rows, dtype=np.int64), offsets(sizes),
+                np.ascontiguousarray(self._b_dofs, dtype=np.int64), offsets(sizes**2),
+                cat([np.asarray(D, float).ravel() for D, _ in affine]),
+                cat([np.asarray(b, float).ravel() for _, b in affine]))
+
+    def _structure(self, kernels: list, group, products: tuple,
+                   affine: list) -> ConstantStructure:
         from ..elements.kernels import group_forces, no_group
 
         C = None if self._cvals is None else sp.csr_matrix(self.C)
@@ -269,13 +290,13 @@ class Assembly(ConstraintEquations, System):
         from ..bodies.kernels import body_tangents, body_terms, pack
 
         bodies = (body_terms(), *pack(kernels))
-        timed = bool(self._motions or self._beta_motions)
+        timed = bool(self._motions or self._beta_motions or products[6] is not None)
         return ConstantStructure(
             mass=sp.csr_matrix(self.M), damping=C, jacobian=G.tocsr(),
             offset=lambda t: self._timed_terms(t)[0],
             rate=lambda t, q: self.phi_t(q, t),
             forces=forces, timed=timed, bilinear=bilinear, bodies=bodies,
-            tangents=body_tangents())
+            tangents=body_tangents(), products=products, servo=self._servo(affine))
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

@@ -307,32 +307,56 @@ def dense_lu_kernel(numba):
     magnitude of the column); True when the pivots pass :meth:`Factorization._check`'s
     test (finite, smallest > 1e-14 of the largest).  For compiled Newton loops that
     renew their factorization without returning to Python (small dense systems: a
-    27-unknown matrix in ≈ 4 µs, where ``Factorization`` costs ≈ 50 µs of calls);
-    None without numba."""
+    27-unknown matrix in ≈ 4 µs, where ``Factorization`` costs ≈ 50 µs of calls).
+    Right-looking in panels of 8 columns, so the trailing matrix is read once per panel:
+    1.8–2.4× the column-at-a-time form at 60–228 unknowns (134: ≈ 300 µs against
+    LAPACK's 115 µs under load).  None without numba."""
     @numba.njit(cache=True)
     def lu(a, piv):   # pragma: no cover - jit
         n = a.shape[0]
-        for j in range(n):
-            p = j
-            big = abs(a[j, j])
-            for i in range(j + 1, n):
-                x = abs(a[i, j])
-                if x > big:
-                    big, p = x, i
-            piv[j] = p
-            if p != j:
-                for c in range(n):
-                    a[j, c], a[p, c] = a[p, c], a[j, c]
-            d = a[j, j]
-            if d == 0.0 or d != d:
-                return False
-            for i in range(j + 1, n):
-                a[i, j] /= d
-            for c in range(j + 1, n):
-                x = a[j, c]
-                if x != 0.0:
-                    for i in range(j + 1, n):
+        nb = 8        # panels of 8 columns: the trailing matrix is updated once per panel
+        for j0 in range(0, n, nb):
+            j1 = min(j0 + nb, n)
+            for j in range(j0, j1):               # the panel, unblocked
+                p = j
+                big = abs(a[j, j])
+                for i in range(j + 1, n):
+                    x = abs(a[i, j])
+                    if x > big:
+                        big, p = x, i
+                piv[j] = p
+                if p != j:
+                    for c in range(n):
+                        a[j, c], a[p, c] = a[p, c], a[j, c]
+                d = a[j, j]
+                if d == 0.0 or d != d:
+                    return False
+                r = 1.0 / d                       # as LAPACK's dgetf2
+                for i in range(j + 1, n):
+                    a[i, j] *= r
+                for c in range(j + 1, j1):
+                    x = a[j, c]
+                    if x != 0.0:
+                        for i in range(j + 1, n):
+                            a[i, c] -= a[i, j] * x
+            for c in range(j1, n):
+                for j in range(j0, j1):           # U₁₂ = L₁₁⁻¹ A₁₂
+                    x = a[j, c]
+                    for i in range(j + 1, j1):
                         a[i, c] -= a[i, j] * x
+                if j1 - j0 == 8:                  # A₂₂ −= L₂₁ U₁₂, a column at a time
+                    x0, x1, x2, x3 = a[j0, c], a[j0 + 1, c], a[j0 + 2, c], a[j0 + 3, c]
+                    x4, x5, x6, x7 = a[j0 + 4, c], a[j0 + 5, c], a[j0 + 6, c], a[j0 + 7, c]
+                    for i in range(j1, n):
+                        a[i, c] -= ((a[i, j0] * x0 + a[i, j0 + 1] * x1)
+                                    + (a[i, j0 + 2] * x2 + a[i, j0 + 3] * x3)
+                                    + ((a[i, j0 + 4] * x4 + a[i, j0 + 5] * x5)
+                                       + (a[i, j0 + 6] * x6 + a[i, j0 + 7] * x7)))
+                else:
+                    for j in range(j0, j1):
+                        x = a[j, c]
+                        for i in range(j1, n):
+                            a[i, c] -= a[i, j] * x
         dmin = np.inf
         dmax = 0.0
         for j in range(n):

@@ -84,6 +84,21 @@ class ConstantStructure:
         :func:`fem.bodies.kernels.body_tangents` (None without numba): with it, and
         ``forces`` (whose kernels give their tangents too), a compiled solver can form
         and factorize the whole iteration matrix of a small system itself.
+    products : tuple or None
+        ``(state, hessian, jrows, jcols, ints, floats, directions)``: rows that are sums
+        of products of maps quadratic in ``q`` (general rows on points of reduced
+        bodies), the compiled entry points of
+        :func:`fem.constraints.compiled.product_kernels`, their Jacobian pattern (after
+        the ``A``, ``B``, ``G`` entries), their data and ``directions(t, out)`` (the
+        prescribed directions, or None); empty data without such rows
+        (:func:`fem.constraints.compiled.no_products`).  A compiled loop needs it.
+    servo : tuple or None
+        Servo rows of inverse dynamics, whose reaction the actuators supply, with
+        actuators affine in ``q``: ``(keep, rows, offsets, dofs, D_offsets, D, b)`` —
+        ``keep`` (m,) 0 on servo rows and 1 elsewhere; actuator ``k`` on row ``rows[k]``
+        acts on ``dofs[offsets[k]:offsets[k+1]]`` with ``B_k(q) = D_k q[dofs_k] + b_k``
+        (``D_k`` row-major at ``D[D_offsets[k]:D_offsets[k+1]]``, ``b_k`` beside its
+        dofs), its reaction ``−B_k(q) λ[rows[k]]``.  None: no servo rows.
     """
 
     mass: sp.csr_matrix
@@ -96,6 +111,8 @@ class ConstantStructure:
     bilinear: tuple | None = None
     bodies: tuple | None = None
     tangents: Callable | None = None
+    products: tuple | None = None
+    servo: tuple | None = None
 
     @property
     def has_bodies(self) -> bool:
@@ -104,8 +121,10 @@ class ConstantStructure:
 
     @property
     def plain(self) -> bool:
-        """Constant mass and Jacobian: no bilinear rows, no bodies."""
-        return not self.has_bodies and (self.bilinear is None or self.bilinear[1].nnz == 0)
+        """Constant mass and Jacobian: no bilinear, product or servo rows, no bodies."""
+        return (not self.has_bodies and (self.bilinear is None or self.bilinear[1].nnz == 0)
+                and (self.products is None or self.products[2].size == 0)
+                and self.servo is None)
 
 
 class System(ABC):

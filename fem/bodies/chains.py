@@ -365,7 +365,7 @@ class HubLinkSystem(System):
         None where the compiled evaluation does not apply."""
         if self._kernel() is None:
             return None
-        from ..constraints.compiled import state_kernel
+        from ..constraints.compiled import declare_products, state_kernel
         from ..elements.kernels import group_forces, no_group
         from .kernels import KIND_CHAIN, body_tangents, body_terms
         from .kernels import pack as pack_bodies
@@ -385,7 +385,7 @@ class HubLinkSystem(System):
             timed=bool(self.m),
             bilinear=(state, empty, np.zeros(0), empty, np.zeros(0, np.int64),
                       lambda t: np.zeros(0)),
-            bodies=(terms, *bodies), tangents=tangents)
+            bodies=(terms, *bodies), tangents=tangents, products=declare_products())
 
     # ------------------------------------------------------------ kinematics
     def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

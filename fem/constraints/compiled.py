@@ -16,7 +16,8 @@ import numpy as np
 
 from ..core.jit import compiled
 
-__all__ = ["state_kernel", "reaction_kernel"]
+__all__ = ["state_kernel", "reaction_kernel", "product_kernels", "no_products",
+           "declare_products"]
 
 
 @compiled
@@ -74,3 +75,150 @@ def reaction_kernel(numba):
             out[cols[k]] += jv[k] * lam_kept[rows[k]]
 
     return reaction
+
+
+@compiled
+def product_kernels(numba):
+    """The compiled ``(state, hessian)`` of constraint rows that are sums of products of
+    two maps quadratic in ``q`` (the general rows of :mod:`fem.constraints.general` whose
+    maps have constant second derivatives: points and directions of reduced bodies, and
+    the linear maps they meet), or None without numba.
+
+    Every map ``i`` is its Taylor form about a reference ``q_r`` on its own ``dofs``,
+    exact for a quadratic map (``d = q[dofs] − q_r``)::
+
+        X_i = x_r + J_r d + ½ dᵀ H d        J_i = J_r + H d
+
+    and a term ``(row, a, b)`` adds ``X_a·X_b`` to ``Φ[row]`` (``b`` a map, or a
+    prescribed direction ``β(t)``) and ``J_aᵀ X_b + J_bᵀ X_a`` to its Jacobian entries
+    (the pattern ``row × (dofs of a ∪ dofs of b)``, sorted, term after term).  Data:
+    ``ints = (dofs, map offsets, J offsets, H offsets per map, H component, H row,
+    H column, term row, term a, term b (−1 − k: the k-th direction), term's first
+    Jacobian entry, a's positions in the term's dofs, their offsets, b's, theirs)``,
+    ``floats = (q_r, x_r, J_r, H values, directions (3 per β term), work: X, J, d)``
+    (:meth:`fem.constraints.general.GeneralRows.compiled_form`).
+
+    ``state(q, ints, floats, phi, jv, j0)`` adds the rows' values to ``phi`` and writes
+    their Jacobian values from ``jv[j0]`` on; ``hessian(q, ints, floats, lam, keep, w,
+    S)`` adds ``w Σ λ_r keep_r Φ_r,qq`` to the dense matrix ``S`` (``Σ_c (X_b,c H_a,c +
+    X_a,c H_b,c) + J_aᵀ J_b + J_bᵀ J_a`` per term).  The NumPy evaluation of
+    :class:`~fem.constraints.general.GeneralRows` is the reference.
+    """
+    @numba.njit(cache=True)
+    def maps(q, ints, floats):   # pragma: no cover - jit
+        dofs, mo, oJ, ho, hc, ha, hb = ints[0], ints[1], ints[2], ints[3], ints[4], \
+            ints[5], ints[6]
+        qr, xr, Jr, hv, X, J, d = floats[0], floats[1], floats[2], floats[3], floats[5], \
+            floats[6], floats[7]
+        for i in range(mo.size - 1):
+            p0 = mo[i]
+            k = mo[i + 1] - p0
+            for p in range(p0, p0 + k):
+                d[p] = q[dofs[p]] - qr[p]
+            o = oJ[i]
+            for c in range(3):
+                acc = xr[3 * i + c]
+                for a in range(k):
+                    x = Jr[o + c * k + a]
+                    J[o + c * k + a] = x
+                    acc += x * d[p0 + a]
+                X[3 * i + c] = acc
+            for e in range(ho[i], ho[i + 1]):
+                c = hc[e]
+                db = hv[e] * d[p0 + hb[e]]
+                J[o + c * k + ha[e]] += db
+                X[3 * i + c] += 0.5 * db * d[p0 + ha[e]]
+
+    @numba.njit(cache=True)
+    def other(ib, ia, X, beta):   # pragma: no cover - jit
+        """The offset of the other factor's three values, and the array holding them."""
+        if ib >= 0:
+            return 3 * ib, X
+        return 3 * (-1 - ib), beta
+
+    @numba.njit(cache=True)
+    def state(q, ints, floats, phi, jv, j0):   # pragma: no cover - jit
+        maps(q, ints, floats)
+        mo, oJ = ints[1], ints[2]
+        t_row, t_a, t_b, t_o, ca, cao, cb, cbo = ints[7], ints[8], ints[9], ints[10], \
+            ints[11], ints[12], ints[13], ints[14]
+        beta, X, J = floats[4], floats[5], floats[6]
+        for t in range(t_row.size):
+            ia, ib = t_a[t], t_b[t]
+            ob, Y = other(ib, ia, X, beta)
+            phi[t_row[t]] += (X[3 * ia] * Y[ob] + X[3 * ia + 1] * Y[ob + 1]
+                              + X[3 * ia + 2] * Y[ob + 2])
+            base = j0 + t_o[t]
+            for p in range(base, j0 + t_o[t + 1]):
+                jv[p] = 0.0
+            k = mo[ia + 1] - mo[ia]
+            o = oJ[ia]
+            for a in range(k):
+                jv[base + ca[cao[t] + a]] += (J[o + a] * Y[ob] + J[o + k + a] * Y[ob + 1]
+                                              + J[o + 2 * k + a] * Y[ob + 2])
+            if ib >= 0:
+                k = mo[ib + 1] - mo[ib]
+                o = oJ[ib]
+                xa = 3 * ia
+                for b in range(k):
+                    jv[base + cb[cbo[t] + b]] += (J[o + b] * X[xa] + J[o + k + b] * X[xa + 1]
+                                                  + J[o + 2 * k + b] * X[xa + 2])
+
+    @numba.njit(cache=True)
+    def hessian(q, ints, floats, lam, keep, w, S):   # pragma: no cover - jit
+        maps(q, ints, floats)
+        dofs, mo, oJ, ho, hc, ha, hb = ints[0], ints[1], ints[2], ints[3], ints[4], \
+            ints[5], ints[6]
+        t_row, t_a, t_b = ints[7], ints[8], ints[9]
+        hv, beta, X, J = floats[3], floats[4], floats[5], floats[6]
+        for t in range(t_row.size):
+            r = t_row[t]
+            wr = w * lam[r] * keep[r]
+            if wr == 0.0:
+                continue
+            ia, ib = t_a[t], t_b[t]
+            ob, Y = other(ib, ia, X, beta)
+            p0 = mo[ia]
+            for e in range(ho[ia], ho[ia + 1]):
+                S[dofs[p0 + ha[e]], dofs[p0 + hb[e]]] += wr * hv[e] * Y[ob + hc[e]]
+            if ib < 0:
+                continue
+            p1 = mo[ib]
+            for e in range(ho[ib], ho[ib + 1]):
+                S[dofs[p1 + ha[e]], dofs[p1 + hb[e]]] += wr * hv[e] * X[3 * ia + hc[e]]
+            ka, kb = mo[ia + 1] - p0, mo[ib + 1] - p1
+            for c in range(3):
+                for a in range(ka):
+                    x = wr * J[oJ[ia] + c * ka + a]
+                    if x == 0.0:
+                        continue
+                    da = dofs[p0 + a]
+                    for b in range(kb):
+                        y = x * J[oJ[ib] + c * kb + b]
+                        db = dofs[p1 + b]
+                        S[da, db] += y
+                        S[db, da] += y
+
+    return state, hessian
+
+
+def no_products() -> tuple:
+    """``(ints, floats)`` of :func:`product_kernels` without any row (the types of a
+    declaration with rows, so one compiled loop serves both)."""
+    zi = np.zeros(1, np.int64)
+    ints = (np.zeros(0, np.int64), zi, zi, zi, *(np.zeros(0, np.int64) for _ in range(6)),
+            zi, np.zeros(0, np.int64), zi, np.zeros(0, np.int64), zi)
+    return ints, tuple(np.zeros(0) for _ in range(8))
+
+
+def declare_products(rows=None, q: np.ndarray | None = None) -> tuple | None:
+    """The ``products`` declaration of :class:`fem.system.ConstantStructure`: for the
+    general rows ``rows`` (:class:`~fem.constraints.general.GeneralRows`, their maps'
+    Taylor forms about ``q``), or empty (``rows`` None); None when a map's second
+    derivatives change with ``q``."""
+    kernels = product_kernels() or (None, None)
+    if rows is None:
+        empty = np.zeros(0, np.int64)
+        return (*kernels, empty, empty, *no_products(), None)
+    form = rows.compiled_form(q)
+    return None if form is None else (*kernels, rows.jrows, rows.jcols, *form)

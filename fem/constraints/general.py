@@ -90,6 +90,8 @@ class GeneralRows:
         self.jrows, self.jcols = cat(jr), cat(jc)
         self.hrows, self.hcols = cat(hr), cat(hc)
         self.rows = np.array([t[0] for t in self.terms], np.int64)
+        self.directed = any(t[2] < 0 for t in self.terms)
+        """Whether a term has a prescribed direction ``β(t)`` (else ``Φ_t`` is zero)."""
         self._last = None        # (q, with second derivatives, evaluations)
         self._batched = _Batched.build(self) if batched else None
 
@@ -132,6 +134,63 @@ class GeneralRows:
                 j[cb] += xa @ Jb
             jv.append(j)
         return phi, (np.concatenate(jv) if jv else np.zeros(0))
+
+    def compiled_form(self, q: np.ndarray) -> tuple | None:
+        """``(ints, floats, directions)``: the rows as data of
+        :func:`fem.constraints.compiled.product_kernels` — every map's Taylor form about
+        ``q`` (exact: its second derivatives are constant), the terms and their pattern
+        positions — and ``directions(t, out)``, which writes the prescribed directions
+        ``β(t)`` into ``out`` (None without such rows); None when a map's second
+        derivatives change with ``q`` (floating-frame points)."""
+        if self._batched is None:
+            return None
+        q = np.asarray(q, float)
+        dofs, qr, xr, Jr, hm, hc, ha, hb, hv = [], [], [], [], [], [], [], [], []
+        for i, m in enumerate(self.maps):
+            x, J, H = evaluate(m, q, True)
+            d = np.asarray(m.dofs, np.int64)
+            dofs.append(d)
+            qr.append(q[d])
+            xr.append(np.asarray(x, float))
+            Jr.append(np.asarray(J, float).ravel())
+            c, a, b = np.nonzero(H)
+            hm.append(np.full(c.size, i, np.int64))
+            hc.append(c)
+            ha.append(a)
+            hb.append(b)
+            hv.append(H[c, a, b])
+        cat = lambda L, dt=np.int64: (np.ascontiguousarray(np.concatenate(L), dtype=dt)
+                                      if L else np.zeros(0, dt))
+        ks = np.array([d.size for d in dofs], np.int64)
+        offsets = lambda sizes: np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        ho = offsets([h.size for h in hm])       # the H entries, map after map
+        t_row, t_a, t_b, t_k, ca, cb = [], [], [], [], [], []
+        betas = []
+        for row, ia, ib, a_pos, b_pos, k, beta in self.terms:
+            t_row.append(row)
+            t_a.append(ia)
+            if ib < 0:
+                t_b.append(-1 - len(betas))
+                betas.append(beta)
+                b_pos = np.zeros(0, np.int64)
+            else:
+                t_b.append(ib)
+            t_k.append(k)
+            ca.append(np.asarray(a_pos, np.int64))
+            cb.append(np.asarray(b_pos, np.int64))
+        ints = (cat(dofs), offsets(ks), offsets(3 * ks), ho, cat(hc), cat(ha), cat(hb),
+                np.array(t_row, np.int64), np.array(t_a, np.int64),
+                np.array(t_b, np.int64), offsets(t_k), cat(ca),
+                offsets([c.size for c in ca]), cat(cb), offsets([c.size for c in cb]))
+        floats = (cat(qr, float), cat(xr, float), cat(Jr, float), cat(hv, float),
+                  np.zeros(3 * len(betas)), np.zeros(3 * len(self.maps)),
+                  np.zeros(int(3 * ks.sum())), np.zeros(int(ks.sum())))
+
+        def directions(t: float, out: np.ndarray) -> None:
+            for j, beta in enumerate(betas):
+                out[3 * j:3 * j + 3] = self._beta(beta, t, 0)
+
+        return ints, floats, (directions if betas else None)
 
     def phi_t(self, q: np.ndarray, t: float) -> np.ndarray:
         out = np.zeros(self.n_con)

@@ -41,6 +41,12 @@ class Actuator:
     def dB(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def affine(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(D, b)`` with ``B(q) = D q[dofs] + b`` for all ``q`` when ``B`` is affine in
+        the coordinates (compiled solvers then evaluate it from these), None otherwise
+        (the default)."""
+        return None
+
 
 class RevoluteActuator(Actuator):
     """A torque ``τ`` about ``axis`` on the arm from ``center`` to ``tip`` (a motor in a
@@ -85,6 +91,10 @@ class RevoluteActuator(Actuator):
         C = self.arm.coef
         return C.T @ self._K @ C / self.length**2
 
+    def affine(self):
+        C = self.arm.coef
+        return self.dB(None), C.T @ (self._K @ self.arm.offset) / self.length**2
+
 
 class LinearActuator(Actuator):
     """A force along a fixed direction on a point (a linear drive)."""
@@ -109,3 +119,6 @@ class LinearActuator(Actuator):
 
     def dB(self, q):
         return np.zeros((len(self.dofs), len(self.dofs)))
+
+    def affine(self):
+        return self.dB(None), self.B(None)

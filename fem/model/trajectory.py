@@ -137,6 +137,8 @@ class _SymmetricProfile:
 
         Before 0 the point rests at 0, after T at ``distance``. Output has the shape of t.
         """
+        if np.ndim(t) == 0:
+            return self._at(float(t))
         t = np.asarray(t, dtype=float)
         T, ta, v = self.duration, self.accel_time, self.cruise_speed
         tc = np.clip(t, 0.0, T)
@@ -168,6 +170,25 @@ class _SymmetricProfile:
         sd[outside] = 0.0
         sdd[outside] = 0.0
         return s, sd, sdd
+
+
+    def _at(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """:meth:`__call__` at one time (the same formulas without the masks: a solver
+        asks once per step)."""
+        T, ta, v = self.duration, self.accel_time, self.cruise_speed
+        tc = min(max(t, 0.0), T)
+        if tc <= ta:
+            u = np.array(tc / ta)
+            s, sd, sdd = v * ta * self._g2(u), v * self._g1(u), v / ta * self._g(u)
+        elif tc >= T - ta:
+            u = np.array((T - tc) / ta)
+            s, sd, sdd = (self.distance - v * ta * self._g2(u), v * self._g1(u),
+                          -v / ta * self._g(u))
+        else:
+            s, sd, sdd = 0.5 * v * ta + v * (tc - ta), v, 0.0
+        if t < 0.0 or t > T:
+            sd = sdd = 0.0
+        return np.array(s, float), np.array(sd, float), np.array(sdd, float)
 
 
 @dataclass(frozen=True)
@@ -360,6 +381,8 @@ class CirclePath:
 
     def __call__(self, t: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Position, velocity, acceleration at t: ``(3,)`` each, or ``(n, 3)`` for n times."""
+        if np.ndim(t) == 0:
+            return self._at(t)
         sig, sigd, sigdd = (np.atleast_1d(a)[:, None] for a in _as_profile_fraction(
             self.profile, t))
         phi = self.start_angle + self.sweep * sig
@@ -373,6 +396,20 @@ class CirclePath:
         xd = rho * phid * tangent
         xdd = rho * (phidd * tangent - phid**2 * radial)
         return _stack(t, x, xd, xdd)
+
+    def _at(self, t) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """:meth:`__call__` at one time, without the (n, 3) arrays."""
+        sig, sigd, sigdd = (float(a) for a in _as_profile_fraction(self.profile, t))
+        phi = self.start_angle + self.sweep * sig
+        phid = self.sweep * sigd
+        phidd = self.sweep * sigdd
+        e1, e2 = self.basis
+        c, s = np.cos(phi), np.sin(phi)
+        radial = c * e1 + s * e2
+        tangent = -s * e1 + c * e2
+        rho = self.radius
+        return (self.center + rho * radial, rho * phid * tangent,
+                rho * (phidd * tangent - phid**2 * radial))
 
 
 def line_path(p0: ArrayLike, p1: ArrayLike, profile: MotionProfile) -> LinePath:

@@ -55,13 +55,15 @@ _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceler
 # compiled code of the kernels called through those globals (body_terms and the chain
 # kernels of fem.bodies, the element kernels) is kept in it, so after a change there
 # delete this package's __pycache__/*.nbi (issue 23: a stale chain layout diverged)
-_residual = _velocity_residual = _iterate = _factor = _form = None
+_residual = _velocity_residual = _iterate = _factor = _form = _state = None
+_product_state = _product_hessian = _servo_reaction = _servo_columns = None
 
 
 @compiled
 def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
-    global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu
+    global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
+    global _servo_reaction, _servo_columns
     from ..assembly.linalg import dense_lu_kernel, substitution_kernels
     from .fused import compiled_forms
 
@@ -70,21 +72,67 @@ def _kernels(numba):
     _, _apply_correction, _predict, _acceleration = compiled_forms()
 
     @numba.njit(cache=True)
+    def state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv):   # pragma: no cover
+        """``Φ`` and the Jacobian values: the linear and bilinear rows, then the rows of
+        products of quadratic maps (``P``, their entries after the others')."""
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, phi, jv)
+        if P[0][7].size:
+            _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
+
+    @numba.njit(cache=True)
+    def servo_columns(q, S, lam, cK, lu, n):   # pragma: no cover - jit
+        """For every actuator ``k`` on a servo row (``S``): its column ``−B_k(q)`` at
+        ``lu[dofs_k, n + row_k]`` and its tangent ``−cK λ_k D_k``."""
+        rows, off, dofs, Doff, D, b = S[1], S[2], S[3], S[4], S[5], S[6]
+        for a in range(rows.size):
+            u = cK * lam[rows[a]]
+            p0 = off[a]
+            k = off[a + 1] - p0
+            d0 = Doff[a]
+            for i in range(k):
+                x = b[p0 + i]
+                di = dofs[p0 + i]
+                for j in range(k):
+                    x += D[d0 + i * k + j] * q[dofs[p0 + j]]
+                    lu[di, dofs[p0 + j]] -= u * D[d0 + i * k + j]
+                lu[di, n + rows[a]] -= x
+
+    @numba.njit(cache=True)
+    def servo_reaction(q, S, lam, out):   # pragma: no cover - jit
+        """The servo rows' reaction ``−Σ_k λ_k B_k(q)`` added to ``out``."""
+        rows, off, dofs, Doff, D, b = S[1], S[2], S[3], S[4], S[5], S[6]
+        for a in range(rows.size):
+            u = lam[rows[a]]
+            p0 = off[a]
+            k = off[a + 1] - p0
+            d0 = Doff[a]
+            for i in range(k):
+                x = b[p0 + i]
+                for j in range(k):
+                    x += D[d0 + i * k + j] * q[dofs[p0 + j]]
+                out[dofs[p0 + i]] -= u * x
+
+    @numba.njit(cache=True)
     def residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A, alpha, B, bil_row, jrows,
-                 jcols, M, C, mq, jl, jv, floor2, c_rhs, res, rhs,
+                 jcols, P, S, M, C, mq, jl, jv, floor2, c_rhs, res, rhs,
                  phi):   # pragma: no cover - jit
         """``res``, ``rhs``, ``phi`` (see :meth:`ConstantIteration.residual`); ``f_int``
         and ``mq`` hold the forces and the inertia of the bodies (zero without),
-        ``jl``, ``jv`` are work arrays (reaction, Jacobian values)."""
+        ``jl``, ``jv`` are work arrays (reaction, Jacobian values); servo rows (``S``)
+        take their reaction from their actuators."""
         n = q.size
         Md, Mi, Mp = M
         Cd, Ci, Cp = C
-        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
-                          B[0], beta_t, bil_row, phi, jv)
+        _state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv)
         for i in range(n):
             jl[i] = 0.0
+        keep = S[0]
         for k in range(jv.size):
-            jl[jcols[k]] += jv[k] * lam[jrows[k]]
+            r = jrows[k]
+            jl[jcols[k]] += jv[k] * (lam[r] * keep[r])
+        if S[1].size:
+            _servo_reaction(q, S, lam, jl)
         damped = Cp.size > 1
         a = b = c = r2 = 0.0
         for i in range(n):
@@ -114,9 +162,8 @@ def _kernels(numba):
 
     @numba.njit(cache=True)
     def velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols,
-                          phi, jv):   # pragma: no cover - jit
-        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
-                          B[0], beta_t, bil_row, phi, jv)
+                          P, S, phi, jv):   # pragma: no cover - jit
+        _state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv)
         s = rate.copy()
         for k in range(jv.size):
             s[jrows[k]] += jv[k] * v[jcols[k]]
@@ -128,21 +175,23 @@ def _kernels(numba):
         return vmax
 
     @numba.njit(cache=True)
-    def factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
-               dofs, arrays3, arrays2, K, f_work, cK, cC, lu, piv):   # pragma: no cover
+    def factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
+               kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu,
+               piv):   # pragma: no cover - jit
         """:func:`form` the iteration matrix in ``lu`` and factorize it there; returns
         the pivot test."""
-        form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
-             dofs, arrays3, arrays2, K, f_work, cK, cC, lu)
+        _form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
+              kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu)
         return _dense_lu(lu, piv)
 
     @numba.njit(cache=True)
-    def form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, jv, bodies, kind,
-             dofs, arrays3, arrays2, K, f_work, cK, cC, lu):   # pragma: no cover - jit
+    def form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
+             kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu):   # pragma: no cover
         """The iteration matrix ``[[M(q) + cC (C + ∂f/∂q̇) + cK (K + Σλ Φ_qq + ∂f/∂q),
-        Φ_qᵀ], [Φ_q, 0]]`` (:meth:`fem.assembly.Assembly.saddle` with ``cM = cJ = 1``)
-        formed densely in ``lu``; ``jv`` the Jacobian values at ``q`` (the residual's);
-        ``f_work`` is overwritten."""
+        Wᵀ], [Φ_q, 0]]`` (:meth:`fem.assembly.Assembly.saddle` with ``cM = cJ = 1``;
+        ``W = Φ_q`` but on servo rows, whose columns are their actuators' ``−B(q)``,
+        with ``−cK λ ∂B/∂q`` in the tangent) formed densely in ``lu``; ``jv`` the
+        Jacobian values at ``q`` (the residual's); ``f_work`` is overwritten."""
         n = q.size
         N = lu.shape[0]
         for c in range(N):
@@ -168,10 +217,11 @@ def _kernels(numba):
         if bodies[0].shape[0]:
             _body_tangents(bodies[0], bodies[1], bodies[2], bodies[3], q, v, qdd, cK, cC,
                            lu)
+        keep = S[0]
         Ad, Ai, Ap = A                  # Σ λ (A_rᵀ B_r + B_rᵀ A_r) of the bilinear rows
         Bd, Bi, Bp = B
         for r in range(alpha.size):
-            lr = cK * lam[bil_row[r // 3]]
+            lr = cK * (lam[bil_row[r // 3]] * keep[bil_row[r // 3]])
             if lr != 0.0:
                 for ka in range(Ap[r], Ap[r + 1]):
                     x = lr * Ad[ka]
@@ -181,15 +231,20 @@ def _kernels(numba):
                         ib = Bi[kb]
                         lu[ia, ib] += y
                         lu[ib, ia] += y
+        if P[0][7].size:
+            _product_hessian(q, P[0], P[1], lam, keep, cK, lu)
         for k in range(jv.size):
-            r = n + jrows[k]
+            r = jrows[k]
             c = jcols[k]
-            lu[r, c] += jv[k]
-            lu[c, r] += jv[k]
+            lu[n + r, c] += jv[k]
+            if keep[r] != 0.0:
+                lu[c, n + r] += jv[k]
+        if S[1].size:
+            _servo_columns(q, S, lam, cK, lu, n)
 
     @numba.njit(cache=True)
     def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
-                A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2, c_rhs, gp,
+                A, alpha, B, bil_row, jrows, jcols, P, S, bodies, mq, jl, jv, floor2, c_rhs, gp,
                 bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
                 K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r,
                 hist_p, have_dq, fac):   # pragma: no cover - jit
@@ -214,8 +269,8 @@ def _kernels(numba):
                             f_int)
             n_eval += 1
             r2, scale2, pn = _residual(q, v, qdd, lam, f_int, f_ext, c_t, beta_t, G, A,
-                                       alpha, B, bil_row, jrows, jcols, M, C, mq, jl, jv,
-                                       floor2, c_rhs, res, rhs, phi)
+                                       alpha, B, bil_row, jrows, jcols, P, S, M, C, mq, jl,
+                                       jv, floor2, c_rhs, res, rhs, phi)
             scale = np.sqrt(scale2)
             rn = np.sqrt(r2) / scale
             hist_r[nh] = rn
@@ -240,7 +295,7 @@ def _kernels(numba):
                     return FACTORIZE, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
                 bpi = 1.0 / bp
                 if not _factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols,
-                               jv, bodies, kind, dofs, arrays3, arrays2, K, f_int, bpi,
+                               P, S, jv, bodies, kind, dofs, arrays3, arrays2, K, f_int, bpi,
                                gp * bpi, lu, piv):
                     return SINGULAR, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
                 n_fact += 1
@@ -267,7 +322,7 @@ def _kernels(numba):
 
     @numba.njit(cache=True)
     def step(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta, lam0, rate, f_ext, c_t, beta_t,
-             G, A, alpha, B, bil_row, jrows, jcols, M, C, bodies, mq, jl, jv, floor2, c_rhs,
+             G, A, alpha, B, bil_row, jrows, jcols, P, S, M, C, bodies, mq, jl, jv, floor2, c_rhs,
              gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
              K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
              phi_v, refactor, fac):   # pragma: no cover - jit
@@ -279,7 +334,7 @@ def _kernels(numba):
         q, v, qdd = _predict(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta)
         lam = lam0.copy()
         out = _iterate(0, refactor, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C,
-                       G, A, alpha, B, bil_row, jrows, jcols, bodies, mq, jl, jv, floor2,
+                       G, A, alpha, B, bil_row, jrows, jcols, P, S, bodies, mq, jl, jv, floor2,
                        c_rhs, gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs,
                        arrays3, arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs,
                        phi, dx, hist_r, hist_p, False, fac)
@@ -289,12 +344,13 @@ def _kernels(numba):
             a1 = _acceleration(qdd0, qdd, a0, af, am)
             if rate.size == c_t.size:
                 vres = _velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B,
-                                          bil_row, jrows, jcols, phi_v, jv)
+                                          bil_row, jrows, jcols, P, S, phi_v, jv)
         return out, q, v, qdd, lam, a1, vres
 
-    _residual, _velocity_residual, _iterate, _factor, _form = (
-        residual, velocity_residual, iterate, factor, form)
-    return residual, velocity_residual, iterate, step, form
+    _residual, _velocity_residual, _iterate, _factor, _form, _state = (
+        residual, velocity_residual, iterate, factor, form, state)
+    _servo_reaction, _servo_columns = servo_reaction, servo_columns
+    return residual, velocity_residual, iterate, step, form, state
 
 
 class ConstantIteration:
@@ -320,11 +376,13 @@ class ConstantIteration:
         self._c_t = np.zeros(m)
         self._beta_t = np.zeros(0)
         self._rate = None
+        self._directions = None
         self.hist_r = self.hist_p = np.empty(0)
         self._factorization = self._lu = None      # the last factorization's arrays
         kernels = _kernels()
-        bil, bodies = s.bilinear, s.bodies
-        have_state = kernels is not None and bil is not None and bil[0] is not None
+        bil, bodies, prod = s.bilinear, s.bodies, s.products
+        have_state = (kernels is not None and bil is not None and bil[0] is not None
+                      and prod is not None and prod[0] is not None)
         # the compiled parts the declaration brings (the solvers import no element,
         # body or constraint module: the entry points come with the declaration)
         self.compiled = (have_state and s.forces is not None and bodies is not None
@@ -337,9 +395,17 @@ class ConstantIteration:
         self._kernels = kernels if have_state and (self.compiled or s.plain) else None
         if self._kernels is None:
             return
-        global _group_forces, _constraint_state, _body_terms
+        global _group_forces, _constraint_state, _body_terms, _product_state
+        global _product_hessian
         if bil is not None:
             _constraint_state = bil[0]
+            _product_state, _product_hessian = prod[0], prod[1]
+            self._P = (prod[4], prod[5])
+            self._directions = prod[6]
+            servo = s.servo
+            self._S = servo if servo is not None else (
+                np.ones(m), np.zeros(0, np.int64), np.zeros(1, np.int64),
+                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0), np.zeros(0))
             A, B = sp.csr_matrix(bil[1]), sp.csr_matrix(bil[3])
             A.sum_duplicates()
             B.sum_duplicates()
@@ -348,8 +414,9 @@ class ConstantIteration:
             self._bil_row = np.ascontiguousarray(bil[4], dtype=np.int64)
             Ac, Bc, Gc = A.tocoo(), B.tocoo(), sp.csr_matrix(s.jacobian).tocoo()
             self._jrows = np.concatenate([self._bil_row[Ac.row // 3],
-                                          self._bil_row[Bc.row // 3], Gc.row]).astype(np.int64)
-            self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col]).astype(np.int64)
+                                          self._bil_row[Bc.row // 3], Gc.row,
+                                          prod[2]]).astype(np.int64)
+            self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col, prod[3]]).astype(np.int64)
         if bodies is not None and bodies[0] is not None:
             _body_terms = bodies[0]
             self._bodies = tuple(bodies[1:])
@@ -394,7 +461,7 @@ class ConstantIteration:
         c_t, beta_t = self._terms(t)
         self._cons_t = t
         self._cons = (c_t, beta_t, self._G, self._A, self._alpha, self._B, self._bil_row,
-                      self._jrows, self._jcols)
+                      self._jrows, self._jcols, self._P, self._S)
         return self._cons
 
     def history(self, size: int) -> None:
@@ -415,10 +482,11 @@ class ConstantIteration:
         factorizations)``."""
         lu_kind, lu, piv, kl, ku, perm = self._lu_of(factorization)
         kind, dofs, arrays3, arrays2 = self.forces
-        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols, P, S = self._constraints(t)
         return self._kernels[2](
             it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, self._M,
-            self._C, G, A, alpha, B, bil_row, jrows, jcols, self._bodies, self.mq, self.jl,
+            self._C, G, A, alpha, B, bil_row, jrows, jcols, P, S, self._bodies, self.mq,
+            self.jl,
             self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol, max_iter,
             ratio, contraction, kind, dofs, arrays3, arrays2, self._K, self.f_int,
             lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx, self.hist_r,
@@ -455,16 +523,15 @@ class ConstantIteration:
         if not self.factorizes:
             raise ValueError("ConstantIteration: this structure is not factorized in the "
                              "compiled loop (see `factorizes`)")
-        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols = self._constraints(t)
-        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
-                          B[0], beta_t, bil_row, self.phi, self.jv)
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols, P, S = self._constraints(t)
+        self._kernels[5](q, c_t, beta_t, G, A, alpha, B, bil_row, P, self.phi, self.jv)
         kind, dofs, arrays3, arrays2 = self.forces
-        S = np.empty((self.n + self.m, self.n + self.m), order="F")
+        out = np.empty((self.n + self.m, self.n + self.m), order="F")
         bpi = 1.0 / k.beta_prime
         self._kernels[4](q, v, qdd, lam, self._M, self._C, A, alpha, B, bil_row, jrows,
-                         jcols, self.jv, self._bodies, kind, dofs, arrays3, arrays2, self._K,
-                         np.zeros(self.n), bpi, k.gamma_prime * bpi, S)
-        return np.ascontiguousarray(S)
+                         jcols, P, S, self.jv, self._bodies, kind, dofs, arrays3, arrays2,
+                         self._K, np.zeros(self.n), bpi, k.gamma_prime * bpi, out)
+        return np.ascontiguousarray(out)
 
     def workspace(self) -> Factorization:
         """A dense factorization's arrays for the compiled loop to factorize into when
@@ -495,6 +562,8 @@ class ConstantIteration:
             self._c_t = np.asarray(s.offset(t), dtype=float)
             if s.bilinear is not None:
                 self._beta_t = np.asarray(s.bilinear[5](t), dtype=float)
+            if self._directions is not None:
+                self._directions(t, self._P[1][4])
             self._t = t
         return self._c_t, self._beta_t
 

@@ -48,6 +48,7 @@ from .constant_iteration import (
     SINGULAR,
     ConstantIteration,
 )
+from .corotation import CoRotation
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
@@ -171,14 +172,16 @@ class GeneralizedAlpha:
         self._constant = None if structure is None else ConstantIteration(structure)
         # whole iterations compiled: a compiled force kernel, a dense or banded
         # factorization (known after the first one), no clock, no rotations
+        # co-rotation turns kept factorizations of elastic groups (none: nothing to turn)
+        corotate = opts.corotate and bool(CoRotation(self.asm))
         fused = (self._constant is not None and not self.corrector.on_positions
-                 and opts.factor_cost != "timed" and not opts.corotate)
+                 and opts.factor_cost != "timed" and not corotate)
         self._compiled_newton = fused and self._constant.compiled
         # the policy's cost estimate depends on the structure, not on whether numba is
         # there: the same decisions with the compiled kernels and their NumPy forms
         self.policy = FactorizationPolicy(
             self.asm, bool(self.asm.has_elastic) if opts.reuse == "auto" else opts.reuse,
-            opts.contraction, opts.factor_cost, opts.max_iter, opts.corotate,
+            opts.contraction, opts.factor_cost, opts.max_iter, corotate,
             compiled_iterations=fused)
         self._substitution = False
         # the compiled loop renews dense factorizations itself (set at the first one)
