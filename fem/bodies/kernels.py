@@ -64,7 +64,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _project = _reduced = _pairs = _rates = _gather = None
-_lwr = _frame_cols = _reduced_inertia = _reduced_tangent = None
+_lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
 
 
@@ -255,27 +255,36 @@ def reduced_inertia(numba):
     coordinates ``qb, vb, ab`` (k,); the blocks of :meth:`ReducedBody._LtWR` and the
     NumPy :meth:`ReducedBody.inertia` they replace (a test checks them to round-off).
     None without numba."""
-    global _lwr, _frame_cols
+    global _lwr
     body_terms()                  # defines _project
 
     @numba.njit(cache=True)
-    def frame_cols(eta, scale, rigid, m, A):   # pragma: no cover - jit
-        """``A`` of ``_LtWR``: ``e_r``, ``e_a`` (``rigid``) and ``Σ_k scale η_k e_(a,k)``."""
-        A[:] = 0.0
-        if rigid:
-            for c in range(4):
-                A[c, c] = 1.0
-        for a in range(3):
-            for k in range(m):
-                A[4 + a * m + k, 1 + a] = scale * eta[k]
-
-    @numba.njit(cache=True)
-    def lwr(W, m, E, A, Ar, Er, out):   # pragma: no cover - jit
+    def lwr(W, m, E, eta, x, scale, rigid, Er, out):   # pragma: no cover - jit
         """``out = Σ_i L_iᵀ W R_i`` by blocks (:meth:`ReducedBody._LtWR`): ``L`` of
-        ``(A, E)``, ``R`` of ``(Ar, Er)``."""
+        ``(A, E)`` with ``A`` the frame columns ``e_r, e_a`` and ``Σ_k η_k e_(a,k)``,
+        ``R`` of ``(A_r, E_r)`` with ``A_r``'s ``Σ_k scale x_k e_(a,k)`` (and ``e_r,
+        e_a`` when ``rigid``).  Both ``A`` are sparse (one entry a row): their products
+        are sums over ``η`` and ``x``, and the modal block is ``Σ_ab (E E_rᵀ)_ab W_ab``."""
         nV = 4 + 3 * m
-        WA = W @ Ar                                        # (n_V, 4)
-        AWA = A.T @ WA                                     # (4, 4)
+        rig = 1.0 if rigid else 0.0
+        WA = np.empty((nV, 4))                             # W A_r
+        for r in range(nV):
+            WA[r, 0] = rig * W[r, 0]
+            for a in range(3):
+                s = 0.0
+                o = 4 + a * m
+                for k in range(m):
+                    s += x[k] * W[r, o + k]
+                WA[r, 1 + a] = rig * W[r, 1 + a] + scale * s
+        AWA = np.empty((4, 4))                             # Aᵀ W A_r
+        for d in range(4):
+            AWA[0, d] = WA[0, d]
+            for a in range(3):
+                s = WA[1 + a, d]
+                o = 4 + a * m
+                for k in range(m):
+                    s += eta[k] * WA[o + k, d]
+                AWA[1 + a, d] = s
         out[:12, :12] = 0.0
         for i in range(3):
             for c in range(4):
@@ -286,16 +295,21 @@ def reduced_inertia(numba):
             for a in range(3):
                 e = Er[a, i]
                 if e != 0.0:
+                    o = 4 + a * m
                     for r in range(nV):
                         for k in range(m):
-                            Z[i, r, k] += e * W[r, 4 + a * m + k]
-        for c in range(4):
-            for i in range(3):
+                            Z[i, r, k] += e * W[r, o + k]
+        for i in range(3):                                 # Aᵀ W B'_i
+            for k in range(m):
+                out[i, 12 + k] = Z[i, 0, k]
+            for a in range(3):
+                o = 4 + a * m
                 for k in range(m):
-                    s = 0.0
-                    for r in range(nV):
-                        s += A[r, c] * Z[i, r, k]
-                    out[3 * c + i, 12 + k] = s
+                    out[3 * (1 + a) + i, 12 + k] = Z[i, 1 + a, k]
+                for kk in range(m):
+                    e = eta[kk]
+                    for k in range(m):
+                        out[3 * (1 + a) + i, 12 + k] += e * Z[i, o + kk, k]
         for k in range(m):
             for c in range(4):
                 for i in range(3):
@@ -303,19 +317,20 @@ def reduced_inertia(numba):
                     for a in range(3):
                         s += E[a, i] * WA[4 + a * m + k, c]
                     out[12 + k, 3 * c + i] = s
-        for kp in range(m):
-            for k in range(m):
-                s = 0.0
-                for i in range(3):
-                    for a in range(3):
-                        s += E[a, i] * Z[i, 4 + a * m + kp, k]
-                out[12 + kp, 12 + k] = s
+        out[12:, 12:] = 0.0                                # Σ_ab (E E_rᵀ)_ab W_ab
+        for a in range(3):
+            for b in range(3):
+                p = E[a, 0] * Er[b, 0] + E[a, 1] * Er[b, 1] + E[a, 2] * Er[b, 2]
+                if p != 0.0:
+                    oa, ob = 4 + a * m, 4 + b * m
+                    for kp in range(m):
+                        for k in range(m):
+                            out[12 + kp, 12 + k] += p * W[oa + kp, ob + k]
 
-    _lwr, _frame_cols = lwr, frame_cols
+    _lwr = lwr
 
     @numba.njit(cache=True)
     def inertia(m, W, qb, vb, ab, f, M, Kq, Cq):   # pragma: no cover - jit
-        nV = 4 + 3 * m
         E, Ed, Edd, G = _rates(m, qb, vb, ab)
         eta = qb[12:]
         etad = vb[12:]
@@ -324,14 +339,9 @@ def reduced_inertia(numba):
         _project(E, eta, h, m, f)
         if M.shape[0] == 0:           # the force alone
             return
-        A = np.empty((nV, 4))
-        Ar = np.empty((nV, 4))
-        _frame_cols(eta, 1.0, True, m, A)
-        _lwr(W, m, E, A, A, E, M)
-        _frame_cols(etad, 2.0, False, m, Ar)
-        _lwr(W, m, E, A, Ar, 2.0 * Ed, Cq)
-        _frame_cols(etadd, 1.0, False, m, Ar)
-        _lwr(W, m, E, A, Ar, Edd, Kq)
+        _lwr(W, m, E, eta, eta, 1.0, True, E, M)
+        _lwr(W, m, E, eta, etad, 2.0, False, 2.0 * Ed, Cq)
+        _lwr(W, m, E, eta, etadd, 1.0, False, Edd, Kq)
         for a in range(3):                          # ∂L/∂q · h: the (e_a, η_k) blocks
             for i in range(3):
                 for k in range(m):
