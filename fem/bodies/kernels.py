@@ -23,8 +23,10 @@ Kinds
 ``KIND_REDUCED`` (:class:`fem.bodies.ReducedBody`): ``data`` = ``W`` (n_V²), ``K_r``
 (m²), ``f0`` (m), the constant load vectors ``h_g`` (n_V × 3: gravity ``W e_c ⊗ g`` and
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
-pairs packed (its upper triangle by columns, P (P + 1) / 2) and the pair weights (P);
-``index`` = the pairs ``j ≤ k`` (2P).  The formulas are those of
+pairs packed (its upper triangle by columns, P (P + 1) / 2), the pair weights (P) and
+room for the last pair vectors (1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k
+w)``, kept by the kernels so that a tangent at the residual's ``η`` does not compute
+them again); ``index`` = the pairs ``j ≤ k`` (2P).  The formulas are those of
 :meth:`ReducedBody.inertia` and :meth:`ReducedBody.forces` without tangents: the inertia
 ``Lᵀ W Ẍ`` and the forces ``−Lᵀ h_g + [0; f0 + K_r η + (½ K2·η + ⅓ K3:ηη) η]``
 (module docstring of :mod:`fem.bodies.reduced`); the tests check them against those
@@ -107,6 +109,20 @@ def body_terms(numba):
         npk = P * (P + 1) // 2
         K3 = data[o:o + npk]
         w = data[o + npk:o + npk + P]
+        c0 = o + npk + P                  # the last η and its pair vectors
+        last = data[c0 + 1:c0 + 1 + m]
+        same = data[c0] == 1.0
+        if same:
+            for j in range(m):
+                if last[j] != eta[j]:
+                    same = False
+                    break
+        bl = data[c0 + 1 + m:c0 + 1 + m + P]
+        cl = data[c0 + 1 + m + P:c0 + 1 + m + 2 * P]
+        if same:
+            b[:] = bl
+            cv[:] = cl
+            return
         ee = np.empty(P)
         for p in range(P):
             ee[p] = eta[index[p]] * eta[index[P + p]] * w[p]
@@ -125,6 +141,10 @@ def body_terms(numba):
                 cv[r] += k * ec
                 s += k * ee[r]
             cv[c] += s + K3[base + c] * ec
+        last[:] = eta
+        bl[:] = b
+        cl[:] = cv
+        data[c0] = 1.0
 
     @numba.njit(cache=True)
     def rates(m, qb, vb, ab):   # pragma: no cover - jit

@@ -482,7 +482,8 @@ class ReducedBody(NonlinearBody):
         index, P = np.zeros(0, np.int64), 0
         if self._poly is not None:
             K2p, K3s, jj, kk, w = self._poly
-            parts += [K2p, K3s, w]
+            # and room for the last pair vectors (the kernels' cache, kernels.py)
+            parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
             index, P = np.concatenate([jj, kk]), int(jj.size)
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
