@@ -59,7 +59,7 @@ def run(mesh: str, repeats: int = 5, t_end: float = 1.0) -> dict:
     ga = fem.solvers.dynamic.GeneralizedAlpha(models["compiled"], 0.1)
     best = {k: np.inf for k in models}
     results = {}
-    for k, m in models.items():               # warm-up: numba's caches, first calls
+    for m in models.values():                 # warm-up: numba's caches, first calls
         integrate(m, 0.05)
     for r in range(repeats):
         for k in (list(models) if r % 2 == 0 else list(models)[::-1]):
