@@ -498,25 +498,58 @@ def test_bad_input_raises_model_error_naming_the_elements():
         el.forces(X[:1])
 
 
-@pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
-@pytest.mark.parametrize("thickness_ans", [True, False])
-def test_compiled_kernel_matches_the_numpy_reference(element, thickness_ans):
-    # issue 12: the numba kernel and the NumPy form agree to round-off (forces, tangent)
+def _kernel_mesh(mesh: str, element: str, thickness_ans: bool):
+    """``(model, group, q)``: a mesh of ``element`` and a perturbed state of the model, for
+    the compiled kernels' checks (skipped without numba)."""
     import fem
     from fem.elements import kernels
 
     if not kernels.AVAILABLE:
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     m = fem.Model()
-    grp = m.add_mesh(fem.load_builtin_mesh("hexagon_24"), element,
-                     Material(6.9e8, 0.3, 1000.0), thickness=0.006,
-                     thickness_ans=thickness_ans)
-    fam = grp.family
+    grp = m.add_mesh(fem.load_builtin_mesh(mesh), element, Material(6.9e8, 0.3, 1000.0),
+                     thickness=0.006, thickness_ans=thickness_ans)
     rng = np.random.default_rng(7)
-    q = m.q0[grp.dofs] + 2e-3 * rng.standard_normal(grp.dofs.shape)
+    return m, grp, m.q0 + 2e-3 * rng.standard_normal(m.n_dof)
+
+
+@pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
+@pytest.mark.parametrize("thickness_ans", [True, False])
+def test_compiled_kernel_matches_the_numpy_reference(element, thickness_ans):
+    # issue 12: the numba kernel and the NumPy form agree to round-off (forces, tangent)
+    _, grp, q = _kernel_mesh("hexagon_24", element, thickness_ans)
+    fam, q = grp.family, q[grp.dofs]
     f_ref, K_ref = fam.forces_numpy(q, tangent=True)
     f, K = fam.forces(q, tangent=True)
     assert np.abs(f - f_ref).max() <= 1e-12 * np.abs(f_ref).max()
     assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
     f2, K2 = fam.forces(q)
     assert K2 is None and np.abs(f2 - f).max() <= 1e-14 * np.abs(f).max()
+
+
+@pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
+@pytest.mark.parametrize("thickness_ans", [True, False])
+def test_group_forces_kernel_is_the_familys_forces_in_the_groups_dofs(element, thickness_ans):
+    # issue 23: the plate's declaration for the compiled Newton loop
+    # (ElementFamily.compiled_forces → kernels.group_forces, gathering and scattering with
+    # the group's dofs) gives the global forces of the assembly's path (add_forces:
+    # forces of q[dofs] summed with np.bincount) and the element tangents in those dofs,
+    # here to the bit (the same kernel, summed in the same order)
+    from fem.elements import kernels
+
+    m, grp, q = _kernel_mesh("hexagon_6", element, thickness_ans)
+    fam = grp.family
+    f_ref = np.zeros(m.n_dof)
+    K_ref = fam.add_forces(q, None, grp.dofs, f_ref, True)
+    kind, arrays3, arrays2 = fam.compiled_forces()
+    assert kind == kernels.KIND_PLATE
+    dofs = np.ascontiguousarray(grp.dofs, dtype=np.int64)
+    f, K = np.zeros(m.n_dof), np.empty_like(K_ref)
+    kernels.group_forces(kind, q, dofs, arrays3, arrays2, f, K, True)
+    assert np.abs(f - f_ref).max() <= 1e-12 * np.abs(f_ref).max()
+    assert np.abs(K - K_ref).max() <= 1e-12 * np.abs(K_ref).max()
+    f2 = np.zeros(m.n_dof)
+    kernels.group_forces(kind, q, dofs, arrays3, arrays2, f2, np.empty((0, 1, 1)), False)
+    np.testing.assert_array_equal(f2, f)
+    fam.use_kernel = False
+    assert fam.compiled_forces() is None

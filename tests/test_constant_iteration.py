@@ -181,26 +181,57 @@ def _reduced_pendulum(nonlinear: bool) -> fem.Model:
     return mb
 
 
-def _models():
+def _plate(element: str) -> fem.Model:
+    """A Bézier plate under gravity held at three vertices (linear rows), damped (β K):
+    the flagship's ``hexagon_6`` platform mesh with the shared family and its middle G¹
+    rows, or two triangles of 0.2 m with the 48-coordinate family and its continuity
+    rows (issue 23)."""
+    from fem.elements.bezier_plate import add_continuity, plate_point
+
+    model = fem.Model(element, gravity=(0.0, 0.0, -9.81))
+    if element == "bezier_plate_shared":
+        mesh, held = fem.load_builtin_mesh("hexagon_6"), (1, 3, 5)
+    else:
+        V = np.array([[0.0, 0.0, 0.0], [0.2, 0.0, 0.0], [0.2, 0.2, 0.0], [0.0, 0.2, 0.0]])
+        mesh = fem.Mesh.from_arrays(V, np.array([[0, 1, 2], [0, 2, 3]]),
+                                    groups={"plate": {"triangle": np.arange(2)}})
+        held = (0, 1, 3)
+    group = model.add_mesh(mesh, element, fem.Material(6.9e8, 0.3, 3000.0), name="plate",
+                           thickness=0.006)
+    add_continuity(model, group)
+    for k in held:
+        x = mesh.vertices[k]
+        model.add_constraint(fem.Coincident(plate_point(group, x), model.ground(x),
+                                            f"hold {k}"))
+    model.add_damping(group, 1e-4)
+    return model
+
+
+def _cable_tie() -> fem.Model:
     tie, _ = _cable(6)
     tie.add_constraint(fem.constraints.Distance(tie.point(tie.node("tip")), tie.point(3),
                                                 name="tie"))
-    return {"cable, damped": _cable(6, damping=1e-4)[0], "cable, tie": tie,
-            "cable, servo": _servo_cable(6),
-            "reduced rod": _reduced_pendulum(False),
-            "reduced rod, cubic": _reduced_pendulum(True)}
+    return tie
+
+
+_MODELS = {"cable, damped": lambda: _cable(6, damping=1e-4)[0], "cable, tie": _cable_tie,
+           "cable, servo": lambda: _servo_cable(6),
+           "reduced rod": lambda: _reduced_pendulum(False),
+           "reduced rod, cubic": lambda: _reduced_pendulum(True),
+           "plate, shared": lambda: _plate("bezier_plate_shared"),
+           "plate, 48": lambda: _plate("bezier_plate")}
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["cable, damped", "cable, tie", "cable, servo",
-                                  "reduced rod", "reduced rod, cubic"])
+@pytest.mark.parametrize("name", list(_MODELS))
 def test_compiled_iteration_matrix_is_the_assemblys_saddle(name):
     """The iteration matrix the compiled loop forms and factorizes itself (element
     tangents, damping, the bilinear rows' Hessian, a reduced body's inertia and force
-    tangents, the Jacobian) against :meth:`Assembly.saddle` from the general methods, at
+    tangents, the Jacobian; the Bézier plates' tangents, issue 23) against
+    :meth:`Assembly.saddle` from the general methods, at
     a perturbed state with random velocities, accelerations and multipliers: 1e-12 of
     the largest entry (measured ≤ 1e-15)."""
-    model = _models()[name]
+    model = _MODELS[name]()
     asm = model.assemble()
     rng = np.random.default_rng(7)
     q = asm.q0 + 1e-3 * rng.standard_normal(asm.n)
@@ -210,12 +241,15 @@ def test_compiled_iteration_matrix_is_the_assemblys_saddle(name):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["cable, damped", "reduced rod, cubic"])
+@pytest.mark.parametrize("name", ["cable, damped", "reduced rod, cubic", "plate, shared",
+                                  "plate, 48"])
 def test_factorizations_made_in_the_compiled_loop_keep_the_run(monkeypatch, name):
     """With the compiled loop renewing its factorizations itself the run is the general
     path's (the same decisions; iterations within 2 %, q, q̇, λ within 1e-6 of their
-    peak) and its factorizations are counted."""
-    model = _models()[name]
+    peak) and its factorizations are counted.  The plates (issue 23) run compiled as
+    well: their forces come through :func:`fem.elements.kernels.group_forces`."""
+    model = _MODELS[name]()
+    assert GeneralizedAlpha(model, 0.8)._compiled_newton
     fused = _simulate(model, False, monkeypatch)
     general = _simulate(model, True, monkeypatch)
     _agree(fused, general)

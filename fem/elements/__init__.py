@@ -260,7 +260,8 @@ class ElementFamily:
         """The family's force kernel as data for compiled solvers:
         ``(kind, arrays3, arrays2)`` — the kernel's number in
         :func:`fem.elements.kernels.group_forces` and its two tuples of work arrays
-        (C-contiguous float, 3-D and 2-D) — or None (the default: no such kernel, or
+        (C-contiguous float, 3-D and 2-D, in the common layout of
+        :func:`fem.elements.kernels.work_arrays`) — or None (the default: no such kernel, or
         numba missing or turned off).  It computes what :meth:`add_forces` does, without
         velocities (elastic forces only)."""
         return None

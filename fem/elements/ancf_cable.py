@@ -143,8 +143,8 @@ class AncfCable(ElementFamily):
         if not (kernels.AVAILABLE and self.use_kernel):
             return None
         Q, f = self._gather
-        return (kernels.KIND_CABLE, (self._N1c, self._N2c, Q),
-                (self._wa, self._wb, self._scratch, f))
+        return (kernels.KIND_CABLE, *kernels.work_arrays(
+            (self._N1c, self._N2c, Q), (self._wa, self._wb, self._scratch, f)))
 
     def forces_numpy(self, q, v=None, tangent=False):
         """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""

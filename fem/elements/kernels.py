@@ -140,33 +140,6 @@ if AVAILABLE:
                 out[dofs[e, i]] += f[e, i]
 
 
-__all__ += ["KIND_CABLE", "KIND_NONE", "group_forces", "no_group"]
-KIND_CABLE = 0
-KIND_NONE = -1
-"""Kernel numbers of :func:`group_forces` (:meth:`ElementFamily.compiled_forces`);
-``KIND_NONE`` adds nothing (a system without elastic element groups)."""
-group_forces = None
-
-
-def no_group() -> tuple:
-    """``(KIND_NONE, arrays3, arrays2)``: empty work arrays of the cable's types, so a
-    system without element forces calls the same compiled signature."""
-    return (KIND_NONE, tuple(np.zeros((0, 0, 0)) for _ in range(3)),
-            tuple(np.zeros((0, 0)) for _ in range(4)))
-
-if AVAILABLE:
-
-    @numba.njit(cache=True)
-    def group_forces(kind, q, dofs, arrays3, arrays2, out, K, tangent):  # pragma: no cover
-        """One element group's forces added into the global ``out`` (and its tangent in
-        ``K`` with ``tangent``), the kernel chosen by ``kind``, its work arrays from
-        :meth:`ElementFamily.compiled_forces`: the entry point of compiled solvers
-        (:mod:`fem.solvers.constant_iteration`), which cannot take functions as data."""
-        if kind == KIND_CABLE:
-            cable_forces_global(q, dofs, arrays3[0], arrays3[1], arrays2[0], arrays2[1],
-                                arrays2[2], arrays3[2], arrays2[3], out, K, tangent)
-
-
 __all__ += ["plate_forces"]
 plate_forces = None
 
@@ -305,3 +278,86 @@ if AVAILABLE:
                 for m in range(16):
                     for c in range(3):
                         K[e, 3 * k + c, 3 * m + c] += Kg[k, m]
+
+
+__all__ += ["plate_forces_global"]
+plate_forces_global = None
+
+if AVAILABLE:
+
+    @numba.njit(cache=True, fastmath=False)
+    def plate_forces_global(q, dofs, dS, D, d0, dSt, lam, d0t, Q, f, out, K,
+                            tangent):  # pragma: no cover - jit
+        """:func:`plate_forces` on the global coordinates ``q``: gathers the elements'
+        coordinates ``q[dofs]`` into the work array ``Q`` (n, 16, 3), computes ``f``
+        (n, 48) and ``K``, and adds ``f`` into the global ``out`` at ``dofs`` in element
+        order (as ``np.bincount``).  The assumed thickness strain is on when there are
+        tying points (``dSt.shape[1] > 0``)."""
+        n = dofs.shape[0]
+        for e in range(n):
+            for k in range(16):
+                for c in range(3):
+                    Q[e, k, c] = q[dofs[e, 3 * k + c]]
+        plate_forces(Q, dS, D, d0, dSt.shape[1] > 0, dSt, lam, d0t, f, K, tangent)
+        for e in range(n):
+            for i in range(48):
+                out[dofs[e, i]] += f[e, i]
+
+
+__all__ += ["KIND_CABLE", "KIND_PLATE", "KIND_NONE", "N_ARRAYS2", "N_ARRAYS3", "group_forces",
+            "no_group", "work_arrays"]
+KIND_CABLE = 0
+KIND_PLATE = 1
+KIND_NONE = -1
+"""Kernel numbers of :func:`group_forces` (:meth:`ElementFamily.compiled_forces`);
+``KIND_NONE`` adds nothing (a system without elastic element groups)."""
+N_ARRAYS3 = N_ARRAYS2 = 4
+"""The common layout of the work arrays of every kind: ``arrays3`` four C-contiguous
+float 3-D arrays, ``arrays2`` four 2-D ones (padded with empty arrays), so that
+:func:`group_forces` and the compiled loops calling it have one signature whatever the
+kind (numba types a call by its arguments: every branch must accept every kind's)."""
+group_forces = None
+
+
+def no_group() -> tuple:
+    """``(KIND_NONE, arrays3, arrays2)``: empty work arrays of the common layout, so a
+    system without element forces calls the same compiled signature."""
+    return (KIND_NONE, tuple(np.zeros((0, 0, 0)) for _ in range(N_ARRAYS3)),
+            tuple(np.zeros((0, 0)) for _ in range(N_ARRAYS2)))
+
+
+def work_arrays(arrays3, arrays2) -> tuple[tuple, tuple]:
+    """``(arrays3, arrays2)`` in the common layout: each array C-contiguous, writable
+    float (numba types a read-only array differently), padded with empty arrays."""
+    def fit(arrays, ndim, count):
+        out = [np.array(a, dtype=float, order="C") for a in arrays]
+        if len(out) > count or any(a.ndim != ndim for a in out):
+            raise ValueError(f"work arrays: at most {count} arrays of {ndim} dimensions")
+        return tuple(out + [np.zeros((0,) * ndim) for _ in range(count - len(out))])
+    return fit(arrays3, 3, N_ARRAYS3), fit(arrays2, 2, N_ARRAYS2)
+
+
+if AVAILABLE:
+
+    @numba.njit(cache=True)
+    def group_forces(kind, q, dofs, arrays3, arrays2, out, K, tangent):  # pragma: no cover
+        """One element group's forces added into the global ``out`` (and its tangent in
+        ``K`` with ``tangent``), the kernel chosen by ``kind``, its work arrays from
+        :meth:`ElementFamily.compiled_forces`: the entry point of compiled solvers
+        (:mod:`fem.solvers.constant_iteration`), which cannot take functions as data.
+
+        Work arrays (the common layout, :data:`N_ARRAYS3`): the cable ``(N1, N2, Q, −)``,
+        ``(wa, wb, scratch, f)``; the plate ``(Q, dS, D, dSt)``, ``(d0, lam, d0t, f)``
+        with ``dS`` (n, q·3, 16), ``D`` (n, q·6, 6) and ``d0`` (n, q·6) the arrays of
+        :func:`plate_forces` with their point axes merged."""
+        if kind == KIND_CABLE:
+            cable_forces_global(q, dofs, arrays3[0], arrays3[1], arrays2[0], arrays2[1],
+                                arrays2[2], arrays3[2], arrays2[3], out, K, tangent)
+        elif kind == KIND_PLATE:
+            Q = arrays3[0]
+            n = Q.shape[0]
+            nq = arrays3[1].shape[1] // 3
+            plate_forces_global(q, dofs, arrays3[1].reshape((n, nq, 3, 16)),
+                                arrays3[2].reshape((n, nq, 6, 6)),
+                                arrays2[0].reshape((n, nq, 6)), arrays3[3], arrays2[1],
+                                arrays2[2], Q, arrays2[3], out, K, tangent)

@@ -680,6 +680,26 @@ class BezierTrianglePlate(ElementFamily):
             return f, (K if tangent else None)
         return self.forces_numpy(q, v, tangent)
 
+    def compiled_forces(self) -> tuple | None:
+        """``(KIND_PLATE, arrays3, arrays2)`` for :func:`fem.elements.kernels.group_forces`
+        (:func:`~fem.elements.kernels.plate_forces` gathering and scattering the group's
+        coordinates), or None without the compiled kernel.  The arrays are those of
+        :meth:`forces` in this family's own coordinates: for ``bezier_plate_shared`` the
+        constant map from the vertex fields to the 48 coordinates of eq 11 is already in
+        the shape-function derivatives (:meth:`_tab`), so the group's ``dofs`` take the
+        forces and tangents as they are."""
+        if not (kernels.AVAILABLE and self.use_kernel):
+            return None
+        n, nq = self.n_elements, self._dS.shape[1]
+        if self._ans is not None:
+            dSt, lam, d0t = self._ans
+        else:
+            dSt, lam, d0t = np.zeros((n, 0, 16)), np.zeros((nq, 0)), np.zeros((n, 0))
+        return (kernels.KIND_PLATE, *kernels.work_arrays(
+            (np.empty((n, 16, 3)), self._dS.reshape(n, nq * 3, 16),
+             self._D.reshape(n, nq * 6, 6), dSt),
+            (np.reshape(self._d0, (n, nq * 6)), lam, d0t, np.empty((n, 48)))))
+
     def forces_numpy(self, q: np.ndarray, v: np.ndarray | None = None,
                      tangent: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""
