@@ -109,7 +109,9 @@ class AlphaOptions:
         or the last step's.
     corotate : bool
         Turn a factorization kept from an earlier step with each flexible body's
-        best-fit rigid rotation since then (:mod:`fem.solvers.corotation`).
+        best-fit rigid rotation since then (:mod:`fem.solvers.corotation`); ignored
+        where there is no elastic group to turn or the compiled loop factorizes the
+        system itself (small dense systems: a fresh factorization costs less).
     """
 
     rho_inf: float = 0.8

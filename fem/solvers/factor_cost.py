@@ -22,9 +22,11 @@ the ANCF beam and the flagship robot (hexagon_6/24/96), and the fixed cost of a
 factorization from the clock-measured ratios inside the Newton loop
 (``docs/performance.md``, "Factorization policy without the clock").  Only their ratios
 matter: a machine uniformly faster or slower gives the same estimate.  Where the policy is
-sensitive, they reproduce the clock: the flagship robot's 6-element platform (estimated
-5.1, measured 4.8–5.0: a fresh factorization every step, ``KEEP_ACROSS_STEPS``) against its
-24- and 96-element platforms (16 and 41, measured 12–28: kept across steps).  The cable's
+sensitive, they reproduce the clock: the flagship robot's 6-element platform through
+Python (estimated 5.1, measured 4.8–5.0: a fresh factorization every step,
+``KEEP_ACROSS_STEPS``) and in the compiled loop (10.5 and 10.3: kept across steps), its
+24- and 96-element platforms (16 and 41, measured 12–28: kept across steps) and its
+reduced platform (2.9, measured ≈ 3: renewed every step).  The cable's
 run time is flat for ratios 2–15.
 
 A :class:`fem.system.System` whose forces cost what the counts cannot see gives its own
@@ -46,6 +48,8 @@ COST_MODEL: dict[str, float | dict[str, float]] = {
     "tangent_ns_per_entry": 8.0,
     "assembly_ns_per_entry": 5.0,
     "constraint_ns_per_jacobian_entry": 40.0,
+    "constraint_ns_per_jacobian_entry_compiled": 15.0,
+    "body_ns_per_data_entry": 0.3,
     "lu_gflops": {"dense": 16.0, "banded": 6.0, "sparse": 2.5},
     "solve_gflops": {"dense": 6.0, "banded": 2.8, "sparse": 2.4},
 }
@@ -69,7 +73,15 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     compiled_iterations : bool
         The iterations run in one compiled loop (:mod:`fem.solvers.constant_iteration`):
         their fixed cost is ``iteration_fixed_us_compiled``, measured 4–6 µs on the
-        8- and 16-element cables against 30 µs through Python.
+        8- and 16-element cables against 30 µs through Python, and a constraint
+        Jacobian entry costs ``constraint_ns_per_jacobian_entry_compiled`` (the flagship
+        robot, hexagon_6, in the compiled loop: 83 µs an iteration and 857 µs a
+        factorization, ratio 10.3 by the clock, 10.5 estimated; 40 ns an entry gave 6.0).
+        Bodies with compiled kernels cost ``body_ns_per_data_entry`` per entry of their
+        declared data in an iteration and again in a factorization (their tangent):
+        the reduced hexagon_96 platform, 320 000 entries, ≈ 100 µs each (estimated
+        2.6, measured ≈ 3; without it 6.7, which kept factorizations across steps and
+        took 0.45 instead of 0.32 s over the circle).
 
     Returns
     -------
@@ -84,11 +96,17 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     nk, nh = float(np.size(kvals)), float(np.size(hvals))
     lu_flops, solve_flops = factorization.operations()
     kind = factorization.kind
-    factor_us = (c["factor_fixed_us"] + 1e-3 * c["tangent_ns_per_entry"] * nk
+    # bodies nonlinear in their coordinates: their declared data streamed per evaluation
+    # (the reduced platform's cubic modal force dominates: 0.3 ns an entry, measured)
+    structure = system.constant_structure()
+    bodies = (0.0 if structure is None or not structure.has_bodies
+              else 1e-3 * c["body_ns_per_data_entry"] * structure.bodies[3].size)
+    factor_us = (c["factor_fixed_us"] + bodies + 1e-3 * c["tangent_ns_per_entry"] * nk
                  + 1e-3 * c["assembly_ns_per_entry"] * (nk + nh + n_jacobian)
                  + 1e-3 * lu_flops / c["lu_gflops"][kind])
-    fixed = c["iteration_fixed_us_compiled" if compiled_iterations else "iteration_fixed_us"]
-    iteration_us = (fixed + 1e-3 * c["force_ns_per_tangent_entry"] * nk
-                    + 1e-3 * c["constraint_ns_per_jacobian_entry"] * n_jacobian
+    tail = "_compiled" if compiled_iterations else ""
+    iteration_us = (c["iteration_fixed_us" + tail] + bodies
+                    + 1e-3 * c["force_ns_per_tangent_entry"] * nk
+                    + 1e-3 * c["constraint_ns_per_jacobian_entry" + tail] * n_jacobian
                     + 1e-3 * solve_flops / c["solve_gflops"][kind])
     return factor_us / iteration_us
