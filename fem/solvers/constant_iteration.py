@@ -454,6 +454,13 @@ class ConstantIteration:
         self._tail_of = None
         self._cons, self._cons_t = (), None
 
+    @property
+    def dense(self) -> bool:
+        """Whether the iteration matrix is small enough for a dense factorization
+        (n + m ≤ ``DENSE_LIMIT``), which the compiled loop makes itself where its kernels
+        are there (:attr:`factorizes`); a property of the structure alone."""
+        return self.n + self.m <= DENSE_LIMIT
+
     def _constraints(self, t: float) -> tuple:
         """The constraint arguments of the compiled kernels at ``t``."""
         if t == self._cons_t:

@@ -178,9 +178,9 @@ class GeneralizedAlpha:
         # needs (flagship, hexagon_6: 0.33 against 0.44 s over the circle)
         fusible = (self._constant is not None and not self.corrector.on_positions
                    and opts.factor_cost != "timed")
+        # (decided from the structure alone, so the NumPy forms decide the same)
         corotate = (opts.corotate and bool(CoRotation(self.asm))
-                    and not (fusible and self._constant.compiled
-                             and self._constant.factorizes))
+                    and not (fusible and self._constant.dense))
         fused = fusible and not corotate
         self._compiled_newton = fused and self._constant.compiled
         # the policy's cost estimate depends on the structure, not on whether numba is
