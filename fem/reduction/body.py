@@ -486,7 +486,7 @@ def _pair_enrichment(asm, q, Psi0, w2_0, Psi, Rig, M, K, lu, mc, r: int,
     weighted (``"energy"``: ``θ_ij / (ω_i ω_j)``; ``"mass"``: ``θ_ij``), made
     M-orthogonal to the rigid motions ``Rig`` and to the kept basis ``Psi``, then the
     leading ``r`` of their POD in the K-norm (the eigenvectors of the Gram matrix
-    ``Θᵀ K Θ``), at unit K-norm."""
+    ``Θᵀ K Θ``), at unit M-norm."""
     m0 = Psi0.shape[1]
     if weight == "energy":
         s = 1.0 / np.sqrt(np.maximum(w2_0, 1e-12 * max(w2_0.max(), 1e-300)))
@@ -504,7 +504,11 @@ def _pair_enrichment(asm, q, Psi0, w2_0, Psi, Rig, M, K, lu, mc, r: int,
     order = np.argsort(lam)[::-1]
     lam, U = lam[order], U[:, order]
     keep = min(r, int(np.sum(lam > 1e-12 * max(lam[0], 1e-300))))
-    return Theta @ (U[:, :keep] / np.sqrt(lam[:keep]))
+    X = Theta @ U[:, :keep]
+    # at unit M-norm: stiff (thickness, membrane) vectors have a tiny M-norm, and the
+    # basis's rank test is relative
+    nrm = np.sqrt(np.maximum(np.einsum("ij,ij->j", X, M @ X), 0.0))
+    return X / np.where(nrm > 0, nrm, 1.0)
 
 
 def _cubic_force(asm, q, Psi, A) -> tuple[np.ndarray, np.ndarray]:
