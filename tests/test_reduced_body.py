@@ -380,7 +380,7 @@ def test_reduced_platform_on_the_whole_circle_at_the_papers_modulus(tmp_path, mo
     strains' (5 %; measured 35 %).  The bounds hold these figures, so that a change that
     closes (or widens) the gap shows.  The basis enriched with 32 vectors compressed from
     every pair's modal derivative (``reduce_body(..., enrich=32)``, 6 normal modes,
-    derivatives of 4: 64 modal coordinates) meets item 4 (measured 2026-11-28: torques
+    derivatives of 4: 64 modal coordinates) meets item 4 (measured with the benchmark: torques
     0.51 %, sag range 0.50 %, centre strains 4.3 %)."""
     monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
     full, full4, nl, en = _circle("hexagon_24", 1.6, [
