@@ -119,7 +119,8 @@ def _rigid_patterns(x: np.ndarray, pos: np.ndarray, starts: np.ndarray, n: int):
 def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 method: str = "craig_bampton", loads=(), state=None, origin=None,
                 derivatives: int = 0, nonlinear: bool = False,
-                frame: str = "mean_axes", damping: str = "modal") -> Reduction:
+                frame: str = "mean_axes", damping: str = "modal", enrich: int = 0,
+                enrich_weight: str = "energy") -> Reduction:
     """Reduce ``model`` to component modes in a floating frame (see the module docstring).
 
     Parameters
@@ -163,6 +164,19 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         ``β K`` of the reference state is not rigid-rotation invariant for a deformed
         body (``K (ω × u) ≠ 0``): it damps the turning of a sagged plate, and a reduced
         body must keep that term to follow the FE model (docs/reduced_bodies.md).
+    enrich : int
+        Add ``enrich`` vectors compressed from the quadratic response of **every pair** of
+        the linear basis (static and normal modes, load modes; before ``derivatives``):
+        the static modal derivatives ``θ_ij = −K⁻¹ (∂K/∂ψ_j) ψ_i`` (i ≤ j, interfaces
+        held, ``m₀ (m₀ + 1) / 2`` of them), made M-orthogonal to the rigid motions and
+        to the basis (with the ``derivatives`` if any), weighted (``enrich_weight``) and
+        reduced by a POD in the energy (K) norm: the ``enrich`` leading vectors join the
+        basis.  0 (default): none.  Craig–Bampton only (docs/reduced_bodies.md, issue
+        19 item 4).
+    enrich_weight : {"energy", "mass"}
+        The pairs' weights in the POD: ``"energy"`` (default) takes the derivatives of
+        the K-normalized vectors ``ψ_i / ω_i`` (``θ_ij / (ω_i ω_j)``: every basis vector
+        at the same strain energy), ``"mass"`` those of the M-normalized ones (``θ_ij``).
     """
     if method not in ("craig_bampton", "free"):
         raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "
@@ -374,9 +388,21 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if derivatives and method != "craig_bampton":
         raise ModelError("reduce_body: modal derivatives need method='craig_bampton' (the "
                          "interfaces hold the body while they are computed)")
+    enrich = integer(enrich, "reduce_body: enrich", minimum=0)
+    if enrich and method != "craig_bampton":
+        raise ModelError("reduce_body: enrich needs method='craig_bampton' (the "
+                         "interfaces hold the body while the derivatives are computed)")
+    if enrich_weight not in ("energy", "mass"):
+        raise ModelError(f"reduce_body: enrich_weight must be 'energy' or 'mass', got "
+                         f"{enrich_weight!r}")
+    Psi_lin, w2_lin = Psi, w2
     if derivatives:
         Theta = _modal_derivatives(asm, q, Psi[:, :derivatives], lu, mc)
         Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Theta]), M, K, Rig_frame)
+    if enrich:
+        Xe = _pair_enrichment(asm, q, Psi_lin, w2_lin, Psi, Rig_eff, M, K, lu, mc, enrich,
+                              enrich_weight)
+        Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Xe]), M, K, Rig_frame)
     m = Psi.shape[1]
     Kr = np.diag(w2)
     Cr = Psi.T @ (Cd @ Psi) if Cd is not None else np.zeros((m, m))
@@ -399,6 +425,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                 "interfaces": list(interfaces), "fe_coordinates": int(n),
                 "fe_constraints": int(asm.m), "mass_kg": m_tot,
                 "n_derivatives": int(derivatives * (derivatives + 1) // 2),
+                "n_enrich": int(enrich),
                 "nonlinear": bool(nonlinear), "frame": frame, "damping": damping}
     return red
 
@@ -450,6 +477,38 @@ def _modal_derivatives(asm, q, Psi, lu, mc) -> np.ndarray:
             rhs[:n] = -(dK @ Psi[:, i])
             out.append(lu.solve(rhs)[:n])
     return np.column_stack(out)
+
+
+def _pair_enrichment(asm, q, Psi0, w2_0, Psi, Rig, M, K, lu, mc, r: int,
+                     weight: str) -> np.ndarray:
+    """``r`` vectors compressed from the static modal derivatives of every pair of the
+    linear basis ``Psi0`` (M-orthonormal, K-diagonal ``w2_0``): ``θ_ij`` (i ≤ j),
+    weighted (``"energy"``: ``θ_ij / (ω_i ω_j)``; ``"mass"``: ``θ_ij``), made
+    M-orthogonal to the rigid motions ``Rig`` and to the kept basis ``Psi``, then the
+    leading ``r`` of their POD in the K-norm (the eigenvectors of the Gram matrix
+    ``Θᵀ K Θ``), at unit M-norm."""
+    m0 = Psi0.shape[1]
+    if weight == "energy":
+        s = 1.0 / np.sqrt(np.maximum(w2_0, 1e-12 * max(w2_0.max(), 1e-300)))
+    else:
+        s = np.ones(m0)
+    Theta = _modal_derivatives(asm, q, Psi0, lu, mc)            # column j(j+1)/2 + i
+    jj = np.concatenate([np.full(j + 1, j) for j in range(m0)])
+    ii = np.concatenate([np.arange(j + 1) for j in range(m0)])
+    Theta = Theta * (s[ii] * s[jj])
+    for A in (Rig, Psi):                       # M-orthogonal to the rigid motion and basis
+        MA = M @ A
+        Theta = Theta - A @ np.linalg.solve(A.T @ MA, MA.T @ Theta)
+    G = Theta.T @ (K @ Theta)
+    lam, U = np.linalg.eigh(0.5 * (G + G.T))
+    order = np.argsort(lam)[::-1]
+    lam, U = lam[order], U[:, order]
+    keep = min(r, int(np.sum(lam > 1e-12 * max(lam[0], 1e-300))))
+    X = Theta @ U[:, :keep]
+    # at unit M-norm: stiff (thickness, membrane) vectors have a tiny M-norm, and the
+    # basis's rank test is relative
+    nrm = np.sqrt(np.maximum(np.einsum("ij,ij->j", X, M @ X), 0.0))
+    return X / np.where(nrm > 0, nrm, 1.0)
 
 
 def _cubic_force(asm, q, Psi, A) -> tuple[np.ndarray, np.ndarray]:

@@ -164,22 +164,26 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
 
 
 def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
-                     reduction: str = "nonlinear", n_derivatives: int = 4):
+                     reduction: str = "nonlinear", n_derivatives: int = 4,
+                     n_enrich: int = 0, enrich_weight: str = "energy"):
     """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
     centres W_k and the edge directions E_k (every component), ``n_modes``
     fixed-interface modes and the static sag under the platform's weight; with
     ``reduction="nonlinear"`` the modal derivatives of the ``n_derivatives`` lowest modes
     and the plate's exact cubic modal force (geometric nonlinearity); the plate's damping
     as the full plate applies it (``damping="fe"``: ``β K`` on the absolute velocities,
-    which also damps the sagged plate's turning); cached on disk
-    (:func:`fem.reduction.cached_reduction`) by the model's content."""
+    which also damps the sagged plate's turning); ``n_enrich`` vectors compressed from
+    the quadratic response of every pair of the linear basis (``reduce_body(...,
+    enrich=)``, 0: none); cached on disk (:func:`fem.reduction.cached_reduction`) by the
+    model's content."""
     from ..reduction import cached_reduction
 
     inter = {"P": P, **{f"W{k + 1}": w for k, w in enumerate(W)},
              **{f"E{k + 1}": e for k, e in enumerate(E)}}
+    extra = {} if not n_enrich else {"enrich": int(n_enrich), "enrich_weight": enrich_weight}
     return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state,
                             derivatives=n_derivatives if reduction == "nonlinear" else 0,
-                            nonlinear=reduction == "nonlinear", damping="fe")
+                            nonlinear=reduction == "nonlinear", damping="fe", **extra)
 
 
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
@@ -187,7 +191,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 continuity: str = "shared", path=None, shear_factor=1.0,
                 damping_beta: float = 0.0, n_modes: int = 12,
                 reduce_at: str = "static", drive: str = "path",
-                reduction: str = "nonlinear", n_derivatives: int = 4) -> RobotModel:
+                reduction: str = "nonlinear", n_derivatives: int = 4,
+                n_enrich: int = 0, enrich_weight: str = "energy") -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -207,6 +212,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     reduction : "nonlinear" (default: the plate's exact cubic modal force on a basis
         with modal derivatives, :func:`reduced_platform`) or "linear" (``f0 + K η``)
     n_derivatives : modal derivatives of this many lowest modes (nonlinear reduction)
+    n_enrich, enrich_weight : vectors compressed from every pair's modal derivative
+        (:func:`fem.reduction.reduce_body` ``enrich``, ``enrich_weight``; 0: none)
     reduce_at : "static" (default) linearizes the plate about the robot's static hold at the
         path start (:func:`static_state` of the full flexible robot): the reduced platform
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
@@ -243,7 +250,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 for f, start in full.model.node_fields[nf].items():
                     t0 = fe.node_fields[nt][f]
                     state[t0:t0 + 3] = qs[start:start + 3]
-        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives)
+        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives,
+                               n_enrich, enrich_weight)
         body = model.add_reduced_body("platform", red, fe_model=fe)
         P = body.interface("P")
         W = [body.interface(f"W{k + 1}") for k in range(3)]

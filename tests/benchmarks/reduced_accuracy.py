@@ -7,7 +7,10 @@ The case's defaults (E = 6.9e8 Pa, ``shear_factor="auto"``, β = 1e-5 s, h = 5 m
 * ``full`` — the full Bézier plate (``full@0.004``: at h = 4 ms);
 * ``nl:M:K`` — the reduced platform, nonlinear reduction (cubic modal force), ``M``
   fixed-interface normal modes, modal derivatives of the ``K`` lowest (``nl:M:K@h``);
-* ``lin:M`` — the linear reduction (``f0 + K η``) with ``M`` normal modes.
+* ``lin:M`` — the linear reduction (``f0 + K η``) with ``M`` normal modes;
+* ``nl:M:K+eR`` — the nonlinear one enriched with ``R`` vectors compressed from every
+  pair's modal derivative (``reduce_body(..., enrich=R)``; ``+eRm``: weighted by mass,
+  ``enrich_weight="mass"``).
 
 Every run is compared with the first ``full`` run of the call (the reference): torque
 max |Δτ| / range of the reference's torques; sag range ``[min, max]`` and the largest
@@ -44,8 +47,10 @@ LAYERS, COMPONENTS = ("bottom", "middle", "top"), ("e11", "e22", "e33")
 
 
 def parse(spec: str) -> dict:
-    """``"full"``, ``"full@0.004"``, ``"nl:12:4"``, ``"lin:12@0.004"`` → run options."""
+    """``"full"``, ``"full@0.004"``, ``"nl:12:4"``, ``"nl:12:4+e16"``, ``"lin:12@0.004"``
+    → run options."""
     body, _, dt = spec.partition("@")
+    body, _, enrich = body.partition("+e")
     parts = body.split(":")
     cfg = {"spec": spec, "dt_s": float(dt) if dt else DT}
     if parts[0] == "full":
@@ -54,6 +59,9 @@ def parse(spec: str) -> dict:
         cfg.update(platform="reduced", n_modes=int(parts[1]),
                    reduction="nonlinear" if parts[0] == "nl" else "linear",
                    n_derivatives=int(parts[2]) if parts[0] == "nl" else 0)
+        if enrich:
+            cfg.update(n_enrich=int(enrich.rstrip("m")),
+                       enrich_weight="mass" if enrich.endswith("m") else "energy")
     else:
         raise SystemExit(f"unknown configuration {spec!r}")
     return cfg
@@ -65,7 +73,8 @@ def run(mesh: str, cfg: dict, t_end: float, E: float = E_PA, rho_inf: float = RH
     geom = rrru3.RRRU3Geometry()
     path = rrru3.seed_circle_path(geom)
     kw = {} if cfg["platform"] != "reduced" else {
-        k: cfg[k] for k in ("n_modes", "reduction", "n_derivatives")}
+        k: cfg[k] for k in ("n_modes", "reduction", "n_derivatives", "n_enrich",
+                            "enrich_weight") if k in cfg}
     t0 = time.perf_counter()
     rm = build_robot(geom, cfg["platform"], mesh, E, 0.3, "shared", path, "auto", beta, **kw)
     st = static_state(rm)
@@ -128,7 +137,8 @@ def compare(ref: dict, other: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mesh")
-    ap.add_argument("configs", nargs="+", help="full, full@h, nl:M:K, nl:M:K@h, lin:M")
+    ap.add_argument("configs", nargs="+",
+                    help="full, full@h, nl:M:K, nl:M:K+eR, nl:M:K@h, lin:M")
     ap.add_argument("--t-end", type=float, default=1.6)
     ap.add_argument("--E", type=float, default=E_PA, help="plate modulus [Pa]")
     ap.add_argument("--rho-inf", type=float, default=RHO, help="generalized-α ρ∞")
