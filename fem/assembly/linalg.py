@@ -32,7 +32,8 @@ from ..core.errors import SingularMatrixError
 from ..core.jit import compiled
 
 __all__ = ["DENSE_LIMIT", "SPARSE_FLOPS_PER_UNKNOWN", "BandedMatrix", "Factorization",
-           "Pattern", "choose_storage", "factorize", "matvec", "substitution_kernels"]
+           "Pattern", "band_lu_kernel", "choose_storage", "dense_lu_kernel", "factorize",
+           "matvec", "substitution_kernels"]
 
 DENSE_LIMIT = 300
 """Systems with at most this many unknowns are stored and factorized densely, unless the
@@ -291,6 +292,19 @@ class Factorization:
         self.lu = (lu, piv)
         return self
 
+    @classmethod
+    def of_banded(cls, ab: np.ndarray, piv: np.ndarray, kl: int, ku: int,
+                  perm: np.ndarray) -> Factorization:
+        """A banded factorization from LU factors made elsewhere (``gbtrf``'s layout and
+        pivots, 0-based: :func:`band_lu_kernel` inside a compiled Newton loop) of the
+        matrix ordered by ``perm``; the arrays are shared, not copied."""
+        self = cls.__new__(cls)
+        self.shape = (ab.shape[1], ab.shape[1])
+        self.kind = "banded"
+        self.A = BandedMatrix(ab, kl, ku, perm)
+        self.lu, self.piv = ab, piv
+        return self
+
 
 def factorize(A, what: str = "system matrix",
               hint: str | None = Factorization.STRUCTURAL) -> Factorization:
@@ -373,6 +387,76 @@ def dense_lu_kernel(numba):
         dmax = 0.0
         for j in range(n):
             x = abs(a[j, j])
+            if not np.isfinite(x):
+                return False
+            dmin = min(dmin, x)
+            dmax = max(dmax, x)
+        return dmin > 1e-14 * dmax
+
+    return lu
+
+
+@compiled
+def band_lu_kernel(numba):
+    """The compiled ``lu(ab, kl, ku, piv) -> bool``: LU with partial pivoting of a band
+    matrix in place, in LAPACK ``gbtrf``'s storage (``ab`` as :class:`BandedMatrix`
+    holds it, its first ``kl`` rows the fill space) and its algorithm (``gbtf2``:
+    the first largest magnitude of the column as pivot, interchanges applied within
+    the band, multipliers scaled by the pivot's reciprocal, the rank-one update
+    skipping zero rows), ``piv`` 0-based; True when the pivots pass
+    :meth:`Factorization._check`'s test (the same as :func:`dense_lu_kernel`'s).  For
+    compiled Newton loops that renew a banded factorization without returning to
+    Python: ≈ 310 µs at 3084 unknowns, band 16 + 16, where ``gbtrf`` takes ≈ 500 µs
+    (its unblocked ``gbtf2`` calls BLAS once a column) and the assembly around it
+    ≈ 900 µs.  The inner loops index with unsigned integers so that LLVM vectorizes
+    them (a signed index may wrap around).  None without numba."""
+    U = np.uint64
+
+    @numba.njit(cache=True)
+    def lu(ab, kl, ku, piv):   # pragma: no cover - jit
+        n = ab.shape[1]
+        kv = kl + ku
+        for j in range(ku + 1, min(kv, n)):       # fill space of the first columns
+            for i in range(kv - j, kl):
+                ab[i, j] = 0.0
+        ju = 0                                    # the last column U reaches so far
+        for j in range(n):
+            uj = U(j)
+            if j + kv < n:
+                for i in range(kl):
+                    ab[U(i), U(j + kv)] = 0.0
+            km = min(kl, n - 1 - j)
+            p = 0
+            big = abs(ab[kv, j])
+            for i in range(1, km + 1):
+                x = abs(ab[U(kv + i), uj])
+                if x > big:
+                    big, p = x, i
+            piv[j] = p + j
+            d = ab[kv + p, j]
+            if d == 0.0 or d != d:
+                return False
+            ju = max(ju, min(j + ku + p, n - 1))
+            if p != 0:
+                for c in range(j, ju + 1):
+                    a = U(kv + j - c)
+                    uc = U(c)
+                    ab[a + U(p), uc], ab[a, uc] = ab[a, uc], ab[a + U(p), uc]
+            if km > 0:
+                r = 1.0 / ab[kv, j]
+                for i in range(kv + 1, kv + km + 1):
+                    ab[U(i), uj] *= r
+                for c in range(j + 1, ju + 1):
+                    uc = U(c)
+                    o = kv + j - c
+                    y = ab[U(o), uc]
+                    if y != 0.0:
+                        for i in range(1, km + 1):
+                            ab[U(o + i), uc] -= ab[U(kv + i), uj] * y
+        dmin = np.inf
+        dmax = 0.0
+        for j in range(n):
+            x = abs(ab[kv, j])
             if not np.isfinite(x):
                 return False
             dmin = min(dmin, x)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..assembly.linalg import DENSE_LIMIT, Factorization
+from ..assembly.linalg import DENSE_LIMIT, BandedMatrix, Factorization
 from ..core.jit import compiled
 
 __all__ = ["ConstantIteration"]
@@ -51,6 +51,7 @@ asks, with the general methods and their diagnosis)."""
 
 # compiled functions the loop calls, globals set by _kernels and ConstantIteration
 _group_forces = _constraint_state = _body_terms = _body_tangents = _dense_lu = None
+_band_lu = None
 _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
 # this module's kernels call each other through globals, not closure cells: numba keys
 # a closure's disk cache on its cells, and a cell holding a dispatcher differs in every
@@ -60,18 +61,21 @@ _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceler
 # delete this package's __pycache__/*.nbi (issue 23: a stale chain layout diverged)
 _residual = _velocity_residual = _iterate = _factor = _form = _state = None
 _product_state = _product_hessian = _servo_reaction = _servo_columns = None
+_factor_banded = _form_into = None
 
 
 @compiled
 def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
     global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
-    global _servo_reaction, _servo_columns
-    from ..assembly.linalg import dense_lu_kernel, substitution_kernels
+    global _servo_reaction, _servo_columns, _band_lu, _factor_banded, _form_into
+    from ..assembly.linalg import band_lu_kernel, dense_lu_kernel, substitution_kernels
     from .fused import compiled_forms
 
     _substitute_dense, _substitute_banded = substitution_kernels()
     _dense_lu = dense_lu_kernel()
+    _band_lu = band_lu_kernel()
+    U = np.uint64
     _, _apply_correction, _predict, _acceleration = compiled_forms()
 
     @numba.njit(cache=True)
@@ -188,6 +192,24 @@ def _kernels(numba):
         return _dense_lu(lu, piv)
 
     @numba.njit(cache=True)
+    def factor_banded(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv,
+                      bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, ab, piv, kl,
+                      ku, perm):   # pragma: no cover - jit
+        """:func:`factor` in band storage: the iteration matrix in the symmetric order
+        ``perm`` with ``kl`` sub- and ``ku`` superdiagonals, as
+        :meth:`fem.assembly.Assembly.saddle` stores it (:class:`BandedMatrix`), formed in
+        ``ab`` and factorized there (``gbtrf``'s layout); False where an entry falls
+        outside the band or the pivot test fails."""
+        inv = np.empty(perm.size, np.int64)
+        for i in range(perm.size):
+            inv[perm[i]] = i
+        if not _form_into(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S,
+                          jv, bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, ab,
+                          kl + ku, 1, inv):
+            return False
+        return _band_lu(ab, kl, ku, piv)
+
+    @numba.njit(cache=True)
     def form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
              kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu):   # pragma: no cover
         """The iteration matrix ``[[M(q) + cC (C + ∂f/∂q̇) + cK (K + Σλ Φ_qq + ∂f/∂q),
@@ -195,28 +217,59 @@ def _kernels(numba):
         ``W = Φ_q`` but on servo rows, whose columns are their actuators' ``−B(q)``,
         with ``−cK λ ∂B/∂q`` in the tangent) formed densely in ``lu``; ``jv`` the
         Jacobian values at ``q`` (the residual's); ``f_work`` is overwritten."""
+        _form_into(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv,
+                   bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu, 0, 0,
+                   np.arange(lu.shape[0]))
+
+    @numba.njit(cache=True)
+    def form_into(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv,
+                  bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu, off, s,
+                  inv):   # pragma: no cover - jit
+        """:func:`form` into ``lu`` dense (``off = s = 0``, ``inv`` the identity) or in
+        band storage (``off = kl + ku``, ``s = 1``, ``inv`` the inverse of the band's
+        ordering): entry ``(r, c)`` goes to ``lu[off + inv[r] − s·inv[c], inv[c]]``, in
+        the same order either way.  False where an entry falls outside ``lu``'s rows
+        ``lu.shape[0] − 1 − off …`` (nothing in the band's fill space); the bodies'
+        tangents, the product rows' Hessian and the servo columns are formed densely
+        only (False in a band)."""
         n = q.size
-        N = lu.shape[0]
-        for c in range(N):
-            for r in range(N):
+        for c in range(lu.shape[1]):
+            for r in range(lu.shape[0]):
                 lu[r, c] = 0.0
+        lo = lu.shape[0] - 1 - off if s else 0
+        hi = lu.shape[0]
+        ok = True
         Md, Mi, Mp = M
         for i in range(n):
+            ii = off + inv[i]
             for k in range(Mp[i], Mp[i + 1]):
-                lu[i, Mi[k]] += Md[k]
+                j = inv[Mi[k]]
+                r = ii - s * j
+                ok &= lo <= r < hi
+                lu[U(r), U(j)] += Md[k]
         Cd, Ci, Cp = C
         if Cp.size > 1:
             for i in range(n):
+                ii = off + inv[i]
                 for k in range(Cp[i], Cp[i + 1]):
-                    lu[i, Ci[k]] += cC * Cd[k]
+                    j = inv[Ci[k]]
+                    r = ii - s * j
+                    ok &= lo <= r < hi
+                    lu[U(r), U(j)] += cC * Cd[k]
         if dofs.shape[0] > 0:
             _group_forces(kind, q, dofs, arrays3, arrays2, f_work, K, True)
             nd = dofs.shape[1]
             for e in range(dofs.shape[0]):
                 for a in range(nd):
-                    ga = dofs[e, a]
+                    ia = off + inv[dofs[e, a]]
                     for b in range(nd):
-                        lu[ga, dofs[e, b]] += cK * K[e, a, b]
+                        j = inv[dofs[e, b]]
+                        r = ia - s * j
+                        ok &= lo <= r < hi
+                        lu[U(r), U(j)] += cK * K[e, a, b]
+        dense_only = bodies[0].shape[0] > 0 or P[0][7].size > 0 or S[1].size > 0
+        if s and dense_only:
+            return False
         if bodies[0].shape[0]:
             _body_tangents(bodies[0], bodies[1], bodies[2], bodies[3], q, v, qdd, cK, cC,
                            lu)
@@ -228,22 +281,31 @@ def _kernels(numba):
             if lr != 0.0:
                 for ka in range(Ap[r], Ap[r + 1]):
                     x = lr * Ad[ka]
-                    ia = Ai[ka]
+                    ia = inv[Ai[ka]]
                     for kb in range(Bp[r], Bp[r + 1]):
                         y = x * Bd[kb]
-                        ib = Bi[kb]
-                        lu[ia, ib] += y
-                        lu[ib, ia] += y
+                        ib = inv[Bi[kb]]
+                        rab = off + ia - s * ib
+                        rba = off + ib - s * ia
+                        ok &= lo <= rab < hi and lo <= rba < hi
+                        lu[U(rab), U(ib)] += y
+                        lu[U(rba), U(ia)] += y
         if P[0][7].size:
             _product_hessian(q, P[0], P[1], lam, keep, cK, lu)
         for k in range(jv.size):
             r = jrows[k]
-            c = jcols[k]
-            lu[n + r, c] += jv[k]
+            ir = inv[n + r]
+            c = inv[jcols[k]]
+            rrc = off + ir - s * c
+            ok &= lo <= rrc < hi
+            lu[U(rrc), U(c)] += jv[k]
             if keep[r] != 0.0:
-                lu[c, n + r] += jv[k]
+                rcr = off + c - s * ir
+                ok &= lo <= rcr < hi
+                lu[U(rcr), U(ir)] += jv[k]
         if S[1].size:
             _servo_columns(q, S, lam, cK, lu, n)
+        return ok
 
     @numba.njit(cache=True)
     def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
@@ -297,9 +359,16 @@ def _kernels(numba):
                 if not fac:
                     return FACTORIZE, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
                 bpi = 1.0 / bp
-                if not _factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols,
-                               P, S, jv, bodies, kind, dofs, arrays3, arrays2, K, f_int, bpi,
-                               gp * bpi, lu, piv):
+                if lu_kind == 0:
+                    ok = _factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols,
+                                 P, S, jv, bodies, kind, dofs, arrays3, arrays2, K, f_int,
+                                 bpi, gp * bpi, lu, piv)
+                else:
+                    ok = _factor_banded(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows,
+                                        jcols, P, S, jv, bodies, kind, dofs, arrays3,
+                                        arrays2, K, f_int, bpi, gp * bpi, lu, piv, kl, ku,
+                                        perm)
+                if not ok:
                     return SINGULAR, it, nh, err, err_prev, refactor, scale, n_eval, n_fact
                 n_fact += 1
                 refactor = False
@@ -353,7 +422,8 @@ def _kernels(numba):
     _residual, _velocity_residual, _iterate, _factor, _form, _state = (
         residual, velocity_residual, iterate, factor, form, state)
     _servo_reaction, _servo_columns = servo_reaction, servo_columns
-    return residual, velocity_residual, iterate, step, form, state
+    _factor_banded, _form_into = factor_banded, form_into
+    return residual, velocity_residual, iterate, step, form, state, form_into
 
 
 class ConstantIteration:
@@ -440,12 +510,19 @@ class ConstantIteration:
                            and (s.tangents is not None or not s.has_bodies))
         """Whether the compiled loop can form and factorize the iteration matrix itself
         (every tangent compiled, a dense factorization; :meth:`workspace`)."""
+        self.factorizes_banded = (self.compiled and not s.has_bodies
+                                  and not self._P[0][7].size and not self._S[1].size)
+        """Whether it can where the matrix is stored banded (:meth:`layout`): the bodies'
+        tangents, the product rows' Hessian and the servo columns are formed densely
+        only."""
         dofs = self.forces[1] if s.forces is not None else np.zeros((0, 0), np.int64)
         nd = dofs.shape[1] if dofs.ndim == 2 else 0
         # the element tangents of a compiled factorization (the kernels' work array)
-        self._K = (np.empty((dofs.shape[0], nd, nd)) if self.factorizes and dofs.size
+        self._K = (np.empty((dofs.shape[0], nd, nd))
+                   if (self.factorizes or self.factorizes_banded) and dofs.size
                    else np.empty((0, 1, 1)))
         self._work = None
+        self._band = None       # (kl, ku, perm) of a banded layout (:meth:`layout`)
         self.f_int = np.empty(n)
         self.mq = np.empty(n)                       # work arrays of the residual
         self.jl = np.empty(n)
@@ -528,30 +605,63 @@ class ConstantIteration:
             self.mq, self.jl, self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime,
             tol, ctol, max_iter, ratio, contraction, *self._step_tail, refactor, fac)
 
-    def iteration_matrix(self, q, v, qdd, lam, t: float, k) -> np.ndarray:
-        """The dense iteration matrix the compiled loop factorizes (:attr:`factorizes`)
-        at ``(q, q̇, q̈, λ, t)`` for the step coefficients ``k``: the reference is
+    def iteration_matrix(self, q, v, qdd, lam, t: float, k,
+                         band: tuple | None = None) -> np.ndarray | BandedMatrix:
+        """The iteration matrix the compiled loop factorizes at ``(q, q̇, q̈, λ, t)`` for
+        the step coefficients ``k``: dense (:attr:`factorizes`), or with ``band = (kl,
+        ku, perm)`` a :class:`~fem.assembly.linalg.BandedMatrix` in that layout
+        (:attr:`factorizes_banded`).  The reference is
         :meth:`fem.assembly.Assembly.saddle` (the tests compare them)."""
-        if not self.factorizes:
+        if not (self.factorizes if band is None else self.factorizes_banded):
             raise ValueError("ConstantIteration: this structure is not factorized in the "
                              "compiled loop (see `factorizes`)")
         c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols, P, S = self._constraints(t)
         self._kernels[5](q, c_t, beta_t, G, A, alpha, B, bil_row, P, self.phi, self.jv)
         kind, dofs, arrays3, arrays2 = self.forces
-        out = np.empty((self.n + self.m, self.n + self.m), order="F")
+        N = self.n + self.m
         bpi = 1.0 / k.beta_prime
-        self._kernels[4](q, v, qdd, lam, self._M, self._C, A, alpha, B, bil_row, jrows,
-                         jcols, P, S, self.jv, self._bodies, kind, dofs, arrays3, arrays2,
-                         self._K, np.zeros(self.n), bpi, k.gamma_prime * bpi, out)
-        return np.ascontiguousarray(out)
+        args = (q, v, qdd, lam, self._M, self._C, A, alpha, B, bil_row, jrows, jcols, P, S,
+                self.jv, self._bodies, kind, dofs, arrays3, arrays2, self._K,
+                np.zeros(self.n), bpi, k.gamma_prime * bpi)
+        if band is None:
+            out = np.empty((N, N), order="F")
+            self._kernels[4](*args, out)
+            return np.ascontiguousarray(out)
+        kl, ku, perm = band
+        ab = np.empty((2 * kl + ku + 1, N), order="F")
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(N)
+        if not self._kernels[6](*args, ab, kl + ku, 1, inv):
+            raise ValueError("ConstantIteration: the iteration matrix does not fit the band")
+        return BandedMatrix(ab, kl, ku, perm)
+
+    def layout(self, factorization: Factorization) -> None:
+        """Factorize in the compiled loop in ``factorization``'s storage (dense or
+        banded, its ordering and band) from now on: :meth:`workspace` takes it."""
+        band = None
+        if factorization.kind == "banded":
+            A = factorization.A
+            band = (A.kl, A.ku, A.perm)
+        old = self._band
+        if (band is None) != (old is None) or (
+                band is not None and (band[:2] != old[:2]
+                                      or not np.array_equal(band[2], old[2]))):
+            self._band, self._work = band, None
 
     def workspace(self) -> Factorization:
-        """A dense factorization's arrays for the compiled loop to factorize into when
-        no factorization is kept (``getrf``'s layout; the same arrays every time)."""
+        """A factorization's arrays for the compiled loop to factorize into when no
+        factorization is kept, in the storage of :meth:`layout` (dense by default:
+        ``getrf``'s layout, or ``gbtrf``'s); the same arrays every time."""
         if self._work is None:
             N = self.n + self.m
-            self._work = Factorization.of_dense(np.zeros((N, N), order="F"),
-                                                np.zeros(N, np.int32))
+            if self._band is None:
+                self._work = Factorization.of_dense(np.zeros((N, N), order="F"),
+                                                    np.zeros(N, np.int32))
+            else:
+                kl, ku, perm = self._band
+                self._work = Factorization.of_banded(
+                    np.zeros((2 * kl + ku + 1, N), order="F"), np.zeros(N, np.int32), kl,
+                    ku, perm)
         return self._work
 
     def _lu_of(self, factorization) -> tuple:

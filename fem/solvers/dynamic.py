@@ -190,7 +190,8 @@ class GeneralizedAlpha:
             opts.contraction, opts.factor_cost, opts.max_iter, corotate,
             compiled_iterations=fused)
         self._substitution = False
-        # the compiled loop renews dense factorizations itself (set at the first one)
+        # the compiled loop renews dense and banded factorizations itself (set at the
+        # first one)
         self._factor_inside = False
         self._floor: tuple = (None, 0.0)
         self._tolerances = (float(opts.tol), float(opts.constraint_tol), int(opts.max_iter))
@@ -506,8 +507,12 @@ class GeneralizedAlpha:
                 kv = self.asm.internal_forces(q, v, tangent=True)[1]
             pol.factor(q, lam, t1, k, kv, self.n_steps)
             self._substitution = pol.lu.substitution_data() is not None
-            self._factor_inside = (self._compiled_newton and self._constant.factorizes
-                                   and pol.lu.kind == "dense" and pol.reuse)
+            fast = self._constant
+            self._factor_inside = self._compiled_newton and pol.reuse and (
+                fast.factorizes if pol.lu.kind == "dense"
+                else pol.lu.kind == "banded" and fast.factorizes_banded)
+            if self._factor_inside:       # its factorizations in this storage
+                fast.layout(pol.lu)
         except SingularMatrixError as err:
             pol.drop()
             raise ConvergenceError(
