@@ -179,3 +179,46 @@ def test_compiled_substitution_matches_lapack_dense_and_banded():
     x_ref = np.linalg.solve(dense, b)
     assert kind == 1 and np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
     assert np.abs(F.solve(b) - x).max() <= 1e-12 * np.abs(x_ref).max()
+
+
+def test_compiled_band_lu_is_lapacks():
+    """The compiled band LU of compiled Newton loops (issue 23) pivots as LAPACK's gbtrf,
+    its factors and solves equal gbtrf's to round-off in gbtrf's layout (so
+    ``Factorization`` and the compiled substitution take them), on an unsymmetric band
+    that pivots and on a saddle matrix (zero block, pivots forced off the diagonal);
+    a singular band fails the pivot test."""
+    import scipy.linalg as sla
+
+    from fem.assembly.linalg import BandedMatrix, band_lu_kernel
+
+    lu_kernel = band_lu_kernel()
+    if lu_kernel is None:
+        pytest.skip("numba missing or off")
+    rng = np.random.default_rng(3)
+    n = 60
+    d = np.subtract.outer(np.arange(n), np.arange(n))
+    rows, cols = np.nonzero((d <= 4) & (d >= -2))
+    band = Pattern((n, n), rows, cols, kind="banded")(rng.normal(size=rows.size))
+    K = rng.normal(size=(n, n))                       # a chain's saddle: [[K, Jᵀ], [J, 0]]
+    K = np.where(np.abs(d) <= 5, K + K.T, 0.0) + 20.0 * np.eye(n)
+    J = np.zeros((6, n))
+    J[np.arange(6), np.arange(6)] = 1.0
+    S = np.block([[K, J.T], [J, np.zeros((6, 6))]])
+    r, c = np.nonzero(S)
+    saddle = Pattern(S.shape, r, c, kind="banded")(S[r, c])
+    for B in (band, saddle):
+        A = B.toarray()
+        ref = Factorization(BandedMatrix(B.ab.copy(order="F"), B.kl, B.ku, B.perm))
+        ab, piv = B.ab.copy(order="F"), np.zeros(A.shape[0], np.int32)
+        assert lu_kernel(ab, B.kl, B.ku, piv)
+        assert np.array_equal(piv, ref.piv) and (piv != np.arange(piv.size)).any()
+        assert np.abs(ab - ref.lu).max() <= 1e-12 * np.abs(ref.lu).max()   # 2e-14
+        b = rng.normal(size=A.shape[0])
+        x = Factorization.of_banded(ab, piv, B.kl, B.ku, B.perm).solve(b)
+        x_ref = sla.solve(A, b)
+        assert np.abs(x - x_ref).max() <= 1e-12 * np.abs(x_ref).max()
+        assert np.abs(x - ref.solve(b)).max() <= 1e-13 * np.abs(x_ref).max()
+    singular = BandedMatrix(band.ab.copy(order="F"), band.kl, band.ku, band.perm)
+    singular.ab[band.kl + band.ku, :] = 0.0                    # zero diagonal …
+    singular.ab[band.kl + band.ku + 1:, :] = 0.0               # … and nothing below it
+    assert not lu_kernel(singular.ab, band.kl, band.ku, np.zeros(n, np.int32))
