@@ -207,8 +207,8 @@ def _plate(element: str) -> fem.Model:
     return model
 
 
-def _cable_tie() -> fem.Model:
-    tie, _ = _cable(6)
+def _cable_tie(n: int = 6) -> fem.Model:
+    tie, _ = _cable(n)
     tie.add_constraint(fem.constraints.Distance(tie.point(tie.node("tip")), tie.point(3),
                                                 name="tie"))
     return tie
@@ -220,6 +220,12 @@ _MODELS = {"cable, damped": lambda: _cable(6, damping=1e-4)[0], "cable, tie": _c
            "reduced rod, cubic": lambda: _reduced_pendulum(True),
            "plate, shared": lambda: _plate("bezier_plate_shared"),
            "plate, 48": lambda: _plate("bezier_plate")}
+
+
+# stored banded (the cable from 12 elements on): formed and factorized in band storage
+_BANDED = {"cable 16, damped": lambda: _cable(16, damping=1e-4)[0],
+           "cable 16, tie": lambda: _cable_tie(16),
+           "cable 16, driven": lambda: _cable(16, drive=True)[0]}
 
 
 @needs_numba
@@ -242,13 +248,14 @@ def test_compiled_iteration_matrix_is_the_assemblys_saddle(name):
 
 @needs_numba
 @pytest.mark.parametrize("name", ["cable, damped", "reduced rod, cubic", "plate, shared",
-                                  "plate, 48"])
+                                  "plate, 48", "cable 16, damped", "cable 16, driven"])
 def test_factorizations_made_in_the_compiled_loop_keep_the_run(monkeypatch, name):
-    """With the compiled loop renewing its factorizations itself the run is the general
-    path's (the same decisions; iterations within 2 %, q, q̇, λ within 1e-6 of their
-    peak) and its factorizations are counted.  The plates (issue 23) run compiled as
-    well: their forces come through :func:`fem.elements.kernels.group_forces`."""
-    model = _MODELS[name]()
+    """With the compiled loop renewing its factorizations itself (dense, or banded from
+    12 cable elements on) the run is the general path's (the same decisions; iterations
+    within 2 %, q, q̇, λ within 1e-6 of their peak) and its factorizations are counted.
+    The plates (issue 23) run compiled as well: their forces come through
+    :func:`fem.elements.kernels.group_forces`."""
+    model = {**_MODELS, **_BANDED}[name]()
     assert GeneralizedAlpha(model, 0.8)._compiled_newton
     fused = _simulate(model, False, monkeypatch)
     general = _simulate(model, True, monkeypatch)
@@ -260,24 +267,22 @@ def test_factorizations_made_in_the_compiled_loop_keep_the_run(monkeypatch, name
     for _ in range(3):
         ga.step(1e-3)
     assert ga._factor_inside
+    banded = name.startswith("cable 16")
+    assert (ga.policy.lu.kind == "banded") == banded
+    # a dropped factorization (a new step size) is renewed in a workspace of its storage
+    ga.step(5e-4)
+    assert ga.policy.lu is ga._constant.workspace() and ga.policy.lu.kind == (
+        "banded" if banded else "dense")
 
 
 # ------------------------------------------- banded iteration matrices formed compiled
-def _banded_models():
-    tie, _ = _cable(16)
-    tie.add_constraint(fem.constraints.Distance(tie.point(tie.node("tip")), tie.point(3),
-                                                name="tie"))
-    return {"cable 16, damped": _cable(16, damping=1e-4)[0], "cable 16, tie": tie,
-            "cable 16, driven": _cable(16, drive=True)[0]}
-
-
 @needs_numba
 @pytest.mark.parametrize("name", ["cable 16, damped", "cable 16, tie"])
 def test_compiled_banded_iteration_matrix_is_the_assemblys_saddle(name):
     """The band the compiled loop forms and factorizes itself (systems stored banded:
     the cable from 12 elements on) is :meth:`Assembly.saddle`'s, entry for entry in its
     ordering and band, fill space zero: 1e-12 of the largest entry."""
-    model = _banded_models()[name]
+    model = _BANDED[name]()
     asm = model.assemble()
     rng = np.random.default_rng(11)
     q = asm.q0 + 1e-3 * rng.standard_normal(asm.n)
@@ -286,25 +291,3 @@ def test_compiled_banded_iteration_matrix_is_the_assemblys_saddle(name):
     assert (S.kl, S.ku) == (ref.kl, ref.ku) and np.array_equal(S.perm, ref.perm)
     assert np.abs(S.ab - ref.ab).max() <= 1e-12 * np.abs(ref.ab).max()
     assert not S.ab[: S.kl].any()
-
-
-@needs_numba
-@pytest.mark.parametrize("name", ["cable 16, damped", "cable 16, driven"])
-def test_banded_factorizations_made_in_the_compiled_loop_keep_the_run(monkeypatch, name):
-    """With the compiled loop renewing its banded factorizations itself the run is the
-    general path's (iterations within 2 %, q, q̇, λ within 1e-6 of their peak, the
-    factorizations counted alike within 10 %)."""
-    model = _banded_models()[name]
-    fused = _simulate(model, False, monkeypatch)
-    general = _simulate(model, True, monkeypatch)
-    _agree(fused, general)
-    assert fused.info["factorizations"] >= 2
-    assert abs(fused.info["factorizations"] - general.info["factorizations"]) \
-        <= 0.1 * general.info["factorizations"] + 1
-    ga = GeneralizedAlpha(model, 0.8)
-    for _ in range(3):
-        ga.step(1e-3)
-    assert ga._factor_inside and ga.policy.lu.kind == "banded"
-    # a dropped factorization (a new step size) is renewed in a banded workspace
-    ga.step(5e-4)
-    assert ga.policy.lu is ga._constant.workspace() and ga.policy.lu.kind == "banded"

@@ -21,6 +21,10 @@ also factorized here: :func:`form` builds the iteration matrix of
 (:func:`fem.assembly.linalg.dense_lu_kernel`) factorizes it, so a factorization costs a
 few microseconds instead of ≈ 170 µs of calls (the reduced rod of issue 19, item 7:
 tangents, saddle assembly, ``Factorization``) and a step that renews it stays compiled.
+Systems the assembly stores banded (cables and beams from 12 elements on) are formed in
+the same band (:func:`form_into`: the saddle's ordering, ``kl``, ``ku``) and factorized
+by a band LU in LAPACK ``gbtrf``'s layout (:func:`fem.assembly.linalg.band_lu_kernel`):
+≈ 0.9 ms instead of ≈ 2 ms of calls on the 512-element cable (3084 unknowns).
 """
 
 from __future__ import annotations
