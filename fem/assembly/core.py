@@ -262,14 +262,14 @@ class Assembly(ConstraintEquations, System):
         """The ``servo`` declaration of :class:`ConstantStructure` (None without)."""
         if not self._act:
             return None
+        from ..constraints.compiled import segments
+
         sizes = np.array([len(a.dofs) for a in self._act], np.int64)
         offsets = lambda x: np.concatenate([[0], np.cumsum(x)]).astype(np.int64)
-        cat = lambda L: np.ascontiguousarray(np.concatenate(L), dtype=float)
         return (np.ascontiguousarray(self._keep_row, dtype=float),
-                np.ascontiguousarray(self._servo_rows, dtype=np.int64), offsets(sizes),
-                np.ascontiguousarray(self._b_dofs, dtype=np.int64), offsets(sizes**2),
-                cat([np.asarray(D, float).ravel() for D, _ in affine]),
-                cat([np.asarray(b, float).ravel() for _, b in affine]))
+                *segments((self._servo_rows, offsets(sizes), self._b_dofs, offsets(sizes**2)),
+                          (np.concatenate([np.ravel(D) for D, _ in affine]),
+                           np.concatenate([np.ravel(b) for _, b in affine]))))
 
     def _structure(self, kernels: list, group, products: tuple,
                    affine: list) -> ConstantStructure:

@@ -85,20 +85,22 @@ class ConstantStructure:
         ``forces`` (whose kernels give their tangents too), a compiled solver can form
         and factorize the whole iteration matrix of a small system itself.
     products : tuple or None
-        ``(state, hessian, jrows, jcols, ints, floats, directions)``: rows that are sums
+        ``(state, hessian, jrows, jcols, pi, pf, directions)``: rows that are sums
         of products of maps quadratic in ``q`` (general rows on points of reduced
         bodies), the compiled entry points of
         :func:`fem.constraints.compiled.product_kernels`, their Jacobian pattern (after
-        the ``A``, ``B``, ``G`` entries), their data and ``directions(t, out)`` (the
-        prescribed directions, or None); empty data without such rows
+        the ``A``, ``B``, ``G`` entries), their data (two arrays,
+        :func:`fem.constraints.compiled.segments`) and ``directions(t)``, which writes
+        the prescribed directions ``β(t)`` into ``pf`` (None without); empty data without such rows
         (:func:`fem.constraints.compiled.no_products`).  A compiled loop needs it.
     servo : tuple or None
         Servo rows of inverse dynamics, whose reaction the actuators supply, with
-        actuators affine in ``q``: ``(keep, rows, offsets, dofs, D_offsets, D, b)`` —
-        ``keep`` (m,) 0 on servo rows and 1 elsewhere; actuator ``k`` on row ``rows[k]``
-        acts on ``dofs[offsets[k]:offsets[k+1]]`` with ``B_k(q) = D_k q[dofs_k] + b_k``
-        (``D_k`` row-major at ``D[D_offsets[k]:D_offsets[k+1]]``, ``b_k`` beside its
-        dofs), its reaction ``−B_k(q) λ[rows[k]]``.  None: no servo rows.
+        actuators affine in ``q``: ``(keep, si, sf)`` — ``keep`` (m,) 0 on servo rows and
+        1 elsewhere; ``si``, ``sf`` packed by :func:`fem.constraints.compiled.segments`
+        from the integer parts ``(rows, offsets, dofs, D offsets)`` and the float parts
+        ``(D, b)``: actuator ``k`` on row ``rows[k]`` acts on ``dofs[offsets[k]:
+        offsets[k+1]]`` with ``B_k(q) = D_k q[dofs_k] + b_k`` (``D_k`` row-major), its
+        reaction ``−B_k(q) λ[rows[k]]``.  None: no servo rows.
     """
 
     mass: sp.csr_matrix

@@ -77,6 +77,30 @@ def reaction_kernel(numba):
     return reaction
 
 
+N_INT = 15
+"""Integer parts of the product rows' data (:func:`product_kernels`)."""
+# the kernels call each other through globals, not closure cells (numba keys a closure's
+# disk cache on its cells)
+_i = _f = _maps = _other = None
+
+
+def segments(ints, floats) -> tuple[np.ndarray, np.ndarray]:
+    """``(pi, pf)``: integer and float arrays packed into one array each.  ``pi`` starts
+    with the bounds of the integer parts (absolute positions in ``pi``), then those of
+    the float parts (positions in ``pf``), then the integer data; part ``k`` is
+    ``pi[pi[k]:pi[k+1]]``, float part ``k`` ``pf[pi[n_int+1+k]:pi[n_int+2+k]]``."""
+    ni, nf = len(ints), len(floats)
+    head = ni + nf + 2
+    isz = np.array([np.size(x) for x in ints], np.int64)
+    fsz = np.array([np.size(x) for x in floats], np.int64)
+    ib = head + np.concatenate([[0], np.cumsum(isz)])
+    fb = np.concatenate([[0], np.cumsum(fsz)])
+    pi = np.concatenate([ib, fb, *(np.asarray(x, np.int64).ravel() for x in ints)])
+    pf = (np.concatenate([np.asarray(x, float).ravel() for x in floats]) if floats
+          else np.zeros(0))
+    return np.ascontiguousarray(pi, dtype=np.int64), np.ascontiguousarray(pf, dtype=float)
+
+
 @compiled
 def product_kernels(numba):
     """The compiled ``(state, hessian)`` of constraint rows that are sums of products of
@@ -91,25 +115,37 @@ def product_kernels(numba):
 
     and a term ``(row, a, b)`` adds ``X_a·X_b`` to ``Φ[row]`` (``b`` a map, or a
     prescribed direction ``β(t)``) and ``J_aᵀ X_b + J_bᵀ X_a`` to its Jacobian entries
-    (the pattern ``row × (dofs of a ∪ dofs of b)``, sorted, term after term).  Data:
-    ``ints = (dofs, map offsets, J offsets, H offsets per map, H component, H row,
-    H column, term row, term a, term b (−1 − k: the k-th direction), term's first
-    Jacobian entry, a's positions in the term's dofs, their offsets, b's, theirs)``,
-    ``floats = (q_r, x_r, J_r, H values, directions (3 per β term), work: X, J, d)``
-    (:meth:`fem.constraints.general.GeneralRows.compiled_form`).
+    (the pattern ``row × (dofs of a ∪ dofs of b)``, sorted, term after term).  Data, two
+    arrays packed by :func:`segments` (two arrays, not thirty, so a call unboxes little):
+    the integer parts ``(dofs, map offsets, J offsets, H offsets per map, H component,
+    H row, H column, term row, term a, term b (−1 − k: the k-th direction), term's first
+    Jacobian entry, a's positions in the term's dofs, their offsets, b's, theirs)`` and
+    the float parts ``(q_r, x_r, J_r, H values, directions (3 per β term), work: X, J,
+    d)`` (:meth:`fem.constraints.general.GeneralRows.compiled_form`).
 
-    ``state(q, ints, floats, phi, jv, j0)`` adds the rows' values to ``phi`` and writes
-    their Jacobian values from ``jv[j0]`` on; ``hessian(q, ints, floats, lam, keep, w,
+    ``state(q, pi, pf, phi, jv, j0)`` adds the rows' values to ``phi`` and writes
+    their Jacobian values from ``jv[j0]`` on; ``hessian(q, pi, pf, lam, keep, w,
     S)`` adds ``w Σ λ_r keep_r Φ_r,qq`` to the dense matrix ``S`` (``Σ_c (X_b,c H_a,c +
     X_a,c H_b,c) + J_aᵀ J_b + J_bᵀ J_a`` per term).  The NumPy evaluation of
     :class:`~fem.constraints.general.GeneralRows` is the reference.
     """
     @numba.njit(cache=True)
-    def maps(q, ints, floats):   # pragma: no cover - jit
-        dofs, mo, oJ, ho, hc, ha, hb = ints[0], ints[1], ints[2], ints[3], ints[4], \
-            ints[5], ints[6]
-        qr, xr, Jr, hv, X, J, d = floats[0], floats[1], floats[2], floats[3], floats[5], \
-            floats[6], floats[7]
+    def ipart(pi, k):   # pragma: no cover - jit
+        return pi[pi[k]:pi[k + 1]]
+
+    @numba.njit(cache=True)
+    def fpart(pi, pf, k):   # pragma: no cover - jit
+        return pf[pi[N_INT + 1 + k]:pi[N_INT + 2 + k]]
+
+    global _i, _f
+    _i, _f = ipart, fpart
+
+    @numba.njit(cache=True)
+    def maps(q, pi, pf):   # pragma: no cover - jit
+        dofs, mo, oJ, ho = _i(pi, 0), _i(pi, 1), _i(pi, 2), _i(pi, 3)
+        hc, ha, hb = _i(pi, 4), _i(pi, 5), _i(pi, 6)
+        qr, xr, Jr, hv = _f(pi, pf, 0), _f(pi, pf, 1), _f(pi, pf, 2), _f(pi, pf, 3)
+        X, J, d = _f(pi, pf, 5), _f(pi, pf, 6), _f(pi, pf, 7)
         for i in range(mo.size - 1):
             p0 = mo[i]
             k = mo[i + 1] - p0
@@ -136,16 +172,19 @@ def product_kernels(numba):
             return 3 * ib, X
         return 3 * (-1 - ib), beta
 
+    global _maps, _other
+    _maps, _other = maps, other
+
     @numba.njit(cache=True)
-    def state(q, ints, floats, phi, jv, j0):   # pragma: no cover - jit
-        maps(q, ints, floats)
-        mo, oJ = ints[1], ints[2]
-        t_row, t_a, t_b, t_o, ca, cao, cb, cbo = ints[7], ints[8], ints[9], ints[10], \
-            ints[11], ints[12], ints[13], ints[14]
-        beta, X, J = floats[4], floats[5], floats[6]
+    def state(q, pi, pf, phi, jv, j0):   # pragma: no cover - jit
+        _maps(q, pi, pf)
+        mo, oJ = _i(pi, 1), _i(pi, 2)
+        t_row, t_a, t_b, t_o = _i(pi, 7), _i(pi, 8), _i(pi, 9), _i(pi, 10)
+        ca, cao, cb, cbo = _i(pi, 11), _i(pi, 12), _i(pi, 13), _i(pi, 14)
+        beta, X, J = _f(pi, pf, 4), _f(pi, pf, 5), _f(pi, pf, 6)
         for t in range(t_row.size):
             ia, ib = t_a[t], t_b[t]
-            ob, Y = other(ib, ia, X, beta)
+            ob, Y = _other(ib, ia, X, beta)
             phi[t_row[t]] += (X[3 * ia] * Y[ob] + X[3 * ia + 1] * Y[ob + 1]
                               + X[3 * ia + 2] * Y[ob + 2])
             base = j0 + t_o[t]
@@ -165,19 +204,19 @@ def product_kernels(numba):
                                                   + J[o + 2 * k + b] * X[xa + 2])
 
     @numba.njit(cache=True)
-    def hessian(q, ints, floats, lam, keep, w, S):   # pragma: no cover - jit
-        maps(q, ints, floats)
-        dofs, mo, oJ, ho, hc, ha, hb = ints[0], ints[1], ints[2], ints[3], ints[4], \
-            ints[5], ints[6]
-        t_row, t_a, t_b = ints[7], ints[8], ints[9]
-        hv, beta, X, J = floats[3], floats[4], floats[5], floats[6]
+    def hessian(q, pi, pf, lam, keep, w, S):   # pragma: no cover - jit
+        _maps(q, pi, pf)
+        dofs, mo, oJ, ho = _i(pi, 0), _i(pi, 1), _i(pi, 2), _i(pi, 3)
+        hc, ha, hb = _i(pi, 4), _i(pi, 5), _i(pi, 6)
+        t_row, t_a, t_b = _i(pi, 7), _i(pi, 8), _i(pi, 9)
+        hv, beta, X, J = _f(pi, pf, 3), _f(pi, pf, 4), _f(pi, pf, 5), _f(pi, pf, 6)
         for t in range(t_row.size):
             r = t_row[t]
             wr = w * lam[r] * keep[r]
             if wr == 0.0:
                 continue
             ia, ib = t_a[t], t_b[t]
-            ob, Y = other(ib, ia, X, beta)
+            ob, Y = _other(ib, ia, X, beta)
             p0 = mo[ia]
             for e in range(ho[ia], ho[ia + 1]):
                 S[dofs[p0 + ha[e]], dofs[p0 + hb[e]]] += wr * hv[e] * Y[ob + hc[e]]
@@ -203,12 +242,11 @@ def product_kernels(numba):
 
 
 def no_products() -> tuple:
-    """``(ints, floats)`` of :func:`product_kernels` without any row (the types of a
-    declaration with rows, so one compiled loop serves both)."""
+    """``(pi, pf)`` of :func:`product_kernels` without any row."""
     zi = np.zeros(1, np.int64)
-    ints = (np.zeros(0, np.int64), zi, zi, zi, *(np.zeros(0, np.int64) for _ in range(6)),
-            zi, np.zeros(0, np.int64), zi, np.zeros(0, np.int64), zi)
-    return ints, tuple(np.zeros(0) for _ in range(8))
+    e = np.zeros(0, np.int64)
+    return segments((e, zi, zi, zi, e, e, e, e, e, e, zi, e, zi, e, zi),
+                    tuple(np.zeros(0) for _ in range(8)))
 
 
 def declare_products(rows=None, q: np.ndarray | None = None) -> tuple | None:
@@ -221,4 +259,12 @@ def declare_products(rows=None, q: np.ndarray | None = None) -> tuple | None:
         empty = np.zeros(0, np.int64)
         return (*kernels, empty, empty, *no_products(), None)
     form = rows.compiled_form(q)
-    return None if form is None else (*kernels, rows.jrows, rows.jcols, *form)
+    if form is None:
+        return None
+    ints, floats, directions = form
+    pi, pf = segments(ints, floats)
+    if directions is not None:
+        beta = pf[pi[N_INT + 5]:pi[N_INT + 6]]      # float part 4, written in place
+        write = directions
+        directions = lambda t: write(t, beta)       # noqa: E731
+    return (*kernels, rows.jrows, rows.jcols, pi, pf, directions)

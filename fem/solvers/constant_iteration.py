@@ -88,14 +88,17 @@ def _kernels(numba):
         products of quadratic maps (``P``, their entries after the others')."""
         _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
                           B[0], beta_t, bil_row, phi, jv)
-        if P[0][7].size:
+        if P[0][8] > P[0][7]:          # product rows (their terms: part 7 of P)
             _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
 
     @numba.njit(cache=True)
     def servo_columns(q, S, lam, cK, lu, n):   # pragma: no cover - jit
         """For every actuator ``k`` on a servo row (``S``): its column ``−B_k(q)`` at
         ``lu[dofs_k, n + row_k]`` and its tangent ``−cK λ_k D_k``."""
-        rows, off, dofs, Doff, D, b = S[1], S[2], S[3], S[4], S[5], S[6]
+        si, sf = S[1], S[2]
+        rows, off, dofs, Doff = si[si[0]:si[1]], si[si[1]:si[2]], si[si[2]:si[3]], \
+            si[si[3]:si[4]]
+        D, b = sf[si[5]:si[6]], sf[si[6]:si[7]]
         for a in range(rows.size):
             u = cK * lam[rows[a]]
             p0 = off[a]
@@ -112,7 +115,10 @@ def _kernels(numba):
     @numba.njit(cache=True)
     def servo_reaction(q, S, lam, out):   # pragma: no cover - jit
         """The servo rows' reaction ``−Σ_k λ_k B_k(q)`` added to ``out``."""
-        rows, off, dofs, Doff, D, b = S[1], S[2], S[3], S[4], S[5], S[6]
+        si, sf = S[1], S[2]
+        rows, off, dofs, Doff = si[si[0]:si[1]], si[si[1]:si[2]], si[si[2]:si[3]], \
+            si[si[3]:si[4]]
+        D, b = sf[si[5]:si[6]], sf[si[6]:si[7]]
         for a in range(rows.size):
             u = lam[rows[a]]
             p0 = off[a]
@@ -142,7 +148,7 @@ def _kernels(numba):
         for k in range(jv.size):
             r = jrows[k]
             jl[jcols[k]] += jv[k] * (lam[r] * keep[r])
-        if S[1].size:
+        if S[1][1] > S[1][0]:
             _servo_reaction(q, S, lam, jl)
         damped = Cp.size > 1
         a = b = c = r2 = 0.0
@@ -271,7 +277,7 @@ def _kernels(numba):
                         r = ia - s * j
                         ok &= lo <= r < hi
                         lu[U(r), U(j)] += cK * K[e, a, b]
-        dense_only = bodies[0].shape[0] > 0 or P[0][7].size > 0 or S[1].size > 0
+        dense_only = bodies[0].shape[0] > 0 or P[0][8] > P[0][7] or S[1][1] > S[1][0]
         if s and dense_only:
             return False
         if bodies[0].shape[0]:
@@ -294,7 +300,7 @@ def _kernels(numba):
                         ok &= lo <= rab < hi and lo <= rba < hi
                         lu[U(rab), U(ib)] += y
                         lu[U(rba), U(ia)] += y
-        if P[0][7].size:
+        if P[0][8] > P[0][7]:
             _product_hessian(q, P[0], P[1], lam, keep, cK, lu)
         for k in range(jv.size):
             r = jrows[k]
@@ -307,7 +313,7 @@ def _kernels(numba):
                 rcr = off + c - s * ir
                 ok &= lo <= rcr < hi
                 lu[U(rcr), U(ir)] += jv[k]
-        if S[1].size:
+        if S[1][1] > S[1][0]:
             _servo_columns(q, S, lam, cK, lu, n)
         return ok
 
@@ -482,9 +488,8 @@ class ConstantIteration:
             self._P = (prod[4], prod[5])
             self._directions = prod[6]
             servo = s.servo
-            self._S = servo if servo is not None else (
-                np.ones(m), np.zeros(0, np.int64), np.zeros(1, np.int64),
-                np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0), np.zeros(0))
+            self._S = servo if servo is not None else (   # no servo rows (packed, empty)
+                np.ones(m), np.array([8, 8, 8, 8, 8, 0, 0, 0], np.int64), np.zeros(0))
             A, B = sp.csr_matrix(bil[1]), sp.csr_matrix(bil[3])
             A.sum_duplicates()
             B.sum_duplicates()
@@ -514,8 +519,9 @@ class ConstantIteration:
                            and (s.tangents is not None or not s.has_bodies))
         """Whether the compiled loop can form and factorize the iteration matrix itself
         (every tangent compiled, a dense factorization; :meth:`workspace`)."""
+        P, S = self._P[0], self._S[1]
         self.factorizes_banded = (self.compiled and not s.has_bodies
-                                  and not self._P[0][7].size and not self._S[1].size)
+                                  and P[8] == P[7] and S[1] == S[0])
         """Whether it can where the matrix is stored banded (:meth:`layout`): the bodies'
         tangents, the product rows' Hessian and the servo columns are formed densely
         only."""
@@ -689,7 +695,7 @@ class ConstantIteration:
             if s.bilinear is not None:
                 self._beta_t = np.asarray(s.bilinear[5](t), dtype=float)
             if self._directions is not None:
-                self._directions(t, self._P[1][4])
+                self._directions(t)
             self._t = t
         return self._c_t, self._beta_t
 
