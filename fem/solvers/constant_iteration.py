@@ -141,15 +141,21 @@ def _kernels(numba):
         n = q.size
         Md, Mi, Mp = M
         Cd, Ci, Cp = C
-        _state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv)
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, phi, jv)
+        if P[0][8] > P[0][7]:          # product rows (their terms: part 7 of P)
+            _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
         for i in range(n):
             jl[i] = 0.0
-        keep = S[0]
-        for k in range(jv.size):
-            r = jrows[k]
-            jl[jcols[k]] += jv[k] * (lam[r] * keep[r])
-        if S[1][1] > S[1][0]:
+        if S[1][1] > S[1][0]:          # servo rows: their reaction from the actuators
+            keep = S[0]
+            for k in range(jv.size):
+                r = jrows[k]
+                jl[jcols[k]] += jv[k] * (lam[r] * keep[r])
             _servo_reaction(q, S, lam, jl)
+        else:
+            for k in range(jv.size):
+                jl[jcols[k]] += jv[k] * lam[jrows[k]]
         damped = Cp.size > 1
         a = b = c = r2 = 0.0
         for i in range(n):
@@ -180,7 +186,10 @@ def _kernels(numba):
     @numba.njit(cache=True)
     def velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols,
                           P, S, phi, jv):   # pragma: no cover - jit
-        _state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv)
+        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
+                          B[0], beta_t, bil_row, phi, jv)
+        if P[0][8] > P[0][7]:
+            _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
         s = rate.copy()
         for k in range(jv.size):
             s[jrows[k]] += jv[k] * v[jcols[k]]
