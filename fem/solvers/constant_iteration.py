@@ -482,6 +482,9 @@ class ConstantIteration:
         self.compiled = (have_state and s.forces is not None and bodies is not None
                          and bodies[0] is not None)
         """Whether :meth:`iterate` can run (compiled kernels for every part)."""
+        # Φ_t depends on q where the structure is timed and not plain: the step leaves
+        # the velocity residual to Python (evaluated once here: the step asks each time)
+        self._rate_left = s.timed and not s.plain
         self.fused = (self.compiled and not s.has_bodies) or s.plain
         """Whether :meth:`residual` takes the system's internal forces (compiled without
         bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
@@ -615,9 +618,8 @@ class ConstantIteration:
             self._step_tail = (*self.forces, self._K, self.f_int,
                                *self._lu_of(factorization), self.res, self.rhs, self.phi,
                                self.dx, self.hist_r, self.hist_p, self._phi_v)
-        s = self.structure
         # Φ_t known before the step (it does not depend on q): checked inside the kernel
-        rate = self._no_rate if s.timed and not s.plain else self._rate_at(t, q0)
+        rate = self._no_rate if self._rate_left else self._rate_at(t, q0)
         return self._kernels[3](
             q0, v0, qdd0, a0, prev, c, h, par.alpha_f, par.alpha_m, par.gamma, par.beta,
             lam0, rate, f_ext, *self._constraints(t), self._M, self._C, self._bodies,
