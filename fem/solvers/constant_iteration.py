@@ -25,6 +25,14 @@ Systems the assembly stores banded (cables and beams from 12 elements on) are fo
 the same band (:func:`form_into`: the saddle's ordering, ``kl``, ``ku``) and factorized
 by a band LU in LAPACK ``gbtrf``'s layout (:func:`fem.assembly.linalg.band_lu_kernel`):
 ≈ 0.9 ms instead of ≈ 2 ms of calls on the 512-element cable (3084 unknowns).
+
+Two more kinds of rows are declared data (the flagship robot's): *product rows*
+``Σ X_a(q)·X_b(q)`` of maps quadratic in ``q`` (joints on reduced bodies' points and
+directions; ``ConstantStructure.products``, evaluated by the declared kernels of
+:func:`fem.constraints.compiled.product_kernels`), and *servo rows* of inverse dynamics,
+whose reaction is their actuators' ``−B(q) λ`` with ``B`` affine
+(``ConstantStructure.servo``; in the iteration matrix their columns are ``−B`` and their
+tangent ``−λ ∂B/∂q``).  Both are formed densely only.
 """
 
 from __future__ import annotations
