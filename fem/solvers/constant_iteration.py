@@ -73,6 +73,7 @@ _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceler
 # delete this package's __pycache__/*.nbi (issue 23: a stale chain layout diverged)
 _residual = _velocity_residual = _iterate = _factor = _form = _state = None
 _product_state = _product_hessian = _servo_reaction = _servo_columns = None
+_servo_parts = _scatter_csr = None
 _factor_banded = _form_into = None
 
 
@@ -81,6 +82,7 @@ def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
     global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
     global _servo_reaction, _servo_columns, _band_lu, _factor_banded, _form_into
+    global _servo_parts, _scatter_csr
     from ..assembly.linalg import band_lu_kernel, dense_lu_kernel, substitution_kernels
     from .fused import compiled_forms
 
@@ -100,13 +102,17 @@ def _kernels(numba):
             _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
 
     @numba.njit(cache=True)
+    def servo_parts(S):   # pragma: no cover - jit
+        """``(rows, offsets, dofs, D offsets, D, b)`` of the packed servo declaration."""
+        si, sf = S[1], S[2]
+        return (si[si[0]:si[1]], si[si[1]:si[2]], si[si[2]:si[3]], si[si[3]:si[4]],
+                sf[si[5]:si[6]], sf[si[6]:si[7]])
+
+    @numba.njit(cache=True)
     def servo_columns(q, S, lam, cK, lu, n):   # pragma: no cover - jit
         """For every actuator ``k`` on a servo row (``S``): its column ``−B_k(q)`` at
         ``lu[dofs_k, n + row_k]`` and its tangent ``−cK λ_k D_k``."""
-        si, sf = S[1], S[2]
-        rows, off, dofs, Doff = si[si[0]:si[1]], si[si[1]:si[2]], si[si[2]:si[3]], \
-            si[si[3]:si[4]]
-        D, b = sf[si[5]:si[6]], sf[si[6]:si[7]]
+        rows, off, dofs, Doff, D, b = _servo_parts(S)
         for a in range(rows.size):
             u = cK * lam[rows[a]]
             p0 = off[a]
@@ -123,10 +129,7 @@ def _kernels(numba):
     @numba.njit(cache=True)
     def servo_reaction(q, S, lam, out):   # pragma: no cover - jit
         """The servo rows' reaction ``−Σ_k λ_k B_k(q)`` added to ``out``."""
-        si, sf = S[1], S[2]
-        rows, off, dofs, Doff = si[si[0]:si[1]], si[si[1]:si[2]], si[si[2]:si[3]], \
-            si[si[3]:si[4]]
-        D, b = sf[si[5]:si[6]], sf[si[6]:si[7]]
+        rows, off, dofs, Doff, D, b = _servo_parts(S)
         for a in range(rows.size):
             u = lam[rows[a]]
             p0 = off[a]
@@ -194,10 +197,7 @@ def _kernels(numba):
     @numba.njit(cache=True)
     def velocity_residual(q, v, rate, c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols,
                           P, S, phi, jv):   # pragma: no cover - jit
-        _constraint_state(q, G[2], G[1], G[0], c_t, A[2], A[1], A[0], alpha, B[2], B[1],
-                          B[0], beta_t, bil_row, phi, jv)
-        if P[0][8] > P[0][7]:
-            _product_state(q, P[0], P[1], phi, jv, A[0].size + B[0].size + G[0].size)
+        _state(q, c_t, beta_t, G, A, alpha, B, bil_row, P, phi, jv)
         s = rate.copy()
         for k in range(jv.size):
             s[jrows[k]] += jv[k] * v[jcols[k]]
@@ -249,6 +249,21 @@ def _kernels(numba):
                    np.arange(lu.shape[0]))
 
     @numba.njit(cache=True)
+    def scatter_csr(A, w, n, off, s, inv, lo, hi, lu):   # pragma: no cover - jit
+        """``w A`` (CSR triple, ``n`` rows) into ``lu`` as :func:`form_into` places its
+        entries; False where one falls outside rows ``lo … hi − 1``."""
+        Ad, Ai, Ap = A
+        ok = True
+        for i in range(n):
+            ii = off + inv[i]
+            for k in range(Ap[i], Ap[i + 1]):
+                j = inv[Ai[k]]
+                r = ii - s * j
+                ok &= lo <= r < hi
+                lu[U(r), U(j)] += w * Ad[k]
+        return ok
+
+    @numba.njit(cache=True)
     def form_into(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv,
                   bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu, off, s,
                   inv):   # pragma: no cover - jit
@@ -265,24 +280,9 @@ def _kernels(numba):
                 lu[r, c] = 0.0
         lo = lu.shape[0] - 1 - off if s else 0
         hi = lu.shape[0]
-        ok = True
-        Md, Mi, Mp = M
-        for i in range(n):
-            ii = off + inv[i]
-            for k in range(Mp[i], Mp[i + 1]):
-                j = inv[Mi[k]]
-                r = ii - s * j
-                ok &= lo <= r < hi
-                lu[U(r), U(j)] += Md[k]
-        Cd, Ci, Cp = C
-        if Cp.size > 1:
-            for i in range(n):
-                ii = off + inv[i]
-                for k in range(Cp[i], Cp[i + 1]):
-                    j = inv[Ci[k]]
-                    r = ii - s * j
-                    ok &= lo <= r < hi
-                    lu[U(r), U(j)] += cC * Cd[k]
+        ok = _scatter_csr(M, 1.0, n, off, s, inv, lo, hi, lu)
+        if C[2].size > 1:
+            ok &= _scatter_csr(C, cC, n, off, s, inv, lo, hi, lu)
         if dofs.shape[0] > 0:
             _group_forces(kind, q, dofs, arrays3, arrays2, f_work, K, True)
             nd = dofs.shape[1]
@@ -448,7 +448,8 @@ def _kernels(numba):
 
     _residual, _velocity_residual, _iterate, _factor, _form, _state = (
         residual, velocity_residual, iterate, factor, form, state)
-    _servo_reaction, _servo_columns = servo_reaction, servo_columns
+    _servo_reaction, _servo_columns, _servo_parts = servo_reaction, servo_columns, servo_parts
+    _scatter_csr = scatter_csr
     _factor_banded, _form_into = factor_banded, form_into
     return residual, velocity_residual, iterate, step, form, state, form_into
 
