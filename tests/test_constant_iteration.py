@@ -163,9 +163,10 @@ def test_a_diverging_fused_step_still_says_where(monkeypatch):
 
 
 # ------------------------------------------------ the iteration matrix formed compiled
-def _reduced_pendulum(nonlinear: bool) -> fem.Model:
+def _reduced_pendulum(nonlinear: bool, cubic_tol: float = 0.0) -> fem.Model:
     """A soft 4-element rod reduced (root rigid, 4 modes; with ``nonlinear`` the cubic
-    modal force of 2 derivatives) on a spherical hinge, with a point load at its tip."""
+    modal force of 2 derivatives, its quartic part compressed with ``cubic_tol``) on a
+    spherical hinge, with a point load at its tip."""
     from fem.reduction import reduce_body, rigid
 
     m = fem.Model("rod", gravity=(0.0, 0.0, -9.81))
@@ -173,7 +174,8 @@ def _reduced_pendulum(nonlinear: bool) -> fem.Model:
                                  fem.Material(2e9, 0.35, 1150.0), section="circle",
                                  radius=0.01)
     red = reduce_body(m, {"root": rigid([nodes[0]])}, n_modes=4,
-                      derivatives=2 if nonlinear else 0, nonlinear=nonlinear)
+                      derivatives=2 if nonlinear else 0, nonlinear=nonlinear,
+                      cubic_tol=cubic_tol)
     mb = fem.Model("hinged", gravity=(0.0, 0.0, -9.81))
     b = mb.add_reduced_body("rod", red)
     mb.add_constraint(fem.Coincident(b.map(m.point(nodes[0])), mb.ground((0, 0, 0)),
@@ -219,6 +221,7 @@ _MODELS = {"cable, damped": lambda: _cable(6, damping=1e-4)[0], "cable, tie": _c
            "cable, servo": lambda: _servo_cable(6),
            "reduced rod": lambda: _reduced_pendulum(False),
            "reduced rod, cubic": lambda: _reduced_pendulum(True),
+           "reduced rod, compressed": lambda: _reduced_pendulum(True, 1e-4),
            "plate, shared": lambda: _plate("bezier_plate_shared"),
            "plate, 48": lambda: _plate("bezier_plate")}
 
@@ -248,7 +251,8 @@ def test_compiled_iteration_matrix_is_the_assemblys_saddle(name):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["cable, damped", "reduced rod, cubic", "plate, shared",
+@pytest.mark.parametrize("name", ["cable, damped", "reduced rod, cubic",
+                                  "reduced rod, compressed", "plate, shared",
                                   "plate, 48", "cable 16, damped", "cable 16, driven"])
 def test_factorizations_made_in_the_compiled_loop_keep_the_run(monkeypatch, name):
     """With the compiled loop renewing its factorizations itself (dense, or banded from

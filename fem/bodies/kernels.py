@@ -23,10 +23,12 @@ Kinds
 ``KIND_REDUCED`` (:class:`fem.bodies.ReducedBody`): ``data`` = ``W`` (n_V²), ``K_r``
 (m²), ``f0`` (m), the constant load vectors ``h_g`` (n_V × 3: gravity ``W e_c ⊗ g`` and
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
-pairs packed (its upper triangle by columns, P (P + 1) / 2), the pair weights (P) and
+pairs packed (its upper triangle by columns, P (P + 1) / 2; compressed: its factor
+``G``, P × r, row-major), the pair weights (P) and
 room for the last pair vectors (1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k
 w)``, kept by the kernels so that a tangent at the residual's ``η`` does not compute
-them again); ``index`` = the pairs ``j ≤ k`` (2P).  The formulas are those of
+them again); ``index`` = the pairs ``j ≤ k`` (2P) and ``K3``'s form (-1 packed, ``r``
+its factor's rank).  The formulas are those of
 :meth:`ReducedBody.inertia` and :meth:`ReducedBody.forces` without tangents: the inertia
 ``Lᵀ W Ẍ`` and the forces ``−Lᵀ h_g + [0; f0 + K_r η + (½ K2·η + ⅓ K3:ηη) η]``
 (module docstring of :mod:`fem.bodies.reduced`); the tests check them against those
@@ -106,7 +108,8 @@ def body_terms(numba):
         both vectorize — 2.6× faster at 741 pairs, the same values to round-off)."""
         K2 = data[o:o + P * m]
         o += P * m
-        npk = P * (P + 1) // 2
+        rank = index[2 * P]               # -1: K3 packed; r: its factor G (P × r)
+        npk = P * (P + 1) // 2 if rank < 0 else P * rank
         K3 = data[o:o + npk]
         w = data[o + npk:o + npk + P]
         c0 = o + npk + P                  # the last η and its pair vectors
@@ -131,7 +134,20 @@ def body_terms(numba):
                 s += K2[p * m + j] * eta[j]
             b[p] = s
             cv[p] = 0.0
-        for c in range(P):
+        if rank >= 0:                     # cv = G (Gᵀ ee)
+            t = np.zeros(rank)
+            for p in range(P):
+                ep = ee[p]
+                g = K3[p * rank:(p + 1) * rank]
+                for c in range(rank):
+                    t[c] += g[c] * ep
+            for p in range(P):
+                g = K3[p * rank:(p + 1) * rank]
+                s = 0.0
+                for c in range(rank):
+                    s += g[c] * t[c]
+                cv[p] = s
+        for c in range(P if rank < 0 else 0):        # the packed K3 a column at a time
             base = c * (c + 1) // 2
             ec = ee[c]
             col = K3[base:base + c]
@@ -417,11 +433,30 @@ def body_tangents(numba):
             _pairs(data, index, o, P, m, qb[12:], b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
+            rank = index[2 * P]
+            third = 1.0 if rank < 0 else 1.0 / 3.0
             for p in range(P):
-                x = b[p] + cv[p]
+                x = b[p] + third * cv[p]
                 Kq[12 + jj[p], 12 + kk[p]] += x
                 if jj[p] != kk[p]:
                     Kq[12 + kk[p], 12 + jj[p]] += x
+            if rank >= 0:             # compressed K3: + ⅔ H Hᵀ (ReducedBody._quartic_tangent)
+                G = data[o + P * m:o + P * m + P * rank]
+                eta = qb[12:]
+                H = np.zeros((m, rank))
+                for p in range(P):
+                    j, l = jj[p], kk[p]
+                    for c in range(rank):
+                        g = G[p * rank + c]
+                        H[j, c] += g * eta[l]
+                        if j != l:
+                            H[l, c] += g * eta[j]
+                for i in range(m):
+                    for n in range(m):
+                        t = 0.0
+                        for c in range(rank):
+                            t += H[i, c] * H[n, c]
+                        Kq[12 + i, 12 + n] += 2.0 / 3.0 * t
         for i in range(k):
             gi = d[i]
             for j in range(k):

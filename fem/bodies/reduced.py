@@ -91,6 +91,12 @@ class Reduction:
         tensors: ``f(η) = f0 + K η + ½ K2:ηη + ⅓ K3:ηηη`` and the tangent
         ``K + K2·η + K3:ηη`` (Green–Lagrange strains: the FE force is a cubic
         polynomial of the coordinates, so these are its projection, not a fit).
+        ``K3`` is None when it is kept compressed (``K3_factor``).
+    K3_factor : (P, r) or None
+        ``K3`` compressed (``cubic_tol`` in :func:`fem.reduction.reduce_body`): its pair
+        matrix ``S[p, p'] = K3[j, k, j', k']`` over the pairs ``j ≤ k`` (``P = m (m +
+        1) / 2``, in ``np.triu_indices(m)`` order) is ``≈ G Gᵀ`` (positive semidefinite,
+        as the Green–Lagrange quartic energy is), ``r ≪ P``.
     frequencies_hz : (m,)
         Of the reduced body with its frame held (``√K_kk / 2π``).
     origin, rotation : (3,), (3, 3)
@@ -124,6 +130,7 @@ class Reduction:
     K2: np.ndarray | None = None
     K3: np.ndarray | None = None
     C_fe: np.ndarray | None = None
+    K3_factor: np.ndarray | None = None
     interfaces: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
@@ -199,6 +206,8 @@ class Reduction:
         arrays["n_fe"] = np.array(self.n_fe)
         if self.K3 is not None:
             arrays["K2"], arrays["K3"] = np.asarray(self.K2), np.asarray(self.K3)
+        elif self.K3_factor is not None:
+            arrays["K2"], arrays["K3_factor"] = np.asarray(self.K2), np.asarray(self.K3_factor)
         if self.C_fe is not None:
             arrays["C_fe"] = np.asarray(self.C_fe)
         for i, nm in enumerate(names):
@@ -225,6 +234,8 @@ class Reduction:
                 inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
                 if "K3" in z.files:
                     kw["K2"], kw["K3"] = z["K2"], z["K3"]
+                elif "K3_factor" in z.files:
+                    kw["K2"], kw["K3_factor"] = z["K2"], z["K3_factor"]
                 if "C_fe" in z.files:
                     kw["C_fe"] = z["C_fe"]
                 return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
@@ -257,16 +268,23 @@ class ReducedBody(NonlinearBody):
         self.Cr = np.asarray(red.C, float)
         self.f0 = np.zeros(red.n_modes) if red.f0 is None else np.asarray(red.f0, float)
         self._poly = None
-        if red.K3 is not None:
+        if red.K3 is not None or red.K3_factor is not None:
             # symmetric pairs (j ≤ k) only, a quarter of K3's work; the pair matrix is
             # symmetric itself (K3 is fully symmetric): kept packed (its upper triangle,
-            # by columns: BLAS dspmv), half the memory to stream per evaluation
+            # by columns: BLAS dspmv), half the memory to stream per evaluation — or
+            # as its factor G (P × r) when compressed
             jj, kk = np.triu_indices(m)
             w = np.where(jj == kk, 1.0, 2.0)
-            S = np.asarray(red.K3, float)[jj, kk][:, jj, kk]
-            packed = np.ascontiguousarray(S[np.tril_indices(S.shape[0])])
+            if red.K3 is not None:
+                S = np.asarray(red.K3, float)[jj, kk][:, jj, kk]
+                K3 = np.ascontiguousarray(S[np.tril_indices(S.shape[0])])
+            else:
+                K3 = np.ascontiguousarray(red.K3_factor, dtype=float)
+                if K3.ndim != 2 or K3.shape[0] != jj.size:
+                    raise ModelError(f"{name}: K3_factor must have {jj.size} rows (the "
+                                     f"pairs of {m} modes), got shape {K3.shape}")
             self._poly = (np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk]),
-                          packed, jj, kk, w)
+                          K3, jj, kk, w)
         self.elastic = m > 0
         # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
         a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
@@ -484,7 +502,9 @@ class ReducedBody(NonlinearBody):
             K2p, K3s, jj, kk, w = self._poly
             # and room for the last pair vectors (the kernels' cache, kernels.py)
             parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
-            index, P = np.concatenate([jj, kk]), int(jj.size)
+            # the K3 form: -1 packed, r ≥ 0 the factor's rank
+            form = -1 if K3s.ndim == 1 else K3s.shape[1]
+            index, P = np.concatenate([jj, kk, [form]]), int(jj.size)
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
 
@@ -511,7 +531,7 @@ class ReducedBody(NonlinearBody):
                 return self.f0 + self.Kr @ eta, (self.Kr if tangent else None)
             B, C = self._poly_terms(eta)
             f = self.f0 + self.Kr @ eta + (0.5 * B + C / 3.0) @ eta
-            return f, (self.Kr + B + C if tangent else None)
+            return f, (self.Kr + B + self._quartic_tangent(eta, C) if tangent else None)
         asm, Psi, xref = self._fe
         f, kv = asm.internal_forces(xref + Psi @ eta, tangent=tangent)
         if not tangent:
@@ -526,8 +546,22 @@ class ReducedBody(NonlinearBody):
         B = np.empty((self.m, self.m))
         C = np.empty((self.m, self.m))
         B[jj, kk] = B[kk, jj] = K2p @ eta
-        C[jj, kk] = C[kk, jj] = _dspmv(jj.size, 1.0, K3s, ee, lower=0)
+        C[jj, kk] = C[kk, jj] = (_dspmv(jj.size, 1.0, K3s, ee, lower=0) if K3s.ndim == 1
+                                 else K3s @ (K3s.T @ ee))
         return B, C
+
+    def _quartic_tangent(self, eta, C):
+        """The tangent of the quartic part ``⅓ C η``: ``C`` for a whole ``K3`` (fully
+        symmetric); for a compressed one (symmetric in its pairs only, ``G Gᵀ``)
+        ``⅓ C + ⅔ H Hᵀ``, ``H[i, r] = Σ_k G[(i,k), r] η_k``."""
+        K3s, jj, kk = self._poly[1], self._poly[2], self._poly[3]
+        if K3s.ndim == 1:
+            return C
+        H = np.zeros((self.m, K3s.shape[1]))
+        np.add.at(H, jj, K3s * eta[kk, None])
+        off = jj != kk
+        np.add.at(H, kk[off], K3s[off] * eta[jj[off], None])
+        return C / 3.0 + (2.0 / 3.0) * (H @ H.T)
 
     def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
         """A constant force [N] on a point of this body (:meth:`fem.Model.add_force`)."""

@@ -165,7 +165,8 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
 
 def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
                      reduction: str = "nonlinear", n_derivatives: int = 4,
-                     n_enrich: int = 0, enrich_weight: str = "energy"):
+                     n_enrich: int = 0, enrich_weight: str = "energy",
+                     cubic_tol: float = 0.0):
     """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
     centres W_k and the edge directions E_k (every component), ``n_modes``
     fixed-interface modes and the static sag under the platform's weight; with
@@ -181,6 +182,8 @@ def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
     inter = {"P": P, **{f"W{k + 1}": w for k, w in enumerate(W)},
              **{f"E{k + 1}": e for k, e in enumerate(E)}}
     extra = {} if not n_enrich else {"enrich": int(n_enrich), "enrich_weight": enrich_weight}
+    if cubic_tol and reduction == "nonlinear":
+        extra["cubic_tol"] = float(cubic_tol)
     return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state,
                             derivatives=n_derivatives if reduction == "nonlinear" else 0,
                             nonlinear=reduction == "nonlinear", damping="fe", **extra)
@@ -192,7 +195,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 damping_beta: float = 0.0, n_modes: int = 12,
                 reduce_at: str = "static", drive: str = "path",
                 reduction: str = "nonlinear", n_derivatives: int = 4,
-                n_enrich: int = 0, enrich_weight: str = "energy") -> RobotModel:
+                n_enrich: int = 0, enrich_weight: str = "energy",
+                cubic_tol: float = 0.0) -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -214,6 +218,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     n_derivatives : modal derivatives of this many lowest modes (nonlinear reduction)
     n_enrich, enrich_weight : vectors compressed from every pair's modal derivative
         (:func:`fem.reduction.reduce_body` ``enrich``, ``enrich_weight``; 0: none)
+    cubic_tol : the reduced platform's quartic potential compressed to this relative
+        tolerance (:func:`fem.reduction.reduce_body` ``cubic_tol``; 0: whole)
     reduce_at : "static" (default) linearizes the plate about the robot's static hold at the
         path start (:func:`static_state` of the full flexible robot): the reduced platform
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
@@ -251,7 +257,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                     t0 = fe.node_fields[nt][f]
                     state[t0:t0 + 3] = qs[start:start + 3]
         red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives,
-                               n_enrich, enrich_weight)
+                               n_enrich, enrich_weight, cubic_tol)
         body = model.add_reduced_body("platform", red, fe_model=fe)
         P = body.interface("P")
         W = [body.interface(f"W{k + 1}") for k in range(3)]

@@ -174,7 +174,7 @@ def in_plane(reduction: Reduction, normal=(0.0, 1.0, 0.0), tol: float = 1e-8) ->
     if not isinstance(reduction, Reduction):
         raise ModelError(f"in_plane: expected a fem.bodies.Reduction; got "
                          f"{type(reduction).__name__}")
-    if reduction.K3 is not None:
+    if reduction.K2 is not None:
         raise ModelError("in_plane: the reduction has the cubic modal force (nonlinear=True)"
                          "; restrict a linear reduction")
     n = np.asarray(normal, float)

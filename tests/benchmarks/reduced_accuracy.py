@@ -10,7 +10,9 @@ The case's defaults (E = 6.9e8 Pa, ``shear_factor="auto"``, β = 1e-5 s, h = 5 m
 * ``lin:M`` — the linear reduction (``f0 + K η``) with ``M`` normal modes;
 * ``nl:M:K+eR`` — the nonlinear one enriched with ``R`` vectors compressed from every
   pair's modal derivative (``reduce_body(..., enrich=R)``; ``+eRm``: weighted by mass,
-  ``enrich_weight="mass"``).
+  ``enrich_weight="mass"``);
+* ``…~T`` — the quartic potential compressed to the relative tolerance ``T``
+  (``reduce_body(..., cubic_tol=T)``), e.g. ``nl:6:4+e48~1e-3``.
 
 Every run is compared with the first ``full`` run of the call (the reference): torque
 max |Δτ| / range of the reference's torques; sag range ``[min, max]`` and the largest
@@ -50,6 +52,7 @@ def parse(spec: str) -> dict:
     """``"full"``, ``"full@0.004"``, ``"nl:12:4"``, ``"nl:12:4+e16"``, ``"lin:12@0.004"``
     → run options."""
     body, _, dt = spec.partition("@")
+    body, _, tol = body.partition("~")
     body, _, enrich = body.partition("+e")
     parts = body.split(":")
     cfg = {"spec": spec, "dt_s": float(dt) if dt else DT}
@@ -62,6 +65,8 @@ def parse(spec: str) -> dict:
         if enrich:
             cfg.update(n_enrich=int(enrich.rstrip("m")),
                        enrich_weight="mass" if enrich.endswith("m") else "energy")
+        if tol:
+            cfg["cubic_tol"] = float(tol)
     else:
         raise SystemExit(f"unknown configuration {spec!r}")
     return cfg
@@ -74,7 +79,7 @@ def run(mesh: str, cfg: dict, t_end: float, E: float = E_PA, rho_inf: float = RH
     path = rrru3.seed_circle_path(geom)
     kw = {} if cfg["platform"] != "reduced" else {
         k: cfg[k] for k in ("n_modes", "reduction", "n_derivatives", "n_enrich",
-                            "enrich_weight") if k in cfg}
+                            "enrich_weight", "cubic_tol") if k in cfg}
     t0 = time.perf_counter()
     rm = build_robot(geom, cfg["platform"], mesh, E, 0.3, "shared", path, "auto", beta, **kw)
     st = static_state(rm)
