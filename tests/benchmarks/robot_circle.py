@@ -15,6 +15,8 @@ computed).  ``-r`` repeats interleave the two models and give medians.
     python tests/benchmarks/robot_circle.py [mesh ...]
     python tests/benchmarks/robot_circle.py hexagon_96 --platform reduced -r 3
     python tests/benchmarks/robot_circle.py hexagon_384 --platform reduced --no-full
+    python tests/benchmarks/robot_circle.py hexagon_96 --platform reduced --modes 6 \
+        --enrich 48 --cubic-tol 1e-4 -r 3
 """
 
 from __future__ import annotations
@@ -37,13 +39,15 @@ from fem.robots.rrru3_model import build_robot, histories, run_path, static_stat
 
 
 def build(mesh: str, platform: str = "flexible", reduction: str = "nonlinear",
-          n_modes: int = 12, n_derivatives: int = 4):
+          n_modes: int = 12, n_derivatives: int = 4, n_enrich: int = 0,
+          cubic_tol: float = 0.0):
     """``(robot model, static state, seconds to build it and find the static state)``."""
     geom = rrru3.RRRU3Geometry()
     path = rrru3.seed_circle_path(geom)
     t0 = time.perf_counter()
     kw = {} if platform != "reduced" else {"reduction": reduction, "n_modes": n_modes,
-                                           "n_derivatives": n_derivatives}
+                                           "n_derivatives": n_derivatives,
+                                           "n_enrich": n_enrich, "cubic_tol": cubic_tol}
     rm = build_robot(geom, platform, mesh, path=path, shear_factor="auto",
                      damping_beta=1e-5, **kw)
     st = static_state(rm)
@@ -72,15 +76,17 @@ def figures(rm, res, t_end: float, wall: float) -> dict:
 
 def run(mesh: str = "hexagon_6", t_end: float = 1.6, platform: str = "flexible",
         reduction: str = "nonlinear", full: bool = True, repeats: int = 1,
-        n_modes: int = 12) -> dict:
+        n_modes: int = 12, n_enrich: int = 0, cubic_tol: float = 0.0) -> dict:
     """The circle's first ``t_end`` seconds (the whole circle: 1.6 s)."""
     models = {}
     out = {"mesh": mesh, "t_end_s": t_end, "platform": platform}
     if platform == "reduced":
-        rm, st, offline = build(mesh, "reduced", reduction, n_modes)
+        rm, st, offline = build(mesh, "reduced", reduction, n_modes, 4, n_enrich, cubic_tol)
         info = rm.reduced.body.reduction.info
         models["reduced"] = (rm, st)
         out.update({"reduction": reduction, "modes": int(info["n_modes"]),
+                    "n_enrich": n_enrich, "cubic_tol": cubic_tol,
+                    "cubic_rank": info.get("cubic_rank"),
                     "offline_s": round(offline, 3), "cached": bool(info.get("cached"))})
         if full:
             models["full"] = build(mesh)[:2]
@@ -117,6 +123,9 @@ if __name__ == "__main__":
     ap.add_argument("--platform", default="flexible", choices=("flexible", "reduced"))
     ap.add_argument("--reduction", default="nonlinear", choices=("nonlinear", "linear"))
     ap.add_argument("--modes", type=int, default=12)
+    ap.add_argument("--enrich", type=int, default=0, help="n_enrich of the reduced platform")
+    ap.add_argument("--cubic-tol", type=float, default=0.0,
+                    help="cubic_tol of the reduced platform (0: the whole K3)")
     ap.add_argument("--t-end", type=float, default=1.6)
     ap.add_argument("--no-full", action="store_true")
     ap.add_argument("--cold", action="store_true", help="a fresh reduction cache")
@@ -127,5 +136,6 @@ if __name__ == "__main__":
         os.environ["FEM_CACHE_DIR"] = cold.name
     for name in args.meshes:
         print(json.dumps(run(name, args.t_end, args.platform, args.reduction,
-                             not args.no_full, args.repeats, args.modes)), flush=True)
+                             not args.no_full, args.repeats, args.modes, args.enrich,
+                             args.cubic_tol)), flush=True)
     sys.exit(0)
