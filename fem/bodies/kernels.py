@@ -451,12 +451,14 @@ def body_tangents(numba):
                         H[j, c] += g * eta[l]
                         if j != l:
                             H[l, c] += g * eta[j]
-                for i in range(m):
-                    for n in range(m):
+                for i in range(m):        # symmetric: each product once
+                    for n in range(i, m):
                         t = 0.0
                         for c in range(rank):
                             t += H[i, c] * H[n, c]
                         Kq[12 + i, 12 + n] += 2.0 / 3.0 * t
+                        if n != i:
+                            Kq[12 + n, 12 + i] += 2.0 / 3.0 * t
         for i in range(k):
             gi = d[i]
             for j in range(k):
