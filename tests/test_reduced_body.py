@@ -809,11 +809,17 @@ def test_pair_enrichment_holds_every_pairs_modal_derivative():
         reduce_body(m, inter, n_modes=2, enrich=2, enrich_weight="pairs")
 
 
-def test_fe_damping_is_the_fe_models_damping_on_the_body(tmp_path):
-    """``damping="fe"``: the body's damping matrix is ``Jᵀ C J`` of the FE model's ``β K``
-    at the body's initial pose (here turned by 0.3 rad: ``β K`` of the reference is not
-    rotation invariant), ``J = ∂x/∂q`` (1e-9), with the frame terms the modal damping
-    leaves out; at the reduction's own pose its modal block is the modal ``Ψᵀ C Ψ``."""
+def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
+    """``damping="fe"``: the body's damping force is the FE model's ``β K ẋ`` on the
+    slots' absolute velocities at the current pose, ``J(q)ᵀ C J(q) q̇`` with ``J =
+    ∂x/∂q`` by central differences of the slots (1e-7), here turned by 0.3 rad and
+    deformed (``β K`` of the reference is not rotation invariant for a deformed body:
+    it damps the turning too); its tangents match finite differences of the force
+    (1e-6); the compiled kernels (the body's ``inertia`` and the compiled loop's
+    ``body_terms``/``body_tangents``) give the NumPy form's values to round-off; with
+    modal damping the frame is not damped."""
+    from fem.bodies.kernels import body_tangents, body_terms, pack
+
     m = fem.Model("beam", gravity=(0, 0, 0))
     grp, nodes = straight_beam(m, (0, 0, 0), (1.0, 0, 0), 6, fem.Material(E, 0.3, RHO),
                                section="circle", radius=R)
@@ -827,18 +833,49 @@ def test_fe_damping_is_the_fe_models_damping_on_the_body(tmp_path):
     Rz = np.array([[np.cos(th), -np.sin(th), 0], [np.sin(th), np.cos(th), 0], [0, 0, 1]])
     mb = fem.Model("body", gravity=(0, 0, 0))
     b = mb.add_reduced_body("beam", fe, rotation=Rz)
-    q0 = mb.assemble().q0
-    J = np.column_stack([(b.fe_coordinates(q0 + 1e-6 * e) - b.fe_coordinates(q0 - 1e-6 * e))
-                         / 2e-6 for e in np.eye(q0.size)[b.dofs]])
+    assert b.damping_matrix is None                 # pose-dependent: in inertia()
+    rng = np.random.default_rng(3)
+    q = mb.assemble().q0.copy()
+    q[b.modal_dofs] = 1e-3 * rng.normal(size=b.m)
+    v = np.zeros_like(q)
+    v[b.dofs] = rng.normal(size=b.k)
+    J = np.column_stack([(b.fe_coordinates(q + 1e-6 * e) - b.fe_coordinates(q - 1e-6 * e))
+                         / 2e-6 for e in np.eye(q.size)[b.dofs]])
     C = m.assemble().C
     C = C.toarray() if hasattr(C, "toarray") else np.asarray(C)
-    ref = J.T @ C @ J
-    D = b.damping_matrix
-    assert np.abs(D - ref).max() <= 1e-9 * np.abs(ref).max()
-    assert np.abs(D[:12]).max() > 1e-3 * np.abs(D).max()        # the frame is damped
+    ref = J.T @ (C @ (J @ v[b.dofs]))
+    f, (Kq, Cq) = b.damping_terms(q, v, tangent=True)
+    assert np.abs(f - ref).max() <= 1e-7 * np.abs(ref).max()
+    assert np.abs(f[3:12]).max() > 1e-3 * np.abs(f).max()      # the frame is damped
+    assert np.abs(Cq - J.T @ C @ J).max() <= 1e-7 * np.abs(Cq).max()
+    h = 1e-6
+    fdq = np.column_stack([(b.damping_terms(q + h * e, v)[0] - b.damping_terms(q - h * e, v)[0])
+                           / (2 * h) for e in np.eye(q.size)[b.dofs]])
+    assert np.abs(Kq - fdq).max() <= 1e-6 * np.abs(fdq).max()
+    a = np.zeros_like(q)
+    a[b.dofs] = rng.normal(size=b.k)
+    f0, T0 = b.inertia_blocks(q, v, a, tangent=True)
+    f1, T1 = b.inertia(q, v, a, tangent=True)       # compiled, damping included
+    assert np.allclose(f1, f0 + f, rtol=0, atol=1e-12 * np.abs(f1).max())
+    for X1, X0 in zip(T1, (T0[0], T0[1] + Kq, T0[2] + Cq), strict=True):
+        assert np.allclose(X1, X0, rtol=0, atol=1e-12 * np.abs(X0).max())
+    header, dofs, data, index = pack([b.compiled_kernel(np.zeros(3))])
+    mq, fk = np.zeros(q.size), np.zeros(q.size)
+    body_terms()(header, dofs, data, index, q, v, a, mq, fk)
+    assert np.allclose(mq[b.dofs], f1, rtol=0, atol=1e-12 * np.abs(f1).max())
+    cK, cC = 7.0, 3.0
+    S = np.zeros((q.size, q.size))
+    body_tangents()(header, dofs, data, index, q, v, a, cK, cC, S)
+    Sb = S[np.ix_(b.dofs, b.dofs)]
+    K = b.forces(q, np.zeros(3), tangent=True)[1]
+    want = T1[0] + cK * (T1[1] + K) + cC * T1[2]
+    assert np.allclose(Sb, want, rtol=0, atol=1e-12 * np.abs(want).max())
     same = fem.Model("body", gravity=(0, 0, 0)).add_reduced_body("beam", fe)
-    assert np.allclose(same.damping_matrix[12:, 12:], modal.C, rtol=0,     # where reduced:
-                       atol=1e-9 * np.abs(modal.C).max())                  # the modal one
+    q0 = np.zeros(same.k)
+    q0[3:12] = np.eye(3).ravel()
+    Cm = same.damping_terms(np.r_[q0], np.zeros(same.k), tangent=True)[1][1]
+    assert np.allclose(Cm[12:, 12:], modal.C, rtol=0,             # where reduced:
+                       atol=1e-9 * np.abs(modal.C).max())          # the modal one
     mm = fem.Model("body", gravity=(0, 0, 0))
     assert not np.any(mm.add_reduced_body("beam", modal).damping_matrix[:12])
     with pytest.raises(ModelError, match="damping"):

@@ -42,7 +42,7 @@ import numpy as np
 from ..core.jit import compiled
 
 __all__ = ["KIND_REDUCED", "KIND_CHAIN", "pack", "body_terms", "reduced_inertia",
-           "body_tangents"]
+           "reduced_damping", "body_tangents"]
 
 KIND_REDUCED = 0
 KIND_CHAIN = 1
@@ -68,6 +68,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _project = _reduced = _pairs = _rates = _gather = None
+_damp_offset = _damp_force = _damp_tangent = None
 _lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
 
@@ -78,6 +79,7 @@ def body_terms(numba):
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
     global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
+    global _damp_offset, _damp_force, _damp_tangent
     from .chain_kernels import chain_kernel
 
     _chain = chain_kernel()
@@ -200,6 +202,107 @@ def body_terms(numba):
         return qb, vb, ab
 
     @numba.njit(cache=True)
+    def damp_offset(m, index, P):   # pragma: no cover - jit
+        """Where a reduced body's ``C_X`` starts in its ``data`` (-1: no FE damping)."""
+        nV = 4 + 3 * m
+        if index[2 * P + 1] == 0:
+            return -1
+        o = nV * nV + m * m + m + 3 * nV
+        if P > 0:
+            rank = index[2 * P]
+            npk = P * (P + 1) // 2 if rank < 0 else P * rank
+            o += P * m + npk + P + 1 + m + 2 * P
+        return o
+
+    @numba.njit(cache=True)
+    def damp_force(m, Cx, E, eta, Ed, etad, h):   # pragma: no cover - jit
+        """``h = C_X Ẋ`` (n_V, 3) with ``Ẋ = L q̇ = [ṙ; Ė; η̇_k e_a + η_k ė_a]``: the FE
+        model's damping at the current pose (:meth:`ReducedBody.damping_terms`); ``Cx``
+        the (3 n_V)² matrix flat, ``Ed`` (4, 3) the frame's rates ``[ṙ; ė_u; ė_v; ė_w]``."""
+        nV = 4 + 3 * m
+        n3 = 3 * nV
+        xd = np.empty(n3)
+        for c in range(12):
+            xd[c] = Ed[c // 3, c % 3]
+        for a in range(3):
+            for k in range(m):
+                o = 3 * (4 + a * m + k)
+                for i in range(3):
+                    xd[o + i] = etad[k] * E[a, i] + eta[k] * Ed[1 + a, i]
+        hf = h.reshape(n3)
+        for r in range(n3):
+            row = Cx[r * n3:(r + 1) * n3]
+            s = 0.0
+            for c in range(n3):
+                s += row[c] * xd[c]
+            hf[r] = s
+
+    @numba.njit(cache=True)
+    def damp_tangent(m, Cx, E, eta, Ed, etad, h, wv, wq, out):   # pragma: no cover - jit
+        """``out += Lᵀ C_X (wv L + wq ∂Ẋ/∂q) + wq (∂L/∂q)ᵀ h`` (k, k): ``wv`` times
+        the damping's ``∂/∂q̇`` plus ``wq`` times its ``∂/∂q`` at ``h = C_X Ẋ``.  The
+        columns of ``L`` and ``∂Ẋ/∂q = L(Ė, η̇)`` have 1 to m + 1 entries each, so
+        ``C_X R`` is a sum of rows of ``C_X`` (symmetric) and ``Lᵀ (C_X R)`` a gather."""
+        nV = 4 + 3 * m
+        n3 = 3 * nV
+        k = 12 + m
+        Y = np.zeros((k, n3))                   # Y[c] = (C_X R)[:, c]
+        for c in range(k):
+            y = Y[c]
+            if c < 3:                           # r_i: the row (0, i), weight wv
+                if wv != 0.0:
+                    row = Cx[c * n3:(c + 1) * n3]
+                    for x in range(n3):
+                        y[x] += wv * row[x]
+            elif c < 12:                        # e_(a,i): (1+a, i) and (a, k) rows
+                a, i = (c - 3) // 3, (c - 3) % 3
+                if wv != 0.0:
+                    r0 = 3 * (1 + a) + i
+                    row = Cx[r0 * n3:(r0 + 1) * n3]
+                    for x in range(n3):
+                        y[x] += wv * row[x]
+                for kk in range(m):
+                    g = wv * eta[kk] + wq * etad[kk]
+                    if g != 0.0:
+                        r0 = 3 * (4 + a * m + kk) + i
+                        row = Cx[r0 * n3:(r0 + 1) * n3]
+                        for x in range(n3):
+                            y[x] += g * row[x]
+            else:                               # η_k: the (a, k) rows, E[a] and Ė[a]
+                kk = c - 12
+                for a in range(3):
+                    for i in range(3):
+                        g = wv * E[a, i] + wq * Ed[1 + a, i]
+                        if g != 0.0:
+                            r0 = 3 * (4 + a * m + kk) + i
+                            row = Cx[r0 * n3:(r0 + 1) * n3]
+                            for x in range(n3):
+                                y[x] += g * row[x]
+        for c2 in range(k):                     # out[c1, c2] += Σ_x L[x, c1] Y[c2, x]
+            y = Y[c2]
+            for i in range(3):
+                out[i, c2] += y[i]
+            for a in range(3):
+                for i in range(3):
+                    s = y[3 * (1 + a) + i]
+                    for kk in range(m):
+                        s += eta[kk] * y[3 * (4 + a * m + kk) + i]
+                    out[3 + 3 * a + i, c2] += s
+            for kk in range(m):
+                s = 0.0
+                for a in range(3):
+                    for i in range(3):
+                        s += E[a, i] * y[3 * (4 + a * m + kk) + i]
+                out[12 + kk, c2] += s
+        if wq != 0.0:                           # ∂L/∂q · h: the (e_a, η_k) blocks
+            for a in range(3):
+                for i in range(3):
+                    for kk in range(m):
+                        x = wq * h[4 + a * m + kk, i]
+                        out[3 + 3 * a + i, 12 + kk] += x
+                        out[12 + kk, 3 + 3 * a + i] += x
+
+    @numba.njit(cache=True)
     def reduced(m, d, data, index, P, q, v, acc, mq, f):   # pragma: no cover - jit
         nV = 4 + 3 * m
         k = d.size
@@ -218,6 +321,12 @@ def body_terms(numba):
             h[r, 0] = s0
             h[r, 1] = s1
             h[r, 2] = s2
+        od = _damp_offset(m, index, P)
+        if od >= 0:                                 # + C_X Ẋ: the FE model's damping
+            Ev = vb[:12].copy().reshape(4, 3)
+            hd = np.empty((nV, 3))
+            _damp_force(m, data[od:od + 9 * nV * nV], E, eta, Ev, vb[12:], hd)
+            h += hd
         out = np.empty(k)
         _project(E, eta, h, m, out)
         for j in range(k):
@@ -266,6 +375,7 @@ def body_terms(numba):
             f[d[j]] += fl[j]
 
     _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
+    _damp_offset, _damp_force, _damp_tangent = damp_offset, damp_force, damp_tangent
     _chain_body = chain_body
 
     @numba.njit(cache=True)
@@ -391,6 +501,33 @@ def reduced_inertia(numba):
 
 
 @compiled
+def reduced_damping(numba):
+    """The compiled ``reduced_damping(m, Cx, qb, vb, f, Kq, Cq)`` of a reduced body with
+    the FE model's damping (:meth:`ReducedBody.damping_terms`): adds ``Lᵀ C_X Ẋ`` to
+    ``f`` (k,) and, unless ``Kq`` is empty, its ``∂/∂q`` to ``Kq`` and ``∂/∂q̇ = Lᵀ C_X
+    L`` to ``Cq`` (k, k), from the body's own coordinates and rates.  None without
+    numba."""
+    body_terms()                  # defines _damp_force, _damp_tangent, _project
+
+    @numba.njit(cache=True)
+    def damping(m, Cx, qb, vb, f, Kq, Cq):   # pragma: no cover - jit
+        nV = 4 + 3 * m
+        E = qb[3:12].copy().reshape(3, 3)
+        Ev = vb[:12].copy().reshape(4, 3)
+        h = np.empty((nV, 3))
+        _damp_force(m, Cx, E, qb[12:], Ev, vb[12:], h)
+        out = np.empty(12 + m)
+        _project(E, qb[12:], h, m, out)
+        f += out
+        if Kq.shape[0] == 0:
+            return
+        _damp_tangent(m, Cx, E, qb[12:], Ev, vb[12:], h, 1.0, 0.0, Cq)
+        _damp_tangent(m, Cx, E, qb[12:], Ev, vb[12:], h, 0.0, 1.0, Kq)
+
+    return damping
+
+
+@compiled
 def body_tangents(numba):
     """The compiled ``body_tangents(header, dofs, data, index, q, v, a, cK, cC, S)``:
     adds every body's ``M(q) + cK (∂f_inertia/∂q + ∂f/∂q) + cC ∂f_inertia/∂q̇`` (its
@@ -459,10 +596,19 @@ def body_tangents(numba):
                         Kq[12 + i, 12 + n] += 2.0 / 3.0 * t
                         if n != i:
                             Kq[12 + n, 12 + i] += 2.0 / 3.0 * t
+        D = np.zeros((k, k))
+        od = _damp_offset(m, index, P)
+        if od >= 0:                   # the FE model's damping: cC ∂/∂q̇ + cK ∂/∂q
+            Cx = data[od:od + 9 * nV * nV]
+            E = qb[3:12].copy().reshape(3, 3)
+            Ev = vb[:12].copy().reshape(4, 3)
+            hd = np.empty((nV, 3))
+            _damp_force(m, Cx, E, qb[12:], Ev, vb[12:], hd)
+            _damp_tangent(m, Cx, E, qb[12:], Ev, vb[12:], hd, cC, cK, D)
         for i in range(k):
             gi = d[i]
             for j in range(k):
-                S[gi, d[j]] += M[i, j] + cK * Kq[i, j] + cC * Cq[i, j]
+                S[gi, d[j]] += M[i, j] + cK * Kq[i, j] + cC * Cq[i, j] + D[i, j]
 
     @numba.njit(cache=True)
     def chain_tangent(d, data, index, q, v, acc, cK, cC, S):   # pragma: no cover - jit

@@ -107,8 +107,10 @@ class Reduction:
         The FE model's number of coordinates.
     C_fe : (4 + 3m, 3, 4 + 3m, 3) or None
         The FE model's damping on the generalized vectors (``damping="fe"`` in
-        :func:`fem.reduction.reduce_body`): the body's damping is then ``Lᵀ C_fe L``
-        at its initial pose, frame included, instead of ``C`` on the modes alone.
+        :func:`fem.reduction.reduce_body`): the body's damping force is then
+        ``L(q)ᵀ C_fe L(q) q̇`` at the current pose, frame included (the FE model's own
+        ``C ẋ``, exactly), instead of ``C`` on the modes alone
+        (:meth:`ReducedBody.damping_terms`).
     interfaces : dict[str, (k, 3+…) arrays]
         Named points of the FE model as slot coefficients (sparse rows: ``slots``, ``coef``).
     info : dict
@@ -250,7 +252,7 @@ class ReducedBody(NonlinearBody):
     carries_loads = True
 
     def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
-                 modal_dofs: np.ndarray, rotation: np.ndarray | None = None):
+                 modal_dofs: np.ndarray):
         self.name = name
         self.reduction = red = reduction
         self.frame = frame
@@ -301,11 +303,11 @@ class ReducedBody(NonlinearBody):
         self._L0 = L0
         self.loads: list[tuple[ReducedPoint, np.ndarray]] = []
         D = np.zeros((self.k, self.k))
-        if red.C_fe is not None:        # the FE model's damping at the initial pose
-            R0 = np.asarray(red.rotation if rotation is None else rotation, float)
-            L = self._L(R0.T, np.zeros(m)).reshape(3 * self.nV, self.k)
-            D = L.T @ (np.asarray(red.C_fe, float).reshape(3 * self.nV, 3 * self.nV) @ L)
-            D = 0.5 * (D + D.T)
+        self._Cx = None
+        if red.C_fe is not None:        # the FE model's damping at the current pose
+            n3 = 3 * self.nV
+            Cx = np.asarray(red.C_fe, float).reshape(n3, n3)
+            self._Cx = np.ascontiguousarray(0.5 * (Cx + Cx.T)) if np.any(Cx) else None
         elif m:
             D[12:, 12:] = self.Cr
         self.damping_matrix = D if np.any(D) else None
@@ -411,14 +413,50 @@ class ReducedBody(NonlinearBody):
 
         kernel = reduced_inertia()
         if kernel is None:
-            return self.inertia_blocks(q, v, a, tangent)
+            f, T = self.inertia_blocks(q, v, a, tangent)
+            if self._Cx is not None:
+                fd, Td = self.damping_terms(q, v, tangent)
+                f = f + fd
+                if tangent:
+                    T = (T[0], T[1] + Td[0], T[2] + Td[1])
+            return f, T
         k = self.k                    # the same blocks, compiled (a test compares)
         f = np.empty(k)
         M, Kq, Cq = ((np.empty((k, k)), np.empty((k, k)), np.empty((k, k))) if tangent
                      else (_NO_BLOCK, _NO_BLOCK, _NO_BLOCK))
         d = self.dofs
         kernel(self.m, self.W, q[d], v[d], a[d], f, M, Kq, Cq)
+        if self._Cx is not None:
+            from .kernels import reduced_damping
+
+            reduced_damping()(self.m, self._Cx.ravel(), q[d], v[d], f, Kq, Cq)
         return f, ((M, Kq, Cq) if tangent else None)
+
+    def damping_terms(self, q, v, tangent=False):
+        """The FE model's damping at the current pose (``damping="fe"`` in
+        :func:`fem.reduction.reduce_body`): the force ``Lᵀ C_X Ẋ``, ``Ẋ = L(q) q̇``
+        (the FE model's ``C ẋ`` on the slots' absolute velocities ``ẋ = V Ẋ``, exactly),
+        and with ``tangent`` ``(∂/∂q, ∂/∂q̇ = Lᵀ C_X L)``; zeros without it.  The NumPy
+        form (dense ``L``) of what :meth:`inertia` adds to the inertia forces; the
+        compiled ``fem.bodies.kernels.reduced_damping`` replaces it (a test compares)."""
+        k = self.k
+        if self._Cx is None:
+            return np.zeros(k), ((np.zeros((k, k)), np.zeros((k, k))) if tangent else None)
+        E, eta, _ = self._parts(q)
+        vb = v[self.dofs]
+        L = self._L(E, eta).reshape(3 * self.nV, k)
+        h = self._Cx @ (L @ vb)
+        f = L.T @ h
+        if not tangent:
+            return f, None
+        Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
+        Gq = np.zeros((self.nV, 3, k))                 # ∂Ẋ/∂q at fixed q̇
+        for i in range(3):
+            Gq[self._rows, i, self._ecol + i] = etad[self._pk]
+            Gq[self._rows, i, self._ncol] = Ed[self._pa, i]
+        Kq = L.T @ (self._Cx @ Gq.reshape(3 * self.nV, k))
+        self._bilinear(Kq, h.reshape(self.nV, 3)[4:])
+        return f, (Kq, L.T @ (self._Cx @ L))
 
     def inertia_blocks(self, q, v, a, tangent=False):
         """The NumPy form of :meth:`inertia` by blocks (:meth:`_LtWR`): the compiled
@@ -497,14 +535,17 @@ class ReducedBody(NonlinearBody):
         if getattr(self, "_fe", None) is not None:
             return None
         parts = [self.W, self.Kr, self.f0, self._load_vectors(gravity)]
-        index, P = np.zeros(0, np.int64), 0
+        # index: the pairs, K3's form (-1 packed, r ≥ 0 the factor's rank), FE damping
+        index, P = np.array([-1, 0], np.int64), 0
         if self._poly is not None:
             K2p, K3s, jj, kk, w = self._poly
             # and room for the last pair vectors (the kernels' cache, kernels.py)
             parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
-            # the K3 form: -1 packed, r ≥ 0 the factor's rank
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
-            index, P = np.concatenate([jj, kk, [form]]), int(jj.size)
+            index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
+        if self._Cx is not None:
+            parts.append(self._Cx)
+            index[-1] = 1
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
 

@@ -528,7 +528,7 @@ class Model:
         fdofs = self.node_dofs(frame.node, ("r", "u", "v", "w"))
         mdofs = self.add_coordinates(f"{name} η", np.zeros(max(reduction.n_modes, 1))) \
             if reduction.n_modes else np.zeros(0, np.int64)
-        body = ReducedBody(name, reduction, frame, fdofs, mdofs, rotation=R)
+        body = ReducedBody(name, reduction, frame, fdofs, mdofs)
         if fe_model is not None:
             if not isinstance(fe_model, Model) or fe_model.n_dof != reduction.n_fe:
                 raise ModelError(f"reduced body {name!r}: fe_model must be the fem.Model "
