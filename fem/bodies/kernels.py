@@ -24,13 +24,15 @@ Kinds
 (m²), ``f0`` (m), the constant load vectors ``h_g`` (n_V × 3: gravity ``W e_c ⊗ g`` and
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
 pairs packed (its upper triangle by columns, P (P + 1) / 2; compressed: its factor
-``G``, P × r, row-major), the pair weights (P) and
-room for the last pair vectors (1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k
-w)``, kept by the kernels so that a tangent at the residual's ``η`` does not compute
-them again); ``index`` = the pairs ``j ≤ k`` (2P) and ``K3``'s form (-1 packed, ``r``
-its factor's rank).  The formulas are those of
-:meth:`ReducedBody.inertia` and :meth:`ReducedBody.forces` without tangents: the inertia
-``Lᵀ W Ẍ`` and the forces ``−Lᵀ h_g + [0; f0 + K_r η + (½ K2·η + ⅓ K3:ηη) η]``
+``G``, P × r, row-major), the pair weights (P) and room for the last pair vectors
+(1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k w)``, kept by the kernels so that
+a tangent at the residual's ``η`` does not compute them again); with the FE model's
+damping then ``C_X`` ((3 n_V)², :meth:`ReducedBody.damping_terms`) and room for its last
+force (1 + 2k + 3 n_V: a flag, ``q_b``, ``q̇_b``, ``C_X Ẋ``).  ``index`` = the pairs
+``j ≤ k`` (2P), ``K3``'s form (-1 packed, ``r`` its factor's rank) and 1 with the FE
+model's damping (0 without).  The formulas are those of :meth:`ReducedBody.inertia`
+and :meth:`ReducedBody.forces` without tangents: the inertia ``Lᵀ (W Ẍ + C_X Ẋ)`` and
+the forces ``−Lᵀ h_g + [0; f0 + K_r η + (½ K2·η + ⅓ K3:ηη) η]``
 (module docstring of :mod:`fem.bodies.reduced`); the tests check them against those
 methods to round-off.
 """
@@ -68,7 +70,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _project = _reduced = _pairs = _rates = _gather = None
-_damp_offset = _damp_force = _damp_tangent = None
+_damp_offset = _damp_force = _damp_tangent = _damp_h = None
 _lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
 
@@ -79,7 +81,7 @@ def body_terms(numba):
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
     global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
-    global _damp_offset, _damp_force, _damp_tangent
+    global _damp_offset, _damp_force, _damp_tangent, _damp_h
     from .chain_kernels import chain_kernel
 
     _chain = chain_kernel()
@@ -214,7 +216,7 @@ def body_terms(numba):
             o += P * m + npk + P + 1 + m + 2 * P
         return o
 
-    @numba.njit(cache=True)
+    @numba.njit(cache=True, fastmath={"reassoc", "contract"})
     def damp_force(m, Cx, E, eta, Ed, etad, h):   # pragma: no cover - jit
         """``h = C_X Ẋ`` (n_V, 3) with ``Ẋ = L q̇ = [ṙ; Ė; η̇_k e_a + η_k ė_a]``: the FE
         model's damping at the current pose (:meth:`ReducedBody.damping_terms`); ``Cx``
@@ -238,6 +240,34 @@ def body_terms(numba):
             hf[r] = s
 
     @numba.njit(cache=True)
+    def damp_h(m, data, od, qb, vb, h):   # pragma: no cover - jit
+        """``h = C_X Ẋ`` of a reduced body whose ``C_X`` starts at ``data[od]``, kept
+        after it with the ``(q, q̇)`` it was made at (a flag, ``q_b``, ``q̇_b``, ``h``),
+        so that the tangent at the residual's state does not compute it again."""
+        nV = 4 + 3 * m
+        k = 12 + m
+        n3 = 3 * nV
+        c0 = od + n3 * n3
+        same = data[c0] == 1.0
+        if same:
+            for j in range(k):
+                if data[c0 + 1 + j] != qb[j] or data[c0 + 1 + k + j] != vb[j]:
+                    same = False
+                    break
+        hf = h.reshape(n3)
+        hc = data[c0 + 1 + 2 * k:c0 + 1 + 2 * k + n3]
+        if same:
+            hf[:] = hc
+            return
+        E = qb[3:12].copy().reshape(3, 3)
+        Ev = vb[:12].copy().reshape(4, 3)
+        _damp_force(m, data[od:od + n3 * n3], E, qb[12:], Ev, vb[12:], h)
+        data[c0 + 1:c0 + 1 + k] = qb
+        data[c0 + 1 + k:c0 + 1 + 2 * k] = vb
+        hc[:] = hf
+        data[c0] = 1.0
+
+    @numba.njit(cache=True, fastmath={"reassoc", "contract"})
     def damp_tangent(m, Cx, E, eta, Ed, etad, h, wv, wq, out):   # pragma: no cover - jit
         """``out += Lᵀ C_X (wv L + wq ∂Ẋ/∂q) + wq (∂L/∂q)ᵀ h`` (k, k): ``wv`` times
         the damping's ``∂/∂q̇`` plus ``wq`` times its ``∂/∂q`` at ``h = C_X Ẋ``.  The
@@ -309,23 +339,11 @@ def body_terms(numba):
         qb, vb, ab = _gather(d, q, v, acc)
         E, _Ed, _Edd, G = _rates(m, qb, vb, ab)
         eta = qb[12:]
-        h = np.empty((nV, 3))                       # W Ẍ
-        for r in range(nV):
-            s0 = s1 = s2 = 0.0
-            o = r * nV
-            for c in range(nV):
-                w = data[o + c]
-                s0 += w * G[c, 0]
-                s1 += w * G[c, 1]
-                s2 += w * G[c, 2]
-            h[r, 0] = s0
-            h[r, 1] = s1
-            h[r, 2] = s2
+        h = np.dot(data[:nV * nV].reshape(nV, nV), G)          # W Ẍ (BLAS)
         od = _damp_offset(m, index, P)
         if od >= 0:                                 # + C_X Ẋ: the FE model's damping
-            Ev = vb[:12].copy().reshape(4, 3)
             hd = np.empty((nV, 3))
-            _damp_force(m, data[od:od + 9 * nV * nV], E, eta, Ev, vb[12:], hd)
+            _damp_h(m, data, od, qb, vb, hd)
             h += hd
         out = np.empty(k)
         _project(E, eta, h, m, out)
@@ -376,6 +394,7 @@ def body_terms(numba):
 
     _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
     _damp_offset, _damp_force, _damp_tangent = damp_offset, damp_force, damp_tangent
+    _damp_h = damp_h
     _chain_body = chain_body
 
     @numba.njit(cache=True)
@@ -588,23 +607,19 @@ def body_tangents(numba):
                         H[j, c] += g * eta[l]
                         if j != l:
                             H[l, c] += g * eta[j]
-                for i in range(m):        # symmetric: each product once
-                    for n in range(i, m):
-                        t = 0.0
-                        for c in range(rank):
-                            t += H[i, c] * H[n, c]
-                        Kq[12 + i, 12 + n] += 2.0 / 3.0 * t
-                        if n != i:
-                            Kq[12 + n, 12 + i] += 2.0 / 3.0 * t
+                HH = np.dot(H, H.T)       # BLAS
+                for i in range(m):
+                    for n in range(m):
+                        Kq[12 + i, 12 + n] += 2.0 / 3.0 * HH[i, n]
         D = np.zeros((k, k))
         od = _damp_offset(m, index, P)
         if od >= 0:                   # the FE model's damping: cC ∂/∂q̇ + cK ∂/∂q
-            Cx = data[od:od + 9 * nV * nV]
             E = qb[3:12].copy().reshape(3, 3)
             Ev = vb[:12].copy().reshape(4, 3)
             hd = np.empty((nV, 3))
-            _damp_force(m, Cx, E, qb[12:], Ev, vb[12:], hd)
-            _damp_tangent(m, Cx, E, qb[12:], Ev, vb[12:], hd, cC, cK, D)
+            _damp_h(m, data, od, qb, vb, hd)
+            _damp_tangent(m, data[od:od + 9 * nV * nV], E, qb[12:], Ev, vb[12:], hd, cC,
+                          cK, D)
         for i in range(k):
             gi = d[i]
             for j in range(k):

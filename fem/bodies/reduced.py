@@ -543,8 +543,8 @@ class ReducedBody(NonlinearBody):
             parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
             index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
-        if self._Cx is not None:
-            parts.append(self._Cx)
+        if self._Cx is not None:        # and room for its last force (kernels.py)
+            parts += [self._Cx, np.zeros(1 + 2 * self.k + 3 * self.nV)]
             index[-1] = 1
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
