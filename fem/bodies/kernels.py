@@ -424,23 +424,26 @@ def reduced_inertia(numba):
     body_terms()                  # defines _project
 
     @numba.njit(cache=True)
-    def lwr(W, m, E, eta, x, scale, rigid, Er, out):   # pragma: no cover - jit
+    def lwr(W, m, E, eta, x, scale, rigid, Er, AW, out):   # pragma: no cover - jit
         """``out = Σ_i L_iᵀ W R_i`` by blocks (:meth:`ReducedBody._LtWR`): ``L`` of
         ``(A, E)`` with ``A`` the frame columns ``e_r, e_a`` and ``Σ_k η_k e_(a,k)``,
         ``R`` of ``(A_r, E_r)`` with ``A_r``'s ``Σ_k scale x_k e_(a,k)`` (and ``e_r,
         e_a`` when ``rigid``).  Both ``A`` are sparse (one entry a row): their products
-        are sums over ``η`` and ``x``, and the modal block is ``Σ_ab (E E_rᵀ)_ab W_ab``."""
+        are sums over ``η`` and ``x``, and the modal block is ``Σ_ab (E E_rᵀ)_ab W_ab``;
+        ``AW = Aᵀ W`` (4, n_V), the same for every ``R``."""
         nV = 4 + 3 * m
         rig = 1.0 if rigid else 0.0
-        WA = np.empty((nV, 4))                             # W A_r
-        for r in range(nV):
-            WA[r, 0] = rig * W[r, 0]
-            for a in range(3):
-                s = 0.0
-                o = 4 + a * m
-                for k in range(m):
-                    s += x[k] * W[r, o + k]
-                WA[r, 1 + a] = rig * W[r, 1 + a] + scale * s
+        WAt = np.empty((4, nV))                            # (W A_r)ᵀ, W symmetric
+        for c in range(4):
+            for r in range(nV):
+                WAt[c, r] = rig * W[c, r]
+        for a in range(3):
+            o = 4 + a * m
+            for k in range(m):
+                e = scale * x[k]
+                for r in range(nV):
+                    WAt[1 + a, r] += e * W[o + k, r]
+        WA = WAt.T
         AWA = np.empty((4, 4))                             # Aᵀ W A_r
         for d in range(4):
             AWA[0, d] = WA[0, d]
@@ -455,26 +458,12 @@ def reduced_inertia(numba):
             for c in range(4):
                 for d in range(4):
                     out[i + 3 * c, i + 3 * d] = AWA[c, d]
-        Z = np.zeros((3, nV, m))                           # W B'_i
-        for i in range(3):
-            for a in range(3):
-                e = Er[a, i]
-                if e != 0.0:
-                    o = 4 + a * m
-                    for r in range(nV):
-                        for k in range(m):
-                            Z[i, r, k] += e * W[r, o + k]
-        for i in range(3):                                 # Aᵀ W B'_i
-            for k in range(m):
-                out[i, 12 + k] = Z[i, 0, k]
-            for a in range(3):
-                o = 4 + a * m
+        for i in range(3):                                 # Aᵀ W B'_i = Σ_a E_r[a, i] (Aᵀ W)_a
+            for c in range(4):
                 for k in range(m):
-                    out[3 * (1 + a) + i, 12 + k] = Z[i, 1 + a, k]
-                for kk in range(m):
-                    e = eta[kk]
-                    for k in range(m):
-                        out[3 * (1 + a) + i, 12 + k] += e * Z[i, o + kk, k]
+                    out[i + 3 * c, 12 + k] = (Er[0, i] * AW[c, 4 + k]
+                                              + Er[1, i] * AW[c, 4 + m + k]
+                                              + Er[2, i] * AW[c, 4 + 2 * m + k])
         for k in range(m):
             for c in range(4):
                 for i in range(3):
@@ -504,9 +493,19 @@ def reduced_inertia(numba):
         _project(E, eta, h, m, f)
         if M.shape[0] == 0:           # the force alone
             return
-        _lwr(W, m, E, eta, eta, 1.0, True, E, M)
-        _lwr(W, m, E, eta, etad, 2.0, False, 2.0 * Ed, Cq)
-        _lwr(W, m, E, eta, etadd, 1.0, False, Edd, Kq)
+        nV = 4 + 3 * m
+        AW = np.empty((4, nV))                      # Aᵀ W: the frame columns' rows of W
+        AW[0] = W[0]
+        for a in range(3):
+            AW[1 + a] = W[1 + a]
+            o = 4 + a * m
+            for kk in range(m):
+                e = eta[kk]
+                for r in range(nV):
+                    AW[1 + a, r] += e * W[o + kk, r]
+        _lwr(W, m, E, eta, eta, 1.0, True, E, AW, M)
+        _lwr(W, m, E, eta, etad, 2.0, False, 2.0 * Ed, AW, Cq)
+        _lwr(W, m, E, eta, etadd, 1.0, False, Edd, AW, Kq)
         for a in range(3):                          # ∂L/∂q · h: the (e_a, η_k) blocks
             for i in range(3):
                 for k in range(m):

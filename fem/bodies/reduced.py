@@ -262,7 +262,7 @@ class ReducedBody(NonlinearBody):
         m = self.m = red.n_modes
         self.k = 12 + m
         self.nV = 4 + 3 * m
-        self.W = np.ascontiguousarray(red.W)
+        self.W = np.ascontiguousarray(0.5 * (red.W + red.W.T))    # symmetric to the bit
         # W at the (a, k) rows, a-major: (3, n_V·m), for W B_i = Σ_a E[a, i] W_a
         self._Wm = np.ascontiguousarray(self.W[:, 4:].reshape(self.nV, 3, m)
                                         .transpose(1, 0, 2)).reshape(3, self.nV * m)
