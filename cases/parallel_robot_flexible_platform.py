@@ -42,11 +42,11 @@ from fem.robots.rrru3_model import build_robot, histories, run_path, static_stat
 PARAMS = {
     "analysis": "circle",          # "static", "line", "circle", "sweep"
     "platform": "flexible",        # "flexible", "rigid" or "reduced" (Craig–Bampton modes)
-    "n_modes": 12,                 # reduced: fixed-interface modes beside the static ones
+    "n_modes": 2,                  # reduced: fixed-interface modes beside the static ones
     "reduction": "nonlinear",      # reduced: "nonlinear" (cubic modal force) or "linear"
     "n_derivatives": 4,            # reduced, nonlinear: modal derivatives of the k lowest
-    "n_enrich": 0,                 # reduced, nonlinear: + r vectors of every pair's response
-    "cubic_tol": 0.0,              # reduced, nonlinear: quartic potential compressed (0: whole)
+    "n_enrich": 20,                # reduced, nonlinear: + r vectors of every pair's response
+    "cubic_tol": 3e-4,             # reduced, nonlinear: quartic potential compressed (0: whole)
     "drive": "path",               # "path": P prescribed (the seed's inverse dynamics);
                                    # "joints": motors follow the rigid robot's angles
     "E_Pa": 6.9e8,
@@ -91,13 +91,13 @@ DOCS = {
     "n_derivatives": "reduced platform, nonlinear: static modal derivatives of this many "
                      "lowest modes join the basis (k (k + 1) / 2 vectors) [-]",
     "n_enrich": "reduced platform, nonlinear: this many leading directions of every pair's "
-                "static modal derivative join the basis (0: none; n_modes=6, n_enrich=32 "
-                "meets issue 19's 1 % on hexagon_24, 48 on hexagon_96, at a cost growing "
-                "as the fourth power of the coordinates; docs/reduced_bodies.md) [-]",
+                "static modal derivative join the basis (0: none; the default 20 with "
+                "n_modes=2 and n_derivatives=4 meets issue 19's targets on hexagon_24 and "
+                "hexagon_96; docs/reduced_bodies.md, \"The basis chosen\") [-]",
     "cubic_tol": "reduced platform, nonlinear: the quartic part of the modal force kept "
                  "by the eigenvalues of its pair matrix above this fraction of the largest "
-                 "(0: whole; 1e-4 keeps n_modes=6, n_enrich=48 on hexagon_96 within 0.1 % "
-                 "of the torques at a fraction of the cost; docs/reduced_bodies.md) [-]",
+                 "(0: whole; the default 3e-4 moves the torques by < 0.1 % of their range "
+                 "at a third of the cost; docs/reduced_bodies.md) [-]",
     "E_Pa": "Young's modulus of the platform plate",
     "nu": "Poisson's ratio of the platform plate [-]",
     "payload_kg": "payload at the platform centre P",

@@ -163,10 +163,10 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
     return plate_group, m, P, W, edge_dirs, centre, con
 
 
-def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
+def reduced_platform(fe: Model, P, W, E, n_modes: int = 2, state=None,
                      reduction: str = "nonlinear", n_derivatives: int = 4,
-                     n_enrich: int = 0, enrich_weight: str = "energy",
-                     cubic_tol: float = 0.0):
+                     n_enrich: int = 20, enrich_weight: str = "energy",
+                     cubic_tol: float = 3e-4):
     """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
     centres W_k and the edge directions E_k (every component), ``n_modes``
     fixed-interface modes and the static sag under the platform's weight; with
@@ -192,11 +192,11 @@ def reduced_platform(fe: Model, P, W, E, n_modes: int, state=None,
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 mesh: str = "hexagon_6", E: float = 6.9e8, nu: float = 0.3,
                 continuity: str = "shared", path=None, shear_factor=1.0,
-                damping_beta: float = 0.0, n_modes: int = 12,
+                damping_beta: float = 0.0, n_modes: int = 2,
                 reduce_at: str = "static", drive: str = "path",
                 reduction: str = "nonlinear", n_derivatives: int = 4,
-                n_enrich: int = 0, enrich_weight: str = "energy",
-                cubic_tol: float = 0.0) -> RobotModel:
+                n_enrich: int = 20, enrich_weight: str = "energy",
+                cubic_tol: float = 3e-4) -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -212,6 +212,10 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         element; "auto": the shear-locking remedy of docs/bezier_plate.md)
     damping_beta : stiffness-proportional structural damping of the plate [s]
         (:meth:`Model.add_damping`; 0: none)
+    n_modes, n_derivatives, n_enrich, cubic_tol : the reduced platform's basis; the
+        defaults (2 normal modes, derivatives of 4, 20 enrichment vectors, the quartic
+        potential compressed to 3e-4: 48 modal coordinates) meet issue 19's item 4 on
+        hexagon_24 and hexagon_96 (docs/reduced_bodies.md, "The basis chosen")
     n_modes : fixed-interface normal modes of the reduced platform
     reduction : "nonlinear" (default: the plate's exact cubic modal force on a basis
         with modal derivatives, :func:`reduced_platform`) or "linear" (``f0 + K η``)

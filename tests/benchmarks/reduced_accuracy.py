@@ -61,7 +61,8 @@ def parse(spec: str) -> dict:
     elif parts[0] in ("nl", "lin"):
         cfg.update(platform="reduced", n_modes=int(parts[1]),
                    reduction="nonlinear" if parts[0] == "nl" else "linear",
-                   n_derivatives=int(parts[2]) if parts[0] == "nl" else 0)
+                   n_derivatives=int(parts[2]) if parts[0] == "nl" else 0,
+                   n_enrich=0, cubic_tol=0.0)
         if enrich:
             cfg.update(n_enrich=int(enrich.rstrip("m")),
                        enrich_weight="mass" if enrich.endswith("m") else "energy")

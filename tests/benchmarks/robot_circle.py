@@ -15,8 +15,8 @@ computed).  ``-r`` repeats interleave the two models and give medians.
     python tests/benchmarks/robot_circle.py [mesh ...]
     python tests/benchmarks/robot_circle.py hexagon_96 --platform reduced -r 3
     python tests/benchmarks/robot_circle.py hexagon_384 --platform reduced --no-full
-    python tests/benchmarks/robot_circle.py hexagon_96 --platform reduced --modes 6 \
-        --enrich 48 --cubic-tol 1e-4 -r 3
+    python tests/benchmarks/robot_circle.py hexagon_96 --platform reduced --modes 12 \
+        --enrich 0 --cubic-tol 0 -r 3        # the basis before 2026-11-24 (late)
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from fem.robots.rrru3_model import build_robot, histories, run_path, static_stat
 
 
 def build(mesh: str, platform: str = "flexible", reduction: str = "nonlinear",
-          n_modes: int = 12, n_derivatives: int = 4, n_enrich: int = 0,
-          cubic_tol: float = 0.0):
+          n_modes: int = 2, n_derivatives: int = 4, n_enrich: int = 20,
+          cubic_tol: float = 3e-4):
     """``(robot model, static state, seconds to build it and find the static state)``."""
     geom = rrru3.RRRU3Geometry()
     path = rrru3.seed_circle_path(geom)
@@ -76,7 +76,7 @@ def figures(rm, res, t_end: float, wall: float) -> dict:
 
 def run(mesh: str = "hexagon_6", t_end: float = 1.6, platform: str = "flexible",
         reduction: str = "nonlinear", full: bool = True, repeats: int = 1,
-        n_modes: int = 12, n_enrich: int = 0, cubic_tol: float = 0.0) -> dict:
+        n_modes: int = 2, n_enrich: int = 20, cubic_tol: float = 3e-4) -> dict:
     """The circle's first ``t_end`` seconds (the whole circle: 1.6 s)."""
     models = {}
     out = {"mesh": mesh, "t_end_s": t_end, "platform": platform}
@@ -122,9 +122,9 @@ if __name__ == "__main__":
     ap.add_argument("meshes", nargs="*", default=["hexagon_6"])
     ap.add_argument("--platform", default="flexible", choices=("flexible", "reduced"))
     ap.add_argument("--reduction", default="nonlinear", choices=("nonlinear", "linear"))
-    ap.add_argument("--modes", type=int, default=12)
-    ap.add_argument("--enrich", type=int, default=0, help="n_enrich of the reduced platform")
-    ap.add_argument("--cubic-tol", type=float, default=0.0,
+    ap.add_argument("--modes", type=int, default=2, help="n_modes of the reduced platform")
+    ap.add_argument("--enrich", type=int, default=20, help="n_enrich of the reduced platform")
+    ap.add_argument("--cubic-tol", type=float, default=3e-4,
                     help="cubic_tol of the reduced platform (0: the whole K3)")
     ap.add_argument("--t-end", type=float, default=1.6)
     ap.add_argument("--no-full", action="store_true")
