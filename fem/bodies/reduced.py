@@ -28,7 +28,9 @@ element and of point masses), so the kinetic energy is ``T = ½ tr(Ẋᵀ W Ẋ)
 with ``L = ∂X/∂q``, hence ``M(q) = Lᵀ W L`` and the quadratic-velocity forces ``Lᵀ W
 (2 η̇_k u̇ …)``; their tangents ``∂/∂q``, ``∂/∂q̇`` are exact (no term left out, no
 finite differences).  Gravity is ``Lᵀ (W e_c ⊗ g)``, the modal stiffness ``K_r`` (and
-damping ``C_r``) act on ``η``.  Any linear map of the FE model (a point, an edge
+damping ``C_r``) act on ``η``; or the FE model's damping ``C`` on the slots' absolute
+velocities, ``Lᵀ C_X Ẋ`` with ``C_X = Vᵀ C V`` per component pair (a force that depends
+on the pose, part of :meth:`ReducedBody.inertia`).  Any linear map of the FE model (a point, an edge
 tangent: ``Σ_s c̄_s x_s``) is a point map of the body: ``v = Vᵀ c̄``, ``x = Xᵀ v``.
 
 References: Shabana, *Dynamics of Multibody Systems* (Cambridge, 4th ed. 2020), ch. 5

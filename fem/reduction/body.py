@@ -159,8 +159,9 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         (default) damps the modal coordinates only, ``Ψᵀ C Ψ``; ``"fe"`` keeps ``C`` as
         the FE model applies it, to the slots' absolute velocities: the reduction stores
         ``C`` on the generalized vectors (:attr:`~fem.bodies.Reduction.C_fe`) and the
-        body's damping matrix is ``Jᵀ C J`` at its initial pose, ``J = ∂x/∂q`` — the
-        modal block ``Ψᵀ C Ψ`` and the terms on the frame's motion.  A constant
+        body's damping force is ``Jᵀ C J q̇`` at the current pose, ``J = ∂x/∂q`` — the
+        modal block ``Ψᵀ C Ψ`` and the terms on the frame's motion
+        (:meth:`fem.bodies.ReducedBody.damping_terms`).  A constant
         ``β K`` of the reference state is not rigid-rotation invariant for a deformed
         body (``K (ω × u) ≠ 0``): it damps the turning of a sagged plate, and a reduced
         body must keep that term to follow the FE model (docs/reduced_bodies.md).
