@@ -276,38 +276,26 @@ def body_terms(numba):
         nV = 4 + 3 * m
         n3 = 3 * nV
         k = 12 + m
-        Y = np.zeros((k, n3))                   # Y[c] = (C_X R)[:, c]
-        for c in range(k):
-            y = Y[c]
-            if c < 3:                           # r_i: the row (0, i), weight wv
-                if wv != 0.0:
-                    row = Cx[c * n3:(c + 1) * n3]
-                    for x in range(n3):
-                        y[x] += wv * row[x]
-            elif c < 12:                        # e_(a,i): (1+a, i) and (a, k) rows
-                a, i = (c - 3) // 3, (c - 3) % 3
-                if wv != 0.0:
-                    r0 = 3 * (1 + a) + i
-                    row = Cx[r0 * n3:(r0 + 1) * n3]
-                    for x in range(n3):
-                        y[x] += wv * row[x]
-                for kk in range(m):
-                    g = wv * eta[kk] + wq * etad[kk]
-                    if g != 0.0:
-                        r0 = 3 * (4 + a * m + kk) + i
-                        row = Cx[r0 * n3:(r0 + 1) * n3]
-                        for x in range(n3):
-                            y[x] += g * row[x]
-            else:                               # η_k: the (a, k) rows, E[a] and Ė[a]
-                kk = c - 12
-                for a in range(3):
-                    for i in range(3):
-                        g = wv * E[a, i] + wq * Ed[1 + a, i]
-                        if g != 0.0:
-                            r0 = 3 * (4 + a * m + kk) + i
-                            row = Cx[r0 * n3:(r0 + 1) * n3]
-                            for x in range(n3):
-                                y[x] += g * row[x]
+        Y = np.zeros((k, n3))                   # Y[c] = (C_X R)[:, c], C_X read once:
+        if wv != 0.0:                           # its row x goes to the one or two
+            for x in range(12):                 # columns of R with an entry in row x
+                row = Cx[x * n3:(x + 1) * n3]   # (r and e_a: column x itself)
+                y = Y[x]
+                for z in range(n3):
+                    y[z] += wv * row[z]
+        for a in range(3):
+            for kk in range(m):
+                g1 = wv * eta[kk] + wq * etad[kk]
+                for i in range(3):
+                    x = 3 * (4 + a * m + kk) + i
+                    row = Cx[x * n3:(x + 1) * n3]
+                    g2 = wv * E[a, i] + wq * Ed[1 + a, i]
+                    y1 = Y[3 + 3 * a + i]
+                    y2 = Y[12 + kk]
+                    for z in range(n3):
+                        r = row[z]
+                        y1[z] += g1 * r
+                        y2[z] += g2 * r
         for c2 in range(k):                     # out[c1, c2] += Σ_x L[x, c1] Y[c2, x]
             y = Y[c2]
             for i in range(3):
