@@ -526,6 +526,20 @@ class ConstantIteration:
         bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
         runs; with bodies only the compiled loop evaluates them."""
         self._kernels = kernels if have_state and (self.compiled or s.plain) else None
+        self.eliminable = None
+        """The constant linear rows' elimination (:class:`fem.solvers.elimination
+        .Elimination`) where the matrix is dense and it pays
+        (:meth:`~fem.solvers.elimination.Elimination.pays`), decided from the structure
+        alone (the factorization policy's estimate reads it with or without numba);
+        None otherwise."""
+        if self.dense and n + m >= MIN_UNKNOWNS:
+            rows = linear_rows(s, m)
+            if rows.size:
+                try:
+                    el = Elimination(sp.csr_matrix(s.jacobian)[rows].toarray(), rows, n, m)
+                except ValueError:       # dependent rows: the full matrix (and its
+                    el = None            # singular diagnosis)
+                self.eliminable = el if el is not None and el.pays() else None
         if self._kernels is None:
             return
         global _group_forces, _constraint_state, _body_terms, _product_state
@@ -579,18 +593,9 @@ class ConstantIteration:
         self._K = (np.empty((dofs.shape[0], nd, nd))
                    if (self.factorizes or self.factorizes_banded) and dofs.size
                    else np.empty((0, 1, 1)))
-        self.elimination = None
+        self.elimination = self.eliminable if self.factorizes else None
         """The constant linear rows eliminated from the matrix the compiled loop
-        factorizes densely (:class:`fem.solvers.elimination.Elimination`), where that
-        pays (:meth:`~fem.solvers.elimination.Elimination.pays`); None otherwise."""
-        if self.factorizes and n + m >= MIN_UNKNOWNS:
-            rows = linear_rows(s, m)
-            if rows.size:
-                try:
-                    el = Elimination(sp.csr_matrix(s.jacobian)[rows].toarray(), rows, n, m)
-                except ValueError:       # dependent rows: the full matrix (and its
-                    el = None            # singular diagnosis)
-                self.elimination = el if el is not None and el.pays() else None
+        factorizes densely (:attr:`eliminable` where it :attr:`factorizes`)."""
         self._no_elimination = Elimination.empty_data()
         self._work = None
         self._band = None       # (kl, ku, perm) of a banded layout (:meth:`layout`)

@@ -189,6 +189,10 @@ class GeneralizedAlpha:
             self.asm, bool(self.asm.has_elastic) if opts.reuse == "auto" else opts.reuse,
             opts.contraction, opts.factor_cost, opts.max_iter, corotate,
             compiled_iterations=fused)
+        if fused and self._constant.eliminable is not None:
+            # its factorizations with the linear rows eliminated (fem.solvers.elimination;
+            # from the structure alone: the same estimate without numba)
+            self.policy.operations = self._constant.eliminable.operations()
         self._substitution = False
         # the compiled loop renews dense and banded factorizations itself (set at the
         # first one)

@@ -35,6 +35,10 @@ MIN_UNKNOWNS = 64
 """Smallest iteration matrix (unknowns) whose linear rows are eliminated: below, the
 LU costs a few µs and the transformation's loops as much as they save."""
 
+TRANSFORM_WEIGHT = 3.0
+"""The transformation's operations in units of the dense LU's (hexagon_6: 0.33 M of
+them in 66 µs, where the LU runs at ≈ 16 Gflop/s)."""
+
 
 def linear_rows(structure, m: int) -> np.ndarray:
     """Rows of ``structure`` (:class:`fem.assembly.system.ConstantStructure`) with a
@@ -127,13 +131,10 @@ class Elimination:
         self.sub = np.concatenate([self.free, n + others]).astype(np.int64)
         red = np.full(N, -1, np.int64)
         red[self.sub] = np.arange(self.sub.size)
-        keep = np.ones(N, bool)
-        keep[n + self.rows] = False
-        cols = np.flatnonzero(keep).astype(np.int64)      # all but the eliminated rows
         nl = piv.size
         ints = (n + self.rows, piv, self.sub, red, self.H.indptr.astype(np.int64),
                 self.H.indices.astype(np.int64), self.E.indptr.astype(np.int64),
-                self.E.indices.astype(np.int64), cols)
+                self.E.indices.astype(np.int64))
         floats = (self.H.data.astype(float), self.E.data.astype(float), np.zeros(N),
                   np.zeros(self.sub.size))
         self.data = (ints, floats, np.zeros((N, N), order="F"), np.zeros((nl, N)),
@@ -145,7 +146,7 @@ class Elimination:
         eliminated: the same types)."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         # 2 × 2, not empty: an empty matrix is C- and F-contiguous, typed another layout
-        return ((i,) * 9, (f,) * 4, np.zeros((2, 2), order="F"), np.zeros((2, 2)),
+        return ((i,) * 8, (f,) * 4, np.zeros((2, 2), order="F"), np.zeros((2, 2)),
                 np.zeros((2, 2), order="F"))
 
     @property
@@ -162,9 +163,12 @@ class Elimination:
     def operations(self) -> tuple[float, float]:
         """Floating-point operations of a factorization (the reduced LU and the
         transformation) and of a solve, counted as
-        :meth:`fem.assembly.linalg.Factorization.operations` counts them."""
+        :meth:`fem.assembly.linalg.Factorization.operations` counts them: the
+        transformation's (``2 N (n_H + n_L) + 2 (N − 2 n_L) n_H``, ``n_H`` the entries of
+        ``H``), scattered and strided, weigh :data:`TRANSFORM_WEIGHT` LU operations."""
         N, nr, nl, nh = self.N, self.size, self.pivots.size, self.H.nnz
-        factor = 2.0 / 3.0 * nr**3 + 2.0 * N * (nh + nl) + 2.0 * nr * nh
+        factor = (2.0 / 3.0 * nr**3
+                  + TRANSFORM_WEIGHT * (2.0 * N * (nh + nl) + 2.0 * nr * nh))
         solve = 2.0 * nr * nr + 4.0 * N * nl + 4.0 * nh + 4.0 * self.E.nnz
         return factor, solve
 
@@ -261,7 +265,7 @@ def elimination_kernels(numba):
     @numba.njit(cache=True)
     def substitute(lu, piv, el, b, x):   # pragma: no cover - jit
         ints, floats, _, Ar, Ap = el
-        lrows, pv, sub, red, Hp, Hj, Ep, Ej, cols = ints
+        lrows, pv, sub, red, Hp, Hj, Ep, Ej = ints
         Hx, Ex, g, y = floats
         N = b.size
         nl = pv.size
@@ -293,13 +297,14 @@ def elimination_kernels(numba):
             for e in range(Hp[k], Hp[k + 1]):
                 s -= Hx[e] * x[Hj[e]]
             x[pv[k]] = s
+        for i in range(nl):                   # (the rows' columns of Ar: Pᵀ, times 0)
+            x[lrows[i]] = 0.0
         for k in range(nl):                   # Pᵀ Δλ_L = (b − A x)_p
             s = b[pv[k]]
-            for c in cols:
-                s -= Ar[k, c] * x[c]
+            uk = U(k)
+            for c in range(N):
+                s -= Ar[uk, U(c)] * x[U(c)]
             g[k] = s
-        for i in range(nl):
-            x[lrows[i]] = 0.0
         for k in range(nl):
             gk = g[k]
             for e in range(Ep[k], Ep[k + 1]):

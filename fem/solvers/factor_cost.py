@@ -58,7 +58,8 @@ docstring)."""
 
 
 def estimate_factor_cost(system, factorization, n_jacobian: int,
-                         compiled_iterations: bool = False) -> float:
+                         compiled_iterations: bool = False,
+                         operations: tuple[float, float] | None = None) -> float:
     """Cost of one factorization in modified-Newton iterations, from counts alone.
 
     Parameters
@@ -82,6 +83,12 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
         the reduced hexagon_96 platform, 320 000 entries, ≈ 100 µs each (estimated
         2.6, measured ≈ 3; without it 6.7, which kept factorizations across steps and
         took 0.45 instead of 0.32 s over the circle).
+    operations : tuple of float, optional
+        ``(factorization, solve)`` operations of the factorizations the solver makes
+        instead of ``factorization``'s (at the same rates): the compiled loop's, with
+        the constant linear rows eliminated (:meth:`fem.solvers.elimination.Elimination
+        .operations`; hexagon_6: 228 → 126 unknowns, estimated 5.4 instead of 10.5,
+        measured ≈ 5).
 
     Returns
     -------
@@ -94,7 +101,8 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     c = COST_MODEL
     kvals, hvals = system.zero_tangent()
     nk, nh = float(np.size(kvals)), float(np.size(hvals))
-    lu_flops, solve_flops = factorization.operations()
+    lu_flops, solve_flops = (factorization.operations() if operations is None
+                             else operations)
     kind = factorization.kind
     # bodies nonlinear in their coordinates: their declared data streamed per evaluation
     # (the reduced platform's cubic modal force dominates: 0.3 ns an entry, measured)
