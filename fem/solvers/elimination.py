@@ -137,8 +137,8 @@ class Elimination:
                 self.E.indices.astype(np.int64))
         floats = (self.H.data.astype(float), self.E.data.astype(float), np.zeros(N),
                   np.zeros(self.sub.size))
-        self.data = (ints, floats, np.zeros((N, N), order="F"), np.zeros((nl, N)),
-                     np.zeros((N, nl), order="F"))
+        self.data = (ints, floats, np.zeros((N, N), order="F"),
+                     np.zeros((nl, N), order="F"), np.zeros((N, nl), order="F"))
 
     @staticmethod
     def empty_data() -> tuple:
@@ -146,8 +146,8 @@ class Elimination:
         eliminated: the same types)."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         # 2 × 2, not empty: an empty matrix is C- and F-contiguous, typed another layout
-        return ((i,) * 8, (f,) * 4, np.zeros((2, 2), order="F"), np.zeros((2, 2)),
-                np.zeros((2, 2), order="F"))
+        return ((i,) * 8, (f,) * 4, np.zeros((2, 2), order="F"),
+                np.zeros((2, 2), order="F"), np.zeros((2, 2), order="F"))
 
     @property
     def size(self) -> int:
@@ -239,12 +239,15 @@ def elimination_kernels(numba):
         piv, sub, Hp, Hj = ints[1], ints[2], ints[4], ints[5]
         Hx = el[1][0]
         N = A.shape[0]
-        for k in range(piv.size):             # the pivot rows and columns, for the solve
-            pk = piv[k]
-            for c in range(N):
-                Ar[k, c] = A[pk, c]
+        for c in range(N):                    # the pivot rows and columns, for the solve
+            uc = U(c)
+            for k in range(piv.size):
+                Ar[U(k), uc] = A[U(piv[k]), uc]
+        for k in range(piv.size):
+            pk = U(piv[k])
+            uk = U(k)
             for i in range(N):
-                Ap[i, k] = A[i, pk]
+                Ap[U(i), uk] = A[U(i), pk]
         for k in range(piv.size):             # columns: A T
             pk = U(piv[k])
             for e in range(Hp[k], Hp[k + 1]):
@@ -299,12 +302,14 @@ def elimination_kernels(numba):
             x[pv[k]] = s
         for i in range(nl):                   # (the rows' columns of Ar: Pᵀ, times 0)
             x[lrows[i]] = 0.0
-        for k in range(nl):                   # Pᵀ Δλ_L = (b − A x)_p
-            s = b[pv[k]]
-            uk = U(k)
-            for c in range(N):
-                s -= Ar[uk, U(c)] * x[U(c)]
-            g[k] = s
+        for k in range(nl):                   # Pᵀ Δλ_L = (b − A x)_p, by columns (a
+            g[k] = b[pv[k]]                   # sum along a row would not vectorize)
+        for c in range(N):
+            xc = x[c]
+            if xc != 0.0:
+                uc = U(c)
+                for k in range(nl):
+                    g[U(k)] -= Ar[U(k), uc] * xc
         for k in range(nl):
             gk = g[k]
             for e in range(Ep[k], Ep[k + 1]):
