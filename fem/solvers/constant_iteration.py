@@ -25,6 +25,10 @@ Systems the assembly stores banded (cables and beams from 12 elements on) are fo
 the same band (:func:`form_into`: the saddle's ordering, ``kl``, ``ku``) and factorized
 by a band LU in LAPACK ``gbtrf``'s layout (:func:`fem.assembly.linalg.band_lu_kernel`):
 ≈ 0.9 ms instead of ≈ 2 ms of calls on the 512-element cable (3084 unknowns).
+Where a dense matrix has many constant linear rows (clamps, couplings: the flagship's 51
+of 69), they are eliminated from what the LU factorizes by a null-space basis chosen once
+(:mod:`fem.solvers.elimination`, :func:`factor_eliminated`): the same solve to
+round-off, 228 → 126 unknowns on the flagship.
 
 Two more kinds of rows are declared data (the flagship robot's): *product rows*
 ``Σ X_a(q)·X_b(q)`` of maps quadratic in ``q`` (joints on reduced bodies' points and
@@ -42,6 +46,7 @@ import scipy.sparse as sp
 
 from ..assembly.linalg import DENSE_LIMIT, BandedMatrix, Factorization
 from ..core.jit import compiled
+from .elimination import MIN_UNKNOWNS, EliminatedFactorization, Elimination, linear_rows
 
 __all__ = ["ConstantIteration"]
 
@@ -75,6 +80,7 @@ _residual = _velocity_residual = _iterate = _factor = _form = _state = None
 _product_state = _product_hessian = _servo_reaction = _servo_columns = None
 _servo_parts = _scatter_csr = None
 _factor_banded = _form_into = None
+_reduce_eliminated = _substitute_eliminated = _factor_eliminated = None
 
 
 @compiled
@@ -82,13 +88,16 @@ def _kernels(numba):
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
     global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
     global _servo_reaction, _servo_columns, _band_lu, _factor_banded, _form_into
-    global _servo_parts, _scatter_csr
+    global _servo_parts, _scatter_csr, _reduce_eliminated, _substitute_eliminated
+    global _factor_eliminated
     from ..assembly.linalg import band_lu_kernel, dense_lu_kernel, substitution_kernels
+    from .elimination import elimination_kernels
     from .fused import compiled_forms
 
     _substitute_dense, _substitute_banded = substitution_kernels()
     _dense_lu = dense_lu_kernel()
     _band_lu = band_lu_kernel()
+    _reduce_eliminated, _substitute_eliminated = elimination_kernels()
     U = np.uint64
     _, _apply_correction, _predict, _acceleration = compiled_forms()
 
@@ -237,6 +246,18 @@ def _kernels(numba):
         return _band_lu(ab, kl, ku, piv)
 
     @numba.njit(cache=True)
+    def factor_eliminated(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S,
+                          jv, bodies, kind, dofs, arrays3, arrays2, K, f_work, cK, cC, el,
+                          lu, piv):   # pragma: no cover - jit
+        """:func:`factor` with the constant linear rows eliminated
+        (:mod:`fem.solvers.elimination`): the full matrix formed in ``el``'s work
+        matrix, its reduced saddle in ``lu`` factorized there; the pivot test."""
+        _form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
+              kind, dofs, arrays3, arrays2, K, f_work, cK, cC, el[2])
+        _reduce_eliminated(el, lu)
+        return _dense_lu(lu, piv)
+
+    @numba.njit(cache=True)
     def form(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
              kind, dofs, arrays3, arrays2, K, f_work, cK, cC, lu):   # pragma: no cover
         """The iteration matrix ``[[M(q) + cC (C + ∂f/∂q̇) + cK (K + Σλ Φ_qq + ∂f/∂q),
@@ -338,7 +359,7 @@ def _kernels(numba):
     def iterate(it, refactor, err_prev, nh, q, v, qdd, lam, f_ext, c_t, beta_t, M, C, G,
                 A, alpha, B, bil_row, jrows, jcols, P, S, bodies, mq, jl, jv, floor2, c_rhs, gp,
                 bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
-                K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r,
+                K, f_int, lu_kind, lu, piv, kl, ku, perm, el, res, rhs, phi, dx, hist_r,
                 hist_p, have_dq, fac):   # pragma: no cover - jit
         """Modified-Newton iterations from iteration ``it`` with a kept factorization,
         until converged (CONVERGED, ROUNDOFF), out of iterations (EXHAUSTED) or a fresh
@@ -346,7 +367,8 @@ def _kernels(numba):
         The same decisions as :meth:`GeneralizedAlpha._newton` and
         :meth:`FactorizationPolicy.renew`.  With ``fac`` (a dense factorization and
         every tangent compiled) a due factorization is made here (:func:`factor`, into
-        ``lu``, ``piv``) and the iterations go on.  Returns ``(status, it, nh, err,
+        ``lu``, ``piv``; ``lu_kind`` 2: :func:`factor_eliminated` with the linear rows'
+        elimination ``el``) and the iterations go on.  Returns ``(status, it, nh, err,
         err_prev, refactor, scale, evaluations, factorizations)``."""
         n = q.size
         n_eval = 0
@@ -390,6 +412,11 @@ def _kernels(numba):
                     ok = _factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols,
                                  P, S, jv, bodies, kind, dofs, arrays3, arrays2, K, f_int,
                                  bpi, gp * bpi, lu, piv)
+                elif lu_kind == 2:
+                    ok = _factor_eliminated(q, v, qdd, lam, M, C, A, alpha, B, bil_row,
+                                            jrows, jcols, P, S, jv, bodies, kind, dofs,
+                                            arrays3, arrays2, K, f_int, bpi, gp * bpi, el,
+                                            lu, piv)
                 else:
                     ok = _factor_banded(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows,
                                         jcols, P, S, jv, bodies, kind, dofs, arrays3,
@@ -413,6 +440,8 @@ def _kernels(numba):
                 for i in range(rhs.size):
                     dx[i] = rhs[i]
                 _substitute_dense(lu, piv, dx)
+            elif lu_kind == 2:
+                _substitute_eliminated(lu, piv, el, rhs, dx)
             else:
                 _substitute_banded(lu, kl, ku, piv, perm, rhs, dx)
             _apply_correction(q, v, qdd, lam, dx, gp, bp)
@@ -423,8 +452,8 @@ def _kernels(numba):
     def step(q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta, lam0, rate, f_ext, c_t, beta_t,
              G, A, alpha, B, bil_row, jrows, jcols, P, S, M, C, bodies, mq, jl, jv, floor2, c_rhs,
              gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs, arrays3, arrays2,
-             K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs, phi, dx, hist_r, hist_p,
-             phi_v, refactor, fac):   # pragma: no cover - jit
+             K, f_int, lu_kind, lu, piv, kl, ku, perm, el, res, rhs, phi, dx, hist_r,
+             hist_p, phi_v, refactor, fac):   # pragma: no cover - jit
         """A whole generalized-α step from a kept factorization: the predictor
         (:func:`fem.solvers.fused.predict`), :func:`iterate` from iteration 0, and when
         it converges the algorithmic acceleration and, with ``rate`` given (m values),
@@ -435,8 +464,8 @@ def _kernels(numba):
         out = _iterate(0, refactor, np.inf, 0, q, v, qdd, lam, f_ext, c_t, beta_t, M, C,
                        G, A, alpha, B, bil_row, jrows, jcols, P, S, bodies, mq, jl, jv, floor2,
                        c_rhs, gp, bp, tol, ctol, max_iter, ratio, contraction, kind, dofs,
-                       arrays3, arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, res, rhs,
-                       phi, dx, hist_r, hist_p, False, fac)
+                       arrays3, arrays2, K, f_int, lu_kind, lu, piv, kl, ku, perm, el, res,
+                       rhs, phi, dx, hist_r, hist_p, False, fac)
         a1 = np.empty(0)
         vres = -1.0
         if out[0] == CONVERGED or out[0] == ROUNDOFF:
@@ -451,7 +480,9 @@ def _kernels(numba):
     _servo_reaction, _servo_columns, _servo_parts = servo_reaction, servo_columns, servo_parts
     _scatter_csr = scatter_csr
     _factor_banded, _form_into = factor_banded, form_into
-    return residual, velocity_residual, iterate, step, form, state, form_into
+    _factor_eliminated = factor_eliminated
+    return (residual, velocity_residual, iterate, step, form, state, form_into,
+            factor_eliminated)
 
 
 class ConstantIteration:
@@ -499,6 +530,20 @@ class ConstantIteration:
         bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
         runs; with bodies only the compiled loop evaluates them."""
         self._kernels = kernels if have_state and (self.compiled or s.plain) else None
+        self.eliminable = None
+        """The constant linear rows' elimination (:class:`fem.solvers.elimination
+        .Elimination`) where the matrix is dense and it pays
+        (:meth:`~fem.solvers.elimination.Elimination.pays`), decided from the structure
+        alone (the factorization policy's estimate reads it with or without numba);
+        None otherwise."""
+        if self.dense and n + m >= MIN_UNKNOWNS:
+            rows = linear_rows(s, m)
+            if rows.size:
+                try:
+                    el = Elimination(sp.csr_matrix(s.jacobian)[rows].toarray(), rows, n, m)
+                except ValueError:       # dependent rows: the full matrix (and its
+                    el = None            # singular diagnosis)
+                self.eliminable = el if el is not None and el.pays() else None
         if self._kernels is None:
             return
         global _group_forces, _constraint_state, _body_terms, _product_state
@@ -552,6 +597,10 @@ class ConstantIteration:
         self._K = (np.empty((dofs.shape[0], nd, nd))
                    if (self.factorizes or self.factorizes_banded) and dofs.size
                    else np.empty((0, 1, 1)))
+        self.elimination = self.eliminable if self.factorizes else None
+        """The constant linear rows eliminated from the matrix the compiled loop
+        factorizes densely (:attr:`eliminable` where it :attr:`factorizes`)."""
+        self._no_elimination = Elimination.empty_data()
         self._work = None
         self._band = None       # (kl, ku, perm) of a banded layout (:meth:`layout`)
         self.f_int = np.empty(n)
@@ -600,7 +649,7 @@ class ConstantIteration:
         ``fac``: renew the factorization in place when due (:attr:`factorizes`).
         Returns ``(status, it, nh, err, err_prev, refactor, scale, evaluations,
         factorizations)``."""
-        lu_kind, lu, piv, kl, ku, perm = self._lu_of(factorization)
+        lu_kind, lu, piv, kl, ku, perm, el = self._lu_of(factorization)
         kind, dofs, arrays3, arrays2 = self.forces
         c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols, P, S = self._constraints(t)
         return self._kernels[2](
@@ -609,7 +658,7 @@ class ConstantIteration:
             self.jl,
             self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol, max_iter,
             ratio, contraction, kind, dofs, arrays3, arrays2, self._K, self.f_int,
-            lu_kind, lu, piv, kl, ku, perm, res, rhs, self.phi, self.dx, self.hist_r,
+            lu_kind, lu, piv, kl, ku, perm, el, res, rhs, self.phi, self.dx, self.hist_r,
             self.hist_p, have_dq, fac)
 
     def step(self, q0, v0, qdd0, a0, prev, c: float, h: float, par, lam0, f_ext, t: float,
@@ -681,10 +730,13 @@ class ConstantIteration:
     def workspace(self) -> Factorization:
         """A factorization's arrays for the compiled loop to factorize into when no
         factorization is kept, in the storage of :meth:`layout` (dense by default:
-        ``getrf``'s layout, or ``gbtrf``'s); the same arrays every time."""
+        ``getrf``'s layout, or ``gbtrf``'s; dense with the linear rows eliminated where
+        :attr:`elimination` is set); the same arrays every time."""
         if self._work is None:
             N = self.n + self.m
-            if self._band is None:
+            if self._band is None and self.elimination is not None:
+                self._work = EliminatedFactorization(self.elimination)
+            elif self._band is None:
                 self._work = Factorization.of_dense(np.zeros((N, N), order="F"),
                                                     np.zeros(N, np.int32))
             else:
@@ -695,11 +747,36 @@ class ConstantIteration:
         return self._work
 
     def _lu_of(self, factorization) -> tuple:
-        """The substitution arrays of ``factorization``, kept while it is the same."""
+        """The substitution arrays of ``factorization`` and its elimination's data (an
+        empty one but for :class:`EliminatedFactorization`), kept while it is the
+        same."""
         if factorization is not self._factorization:
             self._factorization = factorization
-            self._lu = factorization.substitution_data()
+            el = (factorization.elimination.data
+                  if isinstance(factorization, EliminatedFactorization)
+                  else self._no_elimination)
+            self._lu = (*factorization.substitution_data(), el)
         return self._lu
+
+    def factorize(self, q, v, qdd, lam, t: float, k) -> Factorization | None:
+        """The iteration matrix at ``(q, q̇, q̈, λ, t)`` for the step coefficients ``k``
+        formed and factorized by the compiled loop's kernels with the linear rows
+        eliminated, in :meth:`workspace`; None without :attr:`elimination` or where the
+        pivot test fails (the caller keeps the general factorization)."""
+        if self.elimination is None or self._band is not None:
+            return None
+        work = self.workspace()
+        _, lu, piv, _, _, _, el = self._lu_of(work)
+        c_t, beta_t, G, A, alpha, B, bil_row, jrows, jcols, P, S = self._constraints(t)
+        jv = np.empty(self.jv.size)
+        self._kernels[5](q, c_t, beta_t, G, A, alpha, B, bil_row, P, np.empty(self.m), jv)
+        kind, dofs, arrays3, arrays2 = self.forces
+        bpi = 1.0 / k.beta_prime
+        ok = self._kernels[7](q, v, qdd, lam, self._M, self._C, A, alpha, B, bil_row, jrows,
+                              jcols, P, S, jv, self._bodies, kind, dofs, arrays3, arrays2,
+                              self._K, np.zeros(self.n), bpi, k.gamma_prime * bpi, el, lu,
+                              piv)
+        return work if ok else None
 
     def _rate_at(self, t: float, q) -> np.ndarray:
         """``∂Φ/∂t`` at ``(t, q)``, evaluated once for an untimed structure (zero)."""

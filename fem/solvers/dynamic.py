@@ -189,6 +189,10 @@ class GeneralizedAlpha:
             self.asm, bool(self.asm.has_elastic) if opts.reuse == "auto" else opts.reuse,
             opts.contraction, opts.factor_cost, opts.max_iter, corotate,
             compiled_iterations=fused)
+        if fused and self._constant.eliminable is not None:
+            # its factorizations with the linear rows eliminated (fem.solvers.elimination;
+            # from the structure alone: the same estimate without numba)
+            self.policy.operations = self._constant.eliminable.operations()
         self._substitution = False
         # the compiled loop renews dense and banded factorizations itself (set at the
         # first one)
@@ -382,7 +386,7 @@ class GeneralizedAlpha:
                 break
             fresh = refactor
             if refactor:
-                t_iter += self._factorize(q, v, lam, t1, k, kv, hist, res, phi)
+                t_iter += self._factorize(q, v, qdd, lam, t1, k, kv, hist, res, phi)
                 refactor = not pol.reuse
             elif it > 0 and pol.renew(err, err_prev, it):
                 refactor = True       # the next iteration renews the tangent
@@ -446,7 +450,7 @@ class GeneralizedAlpha:
             if kv is None and fast.structure.has_bodies:
                 # the compiled residual left out the bodies' inertia tangent
                 pol.inertia = asm.inertia_forces(q, v, qdd, tangent=True)[1]
-            self._factorize(q, v, lam, t1, k, kv, hist, res, fast.phi)
+            self._factorize(q, v, qdd, lam, t1, k, kv, hist, res, fast.phi)
             refactor = not pol.reuse
             err_prev = err
             dx = pol.solve(rhs, q, self.n_steps)
@@ -496,7 +500,8 @@ class GeneralizedAlpha:
                 and len(hist) >= 3 and rn > 0.5 * hist[-3][0]
                 and np.abs(dq).max() <= 1e-13 * max(np.abs(q).max(), 1e-300))
 
-    def _factorize(self, q, v, lam, t1, k: StepCoefficients, kv, hist, res, phi) -> float:
+    def _factorize(self, q, v, qdd, lam, t1, k: StepCoefficients, kv, hist, res,
+                   phi) -> float:
         """A fresh factorization (the policy's); a singular matrix (a diverging iterate)
         becomes a :class:`ConvergenceError` so the step is retried.  Returns minus its
         measured cost with the timed policy (0 otherwise)."""
@@ -513,6 +518,11 @@ class GeneralizedAlpha:
                 else pol.lu.kind == "banded" and fast.factorizes_banded)
             if self._factor_inside:       # its factorizations in this storage
                 fast.layout(pol.lu)
+                # with the linear rows eliminated from now on (fem.solvers.elimination):
+                # the same matrix factorized again, the same solve to round-off
+                lu = fast.factorize(q, v, qdd, lam, t1, k)
+                if lu is not None:
+                    pol.made(lu, k.h, self.n_steps, 0)
         except SingularMatrixError as err:
             pol.drop()
             raise ConvergenceError(

@@ -24,7 +24,8 @@ factorization from the clock-measured ratios inside the Newton loop
 matter: a machine uniformly faster or slower gives the same estimate.  Where the policy is
 sensitive, they reproduce the clock: the flagship robot's 6-element platform through
 Python (estimated 5.1, measured 4.8–5.0: a fresh factorization every step,
-``KEEP_ACROSS_STEPS``) and in the compiled loop (10.5 and 10.3: kept across steps), its
+``KEEP_ACROSS_STEPS``) and in the compiled loop (10.5 and 10.3: kept across steps; with
+its linear rows eliminated from the factorization, 6.2 and ≈ 7.9: kept too), its
 24- and 96-element platforms (16 and 41, measured 12–28: kept across steps) and its
 reduced platform (2.9, measured ≈ 3: renewed every step).  The cable's
 run time is flat for ratios 2–15.
@@ -58,7 +59,8 @@ docstring)."""
 
 
 def estimate_factor_cost(system, factorization, n_jacobian: int,
-                         compiled_iterations: bool = False) -> float:
+                         compiled_iterations: bool = False,
+                         operations: tuple[float, float] | None = None) -> float:
     """Cost of one factorization in modified-Newton iterations, from counts alone.
 
     Parameters
@@ -82,6 +84,12 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
         the reduced hexagon_96 platform, 320 000 entries, ≈ 100 µs each (estimated
         2.6, measured ≈ 3; without it 6.7, which kept factorizations across steps and
         took 0.45 instead of 0.32 s over the circle).
+    operations : tuple of float, optional
+        ``(factorization, solve)`` operations of the factorizations the solver makes
+        instead of ``factorization``'s (at the same rates): the compiled loop's, with
+        the constant linear rows eliminated (:meth:`fem.solvers.elimination.Elimination
+        .operations`; hexagon_6: 228 → 126 unknowns, estimated 6.2 instead of 10.5,
+        by the clock ≈ 7.9: 450 µs a factorization, 57 µs an iteration).
 
     Returns
     -------
@@ -94,7 +102,8 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     c = COST_MODEL
     kvals, hvals = system.zero_tangent()
     nk, nh = float(np.size(kvals)), float(np.size(hvals))
-    lu_flops, solve_flops = factorization.operations()
+    lu_flops, solve_flops = (factorization.operations() if operations is None
+                             else operations)
     kind = factorization.kind
     # bodies nonlinear in their coordinates: their declared data streamed per evaluation
     # (the reduced platform's cubic modal force dominates: 0.3 ns an entry, measured)

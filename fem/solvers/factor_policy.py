@@ -78,6 +78,9 @@ class FactorizationPolicy:
         self.cost_iteration = 0.0
         self._corot = CoRotation(system) if corotate else None
         self._ref = None          # the bodies' positions when the factorization was made
+        # (factorization, solve) operations of the factorizations made after the first
+        # where they differ from it (the compiled loop's elimination), for the estimate
+        self.operations: tuple[float, float] | None = None
 
     def begin_step(self, h: float) -> bool:
         """Drop the factorization where a step ``h`` should not start from it; returns
@@ -113,7 +116,8 @@ class FactorizationPolicy:
             # once, from counts of the model and this matrix: no clock (module docstring);
             # full Newton (reuse=False) needs no ratio
             self.factor_cost = estimate_factor_cost(sys_, self.lu, np.size(jv),
-                                                    self.compiled_iterations)
+                                                    self.compiled_iterations,
+                                                    self.operations)
         self.made(self.lu, k.h, step)
         if self._corot:
             self._ref = self._corot.snapshot(q)
