@@ -25,9 +25,8 @@ Kinds
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
 pairs packed (its upper triangle by columns, P (P + 1) / 2; compressed: its factor
 ``G``, P × r, row-major), the pair weights (P) and room for the last pair vectors
-(1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k w)``; compressed, r + m r more:
-``t = Gᵀ (η_j η_k w)`` and ``H``), kept by the kernels so that a tangent at the
-residual's ``η`` does not compute them again; with the FE model's
+(1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k w)``, kept by the kernels so that
+a tangent at the residual's ``η`` does not compute them again); with the FE model's
 damping then ``C_X`` ((3 n_V)², :meth:`ReducedBody.damping_terms`) and room for its last
 force (1 + 2k + 3 n_V: a flag, ``q_b``, ``q̇_b``, ``C_X Ẋ``).  ``index`` = the pairs
 ``j ≤ k`` (2P), ``K3``'s form (-1 packed, ``r`` its factor's rank) and 1 with the FE
@@ -70,7 +69,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_project = _reduced = _pairs = _rates = _gather = _pair_cache = None
+_project = _reduced = _pairs = _rates = _gather = None
 _damp_offset = _damp_force = _damp_tangent = _damp_h = None
 _lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
@@ -81,7 +80,7 @@ def body_terms(numba):
     """The compiled ``body_terms(header, dofs, data, index, q, v, a, mq, f)``: adds every
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
-    global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body, _pair_cache
+    global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
     global _damp_offset, _damp_force, _damp_tangent, _damp_h
     from .chain_kernels import chain_kernel
 
@@ -106,15 +105,11 @@ def body_terms(numba):
             out[12 + k] = s
 
     @numba.njit(cache=True, fastmath={"reassoc", "contract"})
-    def pairs(data, index, o, P, m, eta, b, cv, ht):   # pragma: no cover - jit
-        """The cubic modal force's pair vectors from ``data[o:]``: ``b = K2·η`` and,
-        with ``K3`` packed, ``cv = K3 (η_j η_k w)`` (a column at a time: an update and a
-        dot product in one pass; the dot product's sum reassociated so both vectorize —
-        2.6× faster at 741 pairs, the same values to round-off) and ``ht = 0``; with
-        ``K3`` compressed (``G``, P × r) ``cv = 0`` and ``ht = H t``, ``t = Gᵀ (η_j η_k
-        w)`` and ``H[i, c] = Σ_k G[(i, k), c] η_k`` made in one pass over ``G`` (``H t
-        = K3:ηη η``, the quartic part's force; ``H`` also gives its tangent's ``H Hᵀ``).
-        What it made is kept after the pair weights (:func:`pair_cache`)."""
+    def pairs(data, index, o, P, m, eta, b, cv):   # pragma: no cover - jit
+        """The cubic modal force's pair vectors from ``data[o:]``: ``b = K2·η`` and
+        ``cv = K3 (η_j η_k w)`` (the packed symmetric product, a column at a time: an
+        update and a dot product in one pass; the dot product's sum reassociated so
+        both vectorize — 2.6× faster at 741 pairs, the same values to round-off)."""
         K2 = data[o:o + P * m]
         o += P * m
         rank = index[2 * P]               # -1: K3 packed; r: its factor G (P × r)
@@ -131,17 +126,9 @@ def body_terms(numba):
                     break
         bl = data[c0 + 1 + m:c0 + 1 + m + P]
         cl = data[c0 + 1 + m + P:c0 + 1 + m + 2 * P]
-        r = max(rank, 0)
-        tl = data[c0 + 1 + m + 2 * P:c0 + 1 + m + 2 * P + r]
-        Hl = data[c0 + 1 + m + 2 * P + r:c0 + 1 + m + 2 * P + r + m * r].reshape(m, r)
         if same:
             b[:] = bl
             cv[:] = cl
-            for i in range(m):
-                s = 0.0
-                for c in range(r):
-                    s += Hl[i, c] * tl[c]
-                ht[i] = s
             return
         ee = np.empty(P)
         for p in range(P):
@@ -151,56 +138,33 @@ def body_terms(numba):
                 s += K2[p * m + j] * eta[j]
             b[p] = s
             cv[p] = 0.0
-        ht[:] = 0.0
-        if rank >= 0:                     # t = Gᵀ ee and H in one pass, ht = H t
-            tl[:] = 0.0
-            Hl[:] = 0.0
+        if rank >= 0:                     # cv = G (Gᵀ ee)
+            t = np.zeros(rank)
             for p in range(P):
                 ep = ee[p]
-                j, l = index[p], index[P + p]
-                ej, el = eta[j], eta[l]
                 g = K3[p * rank:(p + 1) * rank]
-                hj = Hl[j]
-                if j != l:
-                    hl = Hl[l]
-                    for c in range(rank):
-                        x = g[c]
-                        tl[c] += x * ep
-                        hj[c] += x * el
-                        hl[c] += x * ej
-                else:
-                    for c in range(rank):
-                        x = g[c]
-                        tl[c] += x * ep
-                        hj[c] += x * el
-            for i in range(m):
+                for c in range(rank):
+                    t[c] += g[c] * ep
+            for p in range(P):
+                g = K3[p * rank:(p + 1) * rank]
                 s = 0.0
                 for c in range(rank):
-                    s += Hl[i, c] * tl[c]
-                ht[i] = s
+                    s += g[c] * t[c]
+                cv[p] = s
         for c in range(P if rank < 0 else 0):        # the packed K3 a column at a time
             base = c * (c + 1) // 2
             ec = ee[c]
             col = K3[base:base + c]
             s = 0.0
-            for q in range(c):
-                k = col[q]
-                cv[q] += k * ec
-                s += k * ee[q]
+            for r in range(c):
+                k = col[r]
+                cv[r] += k * ec
+                s += k * ee[r]
             cv[c] += s + K3[base + c] * ec
         last[:] = eta
         bl[:] = b
         cl[:] = cv
         data[c0] = 1.0
-
-    @numba.njit(cache=True)
-    def pair_cache(data, index, o, P, m):   # pragma: no cover - jit
-        """``(G, t, H)`` of a compressed ``K3`` as :func:`pairs` last made them."""
-        rank = index[2 * P]
-        o += P * m
-        G = data[o:o + P * rank]
-        c0 = o + P * rank + P + 1 + m + 2 * P
-        return G, data[c0:c0 + rank], data[c0 + rank:c0 + rank + m * rank].reshape(m, rank)
 
     @numba.njit(cache=True)
     def rates(m, qb, vb, ab):   # pragma: no cover - jit
@@ -249,7 +213,7 @@ def body_terms(numba):
         if P > 0:
             rank = index[2 * P]
             npk = P * (P + 1) // 2 if rank < 0 else P * rank
-            o += P * m + npk + P + 1 + m + 2 * P + (0 if rank < 0 else rank + m * rank)
+            o += P * m + npk + P + 1 + m + 2 * P
         return o
 
     @numba.njit(cache=True, fastmath={"reassoc", "contract"})
@@ -389,8 +353,7 @@ def body_terms(numba):
         if P > 0:                                   # the cubic modal force
             b = np.empty(P)
             cv = np.empty(P)
-            ht = np.empty(m)
-            _pairs(data, index, o, P, m, eta, b, cv, ht)
+            _pairs(data, index, o, P, m, eta, b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
             for p in range(P):
@@ -398,8 +361,6 @@ def body_terms(numba):
                 fe[jj[p]] += val * eta[kk[p]]
                 if jj[p] != kk[p]:
                     fe[kk[p]] += val * eta[jj[p]]
-            for j in range(m):
-                fe[j] += ht[j] / 3.0
         for j in range(12):
             f[d[j]] -= out[j]
         for j in range(m):
@@ -420,7 +381,6 @@ def body_terms(numba):
             f[d[j]] += fl[j]
 
     _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
-    _pair_cache = pair_cache
     _damp_offset, _damp_force, _damp_tangent = damp_offset, damp_force, damp_tangent
     _damp_h = damp_h
     _chain_body = chain_body
@@ -613,26 +573,27 @@ def body_tangents(numba):
         if P > 0:                     # K2·η + K3:ηη at the pairs, both halves
             b = np.empty(P)
             cv = np.empty(P)
-            ht = np.empty(m)
-            _pairs(data, index, o, P, m, qb[12:], b, cv, ht)
+            _pairs(data, index, o, P, m, qb[12:], b, cv)
             jj = index[:P]
             kk = index[P:2 * P]
             rank = index[2 * P]
-            if rank >= 0:             # compressed: cv = G t (ReducedBody._quartic_tangent)
-                G, t, H = _pair_cache(data, index, o, P, m)
-                for p in range(P):
-                    g = G[p * rank:(p + 1) * rank]
-                    s = 0.0
-                    for c in range(rank):
-                        s += g[c] * t[c]
-                    cv[p] = s
             third = 1.0 if rank < 0 else 1.0 / 3.0
             for p in range(P):
                 x = b[p] + third * cv[p]
                 Kq[12 + jj[p], 12 + kk[p]] += x
                 if jj[p] != kk[p]:
                     Kq[12 + kk[p], 12 + jj[p]] += x
-            if rank >= 0:             # + ⅔ H Hᵀ
+            if rank >= 0:             # compressed K3: + ⅔ H Hᵀ (ReducedBody._quartic_tangent)
+                G = data[o + P * m:o + P * m + P * rank]
+                eta = qb[12:]
+                H = np.zeros((m, rank))
+                for p in range(P):
+                    j, l = jj[p], kk[p]
+                    for c in range(rank):
+                        g = G[p * rank + c]
+                        H[j, c] += g * eta[l]
+                        if j != l:
+                            H[l, c] += g * eta[j]
                 HH = np.dot(H, H.T)       # BLAS
                 for i in range(m):
                     for n in range(m):

@@ -542,9 +542,8 @@ class ReducedBody(NonlinearBody):
         if self._poly is not None:
             K2p, K3s, jj, kk, w = self._poly
             # and room for the last pair vectors (the kernels' cache, kernels.py)
+            parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
-            room = 1 + self.m + 2 * jj.size + (0 if form < 0 else form * (1 + self.m))
-            parts += [K2p, K3s, w, np.zeros(room)]
             index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
         if self._Cx is not None:        # and room for its last force (kernels.py)
             parts += [self._Cx, np.zeros(1 + 2 * self.k + 3 * self.nV)]
