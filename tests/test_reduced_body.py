@@ -809,7 +809,8 @@ def test_pair_enrichment_holds_every_pairs_modal_derivative():
 def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
     """``damping="fe"``: the body's damping force is the FE model's ``β K ẋ`` on the
     slots' absolute velocities at the current pose, ``J(q)ᵀ C J(q) q̇`` with ``J =
-    ∂x/∂q`` by central differences of the slots (1e-7), here turned by 0.3 rad and
+    ∂x/∂q`` by central differences of the slots (1e-6: ``C_X`` is kept in single
+    precision, measured 1.2e-7; in double 1e-9), here turned by 0.3 rad and
     deformed (``β K`` of the reference is not rotation invariant for a deformed body:
     it damps the turning too); its tangents match finite differences of the force
     (1e-6); the compiled kernels (the body's ``inertia`` and the compiled loop's
@@ -842,9 +843,9 @@ def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
     C = C.toarray() if hasattr(C, "toarray") else np.asarray(C)
     ref = J.T @ (C @ (J @ v[b.dofs]))
     f, (Kq, Cq) = b.damping_terms(q, v, tangent=True)
-    assert np.abs(f - ref).max() <= 1e-7 * np.abs(ref).max()
+    assert np.abs(f - ref).max() <= 1e-6 * np.abs(ref).max()
     assert np.abs(f[3:12]).max() > 1e-3 * np.abs(f).max()      # the frame is damped
-    assert np.abs(Cq - J.T @ C @ J).max() <= 1e-7 * np.abs(Cq).max()
+    assert np.abs(Cq - J.T @ C @ J).max() <= 1e-6 * np.abs(Cq).max()
     h = 1e-6
     fdq = np.column_stack([(b.damping_terms(q + h * e, v)[0] - b.damping_terms(q - h * e, v)[0])
                            / (2 * h) for e in np.eye(q.size)[b.dofs]])
@@ -872,7 +873,7 @@ def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
     q0[3:12] = np.eye(3).ravel()
     Cm = same.damping_terms(np.r_[q0], np.zeros(same.k), tangent=True)[1][1]
     assert np.allclose(Cm[12:, 12:], modal.C, rtol=0,             # where reduced:
-                       atol=1e-9 * np.abs(modal.C).max())          # the modal one
+                       atol=1e-6 * np.abs(modal.C).max())          # the modal one
     mm = fem.Model("body", gravity=(0, 0, 0))
     assert not np.any(mm.add_reduced_body("beam", modal).damping_matrix[:12])
     with pytest.raises(ModelError, match="damping"):

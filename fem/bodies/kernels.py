@@ -113,7 +113,7 @@ def body_terms(numba):
         K2 = data[o:o + P * m]
         o += P * m
         rank = index[2 * P]               # -1: K3 packed; r: its factor G (P × r)
-        npk = P * (P + 1) // 2 if rank < 0 else P * rank
+        npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2     # G: float32
         K3 = data[o:o + npk]
         w = data[o + npk:o + npk + P]
         c0 = o + npk + P                  # the last η and its pair vectors
@@ -133,20 +133,18 @@ def body_terms(numba):
         ee = np.empty(P)
         for p in range(P):
             ee[p] = eta[index[p]] * eta[index[P + p]] * w[p]
-            s = 0.0
-            for j in range(m):
-                s += K2[p * m + j] * eta[j]
-            b[p] = s
-            cv[p] = 0.0
-        if rank >= 0:                     # cv = G (Gᵀ ee)
+        b[:] = np.dot(K2.reshape(P, m), eta)          # BLAS
+        cv[:] = 0.0
+        if rank >= 0:                     # cv = G (Gᵀ ee), G in single precision
+            G = K3.view(np.float32)
             t = np.zeros(rank)
             for p in range(P):
                 ep = ee[p]
-                g = K3[p * rank:(p + 1) * rank]
+                g = G[p * rank:(p + 1) * rank]
                 for c in range(rank):
                     t[c] += g[c] * ep
             for p in range(P):
-                g = K3[p * rank:(p + 1) * rank]
+                g = G[p * rank:(p + 1) * rank]
                 s = 0.0
                 for c in range(rank):
                     s += g[c] * t[c]
@@ -212,7 +210,7 @@ def body_terms(numba):
         o = nV * nV + m * m + m + 3 * nV
         if P > 0:
             rank = index[2 * P]
-            npk = P * (P + 1) // 2 if rank < 0 else P * rank
+            npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2
             o += P * m + npk + P + 1 + m + 2 * P
         return o
 
@@ -247,7 +245,7 @@ def body_terms(numba):
         nV = 4 + 3 * m
         k = 12 + m
         n3 = 3 * nV
-        c0 = od + n3 * n3
+        c0 = od + (n3 * n3 + 1) // 2             # C_X in single precision
         same = data[c0] == 1.0
         if same:
             for j in range(k):
@@ -261,7 +259,7 @@ def body_terms(numba):
             return
         E = qb[3:12].copy().reshape(3, 3)
         Ev = vb[:12].copy().reshape(4, 3)
-        _damp_force(m, data[od:od + n3 * n3], E, qb[12:], Ev, vb[12:], h)
+        _damp_force(m, data[od:c0].view(np.float32), E, qb[12:], Ev, vb[12:], h)
         data[c0 + 1:c0 + 1 + k] = qb
         data[c0 + 1 + k:c0 + 1 + 2 * k] = vb
         hc[:] = hf
@@ -584,7 +582,7 @@ def body_tangents(numba):
                 if jj[p] != kk[p]:
                     Kq[12 + kk[p], 12 + jj[p]] += x
             if rank >= 0:             # compressed K3: + ⅔ H Hᵀ (ReducedBody._quartic_tangent)
-                G = data[o + P * m:o + P * m + P * rank]
+                G = data[o + P * m:o + P * m + (P * rank + 1) // 2].view(np.float32)
                 eta = qb[12:]
                 H = np.zeros((m, rank))
                 for p in range(P):
@@ -605,8 +603,8 @@ def body_tangents(numba):
             Ev = vb[:12].copy().reshape(4, 3)
             hd = np.empty((nV, 3))
             _damp_h(m, data, od, qb, vb, hd)
-            _damp_tangent(m, data[od:od + 9 * nV * nV], E, qb[12:], Ev, vb[12:], hd, cC,
-                          cK, D)
+            Cx = data[od:od + (9 * nV * nV + 1) // 2].view(np.float32)
+            _damp_tangent(m, Cx, E, qb[12:], Ev, vb[12:], hd, cC, cK, D)
         for i in range(k):
             gi = d[i]
             for j in range(k):

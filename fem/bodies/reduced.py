@@ -247,6 +247,21 @@ class Reduction:
             raise ModelError(f"{path}: cannot read a reduced body ({err})") from None
 
 
+def _single(a: np.ndarray) -> np.ndarray:
+    """``a`` rounded to single precision, kept in double: the values the compiled kernels
+    read from their single-precision copy (:func:`_packed_single`), so that the NumPy
+    forms compute the same model."""
+    return np.ascontiguousarray(np.asarray(a, np.float32), dtype=float)
+
+
+def _packed_single(a: np.ndarray) -> np.ndarray:
+    """``a`` in single precision, two values to a double slot (padded to even length)."""
+    x = np.asarray(a, np.float32).ravel()
+    if x.size % 2:
+        x = np.append(x, np.float32(0.0))
+    return x.view(np.float64)
+
+
 class ReducedBody(NonlinearBody):
     """A reduced-order flexible body (see the module docstring); made by
     :meth:`fem.Model.add_reduced_body`."""
@@ -287,6 +302,7 @@ class ReducedBody(NonlinearBody):
                 if K3.ndim != 2 or K3.shape[0] != jj.size:
                     raise ModelError(f"{name}: K3_factor must have {jj.size} rows (the "
                                      f"pairs of {m} modes), got shape {K3.shape}")
+                K3 = _single(K3)
             self._poly = (np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk]),
                           K3, jj, kk, w)
         self.elastic = m > 0
@@ -309,7 +325,7 @@ class ReducedBody(NonlinearBody):
         if red.C_fe is not None:        # the FE model's damping at the current pose
             n3 = 3 * self.nV
             Cx = np.asarray(red.C_fe, float).reshape(n3, n3)
-            self._Cx = np.ascontiguousarray(0.5 * (Cx + Cx.T)) if np.any(Cx) else None
+            self._Cx = _single(0.5 * (Cx + Cx.T)) if np.any(Cx) else None
         elif m:
             D[12:, 12:] = self.Cr
         self.damping_matrix = D if np.any(D) else None
@@ -544,9 +560,11 @@ class ReducedBody(NonlinearBody):
             # and room for the last pair vectors (the kernels' cache, kernels.py)
             parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
+            if form >= 0:
+                parts[-3] = _packed_single(K3s)
             index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
         if self._Cx is not None:        # and room for its last force (kernels.py)
-            parts += [self._Cx, np.zeros(1 + 2 * self.k + 3 * self.nV)]
+            parts += [_packed_single(self._Cx), np.zeros(1 + 2 * self.k + 3 * self.nV)]
             index[-1] = 1
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
