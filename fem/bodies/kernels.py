@@ -24,10 +24,11 @@ Kinds
 (m²), ``f0`` (m), the constant load vectors ``h_g`` (n_V × 3: gravity ``W e_c ⊗ g`` and
 point loads), and with the cubic modal force ``K2`` at the pairs (P × m), ``K3`` at the
 pairs packed (its upper triangle by columns, P (P + 1) / 2; compressed: its factor
-``G``, P × r, row-major), the pair weights (P) and room for the last pair vectors
-(1 + m + 2P: a flag, ``η``, ``K2·η`` and ``K3 (η_j η_k w)``, kept by the kernels so that
-a tangent at the residual's ``η`` does not compute them again); with the FE model's
-damping then ``C_X`` ((3 n_V)², :meth:`ReducedBody.damping_terms`) and room for its last
+``G``, P × r, row-major, and then ``K2`` and ``G`` in single precision, two values a
+slot), the pair weights (P) and room for the last pair vectors (1 + m + 2P: a flag,
+``η``, ``K2·η`` and ``K3 (η_j η_k w)``, kept by the kernels so that a tangent at the
+residual's ``η`` does not compute them again); with the FE model's damping then ``C_X``
+((3 n_V)² in single precision, :meth:`ReducedBody.damping_terms`) and room for its last
 force (1 + 2k + 3 n_V: a flag, ``q_b``, ``q̇_b``, ``C_X Ẋ``).  ``index`` = the pairs
 ``j ≤ k`` (2P), ``K3``'s form (-1 packed, ``r`` its factor's rank) and 1 with the FE
 model's damping (0 without).  The formulas are those of :meth:`ReducedBody.inertia`
@@ -109,11 +110,13 @@ def body_terms(numba):
         """The cubic modal force's pair vectors from ``data[o:]``: ``b = K2·η`` and
         ``cv = K3 (η_j η_k w)`` (the packed symmetric product, a column at a time: an
         update and a dot product in one pass; the dot product's sum reassociated so
-        both vectorize — 2.6× faster at 741 pairs, the same values to round-off)."""
-        K2 = data[o:o + P * m]
-        o += P * m
+        both vectorize — 2.6× faster at 741 pairs, the same values to round-off).  A
+        compressed ``K3`` (its factor ``G``) comes with ``K2`` and ``G`` in single
+        precision (:meth:`ReducedBody.compiled_kernel`)."""
         rank = index[2 * P]               # -1: K3 packed; r: its factor G (P × r)
-        npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2     # G: float32
+        n2 = P * m if rank < 0 else (P * m + 1) // 2    # compressed: K2 and G float32
+        npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2
+        o += n2
         K3 = data[o:o + npk]
         w = data[o + npk:o + npk + P]
         c0 = o + npk + P                  # the last η and its pair vectors
@@ -133,7 +136,16 @@ def body_terms(numba):
         ee = np.empty(P)
         for p in range(P):
             ee[p] = eta[index[p]] * eta[index[P + p]] * w[p]
-        b[:] = np.dot(K2.reshape(P, m), eta)          # BLAS
+        if rank < 0:
+            b[:] = np.dot(data[o - n2:o].reshape(P, m), eta)          # BLAS
+        else:
+            K2 = data[o - n2:o].view(np.float32)
+            for p in range(P):
+                g = K2[p * m:(p + 1) * m]
+                s = 0.0
+                for j in range(m):
+                    s += g[j] * eta[j]
+                b[p] = s
         cv[:] = 0.0
         if rank >= 0:                     # cv = G (Gᵀ ee), G in single precision
             G = K3.view(np.float32)
@@ -211,7 +223,8 @@ def body_terms(numba):
         if P > 0:
             rank = index[2 * P]
             npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2
-            o += P * m + npk + P + 1 + m + 2 * P
+            n2 = P * m if rank < 0 else (P * m + 1) // 2
+            o += n2 + npk + P + 1 + m + 2 * P
         return o
 
     @numba.njit(cache=True, fastmath={"reassoc", "contract"})
@@ -582,7 +595,8 @@ def body_tangents(numba):
                 if jj[p] != kk[p]:
                     Kq[12 + kk[p], 12 + jj[p]] += x
             if rank >= 0:             # compressed K3: + ⅔ H Hᵀ (ReducedBody._quartic_tangent)
-                G = data[o + P * m:o + P * m + (P * rank + 1) // 2].view(np.float32)
+                o2 = o + (P * m + 1) // 2        # K2 in single precision too
+                G = data[o2:o2 + (P * rank + 1) // 2].view(np.float32)
                 eta = qb[12:]
                 H = np.zeros((m, rank))
                 for p in range(P):

@@ -302,9 +302,9 @@ class ReducedBody(NonlinearBody):
                 if K3.ndim != 2 or K3.shape[0] != jj.size:
                     raise ModelError(f"{name}: K3_factor must have {jj.size} rows (the "
                                      f"pairs of {m} modes), got shape {K3.shape}")
-                K3 = _single(K3)
-            self._poly = (np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk]),
-                          K3, jj, kk, w)
+                K3 = _single(K3)        # a compressed polynomial: single precision
+            K2p = np.ascontiguousarray(np.asarray(red.K2, float)[jj, kk])
+            self._poly = (K2p if K3.ndim == 1 else _single(K2p), K3, jj, kk, w)
         self.elastic = m > 0
         # index sets of L = ∂X/∂q (nV, 3, k): the η-dependent entries
         a = np.repeat(np.arange(3), m)                  # vector u, v, w of each (a, k)
@@ -560,8 +560,8 @@ class ReducedBody(NonlinearBody):
             # and room for the last pair vectors (the kernels' cache, kernels.py)
             parts += [K2p, K3s, w, np.zeros(1 + self.m + 2 * jj.size)]
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
-            if form >= 0:
-                parts[-3] = _packed_single(K3s)
+            if form >= 0:               # K2 and G in single precision (kernels.py)
+                parts[-4], parts[-3] = _packed_single(K2p), _packed_single(K3s)
             index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
         if self._Cx is not None:        # and room for its last force (kernels.py)
             parts += [_packed_single(self._Cx), np.zeros(1 + 2 * self.k + 3 * self.nV)]
