@@ -39,7 +39,7 @@ from fem.robots.rrru3_model import build_robot, histories, run_path, static_stat
 
 
 def build(mesh: str, platform: str = "flexible", reduction: str = "nonlinear",
-          n_modes: int = 2, n_derivatives: int = 4, n_enrich: int = 20,
+          n_modes: int = 2, n_derivatives: int = 4, n_enrich: int = 16,
           cubic_tol: float = 3e-4):
     """``(robot model, static state, seconds to build it and find the static state)``."""
     geom = rrru3.RRRU3Geometry()
@@ -76,7 +76,7 @@ def figures(rm, res, t_end: float, wall: float) -> dict:
 
 def run(mesh: str = "hexagon_6", t_end: float = 1.6, platform: str = "flexible",
         reduction: str = "nonlinear", full: bool = True, repeats: int = 1,
-        n_modes: int = 2, n_enrich: int = 20, cubic_tol: float = 3e-4) -> dict:
+        n_modes: int = 2, n_enrich: int = 16, cubic_tol: float = 3e-4) -> dict:
     """The circle's first ``t_end`` seconds (the whole circle: 1.6 s)."""
     models = {}
     out = {"mesh": mesh, "t_end_s": t_end, "platform": platform}
@@ -123,7 +123,7 @@ if __name__ == "__main__":
     ap.add_argument("--platform", default="flexible", choices=("flexible", "reduced"))
     ap.add_argument("--reduction", default="nonlinear", choices=("nonlinear", "linear"))
     ap.add_argument("--modes", type=int, default=2, help="n_modes of the reduced platform")
-    ap.add_argument("--enrich", type=int, default=20, help="n_enrich of the reduced platform")
+    ap.add_argument("--enrich", type=int, default=16, help="n_enrich of the reduced platform")
     ap.add_argument("--cubic-tol", type=float, default=3e-4,
                     help="cubic_tol of the reduced platform (0: the whole K3)")
     ap.add_argument("--t-end", type=float, default=1.6)
