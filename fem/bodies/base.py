@@ -55,7 +55,10 @@ class NonlinearBody:
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = False):
         """``M(q) a + f_qv(q, q̇)`` (k,) on the body's coordinates (arguments global)
-        and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (k, k) each."""
+        and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (k, k) each.  ``f_qv`` holds every
+        velocity-dependent force of the body: a damping that depends on the pose (the
+        reduced body's FE damping) belongs here, a constant one in
+        :attr:`damping_matrix`."""
         raise NotImplementedError
 
     def mass(self, q: np.ndarray) -> np.ndarray:
