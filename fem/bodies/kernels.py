@@ -70,7 +70,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
-_project = _reduced = _pairs = _rates = _gather = None
+_project = _reduced = _pairs = _rates = _gather = _rowdot = None
 _damp_offset = _damp_force = _damp_tangent = _damp_h = None
 _lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
@@ -82,7 +82,7 @@ def body_terms(numba):
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
     global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
-    global _damp_offset, _damp_force, _damp_tangent, _damp_h
+    global _damp_offset, _damp_force, _damp_tangent, _damp_h, _rowdot
     from .chain_kernels import chain_kernel
 
     _chain = chain_kernel()
@@ -104,6 +104,18 @@ def body_terms(numba):
                 for i in range(3):
                     s += E[a, i] * h[4 + a * m + k, i]
             out[12 + k] = s
+
+    @numba.njit(cache=True, fastmath={"reassoc", "contract"})
+    def rowdot(A, x, n_rows, n, out):   # pragma: no cover - jit
+        """``out = A x`` for ``A`` (n_rows × n) row-major flat, of any float type."""
+        for p in range(n_rows):
+            g = A[p * n:(p + 1) * n]
+            s = 0.0
+            for j in range(n):
+                s += g[j] * x[j]
+            out[p] = s
+
+    _rowdot = rowdot
 
     @numba.njit(cache=True, fastmath={"reassoc", "contract"})
     def pairs(data, index, o, P, m, eta, b, cv):   # pragma: no cover - jit
@@ -139,13 +151,7 @@ def body_terms(numba):
         if rank < 0:
             b[:] = np.dot(data[o - n2:o].reshape(P, m), eta)          # BLAS
         else:
-            K2 = data[o - n2:o].view(np.float32)
-            for p in range(P):
-                g = K2[p * m:(p + 1) * m]
-                s = 0.0
-                for j in range(m):
-                    s += g[j] * eta[j]
-                b[p] = s
+            _rowdot(data[o - n2:o].view(np.float32), eta, P, m, b)
         cv[:] = 0.0
         if rank >= 0:                     # cv = G (Gᵀ ee), G in single precision
             G = K3.view(np.float32)
@@ -155,12 +161,7 @@ def body_terms(numba):
                 g = G[p * rank:(p + 1) * rank]
                 for c in range(rank):
                     t[c] += g[c] * ep
-            for p in range(P):
-                g = G[p * rank:(p + 1) * rank]
-                s = 0.0
-                for c in range(rank):
-                    s += g[c] * t[c]
-                cv[p] = s
+            _rowdot(G, t, P, rank, cv)
         for c in range(P if rank < 0 else 0):        # the packed K3 a column at a time
             base = c * (c + 1) // 2
             ec = ee[c]
@@ -242,13 +243,7 @@ def body_terms(numba):
                 o = 3 * (4 + a * m + k)
                 for i in range(3):
                     xd[o + i] = etad[k] * E[a, i] + eta[k] * Ed[1 + a, i]
-        hf = h.reshape(n3)
-        for r in range(n3):
-            row = Cx[r * n3:(r + 1) * n3]
-            s = 0.0
-            for c in range(n3):
-                s += row[c] * xd[c]
-            hf[r] = s
+        _rowdot(Cx, xd, n3, n3, h.reshape(n3))
 
     @numba.njit(cache=True)
     def damp_h(m, data, od, qb, vb, h):   # pragma: no cover - jit
