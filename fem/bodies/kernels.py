@@ -30,8 +30,8 @@ slot), the pair weights (P) and room for the last pair vectors (1 + m + 2P: a fl
 residual's ``η`` does not compute them again); with the FE model's damping then ``C_X``
 ((3 n_V)² in single precision, :meth:`ReducedBody.damping_terms`) and room for its last
 force (1 + 2k + 3 n_V: a flag, ``q_b``, ``q̇_b``, ``C_X Ẋ``).  ``index`` = the pairs
-``j ≤ k`` (2P), ``K3``'s form (-1 packed, ``r`` its factor's rank) and 1 with the FE
-model's damping (0 without).  The formulas are those of :meth:`ReducedBody.inertia`
+``j ≤ k`` (2P), ``K3``'s form (-1 packed, ``r`` its factor's rank) and where ``C_X``
+starts in ``data`` (-1: no FE damping).  The formulas are those of :meth:`ReducedBody.inertia`
 and :meth:`ReducedBody.forces` without tangents: the inertia ``Lᵀ (W Ẍ + C_X Ẋ)`` and
 the forces ``−Lᵀ h_g + [0; f0 + K_r η + (½ K2·η + ⅓ K3:ηη) η]``
 (module docstring of :mod:`fem.bodies.reduced`); the tests check them against those
@@ -71,7 +71,7 @@ def pack(kernels: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, int]]
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _project = _reduced = _pairs = _rates = _gather = _rowdot = None
-_damp_offset = _damp_force = _damp_tangent = _damp_h = None
+_damp_force = _damp_tangent = _damp_h = None
 _lwr = _reduced_inertia = _reduced_tangent = None
 _chain = _chain_body = _chain_tangent = None
 
@@ -82,7 +82,7 @@ def body_terms(numba):
     body's inertia ``M(q) a + f_qv`` into ``mq`` and its forces (elastic less the weight
     and point loads) into ``f``, both global (n,); None without numba."""
     global _project, _reduced, _pairs, _rates, _gather, _chain, _chain_body
-    global _damp_offset, _damp_force, _damp_tangent, _damp_h, _rowdot
+    global _damp_force, _damp_tangent, _damp_h, _rowdot
     from .chain_kernels import chain_kernel
 
     _chain = chain_kernel()
@@ -214,20 +214,6 @@ def body_terms(numba):
             ab[j] = acc[d[j]]
         return qb, vb, ab
 
-    @numba.njit(cache=True)
-    def damp_offset(m, index, P):   # pragma: no cover - jit
-        """Where a reduced body's ``C_X`` starts in its ``data`` (-1: no FE damping)."""
-        nV = 4 + 3 * m
-        if index[2 * P + 1] == 0:
-            return -1
-        o = nV * nV + m * m + m + 3 * nV
-        if P > 0:
-            rank = index[2 * P]
-            npk = P * (P + 1) // 2 if rank < 0 else (P * rank + 1) // 2
-            n2 = P * m if rank < 0 else (P * m + 1) // 2
-            o += n2 + npk + P + 1 + m + 2 * P
-        return o
-
     @numba.njit(cache=True, fastmath={"reassoc", "contract"})
     def damp_force(m, Cx, E, eta, Ed, etad, h):   # pragma: no cover - jit
         """``h = C_X Ẋ`` (n_V, 3) with ``Ẋ = L q̇ = [ṙ; Ė; η̇_k e_a + η_k ė_a]``: the FE
@@ -334,7 +320,7 @@ def body_terms(numba):
         E, _Ed, _Edd, G = _rates(m, qb, vb, ab)
         eta = qb[12:]
         h = np.dot(data[:nV * nV].reshape(nV, nV), G)          # W Ẍ (BLAS)
-        od = _damp_offset(m, index, P)
+        od = index[2 * P + 1]                      # where C_X starts (-1: none)
         if od >= 0:                                 # + C_X Ẋ: the FE model's damping
             hd = np.empty((nV, 3))
             _damp_h(m, data, od, qb, vb, hd)
@@ -387,7 +373,7 @@ def body_terms(numba):
             f[d[j]] += fl[j]
 
     _project, _reduced, _pairs, _rates, _gather = project, reduced, pairs, rates, gather
-    _damp_offset, _damp_force, _damp_tangent = damp_offset, damp_force, damp_tangent
+    _damp_force, _damp_tangent = damp_force, damp_tangent
     _damp_h = damp_h
     _chain_body = chain_body
 
@@ -606,7 +592,7 @@ def body_tangents(numba):
                     for n in range(m):
                         Kq[12 + i, 12 + n] += 2.0 / 3.0 * HH[i, n]
         D = np.zeros((k, k))
-        od = _damp_offset(m, index, P)
+        od = index[2 * P + 1]                      # where C_X starts (-1: none)
         if od >= 0:                   # the FE model's damping: cC ∂/∂q̇ + cK ∂/∂q
             E = qb[3:12].copy().reshape(3, 3)
             Ev = vb[:12].copy().reshape(4, 3)

@@ -467,11 +467,7 @@ class ReducedBody(NonlinearBody):
         f = L.T @ h
         if not tangent:
             return f, None
-        Ed, etad = vb[3:12].reshape(3, 3), vb[12:]
-        Gq = np.zeros((self.nV, 3, k))                 # ∂Ẋ/∂q at fixed q̇
-        for i in range(3):
-            Gq[self._rows, i, self._ecol + i] = etad[self._pk]
-            Gq[self._rows, i, self._ncol] = Ed[self._pa, i]
+        Gq = self._L(vb[3:12].reshape(3, 3), vb[12:]) - self._L0   # ∂Ẋ/∂q at fixed q̇
         Kq = L.T @ (self._Cx @ Gq.reshape(3 * self.nV, k))
         self._bilinear(Kq, h.reshape(self.nV, 3)[4:])
         return f, (Kq, L.T @ (self._Cx @ L))
@@ -553,8 +549,9 @@ class ReducedBody(NonlinearBody):
         if getattr(self, "_fe", None) is not None:
             return None
         parts = [self.W, self.Kr, self.f0, self._load_vectors(gravity)]
-        # index: the pairs, K3's form (-1 packed, r ≥ 0 the factor's rank), FE damping
-        index, P = np.array([-1, 0], np.int64), 0
+        # index: the pairs, K3's form (-1 packed, r ≥ 0 the factor's rank), where C_X
+        # starts in the data (-1: no FE damping)
+        index, P = np.array([-1, -1], np.int64), 0
         if self._poly is not None:
             K2p, K3s, jj, kk, w = self._poly
             # and room for the last pair vectors (the kernels' cache, kernels.py)
@@ -562,10 +559,10 @@ class ReducedBody(NonlinearBody):
             form = -1 if K3s.ndim == 1 else K3s.shape[1]
             if form >= 0:               # K2 and G in single precision (kernels.py)
                 parts[-4], parts[-3] = _packed_single(K2p), _packed_single(K3s)
-            index, P = np.concatenate([jj, kk, [form, 0]]), int(jj.size)
+            index, P = np.concatenate([jj, kk, [form, -1]]), int(jj.size)
         if self._Cx is not None:        # and room for its last force (kernels.py)
+            index[-1] = sum(np.size(x) for x in parts)
             parts += [_packed_single(self._Cx), np.zeros(1 + 2 * self.k + 3 * self.nV)]
-            index[-1] = 1
         return (KIND_REDUCED, self.m, self.dofs,
                 np.concatenate([np.ravel(x) for x in parts]), index, P)
 
