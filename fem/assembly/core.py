@@ -192,6 +192,12 @@ class Assembly(ConstraintEquations, System):
             return f, None
         return f, (np.concatenate(kv) if kv else np.zeros(0))
 
+    @property
+    def constant_loads(self) -> bool:
+        """No timed forces and no forward actuators: :meth:`external_forces` is the
+        same array at every ``t`` and ``q``."""
+        return not self._timed_forces and not self._forward_act
+
     def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
         """Gravity, point and distributed loads at time ``t`` (conservative, constant
         direction)."""
@@ -296,7 +302,9 @@ class Assembly(ConstraintEquations, System):
             offset=lambda t: self._timed_terms(t)[0],
             rate=lambda t, q: self.phi_t(q, t),
             forces=forces, timed=timed, bilinear=bilinear, bodies=bodies,
-            tangents=body_tangents(), products=products, servo=self._servo(affine))
+            tangents=body_tangents(), products=products, servo=self._servo(affine),
+            rate_terms=(None if self._general is not None and self._general.directed
+                        else lambda t: (self._h(t, 1), self._beta(t, 1))))
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

@@ -58,6 +58,11 @@ class ConstantStructure:
         ``t ↦ c(t) = Φ(0, t)`` without the bilinear terms (m,).
     rate : callable
         ``(t, q) ↦ ∂Φ/∂t`` (m,).
+    rate_terms : callable or None
+        Optional: ``t ↦ (ċ(t) (m,), β̇(t) (3 n_bil,))`` where ``∂Φ/∂t = ċ + Σ (A q +
+        α)·β̇`` on the bilinear rows (nothing else depends on ``t``), so a compiled
+        solver evaluates ``∂Φ/∂t`` at any ``q`` from terms of ``t`` alone; None: only
+        ``rate``.
     forces : tuple or None
         When all internal forces of element groups come from one group with a compiled
         kernel (or there is none, kind ``KIND_NONE``): ``(group_forces, kind, dofs,
@@ -115,6 +120,7 @@ class ConstantStructure:
     tangents: Callable | None = None
     products: tuple | None = None
     servo: tuple | None = None
+    rate_terms: Callable[[float], tuple] | None = None
 
     @property
     def has_bodies(self) -> bool:
@@ -150,6 +156,11 @@ class System(ABC):
         Optional: the cost of factorizing the iteration matrix in Newton iterations, for
         implementations whose force evaluations cost what operation counts cannot see
         (None: estimated from counts, :mod:`fem.solvers.factor_cost`).
+    constant_loads : bool
+        Optional: ``external_forces`` gives the same values at every ``t`` and ``q``
+        (gravity, constant point loads), so a solver may evaluate it once for many steps
+        (:meth:`fem.solvers.GeneralizedAlpha.advance_steps`).  False (the default): it
+        is evaluated at every step.
     """
 
     n: int
@@ -160,6 +171,7 @@ class System(ABC):
     has_damping: bool = False
     constant_mass: bool = True
     factor_cost_iterations: float | None = None
+    constant_loads: bool = False
 
     # ---------------------------------------------------------------- forces
     @abstractmethod

@@ -242,6 +242,7 @@ class HubLinkSystem(System):
     dense = True
     has_elastic = True
     has_damping = False
+    constant_loads = True       # no applied loads (the weight is an internal force)
 
     @property
     def factor_cost_iterations(self) -> float:
@@ -1253,6 +1254,11 @@ class SpatialChainSystem(PlanarChainSystem):
         Om = np.einsum("kij,lj->kil", T.dR[:k], T.R)          # skew(ω_k) = dR_k Rᵀ
         w = np.stack([Om[:, 2, 1], Om[:, 0, 2], Om[:, 1, 0]], axis=1)   # (k, 3)
         return w.T @ T.C[:k]
+
+    @property
+    def constant_loads(self) -> bool:
+        """No tip torque: :meth:`external_forces` is zero."""
+        return self.model.tip_torque is None
 
     def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
         tq = self.model.tip_torque

@@ -127,6 +127,29 @@ class Result:
             self.flush()
             self.write_seconds += time.perf_counter() - t0
 
+    def record_steps(self, t, q, v, a, lam, stats: dict[str, list], rows) -> None:
+        """Record the rows ``rows`` of a block of steps, as :meth:`record` does each in
+        order: ``t`` (k,), ``q``, ``v``, ``a``, ``lam`` (k, ·) arrays the record keeps
+        (nothing may write to them later), ``stats`` a list of k values per name."""
+        rows = list(rows)
+        if self._sensor_fns or self.directory is not None or self.on_record is not None:
+            for i in rows:
+                self.record(t[i], q[i], v[i], a[i], lam[i],
+                            **{k: val[i] for k, val in stats.items()})
+            return
+        st = self._stats
+        for k, val in stats.items():
+            sel = [val[i] for i in rows]
+            lst = st.get(k)
+            if lst is None:
+                st[k] = sel
+            else:
+                lst.extend(sel)
+        R = self._rows
+        for name, x in (("q", q), ("v", v), ("a", a), ("lam", lam)):
+            R[name].extend([x[i] for i in rows])
+        R["t"].extend([float(t[i]) for i in rows])     # last (see record)
+
     def _row_arrays(self, i: int) -> dict[str, np.ndarray]:
         """Record ``i`` as named float arrays (the same names as in a chunk file)."""
         out = {k: np.asarray(self._rows[k][i], dtype=float) for k in _STATE}
@@ -164,11 +187,8 @@ class Result:
         but not yet to ``t``, the last one)."""
         lists = [*self._rows.values(), *self._sens.values()]
         n = min(len(v) for v in lists)
-        if any(len(v) > n for v in lists):
-            for v in lists:
-                del v[n:]
-            for v in self._stats.values():
-                del v[n:]
+        for v in (*lists, *self._stats.values()):
+            del v[n:]
 
     def flush(self, upto: int | None = None) -> None:
         """Write the records not yet in a chunk file as one chunk file."""

@@ -81,6 +81,7 @@ _product_state = _product_hessian = _servo_reaction = _servo_columns = None
 _servo_parts = _scatter_csr = None
 _factor_banded = _form_into = None
 _reduce_eliminated = _substitute_eliminated = _factor_eliminated = None
+_step = _bilinear_rate = None
 
 
 @compiled
@@ -89,7 +90,7 @@ def _kernels(numba):
     global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
     global _servo_reaction, _servo_columns, _band_lu, _factor_banded, _form_into
     global _servo_parts, _scatter_csr, _reduce_eliminated, _substitute_eliminated
-    global _factor_eliminated
+    global _factor_eliminated, _step, _bilinear_rate
     from ..assembly.linalg import band_lu_kernel, dense_lu_kernel, substitution_kernels
     from .elimination import elimination_kernels
     from .fused import compiled_forms
@@ -216,6 +217,22 @@ def _kernels(numba):
             if x > vmax or x != x:
                 vmax = x
         return vmax
+
+    @numba.njit(cache=True)
+    def bilinear_rate(q, cdot, bdot, A, alpha, bil_row):   # pragma: no cover - jit
+        """``∂Φ/∂t = ċ + Σ (A q + α)·β̇`` (``ConstantStructure.rate_terms``)."""
+        out = cdot.copy()
+        Ad, Ai, Ap = A
+        for k in range(bil_row.size):
+            s = 0.0
+            for j in range(3):
+                i = 3 * k + j
+                a = alpha[i]
+                for p in range(Ap[i], Ap[i + 1]):
+                    a += Ad[p] * q[Ai[p]]
+                s += a * bdot[i]
+            out[bil_row[k]] += s
+        return out
 
     @numba.njit(cache=True)
     def factor(q, v, qdd, lam, M, C, A, alpha, B, bil_row, jrows, jcols, P, S, jv, bodies,
@@ -475,14 +492,90 @@ def _kernels(numba):
                                           bil_row, jrows, jcols, P, S, phi_v, jv)
         return out, q, v, qdd, lam, a1, vres
 
+    @numba.njit(cache=True)
+    def march(count, q0, v0, qdd0, a0, prev, c, linear, h, af, am, gam, beta, lam0, rates,
+              f_ext, c_ts, beta_ts, G, A, alpha, B, bil_row, jrows, jcols, P, S, M, C,
+              bodies, mq, jl, jv, floor2, c_rhs, gp, bp, tol, ctol, max_iter, ratio,
+              contraction, kind, dofs, arrays3, arrays2, K, f_int, lu_kind, lu, piv, kl,
+              ku, perm, el, res, rhs, phi, dx, hist_r, hist_p, phi_v, have_lu,
+              renew_each, fac, cdots, bdots, jw, Q, V, QDD, L, AA,
+              stats):   # pragma: no cover - jit
+        """Up to ``count`` steps of ``h``, each exactly :func:`step` with the decisions
+        generalized-α makes between steps (:meth:`FactorizationPolicy.begin_step`: a
+        fresh factorization where none is kept or ``renew_each``; the linear
+        predictor's last two accelerations), the converged states in rows of ``Q``,
+        ``V``, ``QDD``, ``L`` and ``AA`` (the algorithmic accelerations) and per step
+        ``stats`` = (iterations, relative residual, its scale, max |Φ|, velocity
+        residual or −1, evaluations, round-off acceptance, factorizations).  Row ``s``
+        of ``c_ts``, ``beta_ts``, ``rates`` holds step ``s``'s time terms (one row:
+        the same for all); where ``∂Φ/∂t`` depends on ``q``, ``rates`` has no columns
+        and rows of ``cdots``, ``bdots`` (m and 3 n_bil columns) hold its terms
+        (:func:`bilinear_rate`), ``jw`` work for the Jacobian values.  Stops at the
+        first step that does not converge.  Returns
+        ``(steps converged, the stopping step's iterate tuple, q, q̇, q̈, λ, whether it
+        started from a kept factorization)``; the tuple and state are the last step's
+        when all converged."""
+        n, m = q0.size, lam0.size
+        many_c = c_ts.shape[0] > 1
+        many_b = beta_ts.shape[0] > 1
+        many_r = rates.shape[0] > 1
+        by_terms = cdots.shape[1] == m and m > 0
+        many_d = cdots.shape[0] > 1
+        for s in range(count):
+            refactor = renew_each or not have_lu
+            rate = rates[s] if many_r else rates[0]
+            c_t = c_ts[s] if many_c else c_ts[0]
+            beta_t = beta_ts[s] if many_b else beta_ts[0]
+            out, q, v, qdd, lam, a1, vres = _step(
+                q0, v0, qdd0, a0, prev, c, h, af, am, gam, beta, lam0, rate, f_ext, c_t,
+                beta_t, G, A, alpha, B, bil_row, jrows,
+                jcols, P, S, M, C, bodies, mq, jl, jv, floor2, c_rhs, gp, bp, tol, ctol,
+                max_iter, ratio, contraction, kind, dofs, arrays3, arrays2, K, f_int,
+                lu_kind, lu, piv, kl, ku, perm, el, res, rhs, phi, dx, hist_r, hist_p,
+                phi_v, refactor, fac)
+            if out[8] > 0:
+                have_lu = True
+            if out[0] != CONVERGED and out[0] != ROUNDOFF:
+                return s, out, q, v, qdd, lam, not refactor
+            if by_terms:
+                d = s if many_d else 0
+                vres = _velocity_residual(q, v, _bilinear_rate(q, cdots[d], bdots[d], A,
+                                                               alpha, bil_row),
+                                          c_t, beta_t, G, A, alpha, B, bil_row, jrows,
+                                          jcols, P, S, phi_v, jw)
+            nh = out[2]
+            rn = hist_r[nh - 1]
+            stats[s, 0] = nh - 1
+            stats[s, 1] = rn
+            stats[s, 2] = rn * out[6]
+            stats[s, 3] = hist_p[nh - 1]
+            stats[s, 4] = vres
+            stats[s, 5] = out[7]
+            stats[s, 6] = 1.0 if out[0] == ROUNDOFF else 0.0
+            stats[s, 7] = out[8]
+            for i in range(n):
+                Q[s, i] = q[i]
+                V[s, i] = v[i]
+                QDD[s, i] = qdd[i]
+                AA[s, i] = a1[i]
+            for i in range(m):
+                L[s, i] = lam[i]
+            # the next step's start: this one's end; the linear predictor extrapolates
+            # from the last two accelerations at the same step (h / h_prev = 1)
+            prev = qdd0 if linear else QDD[s]
+            c = 1.0 if linear else 0.0
+            q0, v0, qdd0, lam0, a0 = Q[s], V[s], QDD[s], L[s], AA[s]
+        return count, out, q, v, qdd, lam, not refactor
+
     _residual, _velocity_residual, _iterate, _factor, _form, _state = (
         residual, velocity_residual, iterate, factor, form, state)
     _servo_reaction, _servo_columns, _servo_parts = servo_reaction, servo_columns, servo_parts
     _scatter_csr = scatter_csr
     _factor_banded, _form_into = factor_banded, form_into
     _factor_eliminated = factor_eliminated
+    _step, _bilinear_rate = step, bilinear_rate
     return (residual, velocity_residual, iterate, step, form, state, form_into,
-            factor_eliminated)
+            factor_eliminated, march, bilinear_rate)
 
 
 class ConstantIteration:
@@ -525,6 +618,8 @@ class ConstantIteration:
         # Φ_t depends on q where the structure is timed and not plain: the step leaves
         # the velocity residual to Python (evaluated once here: the step asks each time)
         self._rate_left = s.timed and not s.plain
+        # ... from its terms in t (ConstantStructure.rate_terms) where declared
+        self._rate_terms = s.rate_terms if self._rate_left else None
         self.fused = (self.compiled and not s.has_bodies) or s.plain
         """Whether :meth:`residual` takes the system's internal forces (compiled without
         bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
@@ -684,6 +779,72 @@ class ConstantIteration:
             self.mq, self.jl, self.jv, floor2, k.rhs_scale, k.gamma_prime, k.beta_prime,
             tol, ctol, max_iter, ratio, contraction, *self._step_tail, refactor, fac)
 
+    @property
+    def marches(self) -> bool:
+        """Whether :meth:`march` can run: the compiled loop is there and every time term
+        of a step can be evaluated before it (no prescribed directions written in place
+        at each time, ``ConstantStructure.products``)."""
+        return self._kernels is not None and self.compiled and self._directions is None
+
+    def march(self, count: int, q0, v0, qdd0, a0, prev, c: float, linear: bool, h: float,
+              par, lam0, f_ext, times: np.ndarray, floor2: float, k, tol: float,
+              ctol: float, max_iter: int, ratio: float, contraction: float,
+              factorization, have_lu: bool, renew_each: bool) -> tuple:
+        """Up to ``count`` whole steps of ``h`` in one compiled call (the kernel
+        ``march``: :meth:`step` after :meth:`step`, with the decisions generalized-α
+        makes between them), ending at ``times``; the loop renews ``factorization``
+        in place where due.  ``prev``, ``c``: the first step's predictor (as for
+        :meth:`step`), ``linear``: the linear predictor on the steps after it.  The
+        time terms of every step are evaluated here first (:attr:`marches`).
+
+        Returns ``(done, iterate's tuple, q, q̇, q̈, λ, kept, rows)``: the steps
+        converged, the iterate and state where it stopped (see the kernel), and
+        ``rows = (Q, V, QDD, L, AA, stats)`` with the converged steps' states,
+        algorithmic accelerations and statistics in their first ``done`` rows."""
+        n, m = self.n, self.m
+        if self.structure.timed:
+            c_ts = beta_ts = None
+            for i, t in enumerate(times):       # copied: a term may be a kept buffer
+                c_t, beta_t = self._terms(float(t))
+                if c_ts is None:
+                    c_ts = np.empty((len(times), m))
+                    beta_ts = np.empty((len(times), beta_t.size))
+                c_ts[i], beta_ts[i] = c_t, beta_t
+        else:
+            c_t, beta_t = self._terms(float(times[0]))
+            c_ts, beta_ts = c_t.reshape(1, m), beta_t.reshape(1, -1)
+        cdots = bdots = np.empty((1, 0))
+        by_terms = self._rate_terms is not None
+        if self._rate_left:
+            rates = np.empty((1, 0))
+            if by_terms:                 # at the times just evaluated (kept motions)
+                cdots = np.empty((len(times), m))
+                for i, t in enumerate(times):
+                    cd, bd = self._rate_terms(float(t))
+                    if i == 0:
+                        bdots = np.empty((len(times), np.size(bd)))
+                    cdots[i], bdots[i] = cd, bd
+        elif self.structure.timed:
+            rates = np.empty((len(times), m))
+            for i, t in enumerate(times):
+                rates[i] = self._rate_at(float(t), q0)
+        else:
+            rates = self._rate_at(float(times[0]), q0).reshape(1, m)
+        kind, dofs, arrays3, arrays2 = self.forces
+        rows = (np.empty((count, n)), np.empty((count, n)), np.empty((count, n)),
+                np.empty((count, m)), np.empty((count, n)), np.empty((count, 8)))
+        out = self._kernels[8](
+            count, q0, v0, qdd0, a0, prev, c, linear, h, par.alpha_f, par.alpha_m,
+            par.gamma, par.beta, lam0, rates, f_ext, c_ts, beta_ts, self._G, self._A,
+            self._alpha, self._B, self._bil_row, self._jrows, self._jcols, self._P,
+            self._S, self._M, self._C, self._bodies, self.mq, self.jl, self.jv, floor2,
+            k.rhs_scale, k.gamma_prime, k.beta_prime, tol, ctol, max_iter, ratio,
+            contraction, kind, dofs, arrays3, arrays2, self._K, self.f_int,
+            *self._lu_of(factorization), self.res, self.rhs, self.phi, self.dx,
+            self.hist_r, self.hist_p, self._phi_v, have_lu, renew_each, True, cdots,
+            bdots, np.empty(self.jv.size), *rows)
+        return (*out, rows)
+
     def iteration_matrix(self, q, v, qdd, lam, t: float, k,
                          band: tuple | None = None) -> np.ndarray | BandedMatrix:
         """The iteration matrix the compiled loop factorizes at ``(q, q̇, q̈, λ, t)`` for
@@ -830,8 +991,15 @@ class ConstantIteration:
         """``max |Φ_q q̇ + Φ_t|`` (0 without constraints)."""
         if not self.m:
             return 0.0
-        rate = self._rate_at(t, q)
         if self._kernels is not None:
+            if self._rate_terms is not None:     # compiled, as march does
+                cdot, bdot = self._rate_terms(t)
+                rate = self._kernels[9](q, np.asarray(cdot, dtype=float),
+                                        np.asarray(bdot, dtype=float), self._A,
+                                        self._alpha, self._bil_row)
+            else:
+                rate = self._rate_at(t, q)
             return float(self._kernels[1](q, v, rate, *self._constraints(t),
                                           np.empty(self.m), np.empty(self.jv.size)))
+        rate = self._rate_at(t, q)
         return float(np.abs(self.structure.jacobian @ v + rate).max())

@@ -31,6 +31,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from time import perf_counter
+from typing import NamedTuple
 
 import numpy as np
 
@@ -113,6 +114,19 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
     x = Factorization(S, "initial-acceleration matrix [[M, Φ_qᵀ], [Φ_q, 0]] "
                          "(is every coordinate given mass or constrained?)").solve(rhs)
     return q, v, x[: asm.n], x[asm.n:]
+
+
+class StepBlock(NamedTuple):
+    """Steps taken in one call (:meth:`GeneralizedAlpha.advance_steps`): one row per
+    step of the times [s], coordinates, velocities, accelerations and multipliers, and
+    each step's statistics (lists, as :meth:`GeneralizedAlpha.advance` gives them)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    stats: dict
 
 
 class GeneralizedAlpha:
@@ -303,6 +317,13 @@ class GeneralizedAlpha:
             h / self._h_prev if linear else 0.0, h, self.alpha, self.lam, f_ext, t1,
             floor2, k, tol, ctol, max_iter, pol.cost_ratio(), pol.contraction, target,
             refactor, self._factor_inside)
+        return self._finish_compiled(out, q, v, qdd, lam, a1, vres, t1, h, k, target)
+
+    def _finish_compiled(self, out: tuple, q, v, qdd, lam, a1, vres: float, t1: float,
+                         h: float, k: StepCoefficients, target) -> dict:
+        """Accept a compiled step's converged iterate, or continue its iterations where
+        the compiled loop stopped (:meth:`_newton_compiled`); its statistics."""
+        fast, pol = self._constant, self.policy
         if out[8]:                        # factorizations the compiled loop made
             pol.made(target, k.h, self.n_steps, out[8])
         if out[0] in (CONVERGED, ROUNDOFF):
@@ -575,7 +596,11 @@ class GeneralizedAlpha:
         try:
             return self.step(h)
         except ConvergenceError as err:
-            failure = err
+            return self._recover(h, err, max_halvings)
+
+    def _recover(self, h: float, failure: ConvergenceError, max_halvings: int) -> dict:
+        """:meth:`advance` after the step ``h`` failed with ``failure``: once more with
+        a fresh factorization if it started from a kept one, then in halves."""
         if self._kept:
             self.n_fresh_retries += 1
             try:
@@ -599,6 +624,85 @@ class GeneralizedAlpha:
                 "residual_constraints": max(s1["residual_constraints"],
                                             s2["residual_constraints"]),
                 "step_size": h / 2}
+
+    def advance_steps(self, h: float, count: int) -> StepBlock | None:
+        """Up to ``count`` steps of ``h`` in one compiled call, the same as ``count``
+        calls of :meth:`advance` to the bit (the same kernel per step, the same decisions
+        between steps); None where the system does not allow it (:meth:`can_march`),
+        and nothing is done then.  A step that does not converge there
+        continues as in :meth:`advance` (its iterations, a fresh factorization, halves)
+        and ends the block.  Returns the steps' states and statistics."""
+        if count < 1 or not self.can_march():
+            return None
+        fast, pol = self._constant, self.policy
+        refactor = pol.begin_step(h)
+        # as _step_compiled: renewed in place, kept across the block (begin_step drops it
+        # only where h changes or every step renews, and then it is the workspace)
+        target = pol.lu if pol.lu is not None else fast.workspace()
+        k = self._coefficients if self._coefficients.h == h else self.alpha.at(h)
+        self._coefficients = k
+        times = np.empty(count)
+        t = self.t
+        for i in range(count):           # the times the steps reach, summed as they are
+            t = t + h
+            times[i] = t
+        predictor = self.options.predictor == "linear"
+        linear = predictor and self._qdd_prev is not None
+        f_ext, floor2 = self._loads(times[0], self.q)
+        tol, ctol, max_iter = self._tolerances
+        done, out, q, v, qdd, lam, kept, rows = fast.march(
+            count, self.q, self.v, self.qdd, self.a,
+            self._qdd_prev if linear else self.qdd, h / self._h_prev if linear else 0.0,
+            predictor, h, self.alpha, self.lam, f_ext, times, floor2, k, tol, ctol,
+            max_iter, pol.cost_ratio(), pol.contraction, target, not refactor,
+            pol.renews_each_step())
+        Q, V, QDD, L, AA, st = rows
+        n0 = self.n_steps
+        made = np.flatnonzero(st[:done, 7])
+        if made.size:
+            pol.made(target, k.h, n0 + int(made[-1]), int(st[:done, 7].sum()))
+        self.n_force_evals += int(st[:done, 5].sum())
+        self.n_roundoff_accepts += int(st[:done, 6].sum())
+        vres = st[:done, 4].tolist()
+        for i in range(done):
+            if vres[i] < 0.0:            # Φ_t depends on q: as in _step_compiled
+                vres[i] = self._velocity_residual(Q[i], V[i], float(times[i]))
+        stats = {"iterations": st[:done, 0].astype(int).tolist(),
+                 "residual_dynamics": st[:done, 1].tolist(),
+                 "residual_dynamics_N": st[:done, 2].tolist(),
+                 "residual_constraints": st[:done, 3].tolist(),
+                 "residual_velocity": vres, "step_size": [h] * done}
+        if done:
+            self._qdd_prev = QDD[done - 2].copy() if done >= 2 else self.qdd
+            self._h_prev = h
+            self.n_steps += done
+            self.q, self.v, self.qdd = Q[done - 1].copy(), V[done - 1].copy(), \
+                QDD[done - 1].copy()
+            self.lam, self.a = L[done - 1].copy(), AA[done - 1].copy()
+            self.t = float(times[done - 1])
+        if done < count:                 # where it stopped: as advance goes on
+            self._kept = kept
+            try:
+                one = self._finish_compiled(out, q, v, qdd, lam, None, -1.0,
+                                            float(times[done]), h, k, target)
+            except ConvergenceError as err:
+                one = self._recover(h, err, 6)
+            Q[done], V[done], QDD[done], L[done] = self.q, self.v, self.qdd, self.lam
+            times[done] = self.t
+            for name, val in one.items():
+                stats[name].append(val)
+            done += 1
+        return StepBlock(times[:done], Q[:done], V[:done], QDD[:done], L[:done], stats)
+
+    def can_march(self) -> bool:
+        """Whether :meth:`advance_steps` runs steps in one compiled call: the compiled
+        loop makes its own factorizations (known after the first), the loads do not
+        change (``System.constant_loads``), the time terms can be evaluated ahead, no
+        velocity correction."""
+        return (self._compiled_newton and self._substitution and self._factor_inside
+                and self._started and not self.corrector.on_velocities
+                and bool(self.asm.constant_loads)
+                and self._constant.marches)
 
     def stats_now(self) -> dict:
         return {"iterations": 0, "residual_dynamics": 0.0, "residual_dynamics_N": 0.0,
@@ -681,6 +785,17 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     return res.finish()
 
 
+MARCH_UNKNOWNS = 20_000
+"""Steps × unknowns (n + m) of one compiled block of :func:`simulate` at most: about
+0.1–0.5 s of work, so a Ctrl-C or a progress bar waits no longer than that."""
+
+
+def march_block(unknowns: int) -> int:
+    """The steps of one compiled block of :func:`simulate` for a system of ``unknowns``
+    (n + m): at most 64, and 1 (step by step) above 10 000 unknowns."""
+    return max(1, min(64, MARCH_UNKNOWNS // max(unknowns, 1)))
+
+
 def _step_count(t0: float, t_end: float, dt: float) -> int:
     """Whole steps of ``dt`` from ``t0`` to ``t_end``, the last one shortened to end
     exactly at ``t_end``."""
@@ -700,8 +815,26 @@ def _step_count(t0: float, t_end: float, dt: float) -> int:
 
 def _march(ga: GeneralizedAlpha, res: Result, n_steps: int, dt: float, t_end: float,
            record_every: int, on_step: Callable | None, bar) -> None:
-    """The steps of :func:`simulate`, recorded every ``record_every``-th and at the end."""
-    for k in range(1, n_steps + 1):
+    """The steps of :func:`simulate`, recorded every ``record_every``-th and at the end.
+
+    Where the system allows (:meth:`GeneralizedAlpha.can_march`) and nothing is called
+    back after each step, whole steps go in blocks of up to :func:`march_block` steps
+    through one compiled call each (:meth:`GeneralizedAlpha.advance_steps`: the same
+    steps to the bit); the last step, which may be shortened, alone."""
+    block = march_block(ga.asm.n + ga.asm.m) if on_step is None else 0
+    k = 0
+    while k < n_steps:
+        count = min(block, n_steps - 1 - k)
+        steps = ga.advance_steps(dt, count) if count >= 2 else None
+        if steps is not None:
+            first, k = k + 1, k + len(steps.t)
+            res.record_steps(*steps[:5], steps.stats,
+                             [i for i in range(len(steps.t))
+                              if (first + i) % record_every == 0])
+            if bar is not None:
+                bar.update(len(steps.t))
+            continue
+        k += 1
         h = dt
         if k == n_steps:
             h_last = t_end - ga.t
