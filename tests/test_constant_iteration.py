@@ -403,3 +403,92 @@ def test_a_run_with_the_linear_rows_eliminated_is_the_run_without(monkeypatch, n
         x, y = getattr(a, key), getattr(b, key)
         assert np.abs(x - y).max() <= 1e-8 * np.abs(y).max(), key
     _agree(a, _simulate(model, True, monkeypatch))
+
+
+def _cable_angle_drive(n: int = 8) -> fem.Model:
+    """The cable with the chord from its middle node to its tip turned about y by a
+    prescribed angle (an :class:`~fem.constraints.AngleDrive`: a bilinear row whose
+    direction β(t) moves, so ∂Φ/∂t depends on q)."""
+    model, _ = _cable(n)
+    mid, tip = model.point(n // 2), model.point(model.node("tip"))
+    model.add_constraint(fem.constraints.AngleDrive(
+        mid, tip, [0.0, 1.0, 0.0], [1.0, 0.0, 0.0],
+        lambda t: (0.05 * np.sin(10 * t), 0.5 * np.cos(10 * t), -5 * np.sin(10 * t)),
+        name="chord drive"))
+    model.assemble()
+    return model
+
+
+@needs_numba
+def test_the_velocity_residual_of_moving_directions_is_the_finite_difference_one():
+    """``ConstantStructure.rate_terms`` (∂Φ/∂t = ċ + Σ (A q + α)·β̇) and the compiled
+    velocity residual built on it, against ``max |Φ_q q̇ + Φ_t|`` with ``Φ_t`` from a
+    central difference of ``Φ(q, t)`` in t."""
+    from fem.solvers.constant_iteration import ConstantIteration
+
+    model = _cable_angle_drive()
+    asm = model.assemble()
+    s = asm.constant_structure()
+    assert s.timed and s.rate_terms is not None
+    rng = np.random.default_rng(3)
+    q = asm.q0 + 1e-2 * rng.standard_normal(asm.n)
+    v = rng.standard_normal(asm.n)
+    t, eps = 0.13, 1e-6
+    phi_t = (asm.phi(q, t + eps) - asm.phi(q, t - eps)) / (2 * eps)
+    assert np.abs(phi_t).max() > 1e-2          # the drive's row moves
+    cdot, bdot = s.rate_terms(t)
+    a = s.bilinear[1] @ q + s.bilinear[2]
+    mine = cdot + np.bincount(s.bilinear[4], (a * bdot).reshape(-1, 3).sum(axis=1),
+                              minlength=asm.m)
+    assert np.abs(mine - phi_t).max() <= 1e-7 * np.abs(phi_t).max()
+    ref = np.abs(asm.jacobian(q, t) @ v + phi_t).max()
+    got = ConstantIteration(s).velocity_residual(q, v, t)
+    assert abs(got - ref) <= 1e-7 * ref
+
+
+def _two_link() -> fem.Model:
+    return load_case("two_link_arm_fall").build()
+
+
+_BLOCK_MODELS = {
+    "cable, dense": (lambda: _cable(8)[0], {}),
+    "cable, banded": (lambda: _cable(16)[0], {}),
+    "cable, driven tip": (lambda: _cable(8, drive=True)[0], {}),
+    "cable, turned chord": (_cable_angle_drive, {}),
+    "cable, damped, every 3rd": (lambda: _cable(8, damping=1e-4)[0], {"record_every": 3}),
+    "cable, failing steps": (lambda: _cable(8)[0], {"max_iter": 3, "dt": 2e-3}),
+    "two-link chain": (_two_link, {"dt": 5e-3, "rho_inf": 1.0}),
+}
+
+
+@needs_numba
+@pytest.mark.parametrize("name", list(_BLOCK_MODELS))
+def test_steps_in_compiled_blocks_are_the_steps_one_by_one(monkeypatch, name):
+    """:func:`fem.simulate` in compiled blocks (:meth:`GeneralizedAlpha.advance_steps`)
+    and step by step (an ``on_step`` callback asks for that): the same bits in every
+    record, statistic and counter — with steps that fail inside a block (three
+    iterations at most: fresh retries and halved steps) too."""
+    build, kw = _BLOCK_MODELS[name]
+    kw = {"rho_inf": 0.8, "dt": 1e-3, **kw}
+    dt = kw.pop("dt")
+    blocks = []
+    advance_steps = GeneralizedAlpha.advance_steps
+
+    def spy(self, h, count):
+        out = advance_steps(self, h, count)
+        blocks.append(0 if out is None else len(out.t))
+        return out
+
+    monkeypatch.setattr(GeneralizedAlpha, "advance_steps", spy)
+    a = fem.simulate(build(), 0.3, dt, **kw)
+    assert max(blocks) >= 30, blocks                 # blocks were taken
+    b = fem.simulate(build(), 0.3, dt, on_step=lambda ga, st: None, **kw)
+    assert len(a.t) == len(b.t) > 2
+    for key in ("t", "q", "v", "a", "lam"):
+        assert np.array_equal(getattr(a, key), getattr(b, key)), key
+    assert a.stats.keys() == b.stats.keys()
+    for key in a.stats:
+        assert np.array_equal(a.stats[key], b.stats[key]), key
+    assert a.info == b.info
+    if name == "cable, failing steps":
+        assert a.info["fresh_retries"] > 0 and a.stats["step_size"][1:].min() < dt
