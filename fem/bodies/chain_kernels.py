@@ -149,7 +149,7 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
-    global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift
+    global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift, _qmv2, _qsum, _qsub
     from ..elements.floating_frame import bending_kernel, fourth_order_kernel
 
     _fo_terms, _fo_form, _ = fourth_order_kernel()
@@ -201,6 +201,70 @@ def chain_kernel(numba):
                     s2 += A[k, i, j] * y[j]
                 ax[k, i] = s1
                 ay[k, i] = s2
+
+    @numba.njit(cache=True)
+    def qmv2(Qd, H, x, y, ax, ay, both):  # pragma: no cover - jit
+        """:func:`mv2` of the points' ``Q``: ``Qd`` where formed (P > 0), else ``H`` on
+        each of the two fields (the same sums without the zero blocks); ``ay`` only
+        with ``both``."""
+        if Qd.shape[0]:
+            _mv2(Qd, x, y, ax, ay)
+            return
+        nb = H.shape[1]
+        for k in range(H.shape[0]):
+            for f in range(2):
+                o = f * nb
+                for i in range(nb):
+                    s1 = 0.0
+                    for j in range(nb):
+                        s1 += H[k, i, j] * x[o + j]
+                    ax[k, o + i] = s1
+                    if both:
+                        s2 = 0.0
+                        for j in range(nb):
+                            s2 += H[k, i, j] * y[o + j]
+                        ay[k, o + i] = s2
+
+    @numba.njit(cache=True)
+    def qsum(Qd, H, c, scale, X, o):  # pragma: no cover - jit
+        """``X[o:, o:] += scale Σ_p c_p Q_p`` (the 2 nb × 2 nb block; ``Qd`` or ``H``,
+        see :func:`qmv2`)."""
+        if Qd.shape[0]:
+            nq = Qd.shape[1]
+            for i in range(nq):
+                for j in range(nq):
+                    x = 0.0
+                    for pt in range(Qd.shape[0]):
+                        x += c[pt] * Qd[pt, i, j]
+                    X[o + i, o + j] += scale * x
+            return
+        nb = H.shape[1]
+        for i in range(nb):
+            for j in range(nb):
+                x = 0.0
+                for pt in range(H.shape[0]):
+                    x += c[pt] * H[pt, i, j]
+                X[o + i, o + j] += scale * x
+                X[o + nb + i, o + nb + j] += scale * x
+
+    @numba.njit(cache=True)
+    def qsub(Qd, H, c, X, o):  # pragma: no cover - jit
+        """``X[o:, o:] −= c_p Q_p`` point after point (``Qd`` or ``H``, see
+        :func:`qmv2`)."""
+        if Qd.shape[0]:
+            nq = Qd.shape[1]
+            for pt in range(Qd.shape[0]):
+                for i in range(nq):
+                    for j in range(nq):
+                        X[o + i, o + j] -= c[pt] * Qd[pt, i, j]
+            return
+        nb = H.shape[1]
+        for pt in range(H.shape[0]):
+            for i in range(nb):
+                for j in range(nb):
+                    x = c[pt] * H[pt, i, j]
+                    X[o + i, o + j] -= x
+                    X[o + nb + i, o + nb + j] -= x
 
     @numba.njit(cache=True)
     def lift(Ck, k, fa, Jo, has_o, uo, sign, out):  # pragma: no cover - jit
@@ -368,9 +432,14 @@ def chain_kernel(numba):
     def coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt):  # pragma: no cover
         """The dense ``Q`` (P, 2 nb, 2 nb) of the points: ``H`` on both fields, with the
         fourth-order foreshortening (``fs``) its part ``Q4`` from the running rule, whose
-        terms it also takes off ``p`` and ``Pe`` (:meth:`FloatingFrameLink._local`)."""
+        terms it also takes off ``p`` and ``Pe`` (:meth:`FloatingFrameLink._local`).
+        Without it, and for more than one point, nothing (P = 0): ``Q`` is ``H`` on
+        each field, and the sums take ``H`` (:func:`qmv2`, :func:`qsum`, :func:`qsub`) — a quarter
+        of the products and no (P, 2 nb, 2 nb) array (96 functions: 0.8 MB)."""
         P = H.shape[0]
         nq = 2 * nb
+        if not fs and P > 1:       # the points of the paper's kinematics: H itself
+            return np.zeros((0, nq, nq))
         Qd = np.zeros((P, nq, nq))
         for k in range(P):
             for i in range(nb):
@@ -584,12 +653,7 @@ def chain_kernel(numba):
                             X[3 + b, s + j] = x
                             X[s + j, 3 + b] = x
                     gR0 = g[0] * R[0, 0] + g[1] * R[1, 0] + g[2] * R[2, 0]
-                    for i in range(nq):
-                        for j in range(nq):
-                            x = 0.0
-                            for pt in range(P):
-                                x += w[pt] * Qd[pt, i, j]
-                            X[s + na + i, s + na + j] = -gR0 * x
+                    _qsum(Qd, H, w, -gR0, X, s + na)
                     _project(X, Gs, s, cols, Kw)
                     if has_o:
                         _contract(sw * g, Ho, Kw)
@@ -612,7 +676,7 @@ def chain_kernel(numba):
                 fe = np.zeros(ne)
                 _mv2(Pe, ed, edd, Ped, Pedd)
                 edb, eddb = ed[na:na + nq], edd[na:na + nq]
-                _mv2(Qd, edb, eddb, Qed, Qedd)
+                _qmv2(Qd, H, edb, eddb, Qed, Qedd, tangent)     # Q q̈ for the tangent
                 for pt in range(P):
                     qs = 0.0
                     for i in range(nq):
@@ -706,12 +770,11 @@ def chain_kernel(numba):
                                         x += wacc[pt, r] * dR[b, r, t] * Pe[pt, t, j]
                             X2[3 + b, s + j] += x
                             X2[s + j, 3 + b] += x
+                    wr = np.empty(P)
                     for pt in range(P):
-                        wr = (wacc[pt, 0] * R[0, 0] + wacc[pt, 1] * R[1, 0]
-                              + wacc[pt, 2] * R[2, 0])
-                        for i in range(nq):
-                            for j in range(nq):
-                                X2[s + na + i, s + na + j] -= wr * Qd[pt, i, j]
+                        wr[pt] = (wacc[pt, 0] * R[0, 0] + wacc[pt, 1] * R[1, 0]
+                                  + wacc[pt, 2] * R[2, 0])
+                    _qsub(Qd, H, wr, X2, s + na)
                     _project(X0, Gs, s, cols, M)
                     _project(X1, Gs, s, cols, C)
                     _project(X2, Gs, s, cols, Kq)
@@ -760,5 +823,5 @@ def chain_kernel(numba):
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
     _turn, _origin_term, _rmul, _atb, _contract = turn, origin_term, rmul, atb, contract
-    _mv2, _lift = mv2, lift
+    _mv2, _lift, _qmv2, _qsum, _qsub = mv2, lift, qmv2, qsum, qsub
     return evaluate
