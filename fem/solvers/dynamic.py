@@ -116,6 +116,10 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
     return q, v, x[: asm.n], x[asm.n:]
 
 
+MAX_HALVINGS = 6
+"""Times a failing step of :meth:`GeneralizedAlpha.advance` is halved at most."""
+
+
 class StepBlock(NamedTuple):
     """Steps taken in one call (:meth:`GeneralizedAlpha.advance_steps`): one row per
     step of the times [s], coordinates, velocities, accelerations and multipliers, and
@@ -587,7 +591,7 @@ class GeneralizedAlpha:
         (:meth:`fem.solvers.correction.KinematicCorrection.step`)."""
         return self.corrector.step(q, t, rhs)
 
-    def advance(self, h: float, max_halvings: int = 6) -> dict:
+    def advance(self, h: float, max_halvings: int = MAX_HALVINGS) -> dict:
         """Step by ``h``, retrying in halves (recursively) when Newton fails.
 
         A step that failed from a factorization kept from earlier steps is first retried
@@ -609,7 +613,7 @@ class GeneralizedAlpha:
                 failure = err
         if max_halvings == 0:
             raise ConvergenceError(
-                f"{failure} Still failing after halving the step {6} times, down to "
+                f"{failure} Still failing after halving the step {MAX_HALVINGS} times, down to "
                 f"{h:.3g} s: the motion is not smooth there (impact, singular pose of a "
                 "mechanism, an element turned inside out) or the model is unstable. "
                 "Try a smaller dt, more numerical damping (smaller rho_inf), or look at "
@@ -686,7 +690,7 @@ class GeneralizedAlpha:
                 one = self._finish_compiled(out, q, v, qdd, lam, None, -1.0,
                                             float(times[done]), h, k, target)
             except ConvergenceError as err:
-                one = self._recover(h, err, 6)
+                one = self._recover(h, err, MAX_HALVINGS)
             Q[done], V[done], QDD[done], L[done] = self.q, self.v, self.qdd, self.lam
             times[done] = self.t
             for name, val in one.items():
