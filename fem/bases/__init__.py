@@ -100,7 +100,8 @@ def foreshortening(basis: DeformationBasis, x: np.ndarray) -> np.ndarray:
     """``H_kl(x) = ∫₀ˣ Y_k′ Y_l′ dξ`` (eq 3) at the points ``x``: (n_pts, n, n).
 
     The integral runs piecewise over the basis' breakpoints, each piece (whole or cut
-    at ``x``) with the basis' Gauss rule — exact for the polynomial bases."""
+    at ``x``) with the basis' Gauss rule — exact for the polynomial bases.  Symmetric to
+    the bit."""
     x = np.asarray(x, float).ravel()
     br = basis.breakpoints
     s, w = np.polynomial.legendre.leggauss(basis.gauss_points + 2)
@@ -112,4 +113,6 @@ def foreshortening(basis: DeformationBasis, x: np.ndarray) -> np.ndarray:
     _, d1, _ = basis.bending(xi.ravel())
     d1 = d1.reshape(*xi.shape, -1)
     wt = 0.5 * span[..., None] * w                             # (p, k, g)
-    return np.einsum("pkg,pkgi,pkgj->pij", wt, d1, d1)
+    H = np.einsum("pkg,pkgi,pkgj->pij", wt, d1, d1)
+    # symmetric to the bit (the kernels take H's rows for its columns)
+    return 0.5 * (H + np.swapaxes(H, 1, 2))

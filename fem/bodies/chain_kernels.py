@@ -35,10 +35,11 @@ Layout (:func:`pack`): ``index`` (int64) ``[nl, n, gravity?]`` then one row of
     21 off the tip's nfull (index, 1),
     22 nonlinear curvature (0/1), 23 Pb (its rule's points), 24 off wb (Pb,), Bz
     (Pb, 4, ne), EI_z, EI_y, 25 off the frame's program (index: ``(op, axis, data
-    offset)`` per operation)
+    offset)`` per operation), 26–31 ``[lo, hi)`` of the columns where each of the three
+    rows of ``Pe`` is nonzero (:func:`_nonzero_columns`; the per-point sums run there)
 
-and ``data`` (float64) ``[g (3), K (n²), θ_ref (n)]`` then every link's arrays.  The
-header is ``[nl, n, gravity?, K]``, ``K`` the most angles a frame carries.
+and ``data`` (float64) ``[g (3), K (n², by columns), θ_ref (n)]`` then every link's
+arrays.  The header is ``[nl, n, gravity?, K]``, ``K`` the most angles a frame carries.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from ..core.jit import compiled
 
 __all__ = ["ROW", "pack", "chain_kernel"]
 
-ROW = 26
+ROW = 32
 HEAD = 4
 RESET, CONST, TURN, OFFSET = 0, 1, 2, 3
 """The operations of a link's frame program (:func:`pack`)."""
@@ -77,7 +78,7 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
         for op, _, _ in lk["ops"]:
             k = 0 if op == RESET else k + (op == TURN)
             kmax = max(kmax, k)
-    data = [np.asarray(gravity, float).ravel(), np.asarray(K, float).ravel(),
+    data = [np.asarray(gravity, float).ravel(), np.asarray(K, float).T.ravel(),
             np.asarray(theta_ref, float).ravel()]
     ints: list = []
     fo = 3 + n * n + n
@@ -118,6 +119,7 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
             if tr is not None:
                 row[20] = put(tr[1], tr[2])
                 row[21] = put_int(tr[0])
+        row[26:32] = _nonzero_columns(lk).ravel()
         bend = lk.get("bend")
         if bend is not None:
             wb, Bz, ei_z, ei_y = bend
@@ -129,10 +131,29 @@ def pack(gravity, K, theta_ref, links) -> tuple[np.ndarray, np.ndarray]:
             np.ascontiguousarray(np.concatenate(data), dtype=float))
 
 
+def _nonzero_columns(lk) -> np.ndarray:
+    """``[lo, hi)`` (3, 2) per row of the points' ``Pe = L1 − x̂ (Q e)ᵀ``: the columns
+    where ``L1`` (the points' and the tip's) is nonzero, row 0 with the transverse band
+    ``[na, na + 2 nb)`` of the coupling; ``[0, 0)`` for a row without any."""
+    L1 = np.asarray(lk["L1"], float)
+    nz = np.any(L1 != 0.0, axis=0)                                 # (3, ne)
+    if lk["tip"] is not None:
+        nz |= np.asarray(lk["tip"][0], float).reshape(3, -1) != 0.0
+    na, nb = int(lk["na"]), int(lk["nb"])
+    nz[0, na:na + 2 * nb] = True
+    out = np.zeros((3, 2), np.int64)
+    for r in range(3):
+        j = np.flatnonzero(nz[r])
+        if j.size:
+            out[r] = j[0], j[-1] + 1
+    return out
+
+
 # the kernels call each other through globals, not closure cells (numba keys a closure's
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
 _turn = _origin_term = _rmul = _atb = _contract = _mv2 = _lift = None
+_qmv2 = _qsum = _qsub = _hmul = _hmul2 = _pmv2 = None
 
 
 @compiled
@@ -150,15 +171,18 @@ def chain_kernel(numba):
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
     global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift, _qmv2, _qsum, _qsub
+    global _hmul, _hmul2, _pmv2
     from ..elements.floating_frame import bending_kernel, fourth_order_kernel
 
     _fo_terms, _fo_form, _ = fourth_order_kernel()
     _bending = bending_kernel()
 
     @numba.njit(cache=True)
-    def local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe):  # pragma: no cover - jit
+    def local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe, ed, Qed):  # pragma: no cover - jit
         """``p`` (P, 3), ``Pe`` (P, 3, ne), ``Qe = Q e_b`` (P, 2 nb) of the paper's
-        kinematics (:meth:`FloatingFrameLink.local_band`)."""
+        kinematics (:meth:`FloatingFrameLink.local_band`), and with ``Qed`` (P, 2 nb)
+        also ``Q ė_b`` in the same pass over ``H`` (``Qed`` empty: not)."""
+        nq = 2 * nb
         for k in range(P):
             for r in range(3):
                 s = p0[k, r]
@@ -167,17 +191,31 @@ def chain_kernel(numba):
                     Pe[k, r, j] = x
                     s += x * e[j]
                 p[k, r] = s
+            if Qed.shape[0]:
+                _hmul2(H, k, na, nb, e, ed, Qe, Qed)
+            else:
+                _hmul(H, k, na, nb, e, Qe)
             half = 0.0
-            for f in range(2):
-                o = na + f * nb
-                for i in range(nb):
-                    s = 0.0
-                    for j in range(nb):
-                        s += H[k, i, j] * e[o + j]
-                    Qe[k, f * nb + i] = s
-                    half += s * e[o + i]
-                    Pe[k, 0, o + i] -= s
+            for i in range(nq):
+                x = Qe[k, i]
+                half += x * e[na + i]
+                Pe[k, 0, na + i] -= x
             p[k, 0] -= 0.5 * half
+
+    @numba.njit(cache=True)
+    def hmul(H, k, o, nb, x, out):  # pragma: no cover - jit
+        """``out[k] = Q_k x[o:o + 2 nb]``: ``H_k`` on each transverse field.  ``H`` is
+        symmetric to the bit (:func:`fem.bases.foreshortening`), so its rows serve as
+        columns: the sums run over ``j`` outside, every product lands in its own entry,
+        in the order of the row sums ``Σ_j H_ij x_j``."""
+        for f in range(2):
+            c = f * nb
+            for i in range(nb):
+                out[k, c + i] = 0.0
+            for j in range(nb):
+                xj = x[o + c + j]
+                for i in range(nb):
+                    out[k, c + i] += H[k, j, i] * xj
 
     @numba.njit(cache=True)
     def atb(A, B, s, out):  # pragma: no cover - jit
@@ -203,27 +241,47 @@ def chain_kernel(numba):
                 ay[k, i] = s2
 
     @numba.njit(cache=True)
+    def hmul2(H, k, o, nb, x, y, ox, oy):  # pragma: no cover - jit
+        """:func:`hmul` of ``x`` and ``y`` in one pass over ``H_k`` (the same sums)."""
+        for i in range(2 * nb):
+            ox[k, i] = 0.0
+            oy[k, i] = 0.0
+        for j in range(nb):
+            xa, xb = x[o + j], x[o + nb + j]
+            ya, yb = y[o + j], y[o + nb + j]
+            for i in range(nb):
+                h = H[k, j, i]
+                ox[k, i] += h * xa
+                ox[k, nb + i] += h * xb
+                oy[k, i] += h * ya
+                oy[k, nb + i] += h * yb
+
+    @numba.njit(cache=True)
+    def pmv2(Pe, rg, x, y, ax, ay):  # pragma: no cover - jit
+        """:func:`mv2` of ``Pe`` (P, 3, ne) on the columns ``rg[r, 0]:rg[r, 1]`` of each
+        row ``r``, where its nonzeros lie (:func:`pack`)."""
+        for k in range(Pe.shape[0]):
+            for r in range(3):
+                s1 = 0.0
+                s2 = 0.0
+                for j in range(rg[r, 0], rg[r, 1]):
+                    s1 += Pe[k, r, j] * x[j]
+                    s2 += Pe[k, r, j] * y[j]
+                ax[k, r] = s1
+                ay[k, r] = s2
+
+    @numba.njit(cache=True)
     def qmv2(Qd, H, x, y, ax, ay, both):  # pragma: no cover - jit
         """:func:`mv2` of the points' ``Q``: ``Qd`` where formed (P > 0), else ``H`` on
-        each of the two fields (the same sums without the zero blocks); ``ay`` only
-        with ``both``."""
+        each of the two fields (:func:`hmul`: the same sums without the zero blocks);
+        ``ay`` only with ``both``."""
         if Qd.shape[0]:
             _mv2(Qd, x, y, ax, ay)
             return
-        nb = H.shape[1]
         for k in range(H.shape[0]):
-            for f in range(2):
-                o = f * nb
-                for i in range(nb):
-                    s1 = 0.0
-                    for j in range(nb):
-                        s1 += H[k, i, j] * x[o + j]
-                    ax[k, o + i] = s1
-                    if both:
-                        s2 = 0.0
-                        for j in range(nb):
-                            s2 += H[k, i, j] * y[o + j]
-                        ay[k, o + i] = s2
+            _hmul(H, k, 0, H.shape[1], x, ax)
+            if both:
+                _hmul(H, k, 0, H.shape[1], y, ay)
 
     @numba.njit(cache=True)
     def qsum(Qd, H, c, scale, X, o):  # pragma: no cover - jit
@@ -478,12 +536,15 @@ def chain_kernel(numba):
         g = data[0:3]
         Kd = data[3:3 + n * n]
         th = data[3 + n * n:3 + n * n + n]
-        if weight:
+        if weight:                     # K (q − θ_ref), K stored by columns
+            y = np.zeros(n)
+            for j in range(n):
+                x = q[j] - th[j]
+                if x != 0.0:
+                    for i in range(n):
+                        y[i] += Kd[j * n + i] * x
             for i in range(n):
-                x = 0.0
-                for j in range(n):
-                    x += Kd[i * n + j] * (q[j] - th[j])
-                f[i] += x
+                f[i] += y[i]
         Jo = np.zeros((3, n))          # the origin's J, κ = J̇ q̇ and ∂²o/∂q∂q
         ko = np.zeros(3)
         Ho = np.zeros((3, n, n)) if tangent else np.zeros((3, 0, 0))
@@ -500,6 +561,9 @@ def chain_kernel(numba):
             P, ne, na, nb, tip = row[0], row[1], row[2], row[3], row[4]
             oL1, oH, op0, ow, nops = row[5], row[6], row[7], row[8], row[9]
             ot, ocols, oops = row[10], row[11], row[25]
+            rg = row[26:32].reshape(3, 2)    # where Pe's rows are nonzero
+            ulo = min(rg[0, 0], rg[1, 0], rg[2, 0])
+            uhi = max(rg[0, 1], rg[1, 1], rg[2, 1])
             L1 = data[oL1:oL1 + P * 3 * ne].reshape(P, 3, ne)
             H = data[oH:oH + P * nb * nb].reshape(P, nb, nb)
             p0 = data[op0:op0 + 3 * P].reshape(P, 3)
@@ -565,8 +629,10 @@ def chain_kernel(numba):
             p = np.empty((P, 3))
             Pe = np.empty((P, 3, ne))
             Qe = np.empty((P, nq))
-            _local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe)
             fs = row[12]
+            # Q ė in the pass over H where Q is H (see coupling), for the inertia
+            Qed = np.empty((P if inertia and not fs and P > 1 else 0, nq))
+            _local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe, ed, Qed)
             Kp, G = row[13], row[14]
             if fs:
                 ofs = row[15:22]
@@ -619,7 +685,7 @@ def chain_kernel(numba):
                     sw += wk
                     for r in range(3):
                         swp[r] += wk * p[pt, r]
-                        for j in range(ne):
+                        for j in range(rg[r, 0], rg[r, 1]):
                             swPe[r, j] += wk * Pe[pt, r, j]
                 fa = np.zeros(k)
                 for b in range(k):
@@ -668,15 +734,18 @@ def chain_kernel(numba):
                         ao[r] = x
                 Ped = np.zeros((P, 3))
                 Pedd = np.zeros((P, 3))
-                Qed = np.zeros((P, nq))
                 Qedd = np.zeros((P, nq))
                 wacc = np.empty((P, 3))
                 u = np.zeros(3)
                 fa = np.zeros(k)
                 fe = np.zeros(ne)
-                _mv2(Pe, ed, edd, Ped, Pedd)
+                _pmv2(Pe, rg, ed, edd, Ped, Pedd)
                 edb, eddb = ed[na:na + nq], edd[na:na + nq]
-                _qmv2(Qd, H, edb, eddb, Qed, Qedd, tangent)     # Q q̈ for the tangent
+                if Qd.shape[0]:                          # Q q̈ for the tangent
+                    Qed = np.zeros((P, nq))
+                    _qmv2(Qd, H, edb, eddb, Qed, Qedd, tangent)
+                elif tangent:
+                    _qmv2(Qd, H, eddb, eddb, Qedd, Qedd, False)
                 for pt in range(P):
                     qs = 0.0
                     for i in range(nq):
@@ -696,25 +765,25 @@ def chain_kernel(numba):
                         y = 0.0
                         for r in range(3):
                             y += R[r, t] * wacc[pt, r]
-                        for j in range(ne):
+                        for j in range(rg[t, 0], rg[t, 1]):
                             fe[j] += y * Pe[pt, t, j]
                 _lift(Ck, k, fa, Jo, has_o, u, 1.0, mq)
                 for j in range(ne):
                     mq[cols[j]] += fe[j]
                 if tangent:
-                    X0 = np.zeros((m, m))
-                    X1 = np.zeros((m, m))
-                    X2 = np.zeros((m, m))
-                    Jh = np.zeros((3, m))
-                    Hy = np.zeros((3, m))
-                    Ha = np.zeros((3, m))
+                    # the points' J, (∂J/∂q)q̇ and (∂J/∂q)q̈ stacked, row 3 pt + r, on the
+                    # columns where they can be nonzero: the frame's s, then the
+                    # coordinates ulo:uhi of Pe (column s + j − ulo)
+                    mc = s + uhi - ulo
+                    JA = np.zeros((3 * P, mc))
+                    HY = np.zeros((3 * P, mc))
+                    HA = np.zeros((3 * P, mc))
+                    JW = np.empty((3 * P, mc))
                     for pt in range(P):
                         wk = w[pt]
                         for r in range(3):
-                            Jh[r, 0] = 0.0
-                            Jh[r, 1] = 0.0
-                            Jh[r, 2] = 0.0
-                            Jh[r, r] = 1.0
+                            i = 3 * pt + r
+                            JA[i, r] = 1.0
                             for b in range(k):
                                 s1 = 0.0
                                 s2 = 0.0
@@ -725,10 +794,10 @@ def chain_kernel(numba):
                                         x = ddR[c, b, r, t] * p[pt, t]
                                         s1 += ad[c] * x
                                         s2 += add[c] * x
-                                Jh[r, 3 + b] = dRp[pt, b, r]
-                                Hy[r, 3 + b] = s1
-                                Ha[r, 3 + b] = s2
-                            for j in range(ne):
+                                JA[i, 3 + b] = dRp[pt, b, r]
+                                HY[i, 3 + b] = s1
+                                HA[i, 3 + b] = s2
+                            for j in range(ulo, uhi):
                                 t0 = 0.0
                                 t1 = 0.0
                                 t2 = 0.0
@@ -736,23 +805,31 @@ def chain_kernel(numba):
                                     t0 += R[r, t] * Pe[pt, t, j]
                                     t1 += W1[r, t] * Pe[pt, t, j]
                                     t2 += A1[r, t] * Pe[pt, t, j]
-                                Jh[r, s + j] = t0
-                                Hy[r, s + j] = t1
-                                Ha[r, s + j] = t2
+                                c = s + j - ulo
+                                JA[i, c] = t0
+                                HY[i, c] = t1
+                                HA[i, c] = t2
                             for j in range(nq):
-                                Hy[r, s + na + j] -= R[r, 0] * Qed[pt, j]
-                                Ha[r, s + na + j] -= R[r, 0] * Qedd[pt, j]
-                        for i in range(m):
-                            for r in range(3):
-                                wj = wk * Jh[r, i]
-                                if wj != 0.0:
-                                    for j in range(m):
-                                        X0[i, j] += wj * Jh[r, j]
-                                        X1[i, j] += wj * Hy[r, j]
-                                        X2[i, j] += wj * Ha[r, j]
-                    for i in range(m):
-                        for j in range(m):
-                            X1[i, j] *= 2.0
+                                c = s + na + j - ulo
+                                HY[i, c] -= R[r, 0] * Qed[pt, j]
+                                HA[i, c] -= R[r, 0] * Qedd[pt, j]
+                            for c in range(mc):
+                                JW[i, c] = wk * JA[i, c]
+                    # X0 = Σ w Jᵀ J, X1 = 2 Σ w Jᵀ (J̇-terms), X2 = Σ w Jᵀ (J̈-terms)
+                    WT = JW.T
+                    X0c = np.dot(WT, JA)
+                    X1c = np.dot(WT, HY)
+                    X2c = np.dot(WT, HA)
+                    X0 = np.zeros((m, m))
+                    X1 = np.zeros((m, m))
+                    X2 = np.zeros((m, m))
+                    for i in range(mc):
+                        ii = i if i < s else i + ulo
+                        for j in range(mc):
+                            jj = j if j < s else j + ulo
+                            X0[ii, jj] = X0c[i, j]
+                            X1[ii, jj] = 2.0 * X1c[i, j]
+                            X2[ii, jj] = X2c[i, j]
                     # Σ wacc·Ĥ
                     for b in range(k):
                         for c in range(k):
@@ -808,7 +885,7 @@ def chain_kernel(numba):
                 ptip = np.empty((1, 3))
                 Pt = np.empty((1, 3, ne))
                 Qt = np.empty((1, nq))
-                _local(e, tL1, tH, tp0, 1, ne, na, nb, ptip, Pt, Qt)
+                _local(e, tL1, tH, tp0, 1, ne, na, nb, ptip, Pt, Qt, ed, np.empty((0, nq)))
                 if fs:
                     otr, otn = row[20], row[21]
                     tdY = data[otr:otr + G * nb].reshape(1, G, nb)
@@ -823,5 +900,6 @@ def chain_kernel(numba):
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
     _turn, _origin_term, _rmul, _atb, _contract = turn, origin_term, rmul, atb, contract
-    _mv2, _lift, _qmv2, _qsum, _qsub = mv2, lift, qmv2, qsum, qsub
+    _mv2, _lift, _qmv2, _qsum, _qsub, _hmul = mv2, lift, qmv2, qsum, qsub, hmul
+    _pmv2, _hmul2 = pmv2, hmul2
     return evaluate

@@ -617,11 +617,11 @@ def body_tangents(numba):
         ml = np.zeros(k)
         fl = np.zeros(k)
         _chain(index, data, q[d], v[d], acc[d], True, True, True, ml, fl, M, C, Kq, Kw)
-        Kd = data[3:3 + k * k]        # the chain's stiffness (chain_kernels.pack)
+        Kd = data[3:3 + k * k]        # the chain's stiffness by columns (chain_kernels.pack)
         for i in range(k):
             gi = d[i]
             for j in range(k):
-                S[gi, d[j]] += M[i, j] + cK * (Kq[i, j] + Kd[i * k + j] - Kw[i, j]) \
+                S[gi, d[j]] += M[i, j] + cK * (Kq[i, j] + Kd[j * k + i] - Kw[i, j]) \
                     + cC * C[i, j]
 
     _reduced_tangent, _chain_tangent = reduced_tangent, chain_tangent
