@@ -153,7 +153,7 @@ def _nonzero_columns(lk) -> np.ndarray:
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
 _turn = _origin_term = _rmul = _atb = _contract = _mv2 = _lift = None
-_qmv2 = _qsum = _qsub = _hmul = _hmul2 = _pmv2 = None
+_qmv2 = _qsum = _hmul = _hmul2 = _pmv2 = None
 
 
 @compiled
@@ -170,7 +170,7 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
-    global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift, _qmv2, _qsum, _qsub
+    global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift, _qmv2, _qsum
     global _hmul, _hmul2, _pmv2
     from ..elements.floating_frame import bending_kernel, fourth_order_kernel
 
@@ -304,25 +304,6 @@ def chain_kernel(numba):
                     x += c[pt] * H[pt, i, j]
                 X[o + i, o + j] += scale * x
                 X[o + nb + i, o + nb + j] += scale * x
-
-    @numba.njit(cache=True)
-    def qsub(Qd, H, c, X, o):  # pragma: no cover - jit
-        """``X[o:, o:] −= c_p Q_p`` point after point (``Qd`` or ``H``, see
-        :func:`qmv2`)."""
-        if Qd.shape[0]:
-            nq = Qd.shape[1]
-            for pt in range(Qd.shape[0]):
-                for i in range(nq):
-                    for j in range(nq):
-                        X[o + i, o + j] -= c[pt] * Qd[pt, i, j]
-            return
-        nb = H.shape[1]
-        for pt in range(H.shape[0]):
-            for i in range(nb):
-                for j in range(nb):
-                    x = c[pt] * H[pt, i, j]
-                    X[o + i, o + j] -= x
-                    X[o + nb + i, o + nb + j] -= x
 
     @numba.njit(cache=True)
     def lift(Ck, k, fa, Jo, has_o, uo, sign, out):  # pragma: no cover - jit
@@ -492,8 +473,8 @@ def chain_kernel(numba):
         fourth-order foreshortening (``fs``) its part ``Q4`` from the running rule, whose
         terms it also takes off ``p`` and ``Pe`` (:meth:`FloatingFrameLink._local`).
         Without it, and for more than one point, nothing (P = 0): ``Q`` is ``H`` on
-        each field, and the sums take ``H`` (:func:`qmv2`, :func:`qsum`, :func:`qsub`) — a quarter
-        of the products and no (P, 2 nb, 2 nb) array (96 functions: 0.8 MB)."""
+        each field, and the sums take ``H`` (:func:`hmul`, :func:`qmv2`, :func:`qsum`) — a
+        quarter of the products and no (P, 2 nb, 2 nb) array (96 functions: 0.8 MB)."""
         P = H.shape[0]
         nq = 2 * nb
         if not fs and P > 1:       # the points of the paper's kinematics: H itself
@@ -851,7 +832,7 @@ def chain_kernel(numba):
                     for pt in range(P):
                         wr[pt] = (wacc[pt, 0] * R[0, 0] + wacc[pt, 1] * R[1, 0]
                                   + wacc[pt, 2] * R[2, 0])
-                    _qsub(Qd, H, wr, X2, s + na)
+                    _qsum(Qd, H, wr, -1.0, X2, s + na)
                     _project(X0, Gs, s, cols, M)
                     _project(X1, Gs, s, cols, C)
                     _project(X2, Gs, s, cols, Kq)
@@ -900,6 +881,6 @@ def chain_kernel(numba):
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
     _turn, _origin_term, _rmul, _atb, _contract = turn, origin_term, rmul, atb, contract
-    _mv2, _lift, _qmv2, _qsum, _qsub, _hmul = mv2, lift, qmv2, qsum, qsub, hmul
+    _mv2, _lift, _qmv2, _qsum, _hmul = mv2, lift, qmv2, qsum, hmul
     _pmv2, _hmul2 = pmv2, hmul2
     return evaluate
