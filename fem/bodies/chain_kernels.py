@@ -153,7 +153,7 @@ def _nonzero_columns(lk) -> np.ndarray:
 # disk cache on its cells; a cell holding a dispatcher differs in every process)
 _local = _project = _evaluate = _coupling = _fo_terms = _fo_form = _bending = None
 _turn = _origin_term = _rmul = _atb = _contract = _mv2 = _lift = None
-_qmv2 = _qsum = _hmul = _hmul2 = _pmv2 = None
+_qmv2 = _qsum = _hmul = _hmul2 = _pmv2 = _fo_mul = None
 
 
 @compiled
@@ -170,11 +170,12 @@ def chain_kernel(numba):
     The same sums as :class:`fem.bodies.chain_inertia.ChainInertia` (another order:
     equal to round-off)."""
     global _local, _project, _evaluate, _coupling, _fo_terms, _fo_form, _bending
+    global _fo_mul
     global _turn, _origin_term, _rmul, _atb, _contract, _mv2, _lift, _qmv2, _qsum
     global _hmul, _hmul2, _pmv2
     from ..elements.floating_frame import bending_kernel, fourth_order_kernel
 
-    _fo_terms, _fo_form, _ = fourth_order_kernel()
+    _fo_terms, _fo_form, _fo_mul = fourth_order_kernel()
     _bending = bending_kernel()
 
     @numba.njit(cache=True)
@@ -389,11 +390,12 @@ def chain_kernel(numba):
 
     @numba.njit(cache=True)
     def origin_term(R, dR, ddR, Ck, k, pt, Pt, Qt, cols, na, ed, ad, v, tangent, Jo, ko,
-                    Ho):  # pragma: no cover - jit
+                    Ho, qs):  # pragma: no cover - jit
         """Add the point ``R(a) p(e)`` of the current frame to the origin: ``J_o``,
         ``κ_o`` and (``tangent``) ``H_o`` (:func:`frame_jacobian`, ``_kappa``,
         :func:`frame_hessian` of :mod:`fem.bodies.chain_inertia`).  ``Pt`` (3, ne) and
-        ``Qt`` (nq, nq) empty for a rigid offset."""
+        ``Qt`` (nq, nq, for the tangent only) empty for a rigid offset; ``qs`` the point's
+        ``ėᵀ Q ė``."""
         n = Jo.shape[1]
         ne = Pt.shape[1]
         nq = Qt.shape[0]
@@ -415,12 +417,6 @@ def chain_kernel(numba):
         for t in range(3):
             for j in range(ne):
                 Ped[t] += Pt[t, j] * ed[j]
-        qs = 0.0
-        for i in range(nq):
-            x = 0.0
-            for j in range(nq):
-                x += Qt[i, j] * ed[na + j]
-            qs += x * ed[na + i]
         for r in range(3):
             x = -qs * R[r, 0]
             for a in range(k):
@@ -468,19 +464,23 @@ def chain_kernel(numba):
                     Ho[r, cols[na + i], cols[na + j]] -= R[r, 0] * Qt[i, j]
 
     @numba.njit(cache=True)
-    def coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt):  # pragma: no cover
-        """The dense ``Q`` (P, 2 nb, 2 nb) of the points: ``H`` on both fields, with the
-        fourth-order foreshortening (``fs``) its part ``Q4`` from the running rule, whose
-        terms it also takes off ``p`` and ``Pe`` (:meth:`FloatingFrameLink._local`).
-        Without it, and for more than one point, nothing (P = 0): ``Q`` is ``H`` on
-        each field, and the sums take ``H`` (:func:`hmul`, :func:`qmv2`, :func:`qsum`) — a
-        quarter of the products and no (P, 2 nb, 2 nb) array (96 functions: 0.8 MB)."""
+    def coupling(H, na, nb, e, p, Pe, fs, dense, dYK, wtK, nfull, dY, wt, WK,
+                 WP):  # pragma: no cover
+        """The points' dense ``Q`` (P, 2 nb, 2 nb) where ``dense`` (a tangent with the
+        fourth-order foreshortening, or of a single point), else nothing (P = 0): ``H``
+        on both fields, with the fourth-order foreshortening (``fs``) its part ``Q4``
+        from the running rule.  With ``fs`` it also takes that rule's terms off ``p``
+        and ``Pe`` (:meth:`FloatingFrameLink._local`) and fills the rule's weights
+        ``WK``, ``WP``.  The sums that need no tangent take ``Q x`` as ``H`` on each
+        field (:func:`hmul`) plus ``Q4 x`` from the weights (the ``mul`` of
+        :func:`fourth_order_kernel`, O(P G nb); forming ``Q4`` is O(P G nb²)) — the
+        same in a tangent's evaluation and without one."""
         P = H.shape[0]
         nq = 2 * nb
-        if not fs and P > 1:       # the points of the paper's kinematics: H itself
+        if not dense and not fs:
             return np.zeros((0, nq, nq))
-        Qd = np.zeros((P, nq, nq))
-        for k in range(P):
+        Qd = np.zeros((P if dense else 0, nq, nq))
+        for k in range(Qd.shape[0]):
             for i in range(nb):
                 for j in range(nb):
                     x = H[k, i, j]
@@ -495,19 +495,19 @@ def chain_kernel(numba):
             u = np.empty(P)
             gy = np.empty((P, nb))
             gz = np.empty((P, nb))
-            WK = np.empty((wtK.shape[0], wtK.shape[1], 3))
-            WP = np.empty((P, wt.shape[1], 3))
             _fo_terms(ey, ez, dYK, wtK, nfull, dY, wt, u, gy, gz, WK, WP)
-            Q4 = np.empty((P, nq, nq))
-            _fo_form(dYK, WK, nfull, dY, WP, Q4)
             for k in range(P):
                 p[k, 0] -= u[k]
                 for i in range(nb):
                     Pe[k, 0, na + i] -= gy[k, i]
                     Pe[k, 0, na + nb + i] -= gz[k, i]
-                for i in range(nq):
-                    for j in range(nq):
-                        Qd[k, i, j] += Q4[k, i, j]
+            if dense:
+                Q4 = np.empty((P, nq, nq))
+                _fo_form(dYK, WK, nfull, dY, WP, Q4)
+                for k in range(P):
+                    for i in range(nq):
+                        for j in range(nq):
+                            Qd[k, i, j] += Q4[k, i, j]
         return Qd
 
     @numba.njit(cache=True)
@@ -584,7 +584,7 @@ def chain_kernel(numba):
                         for j in range(n):
                             ad[b] += Ck[b, j] * v[j]
                     _origin_term(R, dR, ddR, Ck, k, data[off:off + 3], no_P, no_Q, cols,
-                                 na, ed, ad, v, tangent, Jo, ko, Ho)
+                                 na, ed, ad, v, tangent, Jo, ko, Ho, 0.0)
                     has_o = True
             s = 3 + k
             m = s + ne
@@ -611,8 +611,9 @@ def chain_kernel(numba):
             Pe = np.empty((P, 3, ne))
             Qe = np.empty((P, nq))
             fs = row[12]
-            # Q ė in the pass over H where Q is H (see coupling), for the inertia
-            Qed = np.empty((P if inertia and not fs and P > 1 else 0, nq))
+            # Q ė = H ė (+ Q4 ė from the rule, below) in local's pass over H
+            dense = tangent and (fs or P == 1)       # a dense Q for the tangent
+            Qed = np.empty((P if inertia else 0, nq))
             _local(e, L1, H, p0, P, ne, na, nb, p, Pe, Qe, ed, Qed)
             Kp, G = row[13], row[14]
             if fs:
@@ -626,7 +627,16 @@ def chain_kernel(numba):
                 dYK, wtK = np.zeros((0, 0, 0)), np.zeros((0, 0))
                 dY, wt = np.zeros((0, 0, 0)), np.zeros((0, 0))
                 nfull = index[0:0]
-            Qd = _coupling(H, na, nb, e, p, Pe, fs, dYK, wtK, nfull, dY, wt)
+            WK = np.empty((Kp if fs else 0, G, 3))
+            WP = np.empty((P if fs else 0, G, 3))
+            Qd = _coupling(H, na, nb, e, p, Pe, fs, dense, dYK, wtK, nfull, dY, wt, WK,
+                           WP)
+            if fs and inertia:               # Q ė = H ė + Q4 ė
+                q4 = np.empty((P, nq))
+                _fo_mul(dYK, WK, nfull, dY, WP, ed[na:na + nq], q4)
+                for pt in range(P):
+                    for i in range(nq):
+                        Qed[pt, i] += q4[pt, i]
             if row[22] and weight:           # the nonlinear curvature
                 Pb = row[23]
                 ob = row[24]
@@ -722,10 +732,7 @@ def chain_kernel(numba):
                 fe = np.zeros(ne)
                 _pmv2(Pe, rg, ed, edd, Ped, Pedd)
                 edb, eddb = ed[na:na + nq], edd[na:na + nq]
-                if Qd.shape[0]:                          # Q q̈ for the tangent
-                    Qed = np.zeros((P, nq))
-                    _qmv2(Qd, H, edb, eddb, Qed, Qedd, tangent)
-                elif tangent:
+                if tangent:                              # Q q̈ for the tangent
                     _qmv2(Qd, H, eddb, eddb, Qedd, Qedd, False)
                 for pt in range(P):
                     qs = 0.0
@@ -866,7 +873,8 @@ def chain_kernel(numba):
                 ptip = np.empty((1, 3))
                 Pt = np.empty((1, 3, ne))
                 Qt = np.empty((1, nq))
-                _local(e, tL1, tH, tp0, 1, ne, na, nb, ptip, Pt, Qt, ed, np.empty((0, nq)))
+                Qtd = np.empty((1, nq))
+                _local(e, tL1, tH, tp0, 1, ne, na, nb, ptip, Pt, Qt, ed, Qtd)
                 if fs:
                     otr, otn = row[20], row[21]
                     tdY = data[otr:otr + G * nb].reshape(1, G, nb)
@@ -874,9 +882,21 @@ def chain_kernel(numba):
                     tnf = index[otn:otn + 1]
                 else:
                     tdY, twt, tnf = dY, wt, nfull
-                Qdt = _coupling(tH, na, nb, e, ptip, Pt, fs, dYK, wtK, tnf, tdY, twt)
-                _origin_term(R, dR, ddR, Ck, k, ptip[0], Pt[0], Qdt[0], cols, na, ed, ad,
-                             v, tangent, Jo, ko, Ho)
+                tWK = np.empty((Kp if fs else 0, G, 3))
+                tWP = np.empty((1 if fs else 0, G, 3))
+                Qdt = _coupling(tH, na, nb, e, ptip, Pt, fs, tangent, dYK, wtK, tnf, tdY,
+                                twt, tWK, tWP)
+                if fs:                       # Q ė = H ė + Q4 ė
+                    q4 = np.empty((1, nq))
+                    _fo_mul(dYK, tWK, tnf, tdY, tWP, ed[na:na + nq], q4)
+                    for i in range(nq):
+                        Qtd[0, i] += q4[0, i]
+                qs = 0.0                     # ėᵀ Q ė
+                for i in range(nq):
+                    qs += Qtd[0, i] * ed[na + i]
+                _origin_term(R, dR, ddR, Ck, k, ptip[0], Pt[0],
+                             Qdt[0] if tangent else no_Q, cols, na, ed, ad, v, tangent,
+                             Jo, ko, Ho, qs)
                 has_o = True
 
     _local, _project, _evaluate, _coupling = local, project, evaluate, coupling
