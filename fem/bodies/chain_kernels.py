@@ -286,25 +286,20 @@ def chain_kernel(numba):
 
     @numba.njit(cache=True)
     def qsum(Qd, H, c, scale, X, o):  # pragma: no cover - jit
-        """``X[o:, o:] += scale Σ_p c_p Q_p`` (the 2 nb × 2 nb block; ``Qd`` or ``H``,
-        see :func:`qmv2`)."""
-        if Qd.shape[0]:
-            nq = Qd.shape[1]
-            for i in range(nq):
-                for j in range(nq):
-                    x = 0.0
-                    for pt in range(Qd.shape[0]):
-                        x += c[pt] * Qd[pt, i, j]
-                    X[o + i, o + j] += scale * x
-            return
-        nb = H.shape[1]
-        for i in range(nb):
-            for j in range(nb):
+        """``X[o:, o:] += scale Σ_p c_p Q_p`` (the 2 nb × 2 nb block): from ``Qd`` where
+        formed, else from ``H``, added to both fields' diagonal blocks (see
+        :func:`qmv2`)."""
+        dense = Qd.shape[0] > 0
+        A = Qd if dense else H
+        m = A.shape[1]
+        for i in range(m):
+            for j in range(m):
                 x = 0.0
-                for pt in range(H.shape[0]):
-                    x += c[pt] * H[pt, i, j]
+                for pt in range(A.shape[0]):
+                    x += c[pt] * A[pt, i, j]
                 X[o + i, o + j] += scale * x
-                X[o + nb + i, o + nb + j] += scale * x
+                if not dense:
+                    X[o + m + i, o + m + j] += scale * x
 
     @numba.njit(cache=True)
     def lift(Ck, k, fa, Jo, has_o, uo, sign, out):  # pragma: no cover - jit
