@@ -22,8 +22,8 @@ class CantileverModes(DeformationBasis):
         Y_k = cosh βx − cos βx − σ_k (sinh βx − sin βx),
         σ_k = (cosh βL + cos βL)/(sinh βL + sin βL)
 
-    written with ``e^{−βx}`` factored out of the hyperbolic terms so that higher modes
-    keep their digits.
+    with ``cosh βx − σ sinh βx`` formed as ``½[(1 − σ)e^{βx} + (1 + σ)e^{−βx}]`` and
+    ``1 − σ`` free of cancellation, so that higher modes keep their digits.
 
     The functions are analytic, so the link's quadrature is one Gauss–Legendre rule of
     ``4n + 4`` points over the whole link (:meth:`quadrature`): the products of two modes
