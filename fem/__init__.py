@@ -31,11 +31,12 @@ _LAZY = {
     "driven_inverse_dynamics": "solvers", "modes": "solvers",
     "project_positions": "solvers", "simulate": "solvers", "solve_static": "solvers",
     "sweep": "parametric",
+    "Robot": "robot",
 }
 _SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "cases", "cli",
                "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
                "parametric", "mesh", "model", "results", "trajectory", "plates",
-               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature",
+               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature", "robot",
                "jit", "references", "files", "validate", "citations", "units"}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
@@ -79,7 +80,7 @@ __all__ = [
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
     "AlphaOptions", "consistent_initial_state", "modes", "driven_inverse_dynamics",
     "straight_cable", "straight_beam", "rectangle_section", "circle_section", "write_outputs",
-    "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep",
+    "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep", "Robot",
 ]
 __version__ = "0.1.0"
 

@@ -1,0 +1,18 @@
+"""Robots in robot words: links of any model, joints between their frames, motors.
+
+The layer above the model: a :class:`Robot` holds links (:class:`Rigid`,
+:class:`AncfBeam`, :class:`AncfCable`, :class:`FloatingFrame`) with named frames
+(:func:`pose`), joints between any two frames that build their own constraint rows
+(:data:`JOINT_KINDS`), and motors on joints (servo: inverse dynamics; effort: forward
+dynamics).  Underneath is one :class:`fem.Model` (``robot.model``), so every solver, the
+output and the web view work on it unchanged.  The user guide's chapter "Your own
+robot" (``docs/your-robot.md``) walks through it.
+"""
+
+from .frames import Frame, Pose, pose
+from .joints import JOINT_KINDS, Joint
+from .links import AncfBeam, AncfCable, FloatingFrame, LinkModel, Rigid, section_properties
+from .robot import Motor, Robot
+
+__all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
+           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "section_properties"]

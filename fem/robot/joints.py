@@ -1,0 +1,323 @@
+"""Joints and motors between frames of any two links.
+
+A joint relates a *parent* frame and a *child* frame (:class:`~fem.robot.frames.Frame`)
+and builds its own constraint rows from their origins and basis vectors, whatever the
+links' models.  Its axis is given in the frames' axes (``"z"`` by default) and is the
+same in both: the joint is closed when the two frames' origins coincide and their axes
+agree as the joint allows.
+
+=============  =====  ========================================================
+kind           rows   what stays equal
+=============  =====  ========================================================
+revolute       5      origins; the child's axis along the parent's
+prismatic      5      orientation; the origins' offset along the axis only
+cylindrical    4      the child's axis along the parent's; offset along it only
+spherical      3      origins
+universal      4      origins; the child's second axis normal to the parent's axis
+planar         3      the plane normal ``axis``; the origins' offset within it
+fixed          6      origins and orientation
+=============  =====  ========================================================
+
+A frame of an ANCF cable carries its tangent only (a cable has no twist): a revolute
+joint on it keeps the tangent normal to the axis (4 rows) and a fixed joint clamps the
+tangent (5 rows).
+
+The joint's coordinate — the angle about the axis from the parent's x to the child's
+x for a revolute, the offset along the axis for a prismatic — is measured from
+:class:`~fem.robot.frames.Projection` maps, and a motor drives that same coordinate:
+as a *servo* its row ``c(q)·e(θ(t)) = 0`` prescribes it (the effort is the output:
+inverse dynamics), as an *effort* motor it applies ``τ ∂θ/∂q``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..constraints import Coincident, Constraint, ConstraintRows, Dot
+from ..core.errors import ModelError
+from ..model.actuators import Actuator
+from ..model.linear_map import LinearMap, constant
+from ..model.point_maps import evaluate, is_nonlinear
+from .frames import Frame, axis_vector, projection
+
+__all__ = ["JOINT_KINDS", "Joint", "JointDrive", "JointActuator"]
+
+JOINT_KINDS = ("revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
+               "fixed")
+DRIVEN_KINDS = ("revolute", "prismatic")
+
+
+def _normals(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors normal to ``a`` and to each other: the frame's x made normal to
+    ``a`` (its y if x is along ``a``), then ``a × n₁``."""
+    e = np.eye(3)
+    n1 = e[0] - (e[0] @ a) * a
+    if np.linalg.norm(n1) < 1e-6:
+        n1 = e[1] - (e[1] @ a) * a
+    n1 /= np.linalg.norm(n1)
+    return n1, np.cross(a, n1)
+
+
+class Joint:
+    """A joint of a :class:`fem.Robot` (made by :meth:`fem.Robot.add_joint`).
+
+    Attributes
+    ----------
+    name, kind : str
+    parent, child : Frame
+    axis : (3,) array
+        The joint axis in the frames' axes.
+    constraints : list of fem.constraints.Constraint
+        Its rows in the model.
+    """
+
+    def __init__(self, name: str, kind: str, parent: Frame, child: Frame, axis="z",
+                 axis2="x"):
+        self.name, self.kind = name, kind
+        self.parent, self.child = parent, child
+        self.axis = axis_vector(axis, f"joint {name!r}: axis")
+        self.n1, self.n2 = _normals(self.axis)
+        if kind == "universal":
+            a2 = axis_vector(axis2, f"joint {name!r}: axis2")
+            if abs(a2 @ self.axis) > 1e-9:
+                raise ModelError(f"joint {name!r}: a universal joint's second axis (axis2, "
+                                 f"in the child frame) must be normal to its first (axis, in "
+                                 f"the parent frame); got axis {self.axis.tolist()}, axis2 "
+                                 f"{a2.tolist()}")
+            self.axis2 = a2
+        self.constraints: list[Constraint] = []
+        self._coordinate = None
+        self._offset = 0.0
+
+    # ------------------------------------------------------------ rows
+    def _has(self, frame: Frame, local) -> bool:
+        try:
+            frame.vector(local)
+        except ModelError:
+            return False
+        return True
+
+    def _along(self, a: np.ndarray) -> list[Constraint]:
+        """Rows keeping the child's vector ``a`` along the parent's: two Dot rows with
+        the parent's normals (or, on a cable's tangent-only frame, the tangent normal to
+        the parent's ``a`` where ``a`` is normal to the tangent)."""
+        P, C, w = self.parent, self.child, f"joint {self.name!r}"
+        n1, n2 = _normals(a)
+        if self._has(C, a) and self._has(P, n1) and self._has(P, n2):
+            ca = C.vector(a, w)
+            return [Dot(ca, P.vector(n1, w), 0.0, f"{self.name} axis {i}")
+                    for i, n1 in enumerate((n1, n2))]
+        if self._has(P, a) and self._has(C, n1) and self._has(C, n2):
+            pa = P.vector(a, w)
+            return [Dot(pa, C.vector(n, w), 0.0, f"{self.name} axis {i}")
+                    for i, n in enumerate((n1, n2))]
+        # a tangent-only frame: its tangent t normal to a
+        for tangent_frame, other in ((C, P), (P, C)):
+            if tangent_frame.basis[1] is None:
+                t_local = tangent_frame.pose.rotation.T @ tangent_frame.basis0[:, 0]
+                if abs(t_local @ a) > 1e-9:
+                    raise ModelError(
+                        f"{w}: frame {tangent_frame.label!r} is on an ANCF cable, which "
+                        f"turns only about axes normal to it; the joint axis is not normal "
+                        f"to the cable (use a beam or a spherical joint)")
+                return [Dot(tangent_frame.vector(t_local, w), other.vector(a, w), 0.0,
+                            f"{self.name} axis")]
+        raise ModelError(f"{w}: neither frame carries the joint axis")
+
+    def _twist(self) -> list[Constraint]:
+        """The row locking the rotation about the axis (child's n₁ normal to parent's
+        n₂); none where a frame is a cable's (no twist)."""
+        P, C, w = self.parent, self.child, f"joint {self.name!r}"
+        if self._has(C, self.n1) and self._has(P, self.n2):
+            return [Dot(C.vector(self.n1, w), P.vector(self.n2, w), 0.0, f"{self.name} twist")]
+        return []
+
+    def build_rows(self) -> list[Constraint]:
+        P, C, k, w = self.parent, self.child, self.kind, f"joint {self.name!r}"
+        rows: list[Constraint] = []
+        if k in ("revolute", "spherical", "universal", "fixed"):
+            rows.append(Coincident(P.origin, C.origin, f"{self.name} point"))
+        if k in ("prismatic", "cylindrical"):
+            d = C.origin - P.origin
+            rows += [Dot(d, P.vector(n, w), 0.0, f"{self.name} offset {i}")
+                     for i, n in enumerate((self.n1, self.n2))]
+        if k == "planar":
+            rows.append(Dot(C.origin - P.origin, P.vector(self.axis, w), 0.0,
+                            f"{self.name} plane"))
+        if k in ("revolute", "prismatic", "cylindrical", "fixed", "planar"):
+            rows += self._along(self.axis)
+        if k in ("prismatic", "fixed"):
+            rows += self._twist()
+        if k == "universal":
+            rows.append(Dot(P.vector(self.axis, w), C.vector(self.axis2, w), 0.0,
+                            f"{self.name} cross"))
+        self.constraints = rows
+        return rows
+
+    # ------------------------------------------------------------ coordinate
+    def coordinate_map(self):
+        """The map whose value gives the joint coordinate: for a revolute, the child's
+        reference direction in the parent's axes ``(n₁, n₂, a)`` (θ = atan2 of the
+        second and first components, less the offset); for a prismatic, the origins'
+        offset in those axes (the third component)."""
+        if self._coordinate is not None:
+            return self._coordinate
+        P, C, w = self.parent, self.child, f"joint {self.name!r}"
+        if self.kind not in DRIVEN_KINDS:
+            raise ModelError(f"joint {self.name!r} is {self.kind}: only revolute and "
+                             f"prismatic joints have one coordinate (a motor, an angle)")
+        axes = [P.vector(v, w) for v in (self.n1, self.n2, self.axis)]
+        if self.kind == "prismatic":
+            self._coordinate = projection(axes, C.origin - P.origin,
+                                          f"{self.name} offset")
+            return self._coordinate
+        if self._has(C, self.n1):
+            d = C.vector(self.n1, w)
+            self._offset = 0.0
+        else:                                   # a cable's tangent, normal to the axis
+            t_local = C.pose.rotation.T @ C.basis0[:, 0]
+            d = C.vector(t_local, w)
+            self._offset = float(np.arctan2(t_local @ self.n2, t_local @ self.n1))
+        self._coordinate = projection(axes, d, f"{self.name} direction")
+        return self._coordinate
+
+    @property
+    def unit(self) -> str:
+        return "m" if self.kind == "prismatic" else "rad"
+
+    def value(self, q: np.ndarray) -> float:
+        """The joint coordinate at ``q``: angle [rad] or offset [m]."""
+        c = self.coordinate_map()(q)
+        if self.kind == "prismatic":
+            return float(c[2])
+        return float(np.arctan2(c[1], c[0]) - self._offset)
+
+    def gradient(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(dofs, ∂θ/∂q[dofs])`` of the joint coordinate."""
+        m = self.coordinate_map()
+        x, J, _ = evaluate(m, q)
+        if self.kind == "prismatic":
+            return np.asarray(m.dofs), J[2]
+        r2 = x[0] ** 2 + x[1] ** 2
+        return np.asarray(m.dofs), (x[0] * J[1] - x[1] * J[0]) / r2
+
+    def rate(self, q: np.ndarray, v: np.ndarray) -> float:
+        """The joint rate at ``(q, q̇)``: [rad/s] or [m/s]."""
+        dofs, g = self.gradient(q)
+        return float(g @ v[dofs])
+
+    def __repr__(self) -> str:
+        return (f"Joint({self.name!r}, {self.kind}, {self.parent.label!r} → "
+                f"{self.child.label!r})")
+
+
+class JointDrive(Constraint):
+    """The joint coordinate follows ``motion(t) -> (x, ẋ, ẍ)`` (one row).
+
+    Revolute: ``c(q)·e(θ(t)) = 0`` with ``c`` the child's direction in the parent's axes
+    and ``e(θ) = (−sin θ, cos θ, 0)``: the prescribed direction of the quadratic form (a
+    linear ``c`` when the parent is the ground: the compiled path keeps it).  Prismatic:
+    ``s(q) − x(t) = 0``.  ``servo=True``: the row's reaction is a motor's effort."""
+
+    kind = "joint_drive"
+
+    def __init__(self, joint: Joint, motion: Callable, name: str, servo: bool = True):
+        from ..core.validate import function
+
+        super().__init__(name)
+        self.joint = joint
+        self.c = joint.coordinate_map()
+        self.motion = function(motion, f"motor {name!r}: motion (t -> (x, ẋ, ẍ))")
+        self.servo = bool(servo)
+
+    def rows(self, q0, n_dof):
+        from ..constraints import _motion_values
+
+        j, name = self.joint, self.name
+        if j.kind == "prismatic":
+            unit_z = constant(np.array([0.0, 0.0, 1.0]))
+
+            def h(t):
+                return tuple(np.array([v]) for v in _motion_values(self.motion, t, None,
+                                                                   name))
+
+            if is_nonlinear(self.c):
+                return ConstraintRows(1, [name], np.zeros(1), motion=h,
+                                      motion_rows=np.array([0]),
+                                      general=[(0, self.c, unit_z)])
+            return ConstraintRows(1, [name], np.array([self.c.offset[2]]),
+                                  _row(self.c, 2, n_dof), motion=h,
+                                  motion_rows=np.array([0]))
+        off = j._offset
+
+        def beta(t):
+            th, thd, thdd = _motion_values(self.motion, t, None, name)
+            th = th + off
+            c, s = np.cos(th), np.sin(th)
+            e = np.array([-s, c, 0.0])
+            d = np.array([c, s, 0.0])
+            return e[None], (-thd * d)[None], (-thdd * d - thd**2 * e)[None]
+
+        if is_nonlinear(self.c):
+            return ConstraintRows(1, [name], np.zeros(1), general=[(0, self.c, None)],
+                                  beta_motion=beta, beta_rows=np.array([0]))
+        zero = LinearMap(np.zeros(0, np.int64), np.zeros((3, 0)), np.zeros(3), "e(t)")
+        return ConstraintRows(1, [name], np.zeros(1), bilinear=[(0, self.c, zero)],
+                              beta_motion=beta, beta_rows=np.array([0]))
+
+
+def _row(m: LinearMap, component: int, n_dof: int):
+    import scipy.sparse as sp
+
+    return sp.coo_matrix((m.coef[component], (np.zeros(m.dofs.size, int), m.dofs)),
+                         shape=(1, n_dof))
+
+
+class JointActuator(Actuator):
+    """The effort of a motor on its joint: the generalized force ``u ∂θ/∂q`` (a torque
+    about the axis on the child and its reaction on the parent; a force along it).
+
+    For a revolute joint ``∂θ/∂q = (c₀ ∇c₁ − c₁ ∇c₀) / |c|²`` with ``c`` the child's
+    direction in the parent's axes; ``|c|`` is taken at build (1 for a rigid or ground
+    parent, within the strain of an ANCF node otherwise), so that with a ground parent
+    the force is affine in ``q`` (as :class:`fem.actuators.RevoluteActuator`)."""
+
+    def __init__(self, joint: Joint, name: str, effort=None):
+        super().__init__(name, effort)
+        self.joint = joint
+        self.units = "N" if joint.kind == "prismatic" else "N·m"
+        self.c = joint.coordinate_map()
+        self.dofs = np.asarray(self.c.dofs, np.int64)
+        self.r2 = 1.0
+
+    def bind(self, q0: np.ndarray) -> None:
+        if self.joint.kind == "revolute":
+            x = self.c(q0)
+            self.r2 = float(x[0] ** 2 + x[1] ** 2)
+            if self.r2 < 1e-12:
+                raise ModelError(f"motor {self.name!r}: the child's reference direction is "
+                                 f"along the joint axis of {self.joint.name!r}")
+
+    def B(self, q):
+        x, J, _ = evaluate(self.c, q)
+        if self.joint.kind == "prismatic":
+            return J[2].copy()
+        return (x[0] * J[1] - x[1] * J[0]) / self.r2
+
+    def dB(self, q):
+        x, J, H = evaluate(self.c, q, True)
+        if self.joint.kind == "prismatic":
+            return H[2].copy()
+        return (np.outer(J[1], J[0]) - np.outer(J[0], J[1]) + x[0] * H[1]
+                - x[1] * H[0]) / self.r2
+
+    def affine(self):
+        if is_nonlinear(self.c):
+            return None
+        A, b = self.c.coef, self.c.offset
+        if self.joint.kind == "prismatic":
+            return np.zeros((self.dofs.size, self.dofs.size)), A[2].copy()
+        D = (np.outer(A[1], A[0]) - np.outer(A[0], A[1])) / self.r2
+        return D, (A[1] * b[0] - A[0] * b[1]) / self.r2

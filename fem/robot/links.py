@@ -1,0 +1,361 @@
+"""Link models: what a link is made of, one keyword each.
+
+A link of a :class:`fem.Robot` is a name, a model and named frames (its joint frames,
+its tool frame) given as poses in the build configuration.  The model decides the
+coordinates and how each frame becomes maps of them:
+
+========================  ==================================================  ==========
+model                     coordinates                                         frames
+========================  ==================================================  ==========
+:class:`Rigid`            a natural-coordinate rigid body (``r, u, v, w``)    anywhere
+:class:`AncfBeam`         ANCF shear-deformable beam elements, root → tip     two: ends
+:class:`AncfCable`        ANCF cable elements (tangent only, no twist)        two: ends
+:class:`FloatingFrame`    a rigid frame + the elastic coordinates of a basis  two: ends
+========================  ==================================================  ==========
+
+Flexible models span their first frame (the root) to their last (the tip), both on
+the link's centre line; their section is given by shape and size with a
+:class:`fem.Material`, so the mass and stiffness follow from them.  Every model gives
+its *rigid velocity field* (:meth:`BuiltLink.rigid_velocity`), which the robot uses to
+start a run in motion with no elastic velocity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import ModelError
+from ..core.validate import choice, integer, matrix, nonnegative, positive, vector3
+from ..core.validate import material as validate_material
+from ..model.materials import Material
+from .frames import Frame, Pose
+
+__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "BuiltLink",
+           "section_properties"]
+
+
+def _skew(x: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+
+
+def section_properties(shape: str, what: str, radius: float | None = None,
+                       width: float | None = None, height: float | None = None,
+                       wall: float | None = None) -> dict[str, float]:
+    """Area, second moments ``iy`` (about the section's y), ``iz``, torsion constant
+    ``j`` and polar moment ``ip`` [m², m⁴] of a ``"circle"`` (``radius``; a tube with
+    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z).
+
+    The rectangle's torsion constant is Saint-Venant's series to its first term,
+    ``j = a b³ (1/3 − 0.21 (b/a)(1 − b⁴/(12 a⁴)))`` (a ≥ b; within 0.5 % of the series,
+    Roark's Formulas for Stress and Strain, table 10.7)."""
+    shape = choice(shape, ("circle", "rectangle"), f"{what}: section")
+    if shape == "circle":
+        if radius is None:
+            raise ModelError(f"{what}: a circle section needs radius= [m]")
+        R = positive(radius, f"{what}: radius", "m")
+        r = 0.0
+        if wall is not None:
+            wall = positive(wall, f"{what}: wall", "m")
+            if wall >= R:
+                raise ModelError(f"{what}: wall {wall:g} m must be thinner than the radius "
+                                 f"{R:g} m (a solid section: leave wall out)")
+            r = R - wall
+        A = np.pi * (R**2 - r**2)
+        i = np.pi * (R**4 - r**4) / 4
+        return {"area": A, "iy": i, "iz": i, "j": 2 * i, "ip": 2 * i}
+    if width is None or height is None:
+        raise ModelError(f"{what}: a rectangle section needs width= and height= [m]")
+    b = positive(width, f"{what}: width", "m")
+    h = positive(height, f"{what}: height", "m")
+    a, c = max(b, h), min(b, h)
+    j = a * c**3 * (1 / 3 - 0.21 * (c / a) * (1 - c**4 / (12 * a**4)))
+    iy, iz = b * h**3 / 12, h * b**3 / 12
+    return {"area": b * h, "iy": iy, "iz": iz, "j": j, "ip": iy + iz}
+
+
+@dataclass
+class BuiltLink:
+    """A link once in the model: its frames as maps, its coordinates and how it moves
+    rigidly.
+
+    ``fields`` lists ``(first coordinate, is_position)`` of every 3-vector of the link
+    (node positions and directions); ``elastic`` the coordinates that are purely elastic
+    (a floating frame's), which move with no rigid velocity."""
+
+    name: str
+    kind: str
+    flexible: bool
+    frames: dict[str, Frame]
+    fields: list[tuple[int, bool]]
+    elastic: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    group: object | None = None          # the element group (ANCF links)
+    body: object | None = None           # the rigid or floating-frame body
+
+    @property
+    def dofs(self) -> np.ndarray:
+        d = [np.arange(s, s + 3) for s, _ in self.fields] + [self.elastic]
+        return np.unique(np.concatenate(d)).astype(np.int64)
+
+    def rigid_velocity(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(dofs, T)``: the coordinate rates ``q̇[dofs] = T (v, ω)`` of the link moving
+        rigidly with the velocity ``v`` of the world origin's point and the angular
+        velocity ``ω`` (``ṙ = v + ω × r`` for a position, ``ḋ = ω × d`` for a
+        direction; elastic coordinates do not move)."""
+        rows, blocks = [], []
+        for s, is_pos in self.fields:
+            x = q[s:s + 3]
+            blk = np.zeros((3, 6))
+            if is_pos:
+                blk[:, :3] = np.eye(3)
+            blk[:, 3:] = -_skew(x)
+            rows.append(np.arange(s, s + 3))
+            blocks.append(blk)
+        if self.elastic.size:
+            rows.append(self.elastic)
+            blocks.append(np.zeros((self.elastic.size, 6)))
+        return np.concatenate(rows).astype(np.int64), np.vstack(blocks)
+
+
+class LinkModel:
+    """What a link is made of (subclasses: :class:`Rigid`, :class:`AncfBeam`,
+    :class:`AncfCable`, :class:`FloatingFrame`)."""
+
+    kind = "?"
+    flexible = False
+    spans_frames = False      # the model runs from its first frame to its last
+
+    def build(self, model, name: str, frames: dict[str, Pose]) -> BuiltLink:
+        raise NotImplementedError
+
+    def stiffer(self, factor: float) -> LinkModel:
+        """The same link with its material's E (and G) scaled by ``factor`` (the stiff
+        limit of a flexible link); a rigid link returns itself."""
+        return self
+
+
+@dataclass
+class Rigid(LinkModel):
+    """A rigid link: ``mass`` [kg], centre of mass ``com`` [m] and ``inertia`` [kg·m²]
+    about the centre of mass, both in the axes of the link's first frame (its *link
+    frame*, as in URDF)."""
+
+    mass: float
+    com: tuple = (0.0, 0.0, 0.0)
+    inertia: object = None
+    kind = "rigid"
+
+    def __post_init__(self):
+        what = "rigid link"
+        self.mass = nonnegative(self.mass, f"{what}: mass", "kg")
+        self.com = vector3(self.com, f"{what}: com")
+        self.inertia = np.zeros((3, 3)) if self.inertia is None else \
+            matrix(self.inertia, f"{what}: inertia [kg·m²]", (3, 3))
+        I = self.inertia
+        if not np.allclose(I, I.T, atol=1e-12 * max(1.0, np.abs(I).max())) or \
+                np.linalg.eigvalsh(0.5 * (I + I.T)).min() < -1e-12 * max(1.0, np.abs(I).max()):
+            raise ModelError(f"{what}: inertia must be a symmetric positive semi-definite "
+                             f"3×3 tensor about the centre of mass; got {I.tolist()}")
+
+    def build(self, model, name, frames):
+        first = next(iter(frames.values()))
+        R0, p0 = first.rotation, first.position
+        sketch = np.array([R0.T @ (p.position - p0) for p in frames.values()] +
+                          ([self.com] if np.any(self.com) else []))
+        body = model.add_rigid_body(name, self.mass, p0, R0, com=self.com,
+                                    inertia=self.inertia, sketch=sketch)
+        basis = [body.axis(i) for i in range(3)]
+        built = {}
+        for fname, p in frames.items():
+            built[fname] = Frame(name, fname, p, body.point(R0.T @ (p.position - p0),
+                                                            label=f"{name} {fname}"),
+                                 basis, R0)
+        dofs = model.node_dofs(body.node, ("r", "u", "v", "w"))
+        fields = [(int(dofs[0]), True)] + [(int(dofs[3 * j]), False) for j in (1, 2, 3)]
+        return BuiltLink(name, self.kind, False, built, fields, body=body)
+
+
+def _span(name: str, kind: str, frames: dict[str, Pose]):
+    """Root and tip poses of a link that spans its frames, with its axis triad."""
+    if len(frames) != 2:
+        raise ModelError(f"link {name!r} ({kind}) spans exactly two frames, root and tip "
+                         f"(its joints' frames); it has {len(frames)} "
+                         f"({', '.join(frames) or 'none'}). A tool frame or a third joint: "
+                         f"join a rigid link to its tip with a fixed joint")
+    (n0, root), (n1, tip) = frames.items()
+    d = tip.position - root.position
+    L = float(np.linalg.norm(d))
+    if L <= 1e-9:
+        raise ModelError(f"link {name!r} ({kind}): frames {n0!r} and {n1!r} are at the "
+                         f"same place; a flexible link needs a length")
+    t = d / L
+    up = root.rotation[:, 2]
+    if abs(up @ t) > 0.99:
+        up = root.rotation[:, 1]
+    ez = up - (up @ t) * t
+    ez /= np.linalg.norm(ez)
+    T = np.column_stack([t, np.cross(ez, t), ez])
+    return root, tip, L, T
+
+
+def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
+    built = {}
+    for (fname, p), node in zip(frames.items(), (nodes[0], nodes[-1]), strict=True):
+        fields = ("r_x", "r_y", "r_z") if with_section else ("r_x",)
+        basis = [model.node_field(int(node), f) for f in fields]
+        basis += [None] * (3 - len(basis))
+        built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T)
+    return built
+
+
+def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
+    out = []
+    for nd in nodes:
+        f = model.node_fields[int(nd)]
+        out += [(f[k], k == "r") for k in names]
+    return out
+
+
+@dataclass
+class AncfBeam(LinkModel):
+    """A flexible link of shear-deformable ANCF beam elements (``ancf_beam``: bending,
+    shear, torsion and stretch; Liu et al. 2018) from the link's root frame to its tip
+    frame.
+
+    ``section`` "circle" (``radius``) or "rectangle" (``width`` along the section's y,
+    ``height`` along z, z being the root frame's z made normal to the link).
+    """
+
+    material: Material
+    section: str = "circle"
+    radius: float | None = None
+    width: float | None = None
+    height: float | None = None
+    elements: int = 4
+    kind = "ancf_beam"
+    flexible = True
+    spans_frames = True
+
+    def __post_init__(self):
+        self.material = validate_material(self.material, "ancf_beam link: material")
+        self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
+        section_properties(self.section, "ancf_beam link", self.radius, self.width,
+                           self.height)
+
+    def _section(self) -> dict:
+        if self.section == "circle":
+            return {"section": "circle", "radius": self.radius}
+        return {"section": "rectangle", "width": self.width, "height": self.height}
+
+    def build(self, model, name, frames):
+        from ..model.builders import straight_beam
+
+        root, tip, L, T = _span(name, self.kind, frames)
+        group, nodes = straight_beam(model, root.position, tip.position, self.elements,
+                                     self.material, name=name, up=T[:, 2], **self._section())
+        built = _ancf_frames(model, name, frames, nodes, T, True)
+        return BuiltLink(name, self.kind, True, built,
+                         _node_fields(model, nodes, ("r", "r_x", "r_y", "r_z")), group=group)
+
+    def stiffer(self, factor):
+        return _scaled(self, factor)
+
+
+@dataclass
+class AncfCable(LinkModel):
+    """A flexible link of ANCF cable elements (``ancf_cable``: stretch and bending, no
+    shear or twist) from the root frame to the tip frame.  Its frames carry the tangent
+    only: revolute joints with axes normal to the link and spherical joints."""
+
+    material: Material
+    section: str = "circle"
+    radius: float | None = None
+    width: float | None = None
+    height: float | None = None
+    elements: int = 4
+    kind = "ancf_cable"
+    flexible = True
+    spans_frames = True
+
+    def __post_init__(self):
+        self.material = validate_material(self.material, "ancf_cable link: material")
+        self.elements = integer(self.elements, "ancf_cable link: elements", minimum=1)
+        section_properties(self.section, "ancf_cable link", self.radius, self.width,
+                           self.height)
+
+    def build(self, model, name, frames):
+        from ..model.builders import straight_cable
+
+        root, tip, L, T = _span(name, self.kind, frames)
+        s = section_properties(self.section, f"link {name!r}", self.radius, self.width,
+                               self.height)
+        group, nodes = straight_cable(model, root.position, tip.position, self.elements,
+                                      self.material, s["area"], s["iy"], name=name)
+        built = _ancf_frames(model, name, frames, nodes, T, False)
+        return BuiltLink(name, self.kind, True, built, _node_fields(model, nodes, ("r", "r_x")),
+                         group=group)
+
+    def stiffer(self, factor):
+        return _scaled(self, factor)
+
+
+@dataclass
+class FloatingFrame(LinkModel):
+    """A flexible link in a floating frame (Fan and Zhang 2016): a rigid frame at the
+    root plus the elastic coordinates of a deformation basis (``basis`` "bspline",
+    "bezier", "fe" or "modes", ``functions`` per field), with ``kinematics``
+    "fourth_order" (default: large deflections to the next order in the slopes) or the
+    paper's "seed" form.  Section as for :class:`AncfBeam`."""
+
+    material: Material
+    section: str = "circle"
+    radius: float | None = None
+    width: float | None = None
+    height: float | None = None
+    basis: str = "bspline"
+    functions: int = 6
+    kinematics: str = "fourth_order"
+    kind = "floating_frame"
+    flexible = True
+    spans_frames = True
+
+    def __post_init__(self):
+        self.material = validate_material(self.material, "floating_frame link: material")
+        self.functions = integer(self.functions, "floating_frame link: functions", minimum=1)
+        section_properties(self.section, "floating_frame link", self.radius, self.width,
+                           self.height)
+
+    def build(self, model, name, frames):
+        from ..elements.floating_frame import FloatingFrameLink
+
+        root, tip, L, T = _span(name, self.kind, frames)
+        s = section_properties(self.section, f"link {name!r}", self.radius, self.width,
+                               self.height)
+        m = self.material
+        G = m.E / (2 * (1 + m.nu))
+        link = FloatingFrameLink(L, self.basis, self.functions, m.rho * s["area"],
+                                 m.E * s["area"], m.E * s["iy"], m.E * s["iz"], G * s["j"],
+                                 m.rho * s["ip"], kinematics=self.kinematics)
+        body = model.add_floating_frame(name, link, root.position, T)
+        (n0, p0), (n1, p1) = frames.items()
+        built = {
+            n0: Frame(name, n0, p0, body.origin, [body.axis(i) for i in range(3)], T),
+            n1: Frame(name, n1, p1, body.point(L, f"{name} {n1}"),
+                      [body.direction(L, i, f"{name} {n1} axis {i}") for i in range(3)], T),
+        }
+        fdofs = body.frame_dofs
+        fields = [(int(fdofs[0]), True)] + [(int(fdofs[3 * j]), False) for j in (1, 2, 3)]
+        return BuiltLink(name, self.kind, True, built, fields,
+                         elastic=np.asarray(body.elastic_dofs, np.int64), body=body)
+
+    def stiffer(self, factor):
+        return _scaled(self, factor)
+
+
+def _scaled(spec, factor: float):
+    import dataclasses
+
+    m = spec.material
+    stiff = Material(E=m.E * factor, nu=m.nu, rho=m.rho, name=f"{m.name} ×{factor:g}")
+    return dataclasses.replace(spec, material=stiff)
