@@ -61,8 +61,9 @@ def axis_vector(value, what: str) -> np.ndarray:
 def pose(position=(0.0, 0.0, 0.0), rotation=None, *, x=None, z=None) -> Pose:
     """A :class:`Pose` from a position and either a rotation matrix (columns = axes) or
     one or two axes in world coordinates: ``z`` (the joint axis, say) and ``x`` (a
-    direction made normal to ``z``).  With ``z`` alone, ``x`` is the world axis most
-    normal to it; with ``x`` alone, ``z`` is likewise chosen.  Nothing: world axes.
+    direction made normal to ``z``).  With one of them alone, the other is world z (or
+    world y, then x, where that is nearly parallel) made normal to it.  Nothing: world
+    axes.
 
     >>> pose((0.2, 0, 0), z="y", x="x").rotation[:, 2]
     array([0., 1., 0.])
@@ -91,7 +92,10 @@ def pose(position=(0.0, 0.0, 0.0), rotation=None, *, x=None, z=None) -> Pose:
 
 
 def _most_normal(v: np.ndarray) -> np.ndarray:
-    e = np.eye(3)[int(np.argmin(np.abs(v)))]
+    """World z made normal to ``v`` (world y, then x, where z is nearly along ``v``)."""
+    for e in (np.eye(3)[2], np.eye(3)[1], np.eye(3)[0]):
+        if abs(e @ v) < 0.9:
+            break
     e = e - (e @ v) * v
     return e / np.linalg.norm(e)
 

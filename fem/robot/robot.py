@@ -378,17 +378,28 @@ class Robot:
                              f"nearer to an assembled pose ({err})") from None
 
     def _least_squares_closure(self, q: np.ndarray, t: float) -> np.ndarray:
+        """The constraint residual nearest to closing (damped Gauss–Newton on ‖Φ‖²),
+        to say which joints cannot close."""
         asm = self.model.assemble()
         q = q.copy()
-        for _ in range(30):
-            phi = asm.phi(q, t)
-            J = asm.jacobian(q, t).toarray() if hasattr(asm.jacobian(q, t), "toarray") \
-                else np.asarray(asm.jacobian(q, t))
-            dq = np.linalg.lstsq(J, -phi, rcond=None)[0]
-            q += dq
-            if np.abs(dq).max() < 1e-14:
+        phi = asm.phi(q, t)
+        mu = 1e-6
+        for _ in range(60):
+            J = asm.jacobian(q, t)
+            J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
+            A = J.T @ J
+            g = J.T @ phi
+            while mu < 1e12:
+                dq = -np.linalg.solve(A + mu * (np.trace(A) / A.shape[0] + 1e-30)
+                                      * np.eye(A.shape[0]), g)
+                trial = asm.phi(q + dq, t)
+                if trial @ trial < phi @ phi:
+                    q, phi, mu = q + dq, trial, mu / 3
+                    break
+                mu *= 10
+            else:
                 break
-        return asm.phi(q, t)
+        return phi
 
     def _rows_by_joint(self, phi: np.ndarray) -> list[tuple[str, float]]:
         asm = self.model.assemble()
@@ -456,7 +467,7 @@ class Robot:
         if start == "motion":
             v0, _ = self.start_velocity(q0, t0)
         else:
-            v0 = np.zeros(asm.n)
+            v0 = None
             if moving > 1e-12:
                 warn(f"robot {self.name!r}: drives move at t = {t0:g} s (rate residual "
                      f"{moving:.3g}) but the run starts at rest; the start projects a "

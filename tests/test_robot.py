@@ -1,0 +1,352 @@
+"""The robot layer (fem.robot): joints on every link model, motors, placing and starting,
+checked against closed forms (the rigid pendulum and two-link arm's Lagrange equations,
+the joints' freedoms, static reactions) and the stiff limit of each flexible model."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import fem
+from fem.robot import AncfBeam, AncfCable, FloatingFrame, Rigid, Robot, pose
+
+G = 9.81
+L, R = 1.0, 0.01
+RHO = 7850.0
+
+
+def steel(factor: float = 1.0) -> fem.Material:
+    return fem.Material(E=2.1e11 * factor, nu=0.3, rho=RHO)
+
+
+def rod_mass(length: float = L) -> float:
+    return RHO * np.pi * R**2 * length
+
+
+def rigid_rod(length: float = L) -> Rigid:
+    m = rod_mass(length)
+    i = m * length**2 / 12
+    return Rigid(m, com=(length / 2, 0, 0), inertia=np.diag([0.0, i, i]))
+
+
+def models(factor: float = 1.0) -> dict:
+    return {"rigid": rigid_rod(),
+            "ancf_beam": AncfBeam(steel(factor), radius=R, elements=2),
+            "ancf_cable": AncfCable(steel(factor), radius=R, elements=2),
+            "floating_frame": FloatingFrame(steel(factor), radius=R, functions=3)}
+
+
+def septic(amplitude: float, T: float):
+    """A rest-to-rest motion whose rate, acceleration and jerk start and end at zero."""
+    def motion(t):
+        s = min(max(t / T, 0.0), 1.0)
+        return (amplitude * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
+                amplitude * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
+                amplitude * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
+    return motion
+
+
+def sine(amplitude: float, w: float, phase: float = 0.0):
+    def motion(t):
+        return (amplitude * np.sin(w * t + phase), amplitude * w * np.cos(w * t + phase),
+                -amplitude * w * w * np.sin(w * t + phase))
+    return motion
+
+
+def pendulum(spec, motion=None, effort=None, gravity=(0.0, -G, 0.0)) -> Robot:
+    """One link from the origin along x, a revolute joint about z at the ground."""
+    robot = Robot("pendulum", gravity=gravity)
+    robot.add_link("arm", spec, frames={"base": pose((0, 0, 0)), "tip": pose((L, 0, 0))})
+    robot.add_joint("shoulder", "revolute", "ground", ("arm", "base"))
+    robot.add_motor("motor", "shoulder", servo=motion, effort=effort)
+    return robot
+
+
+def pendulum_torque(th, m=None):
+    """τ = I_O θ̈ + m g (L/2) cos θ for a uniform rod about z, gravity −y."""
+    m = rod_mass() if m is None else m
+    return m * L**2 / 3 * th[:, 2] + m * G * L / 2 * np.cos(th[:, 0])
+
+
+def two_link_torques(q, qd, qdd, l1=L, l2=L):
+    """The planar two-link arm of uniform rods (Lagrange's equations; angles from +x,
+    the second relative, gravity −y)."""
+    m1, m2 = rod_mass(l1), rod_mass(l2)
+    lc1, lc2 = l1 / 2, l2 / 2
+    I1, I2 = m1 * l1**2 / 12, m2 * l2**2 / 12
+    c2, s2 = np.cos(q[1]), np.sin(q[1])
+    M11 = I1 + I2 + m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2)
+    M12 = I2 + m2 * (lc2**2 + l1 * lc2 * c2)
+    M22 = I2 + m2 * lc2**2
+    h = m2 * l1 * lc2 * s2
+    g1 = (m1 * lc1 + m2 * l1) * G * np.cos(q[0]) + m2 * lc2 * G * np.cos(q[0] + q[1])
+    g2 = m2 * lc2 * G * np.cos(q[0] + q[1])
+    t1 = M11 * qdd[0] + M12 * qdd[1] - h * (2 * qd[0] * qd[1] + qd[1] ** 2) + g1
+    t2 = M12 * qdd[0] + M22 * qdd[1] + h * qd[0] ** 2 + g2
+    return np.array([t1, t2])
+
+
+def two_link(spec1, spec2, m1=None, m2=None) -> Robot:
+    robot = Robot("two-link", gravity=(0.0, -G, 0.0))
+    robot.add_link("upper", spec1, frames={"shoulder": pose((0, 0, 0)),
+                                           "elbow": pose((L, 0, 0))})
+    robot.add_link("fore", spec2, frames={"elbow": pose((L, 0, 0)),
+                                          "tool": pose((2 * L, 0, 0))})
+    robot.add_joint("shoulder", "revolute", "ground", ("upper", "shoulder"))
+    robot.add_joint("elbow", "revolute", ("upper", "elbow"), ("fore", "elbow"))
+    robot.add_motor("motor 1", "shoulder", servo=m1)
+    robot.add_motor("motor 2", "elbow", servo=m2)
+    return robot
+
+
+# ---------------------------------------------------------------- rigid: closed forms
+def test_rigid_pendulum_servo_torque_is_the_closed_form():
+    motion = sine(0.5, 2.0)
+    robot = pendulum(rigid_rod(), motion)
+    ts = np.linspace(0.0, 1.5, 16)
+    res = fem.driven_inverse_dynamics(robot.model, ts)
+    tau = np.array([robot.efforts(q, lam)["motor"] for q, lam in zip(res.q, res.lam,
+                                                                       strict=True)])
+    th = np.array([motion(t) for t in ts])
+    ref = pendulum_torque(th)
+    assert np.abs(tau - ref).max() <= 1e-10 * np.ptp(ref)
+    angles = [robot.joint_value("shoulder", q) for q in res.q]
+    assert np.allclose(angles, th[:, 0], atol=1e-12)
+    rates = [robot.joint_rate("shoulder", q, v) for q, v in zip(res.q, res.v, strict=True)]
+    assert np.allclose(rates, th[:, 1], atol=1e-10)
+
+
+def test_effort_motor_drives_the_closed_form_motion():
+    """Forward dynamics with the closed-form torque as the effort follows the motion:
+    the actuator's generalized force has the joint's sign and size."""
+    motion = septic(0.6, 0.5)
+    tau = lambda t: float(pendulum_torque(np.array([motion(t)]))[0])   # noqa: E731
+    robot = pendulum(rigid_rod(), effort=tau)
+    errs = []
+    for dt in (2e-3, 1e-3):
+        res = fem.simulate(robot.model, 0.6, dt, rho_inf=0.9, sensors=robot.sensors())
+        th = np.array([motion(t)[0] for t in res.t])
+        errs.append(np.abs(res.sensors["shoulder angle_rad"] - th).max())
+    assert errs[1] < 2e-4 * 0.6
+    assert errs[1] < 0.35 * errs[0]                 # second order in the step
+
+
+def test_two_link_arm_relative_motor_torques_are_lagrange():
+    """A motor between two moving links (the elbow) drives the relative angle and its
+    torque reacts on both links: Lagrange's equations of the two-link arm."""
+    m1, m2 = sine(0.7, 1.3), sine(0.9, 2.1, 0.4)
+    robot = two_link(rigid_rod(), rigid_rod(), m1, m2)
+    ts = np.linspace(0.0, 2.0, 21)
+    q0 = robot.place(0.0)
+    res = fem.driven_inverse_dynamics(robot.model, ts, q0=q0)
+    got = np.array([[robot.efforts(q, lam)[k] for k in ("motor 1", "motor 2")]
+                    for q, lam in zip(res.q, res.lam, strict=True)])
+    a, b = np.array([m1(t) for t in ts]), np.array([m2(t) for t in ts])
+    ref = np.array([two_link_torques(a[i, :1].tolist() + b[i, :1].tolist(),
+                                     [a[i, 1], b[i, 1]], [a[i, 2], b[i, 2]])
+                    for i in range(len(ts))])
+    assert np.abs(got - ref).max() <= 1e-9 * np.ptp(ref)
+    assert np.allclose([robot.joint_value("elbow", q) for q in res.q], b[:, 0], atol=1e-12)
+
+
+def test_motor_torque_adds_gear_rotor_inertia_and_friction():
+    motion = sine(0.5, 2.0)
+    robot = Robot("geared", gravity=(0.0, -G, 0.0))
+    robot.add_link("arm", rigid_rod(), frames={"base": pose((0, 0, 0))})
+    robot.add_joint("shoulder", "revolute", "ground", ("arm", "base"))
+    robot.add_motor("motor", "shoulder", servo=motion, gear=50.0, rotor_inertia=2e-5,
+                    viscous=1e-3, coulomb=0.02, coulomb_smoothing=0.5)
+    t = 0.3
+    res = fem.driven_inverse_dynamics(robot.model, [t])
+    e = robot.efforts(res.q[0], res.lam[0], res.v[0], res.a[0])
+    th, thd, thdd = motion(t)
+    tj = float(pendulum_torque(np.array([[th, thd, thdd]]))[0])
+    w = 50 * thd
+    ref = tj / 50 + 2e-5 * 50 * thdd + 1e-3 * w + 0.02 * np.tanh(w / 0.5)
+    assert e["motor"] == pytest.approx(tj, rel=1e-10)
+    assert e["motor motor"] == pytest.approx(ref, rel=1e-6)
+
+
+# ---------------------------------------------------------------- joints on every model
+FREEDOMS = {"revolute": 1, "prismatic": 1, "cylindrical": 2, "spherical": 3,
+            "universal": 2, "planar": 3, "fixed": 0}
+CABLE_KINDS = {"revolute", "spherical", "fixed"}
+
+
+def _joint_robot(kind, spec):
+    robot = Robot("joint")
+    robot.add_link("link", spec, frames={"root": pose((0.1, 0.2, 0.3), z="y", x="x"),
+                                         "tip": pose((1.1, 0.2, 0.3), z="y", x="x")})
+    robot.add_joint("j", kind, "ground", ("link", "root"), axis="z", axis2="x")
+    return robot
+
+
+@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame"])
+@pytest.mark.parametrize("kind", list(FREEDOMS))
+def test_joint_rows_leave_the_joints_freedoms(kind, model):
+    """Each joint on each link model: its rows hold at build, are independent, and the
+    rigid motions of the link they allow are the joint's freedoms (a revolute: the turn
+    about its axis through its origin; a prismatic: the slide along its axis)."""
+    if model == "ancf_cable" and kind not in CABLE_KINDS:
+        pytest.skip("a cable frame carries its tangent only")
+    robot = _joint_robot(kind, models()[model])
+    asm = robot.model.assemble()
+    q = asm.q0
+    assert np.abs(asm.phi(q, 0.0)).max() < 1e-14
+    J = asm.jacobian(q, 0.0)
+    J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
+    rows = [i for i, c in enumerate(asm.owner) if c in robot.joints["j"].constraints]
+    Jj = J[rows]
+    assert np.linalg.matrix_rank(Jj) == len(rows)              # independent rows
+    d, T = robot.links["link"].rigid_velocity(q)
+    Tg = np.zeros((asm.n, 6))
+    Tg[d] = T
+    rank_T = np.linalg.matrix_rank(Tg)              # 5 for a cable: no twist
+    free = rank_T - np.linalg.matrix_rank(Jj @ Tg)
+    assert free == FREEDOMS[kind] - (1 if model == "ancf_cable" and kind == "spherical"
+                                     else 0)
+    if kind in ("revolute", "prismatic"):        # and that freedom is the joint's
+        o = np.array([0.1, 0.2, 0.3])
+        axis = np.array([0.0, 1.0, 0.0])             # the frame's z is world y
+        p = (np.concatenate([-np.cross(axis, o), axis]) if kind == "revolute"
+             else np.concatenate([axis, np.zeros(3)]))
+        assert np.linalg.norm(Jj @ Tg @ p) < 1e-10 * np.linalg.norm(Jj)
+
+
+@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame"])
+def test_held_link_reactions_are_statics(model):
+    """A horizontal link held by a servo at its root: the motor's torque is m g L/2
+    and the joint's force the weight (stiff links: sag of 1e-6 L changes neither)."""
+    robot = pendulum(models(1000.0)[model], motion=lambda t: (0.0, 0.0, 0.0))
+    st = robot.rest()
+    tau = robot.efforts(st.q, st.lam)["motor"]
+    m = rod_mass()
+    assert tau == pytest.approx(m * G * L / 2, rel=2e-4)
+    asm = robot.model.assemble()
+    point = robot.joints["shoulder"].constraints[0]
+    rows = [i for i, c in enumerate(asm.owner) if c is point]
+    assert st.lam[rows] @ np.array([0.0, 1.0, 0.0]) == pytest.approx(m * G, rel=2e-4)
+
+
+def test_cable_turning_about_its_own_axis_has_no_angle_to_drive():
+    """A cable has no twist: a revolute about its own axis clamps its tangent, and a
+    motor there is refused (no angle to drive)."""
+    robot = Robot("r")
+    robot.add_link("c", AncfCable(steel(), radius=R), frames={
+        "root": pose((0, 0, 0), z="x"), "tip": pose((1, 0, 0), z="x")})
+    robot.add_joint("j", "revolute", "ground", ("c", "root"))
+    with pytest.raises(fem.ModelError, match="along the joint axis"):
+        robot.add_motor("m", "j", effort=1.0)
+        robot.model.assemble()
+
+
+# ---------------------------------------------------------------- the stiff limit
+@pytest.mark.parametrize("model", ["ancf_beam", "ancf_cable", "floating_frame"])
+def test_stiff_limit_of_each_flexible_model_is_the_rigid_torque(model):
+    """E × 1000: the servo torque of the flexible link is the rigid closed form within
+    1 % of its range (collocated drive, generalized-α, from static equilibrium)."""
+    motion = septic(0.6, 0.5)
+    robot = pendulum(models(1000.0)[model], motion)
+    res = robot.simulate(0.7, 2e-3, rho_inf=0.8)
+    th = np.array([motion(t) for t in res.t])
+    ref = pendulum_torque(th)
+    err = np.abs(res.sensors["motor effort_Nm"] - ref).max()
+    assert err <= 0.01 * np.ptp(ref)
+    assert res.sensors["arm deflection_m"].max() < 1e-5
+
+
+@pytest.mark.parametrize("model", ["ancf_beam", "floating_frame"])
+def test_stiff_two_link_arm_is_lagrange(model):
+    """A flexible forearm on an elbow motor between two moving links (the parent's tip
+    frame is a deformed point on a flexible upper arm): stiff limit against Lagrange."""
+    m1, m2 = septic(0.5, 0.4), septic(-0.8, 0.4)
+    spec = models(1000.0)[model]
+    robot = two_link(spec, spec, m1, m2)
+    res = robot.simulate(0.45, 2e-3, rho_inf=0.8)
+    a = np.array([m1(t) for t in res.t])
+    b = np.array([m2(t) for t in res.t])
+    ref = np.array([two_link_torques([a[i, 0], b[i, 0]], [a[i, 1], b[i, 1]],
+                                     [a[i, 2], b[i, 2]]) for i in range(len(res.t))])
+    for k, name in enumerate(("motor 1", "motor 2")):
+        err = np.abs(res.sensors[f"{name} effort_Nm"] - ref[:, k]).max()
+        assert err <= 0.01 * np.ptp(ref[:, k]), name
+
+
+# ---------------------------------------------------------------- placing and starting
+def test_place_closes_a_loop_from_rough_placements_and_refuses_one_that_cannot():
+    """A four-bar placed 1–3 cm off: placing closes it; a coupler too long to
+        reach is refused, naming the joints."""
+    def four_bar(coupler_length, jitter):
+        robot = Robot("four-bar")
+        A, B = np.array([0.0, 0, 0]), np.array([1.0, 0, 0])
+        C, D = np.array([0.0, 0.5, 0]), np.array([1.0, 0.5, 0])
+        robot.add_link("crank", rigid_rod(0.5), frames={"a": pose(A, x=C - A),
+                                                        "b": pose(C, x=C - A)})
+        robot.add_link("rocker", rigid_rod(0.5), frames={"a": pose(B, x=D - B),
+                                                         "b": pose(D + jitter, x=D - B)})
+        Cc = D + jitter
+        end = C + coupler_length * (Cc - C) / np.linalg.norm(Cc - C)
+        robot.add_link("coupler", rigid_rod(coupler_length),
+                       frames={"a": pose(C, x=Cc - C), "b": pose(end, x=Cc - C)})
+        robot.add_joint("A", "revolute", "ground", ("crank", "a"))
+        robot.add_joint("B", "revolute", "ground", ("rocker", "a"))
+        robot.add_joint("C", "spherical", ("crank", "b"), ("coupler", "a"))
+        robot.add_joint("D", "universal", ("rocker", "b"), ("coupler", "b"), axis="z",
+                        axis2="y")          # R-R-S-U: one freedom, no redundant row
+        return robot
+
+    robot = four_bar(1.0, np.array([0.02, -0.03, 0.0]))
+    q = robot.place()
+    asm = robot.model.assemble()
+    assert np.abs(asm.phi(q, 0.0)).max() < 1e-12
+    p_b, _ = robot.frame_pose("rocker", "b", q)
+    p_e, _ = robot.frame_pose("coupler", "b", q)
+    assert np.linalg.norm(p_b - p_e) < 1e-12
+    with pytest.raises(fem.ModelError, match="do not close"):
+        four_bar(2.5, np.zeros(3)).place()         # longer than the other three
+
+
+@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "floating_frame"])
+def test_start_in_motion_is_the_rigid_velocity_field(model):
+    """Drives moving at t = 0: every link starts on its rigid velocity field from the
+    joint rates (ω₁ = θ̇₁ on the upper arm, θ̇₁ + θ̇₂ on the forearm)."""
+    m1, m2 = sine(0.3, 2.0), sine(0.4, 3.0)
+    spec = models()[model]
+    robot = two_link(spec, spec, m1, m2)
+    q = robot.place(0.0)
+    v, residual = robot.start_velocity(q, 0.0)
+    assert residual < 1e-10
+    w1, w2 = m1(0.0)[1], m1(0.0)[1] + m2(0.0)[1]
+    z = np.array([0.0, 0.0, 1.0])
+    for name, w, origin in (("upper", w1, np.zeros(3)), ("fore", w2, np.array([L, 0, 0]))):
+        link = robot.links[name]
+        d, T = link.rigid_velocity(q)
+        v_o = w1 * np.cross(z, origin)               # the elbow moves with the upper arm
+        p = np.concatenate([v_o - np.cross(w * z, origin), w * z])
+        assert np.allclose(v[d], T @ p, atol=1e-10), name
+    asm = robot.model.assemble()
+    J = asm.jacobian(q, 0.0)
+    assert np.abs(J @ v + asm.phi_t(q, 0.0)).max() < 1e-10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        robot.simulate(0.004, 2e-3, start="motion", q0=q)      # no warning: v0 consistent
+    with pytest.warns(fem.FemWarning, match="start='motion'"):
+        robot.simulate(0.004, 2e-3, start="placed")
+
+
+def test_bad_robot_input_is_named():
+    robot = Robot("r")
+    with pytest.raises(fem.ModelError, match="frames"):
+        robot.add_link("a", rigid_rod(), frames={})
+    robot.add_link("a", rigid_rod(), frames={"o": pose()})
+    with pytest.raises(fem.ModelError, match="no frame 'x'"):
+        robot.add_joint("j", "revolute", "ground", ("a", "x"))
+    with pytest.raises(fem.ModelError, match="kind"):
+        robot.add_joint("j", "hinge", "ground", ("a", "o"))
+    with pytest.raises(fem.ModelError, match="two frames"):
+        robot.add_link("b", AncfBeam(steel(), radius=R), frames={"o": pose()})
+    robot.add_joint("j", "spherical", "ground", ("a", "o"))
+    with pytest.raises(fem.ModelError, match="revolute or prismatic"):
+        robot.add_motor("m", "j", effort=1.0)
