@@ -49,13 +49,34 @@ def case_dirs() -> list[Path]:
 
 
 def available_cases() -> dict[str, Path]:
-    """Case name -> module file."""
+    """Case name -> module file: the modules of the case folders that assign ``PARAMS``
+    at their top level.  Other modules there (a user's helpers, shared by several
+    cases) are not cases; a case imports them by name while it loads."""
     found: dict[str, Path] = {}
     for d in case_dirs():
         for f in sorted(d.glob("*.py")):
-            if not f.name.startswith("_"):
-                found.setdefault(f.stem, f)
+            if not f.name.startswith("_") and f.stem not in found and _defines_params(f):
+                found[f.stem] = f
     return found
+
+
+def _defines_params(path: Path) -> bool:
+    """Whether a module assigns ``PARAMS`` at its top level (read, not run).  A file
+    that does not parse is listed, so that loading it says what is wrong."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return True
+    except OSError:
+        return False
+    for node in tree.body:
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AnnAssign | ast.AugAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in targets):
+            return True
+    return False
 
 
 def load_case(name: str) -> ModuleType:
@@ -69,6 +90,10 @@ def load_case(name: str) -> ModuleType:
         raise ModelError(f"a case is named by a str (see `fem list`); got {name!r:.80}")
     cases = available_cases()
     if name not in cases:
+        helpers = [d / f"{name}.py" for d in case_dirs() if (d / f"{name}.py").is_file()]
+        if helpers:
+            raise ModelError(f"{helpers[0]} is not a case: it assigns no PARAMS (a module "
+                             f"that cases import); a case defines PARAMS and run")
         raise ModelError(f"unknown case {name!r}; available cases: "
                          f"{', '.join(sorted(cases)) or '(none found)'} "
                          f"(searched {', '.join(str(d) for d in case_dirs())})")
@@ -79,18 +104,26 @@ def load_case(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))
+    # registered before it runs, as an import would: dataclasses (and anything else that
+    # looks its module up while the module runs) need it
+    sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as err:
+        sys.modules.pop(mod_name, None)
         raise ModelError(f"case {name!r} cannot be loaded: {err.filename or path}:{err.lineno}: "
                          f"syntax error: {err.msg}") from None
     except (Exception, SystemExit) as err:     # a missing import, an error at import
+        sys.modules.pop(mod_name, None)
         raise ModelError(f"case {name!r} cannot be loaded: {where_raised(err, path)}: "
                          f"{type(err).__name__}: {err}") from None
     finally:
         sys.path.remove(str(path.parent))
-    check_case_module(module, name, path)
-    sys.modules[mod_name] = module
+    try:
+        check_case_module(module, name, path)
+    except ModelError:
+        sys.modules.pop(mod_name, None)
+        raise
     return module
 
 

@@ -530,7 +530,7 @@ CASE_FILES = {
                        "def run(out=None, **p):\n    return {}\n",
                        r"\.py:1: ModuleNotFoundError"),
     "error at import": ("PARAMS = {'a': 1}\nx = 1 / 0\n", r"\.py:2: ZeroDivisionError"),
-    "exit at import": ("import sys\nsys.exit(3)\n", r"\.py:2: SystemExit"),
+    "exit at import": ("import sys\nsys.exit(3)\nPARAMS = {}\n", r"\.py:2: SystemExit"),
     "PARAMS a list": ("PARAMS = [1, 2]\ndef run(out=None, **p):\n    return {}\n",
                       "PARAMS must be a dict"),
     "PARAMS with a number key": ("PARAMS = {1: 2}\ndef run(out=None, **p):\n    return {}\n",
