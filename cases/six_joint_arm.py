@@ -33,8 +33,8 @@ LIMITS = {"link_model": ("ancf_beam", "floating_frame", "rigid"), "radius_m": ">
 DOCS = {"link_model": "model of the upper arm and forearm",
         "radius_m": "radius of the upper arm's and forearm's solid section",
         "E_Pa": "Young's modulus of the arm rods (aluminium)",
-        "stiffness_factor": "factor on E (1000: the stiff limit)",
-        "elements": "elements (ANCF) or basis functions (floating frame) per rod",
+        "stiffness_factor": "factor on E (1000: the stiff limit) [-]",
+        "elements": "elements (ANCF) or basis functions (floating frame) per rod [-]",
         "payload_kg": "point mass at the tool", "T_s": "duration of the joints' motion",
         "compare_rigid": "also run the rigid arm and compare torques [-]",
         **fem.cases.STANDARD.docs("t_end_s", "dt_s", "rho_inf")}

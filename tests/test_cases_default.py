@@ -34,6 +34,7 @@ QUICK: dict[str, list[str]] = {
     "spinup_beam": ["t_end_s=2"],
     "two_link_arm_fall": ["t_end_s=1"],
     "five_link_arm_fall": ["t_end_s=0.5"],
+    "six_joint_arm": ["t_end_s=0.1", "compare_rigid=false"],
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
@@ -43,6 +44,7 @@ EFFORTS: dict[str, list[str]] = {
     "parallel_robot_flexible_links": ["motor 1 [N·m]", "motor 2 [N·m]", "motor 3 [N·m]"],
     "vibrating_screen_1t2r": ["crank drive R1 [N·m]"],
     "spinup_beam": ["hub drive [N·m]"],
+    "six_joint_arm": [f"motor {i} [N·m]" for i in range(1, 7)],
 }
 """The efforts each case's series carries (field data ``effort:<name> [unit]``); a case
 whose model declares actuators must be listed here."""
