@@ -350,3 +350,29 @@ def test_bad_robot_input_is_named():
     robot.add_joint("j", "spherical", "ground", ("a", "o"))
     with pytest.raises(fem.ModelError, match="revolute or prismatic"):
         robot.add_motor("m", "j", effort=1.0)
+
+
+@pytest.mark.parametrize("model", ["ancf_beam", "ancf_cable"])
+def test_pictures_magnify_bending_relative_to_the_joints(model):
+    """The drawn deformation of a flexible link is measured from the frame through its
+    joints: zero at both ends (a magnified picture keeps the link on its joints), and at
+    mid-span the cantilever's sag below its chord, −7/384 q L⁴/EI (Euler–Bernoulli)."""
+    from fem.io.output import Drawing
+
+    soft = fem.Material(E=2.1e10, nu=0.3, rho=RHO)      # sags 2 % of its length
+    spec = (AncfBeam(soft, radius=R, elements=8) if model == "ancf_beam"
+            else AncfCable(soft, radius=R, elements=8))
+    robot = pendulum(spec, motion=lambda t: (0.0, 0.0, 0.0))
+    q = robot.rest().q
+    d = Drawing(robot.model)
+    ref, dev = d.ref, d.deformation(q)
+    on = np.flatnonzero(np.abs(ref[:, 1]) < 1e-12)          # the link's drawn points
+    at = lambda x: on[np.argmin(np.abs(ref[on, 0] - x))]    # noqa: E731
+    w = RHO * np.pi * R**2 * G
+    EI = 2.1e10 * np.pi * R**4 / 4
+    sag = w * L**4 / EI
+    assert np.linalg.norm(dev[at(0.0)]) < 1e-9 * sag
+    assert np.linalg.norm(dev[at(L)]) < 1e-3 * sag       # the chord's shortening only
+    assert dev[at(L / 2)][1] == pytest.approx(7 / 384 * sag, rel=0.02)
+    tip = robot.deflection("arm", q)
+    assert tip[1] == pytest.approx(-sag / 8, rel=0.02)      # qL⁴/8EI below the root frame

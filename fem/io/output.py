@@ -222,6 +222,19 @@ def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.
     return [np.unique(np.concatenate(p)) for p in parts.values()]
 
 
+def _link_frame(maps, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Origin and axes (columns) of the frame of :meth:`fem.Model.add_link_frame`."""
+    origin, tip, side = (np.asarray(m(q), float) for m in maps)
+    x = tip - origin
+    x /= np.linalg.norm(x)
+    y = side - (side @ x) * x
+    if np.linalg.norm(y) < 1e-6 * max(1.0, float(np.linalg.norm(side))):
+        e = np.eye(3)[int(np.argmin(np.abs(x)))]      # a line's points need no side
+        y = e - (e @ x) * x
+    y /= np.linalg.norm(y)
+    return origin, np.column_stack([x, y, np.cross(x, y)])
+
+
 def camera_for(view: str, gravity=None) -> str | dict:
     """The camera of a model's pictures as data: its named ``view`` and, under gravity,
     the screen's up against it (a falling arm falls down the picture; ignored for a view
@@ -318,6 +331,7 @@ class Drawing:
         body_nodes = {b.node: b for b in model.bodies.values()}
         self._fields: list = []       # (group, kind, first cell, sample points, per element)
         self._bodies: list = []       # drawn points of each connected elastic part
+        self._part_group: list = []   # the element group of each entry of _bodies
         radius: dict[int, float] = {}
         body_lines: list = []         # rigid-body sketches: drawn as tubes too
         surfaces: list = []           # drawn points of each elastic surface group
@@ -357,6 +371,7 @@ class Drawing:
                     radius.update({int(i): r_draw for i in idx})
             if fam.elastic:
                 self._bodies.append((grp.nodes, element_points))
+                self._part_group.append(grp.name)
                 if tri is not None:
                     surfaces.append(np.concatenate(element_points))
                     surface_names.append(grp.name)
@@ -426,8 +441,11 @@ class Drawing:
             r_body = 0.008 * float(np.linalg.norm(np.ptp(self.ref, axis=0))) or 0.005
             for idx in body_lines:
                 self.radius[idx] = np.where(self.radius[idx] > 0, self.radius[idx], r_body)
-        self._bodies = [part for nodes, pts in self._bodies
-                        for part in _parts(nodes, pts, self.ref)]
+        split = [(name, part) for (nodes, pts), name in zip(self._bodies, self._part_group,
+                                                            strict=True)
+                 for part in _parts(nodes, pts, self.ref)]
+        self._bodies = [part for _, part in split]
+        self._part_group = [name for name, _ in split]
         # a part with a drawn point whose coordinates are all fixed is held (a clamp):
         # its whole displacement is deformation
         from ..constraints import Fixed
@@ -496,15 +514,23 @@ class Drawing:
 
     def deformation(self, q: np.ndarray) -> np.ndarray:
         """Elastic part of the displacement (n_points, 3): for each connected elastic part,
-        current positions minus the rigid motion that fits them best (least squares), or
-        the whole displacement when a drawn point of the part has all its coordinates fixed
-        (a clamp); zero on
-        rigid bodies and sketches.  Magnifying it shows a small sag without
-        throwing a moving robot across the picture."""
+        current positions minus the rigid motion of the frame through its joints where the
+        model declares one (:meth:`fem.Model.add_link_frame`: zero at both ends, so a
+        magnified link stays on its joints), else minus the rigid motion that fits them
+        best (least squares), or the whole displacement when a drawn point of the part has
+        all its coordinates fixed (a clamp); zero on rigid bodies and sketches.
+        Magnifying it shows a small sag without throwing a moving robot across the
+        picture."""
         current = self.points(q)
         out = np.zeros_like(current)
-        for idx, held in zip(self._bodies, self._held, strict=True):
+        frames = self.model.link_frames
+        for idx, held, group in zip(self._bodies, self._held, self._part_group, strict=True):
             x0, x = self.ref[idx], current[idx]
+            if group in frames:          # the frame through the link's joints
+                o, R = _link_frame(frames[group], q)
+                o0, R0 = _link_frame(frames[group], self.model.q0)
+                out[idx] = x - (o + (x0 - o0) @ (R @ R0.T).T)
+                continue
             if held:
                 out[idx] = x - x0      # held at a point (a cantilever): no rigid motion
                 continue

@@ -186,6 +186,7 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.sketches: list[tuple[str, list[LinearMap]]] = []
+        self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
         self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
         self.view = "iso"
@@ -829,6 +830,21 @@ class Model:
             raise ModelError(f"damping of {group.name!r}: the group is rigid")
         self.damping.append((group, float(beta)))
         self._changed()
+
+    def add_link_frame(self, group: ElementGroup, origin, tip, side) -> None:
+        """Measure the elastic deformation of ``group`` (a flexible link) against the
+        rigid motion of the frame through two of its points: origin at ``origin``, x
+        toward ``tip``, the xy-plane holding the vector ``side`` (maps of the
+        coordinates).  Output then draws and magnifies the deformation relative to that
+        frame: zero at the origin and across to the tip, so a magnified picture keeps
+        the joints at both ends attached (without it, the best-fitting rigid motion of
+        the link's points is used)."""
+        if not isinstance(group, ElementGroup):
+            raise ModelError(f"add_link_frame expects an ElementGroup (returned by "
+                             f"add_elements/add_mesh), got {type(group).__name__}")
+        for m, what in ((origin, "origin"), (tip, "tip"), (side, "side")):
+            point_map(m, f"add_link_frame {group.name!r}: {what}")
+        self.link_frames[group.name] = (origin, tip, side)
 
     def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and

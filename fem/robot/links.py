@@ -209,6 +209,14 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
     return built
 
 
+def _chord(frames: dict[str, Frame]):
+    """Origin, tip and side maps of the frame through a link's two end frames (its
+    pictures magnify the deformation relative to it)."""
+    root, tip = frames.values()
+    side = root.basis[1] if root.basis[1] is not None else root.basis[0]
+    return root.origin, tip.origin, side
+
+
 def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
     out = []
     for nd in nodes:
@@ -255,6 +263,7 @@ class AncfBeam(LinkModel):
         group, nodes = straight_beam(model, root.position, tip.position, self.elements,
                                      self.material, name=name, up=T[:, 2], **self._section())
         built = _ancf_frames(model, name, frames, nodes, T, True)
+        model.add_link_frame(group, *_chord(built))
         return BuiltLink(name, self.kind, True, built,
                          _node_fields(model, nodes, ("r", "r_x", "r_y", "r_z")), group=group)
 
@@ -293,6 +302,7 @@ class AncfCable(LinkModel):
         group, nodes = straight_cable(model, root.position, tip.position, self.elements,
                                       self.material, s["area"], s["iy"], name=name)
         built = _ancf_frames(model, name, frames, nodes, T, False)
+        model.add_link_frame(group, *_chord(built))
         return BuiltLink(name, self.kind, True, built, _node_fields(model, nodes, ("r", "r_x")),
                          group=group)
 
