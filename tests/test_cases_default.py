@@ -35,6 +35,7 @@ QUICK: dict[str, list[str]] = {
     "two_link_arm_fall": ["t_end_s=1"],
     "five_link_arm_fall": ["t_end_s=0.5"],
     "six_joint_arm": ["t_end_s=0.1", "compare_rigid=false"],
+    "delta_robot": ["t_end_s=0.1", "compare_rigid=false"],
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
@@ -45,6 +46,7 @@ EFFORTS: dict[str, list[str]] = {
     "vibrating_screen_1t2r": ["crank drive R1 [N·m]"],
     "spinup_beam": ["hub drive [N·m]"],
     "six_joint_arm": [f"motor {i} [N·m]" for i in range(1, 7)],
+    "delta_robot": [f"motor {i} [N·m]" for i in range(1, 4)],
 }
 """The efforts each case's series carries (field data ``effort:<name> [unit]``); a case
 whose model declares actuators must be listed here."""

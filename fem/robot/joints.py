@@ -81,11 +81,13 @@ class Joint:
         self.n1, self.n2 = _normals(self.axis)
         if kind == "universal":
             a2 = axis_vector(axis2, f"joint {name!r}: axis2")
-            if abs(a2 @ self.axis) > 1e-9:
+            w1, w2 = parent.pose.rotation @ self.axis, child.pose.rotation @ a2
+            if abs(w1 @ w2) > 1e-9:
                 raise ModelError(f"joint {name!r}: a universal joint's second axis (axis2, "
                                  f"in the child frame) must be normal to its first (axis, in "
-                                 f"the parent frame); got axis {self.axis.tolist()}, axis2 "
-                                 f"{a2.tolist()}")
+                                 f"the parent frame) where the frames are built; they are "
+                                 f"{np.degrees(np.arccos(np.clip(w1 @ w2, -1, 1))):.3g}° "
+                                 f"apart")
             self.axis2 = a2
         self.constraints: list[Constraint] = []
         self._coordinate = None
