@@ -376,3 +376,57 @@ def test_pictures_magnify_bending_relative_to_the_joints(model):
     assert dev[at(L / 2)][1] == pytest.approx(7 / 384 * sag, rel=0.02)
     tip = robot.deflection("arm", q)
     assert tip[1] == pytest.approx(-sag / 8, rel=0.02)      # qL⁴/8EI below the root frame
+
+
+def _tip_driven(elements: int, task: bool) -> Robot:
+    robot = Robot("tip-driven")
+    robot.add_link("arm", AncfBeam(steel(), radius=R, elements=elements),
+                   frames={"base": pose((0, 0, 0)), "tip": pose((L, 0, 0))})
+    robot.add_joint("shoulder", "revolute", "ground", ("arm", "base"))
+    if task:
+        robot.add_motor("motor", "shoulder")
+        robot.add_path("tip", ("arm", "tip"), lambda t: (np.array([L, 0.0, 0.0]),
+                                                         np.zeros(3), np.zeros(3)),
+                       components=(1,))
+    else:
+        robot.add_motor("motor", "shoulder", servo=lambda t: (0.0, 0.0, 0.0))
+    return robot
+
+
+def _unstable_zero_rate() -> float:
+    """The slowest growth rate of a pinned Euler–Bernoulli beam whose root torque holds
+    its free tip on a line: w'''' = −κ⁴ w with w(0) = w(L) = w''(L) = w'''(L) = 0,
+    σ = κ² √(EI/ρA) (the first root of the determinant, κL = 3.3446)."""
+    from scipy.optimize import brentq
+
+    def det(k):
+        lam = k * np.array([1 + 1j, 1 - 1j, -1 + 1j, -1 - 1j]) / np.sqrt(2)
+        e = np.exp(lam * L)
+        return (np.linalg.det(np.array([np.ones(4), e, lam**2 * e, lam**3 * e]))
+                * np.exp(-k * L)).real
+
+    k = brentq(det, 2.0 / L, 5.0 / L)
+    return k**2 * np.sqrt(2.1e11 * np.pi * R**4 / 4 / (RHO * np.pi * R**2))
+
+
+def test_internal_dynamics_of_a_tip_driven_link_is_unstable_and_named():
+    """Collocated (a servo at the joint): the modes are the cantilever's (1.8751²
+    √(EI/ρA)/L²).  Driven at the tip (a task-space path, the motor at the joint): the
+    internal dynamics is unstable, its slowest growth rate the Euler–Bernoulli closed
+    form within 0.5 % (16 elements), and a forward run that diverges says so and names
+    the collocated drive."""
+    c = np.sqrt(2.1e11 * np.pi * R**4 / 4 / (RHO * np.pi * R**2)) / L**2
+    m = fem.modes(_tip_driven(16, False).model, n_modes=2)
+    assert m.unstable == 0
+    assert m.frequencies_hz[0] * 2 * np.pi == pytest.approx(1.87510407**2 * c, rel=0.005)
+    with pytest.warns(fem.FemWarning, match="internal dynamics"):
+        m = fem.modes(_tip_driven(16, True).model, n_modes=None)
+    sigma = np.sqrt(-m.omega2[m.omega2 < 0]).min()
+    assert sigma == pytest.approx(_unstable_zero_rate(), rel=0.005)
+    robot = _tip_driven(4, True)
+    robot.paths["tip"].motion = lambda t: (np.array([L, 0.3 * t * t, 0.0]),
+                                           np.array([0.0, 0.6 * t, 0.0]),
+                                           np.array([0.0, 0.6, 0.0]))
+    with pytest.raises(fem.ConvergenceError, match="collocated drive") as err:
+        fem.simulate(robot.model, 0.3, 1e-3)
+    assert "units" not in str(err.value)

@@ -90,8 +90,7 @@ class Joint:
                                  f"apart")
             self.axis2 = a2
         self.constraints: list[Constraint] = []
-        self._coordinate = None
-        self._offset = 0.0
+        self._coordinate: dict = {}           # "section" / "tangent" -> (map, offset)
 
     # ------------------------------------------------------------ rows
     def _has(self, frame: Frame, local) -> bool:
@@ -159,31 +158,46 @@ class Joint:
         return rows
 
     # ------------------------------------------------------------ coordinate
-    def coordinate_map(self):
-        """The map whose value gives the joint coordinate: for a revolute, the child's
-        reference direction in the parent's axes ``(n₁, n₂, a)`` (θ = atan2 of the
-        second and first components, less the offset); for a prismatic, the origins'
-        offset in those axes (the third component)."""
-        if self._coordinate is not None:
-            return self._coordinate
+    def coordinate_map(self, on: str = "section"):
+        """The map whose value gives the joint coordinate: for a revolute, a direction of
+        the child normal to the axis, in the parent's axes ``(n₁, n₂, a)`` (θ = atan2 of
+        the second and first components, less :meth:`offset`); for a prismatic, the
+        origins' offset in those axes (the third component).
+
+        ``on="section"`` measures the child's direction that carries least of its frame's
+        first basis vector (on an ANCF beam the centre line's tangent ``r_x``): a section
+        vector, so that a drive clamps the section; ``on="tangent"`` the other (the
+        tangent where the link runs normal to the axis; a cable's tangent always)."""
+        if on in self._coordinate:
+            return self._coordinate[on][0]
         P, C, w = self.parent, self.child, f"joint {self.name!r}"
         if self.kind not in DRIVEN_KINDS:
             raise ModelError(f"joint {self.name!r} is {self.kind}: only revolute and "
                              f"prismatic joints have one coordinate (a motor, an angle)")
         axes = [P.vector(v, w) for v in (self.n1, self.n2, self.axis)]
         if self.kind == "prismatic":
-            self._coordinate = projection(axes, C.origin - P.origin,
-                                          f"{self.name} offset")
-            return self._coordinate
-        if self._has(C, self.n1):
-            d = C.vector(self.n1, w)
-            self._offset = 0.0
+            m = projection(axes, C.origin - P.origin, f"{self.name} offset")
+            self._coordinate[on] = (m, 0.0)
+            return m
+        options = [(v, off) for v, off in ((self.n1, 0.0), (self.n2, np.pi / 2))
+                   if self._has(C, v)]
+        if options:
+            coef = np.round([abs((C._inv @ (C.pose.rotation @ v))[0]) for v, _ in options], 12)
+            pick = int(np.argmin(coef)) if on == "section" else int(np.argmax(coef))
+            v, offset = options[pick]
+            d = C.vector(v, w)
         else:                                   # a cable's tangent, normal to the axis
             t_local = C.pose.rotation.T @ C.basis0[:, 0]
             d = C.vector(t_local, w)
-            self._offset = float(np.arctan2(t_local @ self.n2, t_local @ self.n1))
-        self._coordinate = projection(axes, d, f"{self.name} direction")
-        return self._coordinate
+            offset = float(np.arctan2(t_local @ self.n2, t_local @ self.n1))
+        m = projection(axes, d, f"{self.name} direction")
+        self._coordinate[on] = (m, offset)
+        return m
+
+    def offset(self, on: str = "section") -> float:
+        """The angle [rad] of the measured direction at the joint's zero."""
+        self.coordinate_map(on)
+        return self._coordinate[on][1]
 
     @property
     def unit(self) -> str:
@@ -194,7 +208,7 @@ class Joint:
         c = self.coordinate_map()(q)
         if self.kind == "prismatic":
             return float(c[2])
-        return float(np.arctan2(c[1], c[0]) - self._offset)
+        return float(np.arctan2(c[1], c[0]) - self.offset())
 
     def gradient(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(dofs, ∂θ/∂q[dofs])`` of the joint coordinate."""
@@ -252,7 +266,7 @@ class JointDrive(Constraint):
             return ConstraintRows(1, [name], np.array([self.c.offset[2]]),
                                   _row(self.c, 2, n_dof), motion=h,
                                   motion_rows=np.array([0]))
-        off = j._offset
+        off = j.offset()
 
         def beta(t):
             th, thd, thdd = _motion_values(self.motion, t, None, name)
@@ -282,15 +296,17 @@ class JointActuator(Actuator):
     about the axis on the child and its reaction on the parent; a force along it).
 
     For a revolute joint ``∂θ/∂q = (c₀ ∇c₁ − c₁ ∇c₀) / |c|²`` with ``c`` the child's
-    direction in the parent's axes; ``|c|`` is taken at build (1 for a rigid or ground
-    parent, within the strain of an ANCF node otherwise), so that with a ground parent
+    direction in the parent's axes (``on``: a section vector of the child's frame, or
+    its tangent — see :meth:`Joint.coordinate_map`); ``|c|`` is taken at build (1 for a
+    rigid or ground parent, within the strain of an ANCF node otherwise), so that with a
+    ground parent
     the force is affine in ``q`` (as :class:`fem.actuators.RevoluteActuator`)."""
 
-    def __init__(self, joint: Joint, name: str, effort=None):
+    def __init__(self, joint: Joint, name: str, effort=None, on: str = "section"):
         super().__init__(name, effort)
         self.joint = joint
         self.units = "N" if joint.kind == "prismatic" else "N·m"
-        self.c = joint.coordinate_map()
+        self.c = joint.coordinate_map(on)
         self.dofs = np.asarray(self.c.dofs, np.int64)
         self.r2 = 1.0
 

@@ -238,7 +238,11 @@ class Robot:
             n = motor.gear
             f = effort
             act_effort = (lambda t: n * f(t)) if n != 1.0 else f
-        motor.actuator = JointActuator(j, name, act_effort)
+        # a task motor's torque on the link's tangent: a moment on an ANCF beam's section
+        # reaches its centre line only through shear, so the path (at the tip) would have
+        # no instantaneous response to it
+        motor.actuator = JointActuator(j, name, act_effort,
+                                       on="tangent" if mode == "task" else "section")
         self.model.add_actuator(motor.actuator)
         self.motors[name] = motor
         return motor

@@ -612,6 +612,15 @@ class GeneralizedAlpha:
             except ConvergenceError as err:
                 failure = err
         if max_halvings == 0:
+            from .modal import internal_instability
+
+            unstable = internal_instability(self.asm, self.q, self.lam, self.t)
+            if unstable:        # the cause, not the step (nor the units): say it alone
+                evidence = "; ".join(str(failure).split("; ")[:2])
+                raise ConvergenceError(
+                    f"{evidence}.  At t = {self.t:.6g} s, the last converged state, "
+                    f"{unstable}; a smaller step only fails sooner.", where=failure.where,
+                    residuals=failure.residuals) from None
             raise ConvergenceError(
                 f"{failure} Still failing after halving the step {MAX_HALVINGS} times, down to "
                 f"{h:.3g} s: the motion is not smooth there (impact, singular pose of a "

@@ -4,6 +4,12 @@ About an equilibrium ``(q*, λ*)`` the motions compatible with the constraints a
 ``δq = N z`` with ``N`` a basis of the null space of ``Φ_q(q*)``.  The tangent stiffness
 includes the constraint geometric term ``Σλᵢ Φᵢ,qq``.  The eigenproblem
 ``Nᵀ K_t N z = ω² Nᵀ M N z`` gives the natural frequencies.
+
+With servo rows whose actuators act elsewhere (a task-space drive: the tool point
+prescribed, the motors at the joints) the reactions do not act along the rows: the
+motion left free — the *internal dynamics* — is balanced in the directions no reaction
+acts in, ``W = null([Φ_q of ordinary rows; Bᵀ])``, a non-symmetric problem whose
+negative or complex eigenvalues are unstable (reported as negative frequencies).
 """
 
 from __future__ import annotations
@@ -79,14 +85,92 @@ def _signed_hz(w2: np.ndarray) -> np.ndarray:
     return np.where(neg, -f, np.where(np.abs(w2) <= _zero_tol(w2), 0.0, f))
 
 
-def _result(w2: np.ndarray, shapes: np.ndarray) -> ModalResult:
+def _result(w2: np.ndarray, shapes: np.ndarray, internal: bool = False) -> ModalResult:
     r = ModalResult(_signed_hz(w2), w2, shapes)
-    if r.unstable:
+    if r.unstable and internal:
+        warn(f"modal analysis: {unstable_internal_dynamics(w2)}")
+    elif r.unstable:
         warn(f"modal analysis: {r.unstable} eigenvalue(s) ω² < 0 (lowest {w2.min():.3g} "
              f"rad²/s², reported as {r.frequencies_hz.min():.4g} Hz): the state is "
              "unstable (buckled, or not an equilibrium); its frequencies are not those of "
              "small vibrations")
     return r
+
+
+def reaction_matrix(asm, q: np.ndarray, t: float) -> np.ndarray:
+    """The generalized force of a unit multiplier of each row (n, m): ``Φ_qᵀ`` columns for
+    ordinary rows, ``−B_k`` for the servo rows whose reactions actuators supply."""
+    jv = asm.jacobian_values(q, t)
+    e = np.zeros(asm.m)
+    R = np.zeros((asm.n, asm.m))
+    for i in range(asm.m):
+        e[i] = 1.0
+        R[:, i] = asm.reaction(jv, e, q)
+        e[i] = 0.0
+    return R
+
+
+def _internal_dynamics(asm, q, t, J, N, K, M):
+    """The linearized internal dynamics of a model whose servo rows are *not* collocated
+    with their actuators (a tool point prescribed, motors at the joints): the motions
+    left by all rows, ``δq = N z``, balanced in the directions no reaction acts in,
+    ``W = null([Φ_q of ordinary rows; Bᵀ])``: ``Wᵀ K N z = ω² Wᵀ M N z``.  With
+    collocated drives ``W`` spans ``N`` and this is the ordinary modal problem (None
+    is returned).  Eigenvalues that are negative or not real are unstable (the
+    internal dynamics of a flexible arm driven at its tip; De Luca, "Trajectory
+    control of flexible manipulators", 1998).  Returns ``(ω², shapes)`` with unstable
+    eigenvalues as −|ω²|, ascending."""
+    if asm.m == 0 or not asm.efforts(np.zeros(asm.m)):
+        return None
+    R = reaction_matrix(asm, q, t)
+    W = _null_space(R.T)
+    if W.shape[1] != N.shape[1]:
+        return None
+    # the same subspace: collocated drives, the symmetric problem
+    if np.linalg.norm(W - N @ (N.T @ W)) <= 1e-8 * max(1.0, np.linalg.norm(W)):
+        return None
+    A, B = W.T @ K @ N, W.T @ M @ N
+    lam, Z = sla.eig(A, B)
+    ok = np.isfinite(lam)
+    lam, Z = lam[ok], Z[:, ok]
+    scale = max(float(np.abs(lam).max()) if lam.size else 0.0, 1.0)
+    bad = (lam.real < -1e-9 * scale) | (np.abs(lam.imag) > 1e-7 * np.abs(lam))
+    w2 = np.where(bad, -np.abs(lam), lam.real)
+    order = np.argsort(w2)
+    shapes = (N @ Z[:, order]).real
+    return w2[order], shapes
+
+
+def unstable_internal_dynamics(w2: np.ndarray) -> str:
+    """The sentence that names unstable internal dynamics (eigenvalues ``w2`` of
+    :func:`_internal_dynamics`, unstable ones negative)."""
+    bad = -w2[w2 < -_zero_tol(w2)]
+    slow, fast = float(np.sqrt(bad.min())), float(np.sqrt(bad.max()))
+    return (f"the servo (trajectory) rows are not collocated with their actuators, and the "
+            f"motion they leave free — the internal dynamics — has {bad.size} unstable "
+            f"mode(s), growing at {slow:.3g} to {fast:.3g} 1/s: a forward run with this "
+            f"drive diverges whatever the step.  Drive the joints instead (servo motors on "
+            f"the joints: the collocated drive), or regularize the task-space drive")
+
+
+def internal_instability(system, q: np.ndarray, lam: np.ndarray, t: float,
+                         n_max: int = 1500) -> str | None:
+    """The sentence of :func:`unstable_internal_dynamics` when ``system`` has servo rows
+    not collocated with their actuators and their internal dynamics is unstable at
+    ``(q, λ)``; None otherwise (or above ``n_max`` coordinates: a dense eigenproblem)."""
+    if system.n > n_max or system.m == 0 or not system.efforts(np.zeros(system.m)):
+        return None
+    try:
+        _, kv = system.internal_forces(q, tangent=True)
+        K = _dense(system.stiffness(kv, system.hessian_values(lam, q)))
+        M = _dense(system.mass_matrix(q))
+        J = _dense(system.jacobian(q, t))
+        out = _internal_dynamics(system, q, t, J, _null_space(J), K, M)
+    except (ModelError, np.linalg.LinAlgError, ValueError):
+        return None
+    if out is None or not np.any(out[0] < -_zero_tol(out[0])):
+        return None
+    return unstable_internal_dynamics(out[0])
 
 
 def _dense(A) -> np.ndarray:
@@ -162,6 +246,11 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     M = _dense(asm.mass_matrix(q))
     J = asm.jacobian(q, t).toarray()
     N = _null_space(J)
+    internal = _internal_dynamics(asm, q, t, J, N, K, M)
+    if internal is not None:
+        w2, shapes = internal
+        k = len(w2) if n_modes is None else min(n_modes, len(w2))
+        return _result(w2[:k], shapes[:, :k], internal=True)
     Kr = N.T @ K @ N
     Mr = N.T @ M @ N
     Kr = 0.5 * (Kr + Kr.T)
