@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fem
-from fem.robot import AncfBeam, AncfCable, FloatingFrame, Rigid, Robot, pose
+from fem.robot import AncfBeam, AncfCable, FloatingFrame, Reduced, Rigid, Robot, pose
 
 G = 9.81
 L, R = 1.0, 0.01
@@ -36,6 +36,16 @@ def models(factor: float = 1.0) -> dict:
             "ancf_beam": AncfBeam(steel(factor), radius=R, elements=2),
             "ancf_cable": AncfCable(steel(factor), radius=R, elements=2),
             "floating_frame": FloatingFrame(steel(factor), radius=R, functions=3)}
+
+
+def reduced_rod(p0, p1, factor: float = 1.0, n_modes: int = 4, names=("a", "b")) -> Reduced:
+    """The rod from ``p0`` to ``p1`` as a reduced link of its ANCF-beam FE model, with
+    both ends' nodes (point and section vectors) as the frames' interfaces."""
+    fe = fem.Model("rod")
+    _, nodes = fem.straight_beam(fe, p0, p1, 4, steel(factor), section="circle", radius=R)
+    ends = [[fe.node_field(int(n), f) for f in ("r", "r_x", "r_y", "r_z")]
+            for n in (nodes[0], nodes[-1])]
+    return Reduced(fe, dict(zip(names, ends, strict=True)), n_modes=n_modes)
 
 
 def septic(amplitude: float, T: float):
@@ -243,12 +253,19 @@ def test_cable_turning_about_its_own_axis_has_no_angle_to_drive():
 
 
 # ---------------------------------------------------------------- the stiff limit
-@pytest.mark.parametrize("model", ["ancf_beam", "ancf_cable", "floating_frame"])
+@pytest.mark.parametrize("model", ["ancf_beam", "ancf_cable", "floating_frame", "reduced"])
 def test_stiff_limit_of_each_flexible_model_is_the_rigid_torque(model):
     """E × 1000: the servo torque of the flexible link is the rigid closed form within
     1 % of its range (collocated drive, generalized-α, from static equilibrium)."""
     motion = septic(0.6, 0.5)
-    robot = pendulum(models(1000.0)[model], motion)
+    if model == "reduced":
+        robot = Robot("pendulum", gravity=(0.0, -G, 0.0))
+        robot.add_link("arm", reduced_rod((0, 0, 0), (L, 0, 0), 1000.0),
+                       frames={"a": pose((0, 0, 0)), "b": pose((L, 0, 0))})
+        robot.add_joint("shoulder", "revolute", "ground", ("arm", "a"))
+        robot.add_motor("motor", "shoulder", servo=motion)
+    else:
+        robot = pendulum(models(1000.0)[model], motion)
     res = robot.simulate(0.7, 2e-3, rho_inf=0.8)
     th = np.array([motion(t) for t in res.t])
     ref = pendulum_torque(th)
@@ -257,13 +274,18 @@ def test_stiff_limit_of_each_flexible_model_is_the_rigid_torque(model):
     assert res.sensors["arm deflection_m"].max() < 1e-5
 
 
-@pytest.mark.parametrize("model", ["ancf_beam", "floating_frame"])
+@pytest.mark.parametrize("model", ["ancf_beam", "floating_frame", "reduced"])
 def test_stiff_two_link_arm_is_lagrange(model):
     """A flexible forearm on an elbow motor between two moving links (the parent's tip
     frame is a deformed point on a flexible upper arm): stiff limit against Lagrange."""
     m1, m2 = septic(0.5, 0.4), septic(-0.8, 0.4)
-    spec = models(1000.0)[model]
-    robot = two_link(spec, spec, m1, m2)
+    if model == "reduced":
+        robot = two_link(reduced_rod((0, 0, 0), (L, 0, 0), 1000.0, names=("shoulder", "elbow")),
+                         reduced_rod((L, 0, 0), (2 * L, 0, 0), 1000.0, names=("elbow", "tool")),
+                         m1, m2)
+    else:
+        spec = models(1000.0)[model]
+        robot = two_link(spec, spec, m1, m2)
     res = robot.simulate(0.45, 2e-3, rho_inf=0.8)
     a = np.array([m1(t) for t in res.t])
     b = np.array([m2(t) for t in res.t])

@@ -11,8 +11,16 @@ robot" (``docs/your-robot.md``) walks through it.
 
 from .frames import Frame, Pose, pose
 from .joints import JOINT_KINDS, Joint
-from .links import AncfBeam, AncfCable, FloatingFrame, LinkModel, Rigid, section_properties
+from .links import (
+    AncfBeam,
+    AncfCable,
+    FloatingFrame,
+    LinkModel,
+    Reduced,
+    Rigid,
+    section_properties,
+)
 from .robot import Motor, Robot
 
 __all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
-           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "section_properties"]
+           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "section_properties"]

@@ -32,8 +32,8 @@ from ..core.validate import material as validate_material
 from ..model.materials import Material
 from .frames import Frame, Pose
 
-__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "BuiltLink",
-           "section_properties"]
+__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced",
+           "BuiltLink", "section_properties"]
 
 
 def _skew(x: np.ndarray) -> np.ndarray:
@@ -361,6 +361,77 @@ class FloatingFrame(LinkModel):
 
     def stiffer(self, factor):
         return _scaled(self, factor)
+
+
+@dataclass
+class Reduced(LinkModel):
+    """A link reduced from an FE model of it (Craig–Bampton component modes in a floating
+    frame, :func:`fem.reduction.reduce_body`): a link of any shape — a casting, a plate,
+    a frame of beams — at the cost of its modes.
+
+    ``fe_model`` is the link's :class:`fem.Model` built where the link is (world
+    coordinates in the build configuration); ``interfaces`` maps every frame of the
+    link to the FE model's point there (a :class:`fem.LinearMap`), or to a list of four
+    maps ``[point, x, y, z]`` — the point and three direction vectors of the FE model
+    (an ANCF node's ``r, r_x, r_y, r_z``) — so that a joint there turns with the
+    deformed section.  With a point alone the frame's directions are the floating
+    frame's axes (the link's local rotation at the joint is then left out).
+    ``n_modes`` fixed-interface modes; ``options`` go to ``reduce_body``."""
+
+    fe_model: object
+    interfaces: dict
+    n_modes: int = 8
+    options: dict = field(default_factory=dict)
+    kind = "reduced"
+    flexible = True
+
+    def __post_init__(self):
+        from ..model.core import Model
+
+        if not isinstance(self.fe_model, Model):
+            raise ModelError(f"reduced link: fe_model must be the link's fem.Model; got "
+                             f"{type(self.fe_model).__name__}")
+        if not isinstance(self.interfaces, dict) or not self.interfaces:
+            raise ModelError("reduced link: interfaces must be a dict of frame name → the "
+                             "FE model's point there (or [point, x, y, z] maps)")
+        self.n_modes = integer(self.n_modes, "reduced link: n_modes", minimum=0)
+
+    def build(self, model, name, frames):
+        from ..model.linear_map import LinearMap
+        from ..reduction import reduce_body
+
+        missing = [f for f in frames if f not in self.interfaces]
+        if missing:
+            raise ModelError(f"link {name!r} (reduced): no interface for frames {missing}; "
+                             f"give interfaces={{frame: FE point}} for every frame")
+        spec = {}
+        for f in frames:
+            maps = self.interfaces[f]
+            maps = [maps] if isinstance(maps, LinearMap) else list(maps)
+            if len(maps) not in (1, 4) or not all(isinstance(m, LinearMap) for m in maps):
+                raise ModelError(f"link {name!r} (reduced): interface {f!r} is an FE "
+                                 f"model's point (a fem.LinearMap) or [point, x, y, z] maps")
+            spec[f] = maps
+        red = reduce_body(self.fe_model, interfaces={f: m if len(m) > 1 else m[0]
+                                                     for f, m in spec.items()},
+                          n_modes=self.n_modes, **self.options)
+        body = model.add_reduced_body(name, red)
+        q_fe = self.fe_model.q0
+        built = {}
+        for f, p in frames.items():
+            maps = spec[f]
+            if len(maps) == 1:
+                R0 = red.rotation
+                built[f] = Frame(name, f, p, body.interface(f),
+                                 [body.axis(i) for i in range(3)], R0)
+            else:
+                basis0 = np.column_stack([m(q_fe) for m in maps[1:]])
+                built[f] = Frame(name, f, p, body.interface(f"{f}[0]"),
+                                 [body.interface(f"{f}[{j}]") for j in (1, 2, 3)], basis0)
+        fd = body.frame_dofs
+        fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
+        return BuiltLink(name, self.kind, True, built, fields,
+                         elastic=np.asarray(body.modal_dofs, np.int64), body=body)
 
 
 def _scaled(spec, factor: float):
