@@ -132,6 +132,10 @@ def robot(**params) -> Robot:
         delta.add_joint(f"wrist {i + 1}", "universal", (f"forearm {i + 1}", "platform"),
                         ("platform", f"joint {i + 1}"), axis=fa.rotation.T @ n, axis2=t)
         delta.add_motor(f"motor {i + 1}", f"motor joint {i + 1}", servo=_servo(p, i, th))
+    base = [fem.Model.ground(p["base_radius_m"] * _radial(i % 3)) for i in range(4)]
+    delta.model.add_sketch(base, "base")              # the motors' plate, drawn filled
+    circle = [fem.Model.ground(path(p, p["T_s"] * k / 48)[0]) for k in range(49)]
+    delta.model.add_sketch(circle, "platform path")
     return delta
 
 

@@ -97,6 +97,9 @@ def robot(**params) -> Robot:
         parent = "ground" if i == 0 else (f"link {i}", "end")
         arm.add_joint(f"joint {i + 1}", "revolute", parent, (f"link {i + 1}", f"joint {i + 1}"))
         arm.add_motor(f"motor {i + 1}", f"joint {i + 1}", servo=motion(AMPLITUDES[i], p["T_s"]))
+    floor = [fem.Model.ground((0.12 * np.cos(a), 0.12 * np.sin(a), 0.0))
+             for a in np.linspace(0.0, 2 * np.pi, 13)]
+    arm.model.add_sketch(floor, "base")               # the arm's foot on the floor, filled
     arm.model.view = "iso"
     return arm
 
