@@ -134,7 +134,7 @@ def robot(**params) -> Robot:
         delta.add_motor(f"motor {i + 1}", f"motor joint {i + 1}", servo=_servo(p, i, th))
     base = [fem.Model.ground(p["base_radius_m"] * _radial(i % 3)) for i in range(4)]
     delta.model.add_sketch(base, "base")              # the motors' plate, drawn filled
-    circle = [fem.Model.ground(path(p, p["T_s"] * k / 48)[0]) for k in range(49)]
+    circle = [fem.Model.ground(path(p, p["T_s"] * k / 48)[0]) for k in range(48)]  # open
     delta.model.add_sketch(circle, "platform path")
     return delta
 
