@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..core.errors import ConvergenceError, ModelError
-from ..core.validate import choice, function, nonnegative, positive, text, warn
+from ..core.validate import choice, function, nonnegative, positive, text
 from ..model.core import Model
 from .frames import Frame, Pose, ground_frame
 from .joints import DRIVEN_KINDS, JOINT_KINDS, Joint, JointActuator, JointDrive
@@ -454,7 +454,8 @@ class Robot:
         """Forward dynamics (:func:`fem.simulate`) with the robot's :meth:`sensors`.
 
         ``start``: ``"rest"`` — at rest in static equilibrium with the drives at ``t0``
-        (a warning if a drive moves then); ``"motion"`` — at static equilibrium (or
+        (the solver warns if a drive moves then and a link is flexible); ``"motion"`` —
+        at static equilibrium (or
         ``q0``) with every link on its rigid velocity field from the drives' rates
         (:meth:`start_velocity`); ``"placed"`` — at the placed configuration, at rest."""
         from ..solvers import simulate
@@ -466,17 +467,8 @@ class Robot:
             else:
                 q0 = self.rest(t0).q
         q0 = np.asarray(q0, float)
-        asm = self.model.assemble()
-        moving = float(np.abs(asm.phi_t(q0, t0)).max()) if asm.m else 0.0
-        if start == "motion":
-            v0, _ = self.start_velocity(q0, t0)
-        else:
-            v0 = None
-            if moving > 1e-12:
-                warn(f"robot {self.name!r}: drives move at t = {t0:g} s (rate residual "
-                     f"{moving:.3g}) but the run starts at rest; the start projects a "
-                     f"velocity that moves only the driven coordinates. Use "
-                     f"start='motion' to start every link on its rigid velocity field")
+        # starting at rest while a drive moves is warned about by the solver
+        v0 = self.start_velocity(q0, t0)[0] if start == "motion" else None
         sensors = {**self.sensors(), **settings.pop("sensors", {})}
         return simulate(self.model, t_end, dt, q0=q0, v0=v0, t0=t0, sensors=sensors,
                         **settings)

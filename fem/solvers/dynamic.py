@@ -93,6 +93,14 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
         jv = asm.jacobian_values(q, t0)
         J = asm.jacobian(q, t0)
         r = asm.j_dot(jv, v) + asm.phi_t(q, t0)
+        if v0 is None and asm.has_elastic and np.abs(r).max() > 1e-12:
+            i = int(np.argmax(np.abs(r)))
+            warn(f"drives move at t = {t0:g} s ({asm.labels[i]!r} at rate {-r[i]:.3g}) but "
+                 f"no initial velocity v0 was given: the start projects one onto the "
+                 f"constraints, which moves only the coordinates the drives touch (a "
+                 f"flexible link's root, not the rest of it) and sets the links ringing. "
+                 f"Give v0 with every link on its rigid velocity field "
+                 f"(fem.Robot.start_velocity, or Robot.simulate(start='motion'))")
         if np.abs(r).max() > 0:
             JJt = (J @ J.T)
             y = Factorization(JJt, "constraint Gram matrix").solve(r)
