@@ -457,3 +457,28 @@ def test_internal_dynamics_of_a_tip_driven_link_is_unstable_and_named():
     with pytest.raises(fem.ConvergenceError, match="collocated drive") as err:
         fem.simulate(robot.model, 0.3, 1e-3)
     assert "units" not in str(err.value)
+
+
+def test_plate_link_held_at_a_vertex_is_statics():
+    """A hexagonal plate (Bézier ANCF plate link, E × 1000) on a revolute joint at a
+    vertex, held level by a servo: the torque is the weight times the lever to the
+    centroid (0.09 m) and the joint's force the weight, m = ρ t A."""
+    from fem.robot import Plate
+
+    mesh = fem.load_builtin_mesh("hexagon_6")
+    t = 0.004
+    hinge = np.asarray(mesh.vertices[1], float)
+    robot = Robot("plate", gravity=(0.0, 0.0, -G))
+    robot.add_link("platform", Plate(mesh, steel(1000.0), t),
+                   frames={"centre": pose((0, 0, 0)), "hinge": pose(hinge, z="y")})
+    robot.add_joint("hinge", "revolute", "ground", ("platform", "hinge"))
+    robot.add_motor("motor", "hinge", servo=lambda t: (0.0, 0.0, 0.0))
+    st = robot.rest()
+    m = RHO * t * mesh.area
+    assert robot.efforts(st.q, st.lam)["motor"] == pytest.approx(m * G * hinge[0], rel=1e-3)
+    asm = robot.model.assemble()
+    rows = [i for i, c in enumerate(asm.owner) if c is robot.joints["hinge"].constraints[0]]
+    assert abs(st.lam[rows] @ np.array([0.0, 0.0, 1.0])) == pytest.approx(m * G, rel=1e-3)
+    with pytest.raises(fem.ModelError, match="vertex"):
+        Robot("r").add_link("p", Plate(mesh, steel(), t), frames={
+            "centre": pose((0, 0, 0)), "off": pose((0.01, 0.0, 0.0))})

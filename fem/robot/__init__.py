@@ -16,6 +16,7 @@ from .links import (
     AncfCable,
     FloatingFrame,
     LinkModel,
+    Plate,
     Reduced,
     Rigid,
     section_properties,
@@ -23,4 +24,5 @@ from .links import (
 from .robot import Motor, Robot
 
 __all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
-           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "section_properties"]
+           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+           "section_properties"]

@@ -32,7 +32,7 @@ from ..core.validate import material as validate_material
 from ..model.materials import Material
 from .frames import Frame, Pose
 
-__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced",
+__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "BuiltLink", "section_properties"]
 
 
@@ -432,6 +432,65 @@ class Reduced(LinkModel):
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,
                          elastic=np.asarray(body.modal_dofs, np.int64), body=body)
+
+
+@dataclass
+class Plate(LinkModel):
+    """A flexible plate link (a platform): Bézier-triangle ANCF thick-plate elements on a
+    triangle ``mesh`` (Liu et al. 2023; ``element`` "bezier_plate_shared", the vertices'
+    fields shared between triangles), of ``thickness`` [m] and ``material``.
+
+    The mesh is in the axes of the link's first frame (its *link frame*), as a URDF link's
+    geometry; every frame must sit on a mesh vertex, whose position and gradient fields
+    (``r``, ``r_x``, ``r_y``, ``r_z``) are the frame's origin and basis."""
+
+    mesh: object
+    material: Material
+    thickness: float
+    element: str = "bezier_plate_shared"
+    kind = "plate"
+    flexible = True
+
+    def __post_init__(self):
+        from ..model.mesh import Mesh
+
+        if not isinstance(self.mesh, Mesh):
+            raise ModelError(f"plate link: mesh must be a fem.Mesh (fem.read_mesh, "
+                             f"fem.load_builtin_mesh); got {type(self.mesh).__name__}")
+        self.material = validate_material(self.material, "plate link: material")
+        self.thickness = positive(self.thickness, "plate link: thickness", "m")
+        self.element = choice(self.element, ("bezier_plate_shared",), "plate link: element")
+
+    def build(self, model, name, frames):
+        from ..model.mesh import Mesh
+
+        first = next(iter(frames.values()))
+        V = np.asarray(self.mesh.vertices, float)
+        world = first.position + V @ first.rotation.T
+        mesh = Mesh.from_arrays(world, self.mesh.triangles, self.mesh.lines, name=name)
+        group = model.add_mesh(mesh, self.element, self.material, name=name,
+                               thickness=self.thickness, normal=first.rotation[:, 2])
+        size = float(np.ptp(world, axis=0).max())
+        built = {}
+        for f, p in frames.items():
+            d = np.linalg.norm(world - p.position, axis=1)
+            v = int(np.argmin(d))
+            node = int(group.mesh_vertex_node[v])
+            if d[v] > 1e-9 * size or node < 0:
+                raise ModelError(f"link {name!r} (plate): frame {f!r} is {d[v]:.3g} m from "
+                                 f"the nearest mesh vertex; a plate's frame sits on a vertex "
+                                 f"(add one to the mesh there)")
+            basis = [model.node_field(node, k) for k in ("r_x", "r_y", "r_z")]
+            B0 = np.column_stack([m(model.q0) for m in basis])
+            built[f] = Frame(name, f, p, model.node_field(node, "r"), basis, B0)
+        nodes = np.unique(group.nodes)
+        fields = []
+        for nd in nodes:
+            fields += [(start, k == "r") for k, start in model.node_fields[int(nd)].items()]
+        return BuiltLink(name, self.kind, True, built, fields, group=group)
+
+    def stiffer(self, factor):
+        return _scaled(self, factor)
 
 
 def _scaled(spec, factor: float):
