@@ -33,7 +33,7 @@ __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_p
            "describe", "shorten", "references", "parameter_table", "output_folder",
            "write_summary", "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
            "simulate_case", "finish_run", "ChainFall", "chain_fall",
-           "cantilever_analysis"]
+           "cantilever_analysis", "clock"]
 
 
 def case_dirs() -> list[Path]:
@@ -468,13 +468,16 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         The summary: ``case``, ``status`` ("finished"; "failed" with ``error`` — whatever
         ``run()`` raised, a write error such as a full disk, or a ``run()`` that returned
         no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters``, the
-        figures (for a failed or interrupted run, those the case had written), ``wall_s``,
+        figures (for a failed or interrupted run, those the case had written), ``wall_s``
+        (compiling excluded), ``kernels`` (the path that ran: "compiled" or "numpy",
+        :func:`fem.core.jit.path`), ``compile_s`` (seconds spent compiling kernels),
         ``references`` (the full citations of the case's ``REFERENCES``, when it declares
         any) and, with ``out``, ``files``.
     """
     import time
     import traceback
 
+    from .core import jit
     from .core.errors import Interrupted
     from .core.threads import single_thread_blas
     from .io import output
@@ -499,7 +502,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         output.OPTIONS.progress = progress
         output.OPTIONS.defer_render = True
         output.OPTIONS.pending.clear()
-        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0)
+        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
+        compiled_before = jit.compile_seconds()
         t0 = time.perf_counter()
         status, error, extra = "finished", None, {}
         run_file = Path(getattr(module, "__file__", "") or "")
@@ -538,8 +542,10 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
-        wall = time.perf_counter() - t0
-        output.TIMING["run"] = wall
+        compile_s = jit.compile_seconds() - compiled_before
+        wall = time.perf_counter() - t0 - compile_s
+        output.TIMING["run"] = wall + compile_s
+        output.TIMING["compiling"] = compile_s
         if status != "finished":
             # keep what finished: the figures the case wrote, the streamed series and chunks
             figures = {}
@@ -559,6 +565,10 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             summary.setdefault("references", references(module))
         summary.update(extra)
         summary.setdefault("wall_s", wall)
+        # which path ran (fem.core.jit.path: a process that asked for no kernel ran only
+        # NumPy forms) and the compiling, apart from every wall time
+        summary["kernels"] = jit.decided() or "numpy"
+        summary["compile_s"] = compile_s
         if out is not None:
             try:
                 write_summary(out, summary)
@@ -571,6 +581,15 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
 
 # What the cases share ------------------------------------------------------------------
+
+def clock() -> float:
+    """The clock of a case's wall times (``wall_s``, ``real_time_factor``): seconds that
+    exclude compiling kernels (:func:`fem.core.jit.clock`), which ``summary.json``
+    reports apart (``compile_s``)."""
+    from .core.jit import clock as _clock
+
+    return _clock()
+
 
 class SharedParameters:
     """Parameters several cases take under the same names: name -> (``LIMITS`` rule,
@@ -662,11 +681,9 @@ class ChainFall:
 def chain_fall(model, p: dict, out: str | Path | None = None) -> ChainFall:
     """Simulate a chain of floating-frame links (:func:`simulate_case`, timed) and take
     its histories (:class:`ChainFall`)."""
-    import time
-
-    t0 = time.perf_counter()
+    t0 = clock()
     res = simulate_case(model, p, out)
-    return ChainFall(model, res, time.perf_counter() - t0)
+    return ChainFall(model, res, clock() - t0)
 
 
 def cantilever_analysis(model, p: dict, out: str | Path | None, figures: dict,
