@@ -63,6 +63,9 @@ def compile_kernels(verbose: bool = True) -> tuple[bool, float]:
                     ok = False
                     say(f"  {summary.get('error', '')}"[:400])
         total = jit.compile_seconds() - c0
+        for kernel, took in jit.compile_report().items():
+            if took >= 0.5:
+                say(f"  {took:7.1f} s  {kernel}")
         if ok:
             mark = jit.mark_ready()
             say(f"fem compile: kernels ready ({total:.1f} s compiling), in {mark.parent.parent}")

@@ -47,7 +47,7 @@ from types import ModuleType
 __all__ = ["PATHS", "cache_dir", "compile_seconds", "compiled", "disabled", "kernels_ready",
            "mark_ready", "numba_module", "path", "source_stamp", "use_path", "compiling",
            "on_compile", "start_background_compile", "clock", "decided", "compile_lock",
-           "bar_while_compiling"]
+           "bar_while_compiling", "compile_report"]
 
 PATHS = ("compiled", "numpy")
 """The two paths a process can run: the compiled kernels or their NumPy forms."""
@@ -372,6 +372,15 @@ TICK_S = 5.0
 """Seconds between two lines of "compiling kernels (once)" while compiling."""
 
 
+_per_kernel: dict[str, float] = {}
+
+
+def compile_report() -> dict[str, float]:
+    """Seconds spent compiling each kernel in this process (``module.function``; a
+    kernel's time includes the kernels it calls that were compiled with it)."""
+    return dict(sorted(_per_kernel.items(), key=lambda kv: -kv[1]))
+
+
 def compile_seconds() -> float:
     """Seconds this process spent compiling kernels so far (outermost compiles only;
     loading compiled code from the cache is not compiling)."""
@@ -426,6 +435,7 @@ def _watch_compiles(numba: ModuleType) -> None:
 
     class Clock(event.Listener):
         def on_start(self, ev):
+            _clock.setdefault("starts", []).append(time.perf_counter())
             _clock["depth"] += 1
             if _clock["depth"] == 1:
                 _clock["start"] = time.perf_counter()
@@ -436,6 +446,12 @@ def _watch_compiles(numba: ModuleType) -> None:
                 _notify("start", 0.0)
 
         def on_end(self, ev):
+            took = time.perf_counter() - _clock["starts"].pop()
+            disp = (ev.data or {}).get("dispatcher")
+            func = getattr(disp, "py_func", None)
+            if func is not None:
+                key = f"{func.__module__}.{func.__name__}"
+                _per_kernel[key] = _per_kernel.get(key, 0.0) + took
             _clock["depth"] -= 1
             if _clock["depth"] == 0:
                 took = time.perf_counter() - _clock["start"]
