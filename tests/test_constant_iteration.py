@@ -15,7 +15,7 @@ import fem
 from fem.cases import load_case
 from fem.solvers.dynamic import GeneralizedAlpha
 
-needs_numba = pytest.mark.compiled     # the compiled path (conftest), against the general one
+needs_numba = pytest.mark.compiled(heavy=True)   # the compiled loop (conftest) against the general
 
 
 def _cable(n: int = 8, damping: float = 0.0, drive: bool = False,

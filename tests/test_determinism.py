@@ -76,7 +76,7 @@ def test_reruns_are_bit_identical_beside_a_cpu_burner(tmp_path):
         np.testing.assert_array_equal(there[name], value, err_msg=name)
 
 
-@pytest.mark.compiled
+@pytest.mark.compiled(heavy=True)
 def test_compiled_and_numpy_kernels_differ_only_by_amplified_round_off(tmp_path):
     """The NumPy path (``FEM_JIT=numpy``) against the compiled kernels (this process).
 

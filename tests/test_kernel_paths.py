@@ -39,14 +39,16 @@ def _run(case: str, params: list[str], out: Path, cache: Path, jit: str = "auto"
 
 
 def _figures(summary: dict) -> dict[str, float]:
+    """The headline figures: the summary's numbers less run metadata and the solver's
+    round-off diagnostics (residuals)."""
     skip = {"wall_s", "real_time_factor", "compile_s", "seed"}
     return {k: float(v) for k, v in summary.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in skip}
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in skip
+            and "residual" not in k}
 
 
 CASES = [
-    pytest.param("cantilever_cable", ["analysis=dynamic", "t_end_s=0.02", "n_elements=4"],
-                 id="cable"),
+    pytest.param("cantilever_cable", ["analysis=static", "n_elements=8"], id="cable"),
     pytest.param("parallel_robot_flexible_platform", [], id="main job",
                  marks=pytest.mark.slow),
 ]
@@ -71,6 +73,7 @@ def test_empty_and_full_cache_give_the_same_figures_on_their_paths(tmp_path, cas
     assert full["kernels"] == "compiled" and full["compile_s"] == 0.0
     a, b = _figures(empty), _figures(full)
     assert a.keys() == b.keys() and a
+    assert _figures(empty) != {} and "tip_z_m" in a
     for key, x in a.items():
         assert abs(b[key] - x) <= 1e-6 * max(abs(x), abs(b[key]), 1e-12), (key, x, b[key])
     again = _run(case, params, tmp_path / "again", cache)        # the same path again
