@@ -11,8 +11,8 @@ decides, for the whole process, between
   already in the cache for this machine and these sources (:func:`kernels_ready`), so a
   run never waits for the compiler; and
 * ``"numpy"`` — the NumPy forms, at once.  A run that takes this path because the cache
-  is empty starts ``fem compile`` in the background, at the lowest priority, so that
-  later runs find the kernels ready.
+  is empty starts ``fem compile`` in the background when it ends, at the lowest
+  priority, so that later runs find the kernels ready.
 
 One decision per process, never per kernel: a run that mixed compiled and NumPy kernels
 would give results that depend on which kernels happened to be cached, while with one
@@ -31,6 +31,7 @@ unchanged keeps its compiled code, and one that changes them compiles it anew.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -235,7 +236,8 @@ def path() -> str:
         if want == "auto":
             want = "compiled" if kernels_ready() else "numpy"
             if want == "numpy" and _numba_installed():
-                start_background_compile()
+                # at exit, not now: the compile must not slow this run
+                atexit.register(start_background_compile)
         if want == "compiled" and _import_numba() is None:
             want = "numpy"
         _state["path"] = want
