@@ -66,6 +66,8 @@ def compile_kernels(verbose: bool = True) -> tuple[bool, float]:
         for kernel, took in jit.compile_report().items():
             if took >= 0.5:
                 say(f"  {took:7.1f} s  {kernel}")
+        if not ok:
+            jit.mark_failed("a warm-up run failed; see compile.log or run `fem compile`")
         if ok:
             mark = jit.mark_ready()
             say(f"fem compile: kernels ready ({total:.1f} s compiling), in {mark.parent.parent}")

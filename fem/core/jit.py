@@ -45,10 +45,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["PATHS", "cache_dir", "compile_seconds", "compiled", "disabled", "kernels_ready",
-           "mark_ready", "numba_module", "path", "source_stamp", "use_path", "compiling",
-           "on_compile", "start_background_compile", "clock", "decided", "compile_lock",
-           "bar_while_compiling", "compile_report"]
+__all__ = ["PATHS", "bar_while_compiling", "cache_dir", "clock", "compile_lock",
+           "compile_report", "compile_seconds", "compiled", "compiling", "decided",
+           "disabled", "kernels_ready", "mark_failed", "mark_ready", "numba_module",
+           "on_compile", "path", "source_stamp", "start_background_compile", "use_path"]
 
 PATHS = ("compiled", "numpy")
 """The two paths a process can run: the compiled kernels or their NumPy forms."""
@@ -165,6 +165,15 @@ def mark_ready() -> Path:
     mark = _ready_mark()
     mark.parent.mkdir(parents=True, exist_ok=True)
     mark.write_text(_machine_key() + "\n")
+    return mark
+
+
+def mark_failed(reason: str) -> Path:
+    """Record that ``fem compile`` failed for these sources (no background compile is
+    started for them again; an explicit ``fem compile`` tries anew); returns the path."""
+    mark = _ready_mark().with_suffix(".failed")
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.write_text(reason + "\n")
     return mark
 
 
@@ -317,6 +326,8 @@ def start_background_compile() -> bool:
         return False
     _state["background"] = False
     if os.environ.get("FEM_JIT_BACKGROUND", "1").strip().lower() in ("0", "no", "false"):
+        return False
+    if _ready_mark().with_suffix(".failed").is_file():
         return False
     lock = _lock_path()
     try:
