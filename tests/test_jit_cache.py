@@ -111,6 +111,9 @@ def test_no_background_compile_when_switched_off_or_one_runs(fresh_state, monkey
     with jit.compile_lock() as mine:
         assert mine                                         # its own pid: taken
     assert not (fresh_state / "compile.lock").exists()
+    jit.mark_failed("a warm-up failed")                     # not again for these sources
+    monkeypatch.setattr(jit, "_state", {**jit._state, "background": None})
+    assert not jit.start_background_compile()
 
 
 def test_compile_time_is_counted_apart(monkeypatch):
