@@ -289,8 +289,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_compile(args) -> int:
+    from .cases import compile_kernels
     from .core import jit
-    from .warmup import compile_kernels
 
     if args.status:
         ready = jit.kernels_ready()
