@@ -809,6 +809,7 @@ def test_pair_enrichment_holds_every_pairs_modal_derivative():
         reduce_body(m, inter, n_modes=2, enrich=2, enrich_weight="pairs")
 
 
+@pytest.mark.compiled(heavy=True)
 def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
     """``damping="fe"``: the body's damping force is the FE model's ``β K ẋ`` on the
     slots' absolute velocities at the current pose, ``J(q)ᵀ C J(q) q̇`` with ``J =
