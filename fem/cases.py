@@ -33,7 +33,7 @@ __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_p
            "describe", "shorten", "references", "parameter_table", "output_folder",
            "write_summary", "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
            "simulate_case", "finish_run", "ChainFall", "chain_fall",
-           "cantilever_analysis"]
+           "cantilever_analysis", "clock", "WARMUPS", "compile_kernels"]
 
 
 def case_dirs() -> list[Path]:
@@ -501,13 +501,16 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         The summary: ``case``, ``status`` ("finished"; "failed" with ``error`` — whatever
         ``run()`` raised, a write error such as a full disk, or a ``run()`` that returned
         no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters``, the
-        figures (for a failed or interrupted run, those the case had written), ``wall_s``,
+        figures (for a failed or interrupted run, those the case had written), ``wall_s``
+        (compiling excluded), ``kernels`` (the path that ran: "compiled" or "numpy",
+        :func:`fem.core.jit.path`), ``compile_s`` (seconds spent compiling kernels),
         ``references`` (the full citations of the case's ``REFERENCES``, when it declares
         any) and, with ``out``, ``files``.
     """
     import time
     import traceback
 
+    from .core import jit
     from .core.errors import Interrupted
     from .core.threads import single_thread_blas
     from .io import output
@@ -532,7 +535,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         output.OPTIONS.progress = progress
         output.OPTIONS.defer_render = True
         output.OPTIONS.pending.clear()
-        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0)
+        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
+        compiled_before = jit.compile_seconds()
         t0 = time.perf_counter()
         status, error, extra = "finished", None, {}
         run_file = Path(getattr(module, "__file__", "") or "")
@@ -571,8 +575,10 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
-        wall = time.perf_counter() - t0
-        output.TIMING["run"] = wall
+        compile_s = jit.compile_seconds() - compiled_before
+        wall = time.perf_counter() - t0 - compile_s
+        output.TIMING["run"] = wall + compile_s
+        output.TIMING["compiling"] = compile_s
         if status != "finished":
             # keep what finished: the figures the case wrote, the streamed series and chunks
             figures = {}
@@ -592,6 +598,10 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             summary.setdefault("references", references(module))
         summary.update(extra)
         summary.setdefault("wall_s", wall)
+        # which path ran (fem.core.jit.path: a process that asked for no kernel ran only
+        # NumPy forms) and the compiling, apart from every wall time
+        summary["kernels"] = jit.decided() or "numpy"
+        summary["compile_s"] = compile_s
         if out is not None:
             try:
                 write_summary(out, summary)
@@ -604,6 +614,15 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
 
 # What the cases share ------------------------------------------------------------------
+
+def clock() -> float:
+    """The clock of a case's wall times (``wall_s``, ``real_time_factor``): seconds that
+    exclude compiling kernels (:func:`fem.core.jit.clock`), which ``summary.json``
+    reports apart (``compile_s``)."""
+    from .core.jit import clock as _clock
+
+    return _clock()
+
 
 class SharedParameters:
     """Parameters several cases take under the same names: name -> (``LIMITS`` rule,
@@ -695,11 +714,9 @@ class ChainFall:
 def chain_fall(model, p: dict, out: str | Path | None = None) -> ChainFall:
     """Simulate a chain of floating-frame links (:func:`simulate_case`, timed) and take
     its histories (:class:`ChainFall`)."""
-    import time
-
-    t0 = time.perf_counter()
+    t0 = clock()
     res = simulate_case(model, p, out)
-    return ChainFall(model, res, time.perf_counter() - t0)
+    return ChainFall(model, res, clock() - t0)
 
 
 def cantilever_analysis(model, p: dict, out: str | Path | None, figures: dict,
@@ -748,3 +765,71 @@ def cantilever_analysis(model, p: dict, out: str | Path | None, figures: dict,
     if out is not None:
         write_outputs(out, model, result, figures, state=state)
     return figures
+
+
+# `fem compile` ---------------------------------------------------------------------------
+# A run takes the compiled path only when the compiled code of every kernel is in the
+# cache (fem.core.jit.kernels_ready); otherwise it runs the NumPy forms at once and starts
+# `fem compile` in the background when it ends.  numba compiles a kernel for the types it
+# is called with, so compiling means running: short versions of the shipped cases (the
+# same models, a few steps) on the compiled path, then the cache is marked ready.
+
+WARMUPS: tuple[tuple[str, dict], ...] = (
+    # the platform at its own step: at 0.05 s its Newton iterations diverge (measured)
+    ("parallel_robot_flexible_platform", {}),
+    ("parallel_robot_flexible_platform", {"platform": "reduced"}),
+    ("spinup_beam", {"t_end_s": 0.05}),
+    ("two_link_arm_fall", {"t_end_s": 0.02}),
+    ("five_link_arm_fall", {"t_end_s": 0.03}),
+    ("cantilever_cable", {"analysis": "dynamic", "t_end_s": 0.005}),
+    ("cantilever_cable", {"analysis": "dynamic", "t_end_s": 0.005, "n_elements": 16}),
+    ("cantilever_beam", {"analysis": "dynamic", "t_end_s": 0.005}),
+    ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05}),
+    ("vibrating_screen_1t2r", {"t_end_s": 0.05}),
+)
+"""The short runs whose kernels ``fem compile`` compiles: (case, parameters)."""
+
+
+def compile_kernels(verbose: bool = True) -> tuple[bool, float]:
+    """Run :data:`WARMUPS` on the compiled path (compiling what the cache lacks) and, if
+    every one finished, mark the cache ready; returns ``(ready, compile seconds)``.
+    Holds the cache's compile lock: a second ``fem compile`` waits for none, it returns
+    at once (False) while another one runs."""
+    import time
+
+    from .core import jit
+
+    def say(text: str) -> None:
+        if verbose:
+            print(text, file=sys.stderr, flush=True)
+
+    with jit.compile_lock() as mine:
+        if not mine:
+            say("fem compile: another process is compiling the kernels")
+            return False, 0.0
+        if jit.kernels_ready():
+            say(f"fem compile: the kernels are compiled already ({jit.cache_dir()})")
+            return True, 0.0
+        ok = True
+        c0 = jit.compile_seconds()
+        with jit.use_path("compiled"):
+            for name, params in WARMUPS:
+                t0 = time.perf_counter()
+                c1 = jit.compile_seconds()
+                summary = run_case(name, dict(params), None, render=False, progress=False)
+                took = jit.compile_seconds() - c1
+                say(f"fem compile: {name} {params}: {summary['status']}, compiling "
+                    f"{took:.1f} s of {time.perf_counter() - t0:.1f} s")
+                if summary["status"] != "finished":
+                    ok = False
+                    say(f"  {summary.get('error', '')}"[:400])
+        total = jit.compile_seconds() - c0
+        for kernel, took in jit.compile_report().items():
+            if took >= 0.5:
+                say(f"  {took:7.1f} s  {kernel}")
+        if not ok:
+            jit.mark_failed("a warm-up run failed; see compile.log or run `fem compile`")
+        if ok:
+            mark = jit.mark_ready()
+            say(f"fem compile: kernels ready ({total:.1f} s compiling), in {mark.parent.parent}")
+        return ok, total

@@ -134,20 +134,28 @@ _STARTED = time.perf_counter() - _process_age()
 def _timing() -> dict[str, float]:
     """The command's wall time so far and its parts [s]: ``solve`` (the case's ``run()``
     less the writing measured in it), ``writing`` (series frames, result arrays, plots of
-    :func:`fem.write_outputs`), ``rendering`` (pictures) and ``other`` (start-up, imports,
+    :func:`fem.write_outputs`), ``rendering`` (pictures), ``compiling`` (kernels compiled
+    during the run, apart from the solve) and ``other`` (start-up, imports,
     ``summary.json``); the parts add up to ``total``."""
     from .io.output import TIMING
 
     total = time.perf_counter() - _STARTED
-    parts = {"solve": max(0.0, TIMING["run"] - TIMING["writing"]), "writing": TIMING["writing"],
-             "rendering": TIMING["rendering"]}
+    compiling = TIMING.get("compiling", 0.0)
+    parts = {"solve": max(0.0, TIMING["run"] - TIMING["writing"] - compiling),
+             "writing": TIMING["writing"], "rendering": TIMING["rendering"],
+             "compiling": compiling}
     return {"total": total, **parts, "other": max(0.0, total - sum(parts.values()))}
 
 
-def _timing_line(timing: dict[str, float]) -> str:
-    return (f"finished in {timing['total']:.2f} s: solve {timing['solve']:.2f} s, writing "
-            f"{timing['writing']:.2f} s, rendering {timing['rendering']:.2f} s, start-up and "
-            f"other {timing['other']:.2f} s")
+def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
+    """The final line of ``fem run``: the wall time without compiling, its parts, the
+    path the run took and, when kernels were compiled in it, that time apart."""
+    compiling = timing.get("compiling", 0.0)
+    path = "compiled kernels" if kernels == "compiled" else "NumPy forms"
+    extra = f", compiling kernels {compiling:.2f} s apart" if compiling else ""
+    return (f"finished in {timing['total'] - compiling:.2f} s: solve {timing['solve']:.2f} s, "
+            f"writing {timing['writing']:.2f} s, rendering {timing['rendering']:.2f} s, "
+            f"start-up and other {timing['other']:.2f} s — {path}{extra}")
 
 
 def cmd_run(args) -> int:
@@ -192,7 +200,8 @@ def cmd_run(args) -> int:
     print(f"case {args.case} finished — results in {out}/")
     print("\n".join(_scalar_lines({k: v for k, v in summary.items()
                                    if k not in ("parameters", "files", "status",
-                                                "references", "timing_s")})))
+                                                "references", "timing_s", "kernels",
+                                                "compile_s")})))
     print(f"\nfiles in {out}/:")
     groups: dict[str, int] = {}
     for f in summary["files"]:
@@ -207,7 +216,7 @@ def cmd_run(args) -> int:
     if pvd:
         print(f"\nopen {pvd[0]} in ParaView (File > Open), `fem view {out}` for a web "
               f"page, or `fem render {out}`")
-    print(f"\n{_timing_line(_timing())}")
+    print(f"\n{_timing_line(_timing(), summary.get('kernels', 'numpy'))}")
     return 0
 
 
@@ -277,6 +286,25 @@ def cmd_sweep(args) -> int:
         if f.suffix == ".png":
             print(f"plot: {f}")
     return 1 if res.failures else 0
+
+
+def cmd_compile(args) -> int:
+    from .cases import compile_kernels
+    from .core import jit
+
+    if args.status:
+        ready = jit.kernels_ready()
+        print(f"kernels {'ready' if ready else 'not compiled'} for these sources in "
+              f"{jit.cache_dir()}")
+        return 0 if ready else 1
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        print("fem: error: numba is not installed: runs use the NumPy forms",
+              file=sys.stderr)
+        return 2
+    ok, _ = compile_kernels(verbose=True)
+    return 0 if ok else 1
 
 
 def cmd_validate(args) -> int:
@@ -386,6 +414,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="plot a figure against a swept parameter (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_sweep)
+    p = sub.add_parser("compile", help="compile the kernels now, for the runs after")
+    p.add_argument("--status", action="store_true",
+                   help="only say whether the kernels are compiled (exit 1 if not)")
+    p.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(fn=cmd_compile)
     p = sub.add_parser("validate", help="run the reference checks and write the report")
     p.add_argument("--quick", action="store_true",
                    help="small sizes; paper pages from the stored figures (CI)")

@@ -1,6 +1,48 @@
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # cases/ is a folder of plain modules, not a package: make them importable in tests
 sys.path.insert(0, str(ROOT / "cases"))
+
+# The suite runs on the NumPy path (fem.core.jit.path): no test waits for the compiler.
+# The compiled kernels' own tests (marked ``compiled``) switch to the compiled path and
+# compare it with the NumPy forms.  Those marked ``compiled(heavy=True)`` need the
+# kernels that take minutes to compile on an empty cache (the chain and body kernels,
+# the compiled Newton loop): they run when `fem compile` has filled the cache or with
+# FEM_TEST_COMPILED=1, and are skipped otherwise (a fresh clone's CI stays short).
+# FEM_JIT set outside (e.g. "compiled") wins; no test run starts a background compile.
+os.environ.setdefault("FEM_JIT", "numpy")
+os.environ["FEM_JIT_BACKGROUND"] = "0"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "compiled(heavy=False): runs on the compiled path (compiles what is "
+                   "not cached; skipped without numba); heavy: only with the kernels "
+                   "compiled (`fem compile`) or FEM_TEST_COMPILED=1")
+
+
+@pytest.fixture(autouse=True)
+def _kernel_path(request):
+    """Tests marked ``compiled`` run on the compiled path, the others on the process's
+    (the NumPy path unless FEM_JIT says otherwise)."""
+    mark = request.node.get_closest_marker("compiled")
+    if mark is None:
+        yield
+        return
+    from importlib.util import find_spec
+
+    from fem.core import jit
+
+    if find_spec("numba") is None:
+        pytest.skip("numba is not installed")
+    wanted = os.environ.get("FEM_TEST_COMPILED", "").strip().lower() in ("1", "yes", "true")
+    if mark.kwargs.get("heavy") and not (wanted or jit.kernels_ready()):
+        pytest.skip("compiles kernels that take minutes on an empty cache: run "
+                    "`fem compile` first, or set FEM_TEST_COMPILED=1")
+    with jit.use_path("compiled"):
+        yield

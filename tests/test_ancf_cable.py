@@ -141,12 +141,13 @@ def _free_cable(n: int):
     return m, grp
 
 
+@pytest.mark.compiled
 def test_compiled_kernel_matches_the_numpy_reference():
     # issue 12: the numba kernel and the NumPy form agree to round-off at a large,
     # arbitrary deformation (forces and tangent)
     from fem.elements import kernels
 
-    if not kernels.AVAILABLE:
+    if not kernels.available():
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     m, grp = _free_cable(7)
     q = m.q0[grp.dofs] + 0.2 * np.random.default_rng(3).standard_normal(grp.dofs.shape)
@@ -159,12 +160,13 @@ def test_compiled_kernel_matches_the_numpy_reference():
     assert K2 is None and np.array_equal(f2, f)
 
 
+@pytest.mark.compiled
 def test_compiled_gather_scatter_matches_the_numpy_assembly():
     # issue 12: add_forces gathers q[dofs] and scatters f into the global vector inside
     # the kernel; the generic path (forces_numpy + np.bincount) is the reference
     from fem.elements import ElementFamily, kernels
 
-    if not kernels.AVAILABLE:
+    if not kernels.available():
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     m, grp = _free_cable(9)
     q = m.q0 + 0.2 * np.random.default_rng(5).standard_normal(m.n_dof)

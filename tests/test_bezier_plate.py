@@ -504,7 +504,7 @@ def _kernel_mesh(mesh: str, element: str, thickness_ans: bool):
     import fem
     from fem.elements import kernels
 
-    if not kernels.AVAILABLE:
+    if not kernels.available():
         pytest.skip("numba not available (FEM_NO_JIT or not installed)")
     m = fem.Model()
     grp = m.add_mesh(fem.load_builtin_mesh(mesh), element, Material(6.9e8, 0.3, 1000.0),
@@ -513,6 +513,7 @@ def _kernel_mesh(mesh: str, element: str, thickness_ans: bool):
     return m, grp, m.q0 + 2e-3 * rng.standard_normal(m.n_dof)
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
 @pytest.mark.parametrize("thickness_ans", [True, False])
 def test_compiled_kernel_matches_the_numpy_reference(element, thickness_ans):
@@ -527,6 +528,7 @@ def test_compiled_kernel_matches_the_numpy_reference(element, thickness_ans):
     assert K2 is None and np.abs(f2 - f).max() <= 1e-14 * np.abs(f).max()
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("element", ["bezier_plate", "bezier_plate_shared"])
 @pytest.mark.parametrize("thickness_ans", [True, False])
 def test_group_forces_kernel_is_the_familys_forces_in_the_groups_dofs(element, thickness_ans):

@@ -115,6 +115,7 @@ def _check_kernel(model, seed: int = 0) -> None:
         assert err < 1e-13, (key, err)
 
 
+@pytest.mark.compiled(heavy=True)
 @pytest.mark.parametrize("kinematics", KINEMATICS)
 @pytest.mark.parametrize("basis, n", BASES)
 def test_compiled_chain_matches_numpy(basis, n, kinematics):
@@ -133,6 +134,7 @@ def test_compiled_chain_matches_numpy(basis, n, kinematics):
     _check_kernel(chain, seed=1)
 
 
+@pytest.mark.compiled(heavy=True)
 @pytest.mark.parametrize("kinematics", KINEMATICS)
 @pytest.mark.parametrize("basis, n", BASES)
 def test_compiled_spatial_chain_matches_numpy(basis, n, kinematics):
@@ -165,6 +167,7 @@ def test_links_with_their_kernels_off_keep_numpy():
         assert asm._kernel() is None and asm.constant_structure() is None
 
 
+@pytest.mark.compiled(heavy=True)
 def test_compiled_iterations_match_numpy_run():
     """A two-link fall and a driven hub link run with the compiled iterations (the
     declared structure) and with the NumPy form: the same iterations (at one factor-cost
@@ -200,6 +203,7 @@ def test_compiled_iterations_match_numpy_run():
                 assert np.abs(x - y).max() <= 1e-11 * max(np.abs(y).max(), 1.0)
 
 
+@pytest.mark.compiled(heavy=True)
 @pytest.mark.parametrize("kind", ["hub, driven", "planar", "spatial"])
 def test_compiled_iteration_matrix_of_chains_is_the_saddle(kind):
     """The iteration matrix the compiled loop forms for a chain (the chain's

@@ -13,10 +13,9 @@ from saddlecheck import compiled_and_saddle
 
 import fem
 from fem.cases import load_case
-from fem.elements import kernels
 from fem.solvers.dynamic import GeneralizedAlpha
 
-needs_numba = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba missing or off")
+needs_numba = pytest.mark.compiled(heavy=True)   # the compiled loop (conftest) against the general
 
 
 def _cable(n: int = 8, damping: float = 0.0, drive: bool = False,

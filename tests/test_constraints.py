@@ -69,6 +69,7 @@ def test_angle_drive_torque_sign():
     assert drive.torque(lam, st.q)[0] == pytest.approx(2.0 * 9.81 * 0.25, rel=1e-10)
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("case", ["robot", "screen"])
 def test_compiled_constraint_state_matches_numpy(case):
     # issue 12: Φ and Φ_q values from the compiled pass (fem.constraints.compiled)

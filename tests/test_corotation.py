@@ -90,6 +90,7 @@ def test_corotated_run_matches_plain_run():
                                atol=1e-6 * np.abs(plain.lam).max())
 
 
+@pytest.mark.compiled
 def test_compiled_fit_and_turn_match_numpy():
     # the compiled rotation fit and turning (issue 12) against the NumPy forms
     from fem.solvers import corotation

@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,8 +76,9 @@ def test_reruns_are_bit_identical_beside_a_cpu_burner(tmp_path):
         np.testing.assert_array_equal(there[name], value, err_msg=name)
 
 
+@pytest.mark.compiled(heavy=True)
 def test_compiled_and_numpy_kernels_differ_only_by_amplified_round_off(tmp_path):
-    """``FEM_NO_JIT=1`` (the NumPy forms of every kernel) against the compiled kernels.
+    """The NumPy path (``FEM_JIT=numpy``) against the compiled kernels (this process).
 
     They sum in different orders, so forces differ by round-off and the runs cannot be
     bit-identical; what each output carries is measured and explained in
@@ -85,7 +87,7 @@ def test_compiled_and_numpy_kernels_differ_only_by_amplified_round_off(tmp_path)
     ``1/(βh²)``, and on the robot the initial accelerations of the plate's nearly massless
     ``r_nn`` field, which are the static start's residual over a mass of 1e-13 kg."""
     here = _runs()
-    env = {**os.environ, "FEM_NO_JIT": "1", "PYTHONPATH": os.pathsep.join(
+    env = {**os.environ, "FEM_JIT": "numpy", "PYTHONPATH": os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
     script = RUNS + f"\nnp.savez({str(tmp_path / 'numpy.npz')!r}, **runs())\n"
     subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=ROOT,

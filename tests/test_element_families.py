@@ -156,6 +156,7 @@ def test_mass_is_symmetric_semidefinite_and_translates_the_total_mass(example):
     assert np.einsum("i,eij,j->", u, m, u) == pytest.approx(total, rel=1e-10), name
 
 
+@pytest.mark.compiled
 def test_compiled_kernel_matches_the_numpy_form(example):
     name, m, g, _ = example
     fam = g.family

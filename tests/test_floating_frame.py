@@ -417,6 +417,7 @@ def test_sampled_points_are_kept_and_never_changed():
     assert len(link._sample_cache) <= 16
 
 
+@pytest.mark.compiled
 def test_compiled_fourth_order_terms_match_numpy():
     """The compiled fourth-order foreshortening terms (issue 12) against the NumPy form,
     ≤ 1e-12 relative, through ``local`` (positions, Jacobian and ``Q``)."""
@@ -450,6 +451,7 @@ def test_compiled_fourth_order_terms_match_numpy():
     assert got._Q4 is not None and np.array_equal(got.mul(xv), m_got)   # unchanged
 
 
+@pytest.mark.compiled
 @pytest.mark.parametrize("basis, n", [("bezier", 4), ("bspline", 5), ("modes", 4)])
 def test_compiled_bending_correction_matches_numpy(basis, n):
     """Compiled nonlinear-curvature energy, gradient and Hessian (issue 12) against the

@@ -148,6 +148,7 @@ def test_matvec_matches_the_sparse_product():
     np.testing.assert_allclose(matvec(D)(x), D @ x, rtol=1e-14, atol=1e-14)
 
 
+@pytest.mark.compiled
 def test_compiled_substitution_matches_lapack_dense_and_banded():
     """The compiled substitution of compiled Newton loops (issue 23) solves as LAPACK's
     getrs/gbtrs do, to round-off, pivoting included."""
@@ -181,6 +182,7 @@ def test_compiled_substitution_matches_lapack_dense_and_banded():
     assert np.abs(F.solve(b) - x).max() <= 1e-12 * np.abs(x_ref).max()
 
 
+@pytest.mark.compiled
 def test_compiled_band_lu_is_lapacks():
     """The compiled band LU of compiled Newton loops (issue 23) pivots as LAPACK's gbtrf,
     its factors and solves equal gbtrf's to round-off in gbtrf's layout (so

@@ -515,6 +515,7 @@ def test_joints_on_reduced_points_keep_the_quadratic_form():
 
 @pytest.mark.parametrize("nonlinear, tol", [(False, 0.0), (True, 0.0), (True, 1e-6)],
                          ids=["linear", "cubic", "cubic compressed"])
+@pytest.mark.compiled(heavy=True)
 def test_compiled_body_kernel_is_the_bodys_inertia_and_forces(nonlinear, tol):
     """``fem.bodies.kernels.body_terms`` on the declared data against
     ``ReducedBody.inertia`` and ``forces`` (weight, point load, linear or cubic modal
@@ -546,6 +547,7 @@ def test_compiled_body_kernel_is_the_bodys_inertia_and_forces(nonlinear, tol):
     assert body.compiled_kernel(g) is None and mb2.assemble().constant_structure() is None
 
 
+@pytest.mark.compiled(heavy=True)
 @pytest.mark.parametrize("nonlinear", [False, True], ids=["linear", "cubic"])
 def test_reduced_pendulum_runs_compiled_as_the_general_path(monkeypatch, nonlinear):
     """The falling hinged rod through the compiled Newton loop (the body's kernel, the
@@ -576,6 +578,7 @@ def test_reduced_pendulum_runs_compiled_as_the_general_path(monkeypatch, nonline
     assert fast.stats["residual_constraints"].max() < 1e-10
 
 
+@pytest.mark.compiled(heavy=True)
 def test_reduced_flagship_runs_compiled_as_the_general_path(tmp_path, monkeypatch):
     """The flagship with its reduced platform (hexagon_6, the paper's soft plate): its
     motors' servo rows (actuators affine in q) and the U axes on the platform's edge
@@ -806,6 +809,7 @@ def test_pair_enrichment_holds_every_pairs_modal_derivative():
         reduce_body(m, inter, n_modes=2, enrich=2, enrich_weight="pairs")
 
 
+@pytest.mark.compiled(heavy=True)
 def test_fe_damping_is_the_fe_models_damping_at_the_current_pose(tmp_path):
     """``damping="fe"``: the body's damping force is the FE model's ``β K ẋ`` on the
     slots' absolute velocities at the current pose, ``J(q)ᵀ C J(q) q̇`` with ``J =

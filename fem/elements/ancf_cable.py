@@ -119,7 +119,7 @@ class AncfCable(ElementFamily):
 
     # ----------------------------------------------------------------- forces
     def forces(self, q, v=None, tangent=False):
-        if kernels.AVAILABLE and self.use_kernel:
+        if kernels.available() and self.use_kernel:
             n = self.n_elements
             Q = np.ascontiguousarray(q, dtype=float).reshape(n, 4, 3)
             f = np.empty((n, 12))
@@ -130,7 +130,7 @@ class AncfCable(ElementFamily):
         return self.forces_numpy(q, v, tangent)
 
     def add_forces(self, q, v, dofs, out, tangent=False):
-        if not (kernels.AVAILABLE and self.use_kernel):
+        if not (kernels.available() and self.use_kernel):
             return super().add_forces(q, v, dofs, out, tangent)
         n = self.n_elements
         Q, f = self._gather
@@ -140,7 +140,7 @@ class AncfCable(ElementFamily):
         return K if tangent else None
 
     def compiled_forces(self):
-        if not (kernels.AVAILABLE and self.use_kernel):
+        if not (kernels.available() and self.use_kernel):
             return None
         Q, f = self._gather
         return (kernels.KIND_CABLE, *kernels.work_arrays(

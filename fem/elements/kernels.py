@@ -1,9 +1,11 @@
 """Compiled element kernels (numba), with the NumPy forms as their references.
 
-A family uses a kernel here when :data:`AVAILABLE` is true and keeps its NumPy form
-otherwise (numba missing, or ``FEM_NO_JIT=1`` in the environment); both give the same
-forces and tangents to round-off, which the tests check.  Kernels are compiled once per
-machine and cached on disk (``cache=True``), so a second process does not recompile.
+A family uses a kernel here when :func:`available` is true (the process runs the compiled
+path, :func:`fem.core.jit.path`) and keeps its NumPy form otherwise; both give the same
+forces and tangents to round-off, which the tests check.  The kernels are defined on the
+first call of :func:`available` (then the module's names below are the compiled
+functions) and their compiled code is cached on disk (``cache=True``, in the user's
+cache, :func:`fem.core.jit.cache_dir`).
 
 Each kernel loops over elements × quadrature points in compiled code: for the cable,
 force and symmetric tangent cost ≈ 0.8 µs per element instead of ≈ 5–8 µs of NumPy
@@ -14,15 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import numba_module
+from ..core.jit import compiled
 
-__all__ = ["AVAILABLE", "cable_forces"]
+__all__ = ["available", "cable_forces"]
 
-numba = numba_module()
-AVAILABLE = numba is not None
 cable_forces = None
 
-if AVAILABLE:
+@compiled
+def _build_cable_forces(numba):
+    global cable_forces
 
     @numba.njit(cache=True, fastmath=False)
     def cable_forces(Q, N1, N2, wa, wb, eps_out, f, K, tangent):  # pragma: no cover - jit
@@ -115,12 +117,15 @@ if AVAILABLE:
                         for i in range(3):
                             for j in range(3):
                                 K[e, 3 * m + j, 3 * k + i] = K[e, 3 * k + i, 3 * m + j]
+    return cable_forces
 
 
 __all__ += ["cable_forces_global"]
 cable_forces_global = None
 
-if AVAILABLE:
+@compiled
+def _build_cable_forces_global(numba):
+    global cable_forces_global
 
     @numba.njit(cache=True, fastmath=False)
     def cable_forces_global(q, dofs, N1, N2, wa, wb, eps_out, Q, f, out, K,
@@ -138,12 +143,15 @@ if AVAILABLE:
         for e in range(n):
             for i in range(12):
                 out[dofs[e, i]] += f[e, i]
+    return cable_forces_global
 
 
 __all__ += ["plate_forces"]
 plate_forces = None
 
-if AVAILABLE:
+@compiled
+def _build_plate_forces(numba):
+    global plate_forces
     _PA = np.array([0, 1, 2, 1, 0, 0])
     _PB = np.array([0, 1, 2, 2, 2, 1])
 
@@ -278,12 +286,15 @@ if AVAILABLE:
                 for m in range(16):
                     for c in range(3):
                         K[e, 3 * k + c, 3 * m + c] += Kg[k, m]
+    return plate_forces
 
 
 __all__ += ["plate_forces_global"]
 plate_forces_global = None
 
-if AVAILABLE:
+@compiled
+def _build_plate_forces_global(numba):
+    global plate_forces_global
 
     @numba.njit(cache=True, fastmath=False)
     def plate_forces_global(q, dofs, dS, D, d0, dSt, lam, d0t, Q, f, out, K,
@@ -302,6 +313,7 @@ if AVAILABLE:
         for e in range(n):
             for i in range(48):
                 out[dofs[e, i]] += f[e, i]
+    return plate_forces_global
 
 
 __all__ += ["KIND_CABLE", "KIND_PLATE", "KIND_NONE", "N_ARRAYS2", "N_ARRAYS3", "group_forces",
@@ -337,7 +349,9 @@ def work_arrays(arrays3, arrays2) -> tuple[tuple, tuple]:
     return fit(arrays3, 3, N_ARRAYS3), fit(arrays2, 2, N_ARRAYS2)
 
 
-if AVAILABLE:
+@compiled
+def _build_group_forces(numba):
+    global group_forces
 
     @numba.njit(cache=True)
     def group_forces(kind, q, dofs, arrays3, arrays2, out, K, tangent):  # pragma: no cover
@@ -361,3 +375,13 @@ if AVAILABLE:
                                 arrays3[2].reshape((n, nq, 6, 6)),
                                 arrays2[0].reshape((n, nq, 6)), arrays3[3], arrays2[1],
                                 arrays2[2], Q, arrays2[3], out, K, tangent)
+    return group_forces
+
+
+def available() -> bool:
+    """Whether the compiled kernels run in this process (the compiled path); defines
+    them on the first call."""
+    built = [b() for b in (_build_cable_forces, _build_cable_forces_global,
+                           _build_plate_forces, _build_plate_forces_global,
+                           _build_group_forces)]
+    return all(b is not None for b in built)

@@ -47,7 +47,7 @@ class OutputOptions:
 
 OPTIONS = OutputOptions()
 
-TIMING: dict[str, float] = {"run": 0.0, "writing": 0.0, "rendering": 0.0}
+TIMING: dict[str, float] = {"run": 0.0, "writing": 0.0, "rendering": 0.0, "compiling": 0.0}
 """Wall time [s] of the last case's ``run()`` (:func:`fem.cases.run_case`), and the time
 spent in it writing results (series frames, result arrays, plots of
 :func:`write_outputs`) and rendering pictures — for the terminal and ``summary.json`` of

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..assembly.linalg import Factorization
 from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
+from ..core.jit import bar_while_compiling
 from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
 from ..io.results import Result
@@ -789,7 +790,8 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
         bar = tqdm(total=n_steps, desc=f"{model.name}", unit="step", leave=False,
                    dynamic_ncols=True, disable=None)     # None: not on a pipe or a file
     try:
-        _march(ga, res, n_steps, dt, t_end, record_every, on_step, bar)
+        with contextlib.nullcontext() if bar is None else bar_while_compiling(bar):
+            _march(ga, res, n_steps, dt, t_end, record_every, on_step, bar)
     except BaseException:
         # keep what was computed, even on failure; a flush that fails too (the disk is
         # full) must not hide the first error, and the .part file keeps the records

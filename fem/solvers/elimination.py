@@ -219,6 +219,9 @@ class EliminatedFactorization(Factorization):
         return x
 
 
+_dense_solve = None
+
+
 @compiled
 def elimination_kernels(numba):
     """``(reduce, substitute)``, compiled:
@@ -228,9 +231,12 @@ def elimination_kernels(numba):
       the few pivot columns and rows; the pivot rows and columns kept for the solve);
     * ``substitute(lu, piv, el, b, x)``: ``x`` solves the full saddle with the reduced
       saddle's LU factors in ``lu``, ``piv`` (``getrf``'s layout)."""
+    global _dense_solve
     from ..assembly.linalg import substitution_kernels
 
-    dense = substitution_kernels()[0]
+    # a module global, not a closure cell: numba keys a closure's disk cache on its
+    # cells, and a cell holding a dispatcher differs in every process (never a hit)
+    _dense_solve = substitution_kernels()[0]
     U = np.uint64
 
     @numba.njit(cache=True)
@@ -292,7 +298,7 @@ def elimination_kernels(numba):
             if gk != 0.0:
                 for e in range(Hp[k], Hp[k + 1]):
                     y[red[Hj[e]]] -= Hx[e] * gk
-        dense(lu, piv, y)
+        _dense_solve(lu, piv, y)
         for a in range(sub.size):
             x[sub[a]] = y[a]
         for k in range(nl):                   # Δq_p = d_p − H Δq_f

@@ -664,7 +664,7 @@ class BezierTrianglePlate(ElementFamily):
         ``K = Σ_q Bᵀ D B + 2 Σ_q Σ_ab P_ab ∂_a S ∂_b Sᵀ ⊗ I₃`` with ``B = ∂d/∂e``.  The
         velocity ``v`` is not used (no damping).
         """
-        if kernels.AVAILABLE and self.use_kernel:
+        if kernels.available() and self.use_kernel:
             Q = np.ascontiguousarray(self._check_q(q))
             n = self.n_elements
             if self._ans is not None:
@@ -688,7 +688,7 @@ class BezierTrianglePlate(ElementFamily):
         constant map from the vertex fields to the 48 coordinates of eq 11 is already in
         the shape-function derivatives (:meth:`_tab`), so the group's ``dofs`` take the
         forces and tangents as they are."""
-        if not (kernels.AVAILABLE and self.use_kernel):
+        if not (kernels.available() and self.use_kernel):
             return None
         n, nq = self.n_elements, self._dS.shape[1]
         if self._ans is not None:

@@ -1,0 +1,82 @@
+"""A run never waits for the compiler: with an empty cache ``fem run`` takes the NumPy
+path at once, with the kernels compiled and cached it takes the compiled path; both give
+the same headline figures (1e-6 of their size), ``summary.json`` says which path ran,
+and a rerun on the same path is bit-identical."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fem(args: list[str], cache: Path, jit: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "FEM_JIT": jit,
+           "FEM_JIT_BACKGROUND": "0",
+           "PYTHONPATH": os.pathsep.join([str(ROOT)] + [
+               p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("FEM_NO_JIT", None)
+    proc = subprocess.run([sys.executable, "-m", "fem", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    return proc
+
+
+def _run(case: str, params: list[str], out: Path, cache: Path, jit: str = "auto") -> dict:
+    args = ["run", case, "--no-render", "--json", "--out", str(out)]
+    for p in params:
+        args += ["-p", p]
+    proc = _fem(args, cache, jit)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _figures(summary: dict) -> dict[str, float]:
+    """The headline figures: the summary's numbers less run metadata and the solver's
+    round-off diagnostics (residuals)."""
+    skip = {"wall_s", "real_time_factor", "compile_s", "seed"}
+    return {k: float(v) for k, v in summary.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in skip
+            and "residual" not in k}
+
+
+CASES = [
+    pytest.param("cantilever_cable", ["analysis=static", "n_elements=8"], id="cable"),
+    pytest.param("parallel_robot_flexible_platform", [], id="main job",
+                 marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("case, params", CASES)
+def test_empty_and_full_cache_give_the_same_figures_on_their_paths(tmp_path, case, params):
+    pytest.importorskip("numba")
+    cache = tmp_path / "cache"
+    empty = _run(case, params, tmp_path / "empty", cache)
+    assert empty["kernels"] == "numpy" and empty["compile_s"] == 0.0
+    assert _fem(["compile", "--status"], cache, "auto").returncode == 1
+    # fill the cache with this case's kernels, as `fem compile` does for every case
+    filling = _run(case, params, tmp_path / "filling", cache, jit="compiled")
+    assert filling["kernels"] == "compiled" and filling["compile_s"] > 0
+    subprocess.run([sys.executable, "-c", "from fem.core import jit; jit.mark_ready()"],
+                   check=True, cwd=ROOT, env={**os.environ, "XDG_CACHE_HOME": str(cache),
+                                              "PYTHONPATH": str(ROOT) + os.pathsep
+                                              + os.environ.get("PYTHONPATH", "")})
+    assert _fem(["compile", "--status"], cache, "auto").returncode == 0
+    full = _run(case, params, tmp_path / "full", cache)
+    assert full["kernels"] == "compiled" and full["compile_s"] == 0.0
+    a, b = _figures(empty), _figures(full)
+    assert a.keys() == b.keys() and a
+    assert _figures(empty) != {} and "tip_z_m" in a
+    for key, x in a.items():
+        assert abs(b[key] - x) <= 1e-6 * max(abs(x), abs(b[key]), 1e-12), (key, x, b[key])
+    again = _run(case, params, tmp_path / "again", cache)        # the same path again
+    assert again["kernels"] == "compiled" and _figures(again) == b
+    again_numpy = _run(case, params, tmp_path / "again_numpy", cache, jit="numpy")
+    assert again_numpy["kernels"] == "numpy" and _figures(again_numpy) == a
