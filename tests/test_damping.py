@@ -213,9 +213,11 @@ def spinning_state(m, Omega: float, moving: np.ndarray, vectors: np.ndarray):
     return q, state(q)[0]
 
 
-def spin_energy_change(kind: str, damping: str | None, value: float) -> float:
-    """Largest relative change of the total (kinetic + elastic) energy of the pinned link
-    spinning steadily about z at one turn per second, over 1 s (h = 1 ms, ρ∞ = 1)."""
+def spin(kind: str, damping: str | None, value: float):
+    """The pinned link spinning steadily about z at one turn per second for 1 s (h = 1 ms,
+    ρ∞ = 1): ``(E, W)`` — the total (kinetic + elastic) energy at every step and the work
+    the damping forces have taken out since the start, ``W(t) = ∫ q̇ᵀ f_d dt``
+    (trapezoidal), ``f_d`` the strain-rate forces and ``C q̇``."""
     m, part = build(kind, damping, "pin", value)
     n = m.n_dof
     if kind in ("cable", "beam"):
@@ -227,26 +229,43 @@ def spin_energy_change(kind: str, damping: str | None, value: float) -> float:
         vectors = part.frame_dofs[3:9:3] if kind == "floating_frame" else part.dofs[3:9:3]
     q0, v0 = spinning_state(m, OMEGA_SPIN, moving, vectors)
     res = fem.simulate(m, 1.0, 1e-3, q0=q0, v0=v0, rho_inf=1.0, tol=1e-10)
-    En = np.array([m.energy(q, v)["total_J"] for q, v in zip(res.q, res.v, strict=True)])
-    return float(np.abs(En - En[0]).max() / En[0])
+    asm = m.assemble()
+    E, P = [], []
+    for q, v in zip(res.q, res.v, strict=True):
+        E.append(m.energy(q, v)["total_J"])
+        fd = asm.internal_forces(q, v)[0] - asm.internal_forces(q)[0] + asm.damping_force(v)
+        P.append(float(v @ fd))
+    P = np.array(P)
+    W = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(res.t))])
+    return np.array(E), W
 
 
 @pytest.mark.parametrize("kind", list(MODELS))
 def test_rigid_spin_loses_no_energy_to_damping(kind):
     """The damping of the decay test (ζ = 0.02 on the first mode) on a link spinning
-    rigidly: energy kept to 1e-9 relative over one second (measured ≤ 1e-13)."""
+    rigidly: the damping takes out less than 1e-9 of the energy in one second (measured
+    ≤ 1e-17), and the energy follows the undamped run's to 1e-9 (measured ≤ 5e-11).  The
+    energy itself stays within 1e-9 (measured ≤ 8e-10, the same with and without
+    damping: the integrator's own error, largest for the reduced body)."""
     w1 = first_frequency(kind)
     value = 2 * ZETA / w1 if MODELS[kind] == "strain_rate" else ZETA
-    assert spin_energy_change(kind, MODELS[kind], value) <= 1e-9
+    E, W = spin(kind, MODELS[kind], value)
+    E0, _ = spin(kind, None, 0.0)
+    assert np.abs(W).max() <= 1e-9 * E[0]
+    assert np.abs(E - E0).max() <= 1e-9 * E[0]
+    assert np.abs(E - E[0]).max() <= 1e-9 * E[0]
 
 
 @pytest.mark.parametrize("kind", ["cable", "beam"])
 def test_reference_damping_stops_a_rigid_spin(kind):
     """The same β = η as a constant ``C = β K(q_ref)`` fails the spin test: a turned link
     looks strained to the reference tangent, and the spin is damped out (measured: the
-    energy falls by more than 99 % within the second)."""
+    energy falls to below 1e-6 of its start within the second, all of it taken by the
+    damping)."""
     w1 = first_frequency(kind)
-    assert spin_energy_change(kind, "reference", 2 * ZETA / w1) > 0.5
+    E, W = spin(kind, "reference", 2 * ZETA / w1)
+    assert E[-1] < 0.5 * E[0]
+    assert W[-1] > 0.5 * E[0]
 
 
 # ------------------------------------------------------------------ tangents
