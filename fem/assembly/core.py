@@ -173,17 +173,20 @@ class Assembly(ConstraintEquations, System):
         offsets = np.cumsum([0] + [g.dofs.size * g.dofs.shape[1] for g in self.elastic])
         at = 0
         for i, grp in enumerate(self.elastic):
-            eta = sum(e for g, e in model.strain_rate_damping if g is grp)
-            if not any(g is grp for g, _ in model.strain_rate_damping):
+            etas = [e for g, e in model.strain_rate_damping if g is grp]
+            if not etas:
                 continue
             size = int(offsets[i + 1] - offsets[i])
-            self._viscous.append((i, grp, np.full(grp.n_elements, float(eta)),
+            self._viscous.append((i, grp, np.full(grp.n_elements, float(sum(etas))),
                                   int(offsets[i]), size, at))
             at += size
 
     @property
     def has_damping(self) -> bool:
-        """Whether the model has structural damping (:meth:`Model.add_damping`)."""
+        """Whether the model has a constant damping matrix ``C`` (:meth:`Model.add_damping`
+        of kind "reference", bodies' damping matrices such as
+        :meth:`Model.add_modal_damping`); strain-rate damping is part of
+        :meth:`internal_forces` instead."""
         return self._cvals is not None
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
