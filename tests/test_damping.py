@@ -215,9 +215,9 @@ def spinning_state(m, Omega: float, moving: np.ndarray, vectors: np.ndarray):
 
 def spin(kind: str, damping: str | None, value: float):
     """The pinned link spinning steadily about z at one turn per second for 1 s (h = 1 ms,
-    ρ∞ = 1, velocities projected): ``(E, W)`` — the total (kinetic + elastic) energy at every step and the work
-    the damping forces have taken out since the start, ``W(t) = ∫ q̇ᵀ f_d dt``
-    (trapezoidal), ``f_d`` the strain-rate forces and ``C q̇``."""
+    ρ∞ = 1, velocities projected): ``(E, W)`` — the total (kinetic + elastic) energy at
+    every step and the work the damping forces have taken out since the start,
+    ``W(t) = ∫ q̇ᵀ f_d dt`` (trapezoidal), ``f_d`` the strain-rate forces and ``C q̇``."""
     m, part = build(kind, damping, "pin", value)
     n = m.n_dof
     if kind in ("cable", "beam"):
