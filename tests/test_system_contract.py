@@ -91,7 +91,13 @@ def _models():
                          tip_masses=[1.0, 2.0])
     spatial = dh_chain([[0, 0, np.pi / 2], [0, 0, 0]], 2.0, 10.0, 1e6, 2e3, 2e3, 1e3,
                        angles=[0.0, 0.3])
-    return {"ancf_cable": cable, "ncf_mechanism": pend, "plate_robot": robot,
+    damped_cable = _case("cantilever_cable").build(n_elements=4)
+    damped_cable.add_damping(damped_cable.groups[0], 1e-3, kind="strain_rate")
+    damped_ff = _ff_pendulum()
+    damped_ff.add_modal_damping(damped_ff.nonlinear_bodies[0], 0.05)
+    return {"ancf_cable": cable, "ancf_cable_strain_rate_damping": damped_cable,
+            "ff_pendulum_modal_damping": damped_ff,
+            "ncf_mechanism": pend, "plate_robot": robot,
             "hub_link": spin, "planar_chain": planar, "spatial_chain": spatial,
             "ff_pendulum": _ff_pendulum(), "ff_closed_loop": _ff_four_bar(),
             "ff_hub_link": spin.to_model(), "ff_spatial_chain": spatial.to_model()}

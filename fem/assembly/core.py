@@ -133,6 +133,7 @@ class Assembly(ConstraintEquations, System):
         self._pat_J = Pattern((max(m, 1), n), self._jrows, self._jcols, False)
         jup = self._jup
         self._build_damping(model)
+        self._build_viscous(model)
         srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
                                 self._jcols[jup], self._b_dofs, self._brows])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
@@ -162,9 +163,30 @@ class Assembly(ConstraintEquations, System):
         self._cvals = np.concatenate(vals)
         self.C = self._pat_K(np.concatenate([self._cvals, np.zeros(self._hrows.size)]))
 
+    def _build_viscous(self, model) -> None:
+        """Strain-rate (Kelvin–Voigt) damping of element groups
+        (:meth:`Model.add_damping` with ``kind="strain_rate"``): per damped group its
+        index among the elastic groups, its retardation times, and where its tangent
+        values sit in the element-tangent values and in the velocity-tangent values
+        appended after them (:meth:`internal_forces`)."""
+        self._viscous = []
+        offsets = np.cumsum([0] + [g.dofs.size * g.dofs.shape[1] for g in self.elastic])
+        at = 0
+        for i, grp in enumerate(self.elastic):
+            etas = [e for g, e in model.strain_rate_damping if g is grp]
+            if not etas:
+                continue
+            size = int(offsets[i + 1] - offsets[i])
+            self._viscous.append((i, grp, np.full(grp.n_elements, float(sum(etas))),
+                                  int(offsets[i]), size, at))
+            at += size
+
     @property
     def has_damping(self) -> bool:
-        """Whether the model has structural damping (:meth:`Model.add_damping`)."""
+        """Whether the model has a constant damping matrix ``C`` (:meth:`Model.add_damping`
+        of kind "reference", bodies' damping matrices such as
+        :meth:`Model.add_modal_damping`); strain-rate damping is part of
+        :meth:`internal_forces` instead."""
         return self._cvals is not None
 
     def damping_force(self, v: np.ndarray) -> np.ndarray:
@@ -176,13 +198,27 @@ class Assembly(ConstraintEquations, System):
     # ================================================================ forces
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None,
                         tangent: bool = False):
-        """Global internal forces (n,) and the element tangent values (or None)."""
+        """Global internal forces (n,) and the element tangent values (or None).
+
+        With velocities ``v`` they include the strain-rate damping of element groups
+        (:meth:`Model.add_damping`, ``kind="strain_rate"``); its tangent ``∂f/∂q`` is
+        then part of the element tangent values and its ``∂f/∂q̇`` follows them in the
+        same array (:meth:`saddle` takes it with ``cC``, :meth:`stiffness` ignores it)."""
         f = np.zeros(self.n)
         kv = []
         for grp in self.elastic:
             Ke = grp.family.add_forces(q, v, grp.dofs, f, tangent)
             if tangent:
                 kv.append(Ke.ravel())
+        cv = []
+        if v is not None and self._viscous:
+            for i, grp, eta, _off, _size, _at in self._viscous:
+                fd, dq, dv = grp.family.strain_rate_forces(q[grp.dofs], v[grp.dofs], eta,
+                                                           tangent)
+                f += np.bincount(grp.dofs.ravel(), fd.ravel(), minlength=self.n)
+                if tangent:
+                    kv[i] = kv[i] + dq.ravel()
+                    cv.append(dv.ravel())
         for b in self.bodies:
             fb, Kb = b.forces(q, self.model.gravity, tangent)
             np.add.at(f, b.dofs, fb)
@@ -190,7 +226,7 @@ class Assembly(ConstraintEquations, System):
                 kv.append(Kb.ravel())
         if not tangent:
             return f, None
-        return f, (np.concatenate(kv) if kv else np.zeros(0))
+        return f, (np.concatenate(kv + cv) if kv else np.zeros(0))
 
     @property
     def constant_loads(self) -> bool:
@@ -244,8 +280,9 @@ class Assembly(ConstraintEquations, System):
         actuator on a servo row is affine in ``q`` (:meth:`fem.model.actuators.Actuator.
         affine`), every body declares a compiled kernel
         (:meth:`fem.bodies.NonlinearBody.compiled_kernel`) and, with bodies, the element
-        forces come from at most one group with a compiled kernel; None otherwise.
-        Built once."""
+        forces come from at most one group with a compiled kernel; None otherwise (also
+        with strain-rate damping, a velocity- and configuration-dependent force the
+        compiled loop does not evaluate).  Built once."""
         if self._constant_structure:
             return self._constant_structure[0]
         cs = None
@@ -258,6 +295,7 @@ class Assembly(ConstraintEquations, System):
         products = declare_products(self._general, self.q0)
         affine = [a.affine() for a in self._act]
         if (products is not None and all(x is not None for x in affine)
+                and not self._viscous
                 and all(k is not None for k in kernels)
                 and not (self.bodies and self.elastic and group is None)):
             cs = self._structure(kernels, group, products, affine)
@@ -354,16 +392,26 @@ class Assembly(ConstraintEquations, System):
         """K + Σλ Φ_qq (n × n)."""
         if hvals is None:
             hvals = np.zeros(self._hrows.size)
-        return self._pat_K(np.concatenate([kvals, hvals]))
+        return self._pat_K(np.concatenate([kvals[:self._krows.size], hvals]))
 
     def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
                jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None,
                cC: float = 0.0, inertia=None):
         """``[[cM M + cC C + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo
         rows, whose columns are the actuators' ``−B(q)`` (``q`` needed then); ``C`` the
-        constant damping matrix (:meth:`Model.add_damping`).  With bodies nonlinear in
+        constant damping matrix (:meth:`Model.add_damping`) plus, when ``kvals`` carries
+        it (:meth:`internal_forces` with velocities), the velocity tangent of
+        strain-rate damping.  With bodies nonlinear in
         their coordinates, ``inertia`` (from :meth:`inertia_forces`) adds
         ``cM M(q) + cK ∂f/∂q + cC ∂f/∂q̇`` of their inertia forces; without it, ``cM M(q)``."""
+        nk = self._krows.size
+        if kvals.size > nk:             # ∂f/∂q̇ of strain-rate damping (internal_forces)
+            cv = kvals[nk:]
+            kvals = kvals[:nk]
+            if cC and cK:
+                kvals = kvals.copy()
+                for _i, _g, _eta, off, size, at in self._viscous:
+                    kvals[off:off + size] += (cC / cK) * cv[at:at + size]
         if self._cvals is not None and cC:
             kvals = kvals + (cC / cK if cK else 0.0) * self._cvals
         parts = [cM * self._mvals, cK * kvals, cK * hvals, cJ * jvals,

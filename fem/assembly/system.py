@@ -177,7 +177,10 @@ class System(ABC):
     @abstractmethod
     def internal_forces(self, q, v=None, tangent: bool = False):
         """``(f_int (n,), kvals or None)``: elastic (and configuration-dependent weight)
-        forces, their tangent values for :meth:`stiffness`/:meth:`saddle`."""
+        forces — with velocities ``v`` also the internal forces that depend on them
+        (strain-rate damping) — and their tangent values for
+        :meth:`stiffness`/:meth:`saddle` (a velocity tangent goes to :meth:`saddle`'s
+        ``cC`` term)."""
 
     @abstractmethod
     def external_forces(self, t: float = 0.0, q=None) -> np.ndarray:

@@ -4,7 +4,48 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NonlinearBody", "inertia_from_points"]
+__all__ = ["NonlinearBody", "inertia_from_points", "modal_damping_matrix"]
+
+
+def modal_damping_matrix(M: np.ndarray, K: np.ndarray, ratio,
+                         what: str = "modal damping") -> tuple[np.ndarray, np.ndarray]:
+    """The damping matrix that gives each mode of ``(K, M)`` its damping ratio::
+
+        C = M Φ diag(2 ζᵢ ωᵢ) Φᵀ M,      K Φ = M Φ Ω²,  Φᵀ M Φ = I
+
+    so ``Φᵀ C Φ = diag(2 ζᵢ ωᵢ)``.
+
+    Parameters
+    ----------
+    M, K : ndarray (n, n)
+        Symmetric, ``M`` positive definite.
+    ratio : float or sequence of n floats
+        ``ζ`` of every mode or one per mode, lowest frequency first (each ≥ 0).
+    what : str
+        The name used in error messages.
+
+    Returns
+    -------
+    C : ndarray (n, n)
+    omega : ndarray (n,)
+        The modes' circular frequencies [rad/s].
+    """
+    import scipy.linalg
+
+    from ..core.errors import ModelError
+
+    n = M.shape[0]
+    z = np.asarray(ratio, dtype=float)
+    if z.ndim == 0:
+        z = np.full(n, float(z))
+    if z.shape != (n,) or not np.all(np.isfinite(z)) or np.any(z < 0):
+        raise ModelError(f"{what}: ratio must be one number ≥ 0 or {n} of them (one per "
+                         f"mode); got {ratio!r:.80}")
+    Ms, Ks = 0.5 * (M + M.T), 0.5 * (K + K.T)
+    lam, Phi = scipy.linalg.eigh(Ks, Ms)
+    omega = np.sqrt(np.maximum(lam, 0.0))
+    MP = Ms @ Phi
+    return (MP * (2.0 * z * omega)) @ MP.T, omega
 
 
 def inertia_from_points(w: np.ndarray, J: np.ndarray, H: np.ndarray, v: np.ndarray,

@@ -256,6 +256,40 @@ class ElementFamily:
         out += np.bincount(dofs.ravel(), fe.ravel(), minlength=out.size)
         return Ke
 
+    strain_rate_damping: ClassVar[bool] = False
+    """Whether the family has strain-rate (Kelvin–Voigt) damping,
+    :meth:`strain_rate_forces` (:meth:`fem.Model.add_damping` with
+    ``kind="strain_rate"``)."""
+
+    def strain_rate_forces(self, q: np.ndarray, v: np.ndarray, eta: np.ndarray,
+                           tangent: bool = False):
+        """Strain-rate (Kelvin–Voigt) damping forces of the batch.
+
+        With the family's strain measures ``s(q)`` and section stiffnesses ``D`` (its
+        energy ``U = ½ ∫ sᵀ D s``), the viscous stresses are ``η D ṡ`` and the damping
+        force is their virtual work, ``f_d = η ∫ (∂s/∂q)ᵀ D ṡ``, ``ṡ = (∂s/∂q) q̇``:
+        zero whenever the strains do not change (a rigid motion), and ``η K q̇`` for a
+        small vibration about the stress-free reference (``K`` its stiffness), so a
+        mode of frequency ω gets the damping ratio ``ζ = η ω / 2``.
+
+        Parameters
+        ----------
+        q, v : ndarray (n_el, n_dof)
+            Element coordinates and velocities.
+        eta : ndarray (n_el,)
+            Retardation time [s] of each element.
+        tangent : bool
+            Also return ``∂f_d/∂q`` and ``∂f_d/∂q̇``.
+
+        Returns
+        -------
+        f_d : ndarray (n_el, n_dof)
+        dq, dv : ndarray (n_el, n_dof, n_dof) or None
+            ``∂f_d/∂q`` and ``∂f_d/∂q̇`` (None without ``tangent``).
+        """
+        raise ModelError(f"element {self.name!r} has no strain-rate damping; use "
+                         "add_damping(group, beta) (kind='reference')")
+
     def compiled_forces(self) -> tuple | None:
         """The family's force kernel as data for compiled solvers:
         ``(kind, arrays3, arrays2)`` — the kernel's number in

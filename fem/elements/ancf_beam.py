@@ -368,6 +368,44 @@ class AncfBeam(ElementFamily):
         K += np.swapaxes(G.reshape(n, npt * nk, 24), 1, 2) @ WG.reshape(n, npt * nk, 24)
         return f, K
 
+    strain_rate_damping = True
+
+    def strain_rate_forces(self, q, v, eta, tangent=False):
+        """Kelvin–Voigt damping of the beam (:meth:`ElementFamily.strain_rate_forces`).
+
+        Every strain is a rotation-invariant dot product, ``sₖ = ½ aᵀ Sₖ a − cₖ``, so its
+        rate ``ṡₖ = aᵀ Sₖ ȧ`` is zero in every rigid motion (any rotation, deformed or
+        not)::
+
+            f_d = Σ_p w Gᵀ (η C ṡ),   G = ∂s/∂q,   ṡ = G q̇
+            ∂f_d/∂q̇ = η Σ_p w Gᵀ C G,
+            ∂f_d/∂q = Σ_p w [Bᵀ (Σₖ σ_d,ₖ Sₖ) B ⊗ I₃ + η Gᵀ C Ġ]
+
+        with ``σ_d = η C ṡ`` and ``Ġ = ∂ṡ/∂q`` (``G`` with ``ȧ`` for ``a``).
+        """
+        n, (_, npt, ns, _) = self.n_elements, self._B.shape
+        nk = self._S.shape[0]
+        a = self._a(np.asarray(q, float).reshape(n, 8, 3))          # (n, p, slots, 3)
+        ad = self._a(np.asarray(v, float).reshape(n, 8, 3))
+        SA = (self._S.reshape(nk * ns, ns) @ a).reshape(n, npt, nk, ns, 3)   # Sₖ a
+        sd = np.einsum("epksd,epsd->epk", SA, ad)                     # ṡ
+        wc = self._WC * eta[:, None, None, None]                     # η w C
+        sig = np.einsum("epkl,epl->epk", wc, sd)                     # w σ_d
+        T = (sig @ self._S.reshape(nk, ns * ns)).reshape(n, npt, ns, ns)
+        dW = T @ a
+        f = (self._Bt2 @ dW.reshape(n, npt * ns, 3)).reshape(n, 24)
+        if not tangent:
+            return f, None, None
+        G = (self._Bt[:, :, None] @ SA).reshape(n, npt, nk, 24)     # ∂s/∂q
+        SAd = (self._S.reshape(nk * ns, ns) @ ad).reshape(n, npt, nk, ns, 3)
+        Gd = (self._Bt[:, :, None] @ SAd).reshape(n, npt, nk, 24)   # ∂ṡ/∂q
+        Gt = np.swapaxes(G.reshape(n, npt * nk, 24), 1, 2)
+        dv = Gt @ (wc @ G).reshape(n, npt * nk, 24)
+        K1 = (self._Bt @ T @ self._B).sum(axis=1)
+        dq = np.einsum("eab,cd->eacbd", K1, np.eye(3)).reshape(n, 24, 24)
+        dq += Gt @ (wc @ Gd).reshape(n, npt * nk, 24)
+        return f, dq, dv
+
     def energy(self, q):
         a = self._a(q.reshape(self.n_elements, 8, 3))
         s = self._strain(a) - self._c

@@ -26,6 +26,11 @@ from . import ElementFamily, kernels, register
 from .quadrature import gauss_legendre
 from .shape import hermite
 
+# the permutation symbol ε_ijk
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    _LEVI_CIVITA[_i, _j, _k], _LEVI_CIVITA[_i, _k, _j] = 1.0, -1.0
+
 
 @register("ancf_cable")
 class AncfCable(ElementFamily):
@@ -190,6 +195,98 @@ class AncfCable(ElementFamily):
         HB = (H @ self._Bq).reshape(n, nq * 6, 12)
         K = self._BqT @ HB
         return f, K
+
+    strain_rate_damping = True
+
+    def strain_rate_forces(self, q, v, eta, tangent=False):
+        """Kelvin–Voigt damping of the cable (:meth:`ElementFamily.strain_rate_forces`).
+
+        The strain measures are the axial strain ``ε = ½ (r′·r′ − 1)`` and the curvature
+        vector ``k = r′ × r″ / |r′|³`` (``|k|² = κ²``, so ``U = ½ ∫ EA ε² + EI |k|² dx``
+        as in :meth:`forces`).  The bending rate is ``k̇`` seen from a frame that turns
+        with the tangent ``t = r′/|r′|``: ``P k̇`` with ``P = I − t tᵀ`` (``t·k = 0``, so
+        ``t·k̇ = −ṫ·k`` is the part of ``k̇`` that turning the tangent makes).  With the
+        dissipation ``D = ½ η ∫ EA ε̇² + EI |P k̇|² dx`` the force is ``∂D/∂q̇``::
+
+            f_d = η ∫ EA ε̇ ∂ε/∂q + EI (∂k/∂q)ᵀ P k̇ dx
+
+        In a rigid motion (translation, rotation ω) ``ε̇ = 0`` and
+        ``P k̇ = P (ω × k) = (ω·t) t × k``: zero for a straight cable and for any rotation
+        normal to the tangent (planar motion of a planar cable included); a spin about
+        the cable's own tangent turns the plane of a curved cable, which the
+        gradient-deficient cable cannot tell from bending (it has no section frame), and
+        dissipates ``η EI (ω·t)² κ²`` per unit length.  About a straight reference
+        ``P k̇ = k̇``: ``f_d = η K q̇``.
+        """
+        n, nq = self.n_elements, self._nq
+        Q = np.asarray(q, float).reshape(n, 4, 3)
+        V = np.asarray(v, float).reshape(n, 4, 3)
+        ab, vb = self._Nd @ Q, self._Nd @ V
+        a, b = ab[:, :nq], ab[:, nq:]
+        ad, bd = vb[:, :nq], vb[:, nq:]
+        A = np.einsum("eqd,eqd->eq", a, a)
+        phi = A ** -1.5
+        p1 = -1.5 * A ** -2.5                      # φ′(A)
+        c = np.cross(a, b)
+        epsd = np.einsum("eqd,eqd->eq", a, ad)     # ε̇
+        # k̇ = φ (ȧ × b + a × ḃ) + 2 φ′ (a·ȧ) c, and its part normal to the tangent
+        kd = (phi[..., None] * (np.cross(ad, b) + np.cross(a, bd))
+              + (2.0 * p1 * epsd)[..., None] * c)
+        pa = np.einsum("eqd,eqd->eq", a, kd)      # a·k̇
+        kp = kd - (pa / A)[..., None] * a          # P k̇
+        wa = eta[:, None] * self._wa               # η EA dx
+        wb = eta[:, None] * self._wL * self.EI[:, None]    # η EI dx
+        ck = np.einsum("eqd,eqd->eq", c, kp)
+        # (∂k/∂a)ᵀ x = φ b × x + 2 φ′ (c·x) a;  (∂k/∂b)ᵀ x = φ x × a
+        ga = (wa * epsd)[..., None] * a + wb[..., None] * (
+            phi[..., None] * np.cross(b, kp) + (2.0 * p1 * ck)[..., None] * a)
+        gb = wb[..., None] * phi[..., None] * np.cross(kp, a)
+        f = (self._NdT @ np.concatenate([ga, gb], axis=1)).reshape(n, 12)
+        if not tangent:
+            return f, None, None
+        p2 = 3.75 * A ** -3.5                      # φ″(A)
+        eps3 = _LEVI_CIVITA
+        I3 = np.eye(3)
+        x = lambda s: s[..., None, None]
+        # J = ∂k/∂(a, b) (3 × 6) and the Hessians ∂²kᵢ/∂u∂u (3 × 6 × 6), u = (a, b)
+        Eb = np.einsum("inl,eql->eqin", eps3, b)           # ε_inl b_l
+        Ea = np.einsum("ijm,eqj->eqim", eps3, a)           # ε_ijm a_j
+        J = np.empty((n, nq, 3, 6))
+        J[..., :3] = x(phi) * Eb + x(2.0 * p1) * (c[..., :, None] * a[..., None, :])
+        J[..., 3:] = x(phi) * Ea
+        H = np.zeros((n, nq, 3, 6, 6))
+        Ha = 2.0 * p1[..., None, None, None] * (
+            Eb[..., :, :, None] * a[..., None, None, :]
+            + Eb[..., :, None, :] * a[..., None, :, None])
+        Ha += c[..., :, None, None] * (
+            4.0 * p2[..., None, None, None] * (a[..., None, :, None] * a[..., None, None, :])
+            + 2.0 * p1[..., None, None, None] * I3)
+        H[..., :3, :3] = Ha
+        Hab = phi[..., None, None, None] * eps3 + 2.0 * p1[..., None, None, None] * (
+            a[..., None, :, None] * Ea[..., :, None, :])
+        H[..., :3, 3:] = Hab
+        H[..., 3:, :3] = np.swapaxes(Hab, -1, -2)
+        ud = np.concatenate([ad, bd], axis=-1)             # (n, q, 6)
+        Jd = np.einsum("eqimn,eqn->eqim", H, ud)           # ∂k̇/∂u
+        P = I3 - a[..., :, None] * a[..., None, :] / x(A)
+        PJ = P @ J
+        # ∂(P k̇)/∂u = P ∂k̇/∂u + (∂P/∂a) k̇,
+        # (∂P/∂a_m) k̇ = −(e_m (a·k̇) + a k̇_m) / A + 2 (a·k̇) a a_m / A²
+        dkp = P @ Jd
+        dkp[..., :3] += (-(x(pa) * I3 + a[..., :, None] * kd[..., None, :]) / x(A)
+                         + x(2.0 * pa / A**2) * (a[..., :, None] * a[..., None, :]))
+        au = np.concatenate([a, np.zeros_like(a)], axis=-1)            # ∂ε/∂u
+        adu = np.concatenate([ad, np.zeros_like(ad)], axis=-1)         # ∂ε̇/∂u
+        Tv = x(wa) * (au[..., :, None] * au[..., None, :]) + x(wb) * np.einsum(
+            "eqim,eqin->eqmn", PJ, PJ)
+        Tq = x(wa) * (au[..., :, None] * adu[..., None, :]) + x(wb) * (
+            np.einsum("eqim,eqin->eqmn", J, dkp) + np.einsum("eqi,eqimn->eqmn", kp, H))
+        Tq[..., :3, :3] += x(wa * epsd) * I3
+        # u = (r′, r″) at each point: the 6 rows of self._Bq
+        Bq = self._Bq                                        # (n, q, 6, 12)
+        dv = np.einsum("eqmk,eqmn,eqnl->ekl", Bq, Tv, Bq)
+        dq = np.einsum("eqmk,eqmn,eqnl->ekl", Bq, Tq, Bq)
+        return f, dq, dv
 
     def energy(self, q):
         a, b = self._ab(q)

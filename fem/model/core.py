@@ -185,6 +185,7 @@ class Model:
         self.bodies: dict[str, Body] = {}
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
+        self.strain_rate_damping: list[tuple[ElementGroup, float]] = []
         self.sketches: list[tuple[str, list[LinearMap]]] = []
         self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
@@ -818,17 +819,49 @@ class Model:
             out.append(self.add_constraint(Dot(axis2, n1, 0.0, f"{name} axis {i}")))
         return out
 
-    def add_damping(self, group: ElementGroup, beta: float) -> None:
-        """Stiffness-proportional (Rayleigh) structural damping ``C = β K`` of an element
-        group, with ``K`` its tangent in the reference state (constant; no damping of
-        rigid translations).  A mode of frequency ω gets the damping ratio ``β ω / 2``."""
+    def add_damping(self, group: ElementGroup, beta: float, kind: str = "reference") -> None:
+        """Structural damping of an element group.
+
+        Parameters
+        ----------
+        group : ElementGroup
+        beta : float
+            ``kind="reference"``: the factor β [s] of ``C = β K``; ``"strain_rate"``: the
+            retardation time η [s].  Either way a small vibration of frequency ω about
+            the stress-free reference gets the damping ratio ``ζ = β ω / 2`` (or
+            ``η ω / 2``): pick ``η = 2 ζ / ω₁`` for ``ζ`` on the first mode.
+        kind : {"reference", "strain_rate"}
+            ``"reference"`` (the default, unchanged): stiffness-proportional (Rayleigh)
+            damping ``C = β K(q_ref)``, a constant matrix from the tangent in the
+            reference configuration.  It leaves rigid translations alone but damps a
+            finite rigid rotation (``K(q_ref)`` sees a turned link as strained): use it
+            for parts that stay near their reference pose.  ``"strain_rate"``:
+            Kelvin–Voigt damping, viscous stresses ``η D ṡ`` on the rates of the
+            element's own strain measures (:meth:`fem.elements.ElementFamily.
+            strain_rate_forces`; the families ``ancf_cable`` and ``ancf_beam``), which
+            spares rigid motion at any pose.  It makes the damping force depend on the
+            configuration, so the compiled Newton loop of generalized-α is not used for
+            such a model (the general path runs).
+        """
         if not isinstance(group, ElementGroup):
             raise ModelError(f"add_damping expects an ElementGroup (returned by "
                              f"add_elements/add_mesh), got {type(group).__name__}")
-        beta = nonnegative(beta, f"damping of {group.name!r}: beta", "s")
+        if kind not in ("reference", "strain_rate"):
+            raise ModelError(f"damping of {group.name!r}: kind must be 'reference' or "
+                             f"'strain_rate', got {kind!r}")
+        what = "beta" if kind == "reference" else "eta (retardation time)"
+        beta = nonnegative(beta, f"damping of {group.name!r}: {what}", "s")
         if not group.family.elastic:
             raise ModelError(f"damping of {group.name!r}: the group is rigid")
-        self.damping.append((group, float(beta)))
+        if kind == "strain_rate":
+            if not group.family.strain_rate_damping:
+                raise ModelError(f"damping of {group.name!r}: element "
+                                 f"{group.family.name!r} has no strain-rate damping (it "
+                                 "exists for ancf_cable and ancf_beam); use "
+                                 "kind='reference'")
+            self.strain_rate_damping.append((group, float(beta)))
+        else:
+            self.damping.append((group, float(beta)))
         self._changed()
 
     def add_link_frame(self, group: ElementGroup, origin, tip, side) -> None:
@@ -845,6 +878,56 @@ class Model:
         for m, what in ((origin, "origin"), (tip, "tip"), (side, "side")):
             point_map(m, f"add_link_frame {group.name!r}: {what}")
         self.link_frames[group.name] = (origin, tip, side)
+
+    def add_modal_damping(self, body, ratio) -> np.ndarray:
+        """Modal damping of a flexible body's elastic coordinates (a floating-frame link,
+        :meth:`add_floating_frame`, or a reduced body, :meth:`add_reduced_body`).
+
+        With ``M_ee`` and ``K_ee`` the body's mass and stiffness on its elastic
+        coordinates ``e`` in the model's reference configuration and ``Φ`` their modes
+        (``K_ee Φ = M_ee Φ Ω²``, ``Φᵀ M_ee Φ = I``), the damping matrix is::
+
+            C_ee = M_ee Φ diag(2 ζᵢ ωᵢ) Φᵀ M_ee
+
+        so mode ``i`` of the body with its frame held gets the damping ratio ``ζᵢ``.
+        ``C`` acts on ``ė`` only: the frame's rigid motion is never damped.  It adds to
+        any damping the body has already (a reduced body's ``Ψᵀ C Ψ``).
+
+        Parameters
+        ----------
+        body : FloatingFrameBody or ReducedBody
+        ratio : float or sequence of float
+            ``ζ`` for every mode, or one per mode (lowest first; as many as the body has
+            elastic coordinates).
+
+        Returns
+        -------
+        ndarray
+            The modes' frequencies ``ωᵢ`` [rad/s] (frame held, reference configuration).
+        """
+        from ..bodies.base import modal_damping_matrix
+        from ..bodies.floating_frame import FloatingFrameBody
+        from ..bodies.reduced import ReducedBody
+
+        if not isinstance(body, FloatingFrameBody | ReducedBody) or \
+                body not in self.nonlinear_bodies:
+            raise ModelError("add_modal_damping expects a body of this model made by "
+                             "add_floating_frame or add_reduced_body; got "
+                             f"{type(body).__name__}")
+        ne = body.dofs.size - 12
+        if ne < 1 or not body.elastic:
+            raise ModelError(f"modal damping of {body.name!r}: the body has no elastic "
+                             "coordinates")
+        q0 = self.q0
+        M = body.mass(q0)[12:, 12:]
+        K = body.forces(q0, np.zeros(3), tangent=True)[1][12:, 12:]
+        C, omega = modal_damping_matrix(M, K, ratio, f"modal damping of {body.name!r}")
+        D = np.zeros((body.k, body.k)) if body.damping_matrix is None \
+            else np.array(body.damping_matrix, float)
+        D[12:, 12:] += C
+        body.damping_matrix = D
+        self._changed()
+        return omega
 
     def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and

@@ -205,6 +205,10 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                          "linear map(s) or rigid(nodes)/averaged(nodes)); or method='free'")
     if model.nonlinear_bodies:
         raise ModelError("reduce_body: the FE model must not contain bodies")
+    if model.strain_rate_damping:
+        raise ModelError("reduce_body: the FE model has strain-rate damping, which a "
+                         "reduction does not carry over; damp the reduced body's modes "
+                         "instead (Model.add_modal_damping)")
     asm = model.assemble()
     n = asm.n
     q = asm.q0 if state is None else coordinates(state, n, "reduce_body: state")
