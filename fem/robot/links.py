@@ -15,9 +15,12 @@ model                     coordinates                                         fr
 
 Flexible models span their first frame (the root) to their last (the tip), both on
 the link's centre line; their section is given by shape and size with a
-:class:`fem.Material`, so the mass and stiffness follow from them.  Every model gives
-its *rigid velocity field* (:meth:`BuiltLink.rigid_velocity`), which the robot uses to
-start a run in motion with no elastic velocity.
+:class:`fem.Material`, so the mass and stiffness follow from them.  ``damping=ζ`` damps
+a flexible link without damping its rigid motion: ANCF links by strain-rate
+(Kelvin–Voigt) damping with ζ at their first cantilever mode (higher modes get more, in
+proportion to their frequency), floating-frame and reduced links by ζ on every mode.
+Every model gives its *rigid velocity field* (:meth:`BuiltLink.rigid_velocity`), which
+the robot uses to start a run in motion with no elastic velocity.
 """
 
 from __future__ import annotations
@@ -116,6 +119,24 @@ class BuiltLink:
             rows.append(self.elastic)
             blocks.append(np.zeros((self.elastic.size, 6)))
         return np.concatenate(rows).astype(np.int64), np.vstack(blocks)
+
+
+def _damping_ratio(value, what: str) -> float:
+    zeta = nonnegative(value, f"{what}: damping (a damping ratio)", "")
+    if zeta >= 1.0:
+        raise ModelError(f"{what}: damping is a damping ratio ζ of the link's modes, below 1 "
+                         f"(0.01–0.05 for metal structures); got {zeta:g}")
+    return zeta
+
+
+def _ancf_damping(model, group, spec, s: dict, L: float, name: str) -> None:
+    """Strain-rate (Kelvin–Voigt) damping with ζ at the link's first cantilever mode,
+    ``η = 2ζ/ω₁``, ``ω₁ = 1.8751² √(EI/ρA) / L²`` (Euler–Bernoulli, the softer plane)."""
+    if spec.damping <= 0:
+        return
+    m = spec.material
+    w1 = 1.87510407**2 * np.sqrt(m.E * min(s["iy"], s["iz"]) / (m.rho * s["area"])) / L**2
+    model.add_damping(group, 2.0 * spec.damping / w1, kind="strain_rate")
 
 
 class LinkModel:
@@ -241,6 +262,7 @@ class AncfBeam(LinkModel):
     width: float | None = None
     height: float | None = None
     elements: int = 4
+    damping: float = 0.0
     kind = "ancf_beam"
     flexible = True
     spans_frames = True
@@ -248,6 +270,7 @@ class AncfBeam(LinkModel):
     def __post_init__(self):
         self.material = validate_material(self.material, "ancf_beam link: material")
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
+        self.damping = _damping_ratio(self.damping, "ancf_beam link")
         section_properties(self.section, "ancf_beam link", self.radius, self.width,
                            self.height)
 
@@ -264,6 +287,8 @@ class AncfBeam(LinkModel):
                                      self.material, name=name, up=T[:, 2], **self._section())
         built = _ancf_frames(model, name, frames, nodes, T, True)
         model.add_link_frame(group, *_chord(built))
+        _ancf_damping(model, group, self, section_properties(
+            self.section, f"link {name!r}", self.radius, self.width, self.height), L, name)
         return BuiltLink(name, self.kind, True, built,
                          _node_fields(model, nodes, ("r", "r_x", "r_y", "r_z")), group=group)
 
@@ -283,6 +308,7 @@ class AncfCable(LinkModel):
     width: float | None = None
     height: float | None = None
     elements: int = 4
+    damping: float = 0.0
     kind = "ancf_cable"
     flexible = True
     spans_frames = True
@@ -290,6 +316,7 @@ class AncfCable(LinkModel):
     def __post_init__(self):
         self.material = validate_material(self.material, "ancf_cable link: material")
         self.elements = integer(self.elements, "ancf_cable link: elements", minimum=1)
+        self.damping = _damping_ratio(self.damping, "ancf_cable link")
         section_properties(self.section, "ancf_cable link", self.radius, self.width,
                            self.height)
 
@@ -303,6 +330,7 @@ class AncfCable(LinkModel):
                                       self.material, s["area"], s["iy"], name=name)
         built = _ancf_frames(model, name, frames, nodes, T, False)
         model.add_link_frame(group, *_chord(built))
+        _ancf_damping(model, group, self, s, L, name)
         return BuiltLink(name, self.kind, True, built, _node_fields(model, nodes, ("r", "r_x")),
                          group=group)
 
@@ -326,6 +354,7 @@ class FloatingFrame(LinkModel):
     basis: str = "bspline"
     functions: int = 6
     kinematics: str = "fourth_order"
+    damping: float = 0.0
     kind = "floating_frame"
     flexible = True
     spans_frames = True
@@ -333,6 +362,7 @@ class FloatingFrame(LinkModel):
     def __post_init__(self):
         self.material = validate_material(self.material, "floating_frame link: material")
         self.functions = integer(self.functions, "floating_frame link: functions", minimum=1)
+        self.damping = _damping_ratio(self.damping, "floating_frame link")
         section_properties(self.section, "floating_frame link", self.radius, self.width,
                            self.height)
 
@@ -348,6 +378,8 @@ class FloatingFrame(LinkModel):
                                  m.E * s["area"], m.E * s["iy"], m.E * s["iz"], G * s["j"],
                                  m.rho * s["ip"], kinematics=self.kinematics)
         body = model.add_floating_frame(name, link, root.position, T)
+        if self.damping > 0:
+            model.add_modal_damping(body, self.damping)
         (n0, p0), (n1, p1) = frames.items()
         built = {
             n0: Frame(name, n0, p0, body.origin, [body.axis(i) for i in range(3)], T),
@@ -382,6 +414,7 @@ class Reduced(LinkModel):
     interfaces: dict
     n_modes: int = 8
     options: dict = field(default_factory=dict)
+    damping: float = 0.0
     kind = "reduced"
     flexible = True
 
@@ -395,6 +428,7 @@ class Reduced(LinkModel):
             raise ModelError("reduced link: interfaces must be a dict of frame name → the "
                              "FE model's point there (or [point, x, y, z] maps)")
         self.n_modes = integer(self.n_modes, "reduced link: n_modes", minimum=0)
+        self.damping = _damping_ratio(self.damping, "reduced link")
 
     def build(self, model, name, frames):
         from ..model.linear_map import LinearMap
@@ -416,6 +450,8 @@ class Reduced(LinkModel):
                                                      for f, m in spec.items()},
                           n_modes=self.n_modes, **self.options)
         body = model.add_reduced_body(name, red)
+        if self.damping > 0:
+            model.add_modal_damping(body, self.damping)
         q_fe = self.fe_model.q0
         built = {}
         for f, p in frames.items():
