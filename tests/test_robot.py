@@ -541,3 +541,23 @@ def test_link_damping_decays_the_first_mode_at_the_requested_ratio():
     peaks = [i for i in range(1, len(y) - 1) if y[i] > y[i - 1] and y[i] >= y[i + 1]]
     ratios = np.log(y[peaks[0]] / y[peaks[-1]]) / (len(peaks) - 1)
     assert ratios / (2 * np.pi) == pytest.approx(zeta, rel=0.02)
+
+
+def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
+    """A run streamed to a folder and loaded back: the joint's angle, rate and effort
+    and the tip frame's path come out by name, equal to what the run recorded."""
+    motion = septic(0.6, 0.5)
+    robot = pendulum(rigid_rod(), motion)
+    res = robot.simulate(0.3, 5e-3, result=fem.output.stream(tmp_path, robot.model,
+                                                                 robot.sensors()))
+    loaded = fem.Result.load(tmp_path / "result")
+    h = robot.joint_history(loaded, "shoulder")
+    th = np.array([motion(t) for t in loaded.t])
+    assert np.allclose(h["angle_rad"], th[:, 0], atol=1e-10)
+    assert np.allclose(h["rate_rad_s"], res.sensors["shoulder rate_rad_s"], rtol=0, atol=1e-12)
+    assert np.allclose(h["rate_rad_s"], th[:, 1], atol=2e-3 * np.abs(th[:, 1]).max())
+    assert np.allclose(h["effort_Nm"], res.sensors["motor effort_Nm"], rtol=0, atol=1e-12)
+    p, Rs = robot.frame_history(loaded, "arm", "tip")
+    assert np.allclose(p[:, 0], L * np.cos(th[:, 0]), atol=1e-9)
+    assert np.allclose(Rs[:, :, 0], np.column_stack([np.cos(th[:, 0]), np.sin(th[:, 0]),
+                                                     np.zeros(len(th))]), atol=1e-9)

@@ -323,6 +323,32 @@ class Robot:
                 out[f"{name} motor"] = m.motor_torque(out[name], rate, acc)
         return out
 
+    def joint_history(self, result, joint: str) -> dict[str, np.ndarray]:
+        """A joint's history from a run's result (:class:`fem.Result`, in memory or
+        loaded with ``fem.Result.load``): its coordinate and rate (``angle_rad``,
+        ``rate_rad_s``, or ``offset_m``, ``rate_m_s``) and, when a servo or task motor
+        drives it, the motor's effort (``effort_Nm`` or ``effort_N``, from the
+        multipliers) — one value per recorded step."""
+        j = self._joint(joint)
+        q, v = np.asarray(result.q), np.asarray(result.v)
+        u = j.unit
+        key = "angle" if u == "rad" else "offset"
+        out = {f"{key}_{u}": np.array([j.value(x) for x in q]),
+               f"rate_{u}_s": np.array([j.rate(x, y) for x, y in zip(q, v, strict=True)])}
+        motor = next((m for m in self.motors.values() if m.joint is j), None)
+        if motor is not None and motor.mode != "effort":
+            asm = self.model.assemble()
+            unit = "N" if motor.unit == "N" else "Nm"
+            out[f"effort_{unit}"] = np.array([asm.efforts(lam)[motor.name]
+                                              for lam in np.asarray(result.lam)])
+        return out
+
+    def frame_history(self, result, link: str, frame: str) -> tuple[np.ndarray, np.ndarray]:
+        """A frame's positions (n, 3) [m] and rotations (n, 3, 3) over a run's result
+        (the rotations nearest to the frame's deformed triad)."""
+        poses = [self.frame_pose(link, frame, x) for x in np.asarray(result.q)]
+        return np.array([p for p, _ in poses]), np.array([R for _, R in poses])
+
     def sensors(self, deflections: bool = True) -> dict[str, Callable]:
         """Sensors for :func:`fem.simulate` and friends, named in robot terms: each
         driven joint's angle/offset and rate, each motor's joint effort (from the
