@@ -561,3 +561,22 @@ def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
     assert np.allclose(p[:, 0], L * np.cos(th[:, 0]), atol=1e-9)
     assert np.allclose(Rs[:, :, 0], np.column_stack([np.cos(th[:, 0]), np.sin(th[:, 0]),
                                                      np.zeros(len(th))]), atol=1e-9)
+
+
+def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():
+    """A floating-frame link's centre line is in the pictures and the ParaView series:
+    its drawn tip is the link's tip at any state (evaluated, not a linear map)."""
+    from fem.io.output import Drawing
+
+    robot = pendulum(FloatingFrame(steel(), radius=R, functions=3),
+                     motion=lambda t: (t, 1.0, 0.0))
+    q = robot.place(0.5)
+    d = Drawing(robot.model)
+    tip = robot.frame("arm", "tip").origin
+    drawn = d.points(q)
+    assert np.min(np.linalg.norm(drawn - tip(q), axis=1)) < 1e-12
+    assert np.allclose(tip(q), [L * np.cos(0.5), L * np.sin(0.5), 0.0], atol=1e-9)
+    v = np.zeros(robot.model.n_dof)
+    v[robot.links["arm"].body.dofs] = 1.0
+    i = int(np.argmin(np.linalg.norm(drawn - tip(q), axis=1)))
+    assert np.allclose(d.velocities(v, q)[i], tip.jacobian(q) @ v[tip.dofs])

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from ..model.linear_map import LinearMap
 from .results import Modes, Result, jsonable
 
 if TYPE_CHECKING:
@@ -389,9 +390,13 @@ class Drawing:
         paths = _prescribed_paths(model)
         n_groups = len(model.groups)
         offsets = {}
+        self._nonlinear: list = []      # (drawn point, point map): evaluated, not D q
         for s_id, (_name, pts) in enumerate(sketches):
             idx = npts + np.arange(len(pts))
             for j, lm in enumerate(pts):
+                if not isinstance(lm, LinearMap):     # a floating frame's deformed point
+                    self._nonlinear.append((npts + j, lm))
+                    continue
                 for c in range(3):
                     rows.append(np.full(len(lm.dofs), 3 * (npts + j) + c))
                     cols.append(lm.dofs)
@@ -400,7 +405,7 @@ class Drawing:
             npts += len(pts)
             self.cells["polyline"].append(idx)
             self.cell_group["polyline"].append(n_groups + s_id)
-            ground = all(not np.any(lm.coef) for lm in pts)
+            ground = all(isinstance(lm, LinearMap) and not np.any(lm.coef) for lm in pts)
             if ground and len(pts) >= 4 and np.allclose(pts[0].offset, pts[-1].offset):
                 for k in range(1, len(pts) - 2):             # a fan over the polygon
                     self.cells["triangle"].append(idx[[0, k, k + 1]])
@@ -509,6 +514,7 @@ class Drawing:
         for kind in ("triangle", "polyline", "vertex"):
             self.cells[kind] = [new_of[np.asarray(c)] for c in self.cells[kind]]
         self.n_points = n_new
+        self._nonlinear = [(int(new_of[i]), m) for i, m in self._nonlinear]
         self.ref = self.points(self.model.q0)
         return new_of
 
@@ -566,10 +572,17 @@ class Drawing:
         return [(name, self.ref[idx]) for name, idx in self._surfaces]
 
     def points(self, q: np.ndarray) -> np.ndarray:
-        return (self.D @ q + self.offset).reshape(-1, 3)
+        out = (self.D @ q + self.offset).reshape(-1, 3)
+        for i, m in self._nonlinear:
+            out[i] = m(q)
+        return out
 
-    def velocities(self, v: np.ndarray) -> np.ndarray:
-        return (self.D @ v).reshape(-1, 3)
+    def velocities(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
+        out = (self.D @ v).reshape(-1, 3)
+        if q is not None:
+            for i, m in self._nonlinear:
+                out[i] = m.jacobian(q) @ v[m.dofs]
+        return out
 
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
               lam: np.ndarray | None = None):
@@ -597,7 +610,7 @@ class Drawing:
         if self._bodies:
             pd["deformation"] = self.deformation(q)
         if v is not None:
-            pd["velocity"] = self.velocities(v)
+            pd["velocity"] = self.velocities(v, q)
         cd = {}
         groups = np.concatenate([np.asarray(self.cell_group[k], float)
                                  for k in ("triangle", "polyline", "vertex") if self.cells[k]])
