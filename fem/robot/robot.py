@@ -471,8 +471,18 @@ class Robot:
         """Static equilibrium under gravity with the drives held at time ``t``
         (:func:`fem.solve_static` from :meth:`place`)."""
         from ..solvers import solve_static
+        from ..solvers.static import StaticResult
 
         q = self.place(t)
+        m = self.model
+        if not (np.any(m.gravity) or m.forces or m.distributed or m.point_masses
+                or any(b.carries_loads and getattr(b, "loads", None)
+                       for b in m.nonlinear_bodies)):
+            # nothing loads it: the placed pose is the equilibrium (a relative residual
+            # would have no scale to judge the links' round-off forces by)
+            result = StaticResult(q, np.zeros(m.assemble().m), True, 0, [])
+            result.info = {"increments": 0, "no_load": True}
+            return result
         return solve_static(self.model, q0=q, t=t, **options)
 
     def simulate(self, t_end: float, dt: float, start: str = "rest", t0: float = 0.0,

@@ -217,13 +217,12 @@ def solve_static(model, q0: np.ndarray | None = None, t: float = 0.0, load_steps
         asm.check_rank(q, t)
     lam = np.zeros(asm.m)
     f_ext_full = asm.external_forces(t, q)
-    if not np.any(f_ext_full) and (
+    if q0 is None and not np.any(f_ext_full) and (
             asm.m == 0 or float(np.abs(asm.phi(q, t)).max()) <= constraint_tol) \
             and _unloaded(asm, q, t):
-        # no load on an unstressed state (the reference, or a given q0 whose internal
-        # forces are round-off — a rigidly moved reference; bodies carry their weight,
-        # loads and prestress in their forces, checked): it is the equilibrium; a
-        # relative residual has no scale to judge by
+        # no load on the stress-free reference (element families are unstrained there;
+        # bodies carry their weight, loads and prestress in their forces, checked): it is
+        # the equilibrium; a relative residual has no scale to judge by
         result = StaticResult(q, lam, True, 0, [])
         result.info = {"increments": 0, "increment_cuts": 0, "roundoff_accepts": 0,
                        "no_load": True}
