@@ -247,32 +247,49 @@ def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
 
 
 @dataclass
-class AncfBeam(LinkModel):
-    """A flexible link of shear-deformable ANCF beam elements (``ancf_beam``: bending,
-    shear, torsion and stretch; Liu et al. 2018) from the link's root frame to its tip
-    frame.
-
-    ``section`` "circle" (``radius``) or "rectangle" (``width`` along the section's y,
-    ``height`` along z, z being the root frame's z made normal to the link).
-    """
+class _Rod(LinkModel):
+    """A flexible link with a section: a :class:`fem.Material` and a ``section``
+    "circle" (``radius``) or "rectangle" (``width`` along the section's y, ``height``
+    along z, z being the root frame's z made normal to the link)."""
 
     material: Material
     section: str = "circle"
     radius: float | None = None
     width: float | None = None
     height: float | None = None
+    flexible = True
+    spans_frames = True
+    damping = 0.0               # a damping ratio; the subclasses declare the field
+
+    def _check_section(self) -> None:
+        what = f"{self.kind} link"
+        self.material = validate_material(self.material, f"{what}: material")
+        section_properties(self.section, what, self.radius, self.width, self.height)
+        self.damping = _damping_ratio(self.damping, what)
+
+    def properties(self, name: str) -> dict[str, float]:
+        """:func:`section_properties` of the link's section."""
+        return section_properties(self.section, f"link {name!r}", self.radius, self.width,
+                                  self.height)
+
+    def stiffer(self, factor):
+        return _scaled(self, factor)
+
+
+@dataclass
+class AncfBeam(_Rod):
+    """A flexible link of shear-deformable ANCF beam elements (``ancf_beam``: bending,
+    shear, torsion and stretch; Liu et al. 2018) from the link's root frame to its tip
+    frame.  Section and material as for every rod (:class:`_Rod`).
+    """
+
     elements: int = 4
     damping: float = 0.0
     kind = "ancf_beam"
-    flexible = True
-    spans_frames = True
 
     def __post_init__(self):
-        self.material = validate_material(self.material, "ancf_beam link: material")
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
-        self.damping = _damping_ratio(self.damping, "ancf_beam link")
-        section_properties(self.section, "ancf_beam link", self.radius, self.width,
-                           self.height)
+        self._check_section()
 
     def _section(self) -> dict:
         if self.section == "circle":
@@ -287,45 +304,30 @@ class AncfBeam(LinkModel):
                                      self.material, name=name, up=T[:, 2], **self._section())
         built = _ancf_frames(model, name, frames, nodes, T, True)
         model.add_link_frame(group, *_chord(built))
-        _ancf_damping(model, group, self, section_properties(
-            self.section, f"link {name!r}", self.radius, self.width, self.height), L, name)
+        _ancf_damping(model, group, self, self.properties(name), L, name)
         return BuiltLink(name, self.kind, True, built,
                          _node_fields(model, nodes, ("r", "r_x", "r_y", "r_z")), group=group)
 
-    def stiffer(self, factor):
-        return _scaled(self, factor)
-
 
 @dataclass
-class AncfCable(LinkModel):
+class AncfCable(_Rod):
     """A flexible link of ANCF cable elements (``ancf_cable``: stretch and bending, no
     shear or twist) from the root frame to the tip frame.  Its frames carry the tangent
     only: revolute joints with axes normal to the link and spherical joints."""
 
-    material: Material
-    section: str = "circle"
-    radius: float | None = None
-    width: float | None = None
-    height: float | None = None
     elements: int = 4
     damping: float = 0.0
     kind = "ancf_cable"
-    flexible = True
-    spans_frames = True
 
     def __post_init__(self):
-        self.material = validate_material(self.material, "ancf_cable link: material")
         self.elements = integer(self.elements, "ancf_cable link: elements", minimum=1)
-        self.damping = _damping_ratio(self.damping, "ancf_cable link")
-        section_properties(self.section, "ancf_cable link", self.radius, self.width,
-                           self.height)
+        self._check_section()
 
     def build(self, model, name, frames):
         from ..model.builders import straight_cable
 
         root, tip, L, T = _span(name, self.kind, frames)
-        s = section_properties(self.section, f"link {name!r}", self.radius, self.width,
-                               self.height)
+        s = self.properties(name)
         group, nodes = straight_cable(model, root.position, tip.position, self.elements,
                                       self.material, s["area"], s["iy"], name=name)
         built = _ancf_frames(model, name, frames, nodes, T, False)
@@ -334,44 +336,30 @@ class AncfCable(LinkModel):
         return BuiltLink(name, self.kind, True, built, _node_fields(model, nodes, ("r", "r_x")),
                          group=group)
 
-    def stiffer(self, factor):
-        return _scaled(self, factor)
-
 
 @dataclass
-class FloatingFrame(LinkModel):
+class FloatingFrame(_Rod):
     """A flexible link in a floating frame (Fan and Zhang 2016): a rigid frame at the
     root plus the elastic coordinates of a deformation basis (``basis`` "bspline",
     "bezier", "fe" or "modes", ``functions`` per field), with ``kinematics``
     "fourth_order" (default: large deflections to the next order in the slopes) or the
     paper's "seed" form.  Section as for :class:`AncfBeam`."""
 
-    material: Material
-    section: str = "circle"
-    radius: float | None = None
-    width: float | None = None
-    height: float | None = None
     basis: str = "bspline"
     functions: int = 6
     kinematics: str = "fourth_order"
     damping: float = 0.0
     kind = "floating_frame"
-    flexible = True
-    spans_frames = True
 
     def __post_init__(self):
-        self.material = validate_material(self.material, "floating_frame link: material")
         self.functions = integer(self.functions, "floating_frame link: functions", minimum=1)
-        self.damping = _damping_ratio(self.damping, "floating_frame link")
-        section_properties(self.section, "floating_frame link", self.radius, self.width,
-                           self.height)
+        self._check_section()
 
     def build(self, model, name, frames):
         from ..elements.floating_frame import FloatingFrameLink
 
         root, tip, L, T = _span(name, self.kind, frames)
-        s = section_properties(self.section, f"link {name!r}", self.radius, self.width,
-                               self.height)
+        s = self.properties(name)
         m = self.material
         G = m.E / (2 * (1 + m.nu))
         link = FloatingFrameLink(L, self.basis, self.functions, m.rho * s["area"],
@@ -392,9 +380,6 @@ class FloatingFrame(LinkModel):
         fields = [(int(fdofs[0]), True)] + [(int(fdofs[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,
                          elastic=np.asarray(body.elastic_dofs, np.int64), body=body)
-
-    def stiffer(self, factor):
-        return _scaled(self, factor)
 
 
 @dataclass
