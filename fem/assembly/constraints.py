@@ -181,7 +181,7 @@ class ConstraintEquations:
             self._hcols = np.concatenate([self._hcols, *dc]).astype(np.int64)
 
     # ---- time-dependent parts
-    def _motion_values(self, t: float) -> tuple[list, list]:
+    def motion_values(self, t: float) -> tuple[list, list]:
         """Values (x, ẋ, ẍ) of every prescribed motion at ``t``, evaluated once per time:
         a Newton step asks for them at one t in every iteration (the flagship's circle
         path cost 15 % of its run before this cache)."""
@@ -194,14 +194,14 @@ class ConstraintEquations:
 
     def _beta(self, t: float, deriv: int = 0) -> np.ndarray:
         b = self._beta0.copy() if deriv == 0 else np.zeros_like(self._beta0)
-        values = self._motion_values(t)[1]
+        values = self.motion_values(t)[1]
         for (idx, _fn), val in zip(self._beta_motions, values, strict=True):
             b[(3 * idx[:, None] + np.arange(3)).ravel()] = val[deriv].reshape(len(idx), 3).ravel()
         return b
 
     def _h(self, t: float, deriv: int) -> np.ndarray:
         h = np.zeros(self.n_con)
-        for (rows, _fn), val in zip(self._motions, self._motion_values(t)[0], strict=True):
+        for (rows, _fn), val in zip(self._motions, self.motion_values(t)[0], strict=True):
             h[rows] -= val[deriv]
         return h
 

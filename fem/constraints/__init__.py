@@ -41,6 +41,7 @@ from ..model.point_maps import is_nonlinear
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
     "PrescribedPoint", "PrescribedCoordinates", "AngleDrive", "DistanceDrive", "Motion",
+    "motion_values",
 ]
 
 Motion = Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -230,7 +231,7 @@ class DistanceDrive(Constraint):
 
     def rows(self, q0, n_dof):
         def h(t):
-            L, Ld, Ldd = _motion_values(self.length, t, None, self.name)
+            L, Ld, Ldd = motion_values(self.length, t, None, self.name)
             if not L > 0:
                 raise ModelError(f"constraint {self.name!r}: length({t:g} s) = {L:g} m; a "
                                  "length drive needs a positive length")
@@ -368,7 +369,7 @@ class PrescribedPoint(Constraint):
         comps = list(self.components)
 
         def h(t):
-            x, xd, xdd = _motion_values(self.motion, t, 3, self.name)
+            x, xd, xdd = motion_values(self.motion, t, 3, self.name)
             return x[comps], xd[comps], xdd[comps]
 
         xyz = "xyz"
@@ -396,7 +397,7 @@ class PrescribedCoordinates(Constraint):
         G = sp.coo_matrix((np.ones(n), (np.arange(n), self.dofs)), shape=(n, n_dof))
 
         def h(t):
-            return _motion_values(self.motion, t, n, self.name)
+            return motion_values(self.motion, t, n, self.name)
 
         return ConstraintRows(n, [f"{self.name} [dof {d}]" for d in self.dofs], np.zeros(n), G,
                               motion=h, motion_rows=np.arange(n))
@@ -450,7 +451,7 @@ class AngleDrive(Constraint):
         self.length = float(np.linalg.norm(self.arm(q0)))
 
         def beta(t):
-            th, thd, thdd = _motion_values(self.angle, t, None, self.name)
+            th, thd, thdd = motion_values(self.angle, t, None, self.name)
             d, e = self.directions(th)
             de = -thd * d
             dde = -thdd * d - thd**2 * e
@@ -464,7 +465,7 @@ class AngleDrive(Constraint):
                               beta_motion=beta, beta_rows=np.array([0]))
 
 
-def _motion_values(motion: Callable, t: float, n: int | None, name: str):
+def motion_values(motion: Callable, t: float, n: int | None, name: str):
     """``motion(t)`` as three finite float arrays of ``n`` values (scalars for ``n`` None):
     a function of time that returns the wrong thing is named, not a numpy error."""
     what = f"constraint {name!r}: its motion function at t = {t:g} s"

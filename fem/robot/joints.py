@@ -249,14 +249,14 @@ class JointDrive(Constraint):
         self.servo = bool(servo)
 
     def rows(self, q0, n_dof):
-        from ..constraints import _motion_values
+        from ..constraints import motion_values
 
         j, name = self.joint, self.name
         if j.kind == "prismatic":
             unit_z = constant(np.array([0.0, 0.0, 1.0]))
 
             def h(t):
-                return tuple(np.array([v]) for v in _motion_values(self.motion, t, None,
+                return tuple(np.array([v]) for v in motion_values(self.motion, t, None,
                                                                    name))
 
             if is_nonlinear(self.c):
@@ -269,7 +269,7 @@ class JointDrive(Constraint):
         off = j.offset()
 
         def beta(t):
-            th, thd, thdd = _motion_values(self.motion, t, None, name)
+            th, thd, thdd = motion_values(self.motion, t, None, name)
             th = th + off
             c, s = np.cos(th), np.sin(th)
             e = np.array([-s, c, 0.0])
