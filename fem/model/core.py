@@ -838,7 +838,7 @@ class Model:
             for parts that stay near their reference pose.  ``"strain_rate"``:
             Kelvin–Voigt damping, viscous stresses ``η D ṡ`` on the rates of the
             element's own strain measures (:meth:`fem.elements.ElementFamily.
-            strain_rate_forces`; the families ``ancf_cable`` and ``ancf_beam``), which
+            strain_rate_forces`; the ANCF cables, beams and Bézier plates), which
             spares rigid motion at any pose.  It makes the damping force depend on the
             configuration, so the compiled Newton loop of generalized-α is not used for
             such a model (the general path runs).
@@ -857,7 +857,7 @@ class Model:
             if not group.family.strain_rate_damping:
                 raise ModelError(f"damping of {group.name!r}: element "
                                  f"{group.family.name!r} has no strain-rate damping (it "
-                                 "exists for ancf_cable and ancf_beam); use "
+                                 "exists for ANCF cables, beams and plates); use "
                                  "kind='reference'")
             self.strain_rate_damping.append((group, float(beta)))
         else:

@@ -18,7 +18,8 @@ the link's centre line; their section is given by shape and size with a
 :class:`fem.Material`, so the mass and stiffness follow from them.  ``damping=ζ`` damps
 a flexible link without damping its rigid motion: ANCF links by strain-rate
 (Kelvin–Voigt) damping with ζ at their first cantilever mode (higher modes get more, in
-proportion to their frequency), floating-frame and reduced links by ζ on every mode.
+proportion to their frequency), plate links the same way with ζ at the free plate's first
+elastic mode, floating-frame and reduced links by ζ on every mode.
 Every model gives its *rigid velocity field* (:meth:`BuiltLink.rigid_velocity`), which
 the robot uses to start a run in motion with no elastic velocity.
 """
@@ -471,6 +472,7 @@ class Plate(LinkModel):
     material: Material
     thickness: float
     element: str = "bezier_plate_shared"
+    damping: float = 0.0
     kind = "plate"
     flexible = True
 
@@ -483,6 +485,7 @@ class Plate(LinkModel):
         self.material = validate_material(self.material, "plate link: material")
         self.thickness = positive(self.thickness, "plate link: thickness", "m")
         self.element = choice(self.element, ("bezier_plate_shared",), "plate link: element")
+        self.damping = _damping_ratio(self.damping, "plate link")
 
     def build(self, model, name, frames):
         from ..model.mesh import Mesh
@@ -506,6 +509,9 @@ class Plate(LinkModel):
             basis = [model.node_field(node, k) for k in ("r_x", "r_y", "r_z")]
             B0 = np.column_stack([m(model.q0) for m in basis])
             built[f] = Frame(name, f, p, model.node_field(node, "r"), basis, B0)
+        if self.damping > 0:
+            w1 = _free_plate_frequency(mesh, self, name, first.rotation[:, 2])
+            model.add_damping(group, 2.0 * self.damping / w1, kind="strain_rate")
         nodes = np.unique(group.nodes)
         fields = []
         for nd in nodes:
@@ -514,6 +520,24 @@ class Plate(LinkModel):
 
     def stiffer(self, factor):
         return _scaled(self, factor)
+
+
+def _free_plate_frequency(mesh, spec: Plate, name: str, normal) -> float:
+    """ω₁ [rad/s]: the first elastic mode of the plate alone, free (its six rigid
+    modes have ω ≈ 0)."""
+    from ..model.core import Model
+    from ..solvers.modal import modes
+
+    alone = Model(f"{name} (free)", gravity=(0.0, 0.0, 0.0))
+    alone.add_mesh(mesh, spec.element, spec.material, name=name, thickness=spec.thickness,
+                   normal=normal)
+    w2 = modes(alone, n_modes=12).omega2
+    scale = np.abs(w2).max()
+    elastic = w2[w2 > 1e-6 * scale]
+    if elastic.size == 0:
+        raise ModelError(f"link {name!r} (plate): no elastic mode found to set the damping "
+                         "ratio at")
+    return float(np.sqrt(elastic[0]))
 
 
 def _scaled(spec, factor: float):
