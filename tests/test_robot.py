@@ -561,6 +561,18 @@ def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
     assert np.allclose(p[:, 0], L * np.cos(th[:, 0]), atol=1e-9)
     assert np.allclose(Rs[:, :, 0], np.column_stack([np.cos(th[:, 0]), np.sin(th[:, 0]),
                                                      np.zeros(len(th))]), atol=1e-9)
+    # and the ParaView series carries them in every frame, named by joint and motor
+    from fem.io.vtk import read_series
+
+    times, meshes = read_series(tmp_path / f"{robot.model.name}.pvd")
+    assert len(meshes) >= 2
+    for t, mesh in zip(times, meshes, strict=True):
+        i = int(np.argmin(np.abs(res.t - t)))
+        fd = mesh.field_data
+        assert float(fd["sensor:shoulder angle_rad"][0]) == pytest.approx(
+            res.sensors["shoulder angle_rad"][i], abs=1e-12)
+        assert float(fd["sensor:motor effort_Nm"][0]) == pytest.approx(
+            res.sensors["motor effort_Nm"][i], abs=1e-9)
 
 
 def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():

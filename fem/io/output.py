@@ -585,7 +585,7 @@ class Drawing:
         return out
 
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
-              lam: np.ndarray | None = None):
+              lam: np.ndarray | None = None, sensors: dict | None = None):
         """The VTK frame of state ``(t, q, v, λ)``.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
@@ -596,7 +596,9 @@ class Drawing:
         6 components XX YY ZZ XY YZ XZ) at the bottom and top layers.  Field data:
         ``TimeValue``, the group names, and with ``lam`` the actuator and drive efforts
         (``effort:<actuator> [N·m]``), all multipliers (``lambda``) and those of each constraint
-        (``lambda:<constraint>``).
+        (``lambda:<constraint>``), and the run's ``sensors`` at this step
+        (``sensor:<name>``: a robot's joint angles, rates, motor efforts, link
+        deflections; numbers and small arrays).
         """
         from .vtk import Frame
 
@@ -644,6 +646,7 @@ class Drawing:
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
             fd.update(self.multipliers(t, lam, q))
+        fd.update(sensor_fields(sensors))
         return Frame(float(t), self.ref, cells, pd, cd, fd)
 
     def multipliers(self, t: float, lam: np.ndarray, q: np.ndarray | None = None
@@ -682,6 +685,17 @@ class Drawing:
         out["lambda"] = lam
         out.update({f"lambda:{name}": lam[r] for name, r in rows.items()})
         return out
+
+
+def sensor_fields(sensors: dict | None) -> dict[str, np.ndarray]:
+    """Field data of the sensors' values at one step: ``sensor:<name>`` for each value
+    that is a number or a numeric array of at most 64 entries."""
+    out = {}
+    for k, val in (sensors or {}).items():
+        a = np.asarray(val)
+        if np.issubdtype(a.dtype, np.number) and a.size <= 64:
+            out[f"sensor:{k}"] = np.atleast_1d(a.astype(float)).ravel()
+    return out
 
 
 def effort_name(actuator: str, unit: str) -> str:
@@ -746,7 +760,7 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
             t0 = _time.perf_counter()
-            writer.add(drawing.frame(t, q, v, lam))
+            writer.add(drawing.frame(t, q, v, lam, res.latest_sensors()))
             TIMING["writing"] += _time.perf_counter() - t0
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
@@ -812,7 +826,8 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
             w = SeriesWriter(out, model.name)
             k = OPTIONS.every or max(1, -(-len(result.t) // OPTIONS.max_vtk))
             for i in range(0, len(result.t), k):
-                w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i]))
+                w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i],
+                                    {n: s[i] for n, s in result.sensors.items()}))
             w.close()
             result.save_folder(out / "result")
         else:
