@@ -240,6 +240,70 @@ def test_held_link_reactions_are_statics(model):
     assert st.lam[rows] @ np.array([0.0, 1.0, 0.0]) == pytest.approx(m * G, rel=2e-4)
 
 
+def joint_wrench(robot, joint: str, q, lam) -> np.ndarray:
+    """The force and the moment about the world origin (6,) that the rows of ``joint``
+    put on its child link: ``−Tᵀ Φ_qᵀ λ`` with ``T`` the link's rigid velocity field
+    (the virtual power of the rows' forces in a rigid motion of the link)."""
+    asm = robot.model.assemble()
+    j = robot.joints[joint]
+    rows = [i for i, c in enumerate(asm.owner) if any(c is k for k in j.constraints)]
+    J = asm.jacobian(q, 0.0)
+    J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
+    d, T = robot.links[j.child.link].rigid_velocity(q)
+    return -T.T @ (J[rows][:, d].T @ lam[rows])
+
+
+# (kind, gravity, axis, wrench on the link / (m g): force, moment about the joint)
+REACTIONS = {
+    "fixed": ((0, -1, 0), "z", (0, 1, 0, 0, 0, 0.5 * L)),        # a cantilever
+    "prismatic": ((0, -1, 0), "y", (0, 0, 0, 0, 0, 0.5 * L)),    # its motor holds the weight
+    "spherical": ((-1, 0, 0), "z", (1, 0, 0, 0, 0, 0)),          # hanging
+    "universal": ((-1, 0, 0), "z", (1, 0, 0, 0, 0, 0)),
+    "cylindrical": ((-1, 0, 0), "z", (1, 0, 0, 0, 0, 0)),
+    "planar": ((0, 0, -1), "z", (0, 0, 1, 0, -0.5 * L, 0)),     # lying on its plane
+}
+STATIC = [(k, m) for k in ("fixed", "prismatic")
+          for m in ("rigid", "ancf_beam", "ancf_cable", "floating_frame")
+          if not (k == "prismatic" and m == "ancf_cable")]
+
+
+@pytest.mark.parametrize("kind, model", STATIC + [(k, "rigid") for k in
+                                                  ("spherical", "universal", "cylindrical",
+                                                   "planar")])
+def test_joint_reactions_are_statics(kind, model):
+    """A link on one joint of each kind, loaded by its weight only: the force and moment
+    of the joint's rows on the link are the closed forms of statics (a cantilever's
+    ``m g`` and ``m g L/2``; a hanging link's ``m g``; a prismatic joint's moment while
+    its motor holds the weight ``m g``).  Static equilibrium where the joint leaves no
+    unloaded freedom (stiff flexible links: their sag changes the moment by < 1e-6);
+    the multipliers of the start (nothing accelerates) for the rigid link on joints
+    that leave it a free turn or slide."""
+    grav, axis, expected = REACTIONS[kind]
+    robot = Robot("joint", gravity=tuple(G * np.array(grav, float)))
+    spec = models(1000.0)[model]
+    if model == "rigid":           # a solid rod: its turn about its own axis has inertia
+        m = rod_mass()
+        spec = Rigid(m, com=(L / 2, 0, 0),
+                     inertia=np.diag([m * R**2 / 2, m * L**2 / 12, m * L**2 / 12]))
+    robot.add_link("link", spec, frames={"root": pose((0, 0, 0)), "tip": pose((L, 0, 0))})
+    robot.add_joint("j", kind, "ground", ("link", "root"), axis=axis, axis2="y")
+    if kind == "prismatic":
+        robot.add_motor("m", "j", servo=lambda t: (0.0, 0.0, 0.0))
+    if (kind, model) in STATIC:
+        st = robot.rest()
+        q, lam = st.q, st.lam
+    else:
+        from fem.solvers.dynamic import consistent_initial_state
+
+        q, _, a, lam = consistent_initial_state(robot.model)
+        assert np.abs(a).max() < 1e-9
+    mg = rod_mass() * G
+    w = joint_wrench(robot, "j", q, lam)
+    assert np.allclose(w / mg, expected, rtol=0, atol=1e-6 * L), (w / mg).round(8)
+    if kind == "prismatic":
+        assert robot.efforts(q, lam)["m"] == pytest.approx(mg, rel=1e-9)
+
+
 def test_cable_turning_about_its_own_axis_has_no_angle_to_drive():
     """A cable has no twist: a revolute about its own axis clamps its tangent, and a
     motor there is refused (no angle to drive)."""
