@@ -384,7 +384,18 @@ def test_place_closes_a_loop_from_rough_placements_and_refuses_one_that_cannot()
         return robot
 
     robot = four_bar(1.0, np.array([0.02, -0.03, 0.0]))
-    q = robot.place()
+    placed = robot.place(report=True)
+    q = placed.q
+    assert np.array_equal(q, robot.place())
+    assert placed.residual < 1e-12
+    # the branch in words: each revolute as placed (zero: joint coordinates count from
+    # the build) and as closed; the rocker was placed 2–3 cm off at its far end, so it
+    # turned by about that over its half-metre length
+    a, b, unit = placed.joints["B"]
+    assert unit == "rad" and a == 0.0
+    assert b == pytest.approx(robot.joint_value("B", q), abs=1e-15)
+    assert 0.01 < abs(b - a) < 0.1
+    assert "B:" in str(placed) and "°" in str(placed)
     asm = robot.model.assemble()
     assert np.abs(asm.phi(q, 0.0)).max() < 1e-12
     p_b, _ = robot.frame_pose("rocker", "b", q)

@@ -21,8 +21,8 @@ from .links import (
     Rigid,
     section_properties,
 )
-from .robot import Motor, Robot
+from .robot import Motor, Placement, Robot
 
-__all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
-           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+__all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
+           "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "section_properties"]

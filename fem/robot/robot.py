@@ -78,6 +78,29 @@ class Motor:
         return f"Motor({self.name!r}, {self.mode} on {self.joint.name!r})"
 
 
+class Placement:
+    """What :meth:`Robot.place` found (``report=True``): the coordinates ``q``, the
+    largest constraint residual [m or rad], and ``joints``: name → (coordinate as the
+    links were placed, as closed, unit) for every revolute and prismatic joint — the
+    branch of the loop, nearest the placement."""
+
+    def __init__(self, q: np.ndarray, residual: float, joints: dict):
+        self.q, self.residual, self.joints = q, residual, joints
+
+    def __str__(self) -> str:
+        lines = [f"closed: largest residual {self.residual:.2g} (m or rad); joints as "
+                 f"placed → as closed (the branch nearest the placement):"]
+        for jn, (a, b, unit) in self.joints.items():
+            if unit == "rad":
+                lines.append(f"  {jn}: {np.degrees(a):.3f}° → {np.degrees(b):.3f}°")
+            else:
+                lines.append(f"  {jn}: {1e3 * a:.3f} mm → {1e3 * b:.3f} mm")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Placement(residual={self.residual:.2g}, joints={len(self.joints)})"
+
+
 class Robot:
     """Links, joints and motors over one :class:`fem.Model` (see the module docstring).
 
@@ -385,19 +408,23 @@ class Robot:
         return out
 
     # ------------------------------------------------------------------ placing
-    def place(self, t: float = 0.0, q=None, tol: float = 1e-12) -> np.ndarray:
+    def place(self, t: float = 0.0, q=None, tol: float = 1e-12, report: bool = False):
         """Close every loop: the coordinates nearest to the build configuration (or
         ``q``) with every joint and servo drive satisfied at time ``t`` (Gauss–Newton
         on the constraints).  Links may be placed roughly; each joint's coordinate is
         then what the closure gives (the branch nearest the placement): check it with
-        :meth:`joint_value`.  A loop that does not close is refused, naming the joints
-        whose rows are left unsatisfied."""
+        :meth:`joint_value`, or ask for ``report=True``.  A loop that does not close is
+        refused, naming the joints whose rows are left unsatisfied.
+
+        Returns the coordinates, or with ``report=True`` a :class:`Placement` (the
+        coordinates ``q``, the largest residual, and each revolute and prismatic joint's
+        coordinate as placed and as closed: the branch found); ``print`` it."""
         from ..solvers import project_positions
 
         asm = self.model.assemble()
         q0 = asm.q0.copy() if q is None else np.asarray(q, float).copy()
         try:
-            return project_positions(self.model, q0, t, tol=tol, max_iter=50)
+            closed = project_positions(self.model, q0, t, tol=tol, max_iter=50)
         except (ConvergenceError, ModelError) as err:
             phi = self._least_squares_closure(q0, t)
             worst = self._rows_by_joint(phi)
@@ -406,6 +433,12 @@ class Robot:
                              f"(largest residuals by joint, m or rad: {names}); check those "
                              f"joints' frames and the links' lengths, or place the links "
                              f"nearer to an assembled pose ({err})") from None
+        if not report:
+            return closed
+        joints = {jn: (j.value(q0), j.value(closed), j.unit)
+                  for jn, j in self.joints.items() if j.kind in DRIVEN_KINDS}
+        residual = float(np.abs(asm.phi(closed, t)).max()) if asm.m else 0.0
+        return Placement(closed, residual, joints)
 
     def _least_squares_closure(self, q: np.ndarray, t: float) -> np.ndarray:
         """The constraint residual nearest to closing (damped Gauss–Newton on ‖Φ‖²),
