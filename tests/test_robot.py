@@ -652,7 +652,8 @@ def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
 
 def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():
     """A floating-frame link's centre line is in the pictures and the ParaView series:
-    its drawn tip is the link's tip at any state (evaluated, not a linear map)."""
+    its drawn tip is the link's tip at any state (evaluated, not a linear map), drawn
+    as a tube of the link's radius (as ANCF links are)."""
     from fem.io.output import Drawing
 
     robot = pendulum(FloatingFrame(steel(), radius=R, functions=3),
@@ -667,3 +668,4 @@ def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():
     v[robot.links["arm"].body.dofs] = 1.0
     i = int(np.argmin(np.linalg.norm(drawn - tip(q), axis=1)))
     assert np.allclose(d.velocities(v, q)[i], tip.jacobian(q) @ v[tip.dofs])
+    assert d.radius[i] == pytest.approx(R)

@@ -391,8 +391,10 @@ class Drawing:
         n_groups = len(model.groups)
         offsets = {}
         self._nonlinear: list = []      # (drawn point, point map): evaluated, not D q
-        for s_id, (_name, pts) in enumerate(sketches):
+        for s_id, (_name, pts, r_sketch) in enumerate(sketches):
             idx = npts + np.arange(len(pts))
+            if r_sketch > 0:
+                radius.update({int(i): r_sketch for i in idx})
             for j, lm in enumerate(pts):
                 if not isinstance(lm, LinearMap):     # a floating frame's deformed point
                     self._nonlinear.append((npts + j, lm))
@@ -421,7 +423,7 @@ class Drawing:
         self.n_points = npts
         # names of the `group` ids: element groups, then sketches, then paths
         self.group_names = [g.name for g in model.groups]
-        self.group_names += [f"{name} (sketch)" for name, _ in sketches]
+        self.group_names += [f"{name} (sketch)" for name, _, _ in sketches]
         self.group_names += [f"{name} (path)" for name, _ in paths]
         self.radius = np.zeros(npts)
         for i, r in radius.items():
@@ -646,6 +648,8 @@ class Drawing:
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
             fd.update(self.multipliers(t, lam, q))
+        from .vtk import sensor_fields
+
         fd.update(sensor_fields(sensors))
         return Frame(float(t), self.ref, cells, pd, cd, fd)
 
@@ -685,17 +689,6 @@ class Drawing:
         out["lambda"] = lam
         out.update({f"lambda:{name}": lam[r] for name, r in rows.items()})
         return out
-
-
-def sensor_fields(sensors: dict | None) -> dict[str, np.ndarray]:
-    """Field data of the sensors' values at one step: ``sensor:<name>`` for each value
-    that is a number or a numeric array of at most 64 entries."""
-    out = {}
-    for k, val in (sensors or {}).items():
-        a = np.asarray(val)
-        if np.issubdtype(a.dtype, np.number) and a.size <= 64:
-            out[f"sensor:{k}"] = np.atleast_1d(a.astype(float)).ravel()
-    return out
 
 
 def effort_name(actuator: str, unit: str) -> str:

@@ -186,7 +186,7 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.strain_rate_damping: list[tuple[ElementGroup, float]] = []
-        self.sketches: list[tuple[str, list[LinearMap]]] = []
+        self.sketches: list[tuple[str, list[LinearMap], float]] = []   # name, points, radius
         self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
         self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
@@ -929,13 +929,18 @@ class Model:
         self._changed()
         return omega
 
-    def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
+    def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch",
+                   radius: float = 0.0) -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and
-        animations only — e.g. the static platform of a robot."""
+        animations only — e.g. the static platform of a robot, or the centre line of a
+        link whose coordinates are not elements (a floating-frame link).  ``radius``
+        [m]: drawn as a tube of that radius (the point data ``radius`` of ParaView's
+        Tube filter); 0 draws a line."""
         pts = list(points)
         for i, p in enumerate(pts):
             point_map(p, f"add_sketch {name!r}: point {i}")
-        self.sketches.append((name, pts))
+        radius = nonnegative(radius, f"add_sketch {name!r}: radius", "m")
+        self.sketches.append((name, pts, radius))
 
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an

@@ -370,7 +370,8 @@ class FloatingFrame(_Rod):
         if self.damping > 0:
             model.add_modal_damping(body, self.damping)
         model.add_sketch([body.point(x, f"{name} x = {x:.3g} m")
-                          for x in np.linspace(0.0, L, 11)], name)    # its centre line
+                          for x in np.linspace(0.0, L, 11)], name,    # its centre line
+                         radius=float(np.sqrt(s["area"] / np.pi)))
         (n0, p0), (n1, p1) = frames.items()
         built = {
             n0: Frame(name, n0, p0, body.origin, [body.axis(i) for i in range(3)], T),
