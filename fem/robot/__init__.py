@@ -22,7 +22,8 @@ from .links import (
     section_properties,
 )
 from .robot import Motor, Placement, Robot
+from .urdf import from_urdf, read_urdf
 
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
-           "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+           "LinkModel", "Rigid", "from_urdf", "read_urdf", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "section_properties"]

@@ -227,7 +227,8 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
         fields = ("r_x", "r_y", "r_z") if with_section else ("r_x",)
         basis = [model.node_field(int(node), f) for f in fields]
         basis += [None] * (3 - len(basis))
-        built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T)
+        built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T,
+                             on_tangent=True)
     return built
 
 
@@ -250,7 +251,7 @@ def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
 @dataclass
 class _Rod(LinkModel):
     """A flexible link with a section: a :class:`fem.Material` and a ``section``
-    "circle" (``radius``) or "rectangle" (``width`` along the section's y, ``height``
+    "circle" (``radius``; a tube with ``wall``) or "rectangle" (``width`` along the section's y, ``height``
     along z, z being the root frame's z made normal to the link)."""
 
     material: Material
@@ -258,6 +259,7 @@ class _Rod(LinkModel):
     radius: float | None = None
     width: float | None = None
     height: float | None = None
+    wall: float | None = None       # a circle's wall thickness: a tube
     flexible = True
     spans_frames = True
     damping = 0.0               # a damping ratio; the subclasses declare the field
@@ -265,13 +267,14 @@ class _Rod(LinkModel):
     def _check_section(self) -> None:
         what = f"{self.kind} link"
         self.material = validate_material(self.material, f"{what}: material")
-        section_properties(self.section, what, self.radius, self.width, self.height)
+        section_properties(self.section, what, self.radius, self.width, self.height,
+                           self.wall)
         self.damping = _damping_ratio(self.damping, what)
 
     def properties(self, name: str) -> dict[str, float]:
         """:func:`section_properties` of the link's section."""
         return section_properties(self.section, f"link {name!r}", self.radius, self.width,
-                                  self.height)
+                                  self.height, self.wall)
 
     def stiffer(self, factor):
         return _scaled(self, factor)
@@ -294,7 +297,8 @@ class AncfBeam(_Rod):
 
     def _section(self) -> dict:
         if self.section == "circle":
-            return {"section": "circle", "radius": self.radius}
+            tube = {} if self.wall is None else {"inner_radius": self.radius - self.wall}
+            return {"section": "circle", "radius": self.radius, **tube}
         return {"section": "rectangle", "width": self.width, "height": self.height}
 
     def build(self, model, name, frames):

@@ -118,6 +118,7 @@ class Robot:
         self.joints: dict[str, Joint] = {}
         self.motors: dict[str, Motor] = {}
         self.paths: dict[str, object] = {}
+        self.urdf = None         # what fem.robot.from_urdf read (fem.robot.urdf.UrdfRobot)
         self._ground: dict[str, Frame] = {}
 
     def __repr__(self) -> str:
