@@ -26,3 +26,8 @@ from .robot import Motor, Robot
 __all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
            "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "section_properties"]
+
+# forces between two frames (springs, cylinders): fem/robot/forces.py
+from .forces import Cylinder, SpringDamper, add_cylinder, add_spring  # noqa: E402
+
+__all__ += ["add_spring", "add_cylinder", "SpringDamper", "Cylinder"]
