@@ -31,3 +31,9 @@ __all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "L
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring  # noqa: E402
 
 __all__ += ["add_spring", "add_cylinder", "SpringDamper", "Cylinder"]
+
+# planar robots and links of a given reduction: fem/robot/planar.py, substructure.py
+from .planar import PLANAR_KINDS, add_planar_joint, keep_in_plane  # noqa: E402
+from .substructure import Substructure  # noqa: E402
+
+__all__ += ["keep_in_plane", "add_planar_joint", "PLANAR_KINDS", "Substructure"]

@@ -221,8 +221,7 @@ def add_spring(robot, name: str, a, b, stiffness: float, damping: float = 0.0,
     spring = SpringDamper(name, fa.origin, fb.origin, stiffness, damping,
                           L0 if length is None else length)
     robot.model.add_body(spring)
-    if _linear(fa, fb):
-        robot.model.add_sketch([fa.origin, fb.origin], name)
+    _sketch(robot, name, fa, fb)
     return spring
 
 
@@ -248,13 +247,26 @@ def add_cylinder(robot, name: str, a, b,
         raise ModelError(f"cylinder {name!r}: length is a function t -> (L, L̇, L̈), a "
                          f"number [m] or None (held where built); got {length!r:.80}")
     robot.model.add_constraint(con)
-    if _linear(fa, fb):
-        robot.model.add_sketch([fa.origin, fb.origin], name)
+    _sketch(robot, name, fa, fb)
     return Cylinder(name, fa, fb, con, robot.model)
 
 
-def _linear(fa: Frame, fb: Frame) -> bool:
-    """Whether both pins are linear maps (sketches, the drawn lines, must be)."""
+def _drawn(m):
+    """A linear map to draw a pin by: the pin itself, or on a reduced body the pin's
+    place in the body's frame (its elastic part left out: sketches are linear maps);
+    None where there is none."""
+    from ..bodies.reduced import ReducedPoint
     from ..model.linear_map import LinearMap
 
-    return isinstance(fa.origin, LinearMap) and isinstance(fb.origin, LinearMap)
+    if isinstance(m, LinearMap):
+        return m
+    if isinstance(m, ReducedPoint) and m.v[0] == 1.0:
+        return m.body.frame.point(m.v[1:4], f"{m.label} (drawn)")
+    return None
+
+
+def _sketch(robot, name: str, fa: Frame, fb: Frame) -> None:
+    """The line between the two pins in the pictures, where both can be drawn."""
+    ends = [_drawn(fa.origin), _drawn(fb.origin)]
+    if all(e is not None for e in ends):
+        robot.model.add_sketch(ends, name)

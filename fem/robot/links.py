@@ -48,7 +48,8 @@ def section_properties(shape: str, what: str, radius: float | None = None,
                        wall: float | None = None) -> dict[str, float]:
     """Area, second moments ``iy`` (about the section's y), ``iz``, torsion constant
     ``j`` and polar moment ``ip`` [m², m⁴] of a ``"circle"`` (``radius``; a tube with
-    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z).
+    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z; a tube with
+    ``wall``).
 
     The rectangle's torsion constant is Saint-Venant's series to its first term,
     ``j = a b³ (1/3 − 0.21 (b/a)(1 − b⁴/(12 a⁴)))`` (a ≥ b; within 0.5 % of the series,
@@ -72,10 +73,24 @@ def section_properties(shape: str, what: str, radius: float | None = None,
         raise ModelError(f"{what}: a rectangle section needs width= and height= [m]")
     b = positive(width, f"{what}: width", "m")
     h = positive(height, f"{what}: height", "m")
+    if wall is not None:
+        return _hollow_rectangle(b, h, positive(wall, f"{what}: wall", "m"), what)
     a, c = max(b, h), min(b, h)
     j = a * c**3 * (1 / 3 - 0.21 * (c / a) * (1 - c**4 / (12 * a**4)))
     iy, iz = b * h**3 / 12, h * b**3 / 12
     return {"area": b * h, "iy": iy, "iz": iz, "j": j, "ip": iy + iz}
+
+
+def _hollow_rectangle(b: float, h: float, t: float, what: str) -> dict[str, float]:
+    """A rectangular tube of constant wall ``t``; torsion by Bredt's thin-walled formula
+    ``j = 2 t (b − t)² (h − t)² / (b + h − 2t)``."""
+    if 2 * t >= min(b, h):
+        raise ModelError(f"{what}: wall {t:g} m must be less than half the smaller side "
+                         f"{min(b, h):g} m (a solid section: leave wall out)")
+    bi, hi = b - 2 * t, h - 2 * t
+    iy, iz = (b * h**3 - bi * hi**3) / 12, (h * b**3 - hi * bi**3) / 12
+    return {"area": b * h - bi * hi, "iy": iy, "iz": iz,
+            "j": 2 * t * (b - t) ** 2 * (h - t) ** 2 / (b + h - 2 * t), "ip": iy + iz}
 
 
 @dataclass
@@ -257,6 +272,7 @@ class _Rod(LinkModel):
     radius: float | None = None
     width: float | None = None
     height: float | None = None
+    wall: float | None = None   # a tube: the wall's thickness [m] (circle or rectangle)
     flexible = True
     spans_frames = True
     damping = 0.0               # a damping ratio; the subclasses declare the field
@@ -264,13 +280,14 @@ class _Rod(LinkModel):
     def _check_section(self) -> None:
         what = f"{self.kind} link"
         self.material = validate_material(self.material, f"{what}: material")
-        section_properties(self.section, what, self.radius, self.width, self.height)
+        section_properties(self.section, what, self.radius, self.width, self.height,
+                           self.wall)
         self.damping = _damping_ratio(self.damping, what)
 
     def properties(self, name: str) -> dict[str, float]:
         """:func:`section_properties` of the link's section."""
         return section_properties(self.section, f"link {name!r}", self.radius, self.width,
-                                  self.height)
+                                  self.height, self.wall)
 
     def stiffer(self, factor):
         return _scaled(self, factor)
@@ -290,6 +307,9 @@ class AncfBeam(_Rod):
     def __post_init__(self):
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
         self._check_section()
+        if self.wall is not None:
+            raise ModelError("ancf_beam link: wall — ANCF beam elements integrate a solid "
+                             "section; a tube is a cable's or a floating frame's section")
 
     def _section(self) -> dict:
         if self.section == "circle":
