@@ -29,6 +29,9 @@ def _leaves(d, prefix=""):
     if isinstance(d, dict):
         for k, v in d.items():
             yield from _leaves(v, f"{prefix}.{k}" if prefix else k)
+    elif isinstance(d, list) and d and isinstance(d[0], dict):
+        for i, v in enumerate(d):
+            yield from _leaves(v, f"{prefix}.{i}")
     else:
         yield prefix, d
 
