@@ -62,25 +62,36 @@ def screen() -> dict:
             "hold_crank": numbers(case.run(hold_crank=True, t_end_s=5.0, dt_s=0.25))}
 
 
-def vehicle() -> dict:
+def vehicle_parts() -> dict:
+    """The vehicle's analyses by name, each a function returning its figures."""
     import vehicle_manipulator_cms as vm
 
-    out = {"modal_cms": numbers(vm.run()),
-           "modal_full": numbers(vm.run(method="full")),
-           "convergence": numbers(vm.run(analysis="convergence")),
-           "dynamic": numbers(vm.run(analysis="dynamic")),
-           "dynamic_0.3": numbers(vm.dynamic(t_end_s=0.3)),
-           "sweep_2": numbers(vm.run(analysis="sweep", sweep_points=2)),
-           "start_pose_frequencies": numbers(vm.start_pose_frequencies(n_frequencies=6))}
-    lm = vm.run(analysis="large_motion", swing_time_s=0.1, swing_deg=1.0, dt_s=5e-3)
-    out["large_motion_short"] = numbers(lm)
-    runs = vm.large_motion(t_end=0.4)
-    iG = vm.ARM_POINTS.index("G")
-    out["large_motion_0.4"] = numbers({
-        **{f"gripper_{k}_m": r["points"][:, iG] for k, r in runs.items()},
-        **{f"lift_force_{k}_N": r["lift_force_N"] for k, r in runs.items()},
-        **{f"coordinates_{k}": r["arm"].info["coordinates"] for k, r in runs.items()}})
-    return out
+    def large_motion_04() -> dict:
+        runs = vm.large_motion(t_end=0.4)
+        iG = vm.ARM_POINTS.index("G")
+        return numbers({
+            **{f"gripper_{k}_m": r["points"][:, iG] for k, r in runs.items()},
+            **{f"lift_force_{k}_N": r["lift_force_N"] for k, r in runs.items()},
+            **{f"coordinates_{k}": r["arm"].info["coordinates"] for k, r in runs.items()}})
+
+    return {
+        "modal_cms": lambda: numbers(vm.run()),
+        "modal_full": lambda: numbers(vm.run(method="full")),
+        "convergence": lambda: numbers(vm.run(analysis="convergence")),
+        "dynamic": lambda: numbers(vm.run(analysis="dynamic")),
+        "dynamic_0.3": lambda: numbers(vm.dynamic(t_end_s=0.3)),
+        "sweep_2": lambda: numbers(vm.run(analysis="sweep", sweep_points=2)),
+        "start_pose_frequencies": lambda: numbers(vm.start_pose_frequencies(n_frequencies=6)),
+        "large_motion_short": lambda: numbers(vm.run(analysis="large_motion",
+                                                     swing_time_s=0.1, swing_deg=1.0,
+                                                     dt_s=5e-3)),
+        "large_motion_0.4": large_motion_04,
+    }
+
+
+def vehicle(parts=None) -> dict:
+    """The vehicle's figures (``parts``: a subset of :func:`vehicle_parts`' names)."""
+    return {k: f() for k, f in vehicle_parts().items() if parts is None or k in parts}
 
 
 if __name__ == "__main__":
