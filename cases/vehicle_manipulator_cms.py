@@ -21,11 +21,13 @@ Analyses: ``modal`` (lowest frequencies, mode shapes, a ParaView series of the m
 ``frame.json``), ``sweep`` (each group's section over the paper's ranges and the
 rocker × rod grid of its Fig. 5), ``convergence`` (CMS error against the full
 model as modes are added), ``dynamic`` (the reduced arm under a vehicle bump, against
-the full model) and ``large_motion`` (the same frame in the nonlinear constrained core,
-:mod:`fem.robots.vehicle_arm`: the lift cylinder swings the rocker through
-``swing_deg`` in ``swing_time_s`` under gravity, the nine substructures as reduced bodies
-against the same arm of ANCF cables; and both linearized at the start pose against the
-``modal`` analysis).
+the full model) and ``large_motion`` (the same frame as a robot in the x–z plane,
+:func:`arm`: nine links joined as the frame's hinges say, the lift cylinder swinging the
+rocker through ``swing_deg`` in ``swing_time_s`` under gravity, the links as reduced
+substructures against the same arm of ANCF cables; and both linearized at the start pose
+against the ``modal`` analysis).  ``modal``, ``sweep``, ``convergence`` and ``dynamic``
+are linear analyses of the frame about its pose (not multibody): they stay on the FE
+frame (:mod:`fem.bodies.frames`, :func:`fem.reduction.frame_cms`).
 """
 
 from __future__ import annotations
@@ -356,7 +358,7 @@ def dynamic(**params) -> dict:
             "tip_z_peak_m": float(np.abs(tip_full).max())}
 
 
-# -- large motion: the same frame in the nonlinear constrained core ----------------------
+# -- large motion: the same frame as a planar robot ---------------------------------------
 ARM_POINTS = ("P", "A", "O", "B", "E", "D", "C", "F", "G", "H")
 """The named points recorded in ``large_motion`` (``large_motion.npz``)."""
 PICTURE = {"camera": {"view": "xz", "up": [0.0, 0.0, 1.0]}, "magnification": 20.0}
