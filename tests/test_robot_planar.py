@@ -121,3 +121,26 @@ def test_bad_input_names_the_argument():
     fe = fem.Model("fe")
     with pytest.raises(fem.ModelError, match="reduction"):
         Substructure(object(), fe, {"a": None})
+
+
+def test_servo_motor_on_a_planar_revolute():
+    # a rod hanging from a planar pin, driven θ = 0.3 sin 2t: τ = I_O θ̈ + m g (L/2) sin θ
+    m, L, g = 2.0, 0.8, 9.81
+    r = Robot("driven pendulum", gravity=(0.0, 0.0, -g))
+    down = (0.0, 0.0, -1.0)
+    r.add_link("rod", Rigid(m, com=(L / 2, 0, 0), inertia=m * L**2 / 12 * np.diag([0, 1, 1])),
+               {"pivot": pose((0, 0, 0), z="y", x=down), "end": pose((0, 0, -L), z="y", x=down)})
+    keep_in_plane(r, "y")
+    add_planar_joint(r, "pivot", "revolute", "ground", ("rod", "pivot"))
+    r.add_motor("motor", "pivot", servo=lambda t: (0.3 * np.sin(2 * t), 0.6 * np.cos(2 * t),
+                                                   -1.2 * np.sin(2 * t)))
+    t = np.linspace(0.0, 2.0, 9)
+    res = fem.driven_inverse_dynamics(r.model, t)
+    th, thdd = 0.3 * np.sin(2 * t), -1.2 * np.sin(2 * t)
+    tau = np.array([r.efforts(q, lam)["motor"] for q, lam in zip(res.q, res.lam, strict=True)])
+    exact = m * L**2 / 3 * thdd + m * g * L / 2 * np.sin(th)
+    assert np.abs(tau - exact).max() < 1e-10 * np.abs(exact).max()
+    assert max(abs(r.joint_value("pivot", q) - x) for q, x in zip(res.q, th, strict=True)) \
+        < 1e-12
+    with pytest.raises(fem.ModelError, match="already a joint"):
+        add_planar_joint(r, "pivot", "revolute", "ground", ("rod", "end"))

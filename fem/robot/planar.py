@@ -22,9 +22,12 @@ a planar frame of tubes) is built in 3-D like any other and then held in its pla
   ===========  =====  ==================================================================
 
 A reduced link moves in the plane only if its modes do (``fem.robots.vehicle_arm.
-in_plane`` keeps a reduction's in-plane part).  Motors and cylinders work as in 3-D: a
-servo motor on a :func:`add_planar_joint` revolute is not available yet (drive a planar
-robot by a cylinder, :func:`fem.robot.add_cylinder`).
+in_plane`` keeps a reduction's in-plane part).  A planar joint is one of the robot's
+joints (``robot.joints``, :meth:`fem.Robot.joint_value`, the sensors) where both frames
+see the plane's normal alike and a revolute's parent frame carries its axes (the ground's,
+a rigid link's; not a cable's tangent alone): a motor drives such a planar revolute as a
+3-D one (:meth:`fem.Robot.add_motor`); cylinders work as in 3-D
+(:func:`fem.robot.add_cylinder`).
 """
 
 from __future__ import annotations
@@ -180,6 +183,29 @@ def add_planar_joint(robot, name: str, kind: str, parent, child, normal="y"
             perp = np.cross(n, tp)
             vperp = p.vector(p.pose.rotation.T @ perp, w)
             rows.append(Dot(vc, vperp, None, f"{name} angle"))
+    if name in robot.joints:
+        raise ModelError(f"planar joint {name!r}: there is already a joint named {name!r}")
     for con in rows:
         robot.model.add_constraint(con)
+    _register(robot, name, kind, p, c, n, rows)
     return rows
+
+
+def _register(robot, name: str, kind: str, p: Frame, c: Frame, n: np.ndarray, rows) -> None:
+    """The joint in ``robot.joints`` (its angle in :meth:`fem.Robot.joint_value` and the
+    sensors; a motor on a revolute, :meth:`fem.Robot.add_motor`) where both frames see
+    the plane's normal alike and, for a revolute, the parent frame carries its axes (a
+    rigid link's, a beam's; not a cable's tangent alone); its rows are the planar ones."""
+    from .joints import Joint
+
+    a_p, a_c = p.pose.rotation.T @ n, c.pose.rotation.T @ n
+    if np.abs(a_p - a_c).max() > 1e-9:
+        return
+    joint = Joint(name, kind, p, c, a_p)
+    joint.constraints = list(rows)
+    if kind == "revolute":
+        try:                # its angle needs the parent frame's axes (not a cable's)
+            joint.coordinate_map()
+        except ModelError:
+            return
+    robot.joints[name] = joint
