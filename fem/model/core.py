@@ -540,6 +540,26 @@ class Model:
         self._changed()
         return body
 
+    def add_body(self, body):
+        """A body of your own that supplies its inertia and forces on existing
+        coordinates (a :class:`fem.bodies.NonlinearBody`: ``dofs``, ``mass``,
+        ``inertia``, ``forces``, ``energy``), such as the massless spring-damper between
+        two points of :func:`fem.robot.add_spring`.  Its name must be new."""
+        from ..bodies.base import NonlinearBody
+
+        if not isinstance(body, NonlinearBody):
+            raise ModelError(f"add_body expects a fem.bodies.NonlinearBody; got "
+                             f"{type(body).__name__}")
+        if any(b.name == body.name for b in self.nonlinear_bodies):
+            raise ModelError(f"there is already a body named {body.name!r}")
+        dofs = np.asarray(body.dofs)
+        if dofs.size and (dofs.min() < 0 or dofs.max() >= self.n_dof):
+            raise ModelError(f"body {body.name!r}: its dofs must be coordinates of the "
+                             f"model (0 … {self.n_dof - 1})")
+        self.nonlinear_bodies.append(body)
+        self._changed()
+        return body
+
     @staticmethod
     def _check_map(point, what: str) -> None:
         if not isinstance(point, LinearMap):

@@ -49,7 +49,8 @@ def section_properties(shape: str, what: str, radius: float | None = None,
                        wall: float | None = None) -> dict[str, float]:
     """Area, second moments ``iy`` (about the section's y), ``iz``, torsion constant
     ``j`` and polar moment ``ip`` [m², m⁴] of a ``"circle"`` (``radius``; a tube with
-    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z).
+    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z; a tube with
+    ``wall``).
 
     The rectangle's torsion constant is Saint-Venant's series to its first term,
     ``j = a b³ (1/3 − 0.21 (b/a)(1 − b⁴/(12 a⁴)))`` (a ≥ b; within 0.5 % of the series,
@@ -73,10 +74,24 @@ def section_properties(shape: str, what: str, radius: float | None = None,
         raise ModelError(f"{what}: a rectangle section needs width= and height= [m]")
     b = positive(width, f"{what}: width", "m")
     h = positive(height, f"{what}: height", "m")
+    if wall is not None:
+        return _hollow_rectangle(b, h, positive(wall, f"{what}: wall", "m"), what)
     a, c = max(b, h), min(b, h)
     j = a * c**3 * (1 / 3 - 0.21 * (c / a) * (1 - c**4 / (12 * a**4)))
     iy, iz = b * h**3 / 12, h * b**3 / 12
     return {"area": b * h, "iy": iy, "iz": iz, "j": j, "ip": iy + iz}
+
+
+def _hollow_rectangle(b: float, h: float, t: float, what: str) -> dict[str, float]:
+    """A rectangular tube of constant wall ``t``; torsion by Bredt's thin-walled formula
+    ``j = 2 t (b − t)² (h − t)² / (b + h − 2t)``."""
+    if 2 * t >= min(b, h):
+        raise ModelError(f"{what}: wall {t:g} m must be less than half the smaller side "
+                         f"{min(b, h):g} m (a solid section: leave wall out)")
+    bi, hi = b - 2 * t, h - 2 * t
+    iy, iz = (b * h**3 - bi * hi**3) / 12, (h * b**3 - hi * bi**3) / 12
+    return {"area": b * h - bi * hi, "iy": iy, "iz": iz,
+            "j": 2 * t * (b - t) ** 2 * (h - t) ** 2 / (b + h - 2 * t), "ip": iy + iz}
 
 
 @dataclass
@@ -259,7 +274,7 @@ class _Rod(LinkModel):
     radius: float | None = None
     width: float | None = None
     height: float | None = None
-    wall: float | None = None       # a circle's wall thickness: a tube
+    wall: float | None = None   # a tube: the wall's thickness [m] (circle or rectangle)
     flexible = True
     spans_frames = True
     damping = 0.0               # a damping ratio; the subclasses declare the field
@@ -294,6 +309,10 @@ class AncfBeam(_Rod):
     def __post_init__(self):
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
         self._check_section()
+        if self.wall is not None and self.section == "rectangle":
+            raise ModelError("ancf_beam link: wall — ANCF beam elements take a solid "
+                             "rectangle or a circular tube; a rectangular tube is a cable's "
+                             "or a floating frame's section")
 
     def _section(self) -> dict:
         if self.section == "circle":
