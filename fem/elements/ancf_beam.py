@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ModelError
-from ..model.builders import circle_section, rectangle_section
+from ..model.builders import rectangle_section
 from . import ElementFamily, register
 from .quadrature import gauss_legendre
 from .shape import hermite, linear

@@ -25,8 +25,8 @@ from .robot import Motor, Placement, Robot
 from .urdf import from_urdf, read_urdf
 
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
-           "LinkModel", "Rigid", "from_urdf", "read_urdf", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
-           "section_properties"]
+           "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+           "section_properties", "from_urdf", "read_urdf"]
 
 # forces between two frames (springs, cylinders): fem/robot/forces.py
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring  # noqa: E402

@@ -266,8 +266,8 @@ def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
 @dataclass
 class _Rod(LinkModel):
     """A flexible link with a section: a :class:`fem.Material` and a ``section``
-    "circle" (``radius``; a tube with ``wall``) or "rectangle" (``width`` along the section's y, ``height``
-    along z, z being the root frame's z made normal to the link)."""
+    "circle" (``radius``) or "rectangle" (``width`` along the section's y, ``height``
+    along z, z being the root frame's z made normal to the link); a tube of ``wall``."""
 
     material: Material
     section: str = "circle"
