@@ -283,3 +283,17 @@ def test_flexible_upper_arm_spans_its_joints_and_its_stiff_limit_is_the_rigid_ar
     rng = np.ptp(torques["rigid"], axis=0)
     err = np.abs(torques["stiff"] - torques["rigid"]).max(axis=0) / rng
     assert err.max() < 0.01, err
+
+
+def test_urdf_case_stiff_limit_is_the_rigid_arm():
+    """The shipped UR5-like arm with its upper arm and forearm as aluminium tubes at
+    E × 1000: the servo torques equal the rigid arm's (the tubes as rigid bodies, exact
+    inverse dynamics) within 1 % of each joint's torque range."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
+    import urdf_robot as case
+
+    fig = case.run(None, stiffness_factor=1000.0, T_s=0.5, t_end_s=0.5, dt_s=2e-3)
+    assert fig["flexible_links"] == ["upper_arm_link", "forearm_link"]
+    assert fig["torque_difference_pct"] < 1.0, fig

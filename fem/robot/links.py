@@ -294,6 +294,21 @@ class _Rod(LinkModel):
     def stiffer(self, factor):
         return _scaled(self, factor)
 
+    def rigid_equivalent(self, name: str, frames: dict[str, Pose]) -> Rigid:
+        """The rigid link with this rod's mass distribution between the same two frames
+        (the reference for what the flexibility costs): mass ``ρ A L``, centre halfway,
+        inertia ``ρ L ip`` about the rod and ``m L²/12 + ρ L i`` across (section axes as
+        the flexible model's), in the axes of the first frame."""
+        root, tip, L, T = _span(name, self.kind, frames)
+        s = self.properties(name)
+        rho = self.material.rho
+        m = rho * s["area"] * L
+        D = np.diag([rho * L * s["ip"], m * L**2 / 12 + rho * L * s["iy"],
+                     m * L**2 / 12 + rho * L * s["iz"]])
+        R0 = root.rotation
+        return Rigid(m, com=R0.T @ (0.5 * (tip.position - root.position)),
+                     inertia=R0.T @ T @ D @ T.T @ R0)
+
 
 @dataclass
 class AncfBeam(_Rod):

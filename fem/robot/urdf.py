@@ -270,7 +270,7 @@ def _transmission(el, joints: list[UrdfJoint], where: str) -> None:
 
 def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
               gravity=(0.0, 0.0, -9.81), flexible_mass: str = "material",
-              name: str | None = None) -> Robot:
+              name: str | None = None, rigid_equivalent: bool = False) -> Robot:
     """A :class:`fem.Robot` from a URDF file, built at zero joint positions.
 
     Parameters
@@ -295,6 +295,10 @@ def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
         carry an arbitrary tensor).
     name : str, optional
         The robot's name (default: the URDF's).
+    rigid_equivalent : bool
+        Build each link of ``flexible`` as the rigid body with its model's mass
+        distribution (:meth:`~fem.robot.links._Rod.rigid_equivalent`): the rigid robot
+        to compare the flexible one with.
 
     Returns
     -------
@@ -362,6 +366,11 @@ def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
         if body in flexible:
             spec = _flexible_spec(flexible[body], urdf.links[body], flexible_mass, body,
                                   frames)
+            if rigid_equivalent:
+                if not hasattr(spec, "rigid_equivalent"):
+                    raise ModelError(f"from_urdf: link {body!r}: rigid_equivalent needs a "
+                                     "rod model (AncfBeam, AncfCable, FloatingFrame)")
+                spec = spec.rigid_equivalent(body, frames)
         else:
             spec = _rigid(urdf, lns, world, body)
         robot.add_link(body, spec, frames)
