@@ -297,3 +297,28 @@ def test_urdf_case_stiff_limit_is_the_rigid_arm():
     fig = case.run(None, stiffness_factor=1000.0, T_s=0.5, t_end_s=0.5, dt_s=2e-3)
     assert fig["flexible_links"] == ["upper_arm_link", "forearm_link"]
     assert fig["torque_difference_pct"] < 1.0, fig
+
+
+@needs_pinocchio
+def test_link_meshes_are_drawn_on_their_links():
+    """The UR5's meshes (its collision STL files: meshio does not read the visual .dae)
+    are drawn on their links: surfaces in the ParaView frames, moving with the link (a
+    vertex of the wrist's mesh keeps its place in the wrist's frame at another pose)."""
+    from fem.io.output import Drawing
+
+    robot = from_urdf(urdf_file("ur5", None))
+    robot.add_motor("m", "wrist_1_joint", servo=lambda t: (0.7 * t, 0.7, 0.0))
+    d = Drawing(robot.model)
+    names = {n for n in d.group_names if n.endswith("(mesh)")}
+    assert {"base_link (mesh)", "wrist_3_link (mesh)"} <= names
+    mesh_id = d.group_names.index("wrist_3_link (mesh)")
+    tri = [t for t, g in zip(d.cells["triangle"], d.cell_group["triangle"], strict=True)
+           if g == mesh_id]
+    assert len(tri) > 100
+    i = int(tri[0][0])
+    q0, q1 = robot.model.q0, robot.place(1.0)
+    p0, R0 = robot.frame_pose("wrist_3_link", "wrist_3_link", q0)
+    p1, R1 = robot.frame_pose("wrist_3_link", "wrist_3_link", q1)
+    x0, x1 = d.points(q0)[i], d.points(q1)[i]
+    assert np.allclose(R1.T @ (x1 - p1), R0.T @ (x0 - p0), atol=1e-12)
+    assert np.linalg.norm(x1 - x0) > 1e-3                      # it moved with the wrist

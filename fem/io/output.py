@@ -391,7 +391,7 @@ class Drawing:
         n_groups = len(model.groups)
         offsets = {}
         self._nonlinear: list = []      # (drawn point, point map): evaluated, not D q
-        for s_id, (_name, pts, r_sketch) in enumerate(sketches):
+        for s_id, (_name, pts, r_sketch, s_tri) in enumerate(sketches):
             idx = npts + np.arange(len(pts))
             if r_sketch > 0:
                 radius.update({int(i): r_sketch for i in idx})
@@ -405,6 +405,11 @@ class Drawing:
                     vals.append(lm.coef[c])
                     offsets[3 * (npts + j) + c] = lm.offset[c]
             npts += len(pts)
+            if s_tri is not None:                  # a surface: a link's visual mesh
+                for t in s_tri:
+                    self.cells["triangle"].append(idx[t])
+                    self.cell_group["triangle"].append(n_groups + s_id)
+                continue
             self.cells["polyline"].append(idx)
             self.cell_group["polyline"].append(n_groups + s_id)
             ground = all(isinstance(lm, LinearMap) and not np.any(lm.coef) for lm in pts)
@@ -423,7 +428,8 @@ class Drawing:
         self.n_points = npts
         # names of the `group` ids: element groups, then sketches, then paths
         self.group_names = [g.name for g in model.groups]
-        self.group_names += [f"{name} (sketch)" for name, _, _ in sketches]
+        self.group_names += [f"{sk.name} ({'sketch' if sk.triangles is None else 'mesh'})"
+                             for sk in sketches]
         self.group_names += [f"{name} (path)" for name, _ in paths]
         self.radius = np.zeros(npts)
         for i, r in radius.items():

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -131,6 +131,15 @@ class Body:
         return np.column_stack([self.axis(i)(q) for i in range(3)])
 
 
+class Sketch(NamedTuple):
+    """A drawing-only polyline or surface (:meth:`Model.add_sketch`)."""
+
+    name: str
+    points: list
+    radius: float
+    triangles: np.ndarray | None
+
+
 class Model:
     """A multibody model of generalized coordinates.
 
@@ -186,7 +195,7 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.strain_rate_damping: list[tuple[ElementGroup, float]] = []
-        self.sketches: list[tuple[str, list[LinearMap], float]] = []   # name, points, radius
+        self.sketches: list[Sketch] = []
         self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
         self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
@@ -950,17 +959,26 @@ class Model:
         return omega
 
     def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch",
-                   radius: float = 0.0) -> None:
+                   radius: float = 0.0, triangles=None) -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and
         animations only — e.g. the static platform of a robot, or the centre line of a
         link whose coordinates are not elements (a floating-frame link).  ``radius``
         [m]: drawn as a tube of that radius (the point data ``radius`` of ParaView's
-        Tube filter); 0 draws a line."""
+        Tube filter); 0 draws a line.  ``triangles`` (k, 3) indices into ``points``: a
+        surface through them instead (a rigid link's visual mesh, group
+        ``<name> (mesh)``)."""
         pts = list(points)
         for i, p in enumerate(pts):
             point_map(p, f"add_sketch {name!r}: point {i}")
         radius = nonnegative(radius, f"add_sketch {name!r}: radius", "m")
-        self.sketches.append((name, pts, radius))
+        if triangles is not None:
+            tri = np.asarray(triangles)
+            if (tri.ndim != 2 or tri.shape[1] != 3 or not np.issubdtype(tri.dtype, np.integer)
+                    or (tri.size and (tri.min() < 0 or tri.max() >= len(pts)))):
+                raise ModelError(f"add_sketch {name!r}: triangles must be (k, 3) integer "
+                                 f"indices into the {len(pts)} points")
+            triangles = tri.astype(np.int64)
+        self.sketches.append(Sketch(name, pts, radius, triangles))
 
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an

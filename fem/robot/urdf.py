@@ -50,13 +50,15 @@ KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismat
 @dataclasses.dataclass
 class UrdfLink:
     """A URDF link: ``mass`` [kg], centre of mass ``com`` and ``inertia`` about it, both
-    in the link frame; ``visuals``: (mesh file, pose in the link frame, scale)."""
+    in the link frame; ``visuals`` and ``collisions``: (mesh file as written, 4×4 pose in
+    the link frame, scale)."""
 
     name: str
     mass: float = 0.0
     com: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
     inertia: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((3, 3)))
     visuals: list = dataclasses.field(default_factory=list)
+    collisions: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -170,14 +172,15 @@ def read_urdf(path) -> UrdfRobot:
                           [c["ixz"], c["iyz"], c["izz"]]])
             link.com = T[:3, 3].copy()
             link.inertia = T[:3, :3] @ I @ T[:3, :3].T
-        for vis in el.findall("visual"):
-            mesh = vis.find("geometry/mesh")
-            if mesh is not None and mesh.get("filename"):
-                scale = _floats(mesh.get("scale"), 3, f"{where}: link {name!r} mesh scale",
-                                (1, 1, 1))
-                link.visuals.append((mesh.get("filename"),
-                                     _origin(vis.find("origin"), f"{where}: {name!r} visual"),
-                                     scale))
+        for tag, store in (("visual", link.visuals), ("collision", link.collisions)):
+            for vis in el.findall(tag):
+                mesh = vis.find("geometry/mesh")
+                if mesh is not None and mesh.get("filename"):
+                    scale = _floats(mesh.get("scale"), 3,
+                                    f"{where}: link {name!r} mesh scale", (1, 1, 1))
+                    store.append((mesh.get("filename"),
+                                  _origin(vis.find("origin"), f"{where}: {name!r} {tag}"),
+                                  scale))
         links[name] = link
     joints: list[UrdfJoint] = []
     children: dict[str, str] = {}
@@ -270,7 +273,8 @@ def _transmission(el, joints: list[UrdfJoint], where: str) -> None:
 
 def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
               gravity=(0.0, 0.0, -9.81), flexible_mass: str = "material",
-              name: str | None = None, rigid_equivalent: bool = False) -> Robot:
+              name: str | None = None, rigid_equivalent: bool = False,
+              meshes: bool = True) -> Robot:
     """A :class:`fem.Robot` from a URDF file, built at zero joint positions.
 
     Parameters
@@ -299,6 +303,12 @@ def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
         Build each link of ``flexible`` as the rigid body with its model's mass
         distribution (:meth:`~fem.robot.links._Rod.rigid_equivalent`): the rigid robot
         to compare the flexible one with.
+    meshes : bool
+        Draw each rigid link's mesh in the pictures and the ParaView series: its
+        ``<visual>`` mesh, or its ``<collision>`` mesh where the visual one cannot be
+        read (meshio reads STL, OBJ, PLY, …, not COLLADA ``.dae``); ``package://``
+        names are looked up in the folders above the URDF.  Links without a readable
+        mesh are drawn as lines between their joints (one warning names them).
 
     Returns
     -------
@@ -353,8 +363,11 @@ def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
              "applied (add them to a servo motor: viscous=, coulomb=)")
     robot = Robot(name or urdf.name, gravity=gravity)
     robot.urdf = urdf
+    undrawn: list[str] = []
     for body, lns in members.items():
         if body == "ground":
+            if meshes:
+                _draw_meshes(robot, urdf, None, lns, world, undrawn)
             continue
         frames = {ln: _pose(world[ln]) for ln in lns}
         for j in moving:
@@ -373,7 +386,12 @@ def from_urdf(path, flexible: Mapping[str, LinkModel] | None = None,
                 spec = spec.rigid_equivalent(body, frames)
         else:
             spec = _rigid(urdf, lns, world, body)
-        robot.add_link(body, spec, frames)
+        built = robot.add_link(body, spec, frames)
+        if meshes and body not in flexible:
+            _draw_meshes(robot, urdf, built, lns, world, undrawn)
+    if undrawn:
+        warn(f"from_urdf: no readable mesh for links {undrawn[:8]} (meshio reads STL, "
+             "OBJ, PLY…, not .dae): they are drawn as lines between their joints")
     for j in moving:
         parent = body_of[j.parent]
         joint = robot.add_joint(j.name, KINDS[j.kind],
@@ -436,3 +454,64 @@ def _flexible_spec(spec: LinkModel, link: UrdfLink, how: str, name: str, frames)
     mat = spec.material
     return dataclasses.replace(spec, material=Material(
         E=mat.E, nu=mat.nu, rho=mat.rho * link.mass / m, name=f"{mat.name} (URDF mass)"))
+
+
+def mesh_file(urdf: UrdfRobot, filename: str) -> Path | None:
+    """The file a URDF mesh name points to: ``package://pkg/rest`` looked up in the
+    folders above the URDF (a folder named ``pkg``, or one holding it), ``file://`` and
+    plain names as paths (relative to the URDF's folder); None if not there."""
+    if filename.startswith("package://"):
+        pkg, _, rest = filename[len("package://"):].partition("/")
+        for parent in urdf.path.resolve().parents:
+            for base in (parent if parent.name == pkg else None, parent / pkg):
+                if base is not None and (base / rest).is_file():
+                    return base / rest
+        return None
+    f = Path(filename[len("file://"):] if filename.startswith("file://") else filename)
+    f = f if f.is_absolute() else urdf.path.parent / f
+    return f if f.is_file() else None
+
+
+def _read_mesh(urdf: UrdfRobot, link: UrdfLink):
+    """``(points (m, 3) in the link frame, triangles (k, 3))`` of the link's first
+    readable visual mesh, else collision mesh; None when none can be read."""
+    import meshio
+
+    for filename, T, scale in link.visuals + link.collisions:
+        f = mesh_file(urdf, filename)
+        if f is None:
+            continue
+        try:
+            m = meshio.read(f)
+        except Exception:   # noqa: BLE001 - an unreadable format or file: try the next
+            continue
+        tri = [c.data for c in m.cells if c.type == "triangle"]
+        if not tri:
+            continue
+        P = np.asarray(m.points, float)[:, :3] * scale
+        return P @ T[:3, :3].T + T[:3, 3], np.vstack(tri).astype(np.int64)
+    return None
+
+
+def _draw_meshes(robot: Robot, urdf: UrdfRobot, built, lns: list[str], world,
+                 undrawn: list[str]) -> None:
+    """Each link's mesh as a sketch surface moving with the rigid link ``built`` (fixed
+    on the ground for ``built`` None)."""
+    if built is not None:
+        first = next(iter(built.frames.values())).pose
+        R0, p0 = first.rotation, first.position
+    for ln in lns:
+        link = urdf.links[ln]
+        if not (link.visuals or link.collisions):
+            continue
+        mesh = _read_mesh(urdf, link)
+        if mesh is None:
+            undrawn.append(ln)
+            continue
+        P, tri = mesh
+        W = P @ world[ln][:3, :3].T + world[ln][:3, 3]
+        if built is None:
+            pts = [robot.model.ground(x) for x in W]
+        else:
+            pts = [built.body.point(x, label=f"{ln} mesh") for x in (W - p0) @ R0]
+        robot.model.add_sketch(pts, ln, triangles=tri)
