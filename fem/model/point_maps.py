@@ -17,7 +17,7 @@ import numpy as np
 
 from .linear_map import LinearMap
 
-__all__ = ["PointMap", "MapSum", "evaluate", "is_nonlinear"]
+__all__ = ["PointMap", "MapSum", "CrossMap", "evaluate", "is_nonlinear"]
 
 
 class PointMap:
@@ -158,6 +158,54 @@ class MapSum(PointMap):
         if second and cached:
             H = self._H
         return x, J, H
+
+
+_EPS = np.zeros((3, 3, 3))
+_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
+_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
+
+
+class CrossMap(PointMap):
+    """``a(q) × b(q)`` of two linear maps (bilinear: constant second derivatives) — e.g.
+    the normal of an ANCF beam's section, ``r_y × r_z``, which turns with the section
+    rather than with the centre line's slope."""
+
+    constant_hessian = True
+
+    def __init__(self, a: LinearMap, b: LinearMap, label: str | None = None):
+        self.a, self.b = a, b
+        self.dofs = np.unique(np.concatenate([a.dofs, b.dofs])).astype(np.int64)
+        self._ca = np.searchsorted(self.dofs, a.dofs)
+        self._cb = np.searchsorted(self.dofs, b.dofs)
+        self.label = label or f"({a.label} × {b.label})"
+        k = self.dofs.size
+        A = np.zeros((3, k))
+        B = np.zeros((3, k))
+        A[:, self._ca] = a.coef
+        B[:, self._cb] = b.coef
+        # x_i = ε_ijk a_j b_k:  H_i = ε_ijk (A_jᵀ B_k + B_kᵀ A_j)
+        H = np.einsum("ijk,jm,kn->imn", _EPS, A, B)
+        self._H = H + np.swapaxes(H, 1, 2)
+        self._H.setflags(write=False)
+
+    def evaluate(self, q: np.ndarray, second: bool = False):
+        a, b = self.a(q), self.b(q)
+        k = self.dofs.size
+        J = np.zeros((3, k))
+        # d(a × b) = da × b + a × db = −[b]× da + [a]× db
+        J[:, self._ca] += -_skew(b) @ self.a.coef
+        J[:, self._cb] += _skew(a) @ self.b.coef
+        return np.cross(a, b), J, (self._H if second else None)
+
+    def bilinear_form(self, component: int):
+        # (a × b)_i = a · (M_i b), (M_i)_jk = ε_ijk
+        M = _EPS[component]
+        mb = LinearMap(self.b.dofs, M @ self.b.coef, M @ self.b.offset, label=self.b.label)
+        return None, [(self.a, mb)]
+
+
+def _skew(x: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
 
 
 def evaluate(m, q: np.ndarray, second: bool = False):

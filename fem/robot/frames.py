@@ -122,13 +122,15 @@ class Frame:
     """
 
     def __init__(self, link: str, name: str, pose: Pose, origin, basis, basis0,
-                 on_tangent: bool = False):
+                 on_tangent: bool = False, tangent=None):
         self.link, self.name, self.pose = link, name, pose
         self.origin = origin
         self.basis = list(basis)
         self.basis0 = np.asarray(basis0, float)
         self._inv = np.linalg.inv(self.basis0)
         self.on_tangent = bool(on_tangent)
+        self.tangent = tangent      # an ANCF beam's centre-line slope r_x (its basis[0]
+        #                             is the section's normal); None elsewhere
 
     @property
     def label(self) -> str:
@@ -139,11 +141,13 @@ class Frame:
         """Whether the frame moves (its maps depend on coordinates)."""
         return any(len(m.dofs) for m in [self.origin, *self.basis] if m is not None)
 
-    def vector(self, local, what: str | None = None):
+    def vector(self, local, what: str | None = None, tangent: bool = False):
         """The vector with components ``local`` in the frame's axes, as a map of ``q``.
 
         A frame of a model that lacks a direction (an ANCF cable has its tangent only)
-        refuses a vector that needs it, naming the frame."""
+        refuses a vector that needs it, naming the frame.  ``tangent``: on an ANCF
+        beam's frame, take the centre line's slope for the first basis vector instead
+        of the section's normal."""
         local = np.asarray(local, float)
         world = self.pose.rotation @ local
         c = self._inv @ world
@@ -152,7 +156,8 @@ class Frame:
         for j in range(3):
             if c[j] == 0.0:
                 continue
-            m = self.basis[j]
+            m = self.tangent if (j == 0 and tangent and self.tangent is not None) \
+                else self.basis[j]
             if m is None:
                 raise ModelError(
                     f"{what or 'a joint'}: frame {self.label!r} has no direction "

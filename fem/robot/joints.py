@@ -212,7 +212,7 @@ class Joint:
             coef = np.round([abs((C._inv @ (C.pose.rotation @ v))[0]) for v, _ in options], 12)
             pick = int(np.argmin(coef)) if on == "section" else int(np.argmax(coef))
             v, offset = options[pick]
-            d = C.vector(v, w)
+            d = C.vector(v, w, tangent=(on == "tangent"))
         else:                                   # a cable's tangent, normal to the axis
             t_local = C.pose.rotation.T @ C.basis0[:, 0]
             d = C.vector(t_local, w)

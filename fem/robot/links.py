@@ -237,13 +237,24 @@ def _span(name: str, kind: str, frames: dict[str, Pose]):
 
 
 def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
+    """The frames at an ANCF link's end nodes.  A beam's frame is its end *section*:
+    the section vectors ``r_y``, ``r_z`` and their normal ``r_y × r_z`` (not the centre
+    line's slope ``r_x``, which shear turns away from the section), so that a joint
+    clamps the section as a flange does, whatever its axis (a joint holding the slope
+    left the section free to turn: a support that softened as the mesh was refined).
+    A cable's frame is its tangent ``r_x`` only."""
+    from ..model.point_maps import CrossMap
+
     built = {}
     for (fname, p), node in zip(frames.items(), (nodes[0], nodes[-1]), strict=True):
-        fields = ("r_x", "r_y", "r_z") if with_section else ("r_x",)
-        basis = [model.node_field(int(node), f) for f in fields]
-        basis += [None] * (3 - len(basis))
+        if with_section:
+            ry, rz = (model.node_field(int(node), f) for f in ("r_y", "r_z"))
+            basis = [CrossMap(ry, rz, f"{name} {fname} section normal"), ry, rz]
+        else:
+            basis = [model.node_field(int(node), "r_x"), None, None]
         built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T,
-                             on_tangent=True)
+                             on_tangent=not with_section,
+                             tangent=model.node_field(int(node), "r_x"))
     return built
 
 
