@@ -22,11 +22,12 @@ from .links import (
     section_properties,
 )
 from .robot import Motor, Placement, Robot
+from .control import PD
 from .urdf import from_urdf, read_urdf
 
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
            "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
-           "section_properties", "from_urdf", "read_urdf"]
+           "section_properties", "from_urdf", "read_urdf", "PD"]
 
 # forces between two frames (springs, cylinders): fem/robot/forces.py
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring  # noqa: E402
