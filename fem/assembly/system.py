@@ -223,10 +223,10 @@ class System(ABC):
         ``tangent``, ``(∂f/∂q, ∂f/∂q̇)`` values for :meth:`saddle`'s ``feedback``."""
         return np.zeros(self.n), None
 
-    def start_feedback(self, t: float, q, v) -> None:
+    def start_feedback(self, t: float, q, v) -> None:  # noqa: B027 - optional, no-op
         """Reset the controllers' own states (held samples) at a run's start."""
 
-    def sample_feedback(self, t: float, q, v) -> None:
+    def sample_feedback(self, t: float, q, v) -> None:  # noqa: B027 - optional, no-op
         """Sampled controllers take their samples at an accepted state."""
 
     @abstractmethod

@@ -9,6 +9,7 @@ output and the web view work on it unchanged.  The user guide's chapter "Your ow
 robot" (``docs/your-robot.md``) walks through it.
 """
 
+from .control import PD
 from .frames import Frame, Pose, pose
 from .joints import JOINT_KINDS, Joint
 from .links import (
@@ -22,7 +23,6 @@ from .links import (
     section_properties,
 )
 from .robot import Motor, Placement, Robot
-from .control import PD
 from .urdf import from_urdf, read_urdf
 
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",

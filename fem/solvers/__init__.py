@@ -8,5 +8,6 @@ from .static import StaticResult, project_positions, solve_static
 
 __all__ = ["solve_static", "StaticResult", "project_positions", "simulate", "GeneralizedAlpha",
            "AlphaOptions",
-           "alpha_parameters", "consistent_initial_state", "modes", "ModalResult", "closed_loop_poles",
+           "alpha_parameters", "consistent_initial_state", "modes", "ModalResult",
+           "closed_loop_poles",
            "driven_inverse_dynamics"]

@@ -114,8 +114,10 @@ class FactorizationPolicy:
         hv = sys_.hessian_values(lam, q)
         jv = sys_.jacobian_values(q, t)
         bp = k.beta_prime
+        # (systems without controllers need not take a feedback tangent)
+        fb = {} if self.feedback is None else {"feedback": self.feedback}
         S = sys_.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=k.gamma_prime / bp,
-                        inertia=self.inertia, feedback=self.feedback)
+                        inertia=self.inertia, **fb)
         self.lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         if self.factor_cost is None and self.reuse and not self.timed:
             # once, from counts of the model and this matrix: no clock (module docstring);
