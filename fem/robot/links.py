@@ -285,10 +285,14 @@ class AncfBeam(_Rod):
 
     elements: int = 4
     damping: float = 0.0
+    formulation: str = "structural"    # the beam's energy; "continuum" for comparison
     kind = "ancf_beam"
 
     def __post_init__(self):
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
+        self.formulation = choice(self.formulation, ("structural", "continuum",
+                                                     "continuum_split"),
+                                  "ancf_beam link: formulation")
         self._check_section()
 
     def _section(self) -> dict:
@@ -301,7 +305,9 @@ class AncfBeam(_Rod):
 
         root, tip, L, T = _span(name, self.kind, frames)
         group, nodes = straight_beam(model, root.position, tip.position, self.elements,
-                                     self.material, name=name, up=T[:, 2], **self._section())
+                                     self.material, name=name, up=T[:, 2], **self._section(),
+                                     **({} if self.formulation == "structural" else
+                                        {"formulation": self.formulation}))
         built = _ancf_frames(model, name, frames, nodes, T, True)
         model.add_link_frame(group, *_chord(built))
         _ancf_damping(model, group, self, self.properties(name), L, name)
