@@ -156,3 +156,85 @@ def test_ancf_beam_link_formulation():
     assert sag["structural"] > sag["continuum"] > 0
     with pytest.raises(fem.ModelError, match="formulation"):
         AncfBeam(steel, radius=0.01, formulation="plain")
+
+
+@pytest.mark.parametrize("name", ["static", "static_plain", "static_reduced", "circle_rigid",
+                                  "line_rigid"])
+def test_flexible_platform_figures_as_recorded(name):
+    before, after = _run("parallel_robot_flexible_platform", name)
+    # the exact rigid inverse dynamics against the closed form: round-off either way
+    _compare(before, after, 1e-8, {"rigid_vs_independent_reference_max_rel": 1e-12,
+                                   "static_symmetry_error_m": 1e-15,
+                                   "max_path_error_mm": 1e-12, "real_time_factor": np.inf,
+                                   "static_residual_relative": np.inf,
+                                   "max_dynamics_residual_N": 1e-6})
+
+
+@pytest.mark.parametrize("name", ["line", pytest.param("default", marks=pytest.mark.slow)])
+def test_flexible_platform_runs_as_recorded(name):
+    # the flexible platform on its paths: the case's Newton tolerance is 1e-8, and the
+    # former builder's own torques move by 1.1e-7 (line) and 1.8e-7 (circle) of their
+    # largest value when only that tolerance goes to 1e-10; the rebuilt robot's differ
+    # from the recorded ones by 1.0e-7 and 2.1e-7 (2.2e-6 and 4.8e-6 N·m of 23.6)
+    before, after = _run("parallel_robot_flexible_platform", name)
+    _compare(before, after, 3e-7, {"max_path_error_mm": 1e-12, "real_time_factor": np.inf,
+                                   "static_residual_relative": np.inf,
+                                   "static_symmetry_error_m": 1e-15,
+                                   "max_dynamics_residual_N": 1e-5,
+                                   "max_torque_dev_vs_rigid_Nm": 1e-5,
+                                   "max_torque_dev_vs_exact_rigid_Nm": 1e-5,
+                                   "max_rate_dev_vs_rigid_radps": 1e-7,
+                                   "centre_strain_range": 1e-10})
+
+
+def _hung_plate(**frames_x):
+    from fem.robot import Plate, Robot, pose
+
+    mesh = fem.load_builtin_mesh("hexagon_6")
+    V = np.asarray(mesh.vertices, float)
+    steel = fem.Material(E=2.1e14, nu=0.3, rho=7850.0)
+    robot = Robot("hung plate", gravity=(0.0, 0.0, -9.81))
+    frames = {"centre": pose((0, 0, 0))}
+    for name, (a, b) in {"e1": (6, 1), "e2": (2, 3), "e3": (4, 5)}.items():
+        frames[name] = pose(0.5 * (V[a] + V[b]), x=frames_x.get(name, V[b] - V[a]))
+    robot.add_link("plate", Plate(mesh, steel, 0.004), frames)
+    return robot, mesh, V
+
+
+def test_plate_frames_at_edge_midpoints():
+    """robot layer: a plate's frame at an edge's midpoint carries the edge (x) and holds it
+    straight; hung by spherical joints at three alternate edge midpoints, the plate's
+    weight (ρ t A g) splits equally between them, and the continuity rows of the shared
+    plate (one middle G¹ row per inner edge) are the plate's."""
+    from fem.elements.bezier_plate import continuity_counts
+
+    robot, mesh, V = _hung_plate()
+    for name in ("e1", "e2", "e3"):
+        robot.add_joint(name, "spherical", "ground", ("plate", name))
+    st = robot.rest()
+    asm = robot.model.assemble()
+    W = 7850.0 * 0.004 * mesh.area * 9.81
+    up = []
+    for name in ("e1", "e2", "e3"):
+        rows = [i for i, c in enumerate(asm.owner) if c is robot.joints[name].constraints[0]]
+        up.append(abs(float(st.lam[rows][2])))
+    assert np.allclose(up, W / 3, rtol=1e-8), (up, W / 3)
+    names = [c.name for c in robot.model.constraints]
+    assert sum(n.endswith("edge straight") for n in names) == 3
+    group = robot.links["plate"].group
+    con = next(c for c in robot.model.constraints if c.name == "plate continuity")
+    assert con.A.shape[0] == continuity_counts(robot.model, group)["continuity_independent"] > 0
+    x = robot.frame("plate", "e2").axis(0)
+    assert np.allclose(x(st.q), (V[3] - V[2]) / np.linalg.norm(V[3] - V[2]), atol=1e-9)
+
+
+def test_plate_frame_off_the_mesh_points_is_refused():
+    with pytest.raises(fem.ModelError, match="along the edge"):
+        _hung_plate(e1=(1.0, 0.0, 0.0))
+    from fem.robot import Plate, Robot, pose
+
+    mesh = fem.load_builtin_mesh("hexagon_6")
+    steel = fem.Material(E=2.1e11, nu=0.3, rho=7850.0)
+    with pytest.raises(fem.ModelError, match="vertex nor at an edge's midpoint"):
+        Robot("r").add_link("p", Plate(mesh, steel, 0.004), {
+            "centre": pose((0, 0, 0)), "off": pose((0.03, 0.01, 0.0))})
