@@ -238,3 +238,29 @@ def test_plate_frame_off_the_mesh_points_is_refused():
     with pytest.raises(fem.ModelError, match="vertex nor at an edge's midpoint"):
         Robot("r").add_link("p", Plate(mesh, steel, 0.004), {
             "centre": pose((0, 0, 0)), "off": pose((0.03, 0.01, 0.0))})
+
+
+def test_reduced_frame_with_a_point_and_its_x(tmp_path, monkeypatch):
+    """robot layer: a reduced link's frame given as ``[point, x]`` carries the FE model's
+    vector as its x axis alone (a y is refused, naming the frame); with
+    ``options={"cache": True}`` the reduction is made once and then loaded."""
+    from fem.robot import Reduced, Robot, pose
+
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    steel = fem.Material(E=2.1e11, nu=0.3, rho=7850.0)
+    cached = []
+    for _ in range(2):
+        fe = fem.Model("rod")
+        _, nodes = fem.straight_beam(fe, (0, 0, 0), (0.5, 0, 0), 4, steel, section="circle",
+                                     radius=0.01)
+        ends = {"a": [fe.node_field(int(nodes[0]), f) for f in ("r", "r_x", "r_y", "r_z")],
+                "b": [fe.node_field(int(nodes[-1]), f) for f in ("r", "r_x")]}
+        robot = Robot("rod")
+        link = robot.add_link("rod", Reduced(fe, ends, n_modes=2, options={"cache": True}),
+                              {"a": pose((0, 0, 0)), "b": pose((0.5, 0, 0))})
+        cached.append(link.body.reduction.info["cached"])
+        q0 = robot.model.assemble().q0
+        assert np.allclose(robot.frame("rod", "b").axis(0)(q0), (1.0, 0.0, 0.0), atol=1e-12)
+        with pytest.raises(fem.ModelError, match="rod b"):
+            robot.frame("rod", "b").axis(1)
+    assert cached == [False, True]

@@ -440,7 +440,8 @@ class Reduced(LinkModel):
             maps = [maps] if isinstance(maps, LinearMap) else list(maps)
             if len(maps) not in (1, 2, 4) or not all(isinstance(m, LinearMap) for m in maps):
                 raise ModelError(f"link {name!r} (reduced): interface {f!r} is an FE "
-                                 f"model's point (a fem.LinearMap) or [point, x, y, z] maps")
+                                 f"model's point (a fem.LinearMap), [point, x] or "
+                                 f"[point, x, y, z] maps")
             spec[f] = maps
         options = dict(self.options)
         reduce = cached_reduction if options.pop("cache", False) else reduce_body
