@@ -21,11 +21,13 @@ Analyses: ``modal`` (lowest frequencies, mode shapes, a ParaView series of the m
 ``frame.json``), ``sweep`` (each group's section over the paper's ranges and the
 rocker × rod grid of its Fig. 5), ``convergence`` (CMS error against the full
 model as modes are added), ``dynamic`` (the reduced arm under a vehicle bump, against
-the full model) and ``large_motion`` (the same frame in the nonlinear constrained core,
-:mod:`fem.robots.vehicle_arm`: the lift cylinder swings the rocker through
-``swing_deg`` in ``swing_time_s`` under gravity, the nine substructures as reduced bodies
-against the same arm of ANCF cables; and both linearized at the start pose against the
-``modal`` analysis).
+the full model) and ``large_motion`` (the same frame as a robot in the x–z plane,
+:func:`arm`: nine links joined as the frame's hinges say, the lift cylinder swinging the
+rocker through ``swing_deg`` in ``swing_time_s`` under gravity, the links as reduced
+substructures against the same arm of ANCF cables; and both linearized at the start pose
+against the ``modal`` analysis).  ``modal``, ``sweep``, ``convergence`` and ``dynamic``
+are linear analyses of the frame about its pose (not multibody): they stay on the FE
+frame (:mod:`fem.bodies.frames`, :func:`fem.reduction.frame_cms`).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import numpy as np
 import fem
 import fem.cases
 from fem.bodies.frames import Frame, rectangle
-from fem.reduction import frame_cms, generalized_eigen, newmark
+from fem.reduction import frame_cms, generalized_eigen, newmark, reduce_body
 
 if TYPE_CHECKING:  # pragma: no cover
     from fem.robots.vehicle_arm import ArmModel
@@ -159,6 +161,14 @@ SEED_F = {"rocker": "f1 4.4→8.4 Hz over 50→150 mm, then flat; f2 10→30 Hz"
           "rod": "f1 6.1→9.1 Hz over 50→100 mm; f2 11→26 Hz; f3 41→130 Hz",
           "gripper": "little effect"}
 SUBSTRUCTURES = ("OA", "AB", "BC", "DB", "DE", "CF", "FG", "GH", "HF")
+LAYOUT = [("OA", "O", "A", "rocker", True, False), ("AB", "A", "B", "rocker", False, True),
+          ("BC", "B", "C", "sleeve", False, False), ("DB", "D", "B", "sleeve", False, False),
+          ("DE", "D", "E", "sleeve", False, False), ("CF", "C", "F", "rod", False, False),
+          ("FG", "F", "G", "rod", False, True), ("GH", "G", "H", "gripper", True, True),
+          ("HF", "H", "F", "gripper", True, True)]
+"""The substructures of ma2010 Fig. 2: (name, from, to, section group, hinge at from,
+hinge at to)."""
+LAYOUT_SECTIONS = {name: sec for name, _, _, sec, _, _ in LAYOUT}
 CYLINDER_RHO = 1e-3   # kg/m³: "massless" pin-ended cylinders (kept positive for frame.json)
 
 
@@ -209,14 +219,8 @@ def build(**params) -> tuple[Frame, dict]:
     sec = {k: rectangle(p[f"{k}_section_m"], p[f"{k}_section_m"], wall)
            for k in ("rocker", "sleeve", "rod", "gripper")}
     E, rho, n = p["E_Pa"], p["rho_kgm3"], p["n_elements"]
-    # (name, from, to, section group, hinge at from, hinge at to) — ma2010 Fig. 2
-    layout = [("OA", "O", "A", "rocker", True, False), ("AB", "A", "B", "rocker", False, True),
-              ("BC", "B", "C", "sleeve", False, False), ("DB", "D", "B", "sleeve", False, False),
-              ("DE", "D", "E", "sleeve", False, False), ("CF", "C", "F", "rod", False, False),
-              ("FG", "F", "G", "rod", False, True), ("GH", "G", "H", "gripper", True, True),
-              ("HF", "H", "F", "gripper", True, True)]
     groups = {}
-    for name, i, j, s, hi, hj in layout:
+    for name, i, j, s, hi, hj in LAYOUT:
         groups[name] = fr.add_member(nid[i], nid[j], E, rho, sec[s], hinge_i=hi, hinge_j=hj,
                                      n_elements=n, group=name)
     k = p["cylinder_stiffness_Npm"]
@@ -354,7 +358,7 @@ def dynamic(**params) -> dict:
             "tip_z_peak_m": float(np.abs(tip_full).max())}
 
 
-# -- large motion: the same frame in the nonlinear constrained core ----------------------
+# -- large motion: the same frame as a planar robot ---------------------------------------
 ARM_POINTS = ("P", "A", "O", "B", "E", "D", "C", "F", "G", "H")
 """The named points recorded in ``large_motion`` (``large_motion.npz``)."""
 PICTURE = {"camera": {"view": "xz", "up": [0.0, 0.0, 1.0]}, "magnification": 20.0}
@@ -382,42 +386,161 @@ def swing_angle(**params) -> Callable[[float], tuple[float, float, float]]:
 
 
 def arm(kind: str, cylinders: str = "drive", gravity: bool = True, **params) -> ArmModel:
-    """The frame of :func:`build` as a model of the nonlinear constrained core
-    (:func:`fem.robots.vehicle_arm.arm_model`): ``kind`` "ancf" (cables on the frame's
-    mesh) or "reduced" (each substructure a reduced body of its cable model).
-    ``cylinders="drive"``: the lift cylinder follows the length that swings a rigid rocker
-    by :func:`swing_angle`, the sleeve cylinder keeps its length; ``"spring"``: both are
-    axial springs of ``cylinder_stiffness_Npm``, as in the linear frame (modal analysis)."""
-    from fem.robots.vehicle_arm import arm_model, crank_length_law
+    """The frame of :func:`build` as a robot in the plane x–z (``fem.Robot``): each of the
+    nine substructures one link — ``kind`` "ancf" (a link of ANCF cables on the frame's
+    mesh, its square tube's section) or "reduced" (a link of the in-plane Craig–Bampton
+    modes of that same cable model, :class:`fem.robot.Substructure`) — held in the
+    plane, joined as the frame's hinges say (a pin where a member end is hinged, a clamp
+    where members are clamped together), pinned to the vehicle at O; the motors at C and
+    F are point masses.  ``cylinders="drive"``: the lift cylinder follows the length that
+    swings a rigid rocker by :func:`swing_angle`, the sleeve cylinder keeps its length;
+    ``"spring"``: both are springs of ``cylinder_stiffness_Npm``, as in the linear frame
+    (modal analysis)."""
+    from fem.robot import (
+        AncfCable,
+        Robot,
+        Substructure,
+        add_cylinder,
+        add_planar_joint,
+        add_spring,
+        keep_in_plane,
+        pose,
+    )
+    from fem.robots.vehicle_arm import (
+        ArmModel,
+        crank_length_law,
+        group_chains,
+        in_plane,
+        substructure_model,
+    )
 
     p = _check({**PARAMS, **params})
-    fr, groups = build(**p)
-    if cylinders == "spring":
-        axial = {"lift_cylinder": "spring", "sleeve_cylinder": "spring"}
-    elif cylinders == "drive":
-        pts = points(**p)
-        axial = {"lift_cylinder": crank_length_law(pts["O"], pts["A"], pts["P"],
-                                                   swing_angle(**p)),
-                 "sleeve_cylinder": "rigid"}
-    else:
+    if cylinders not in ("drive", "spring"):
         raise fem.ModelError(f"cylinders must be 'drive' or 'spring'; got {cylinders!r}")
-    return arm_model(fr, groups, SUBSTRUCTURES, kind, axial=axial, n_modes=p["n_modes"],
-                     gravity=(0.0, 0.0, -9.81) if gravity else (0.0, 0.0, 0.0))
+    fr, groups = build(**p)
+    X = np.asarray(fr.nodes, float)
+    name_of = {nd: k for k, nd in fr.named.items()}          # frame node → point name
+    g = (0.0, 0.0, -9.81) if gravity else (0.0, 0.0, 0.0)
+    steel = fem.Material(E=p["E_Pa"], nu=0.3, rho=p["rho_kgm3"])
+    robot = Robot(f"{fr.name}_{kind}", gravity=g)
+    # each substructure from its first to its last point, oriented alike along the
+    # sleeve and rod so that clamped members continue each other's slope
+    chains = group_chains(fr, groups, SUBSTRUCTURES)
+    motors = {fr.named["C"]: p["motor_C_kg"], fr.named["F"]: p["motor_F_kg"]}
+    carrier = {nd: next(ch.name for ch in chains if nd in ch.nodes) for nd in motors}
+    cylinder_ends = {fr.named[k] for k in ("P", "A", "D")}
+    info: dict = {}
+    t0 = time.perf_counter()
+    for ch in chains:
+        ends = [name_of[ch.nodes[0]], name_of[ch.nodes[-1]]]
+        frames = {k: pose(X[fr.named[k]], z="y", x=ch.t) for k in ends}
+        if kind == "ancf":
+            tube = LAYOUT_SECTIONS[ch.name]
+            link = AncfCable(steel, section="rectangle", width=p[f"{tube}_section_m"],
+                             height=p[f"{tube}_section_m"], wall=p["wall_m"],
+                             elements=p["n_elements"])
+        else:
+            # the link's FE model (its motor, if any, on it) reduced with interfaces
+            # where it is joined: the point at a hinge, point and slope at a clamp
+            masses = [(nd, kg) for nd, kg in motors.items() if carrier[nd] == ch.name and kg]
+            fe, nodes = substructure_model(ch, fr, masses, g, name=ch.name)
+            maps = {k: fe.point(nodes[i]) if ch.hinge[s] else
+                    [fe.point(nodes[i]), fe.node_field(nodes[i], "r_x")]
+                    for s, (k, i) in enumerate(zip(ends, (0, -1), strict=True))}
+            joined = {k: m for k, m in maps.items()
+                      if sum(fr.named[k] in (c.nodes[0], c.nodes[-1]) for c in chains) > 1
+                      or fr.named[k] in fr.supports or fr.named[k] in cylinder_ends}
+            red = in_plane(reduce_body(fe, {("start" if k == ends[0] else "end"): m
+                                            for k, m in joined.items()},
+                                       n_modes=2 * p["n_modes"]))
+            link = Substructure(red, fe, maps)
+        robot.add_link(ch.name, link, frames)
+    keep_in_plane(robot, "y")
+    # joints where members meet: a pin where an end is hinged, else a clamp to the first
+    # clamped end there
+    at: dict[str, list] = {}
+    for ch in chains:
+        for side, k in enumerate((name_of[ch.nodes[0]], name_of[ch.nodes[-1]])):
+            at.setdefault(k, []).append((ch.name, ch.hinge[side]))
+    for k, members in at.items():
+        first, clamped = members[0], next((m for m, hinged in members if not hinged), None)
+        for member, hinged in members[1:]:
+            if hinged or clamped == member:
+                add_planar_joint(robot, f"{k} {member}", "revolute", (first[0], k),
+                                 (member, k))
+            else:
+                add_planar_joint(robot, f"{k} {member}", "fixed", (clamped, k), (member, k))
+    add_planar_joint(robot, "O", "revolute", "ground", (at["O"][0][0], "O"))
+    robot.add_ground_frame("P", pose(X[fr.named["P"]]))
+    if kind == "ancf":
+        for nd, kg in motors.items():
+            if kg:
+                robot.model.add_point_mass(robot.frame(carrier[nd], name_of[nd]).origin, kg)
+    pin = {k: ("ground", "P") if k == "P" else (at[k][0][0], k) for k in ("P", "A", "D")}
+    drives = {}
+    for gname, a, b in (("lift_cylinder", "P", "A"), ("sleeve_cylinder", "A", "D")):
+        if cylinders == "spring":
+            add_spring(robot, gname, pin[a], pin[b], stiffness=p["cylinder_stiffness_Npm"])
+            continue
+        law = None
+        if gname == "lift_cylinder":
+            pts = points(**p)
+            law = crank_length_law(pts["O"], pts["A"], pts["P"], swing_angle(**p))
+        drives[gname] = add_cylinder(robot, gname, pin[a], pin[b], length=law).constraint
+    if kind == "reduced":
+        info["reduction_wall_s"] = time.perf_counter() - t0
+        info["modes_per_body"] = {n: lk.body.reduction.n_modes
+                                  for n, lk in robot.links.items()}
+    asm = robot.model.assemble()
+    info.update({"coordinates": int(asm.n), "constraints": int(asm.m)})
+    named = {k: robot.frame(*_frame_of_point(k, at)).origin for k in fr.named}
+    return ArmModel(robot.model, kind, points=named, drives=drives, info=info,
+                    bodies={n: lk.body for n, lk in robot.links.items() if lk.body},
+                    robot=robot)
+
+
+def _frame_of_point(k: str, at: dict) -> tuple[str, str]:
+    """The frame of point ``k``: the first member end there, or the ground's (P)."""
+    return ("ground", k) if k not in at else (at[k][0][0], k)
 
 
 def start_pose_frequencies(**params) -> dict:
     """Lowest ``n_frequencies`` [Hz] at the start pose: the linear frame (``cms`` and
     ``full``, as ``analysis=modal``) and the nonlinear models linearized there (``ancf``,
-    ``reduced``; :func:`fem.modes` on the constrained system) with the cylinders as axial
-    springs and, like the frame, no gravity (no prestress)."""
+    ``reduced``; :func:`lowest_frequencies` of the constrained system) with the cylinders
+    as axial springs and, like the frame, no gravity (no prestress)."""
     p = {**PARAMS, **params}
     n = p["n_frequencies"]
     out = {"cms": frequencies(**{**p, "method": "cms"}).tolist(),
            "full": frequencies(**{**p, "method": "full"}).tolist()}
     for kind in _kinds(p):
         a = arm(kind, "spring", gravity=False, **p)
-        out[kind] = fem.modes(a.model, n_modes=n).frequencies_hz.tolist()
+        out[kind] = lowest_frequencies(a.model, n).tolist()
     return out
+
+
+def lowest_frequencies(model: fem.Model, n: int) -> np.ndarray:
+    """The ``n`` lowest natural frequencies [Hz] of ``model`` about its reference state
+    (unloaded), from the largest eigenvalues of ``L⁻¹ Mᵣ L⁻ᵀ`` with ``Kᵣ = L Lᵀ`` in the
+    constraints' null space: the ANCF arm's stiffness spans some fourteen decades of ω²,
+    and ``eigh(Kᵣ, Mᵣ)`` (:func:`fem.modes`) then moves its lowest frequencies by a few
+    parts in 10⁶ with the coordinates' order alone; the inverse problem gives them to
+    round-off."""
+    import scipy.linalg as sla
+
+    asm = model.assemble()
+    q = asm.q0
+    _, kv = asm.internal_forces(q, tangent=True)
+    K, M = (x.toarray() if hasattr(x, "toarray") else np.asarray(x)
+            for x in (asm.stiffness(kv, asm.hessian_values(np.zeros(asm.m), q)),
+                      asm.mass_matrix(q)))
+    N = sla.null_space(asm.jacobian(q, 0.0).toarray())
+    Kr, Mr = N.T @ K @ N, N.T @ M @ N
+    L = sla.cholesky(0.5 * (Kr + Kr.T), lower=True)
+    A = sla.solve_triangular(L, sla.solve_triangular(L, Mr, lower=True).T, lower=True)
+    k = A.shape[0]
+    mu = sla.eigh(0.5 * (A + A.T), eigvals_only=True, subset_by_index=[k - n, k - 1])
+    return np.sqrt(1.0 / mu[::-1]) / (2 * np.pi)
 
 
 def _kinds(p) -> tuple[str, ...]:

@@ -17,10 +17,12 @@ and R3 as universal (this does not change the torque).  With ``hold_crank=True``
 crank angle of the history is evaluated with ``θ̇ = θ̈ = 0``: a quasi-static sweep that
 gives the gravity torque.
 
-Torque histories are collected per method in :data:`TORQUE_METHODS`; a third method (the
-framework's constrained DAE with natural-coordinate bars, to come with :func:`build`
-returning a ``fem.Model``) is one more entry there, and ``max_method_difference_Nmm`` is
-taken over all pairs.
+Torque histories are collected per method in :data:`TORQUE_METHODS`; the third method is
+the screen built as a user builds a robot (:func:`robot`: ``fem.Robot`` with five rigid
+links, its joints and a servo motor on the crank) and solved as a constrained DAE
+(``fem.driven_inverse_dynamics``); ``max_method_difference_Nmm`` is taken over all pairs.
+:func:`build` is the earlier DAE of natural-coordinate bars sharing nodes at the joints
+(21 coordinates), kept as a second framework model of the same screen.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 import fem
 from fem.core.errors import ModelError
 from fem.rigid import screen_1t2r as screen
+from fem.robot import Rigid, Robot, pose
 
 PARAMS: dict[str, Any] = {
     "t_end_s": 5.0,
@@ -85,10 +88,11 @@ REFERENCES = ("shen2021",)
 """The papers this case reproduces (keys of :mod:`fem.citations`)."""
 
 PRIMARY_METHOD = "newton_euler"
-#: Name of the crank drive constraint of the DAE model (``model.constraint(DRIVE)``).
+#: Name of the crank drive constraint of the bar model (``build().constraint(DRIVE)``) and
+#: of the robot's crank motor (its effort in the series: ``effort:crank drive R1 [N·m]``).
 DRIVE = "crank drive R1"
 _LABELS = {"newton_euler": "Newton–Euler (ordered SOC)", "lagrange": "Lagrange, 2nd kind",
-           "dae": "constrained DAE (natural coordinates)"}
+           "dae": "constrained DAE (fem.Robot)"}
 
 
 def _params(params: dict[str, Any]) -> dict[str, Any]:
@@ -176,7 +180,7 @@ def _torque_lagrange(motion: screen.ScreenMotion, gravity: np.ndarray,
 
 
 def build(**params: Any) -> fem.Model:
-    """The screen as a constrained DAE of natural-coordinate bars (third method).
+    """The screen as a constrained DAE of natural-coordinate bars (a second framework model).
 
     Nodes at the joint centres R1…R5, S6, S7 (initial configuration); every link a
     ``rigid_bar`` (uniform rod, ``[[m/3, m/6], [m/6, m/3]] ⊗ I₃``, zero inertia about its
@@ -210,26 +214,81 @@ def build(**params: Any) -> fem.Model:
                                         "midpoint"))
     model.add_constraint(fem.Dot(P["S6"] - P["R5"], P["R3"] - P["R2"], 0.0,
                                  "R5 revolute axis (platform ⊥ R2R3)"))
-    A, w = p["amplitude_rad"], p["frequency_radps"]
-    if p["hold_crank"]:
-        angle = lambda t: (A * np.sin(w * t), 0.0, 0.0)
-    else:
-        angle = lambda t: (A * np.sin(w * t), A * w * np.cos(w * t), -A * w * w * np.sin(w * t))
-    model.add_constraint(fem.AngleDrive(P["R1"], P["R2"], (1, 0, 0), (0, 1, 0), angle, DRIVE))
+    model.add_constraint(fem.AngleDrive(P["R1"], P["R2"], (1, 0, 0), (0, 1, 0),
+                                        crank_angle(**p), DRIVE))
     return model
+
+
+def crank_angle(**params: Any) -> Callable[[float], tuple[float, float, float]]:
+    """The crank's motion ``t -> (θ, θ̇, θ̈)``: ``θ = A sin(ω t)`` (rates zero with
+    ``hold_crank``)."""
+    p = _params(params)
+    A, w, hold = p["amplitude_rad"], p["frequency_radps"], p["hold_crank"]
+
+    def angle(t: float) -> tuple[float, float, float]:
+        if hold:
+            return A * np.sin(w * t), 0.0, 0.0
+        return A * np.sin(w * t), A * w * np.cos(w * t), -A * w * w * np.sin(w * t)
+
+    return angle
+
+
+def robot(**params: Any) -> Robot:
+    """The screen as a robot: five rigid links, seven joints, a servo motor on the crank.
+
+    Every link is a uniform slender rod between its joint centres (``Rigid`` with its
+    centre of mass half-way and ``m l²/12`` across, nothing about the rod: the paper's
+    mass model), built at the Table-1 pose of ``θ = 0`` (:func:`fem.rigid.screen_1t2r.
+    positions`).  Each link frame's x runs along the rod and its z along the joint's
+    axis.  Joints: R1 and R4 revolute to the ground about X, R5 revolute about the
+    coupler R2R3, S6 spherical.  The planar four-bar is over-constrained in space; as in
+    the Newton–Euler reference R2 is spherical and R3 universal (axes X on the rocker,
+    normal to the coupler in the plane on the coupler).  The strut's spin about its own
+    axis carries no inertia and nothing else would fix it: S7 is universal (axes normal
+    to the strut), whose moment about the strut is zero.  Neither choice changes the
+    torque.  The motor ``DRIVE`` on R1 follows :func:`crank_angle` (inverse dynamics).
+    """
+    p = _params(params)
+    mech = mechanism(**p)
+    J = {k: v[0] for k, v in screen.positions(mech, [0.0])[0].items()}
+    X = (1.0, 0.0, 0.0)
+    hinge = J["R3"] - J["R2"]                 # the coupler, axis of R5
+
+    def rod(link: str) -> Rigid:
+        m, length = mech.link_masses[link], mech.lengths[link]
+        return Rigid(m, com=(length / 2, 0, 0),
+                     inertia=m * length**2 / 12 * np.diag([0.0, 1.0, 1.0]))
+
+    def frames(a: str, b: str, z: Any = None, **more: Any) -> dict:
+        return {a: pose(J[a], z=z, x=J[b] - J[a]), b: pose(J[b], z=z, x=J[b] - J[a]),
+                **more}
+
+    r = Robot("vibrating_screen_1t2r", gravity=(0.0, 0.0, -p["gravity_mps2"]))
+    r.add_link("crank", rod("crank"), frames("R1", "R2", X))
+    r.add_link("coupler", rod("coupler"),
+               frames("R2", "R3", X, R5=pose(J["R5"], z=hinge, x=J["S6"] - J["R5"])))
+    r.add_link("rocker", rod("rocker"), frames("R3", "R4", X))
+    r.add_link("platform", rod("platform"), frames("R5", "S6", hinge))
+    r.add_link("strut", rod("strut"), frames("S6", "S7"))
+    r.add_joint("R1", "revolute", "ground", ("crank", "R1"))
+    r.add_joint("R2", "spherical", ("crank", "R2"), ("coupler", "R2"))
+    r.add_joint("R3", "universal", ("rocker", "R3"), ("coupler", "R3"), axis="z", axis2="y")
+    r.add_joint("R4", "revolute", "ground", ("rocker", "R4"))
+    r.add_joint("R5", "revolute", ("coupler", "R5"), ("platform", "R5"))
+    r.add_joint("S6", "spherical", ("platform", "S6"), ("strut", "S6"))
+    r.add_joint("S7", "universal", "ground", ("strut", "S7"), axis="y", axis2="z")
+    r.add_motor(DRIVE, "R1", servo=crank_angle(**p))
+    return r
 
 
 def _torque_dae(motion: screen.ScreenMotion, gravity: np.ndarray,
                 store: dict[str, Any]) -> np.ndarray:
-    model = build(**store["params"])
-    t = store["time_s"]
-    res = fem.driven_inverse_dynamics(model, t)
-    drive = model.constraint(DRIVE)
-    rows = model.assemble().rows_of(drive)
+    screen_robot = robot(**store["params"])
+    res = fem.driven_inverse_dynamics(screen_robot.model, store["time_s"])
     store["dae"] = res
-    store["dae_model"] = model
-    return np.array([drive.torque(lam[rows], q)[0] for lam, q in zip(res.lam, res.q,
-                                                                       strict=True)])
+    store["dae_model"] = screen_robot.model
+    return np.array([screen_robot.efforts(q, lam)[DRIVE] for q, lam in zip(res.q, res.lam,
+                                                                            strict=True)])
 
 
 #: Drive-torque methods, name → f(motion, gravity vector, store) → torque [N·m] per step.

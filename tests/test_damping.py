@@ -272,17 +272,24 @@ def test_reference_damping_stops_a_rigid_spin(kind):
 
 
 # ------------------------------------------------------------------ tangents
+def _plate(m, thickness: float = 0.005):
+    """A hexagonal aluminium plate of six Bézier triangles (0.18 m across)."""
+    return m.add_mesh(fem.load_builtin_mesh("hexagon_6"), "bezier_plate_shared",
+                      fem.Material(7.0e10, 0.33, 2700.0), thickness=thickness)
+
+
 def _element_batch(kind: str, seed: int = 3):
     rng = np.random.default_rng(seed)
     m = fem.Model(kind, gravity=(0, 0, 0))
-    g, _ = (_cable if kind == "cable" else _beam)(m)
+    g = _plate(m) if kind == "plate" else (_cable if kind == "cable" else _beam)(m)[0]
     fam = g.family
-    q = fam.X + 0.05 * rng.standard_normal(fam.X.shape)       # a large, general state
+    size = 0.01 if kind == "plate" else 0.05
+    q = fam.X + size * rng.standard_normal(fam.X.shape)       # a large, general state
     v = rng.standard_normal(fam.X.shape)
     return fam, q, v, np.full(fam.n_elements, 1e-3)
 
 
-@pytest.mark.parametrize("kind", ["cable", "beam"])
+@pytest.mark.parametrize("kind", ["cable", "beam", "plate"])
 def test_damping_force_tangents_against_central_differences(kind):
     """∂f/∂q and ∂f/∂q̇ of the element damping force against central differences (h =
     1e-7) at a large deformation: 1e-6 of the largest entry (measured ≤ 1e-9)."""
@@ -302,12 +309,12 @@ def test_damping_force_tangents_against_central_differences(kind):
         assert np.abs(num - D).max() <= 1e-6 * np.abs(D).max()
 
 
-@pytest.mark.parametrize("kind", ["cable", "beam"])
+@pytest.mark.parametrize("kind", ["cable", "beam", "plate"])
 def test_damping_force_is_zero_in_rigid_motion(kind):
     """The damping force of a rigid velocity (a translation plus a rotation) at a state
     that is the reference turned: zero to round-off (1e-10 of the force of a general
-    velocity); for the beam at a large general deformation too (its strains are
-    invariants of the position gradients)."""
+    velocity); for the beam and the plate at a large general deformation too (their
+    strains are invariants of the position gradients)."""
     fam, q, v, eta = _element_batch(kind)
     rng = np.random.default_rng(1)
     w, t = rng.standard_normal(3), rng.standard_normal(3)
@@ -322,7 +329,7 @@ def test_damping_force_is_zero_in_rigid_motion(kind):
     turned = (fam.X.reshape(fam.n_elements, -1, 3) @ Rot.T).reshape(fam.X.shape)
     assert np.abs(fam.strain_rate_forces(turned, rigid_velocity(turned), eta)[0]).max() \
         <= 1e-10 * general
-    if kind == "beam":
+    if kind in ("beam", "plate"):
         assert np.abs(fam.strain_rate_forces(q, rigid_velocity(q), eta)[0]).max() \
             <= 1e-10 * general
 
@@ -454,3 +461,64 @@ def test_bad_input_is_named():
     fe.add_damping(gb, 1e-4, kind="strain_rate")
     with pytest.raises(ModelError, match="strain-rate damping"):
         reduce_body(fe, {"root": rigid([nodes[0]])}, n_modes=2)
+
+
+# ------------------------------------------------------------------ plates
+def test_plate_damping_is_eta_k_about_the_reference():
+    """About the stress-free plate the strain-rate force is ``η K q̇`` (a small
+    vibration gets ζ = η ω / 2): to 1e-12 of the force."""
+    fam, _, v, eta = _element_batch("plate")
+    _, K = fam.forces_numpy(fam.X, None, True)
+    fd = fam.strain_rate_forces(fam.X, v, eta)[0]
+    assert np.abs(fd - eta[:, None] * np.einsum("eij,ej->ei", K, v)).max() \
+        <= 1e-12 * np.abs(fd).max()
+
+
+def test_plate_link_first_free_mode_decays_at_the_requested_ratio():
+    """A free plate link with ``damping=0.02`` (ζ at the free plate's first elastic
+    mode): free vibration from a velocity along that mode, six periods at h = T/100,
+    ρ∞ = 1; ζ measured by the logarithmic decrement within 2 % of the request (measured
+    0.07 %)."""
+    robot = fem.Robot("plate")
+    mesh = fem.load_builtin_mesh("hexagon_6")
+    robot.add_link("plate", fem.robot.Plate(mesh, fem.Material(7.0e10, 0.33, 2700.0),
+                                            0.005, damping=ZETA),
+                   frames={"centre": fem.robot.pose((0.0, 0.0, 0.0))})
+    m = robot.model
+    md = fem.modes(m, n_modes=8)
+    k = int(np.flatnonzero(md.omega2 > 1e-6 * md.omega2.max())[0])   # after 6 rigid
+    w1, phi = np.sqrt(md.omega2[k]), md.shapes[:, k]
+    M = m.assemble().mass_matrix()
+    M = M.toarray() if sp.issparse(M) else np.asarray(M)
+    phi = phi / np.sqrt(phi @ M @ phi)
+    T = 2 * np.pi / w1
+    res = fem.simulate(m, 6 * T, T / 100, v0=1e-3 * w1 * phi / np.abs(phi).max(),
+                       rho_inf=1.0, tol=1e-6)
+    zeta = measured_ratio((res.q - m.q0) @ (M @ phi))
+    assert abs(zeta / ZETA - 1) < 0.02, zeta
+
+
+@pytest.mark.slow
+def test_plate_spinning_rigidly_loses_no_energy_to_damping():
+    """A free plate spinning about its normal at one turn per second for 1 s, in its
+    centrifugal equilibrium, strain-rate damped (ζ = 0.02 at its first mode): the damping
+    takes out less than 1e-9 of the energy (measured 2e-19) and the energy stays within
+    1e-9 of its start (measured 1e-14).  A soft (polymer-like, E = 0.7 GPa) plate: with
+    aluminium the membrane forces' round-off (1e-7 of the small centrifugal forces)
+    is above the Newton tolerance this test needs."""
+    m = fem.Model("plate", gravity=(0, 0, 0))
+    g = m.add_mesh(fem.load_builtin_mesh("hexagon_6"), "bezier_plate_shared",
+                   fem.Material(7.0e8, 0.33, 2700.0), thickness=0.005)
+    md = fem.modes(m, n_modes=8)
+    w1 = np.sqrt(md.omega2[md.omega2 > 1e-6 * md.omega2.max()][0])
+    m.add_damping(g, 2 * ZETA / w1, kind="strain_rate")
+    n = m.n_dof
+    q0, v0 = spinning_state(m, OMEGA_SPIN, np.arange(n), np.arange(0, n, 3))
+    res = fem.simulate(m, 1.0, 1e-3, q0=q0, v0=v0, rho_inf=1.0, tol=1e-8)
+    asm = m.assemble()
+    E = np.array([m.energy(q, v)["total_J"] for q, v in zip(res.q, res.v, strict=True)])
+    P = np.array([v @ (asm.internal_forces(q, v)[0] - asm.internal_forces(q)[0])
+                  for q, v in zip(res.q, res.v, strict=True)])
+    W = np.sum(0.5 * (P[1:] + P[:-1]) * np.diff(res.t))
+    assert abs(W) <= 1e-9 * E[0]
+    assert np.abs(E - E[0]).max() <= 1e-9 * E[0]

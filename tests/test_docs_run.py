@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["docs/user-guide.md", "docs/sweep.md", "docs/your-robot.md", "README.md"]
+PAGES = ["docs/user-guide.md", "docs/sweep.md", "docs/your-robot.md", "docs/your-urdf-robot.md",
+         "README.md"]
 FENCE = re.compile(r"^```python([^\n`]*)\n(.*?)^```\s*$", re.M | re.S)
 
 

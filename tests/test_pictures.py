@@ -38,7 +38,7 @@ def robot_run(tmp_path_factory):
 def test_group_names_in_every_frame(robot_run):
     rm, res, _, times, meshes = robot_run
     groups = [g.name for g in rm.model.groups]
-    sketches = [f"{name} (sketch)" for name, _ in rm.model.sketches]
+    sketches = [f"{name} (sketch)" for name, _, _ in rm.model.sketches]
     assert len(meshes) == len(res.t) == 7
     for m in meshes:
         names = {int(v[0]): k.removeprefix("group:") for k, v in m.field_data.items()

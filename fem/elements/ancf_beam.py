@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ModelError
-from ..model.builders import circle_section, rectangle_section
+from ..model.builders import rectangle_section
 from . import ElementFamily, register
 from .quadrature import gauss_legendre
 from .shape import hermite, linear
@@ -80,20 +80,30 @@ def _torsion_constant_rectangle(a: float, b: float, terms: int = 50) -> float:
 
 
 def beam_section(shape: str, nu: float, radius: float | None = None,
-                 width: float | None = None, height: float | None = None) -> dict:
-    """Section constants of a solid circle or rectangle.
+                 width: float | None = None, height: float | None = None,
+                 inner_radius: float | None = None) -> dict:
+    """Section constants of a solid circle, a tube (circle with ``inner_radius``) or a
+    solid rectangle.
 
     Returns ``area``, ``iy = ∫z² dA``, ``iz = ∫y² dA``, ``torsion_constant`` (Saint-Venant
-    ``J``) and Cowper's shear factor ``k`` (circle ``6(1+ν)/(7+6ν)``, rectangle
-    ``10(1+ν)/(12+11ν)``).  ``width`` is along the section's ``y`` (``r_y``), ``height``
-    along ``z``.
+    ``J``) and Cowper's shear factor ``k`` (circle ``6(1+ν)/(7+6ν)``; tube
+    ``6(1+ν)(1+m²)² / ((7+6ν)(1+m²)² + (20+12ν)m²)``, ``m`` the ratio of the radii;
+    rectangle ``10(1+ν)/(12+11ν)``; Cowper, J. Appl. Mech. 33 (1966) 335–340).
+    ``width`` is along the section's ``y`` (``r_y``), ``height`` along ``z``.
     """
     if shape == "circle":
         if radius is None:
             raise ModelError("circular beam section needs radius=...")
-        sec = circle_section(radius)
-        J = np.pi * radius**4 / 2
-        k = 6 * (1 + nu) / (7 + 6 * nu)
+        ri = 0.0 if inner_radius is None else float(inner_radius)
+        if not 0.0 <= ri < radius:
+            raise ModelError(f"beam section: inner_radius {ri:g} m must be below the radius "
+                             f"{radius:g} m")
+        A = np.pi * (radius**2 - ri**2)
+        i = np.pi * (radius**4 - ri**4) / 4
+        sec = {"area": A, "iy": i, "iz": i}
+        J = 2 * i
+        m2 = (ri / radius) ** 2
+        k = 6 * (1 + nu) * (1 + m2)**2 / ((7 + 6 * nu) * (1 + m2)**2 + (20 + 12 * nu) * m2)
     elif shape == "rectangle":
         if width is None or height is None:
             raise ModelError("rectangular beam section needs width=... and height=...")
@@ -115,9 +125,9 @@ def _section_rule(shape: str, size: dict, n: int) -> tuple[np.ndarray, np.ndarra
         w = np.outer(0.5 * size["width"] * g.weights, 0.5 * size["height"] * g.weights)
         Y, Z = np.meshgrid(y, z, indexing="ij")
         return np.column_stack([Y.ravel(), Z.ravel()]), w.ravel()
-    R = size["radius"]
-    rho = 0.5 * R * (g.points[:, 0] + 1)
-    wr = 0.5 * R * g.weights * rho                     # ∫ … ρ dρ
+    R, ri = size["radius"], size.get("inner_radius", 0.0)
+    rho = ri + 0.5 * (R - ri) * (g.points[:, 0] + 1)
+    wr = 0.5 * (R - ri) * g.weights * rho              # ∫ … ρ dρ
     m = 2 * n + 2                                      # exact in angle to degree 2n+1
     phi = 2 * np.pi * np.arange(m) / m
     P = np.array([[r * np.cos(p), r * np.sin(p)] for r in rho for p in phi])
@@ -174,7 +184,8 @@ class AncfBeam(ElementFamily):
 
     cell = "line"
     node_layout = (("r", "r_x", "r_y", "r_z"), ("r", "r_x", "r_y", "r_z"))
-    section_keys = ("section", "radius", "width", "height", "shear_factor", "torsion_constant",
+    section_keys = ("section", "radius", "inner_radius", "width", "height", "shear_factor",
+                    "torsion_constant",
                     "formulation", "n_gauss", "n_section", "section_strains")
     # radius, width, height: checked by the family itself (one number each)
     section_rules = {"shear_factor": "positive", "torsion_constant": "positive",
@@ -189,7 +200,10 @@ class AncfBeam(ElementFamily):
         if shape not in ("circle", "rectangle"):
             raise ModelError("element 'ancf_beam' needs section='circle' (radius=...) or "
                              f"section='rectangle' (width=..., height=...), got {shape!r}")
-        size = {k: section[k] for k in ("radius", "width", "height") if k in section}
+        size = {k: section[k] for k in ("radius", "inner_radius", "width", "height")
+                if k in section}
+        if size.get("inner_radius") == 0:
+            size.pop("inner_radius")
         for k, v in size.items():
             if not (np.isscalar(v) and np.isfinite(v) and v > 0):
                 raise ModelError(f"element 'ancf_beam': section {k} must be a positive "

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .vtk import Frame
+from .vtk import Frame, sensor_fields
 
 __all__ = ["CentrelineDrawing"]
 
@@ -198,15 +198,16 @@ class CentrelineDrawing:
 
     # -------------------------------------------------------------------- frames
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
-              lam: np.ndarray | None = None) -> Frame:
+              lam: np.ndarray | None = None, sensors: dict | None = None) -> Frame:
         """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.output.Drawing.frame`.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
         part, :meth:`deformation`), ``link_deformation`` (each link's own,
         :meth:`link_deformation`), ``link_deformation_m`` (its length on the links, NaN on
         the hub: the colour of the pictures), ``velocity``, ``radius``.  Cell data:
-        ``group`` (link 1, 2, …, hub).  Field data: ``TimeValue``, ``group:<name>`` and,
-        with ``λ``, the multipliers (:meth:`multipliers`).
+        ``group`` (link 1, 2, …, hub).  Field data: ``TimeValue``, ``group:<name>``,
+        with ``λ`` the multipliers (:meth:`multipliers`), and the ``sensors``
+        (``sensor:<name>``).
         """
         q = np.asarray(q, float)
         current = self.points(q)
@@ -222,6 +223,7 @@ class CentrelineDrawing:
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
             fd.update(self.multipliers(t, lam))
+        fd.update(sensor_fields(sensors))
         cells = {"triangle": self.triangles, "polyline": self.polylines}
         return Frame(float(t), self.ref, cells, pd, {"group": self.cell_group}, fd)
 

@@ -84,12 +84,12 @@ class BodyMeshes:
         return any(b.fe_model is not None for b in model.nonlinear_bodies)
 
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
-              lam: np.ndarray | None = None):
+              lam: np.ndarray | None = None, sensors: dict | None = None):
         """The base frame with every body's FE frame appended (points, cells, point and
-        cell data; the bodies' group ids offset)."""
+        cell data; the bodies' group ids offset); field data of the base frame."""
         from .vtk import Frame
 
-        f = self.base.frame(t, q, v, lam)
+        f = self.base.frame(t, q, v, lam, sensors)
         frames = [f]
         for (body, d), off in zip(self.parts, self._group_offset, strict=True):
             qf = body.fe_coordinates(q)

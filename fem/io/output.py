@@ -391,8 +391,10 @@ class Drawing:
         n_groups = len(model.groups)
         offsets = {}
         self._nonlinear: list = []      # (drawn point, point map): evaluated, not D q
-        for s_id, (_name, pts) in enumerate(sketches):
+        for s_id, (_name, pts, r_sketch) in enumerate(sketches):
             idx = npts + np.arange(len(pts))
+            if r_sketch > 0:
+                radius.update({int(i): r_sketch for i in idx})
             for j, lm in enumerate(pts):
                 if not isinstance(lm, LinearMap):     # a floating frame's deformed point
                     self._nonlinear.append((npts + j, lm))
@@ -421,7 +423,7 @@ class Drawing:
         self.n_points = npts
         # names of the `group` ids: element groups, then sketches, then paths
         self.group_names = [g.name for g in model.groups]
-        self.group_names += [f"{name} (sketch)" for name, _ in sketches]
+        self.group_names += [f"{name} (sketch)" for name, _, _ in sketches]
         self.group_names += [f"{name} (path)" for name, _ in paths]
         self.radius = np.zeros(npts)
         for i, r in radius.items():
@@ -585,7 +587,7 @@ class Drawing:
         return out
 
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
-              lam: np.ndarray | None = None):
+              lam: np.ndarray | None = None, sensors: dict | None = None):
         """The VTK frame of state ``(t, q, v, λ)``.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
@@ -596,7 +598,9 @@ class Drawing:
         6 components XX YY ZZ XY YZ XZ) at the bottom and top layers.  Field data:
         ``TimeValue``, the group names, and with ``lam`` the actuator and drive efforts
         (``effort:<actuator> [N·m]``), all multipliers (``lambda``) and those of each constraint
-        (``lambda:<constraint>``).
+        (``lambda:<constraint>``), and the run's ``sensors`` at this step
+        (``sensor:<name>``: a robot's joint angles, rates, motor efforts, link
+        deflections; numbers and small arrays).
         """
         from .vtk import Frame
 
@@ -644,6 +648,9 @@ class Drawing:
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
             fd.update(self.multipliers(t, lam, q))
+        from .vtk import sensor_fields
+
+        fd.update(sensor_fields(sensors))
         return Frame(float(t), self.ref, cells, pd, cd, fd)
 
     def multipliers(self, t: float, lam: np.ndarray, q: np.ndarray | None = None
@@ -746,7 +753,7 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
             t0 = _time.perf_counter()
-            writer.add(drawing.frame(t, q, v, lam))
+            writer.add(drawing.frame(t, q, v, lam, res.latest_sensors()))
             TIMING["writing"] += _time.perf_counter() - t0
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
@@ -812,7 +819,8 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
             w = SeriesWriter(out, model.name)
             k = OPTIONS.every or max(1, -(-len(result.t) // OPTIONS.max_vtk))
             for i in range(0, len(result.t), k):
-                w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i]))
+                w.add(drawing.frame(result.t[i], result.q[i], result.v[i], result.lam[i],
+                                    {n: s[i] for n, s in result.sensors.items()}))
             w.close()
             result.save_folder(out / "result")
         else:

@@ -127,6 +127,10 @@ class Result:
             self.flush()
             self.write_seconds += time.perf_counter() - t0
 
+    def latest_sensors(self) -> dict[str, np.ndarray]:
+        """The sensors' values of the last record (empty before the first)."""
+        return {k: vals[-1] for k, vals in self._sens.items() if vals}
+
     def record_steps(self, t, q, v, a, lam, stats: dict[str, list], rows) -> None:
         """Record the rows ``rows`` of a block of steps, as :meth:`record` does each in
         order: ``t`` (k,), ``q``, ``v``, ``a``, ``lam`` (k, ·) arrays the record keeps

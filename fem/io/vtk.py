@@ -96,6 +96,17 @@ class Frame:
         )
 
 
+def sensor_fields(sensors: dict | None) -> dict[str, np.ndarray]:
+    """Field data of the sensors' values at one step: ``sensor:<name>`` for each value
+    that is a number or a numeric array of at most 64 entries."""
+    out = {}
+    for k, val in (sensors or {}).items():
+        a = np.asarray(val)
+        if np.issubdtype(a.dtype, np.number) and a.size <= 64:
+            out[f"sensor:{k}"] = np.atleast_1d(a.astype(float)).ravel()
+    return out
+
+
 def _as_frame(frame: Frame | Mapping[str, Any], index: int) -> Frame:
     if isinstance(frame, Frame):
         return frame

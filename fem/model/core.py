@@ -186,7 +186,7 @@ class Model:
         self.actuators: list = []
         self.damping: list[tuple[ElementGroup, float]] = []
         self.strain_rate_damping: list[tuple[ElementGroup, float]] = []
-        self.sketches: list[tuple[str, list[LinearMap]]] = []
+        self.sketches: list[tuple[str, list[LinearMap], float]] = []   # name, points, radius
         self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
         self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
@@ -540,6 +540,26 @@ class Model:
         self._changed()
         return body
 
+    def add_body(self, body):
+        """A body of your own that supplies its inertia and forces on existing
+        coordinates (a :class:`fem.bodies.NonlinearBody`: ``dofs``, ``mass``,
+        ``inertia``, ``forces``, ``energy``), such as the massless spring-damper between
+        two points of :func:`fem.robot.add_spring`.  Its name must be new."""
+        from ..bodies.base import NonlinearBody
+
+        if not isinstance(body, NonlinearBody):
+            raise ModelError(f"add_body expects a fem.bodies.NonlinearBody; got "
+                             f"{type(body).__name__}")
+        if any(b.name == body.name for b in self.nonlinear_bodies):
+            raise ModelError(f"there is already a body named {body.name!r}")
+        dofs = np.asarray(body.dofs)
+        if dofs.size and (dofs.min() < 0 or dofs.max() >= self.n_dof):
+            raise ModelError(f"body {body.name!r}: its dofs must be coordinates of the "
+                             f"model (0 … {self.n_dof - 1})")
+        self.nonlinear_bodies.append(body)
+        self._changed()
+        return body
+
     @staticmethod
     def _check_map(point, what: str) -> None:
         if not isinstance(point, LinearMap):
@@ -838,7 +858,7 @@ class Model:
             for parts that stay near their reference pose.  ``"strain_rate"``:
             Kelvin–Voigt damping, viscous stresses ``η D ṡ`` on the rates of the
             element's own strain measures (:meth:`fem.elements.ElementFamily.
-            strain_rate_forces`; the families ``ancf_cable`` and ``ancf_beam``), which
+            strain_rate_forces`; the ANCF cables, beams and Bézier plates), which
             spares rigid motion at any pose.  It makes the damping force depend on the
             configuration, so the compiled Newton loop of generalized-α is not used for
             such a model (the general path runs).
@@ -857,7 +877,7 @@ class Model:
             if not group.family.strain_rate_damping:
                 raise ModelError(f"damping of {group.name!r}: element "
                                  f"{group.family.name!r} has no strain-rate damping (it "
-                                 "exists for ancf_cable and ancf_beam); use "
+                                 "exists for ANCF cables, beams and plates); use "
                                  "kind='reference'")
             self.strain_rate_damping.append((group, float(beta)))
         else:
@@ -929,13 +949,18 @@ class Model:
         self._changed()
         return omega
 
-    def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch") -> None:
+    def add_sketch(self, points: Sequence[LinearMap], name: str = "sketch",
+                   radius: float = 0.0) -> None:
         """A polyline through points (fixed or moving) drawn in VTK output and
-        animations only — e.g. the static platform of a robot."""
+        animations only — e.g. the static platform of a robot, or the centre line of a
+        link whose coordinates are not elements (a floating-frame link).  ``radius``
+        [m]: drawn as a tube of that radius (the point data ``radius`` of ParaView's
+        Tube filter); 0 draws a line."""
         pts = list(points)
         for i, p in enumerate(pts):
             point_map(p, f"add_sketch {name!r}: point {i}")
-        self.sketches.append((name, pts))
+        radius = nonnegative(radius, f"add_sketch {name!r}: radius", "m")
+        self.sketches.append((name, pts, radius))
 
     def add_actuator(self, actuator):
         """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an

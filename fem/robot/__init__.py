@@ -21,8 +21,20 @@ from .links import (
     Rigid,
     section_properties,
 )
-from .robot import Motor, Robot
+from .robot import Motor, Placement, Robot
+from .urdf import from_urdf, read_urdf
 
-__all__ = ["Robot", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose", "LinkModel",
-           "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
-           "section_properties"]
+__all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
+           "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+           "section_properties", "from_urdf", "read_urdf"]
+
+# forces between two frames (springs, cylinders): fem/robot/forces.py
+from .forces import Cylinder, SpringDamper, add_cylinder, add_spring  # noqa: E402
+
+__all__ += ["add_spring", "add_cylinder", "SpringDamper", "Cylinder"]
+
+# planar robots and links of a given reduction: fem/robot/planar.py, substructure.py
+from .planar import PLANAR_KINDS, add_planar_joint, keep_in_plane  # noqa: E402
+from .substructure import Substructure  # noqa: E402
+
+__all__ += ["keep_in_plane", "add_planar_joint", "PLANAR_KINDS", "Substructure"]

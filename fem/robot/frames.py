@@ -116,14 +116,19 @@ class Frame:
         gradients ``r_x, r_y, r_z``, a floating frame's deformed section axes).
     basis0 : (3, 3) array
         Their values at build, as columns (a missing one: any vector completing them).
+    on_tangent : bool
+        The first basis vector is a centre line's tangent and the others its section's
+        (an ANCF link's node): joints then prefer rows on the section vectors.
     """
 
-    def __init__(self, link: str, name: str, pose: Pose, origin, basis, basis0):
+    def __init__(self, link: str, name: str, pose: Pose, origin, basis, basis0,
+                 on_tangent: bool = False):
         self.link, self.name, self.pose = link, name, pose
         self.origin = origin
         self.basis = list(basis)
         self.basis0 = np.asarray(basis0, float)
         self._inv = np.linalg.inv(self.basis0)
+        self.on_tangent = bool(on_tangent)
 
     @property
     def label(self) -> str:

@@ -49,6 +49,15 @@ JOINT_KINDS = ("revolute", "prismatic", "cylindrical", "spherical", "universal",
 DRIVEN_KINDS = ("revolute", "prismatic")
 
 
+def _tangent_share(frame: Frame, local) -> float:
+    """How much of an ANCF link's centre-line tangent ``r_x`` (its frame's first basis
+    vector) the frame's vector ``local`` takes; 0 on frames of other links."""
+    if not frame.on_tangent:
+        return 0.0
+    c = frame._inv @ (frame.pose.rotation @ np.asarray(local, float))
+    return round(abs(float(c[0])), 12)
+
+
 def _normals(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors normal to ``a`` and to each other: the frame's x made normal to
     ``a`` (its y if x is along ``a``), then ``a × n₁``."""
@@ -90,6 +99,7 @@ class Joint:
                                  f"apart")
             self.axis2 = a2
         self.constraints: list[Constraint] = []
+        self.limits: dict = {}        # lower, upper, effort, velocity (from a URDF)
         self._coordinate: dict = {}           # "section" / "tangent" -> (map, offset)
 
     # ------------------------------------------------------------ rows
@@ -106,11 +116,24 @@ class Joint:
         the parent's ``a`` where ``a`` is normal to the tangent)."""
         P, C, w = self.parent, self.child, f"joint {self.name!r}"
         n1, n2 = _normals(a)
+        # the child's a against the parent's normals, or the parent's a against the
+        # child's: whichever uses less of an ANCF beam's tangent, so that the rows hold
+        # the beam's section (a clamp of the section, shear free, as in Timoshenko's
+        # beam) rather than its centre line's slope (which leaves the section free to
+        # turn at the joint: a support that gets softer as the mesh is refined)
+        ways = []
         if self._has(C, a) and self._has(P, n1) and self._has(P, n2):
-            ca = C.vector(a, w)
-            return [Dot(ca, P.vector(n1, w), 0.0, f"{self.name} axis {i}")
-                    for i, n1 in enumerate((n1, n2))]
+            ways.append((_tangent_share(C, a) + _tangent_share(P, n1)
+                         + _tangent_share(P, n2), 0))
         if self._has(P, a) and self._has(C, n1) and self._has(C, n2):
+            ways.append((_tangent_share(P, a) + _tangent_share(C, n1)
+                         + _tangent_share(C, n2), 1))
+        if ways:
+            _, way = min(ways)
+            if way == 0:
+                ca = C.vector(a, w)
+                return [Dot(ca, P.vector(n, w), 0.0, f"{self.name} axis {i}")
+                        for i, n in enumerate((n1, n2))]
             pa = P.vector(a, w)
             return [Dot(pa, C.vector(n, w), 0.0, f"{self.name} axis {i}")
                     for i, n in enumerate((n1, n2))]
@@ -131,8 +154,12 @@ class Joint:
         """The row locking the rotation about the axis (child's n₁ normal to parent's
         n₂); none where a frame is a cable's (no twist)."""
         P, C, w = self.parent, self.child, f"joint {self.name!r}"
-        if self._has(C, self.n1) and self._has(P, self.n2):
-            return [Dot(C.vector(self.n1, w), P.vector(self.n2, w), 0.0, f"{self.name} twist")]
+        ways = [(_tangent_share(C, c) + _tangent_share(P, p), k, c, p)
+                for k, (c, p) in enumerate(((self.n1, self.n2), (self.n2, self.n1)))
+                if self._has(C, c) and self._has(P, p)]
+        if ways:            # the pair using less of a beam's tangent (see _along)
+            _, _, c, p = min(ways, key=lambda x: x[:2])
+            return [Dot(C.vector(c, w), P.vector(p, w), 0.0, f"{self.name} twist")]
         return []
 
     def build_rows(self) -> list[Constraint]:

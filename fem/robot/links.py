@@ -18,7 +18,8 @@ the link's centre line; their section is given by shape and size with a
 :class:`fem.Material`, so the mass and stiffness follow from them.  ``damping=ζ`` damps
 a flexible link without damping its rigid motion: ANCF links by strain-rate
 (Kelvin–Voigt) damping with ζ at their first cantilever mode (higher modes get more, in
-proportion to their frequency), floating-frame and reduced links by ζ on every mode.
+proportion to their frequency), plate links the same way with ζ at the free plate's first
+elastic mode, floating-frame and reduced links by ζ on every mode.
 Every model gives its *rigid velocity field* (:meth:`BuiltLink.rigid_velocity`), which
 the robot uses to start a run in motion with no elastic velocity.
 """
@@ -48,7 +49,8 @@ def section_properties(shape: str, what: str, radius: float | None = None,
                        wall: float | None = None) -> dict[str, float]:
     """Area, second moments ``iy`` (about the section's y), ``iz``, torsion constant
     ``j`` and polar moment ``ip`` [m², m⁴] of a ``"circle"`` (``radius``; a tube with
-    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z).
+    ``wall``) or a ``"rectangle"`` (``width`` along y, ``height`` along z; a tube with
+    ``wall``).
 
     The rectangle's torsion constant is Saint-Venant's series to its first term,
     ``j = a b³ (1/3 − 0.21 (b/a)(1 − b⁴/(12 a⁴)))`` (a ≥ b; within 0.5 % of the series,
@@ -72,10 +74,24 @@ def section_properties(shape: str, what: str, radius: float | None = None,
         raise ModelError(f"{what}: a rectangle section needs width= and height= [m]")
     b = positive(width, f"{what}: width", "m")
     h = positive(height, f"{what}: height", "m")
+    if wall is not None:
+        return _hollow_rectangle(b, h, positive(wall, f"{what}: wall", "m"), what)
     a, c = max(b, h), min(b, h)
     j = a * c**3 * (1 / 3 - 0.21 * (c / a) * (1 - c**4 / (12 * a**4)))
     iy, iz = b * h**3 / 12, h * b**3 / 12
     return {"area": b * h, "iy": iy, "iz": iz, "j": j, "ip": iy + iz}
+
+
+def _hollow_rectangle(b: float, h: float, t: float, what: str) -> dict[str, float]:
+    """A rectangular tube of constant wall ``t``; torsion by Bredt's thin-walled formula
+    ``j = 2 t (b − t)² (h − t)² / (b + h − 2t)``."""
+    if 2 * t >= min(b, h):
+        raise ModelError(f"{what}: wall {t:g} m must be less than half the smaller side "
+                         f"{min(b, h):g} m (a solid section: leave wall out)")
+    bi, hi = b - 2 * t, h - 2 * t
+    iy, iz = (b * h**3 - bi * hi**3) / 12, (h * b**3 - hi * bi**3) / 12
+    return {"area": b * h - bi * hi, "iy": iy, "iz": iz,
+            "j": 2 * t * (b - t) ** 2 * (h - t) ** 2 / (b + h - 2 * t), "ip": iy + iz}
 
 
 @dataclass
@@ -226,7 +242,8 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
         fields = ("r_x", "r_y", "r_z") if with_section else ("r_x",)
         basis = [model.node_field(int(node), f) for f in fields]
         basis += [None] * (3 - len(basis))
-        built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T)
+        built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T,
+                             on_tangent=True)
     return built
 
 
@@ -250,13 +267,14 @@ def _node_fields(model, nodes, names) -> list[tuple[int, bool]]:
 class _Rod(LinkModel):
     """A flexible link with a section: a :class:`fem.Material` and a ``section``
     "circle" (``radius``) or "rectangle" (``width`` along the section's y, ``height``
-    along z, z being the root frame's z made normal to the link)."""
+    along z, z being the root frame's z made normal to the link); a tube of ``wall``."""
 
     material: Material
     section: str = "circle"
     radius: float | None = None
     width: float | None = None
     height: float | None = None
+    wall: float | None = None   # a tube: the wall's thickness [m] (circle or rectangle)
     flexible = True
     spans_frames = True
     damping = 0.0               # a damping ratio; the subclasses declare the field
@@ -264,16 +282,32 @@ class _Rod(LinkModel):
     def _check_section(self) -> None:
         what = f"{self.kind} link"
         self.material = validate_material(self.material, f"{what}: material")
-        section_properties(self.section, what, self.radius, self.width, self.height)
+        section_properties(self.section, what, self.radius, self.width, self.height,
+                           self.wall)
         self.damping = _damping_ratio(self.damping, what)
 
     def properties(self, name: str) -> dict[str, float]:
         """:func:`section_properties` of the link's section."""
         return section_properties(self.section, f"link {name!r}", self.radius, self.width,
-                                  self.height)
+                                  self.height, self.wall)
 
     def stiffer(self, factor):
         return _scaled(self, factor)
+
+    def rigid_equivalent(self, name: str, frames: dict[str, Pose]) -> Rigid:
+        """The rigid link with this rod's mass distribution between the same two frames
+        (the reference for what the flexibility costs): mass ``ρ A L``, centre halfway,
+        inertia ``ρ L ip`` about the rod and ``m L²/12 + ρ L i`` across (section axes as
+        the flexible model's), in the axes of the first frame."""
+        root, tip, L, T = _span(name, self.kind, frames)
+        s = self.properties(name)
+        rho = self.material.rho
+        m = rho * s["area"] * L
+        D = np.diag([rho * L * s["ip"], m * L**2 / 12 + rho * L * s["iy"],
+                     m * L**2 / 12 + rho * L * s["iz"]])
+        R0 = root.rotation
+        return Rigid(m, com=R0.T @ (0.5 * (tip.position - root.position)),
+                     inertia=R0.T @ T @ D @ T.T @ R0)
 
 
 @dataclass
@@ -294,10 +328,15 @@ class AncfBeam(_Rod):
                                                      "continuum_split"),
                                   "ancf_beam link: formulation")
         self._check_section()
+        if self.wall is not None and self.section == "rectangle":
+            raise ModelError("ancf_beam link: wall — ANCF beam elements take a solid "
+                             "rectangle or a circular tube; a rectangular tube is a cable's "
+                             "or a floating frame's section")
 
     def _section(self) -> dict:
         if self.section == "circle":
-            return {"section": "circle", "radius": self.radius}
+            tube = {} if self.wall is None else {"inner_radius": self.radius - self.wall}
+            return {"section": "circle", "radius": self.radius, **tube}
         return {"section": "rectangle", "width": self.width, "height": self.height}
 
     def build(self, model, name, frames):
@@ -375,7 +414,8 @@ class FloatingFrame(_Rod):
         if self.damping > 0:
             model.add_modal_damping(body, self.damping)
         model.add_sketch([body.point(x, f"{name} x = {x:.3g} m")
-                          for x in np.linspace(0.0, L, 11)], name)    # its centre line
+                          for x in np.linspace(0.0, L, 11)], name,    # its centre line
+                         radius=float(np.sqrt(s["area"] / np.pi)))
         (n0, p0), (n1, p1) = frames.items()
         built = {
             n0: Frame(name, n0, p0, body.origin, [body.axis(i) for i in range(3)], T),
@@ -494,6 +534,7 @@ class Plate(LinkModel):
     material: Material
     thickness: float
     element: str = "bezier_plate_shared"
+    damping: float = 0.0
     options: dict = field(default_factory=dict)
     kind = "plate"
     flexible = True
@@ -508,6 +549,7 @@ class Plate(LinkModel):
         self.thickness = positive(self.thickness, "plate link: thickness", "m")
         self.element = choice(self.element, ("bezier_plate_shared", "bezier_plate"),
                               "plate link: element")
+        self.damping = _damping_ratio(self.damping, "plate link")
         if not isinstance(self.options, dict):
             raise ModelError(f"plate link: options must be a dict of the element family's "
                              f"options (e.g. {{'shear_factor': 'auto'}}); got "
@@ -536,6 +578,9 @@ class Plate(LinkModel):
             basis = [model.node_field(node, k) for k in ("r_x", "r_y", "r_z")]
             B0 = np.column_stack([m(model.q0) for m in basis])
             built[f] = Frame(name, f, p, model.node_field(node, "r"), basis, B0)
+        if self.damping > 0:
+            w1 = _free_plate_frequency(mesh, self, name, first.rotation[:, 2])
+            model.add_damping(group, 2.0 * self.damping / w1, kind="strain_rate")
         nodes = np.unique(group.nodes)
         fields = []
         for nd in nodes:
@@ -585,6 +630,24 @@ def _plate_point_frame(model, group, name: str, f: str, p: Pose, size: float) ->
         model.add_constraint(Coincident(t0, -t1, f"{name} {f} edge straight"))
         basis[0] = t0
     return Frame(name, f, p, origin, basis, p.rotation)
+
+
+def _free_plate_frequency(mesh, spec: Plate, name: str, normal) -> float:
+    """ω₁ [rad/s]: the first elastic mode of the plate alone, free (its six rigid
+    modes have ω ≈ 0)."""
+    from ..model.core import Model
+    from ..solvers.modal import modes
+
+    alone = Model(f"{name} (free)", gravity=(0.0, 0.0, 0.0))
+    alone.add_mesh(mesh, spec.element, spec.material, name=name, thickness=spec.thickness,
+                   normal=normal, **spec.options)
+    w2 = modes(alone, n_modes=12).omega2
+    scale = np.abs(w2).max()
+    elastic = w2[w2 > 1e-6 * scale]
+    if elastic.size == 0:
+        raise ModelError(f"link {name!r} (plate): no elastic mode found to set the damping "
+                         "ratio at")
+    return float(np.sqrt(elastic[0]))
 
 
 def _scaled(spec, factor: float):

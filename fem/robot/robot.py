@@ -78,6 +78,29 @@ class Motor:
         return f"Motor({self.name!r}, {self.mode} on {self.joint.name!r})"
 
 
+class Placement:
+    """What :meth:`Robot.place` found (``report=True``): the coordinates ``q``, the
+    largest constraint residual [m or rad], and ``joints``: name → (coordinate as the
+    links were placed, as closed, unit) for every revolute and prismatic joint — the
+    branch of the loop, nearest the placement."""
+
+    def __init__(self, q: np.ndarray, residual: float, joints: dict):
+        self.q, self.residual, self.joints = q, residual, joints
+
+    def __str__(self) -> str:
+        lines = [f"closed: largest residual {self.residual:.2g} (m or rad); joints as "
+                 f"placed → as closed (the branch nearest the placement):"]
+        for jn, (a, b, unit) in self.joints.items():
+            if unit == "rad":
+                lines.append(f"  {jn}: {np.degrees(a):.3f}° → {np.degrees(b):.3f}°")
+            else:
+                lines.append(f"  {jn}: {1e3 * a:.3f} mm → {1e3 * b:.3f} mm")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Placement(residual={self.residual:.2g}, joints={len(self.joints)})"
+
+
 class Robot:
     """Links, joints and motors over one :class:`fem.Model` (see the module docstring).
 
@@ -95,6 +118,7 @@ class Robot:
         self.joints: dict[str, Joint] = {}
         self.motors: dict[str, Motor] = {}
         self.paths: dict[str, object] = {}
+        self.urdf = None         # what fem.robot.from_urdf read (fem.robot.urdf.UrdfRobot)
         self._ground: dict[str, Frame] = {}
 
     def __repr__(self) -> str:
@@ -385,19 +409,24 @@ class Robot:
         return out
 
     # ------------------------------------------------------------------ placing
-    def place(self, t: float = 0.0, q=None, tol: float = 1e-12) -> np.ndarray:
+    def place(self, t: float = 0.0, q=None, tol: float = 1e-12, report: bool = False):
         """Close every loop: the coordinates nearest to the build configuration (or
         ``q``) with every joint and servo drive satisfied at time ``t`` (Gauss–Newton
         on the constraints).  Links may be placed roughly; each joint's coordinate is
         then what the closure gives (the branch nearest the placement): check it with
-        :meth:`joint_value`.  A loop that does not close is refused, naming the joints
-        whose rows are left unsatisfied."""
+        :meth:`joint_value`, or ask for ``report=True``.  A loop that does not close is
+        refused, naming the joints whose rows are left unsatisfied.
+
+        Returns the coordinates, or with ``report=True`` a :class:`Placement` (the
+        coordinates ``q``, the largest residual, and each revolute and prismatic joint's
+        coordinate as placed and as closed: the branch found); ``print`` it."""
         from ..solvers import project_positions
 
         asm = self.model.assemble()
         q0 = asm.q0.copy() if q is None else np.asarray(q, float).copy()
         try:
-            return project_positions(self.model, q0, t, tol=tol, max_iter=50)
+            q1 = self._rigid_closure(q0, t, tol)
+            closed = project_positions(self.model, q1, t, tol=tol, max_iter=50)
         except (ConvergenceError, ModelError) as err:
             phi = self._least_squares_closure(q0, t)
             worst = self._rows_by_joint(phi)
@@ -406,6 +435,49 @@ class Robot:
                              f"(largest residuals by joint, m or rad: {names}); check those "
                              f"joints' frames and the links' lengths, or place the links "
                              f"nearer to an assembled pose ({err})") from None
+        if not report:
+            return closed
+        joints = {jn: (j.value(q0), j.value(closed), j.unit)
+                  for jn, j in self.joints.items() if j.kind in DRIVEN_KINDS}
+        residual = float(np.abs(asm.phi(closed, t)).max()) if asm.m else 0.0
+        return Placement(closed, residual, joints)
+
+    def _rigid_closure(self, q: np.ndarray, t: float, tol: float) -> np.ndarray:
+        """Gauss–Newton on the constraints over the links' rigid motions (each link's
+        ``(v, ω)``, applied as a finite rotation to its vectors): links are turned and
+        moved whole, so a flexible link keeps its shape however far its joints turn
+        (a least change of all coordinates would strain it).  Returns the coordinates
+        where this stops improving; :func:`fem.solvers.project_positions` finishes."""
+        asm = self.model.assemble()
+        links = list(self.links.values())
+        if not links or not asm.m:
+            return q
+        q = q.copy()
+        phi = asm.phi(q, t)
+        for _ in range(50):
+            if np.abs(phi).max() <= tol:
+                break
+            cols = []
+            Tg = np.zeros((asm.n, 6 * len(links)))
+            for k, b in enumerate(links):
+                d, T = b.rigid_velocity(q)
+                Tg[d, 6 * k:6 * k + 6] = T
+                cols.append(b)
+            J = asm.jacobian(q, t)
+            J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
+            dp = np.linalg.lstsq(J @ Tg, -phi, rcond=1e-10)[0]
+            trial = q.copy()
+            for k, b in enumerate(links):
+                v, w = dp[6 * k:6 * k + 3], dp[6 * k + 3:6 * k + 6]
+                R = _rotation_vector(w)
+                for start, is_pos in b.fields:
+                    x = trial[start:start + 3]
+                    trial[start:start + 3] = R @ x + (v if is_pos else 0.0)
+            phi_trial = asm.phi(trial, t)
+            if np.abs(phi_trial).max() >= np.abs(phi).max():
+                break
+            q, phi = trial, phi_trial
+        return q
 
     def _least_squares_closure(self, q: np.ndarray, t: float) -> np.ndarray:
         """The constraint residual nearest to closing (damped Gauss–Newton on ‖Φ‖²),
@@ -529,6 +601,16 @@ def _frame_rotation(f: Frame, q: np.ndarray) -> np.ndarray:
         U[:, -1] *= -1
         R = U @ Vt
     return R @ f.pose.rotation
+
+
+def _rotation_vector(w: np.ndarray) -> np.ndarray:
+    """The rotation by the angle ``|w|`` about ``w`` (Rodrigues)."""
+    a = float(np.linalg.norm(w))
+    if a < 1e-300:
+        return np.eye(3)
+    k = w / a
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + np.sin(a) * K + (1.0 - np.cos(a)) * K @ K
 
 
 def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:

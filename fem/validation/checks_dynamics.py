@@ -231,7 +231,7 @@ def screen_three_methods(quick: bool) -> Measurement:
     t = np.array(f["time_s"])
     taus = {"Newton–Euler (ordered SOC)": np.array(f["torque_Nmm"]),
             "Lagrange, 2nd kind": np.array(f["torque_lagrange_Nmm"]),
-            "constrained DAE (natural coordinates)": np.array(f["torque_dae_Nmm"])}
+            "constrained DAE (fem.Robot)": np.array(f["torque_dae_Nmm"])}
     scale = float(np.abs(taus["Newton–Euler (ordered SOC)"]).max())
     diff = f["max_method_difference_Nmm"]
     fig, (ax, bx) = new_figure(2, 1, size=(9.0, 5.6), sharex=True,

@@ -704,15 +704,25 @@ class BezierTrianglePlate(ElementFamily):
                      tangent: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """The NumPy form of :meth:`forces` (the reference of the compiled kernel)."""
         Q = self._check_q(q)
-        n = self.n_elements
         J, d, Jt = self._pairs(Q)
         sig = (self._D @ d[..., None])[..., 0]
-        nq = sig.shape[1]
+        f, P, sig_t = self._stress_forces(sig, J, Jt)
+        if not tangent:
+            return f, None
+        B = self._pair_gradient(J, Jt)
+        return f, self._tangent(B, B, P, sig_t)
+
+    def _stress_forces(self, sig: np.ndarray, J: np.ndarray, Jt: np.ndarray | None):
+        """Forces ``Bᵀ σ̃`` (n_el, 48) of weighted natural stresses ``σ̃`` (n_el, n_q, 6)
+        at the current base vectors ``J`` (and ``J_χ`` at the tying points), with the
+        stresses' 3×3 arrangement ``P`` and their tied thickness part (for the tangent)."""
+        n, nq = sig.shape[:2]
         P = np.empty((n, nq, 3, 3))
         P[:, :, _PA, _PB] = sig
         P[:, :, _PB, _PA] = sig
         P[:, :, [1, 0, 0], [2, 2, 1]] *= 0.5
         P[:, :, [2, 2, 1], [1, 0, 0]] *= 0.5
+        sig_t = None
         if Jt is not None:
             dSt, lam, _ = self._ans
             sig_t = sig[:, :, 2] @ lam                               # (e, t)
@@ -720,22 +730,72 @@ class BezierTrianglePlate(ElementFamily):
         f = 2.0 * np.einsum("eqak,eqad->ekd", self._dS, P @ J)
         if Jt is not None:
             f += 2.0 * np.einsum("etk,et,etd->ekd", dSt, sig_t, Jt)
-        f = f.reshape(n, 48)
-        if not tangent:
-            return f, None
-        B = (self._Y @ J).reshape(n, nq, 6, 48)                      # ∂d/∂e
+        return f.reshape(n, 48), P, sig_t
+
+    def _pair_gradient(self, J: np.ndarray, Jt: np.ndarray | None) -> np.ndarray:
+        """``B = ∂d/∂e`` (n_el, n_q, 6, 48) of the pairs ``d_ab = J_a·J_b`` (tied
+        thickness pair included)."""
+        n, nq = J.shape[:2]
+        B = (self._Y @ J).reshape(n, nq, 6, 48)
         if Jt is not None:
+            dSt, lam, _ = self._ans
             Bt = 2.0 * dSt[:, :, :, None] * Jt[:, :, None, :]        # (e, t, 16, 3)
             B[:, :, 2] = np.einsum("qt,etm->eqm", lam, Bt.reshape(n, -1, 48))
-        DB = (self._D @ B).reshape(n, nq * 6, 48)
+        return B
+
+    def _tangent(self, B: np.ndarray, Bd: np.ndarray, P: np.ndarray | None,
+                 sig_t: np.ndarray | None, scale: np.ndarray | None = None) -> np.ndarray:
+        """``Bᵀ D Bd`` (times ``scale`` per element) plus the geometric part of the
+        stresses ``P`` (n_el, 48, 48; none for ``P`` None)."""
+        n, nq = B.shape[:2]
+        DB = (self._D @ Bd).reshape(n, nq * 6, 48)
         K = np.swapaxes(B.reshape(n, nq * 6, 48), 1, 2) @ DB
+        if scale is not None:
+            K *= scale[:, None, None]
+        if P is None:
+            return K
         Kg = 2.0 * np.einsum("eqak,eqab,eqbl->ekl", self._dS, P, self._dS, optimize=True)
-        if Jt is not None:
-            Kg += 2.0 * np.einsum("et,etk,etl->ekl", sig_t, dSt, dSt)
+        if sig_t is not None:
+            Kg += 2.0 * np.einsum("et,etk,etl->ekl", sig_t, self._ans[0], self._ans[0])
         K5 = K.reshape(n, 16, 3, 16, 3)
         for c in range(3):
             K5[:, :, c, :, c] += Kg
-        return f, K
+        return K
+
+    strain_rate_damping = True
+
+    def strain_rate_forces(self, q, v, eta, tangent=False):
+        """Kelvin–Voigt damping of the plate (:meth:`ElementFamily.strain_rate_forces`).
+
+        The strains are the Green–Lagrange strains of the continuum, linear in the
+        pairs ``d_ab = J_a·J_b`` of the current base vectors (:meth:`forces`), so
+        ``ḋ_ab = J̇_a·J_b + J_a·J̇_b`` vanishes in every rigid motion at any pose.  The
+        viscous stresses ``η D ḋ`` give::
+
+            f_d = η Bᵀ D ḋ,   ∂f_d/∂q̇ = η Bᵀ D B,   ∂f_d/∂q = η Bᵀ D B(J̇) + K_g(η D ḋ)
+
+        with ``B = ∂d/∂e`` and ``K_g`` the geometric tangent of a stress (as in
+        :meth:`forces`).  About the stress-free reference ``f_d = η K q̇``.
+        """
+        Q, V = self._check_q(q), self._check_q(v)
+        eta = np.asarray(eta, float).reshape(self.n_elements)
+        J, _, Jt = self._pairs(Q)
+        Jd = self._dS @ V[:, None]
+        dd = (np.einsum("eqpd,eqpd->eqp", Jd[:, :, _PA], J[:, :, _PB])
+              + np.einsum("eqpd,eqpd->eqp", J[:, :, _PA], Jd[:, :, _PB]))
+        Jtd = None
+        if Jt is not None:
+            dSt, lam, _ = self._ans
+            Jtd = dSt @ V
+            dd[:, :, 2] = (2.0 * np.einsum("etd,etd->et", Jtd, Jt)) @ lam.T
+        sig = eta[:, None, None] * (self._D @ dd[..., None])[..., 0]
+        f, P, sig_t = self._stress_forces(sig, J, Jt)
+        if not tangent:
+            return f, None, None
+        B = self._pair_gradient(J, Jt)
+        dv = self._tangent(B, B, None, None, eta)
+        dq = self._tangent(B, self._pair_gradient(Jd, Jtd), P, sig_t, eta)
+        return f, dq, dv
 
     # ---------------------------------------------------------------- post-process
     def strains(self, q: np.ndarray, xi: ArrayLike) -> dict[str, np.ndarray]:
