@@ -96,8 +96,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                link_model: str = "ancf_beam", link_basis: str = "bezier",
                                link_coordinates: int = 4,
                                link_kinematics: str = "fourth_order", drive: str = "path",
-                               link_segments: int = 1, joint_sections: str = "free"
-                               ) -> FlexibleLinksRobot:
+                               link_segments: int = 1, joint_sections: str = "free",
+                               controllers=None) -> FlexibleLinksRobot:
     """Build the Liu et al. 2018 robot with :class:`fem.Robot` (see the module docstring).
 
     Parameters
@@ -127,6 +127,10 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         with the element count (``docs/ancf_beam.md``).
     drive : {'path', 'joints'}
         Inverse mode: task motors on the path of P, or servo motors on the joints.
+    controllers : sequence of 3 dicts, optional
+        'control' mode: each motor a :class:`fem.robot.PD` with these keyword arguments
+        (``kp``, ``kd``, ``feedforward``, ``period``, ``limit``), its reference the
+        rigid robot's angle along ``path`` unless a dict gives ``reference``.
 
     Returns
     -------
@@ -136,9 +140,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     from ..robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
 
     geom = liu2018_geometry() if geom is None else geom
-    choice(mode, ("inverse", "forward"), "mode")
+    choice(mode, ("inverse", "forward", "control"), "mode")
     if mode == "forward" and (torques is None or len(torques) != 3):
         raise ModelError("forward mode needs torques=(τ1, τ2, τ3), callables of time")
+    if mode == "control" and (controllers is None or len(controllers) != 3):
+        raise ModelError("control mode needs controllers=(…, …, …): three dicts of "
+                         "fem.robot.PD's arguments")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
     choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
@@ -161,7 +168,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     robot.add_link("platform", Rigid(geom.platform_mass + geom.payload_mass,
                                      inertia=np.trace(J) * np.eye(3) - J),
                    {"P": pose(c), **{f"U{k + 1}": pose(V0[k]) for k in range(3)}})
-    motion = JointMotion(geom, path or constant_path(P0)) if drive == "joints" else None
+    motion = (JointMotion(geom, path or constant_path(P0))
+              if drive == "joints" or mode == "control" else None)
     chains = []
     for k in range(3):
         t, u = geom.tangent(k), geom.actuator_axis(k)
@@ -202,6 +210,14 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                                f"{limb} link3 section at {f} square"))
         if mode == "forward":
             robot.add_motor(f"motor {k + 1}", f"{limb} R1", effort=torques[k])
+        elif mode == "control":
+            from ..robot import PD
+
+            d = B - A
+            zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
+            c = dict(controllers[k])
+            c.setdefault("reference", _from_build(motion.motion(k), zero))
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", controller=PD(**c))
         elif motion is not None:
             d = B - A
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
