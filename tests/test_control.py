@@ -127,3 +127,21 @@ def test_bad_controllers_are_named():
                        frames={"a": pose((0, 0, 0))})
         robot.add_joint("hub", "revolute", "ground", ("arm", "a"))
         robot.add_motor("m", "hub", servo=lambda t: (0, 0, 0), controller=PD(1.0, 0.1))
+
+
+@pytest.mark.slow
+def test_closed_loop_case_feedforward_order():
+    """The 3-RRRU robot with flexible links on its circle (``parallel_robot_control``):
+    the task-space inverse dynamics as feedforward (with its motor angles as reference)
+    tracks P within 0.1 mm; the rigid robot's torques leave about 1 cm; the PD alone at a
+    bandwidth below the first flexible mode cannot hold the robot's weight."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
+    import parallel_robot_control as case
+
+    rows = case.run(None)["runs"]
+    assert rows["pd_task"]["peak_error_mm"] < 0.1
+    assert 1.0 < rows["pd_rigid"]["peak_error_mm"] < 30.0
+    assert rows["pd"]["peak_error_mm"] > 10 * rows["pd_rigid"]["peak_error_mm"]
