@@ -91,7 +91,7 @@ DOCS = {
                      "lowest modes join the basis (k (k + 1) / 2 vectors) [-]",
     "n_enrich": "reduced platform, nonlinear: this many leading directions of every pair's "
                 "static modal derivative join the basis (0: none; the default 16 with "
-                "n_modes=2 and n_derivatives=4 meets issue 19's targets on hexagon_24 and "
+                "n_modes=2 and n_derivatives=4 meets its accuracy targets on hexagon_24 and "
                 "hexagon_96; docs/reduced_bodies.md, \"The basis chosen\") [-]",
     "cubic_tol": "reduced platform, nonlinear: the quartic part of the modal force kept "
                  "by the eigenvalues of its pair matrix above this fraction of the largest "
