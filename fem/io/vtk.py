@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 import meshio
 import numpy as np
@@ -226,16 +227,20 @@ _VTU_TYPE = {"f": "Float64", "i": "Int64", "u": "UInt64", "b": "UInt8"}
 
 
 def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
-    """``<FieldData>`` of a VTK XML file (ASCII; meshio's writer leaves field data out)."""
-    root = ET.Element("FieldData")
+    """``<FieldData>`` of a VTK XML file (ASCII; meshio's writer leaves field data out),
+    written as text directly (an ElementTree per frame cost a third of the writing)."""
+    parts = ["<FieldData>"]
     for name, values in field_data.items():
         kind = values.dtype.kind
         values = values.astype({"f": np.float64, "i": np.int64, "u": np.uint64,
-                                "b": np.uint8}[kind])
-        da = ET.SubElement(root, "DataArray", type=_VTU_TYPE[kind], Name=str(name),
-                           NumberOfTuples=str(len(values)), format="ascii")
-        da.text = " ".join(repr(float(v)) if kind == "f" else str(int(v)) for v in values)
-    return ET.tostring(root)
+                                "b": np.uint8}[kind]).ravel()
+        text = " ".join(map(repr, values.tolist())) if kind == "f" else \
+            " ".join(map(str, values.tolist()))
+        parts.append(f'<DataArray type="{_VTU_TYPE[kind]}" Name={quoteattr(str(name))} '
+                     f'NumberOfTuples="{len(values)}" format="ascii">{escape(text)}'
+                     "</DataArray>")
+    parts.append("</FieldData>")
+    return "".join(parts).encode("utf-8")
 
 
 def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
@@ -256,18 +261,25 @@ def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
         raise
 
 
-def _write_pvd(path: Path, entries: Sequence[tuple[float, str]]) -> None:
-    """Write the collection atomically (a reader never sees a half-written file)."""
-    root = ET.Element("VTKFile", type="Collection", version="0.1", byte_order="LittleEndian")
-    coll = ET.SubElement(root, "Collection")
-    for time, file in entries:
-        ET.SubElement(coll, "DataSet", timestep=repr(float(time)), group="", part="0", file=file)
-    ET.indent(root)
+def _pvd_line(time: float, file: str) -> str:
+    return (f'    <DataSet timestep="{float(time)!r}" group="" part="0" '
+            f'file={quoteattr(file)} />\n')
+
+
+def _write_pvd(path: Path, entries: Sequence[tuple[float, str]],
+               lines: Sequence[str] | None = None) -> None:
+    """Write the collection atomically (a reader never sees a half-written file);
+    ``lines``: the entries already formatted (:func:`_pvd_line`), kept by the writer so
+    that rewriting the collection after each frame stays cheap."""
+    body = "".join(lines if lines is not None else (_pvd_line(t, f) for t, f in entries))
+    text = ("<?xml version='1.0' encoding='utf-8'?>\n"
+            '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
+            "  <Collection>\n" + body + "  </Collection>\n</VTKFile>")
     from .files import temporary_path
 
     tmp = temporary_path(path)
     try:
-        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -307,8 +319,9 @@ class SeriesWriter:
         for stale in self.frame_dir.glob(f"{name}_*.vtu"):
             stale.unlink()
         self.entries: list[tuple[float, str]] = []
+        self._lines: list[str] = []
         self.closed = False
-        _write_pvd(self.pvd_path, self.entries)
+        _write_pvd(self.pvd_path, self.entries, self._lines)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -326,7 +339,8 @@ class SeriesWriter:
         file = self.frame_dir / f"{self.name}_{index:06d}.vtu"
         _write_vtu(file, mesh, "zlib" if self.compression else None)
         self.entries.append((time, file.relative_to(self.directory).as_posix()))
-        _write_pvd(self.pvd_path, self.entries)
+        self._lines.append(_pvd_line(*self.entries[-1]))
+        _write_pvd(self.pvd_path, self.entries, self._lines)
         return file
 
     def close(self) -> Path:
