@@ -322,3 +322,45 @@ def test_link_meshes_are_drawn_on_their_links():
     x0, x1 = d.points(q0)[i], d.points(q1)[i]
     assert np.allclose(R1.T @ (x1 - p1), R0.T @ (x0 - p0), atol=1e-12)
     assert np.linalg.norm(x1 - x0) > 1e-3                      # it moved with the wrist
+
+
+def test_a_link_made_flexible_by_a_reduced_fe_model(tmp_path):
+    """The small arm's upper link as a Craig–Bampton reduced body of the user's FE model
+    of it (an ANCF beam mesh built where the link is, interfaces named after the link
+    and its child joint): stiff (E × 1000), its servo torques along a motion equal the
+    rigid arm's with the same mass distribution (the rod's rigid equivalent) within 1 %."""
+    ro, L = 0.03, 0.5
+    steel = fem.Material(2.1e11 * 1000, 0.3, 7850.0)
+    m_rod = 7850.0 * np.pi * ro**2 * L
+    ixx = m_rod * (L**2 / 12 + ro**2 / 4)
+    izz = m_rod * ro**2 / 2
+    rod = ('<mass value="2.0"/>', f'<mass value="{m_rod!r}"/>')
+    tube = ('ixx="0.05" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.001"',
+            f'ixx="{ixx!r}" ixy="0" ixz="0" iyy="{ixx!r}" iyz="0" izz="{izz!r}"')
+    path = arm_file(tmp_path, "", (rod, tube))
+    fe = fem.Model("upper FE")
+    _, nodes = fem.straight_beam(fe, (0, 0, 0.1), (0, 0, 0.6), 6, steel, section="circle",
+                                 radius=ro, up=(1.0, 0.0, 0.0))
+    ends = [[fe.node_field(int(n), f) for f in ("r", "r_x", "r_y", "r_z")]
+            for n in (nodes[0], nodes[-1])]
+    reduced = fem.robot.Reduced(fe, {"upper": ends[0], "elbow": ends[1]}, n_modes=4)
+
+    def motion(a, T=0.5):
+        def f(t):
+            s = min(max(t / T, 0.0), 1.0)
+            return (a * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
+                    a * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
+                    a * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
+        return f
+
+    torques = {}
+    for label, flex in (("rigid", {}), ("reduced", {"upper": reduced})):
+        robot = from_urdf(path, flexible=flex)
+        robot.add_motor("m1", "shoulder", servo=motion(0.8))
+        robot.add_motor("m2", "elbow", servo=motion(-1.0))
+        res = robot.simulate(0.5, 2e-3, rho_inf=0.8)
+        torques[label] = np.column_stack([res.sensors["m1 effort_Nm"],
+                                          res.sensors["m2 effort_Nm"]])
+    err = (np.abs(torques["reduced"] - torques["rigid"]).max(axis=0)
+           / np.ptp(torques["rigid"], axis=0))
+    assert err.max() < 0.01, err
