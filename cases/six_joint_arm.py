@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 import fem
-from fem.robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
+from fem.robot import AncfBeam, FloatingFrame, Rigid, Robot, pose, rest_to_rest
 
 PARAMS = {"link_model": "ancf_beam", "radius_m": 0.015, "E_Pa": 7.0e10,
           "stiffness_factor": 1.0, "elements": 4, "payload_kg": 1.0, "T_s": 0.8,
@@ -51,12 +51,7 @@ RHO = 2700.0
 
 def motion(amplitude: float, T: float):
     """Rest to rest in ``T``: θ = A s(t/T), s = 35τ⁴ − 84τ⁵ + 70τ⁶ − 20τ⁷."""
-    def f(t):
-        s = min(max(t / T, 0.0), 1.0)
-        return (amplitude * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
-                amplitude * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
-                amplitude * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
-    return f
+    return rest_to_rest(amplitude, T)
 
 
 def rod(p0, p1, frame, radius: float, E: float, link_model: str, elements: int):

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.robot import AncfBeam, FloatingFrame, from_urdf
+from fem.robot import AncfBeam, FloatingFrame, from_urdf, rest_to_rest
 
 HERE = Path(__file__).resolve().parent
 PARAMS = {"urdf": "ur5", "flexible": "upper_arm_link,forearm_link", "link_model": "ancf_beam",
@@ -67,12 +67,7 @@ def urdf_path(value: str) -> Path:
 
 def motion(amplitude: float, T: float):
     """Rest to rest in ``T``: θ = A s(t/T), s = 35τ⁴ − 84τ⁵ + 70τ⁶ − 20τ⁷."""
-    def f(t):
-        s = min(max(t / T, 0.0), 1.0)
-        return (amplitude * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
-                amplitude * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
-                amplitude * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
-    return f
+    return rest_to_rest(amplitude, T)
 
 
 def flexible_links(p: dict) -> dict:

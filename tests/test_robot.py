@@ -50,12 +50,7 @@ def reduced_rod(p0, p1, factor: float = 1.0, n_modes: int = 4, names=("a", "b"))
 
 def septic(amplitude: float, T: float):
     """A rest-to-rest motion whose rate, acceleration and jerk start and end at zero."""
-    def motion(t):
-        s = min(max(t / T, 0.0), 1.0)
-        return (amplitude * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
-                amplitude * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
-                amplitude * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
-    return motion
+    return fem.robot.rest_to_rest(amplitude, T)
 
 
 def sine(amplitude: float, w: float, phase: float = 0.0):

@@ -255,12 +255,7 @@ def test_flexible_upper_arm_spans_its_joints_and_its_stiff_limit_is_the_rigid_ar
             f'ixx="{ixx!r}" ixy="0" ixz="0" iyy="{ixx!r}" iyz="0" izz="{izz!r}"')
 
     def motion(a, T=0.5):
-        def f(t):
-            s = min(max(t / T, 0.0), 1.0)
-            return (a * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
-                    a * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
-                    a * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
-        return f
+        return fem.robot.rest_to_rest(a, T)
 
     torques = {}
     for label in ("rigid", "stiff"):
@@ -346,12 +341,7 @@ def test_a_link_made_flexible_by_a_reduced_fe_model(tmp_path):
     reduced = fem.robot.Reduced(fe, {"upper": ends[0], "elbow": ends[1]}, n_modes=4)
 
     def motion(a, T=0.5):
-        def f(t):
-            s = min(max(t / T, 0.0), 1.0)
-            return (a * (35 * s**4 - 84 * s**5 + 70 * s**6 - 20 * s**7),
-                    a * (140 * s**3 - 420 * s**4 + 420 * s**5 - 140 * s**6) / T,
-                    a * (420 * s**2 - 1680 * s**3 + 2100 * s**4 - 840 * s**5) / T**2)
-        return f
+        return fem.robot.rest_to_rest(a, T)
 
     torques = {}
     for label, flex in (("rigid", {}), ("reduced", {"upper": reduced})):

@@ -27,6 +27,7 @@ from .links import (
     Rigid,
     section_properties,
 )
+from .motions import rest_to_rest
 from .planar import PLANAR_KINDS, add_planar_joint, keep_in_plane
 from .robot import Motor, Placement, Robot
 from .substructure import Substructure
@@ -36,4 +37,4 @@ __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose
            "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "Substructure", "section_properties", "from_urdf", "read_urdf", "PD",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",
-           "add_planar_joint", "PLANAR_KINDS"]
+           "add_planar_joint", "PLANAR_KINDS", "rest_to_rest"]
