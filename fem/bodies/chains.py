@@ -1019,6 +1019,12 @@ class SpatialChain(PlanarChain):
         super().__init__(links, angles, gravity=gravity, joint_stiffness=joint_stiffness,
                          tip_masses=tip_masses, name=name)
         nl = len(self.links)
+        for i, lk in enumerate(self.links):
+            if lk.GJ == 0:
+                raise ModelError(f"SpatialChain: link {i + 1}'s twist has no stiffness (GJ = "
+                                 "0, FloatingFrameLink's default), so its twist coordinates "
+                                 "are free and every solve is singular; give "
+                                 "FloatingFrameLink(..., GJ=G·J, polar_inertia_per_length=ρ·I_p)")
         dh = np.zeros((nl, 3)) if dh is None else np.asarray(dh, float)
         if dh.shape != (nl, 3) or not np.all(np.isfinite(dh)):
             raise ModelError(f"SpatialChain: dh is one finite (d, a, alpha) per joint "

@@ -36,7 +36,7 @@ CAMERAS = ("iso", "xy", "xz", "yz")
 __all__ = ["vector3", "vector", "direction", "matrix", "points", "rotation", "indices",
            "finite", "positive", "nonnegative", "in_range", "integer", "boolean", "text",
            "choice", "function", "material", "point_map", "tolerance", "iterations",
-           "coordinates", "optional", "checked", "solver_options", "SOLVER_OPTIONS",
+           "coordinates", "optional", "model", "checked", "solver_options", "SOLVER_OPTIONS",
            "CAMERAS", "FemWarning", "warn"]
 
 Rule = Callable[[object, str], object]
@@ -405,7 +405,24 @@ def _sensors(value, what):
     return value
 
 
+def model(value, what: str):
+    """A :class:`fem.Model` (what every solver takes first; a name, None or a list of
+    nodes is the usual slip).  Checked by what it can do (``assemble``), so the core
+    layer does not import the model's."""
+    if callable(getattr(value, "assemble", None)) and hasattr(value, "nonlinear_bodies"):
+        return value
+    hint = ""
+    if isinstance(value, str):
+        hint = " (a name: build the model first, m = fem.Model(name), and pass m)"
+    elif value is None:
+        hint = " (None: did the function that builds the model return it?)"
+    elif hasattr(value, "model") and callable(getattr(value.model, "assemble", None)):
+        hint = f" (a {type(value).__name__}: pass its .model)"
+    raise ModelError(f"{what} must be a fem.Model; got {_show(value)}{hint}")
+
+
 SOLVER_OPTIONS: dict[str, Rule] = {
+    "model": model,
     "tol": tolerance,
     "constraint_tol": absolute_tolerance,
     "max_iter": iterations,

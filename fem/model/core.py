@@ -41,6 +41,7 @@ from ..core.validate import (
     vector3,
 )
 from ..core.validate import material as validate_material
+from ..core.validate import rotation as _rotation
 from .linear_map import LinearMap, constant
 from .materials import Material
 from .point_maps import PointMap
@@ -533,8 +534,10 @@ class Model:
                              f"fem.bodies.Reduction, got {type(reduction).__name__}")
         if any(b.name == name for b in self.nonlinear_bodies):
             raise ModelError(f"there is already a body named {name!r}")
+        reduction.check(f"reduced body {name!r}")
         pos = reduction.origin if position is None else vector3(position, f"{name}: position")
-        R = reduction.rotation if rotation is None else np.asarray(rotation, float)
+        R = reduction.rotation if rotation is None else \
+            _rotation(rotation, f"{name}: rotation")
         frame = self.add_rigid_body(name, 0.0, pos, R, sketch=np.zeros((1, 3)))
         fdofs = self.node_dofs(frame.node, ("r", "u", "v", "w"))
         mdofs = self.add_coordinates(f"{name} η", np.zeros(max(reduction.n_modes, 1))) \
