@@ -422,6 +422,15 @@ class Result:
         if _holds_modes(path, is_dir):
             return Modes.load(path)
         r = cls()
+        if not is_dir and path.suffix.lower() not in (".npz", ".npy") \
+                and not _is_zip(path):
+            folder = next((d for d in (path.parent / "result", path.parent)
+                           if d.is_dir() and any(d.glob("chunk_*"))), None)
+            hint = (f"; the run's result is the folder {folder}: Result.load({str(folder)!r})"
+                    if folder is not None else "")
+            raise ModelError(f"{path} is not a result: Result.load reads a result folder "
+                             f"(chunk_*.npz and meta.json) or a .npz file, not a "
+                             f"{path.suffix or 'suffix-less'} file{hint}")
         if not is_dir:
             try:
                 r._read_chunk(path)
@@ -450,17 +459,21 @@ class Result:
                              f"chunk_*.part and meta.json files (the result/ folder of a run)"
                              f"{hint}")
         for stem in sorted(set(chunks) | set(parts)):
+            before = len(r._rows["t"])
             if stem in chunks:
                 try:
                     r._read_chunk(chunks[stem])
-                    continue
                 except (*_UNREADABLE, _NotAResult) as err:
                     if stem not in parts:
                         skipped.append(chunks[stem].name)
                         warnings.warn(f"skipped unreadable result chunk {chunks[stem]} (damaged): "
                                       f"{_reason(err)}", FemWarning, stacklevel=2)
                         continue
+                else:
+                    r._check_continues(before, chunks[stem])
+                    continue
             r._read_part(parts[stem], path / "part.json")
+            r._check_continues(before, parts[stem])
         if skipped:
             r.info["skipped_chunks"] = skipped
             r.info["finished"] = False
@@ -469,6 +482,24 @@ class Result:
                           f"no longer exists); {len(r)} recorded steps loaded", FemWarning,
                           stacklevel=2)
         return r.finish()
+
+    def _check_continues(self, before: int, f: Path) -> None:
+        """The records read from ``f`` (from row ``before`` on) continue those before
+        them: the same number of coordinates (one model) and time that does not go back
+        (one run); else a :class:`ModelError` naming the file."""
+        t, q = self._rows["t"], self._rows["q"]
+        if before == 0 or len(t) == before:
+            return
+        n0, n1 = np.size(q[0]), np.size(q[before])
+        if n1 != n0:
+            raise ModelError(f"{f} holds {n1} coordinates, the chunks before it {n0}: a "
+                             f"chunk of another model in {f.parent}; remove it (or load "
+                             "the folder it came from)")
+        if float(t[before]) < float(t[before - 1]):
+            raise ModelError(f"{f} starts at t = {float(t[before]):g} s, before the end of "
+                             f"the chunks before it (t = {float(t[before - 1]):g} s): "
+                             f"{f.parent} mixes chunks of two runs; keep one run's chunks "
+                             "(every run writes its folder afresh)")
 
     def _read_chunk(self, f: Path) -> None:
         arrays = _read_arrays(f)        # all read and checked before any is added
@@ -634,6 +665,14 @@ def _holds_modes(path: Path, is_dir: bool) -> bool:
 
 
 _UNREADABLE = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile)
+
+
+def _is_zip(path: Path) -> bool:
+    """Whether ``path`` is a zip archive (an ``.npz`` under another name)."""
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
 
 
 class _NotAResult(Exception):
