@@ -447,11 +447,17 @@ class Result:
                 r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
                 r.info["status"] = _status(meta, path)
             except (OSError, ValueError, AttributeError) as err:
+                r.info["unreadable_meta"] = True
                 warnings.warn(f"{path / 'meta.json'} is unreadable ({err}); run metadata "
                               "lost", FemWarning, stacklevel=2)
         skipped = []
         chunks = {f.stem: f for f in path.glob("chunk_*.npz")}
         parts = {f.stem: f for f in path.glob("chunk_*.part")}
+        if not chunks and not parts and r.info.get("unreadable_meta"):
+            raise ModelError(f"no result in {path}: its meta.json is unreadable and it holds "
+                             "no chunk_*.npz or chunk_*.part files (garbage, or not a result "
+                             "folder); rerun the case")
+        r.info.pop("unreadable_meta", None)
         if not chunks and not parts and not (path / "meta.json").is_file():
             hint = (f"; the run's records are in {path / 'result'}"
                     if (path / "result").is_dir() else "")
@@ -474,6 +480,11 @@ class Result:
                     continue
             r._read_part(parts[stem], path / "part.json")
             r._check_continues(before, parts[stem])
+        if skipped and len(skipped) == len(set(chunks) | set(parts)):
+            raise ModelError(f"no readable records in {path}: every chunk is damaged or not "
+                             f"a result ({', '.join(skipped[:4])}"
+                             f"{', …' if len(skipped) > 4 else ''}); rerun the case, or load "
+                             "the folder that holds its chunks")
         if skipped:
             r.info["skipped_chunks"] = skipped
             r.info["finished"] = False
@@ -621,6 +632,7 @@ class Modes:
         folder = path if path.is_dir() else path.parent
         file = path / "modes.npz" if path.is_dir() else path
         try:
+            _sniff(file)
             with np.load(file, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         except (*_UNREADABLE, _NotAResult) as err:
@@ -682,6 +694,8 @@ class _NotAResult(Exception):
 def _reason(err: BaseException) -> str:
     """A damaged file's reason, in our words where numpy's would advise unsafe loading."""
     text = str(err)
+    if isinstance(err, _NotAResult):
+        return text
     if "pickle" in text.lower():
         return ("it is not an archive of number arrays: reading it would need unpickling, "
                 "which is refused for safety (a result never needs it)")
@@ -693,6 +707,7 @@ def _reason(err: BaseException) -> str:
 def _read_arrays(f: Path) -> dict[str, np.ndarray]:
     """The arrays of a result ``.npz``, checked: the state arrays present, one row per
     record, numbers only (``allow_pickle`` stays off)."""
+    _sniff(f)
     with np.load(f, allow_pickle=False) as data:
         if not hasattr(data, "files"):      # a lone .npy array
             raise _NotAResult("it is a single array (.npy), not a result archive")
@@ -702,6 +717,31 @@ def _read_arrays(f: Path) -> dict[str, np.ndarray]:
                 arrays[k] = data[k]
             except ValueError as err:
                 raise _NotAResult(_reason(err)) from None
+    return _checked_arrays(arrays)
+
+
+def _sniff(f: Path) -> None:
+    """Refuse a file that is not an ``.npz``/``.npy`` by its first bytes (garbage, an
+    empty or pickled file) with its own reason, before numpy would try to unpickle it."""
+    try:
+        with open(f, "rb") as fh:
+            head = fh.read(6)
+    except OSError as err:
+        raise _NotAResult(f"cannot read it: {err.strerror or err}") from None
+    if not head:
+        raise _NotAResult("it is empty (0 bytes): truncated or never written")
+    if head[:1] == b"\x80":
+        raise _NotAResult("it holds pickled Python objects, not number arrays; reading it "
+                          "would need unpickling, which is refused for safety (a result "
+                          "never needs it)")
+    if not head.startswith((b"PK", b"\x93NUMPY")):
+        raise _NotAResult(f"it is not a .npz archive: its first bytes {head!r} are neither "
+                          "a zip archive's nor numpy's (garbage, overwritten or another kind "
+                          "of file)")
+
+
+def _checked_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``arrays`` if they are a result's (:func:`_read_arrays`)."""
     missing = [k for k in _STATE if k not in arrays]
     if missing:
         have = ", ".join(sorted(arrays)[:6]) or "no arrays"

@@ -278,8 +278,9 @@ class Model:
         """The index of the one item called ``name`` in ``names`` (``kind`` and ``where``,
         what the indices are, for messages)."""
         if not isinstance(name, str):
-            raise ModelError(f"model {self.name!r}: a {kind} is looked up by its name (a "
-                             f"str); got {name!r}")
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise ModelError(f"model {self.name!r}: {article} {kind} is looked up by its name "
+                             f"(a str); got {name!r} ({type(name).__name__}){self._index_hint(kind, name)}")
         hits = [i for i, n in enumerate(names) if n == name]
         if len(hits) == 1:
             return hits[0]
@@ -300,6 +301,17 @@ class Model:
         hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         raise ModelError(f"model {self.name!r} has no {kind} named {name!r}{hint}; known "
                          f"{kind}s: {', '.join(map(repr, shown))}{more}")
+
+    def _index_hint(self, kind: str, name) -> str:
+        """For a lookup by an integer: what that index is, if it exists."""
+        if not isinstance(name, int | np.integer) or isinstance(name, bool):
+            return ""
+        if kind == "element group" and 0 <= name < len(self.groups):
+            return (f"; model.groups[{name}] is the group named "
+                    f"{self.groups[name].name!r}")
+        if kind == "node" and 0 <= name < len(self.node_fields):
+            return f"; node ids are integers already: use {name} itself"
+        return ""
 
     def node(self, name: str) -> int:
         """The id of the node called ``name``.
