@@ -280,7 +280,8 @@ class Model:
         if not isinstance(name, str):
             article = "an" if kind[0] in "aeiou" else "a"
             raise ModelError(f"model {self.name!r}: {article} {kind} is looked up by its name "
-                             f"(a str); got {name!r} ({type(name).__name__}){self._index_hint(kind, name)}")
+                             f"(a str); got {name!r} ({type(name).__name__})"
+                             f"{self._index_hint(kind, name)}")
         hits = [i for i, n in enumerate(names) if n == name]
         if len(hits) == 1:
             return hits[0]

@@ -286,9 +286,10 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
             sel = []
             for nd in spec.nodes:
                 if not 0 <= nd < len(model.node_fields):
+                    last = len(model.node_fields) - 1
                     raise ModelError(f"reduce_body: interface {name!r}: node {nd} does not "
-                                     f"exist (the FE model has nodes 0..{len(model.node_fields) - 1}"
-                                     "); a node of another model?")
+                                     f"exist (the FE model has nodes 0..{last}); a node of "
+                                     "another model?")
                 if "r" not in model.node_fields[nd]:
                     raise ModelError(f"interface {name!r}: node {nd} has no position")
                 fields = model.node_fields[nd] if spec.kind == "rigid" else \
