@@ -35,7 +35,7 @@ import numpy as np
 
 from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
 from ..core.errors import ModelError
-from ..core.validate import choice
+from ..core.validate import choice, integer
 from ..elements.floating_frame import FloatingFrameLink
 from ..model.actuators import RevoluteActuator
 from ..model.builders import straight_beam
@@ -101,6 +101,10 @@ def rigid_torque_function(geom: RRRU3Geometry, path, k: int):
     return tau
 
 
+_MAX_SEGMENTS = 1000
+"""``link_segments`` above this is refused (a model too large to build in minutes)."""
+
+
 def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9e8,
                                nu: float = 0.3, radius: float = 0.01,
                                n_elements: int = 1, mode: str = "inverse", path=None,
@@ -162,9 +166,17 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
     choice(drive, ("path", "joints"), "drive")
     choice(joint_sections, ("free", "square"), "joint_sections")
-    if int(link_segments) != link_segments or int(link_segments) < 1:
-        raise ModelError(f"link_segments (floating-frame bodies per link 3) must be an "
-                         f"integer ≥ 1, got {link_segments!r}")
+    link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
+                            "link 3)", minimum=1)
+    if link_segments > _MAX_SEGMENTS:
+        # measured: ~60 ms to build each segment (three bodies and their joints), more
+        # to solve; 100000 ran for hours before anything answered
+        raise ModelError(f"link_segments = {link_segments} would build "
+                         f"{3 * link_segments} floating-frame bodies (about "
+                         f"{0.06 * link_segments / 60:.0f} min only to build the model, "
+                         f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
+                         f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
+                         "link with link_coordinates instead")
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     rho = m3 / (np.pi * radius**2 * l3)
     mat = Material(E, nu, rho, name="link 3")
