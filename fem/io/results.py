@@ -96,8 +96,8 @@ class Result:
     def record(self, t: float, q, v, a, lam, **stats) -> None:
         row = (_copy(q), _copy(v), _copy(a), _copy(lam))
         t = float(t)
-        sensed = ([(k, np.asarray(fn(t, q, v, a, lam))) for k, fn in self._sensor_fns.items()]
-                  if self._sensor_fns else ())
+        sensed = ([(k, self._sensed(k, fn, t, q, v, a, lam))
+                   for k, fn in self._sensor_fns.items()] if self._sensor_fns else ())
         # everything computed first, then appended with the time last: an interrupt
         # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
         # _complete() drops
@@ -126,6 +126,21 @@ class Result:
             t0 = time.perf_counter()
             self.flush()
             self.write_seconds += time.perf_counter() - t0
+
+    def _sensed(self, name: str, fn: Callable, t: float, q, v, a, lam) -> np.ndarray:
+        """Sensor ``name``'s value at ``t``: numbers, of the shape of its first sample."""
+        val = np.asarray(fn(t, q, v, a, lam))
+        if val.dtype.kind not in "biufc":
+            raise ModelError(f"sensor {name!r} returned {val.dtype} values at t = {t:g} s "
+                             f"({_short_repr(val)}); a sensor returns numbers (a float or "
+                             "an array of floats)")
+        first = self._sens.get(name)
+        if first and np.shape(first[0]) != val.shape:
+            raise ModelError(f"sensor {name!r} returned shape {val.shape} at t = {t:g} s; "
+                             f"its first sample had shape {np.shape(first[0])}: a sensor's "
+                             "output keeps the shape of its first sample (pad with NaN, or "
+                             "make one sensor per size)")
+        return val
 
     def latest_sensors(self) -> dict[str, np.ndarray]:
         """The sensors' values of the last record (empty before the first)."""
@@ -677,6 +692,11 @@ def _holds_modes(path: Path, is_dir: bool) -> bool:
 
 
 _UNREADABLE = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile)
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _is_zip(path: Path) -> bool:
