@@ -312,24 +312,54 @@ def test_entry_point_input_is_named(case):
 
 
 # ---------------------------------------------------------------------------------------
-# User functions: a sensor keeps the shape of its first sample
-SENSORS = {
-    "output grows": (lambda t, q, v, a, lam: np.zeros(2 if t < 0.025 else 3),
-                     r"sensor 's' returned shape \(3,\) at t = 0.03 s; its first sample "
-                     r"had shape \(2,\)"),
-    "output not numbers": (lambda t, q, v, a, lam: "high" if t > 0.015 else 1.0,
-                           "sensor 's' returned <U4 values at t = 0.02 s"),
+# User functions: their output checked at the step that gives it
+def _hub_angle_nan():
+    from fem.bodies.chains import HubLink
+    from fem.elements.floating_frame import FloatingFrameLink
+
+    link = FloatingFrameLink(1.0, "bezier", 3, 2.0, 1e6, 1e3, 1e3, GJ=1e3,
+                             polar_inertia_per_length=1e-3)
+    hub = HubLink(link, hub_angle=lambda t: (np.nan if t > 0.02 else 0.5 * t * t, t, 1.0))
+    return fem.simulate(hub, 0.05, 0.01)
+
+
+def _force_nan():
+    m, nodes = _cable()
+    m.add_force(m.point(nodes[-1]), lambda t: (0.0, 0.0, np.nan if t > 0.02 else 1.0))
+    return fem.simulate(m, 0.05, 0.01)
+
+
+def _sensor(fn):
+    m, _ = _cable()
+    return fem.simulate(m, 0.05, 0.01, sensors={"s": fn})
+
+
+USER = {
+    "hub angle NaN": (_hub_angle_nan, r"HubLink: hub_angle\(t\) at t = 0.03 s: the value is "
+                                      "not finite", 3),
+    "force function NaN": (_force_nan, "at t = 0.03 s \\(its function's value\\) must be "
+                                       "finite", 3),
+    "sensor output grows": (lambda: _sensor(lambda t, q, v, a, lam: np.zeros(
+        2 if t < 0.025 else 3)), r"sensor 's' returned shape \(3,\) at t = 0.03 s; its "
+                                 r"first sample had shape \(2,\)", 3),
+    "sensor output not numbers": (lambda: _sensor(
+        lambda t, q, v, a, lam: "high" if t > 0.015 else 1.0),
+        "sensor 's' returned <U4 values at t = 0.02 s", 2),
 }
 
 
-@pytest.mark.parametrize("case", list(SENSORS))
-def test_sensor_output_is_checked_at_its_step(case):
-    """A sensor whose output changes shape or is not numbers stops the run at that step,
-    naming the sensor and the time (not at the end, losing the result)."""
-    fn, match = SENSORS[case]
-    m, _ = _cable()
-    with pytest.raises(fem.ModelError, match=match):
-        fem.simulate(m, 0.05, 0.01, sensors={"s": fn})
+@pytest.mark.parametrize("case", list(USER))
+def test_user_function_output_stops_the_run_at_its_step(case):
+    """A function of time that returns NaN, or a sensor whose output changes shape or is
+    not numbers: the run stops at that step naming the function and the time (not a
+    'finished' run full of NaN, not a result lost at the end), and the records before it
+    are kept on the error (``.result``)."""
+    run, match, kept = USER[case]
+    with pytest.raises(fem.ModelError, match=match) as err:
+        run()
+    assert len(err.value.result) == kept
+    assert err.value.result.info["status"] == "failed"
+    assert np.all(np.isfinite(np.asarray(err.value.result.q)))
 
 
 # ---------------------------------------------------------------------------------------

@@ -472,7 +472,13 @@ class HubLinkSystem(System):
 
     # ------------------------------------------------------------ constraint
     def _drive(self, t: float, k: int) -> np.ndarray:
-        return np.array([float(self.drive(t)[k])]) if self.m else np.zeros(0)
+        from ..constraints import motion_values
+
+        if not self.m:
+            return np.zeros(0)
+        # checked: a NaN or inf angle stops the run at this time, naming the function
+        return np.array([motion_values(self.drive, t, None, "hub_angle",
+                                       "HubLink: hub_angle(t)")[k]])
 
     def phi(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         return self.Jd @ q - self._drive(t, 0)

@@ -63,6 +63,7 @@ class Result:
 
         SOLVER_OPTIONS["sensors"](sensors, "Result: sensors")
         self._sensor_fns = dict(sensors or {})
+        self._nonfinite_warned: set[str] = set()
         if info is not None and not isinstance(info, dict):
             raise ModelError(f"Result: info must be a dict; got {info!r:.60}")
         self.info = dict(info or {})
@@ -140,6 +141,11 @@ class Result:
                              f"its first sample had shape {np.shape(first[0])}: a sensor's "
                              "output keeps the shape of its first sample (pad with NaN, or "
                              "make one sensor per size)")
+        if not np.all(np.isfinite(val)) and name not in self._nonfinite_warned:
+            self._nonfinite_warned.add(name)    # once: a sensor may be undefined at times
+            warnings.warn(f"sensor {name!r} returned non-finite values at t = {t:g} s "
+                          f"({_short_repr(val)}); recorded as they are", FemWarning,
+                          stacklevel=4)
         return val
 
     def latest_sensors(self) -> dict[str, np.ndarray]:
