@@ -408,7 +408,7 @@ def check_params(module: ModuleType, params: dict) -> dict:
             continue
         if isinstance(rule, str) and rule.strip() == "direction":
             if not (isinstance(value, list | tuple) and len(value) == 3):
-                raise ModelError(f"parameter {key!r} is a direction, a 3-vector [x, y, z]; "
+                raise ModelError(f"parameter {key!r} is a 3-vector [x, y, z] (a direction); "
                                  f"got {value!r}")
             if not any(x != 0 for x in value):
                 raise ModelError(f"parameter {key!r} is a direction and must not be zero; "

@@ -812,7 +812,14 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     if res.directory is not None:
         res.flush()
     res.info.update(ga.report())
-    return res.finish()
+    res = res.finish()
+    past = getattr(model, "past_kinematics_range", None)
+    if callable(past):              # a chain of floating-frame links: still in its range?
+        message = past(res.q)
+        if message:
+            res.info["past_kinematics_range"] = message
+            warn(message)
+    return res
 
 
 MARCH_UNKNOWNS = 20_000
