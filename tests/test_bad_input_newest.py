@@ -362,6 +362,29 @@ def test_user_function_output_stops_the_run_at_its_step(case):
     assert np.all(np.isfinite(np.asarray(err.value.result.q)))
 
 
+@pytest.mark.parametrize("EI, warns", [(4e3, True), (4e6, False)])
+def test_chain_past_its_kinematics_range_warns(EI, warns):
+    """A chain of floating-frame links that falls far past its kinematics' small-slope
+    range (a soft link: 39 % of its length at the tip) finishes with a FemWarning that
+    says so; a stiff one (0.07 %) finishes silently."""
+    from fem.bodies.chains import PlanarChain
+    from fem.elements.floating_frame import FloatingFrameLink
+
+    chain = PlanarChain([FloatingFrameLink(7.1, "bezier", 4, 45.0, 3e7, EI, EI, GJ=3e6,
+                                           polar_inertia_per_length=0.45)
+                         for _ in range(2)], [0.0, 0.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fem.simulate(chain, 0.5, 0.01)
+    said = [str(w.message) for w in caught if issubclass(w.category, fem.FemWarning)]
+    if warns:
+        assert any("link 1 deflects 39% of its length at its tip, past the range of its "
+                   "kinematics 'seed'" in m for m in said), said
+        assert "past_kinematics_range" in res.info
+    else:
+        assert not said and "past_kinematics_range" not in res.info
+
+
 # ---------------------------------------------------------------------------------------
 # Sweep resume: the folder's case must be this one
 CASE = '''"""Test case {name}: y = 2 x."""
