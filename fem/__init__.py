@@ -28,7 +28,7 @@ _LAZY = {
     "Result": "io.results",
     "GeneralizedAlpha": "solvers", "AlphaOptions": "solvers",
     "consistent_initial_state": "solvers",
-    "driven_inverse_dynamics": "solvers", "modes": "solvers",
+    "driven_inverse_dynamics": "solvers", "modes": "solvers", "closed_loop_poles": "solvers",
     "project_positions": "solvers", "simulate": "solvers", "solve_static": "solvers",
     "sweep": "parametric",
     "Robot": "robot",
@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .solvers import (  # noqa: F401
         AlphaOptions,
         GeneralizedAlpha,
+        closed_loop_poles,
         consistent_initial_state,
         driven_inverse_dynamics,
         modes,
@@ -78,7 +79,8 @@ __all__ = [
     "Coincident", "Distance", "Dot", "Fixed", "Linear", "PrescribedPoint",
     "PrescribedCoordinates", "AngleDrive",
     "solve_static", "project_positions", "simulate", "GeneralizedAlpha",
-    "AlphaOptions", "consistent_initial_state", "modes", "driven_inverse_dynamics",
+    "AlphaOptions", "consistent_initial_state", "modes", "closed_loop_poles",
+    "driven_inverse_dynamics",
     "straight_cable", "straight_beam", "rectangle_section", "circle_section", "write_outputs",
     "Mesh", "read_mesh", "write_mesh", "load_builtin_mesh", "sweep", "Robot",
 ]

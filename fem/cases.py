@@ -38,7 +38,9 @@ __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_p
 
 def case_dirs() -> list[Path]:
     dirs = [Path(p) for p in os.environ.get("FEM_CASES", "").split(os.pathsep) if p]
-    dirs += [Path.cwd() / "cases", Path(__file__).resolve().parents[1] / "cases"]
+    from .core.bundled import bundled_candidates
+
+    dirs += [Path.cwd() / "cases", *bundled_candidates("cases")]
     seen, out = set(), []
     for d in dirs:
         r = d.resolve()

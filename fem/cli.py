@@ -46,6 +46,13 @@ def cmd_list(_args) -> int:
     from .validation.citations import short
 
     names = sorted(available_cases())
+    if not names:
+        from .core.bundled import bundled_candidates
+
+        looked = [str(p) for p in ([Path.cwd() / "cases", *bundled_candidates("cases")])]
+        print("fem list: no cases found; looked in " + ", ".join(looked)
+              + " (and the folders of FEM_CASES)", file=sys.stderr)
+        return 1
     pad = max((len(n) for n in names), default=0) + 1
     # on a terminal a line fits its width (shortened at a word, with an ellipsis);
     # piped (`fem list | grep …`) every sentence is whole

@@ -37,6 +37,7 @@ QUICK: dict[str, list[str]] = {
     "six_joint_arm": ["t_end_s=0.1", "compare_rigid=false"],
     "delta_robot": ["t_end_s=0.1", "compare_rigid=false"],
     "urdf_robot": ["t_end_s=0.1", "compare_rigid=false"],
+    "parallel_robot_control": ["runs=pd_rigid", "speed_mps=1.0", "settle_s=0"],
 }
 """Shorter runs of the same default analysis (the flagship's default circle is exercised
 by test_parallel_robot.py; here the shorter line, same code path)."""
@@ -48,6 +49,7 @@ EFFORTS: dict[str, list[str]] = {
     "spinup_beam": ["hub drive [N·m]"],
     "six_joint_arm": [f"motor {i} [N·m]" for i in range(1, 7)],
     "delta_robot": [f"motor {i} [N·m]" for i in range(1, 4)],
+    "parallel_robot_control": [f"motor {i} [N·m]" for i in range(1, 4)],
     "urdf_robot": [f"motor {j} [N·m]" for j in ("shoulder_pan_joint", "shoulder_lift_joint",
                                                 "elbow_joint", "wrist_1_joint",
                                                 "wrist_2_joint", "wrist_3_joint")],

@@ -28,10 +28,11 @@ def _static(**links):
 
 
 def test_one_segment_is_the_single_body_link():
-    # link_segments=1 is the model of issue 18 before substructuring: 126 coordinates,
-    # 72 rows, the droop 10.818 mm and holding torques measured then (docs/ancf_beam.md)
+    # link_segments=1 is the model of issue 18 before substructuring: the droop 10.818 mm
+    # and holding torques measured then (docs/ancf_beam.md); in robot words (issue 40)
+    # 174 coordinates and 120 rows (the private builder's bars and points: 126, 72)
     droop, tau, rm = _static(link_model="floating_frame", link_segments=1)
-    assert rm.counts["n_coordinates"] == 126 and rm.counts["n_constraints"] == 72
+    assert rm.counts["n_coordinates"] == 174 and rm.counts["n_constraints"] == 120
     assert len(rm.link_bodies) == 3 and all(len(c) == 1 for c in rm.link_segments)
     assert droop == pytest.approx(10.8184e-3, abs=1e-7)
     assert np.allclose(tau, [-8.47846, -10.19533, -10.19533], atol=1e-5)

@@ -26,13 +26,15 @@ def test_path_is_the_seed_circle():
 
 
 def test_model_counts():
-    # 12 coordinates per beam node, A and B per limb: 90 with one element per link (the
-    # seed's 78 use two-coordinate planar links 1–2); 33 constraint rows + 3 path rows
+    # built in robot words (issue 40): each link its own coordinates — 12 per beam node,
+    # 12 per rigid link (links 1, 2, the platform) — and each joint its rows: 156 with
+    # one element per link (the private builder's bars shared their end points: 90; the
+    # seed's 78 use two-coordinate planar links 1–2); 99 constraint rows + 3 path rows
     rm = build_flexible_links_robot(seed001_geometry(), n_elements=1)
-    assert rm.counts["n_coordinates"] == 90 and rm.counts["n_constraints"] == 36
+    assert rm.counts["n_coordinates"] == 156 and rm.counts["n_constraints"] == 102
     fwd = build_flexible_links_robot(seed001_geometry(), n_elements=1, mode="forward",
                                      torques=[lambda t: 0.0] * 3)
-    assert fwd.counts["n_constraints"] == 33
+    assert fwd.counts["n_constraints"] == 99
 
 
 def test_inverse_dynamics_accuracy_and_replay():

@@ -150,7 +150,7 @@ class ConstraintEquations:
 
     def _build_actuators(self, model) -> None:
         servo_rows = np.array([i for i, c in enumerate(self.owner) if c.servo], dtype=np.int64)
-        act = [a for a in model.actuators if a.effort is None]
+        act = [a for a in model.actuators if a.unknown]
         if len(act) != len(servo_rows):
             raise ModelError(
                 f"inverse dynamics needs one actuator with unknown effort per servo "
@@ -172,6 +172,17 @@ class ConstraintEquations:
                          if act else np.zeros(0, np.int64)).astype(np.int64)
         self._b_rows = servo_rows[self._b_owner] if act else np.zeros(0, np.int64)
         self._forward_act = [a for a in model.actuators if a.effort is not None]
+        # feedback actuators: u(t, q, q̇) B(q); their tangent blocks (dofs of B and of the
+        # controller's gradient) follow the other parts of the iteration matrix
+        self._feedback = [a for a in model.actuators if a.feedback is not None]
+        fr, fc, self._fb_dofs = [], [], []
+        for a in self._feedback:
+            d = np.unique(np.concatenate([a.dofs, a.feedback.dofs])).astype(np.int64)
+            self._fb_dofs.append(d)
+            fr.append(np.repeat(d, len(d)))
+            fc.append(np.tile(d, len(d)))
+        self._frows = np.concatenate(fr).astype(np.int64) if fr else np.zeros(0, np.int64)
+        self._fcols = np.concatenate(fc).astype(np.int64) if fc else np.zeros(0, np.int64)
         if act:
             dr, dc = [], []
             for a in act:
@@ -313,6 +324,51 @@ class ConstraintEquations:
         dB = [-lam[r] * a.dB(q).ravel() for a, r in zip(self._act, self._servo_rows,
                                                           strict=True)]
         return np.concatenate([*parts, *dB])
+
+    @property
+    def has_feedback(self) -> bool:
+        """Actuators whose effort is fed back from the state (:class:`fem.model.
+        actuators.Feedback`)."""
+        return bool(self._feedback)
+
+    def feedback_forces(self, t: float, q: np.ndarray, v: np.ndarray,
+                        tangent: bool = False):
+        """The fed-back actuators' forces ``Σ u(t, q, q̇) B(q)`` (n,) and, with
+        ``tangent``, the values of ``(∂f/∂q, ∂f/∂q̇)`` on their blocks (pattern order):
+        ``∂f/∂q = B ⊗ ∂u/∂q + u ∂B/∂q``, ``∂f/∂q̇ = B ⊗ ∂u/∂q̇``."""
+        f = np.zeros(self.n)
+        kq, cv = [], []
+        for a, d in zip(self._feedback, self._fb_dofs, strict=True):
+            u, du_dq, du_dv = a.feedback.value(t, q, v, tangent)
+            B = a.B(q)
+            np.add.at(f, a.dofs, u * B)
+            if not tangent:
+                continue
+            ia = np.searchsorted(d, a.dofs)
+            ic = np.searchsorted(d, a.feedback.dofs)
+            Kq = np.zeros((len(d), len(d)))
+            Cv = np.zeros((len(d), len(d)))
+            if len(ic):
+                Kq[np.ix_(ia, ic)] += np.outer(B, du_dq)
+                Cv[np.ix_(ia, ic)] += np.outer(B, du_dv)
+            if u:
+                Kq[np.ix_(ia, ia)] += u * a.dB(q)
+            kq.append(Kq.ravel())
+            cv.append(Cv.ravel())
+        if not tangent:
+            return f, None
+        return f, (np.concatenate(kq) if kq else np.zeros(0),
+                   np.concatenate(cv) if cv else np.zeros(0))
+
+    def start_feedback(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Reset the controllers' own states at the start of a run."""
+        for a in self._feedback:
+            a.feedback.start(t, q, v)
+
+    def sample_feedback(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Sampled controllers take their sample at an accepted state."""
+        for a in self._feedback:
+            a.feedback.sample(t, q, v)
 
     def actuator_values(self, q: np.ndarray) -> np.ndarray:
         """−B_k(q) of the inverse-dynamics actuators, concatenated (pattern order)."""

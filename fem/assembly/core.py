@@ -135,9 +135,10 @@ class Assembly(ConstraintEquations, System):
         self._build_damping(model)
         self._build_viscous(model)
         srows = np.concatenate([self._mrows, self._krows, self._hrows, n + self._jrows,
-                                self._jcols[jup], self._b_dofs, self._brows])
+                                self._jcols[jup], self._b_dofs, self._brows, self._frows])
         scols = np.concatenate([self._mcols, self._kcols, self._hcols, self._jcols,
-                                n + self._jrows[jup], n + self._b_rows, self._bcols])
+                                n + self._jrows[jup], n + self._b_rows, self._bcols,
+                                self._fcols])
         # the iteration matrix's storage (dense, banded or sparse) is chosen from its
         # pattern by the linear-algebra layer unless the caller fixed it
         self._pat_S = Pattern((n + m, n + m), srows, scols, self.dense,
@@ -232,7 +233,7 @@ class Assembly(ConstraintEquations, System):
     def constant_loads(self) -> bool:
         """No timed forces and no forward actuators: :meth:`external_forces` is the
         same array at every ``t`` and ``q``."""
-        return not self._timed_forces and not self._forward_act
+        return not self._timed_forces and not self._forward_act and not self._feedback
 
     def external_forces(self, t: float = 0.0, q: np.ndarray | None = None) -> np.ndarray:
         """Gravity, point and distributed loads at time ``t`` (conservative, constant
@@ -285,6 +286,9 @@ class Assembly(ConstraintEquations, System):
         compiled loop does not evaluate).  Built once."""
         if self._constant_structure:
             return self._constant_structure[0]
+        if self._feedback:           # efforts from the state: the general Newton loop
+            self._constant_structure.append(None)
+            return None
         cs = None
         gravity = self.model.gravity
         kernels = [b.compiled_kernel(gravity) for b in self.bodies]
@@ -396,14 +400,17 @@ class Assembly(ConstraintEquations, System):
 
     def saddle(self, cM: float, cK: float, kvals: np.ndarray, hvals: np.ndarray,
                jvals: np.ndarray, cJ: float = 1.0, q: np.ndarray | None = None,
-               cC: float = 0.0, inertia=None):
+               cC: float = 0.0, inertia=None, feedback=None):
         """``[[cM M + cC C + cK (K + H), cJ Wᵀ], [cJ J, 0]]`` — ``W = J`` except on servo
         rows, whose columns are the actuators' ``−B(q)`` (``q`` needed then); ``C`` the
         constant damping matrix (:meth:`Model.add_damping`) plus, when ``kvals`` carries
         it (:meth:`internal_forces` with velocities), the velocity tangent of
         strain-rate damping.  With bodies nonlinear in
         their coordinates, ``inertia`` (from :meth:`inertia_forces`) adds
-        ``cM M(q) + cK ∂f/∂q + cC ∂f/∂q̇`` of their inertia forces; without it, ``cM M(q)``."""
+        ``cM M(q) + cK ∂f/∂q + cC ∂f/∂q̇`` of their inertia forces; without it, ``cM M(q)``.
+        ``feedback``: the fed-back actuators' ``(∂f/∂q, ∂f/∂q̇)`` values
+        (:meth:`feedback_forces`), entering as ``−cK ∂f/∂q − cC ∂f/∂q̇`` (they are applied
+        forces); zero without."""
         nk = self._krows.size
         if kvals.size > nk:             # ∂f/∂q̇ of strain-rate damping (internal_forces)
             cv = kvals[nk:]
@@ -422,6 +429,11 @@ class Assembly(ConstraintEquations, System):
             else:
                 Mv, Kq, Cv = inertia
                 parts.append(cM * Mv + cK * Kq + cC * Cv)
+        if self._frows.size:
+            if feedback is None:
+                parts.append(np.zeros(self._frows.size))
+            else:
+                parts.append(-(cK * feedback[0] + cC * feedback[1]))
         return self._pat_S(np.concatenate(parts))
 
     def zero_tangent(self) -> tuple[np.ndarray, np.ndarray]:

@@ -205,9 +205,29 @@ class System(ABC):
 
     @abstractmethod
     def saddle(self, cM: float, cK: float, kvals, hvals, jvals, cJ: float = 1.0, q=None,
-               cC: float = 0.0, inertia=None):
+               cC: float = 0.0, inertia=None, feedback=None):
         """``[[cM M + cC C_v + cK (K + H + K_q), cJ Wᵀ], [cJ Φ_q, 0]]``: the iteration
-        matrix of every Newton loop (statics: ``cM = 0``)."""
+        matrix of every Newton loop (statics: ``cM = 0``); ``feedback`` the tangent of
+        :meth:`feedback_forces` (applied forces: ``−cK ∂f/∂q − cC ∂f/∂q̇``)."""
+
+    # ------------------------------------------------- efforts fed back from the state
+    # Optional: a system without controllers keeps these defaults.
+    @property
+    def has_feedback(self) -> bool:
+        """Applied forces that depend on the state through controllers (their efforts
+        ``u(t, q, q̇)``): solvers add :meth:`feedback_forces` in every iteration."""
+        return False
+
+    def feedback_forces(self, t: float, q, v, tangent: bool = False):
+        """``(f (n,), tangent or None)``: the controllers' applied forces and, with
+        ``tangent``, ``(∂f/∂q, ∂f/∂q̇)`` values for :meth:`saddle`'s ``feedback``."""
+        return np.zeros(self.n), None
+
+    def start_feedback(self, t: float, q, v) -> None:  # noqa: B027 - optional, no-op
+        """Reset the controllers' own states (held samples) at a run's start."""
+
+    def sample_feedback(self, t: float, q, v) -> None:  # noqa: B027 - optional, no-op
+        """Sampled controllers take their samples at an accepted state."""
 
     @abstractmethod
     def zero_tangent(self):

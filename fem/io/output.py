@@ -653,14 +653,14 @@ class Drawing:
         fd: dict = {"TimeValue": float(t)}
         fd.update({f"group:{name}": i for i, name in enumerate(self.group_names)})
         if lam is not None:
-            fd.update(self.multipliers(t, lam, q))
+            fd.update(self.multipliers(t, lam, q, v))
         from .vtk import sensor_fields
 
         fd.update(sensor_fields(sensors))
         return Frame(float(t), self.ref, cells, pd, cd, fd)
 
-    def multipliers(self, t: float, lam: np.ndarray, q: np.ndarray | None = None
-                    ) -> dict[str, np.ndarray]:
+    def multipliers(self, t: float, lam: np.ndarray, q: np.ndarray | None = None,
+                    v: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Field data of one step: ``effort:<actuator> [N·m]`` (or ``[N]``; inverse-dynamics
         efforts from ``λ``, prescribed ones from their time function), ``effort:<drive>
         [N·m]`` for each rotary drive constraint that is not a servo row (the torque that
@@ -673,8 +673,15 @@ class Drawing:
             return out
         efforts = asm.efforts(lam)
         for a in self.model.actuators:
-            out[effort_name(a.name, a.units)] = np.array(
-                [efforts[a.name] if a.name in efforts else float(a.effort(t))])
+            if a.name in efforts:
+                value = efforts[a.name]
+            elif a.feedback is not None:      # a controller's effort at this state
+                if q is None:
+                    continue
+                value = a.feedback.value(t, q, np.zeros_like(q) if v is None else v)[0]
+            else:
+                value = float(a.effort(t))
+            out[effort_name(a.name, a.units)] = np.array([value])
         rows: dict[str, list] = {}
         owners: dict[int, str] = {}
         drives: dict[str, object] = {}

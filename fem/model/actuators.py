@@ -16,7 +16,66 @@ import numpy as np
 from ..core.errors import ModelError
 from .linear_map import LinearMap
 
-__all__ = ["Actuator", "RevoluteActuator", "LinearActuator"]
+__all__ = ["Actuator", "RevoluteActuator", "LinearActuator", "Feedback"]
+
+
+class Feedback:
+    """An actuator's effort from the state: ``u(t, q, q̇)`` (a controller closing a loop
+    around the robot in forward dynamics).
+
+    Subclasses give :meth:`effort` and :meth:`gradient` (``∂u/∂q`` and ``∂u/∂q̇`` on
+    :attr:`dofs`): Newton's iteration matrix then carries the loop's stiffness and
+    damping, so a controlled run converges at the open-loop step.  ``period`` [s]: a
+    controller sampled at that period with zero-order hold (the effort of the sample at
+    ``t_k`` acts until ``t_k + period``; between samples it is a constant, which costs
+    no iterations); None: continuous.  ``limit``: the effort is clipped to ``±limit``
+    (its gradient is then zero)."""
+
+    dofs: np.ndarray = np.zeros(0, np.int64)
+    period: float | None = None
+    limit: float | None = None
+
+    def effort(self, t: float, q: np.ndarray, v: np.ndarray) -> float:
+        raise NotImplementedError
+
+    def gradient(self, t: float, q: np.ndarray, v: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def start(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """Reset the controller's own state (held sample, integral) at the run's start."""
+        self._held = None
+        self._next = None
+        self.sample(t, q, v)
+
+    def sample(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """A sampled controller takes its sample when ``t`` reaches the next sampling
+        instant (after a step is accepted); a continuous one does nothing."""
+        if self.period is None:
+            return
+        if self._next is None or t >= self._next - 1e-9 * self.period:
+            self._held = self._clip(self.effort(t, q, v))
+            k = np.floor(t / self.period + 1e-9)
+            self._next = (k + 1) * self.period
+
+    def _clip(self, u: float) -> float:
+        return u if self.limit is None else float(np.clip(u, -self.limit, self.limit))
+
+    def value(self, t: float, q: np.ndarray, v: np.ndarray, tangent: bool = False):
+        """``(u, ∂u/∂q, ∂u/∂q̇)`` as applied: the held sample (no gradient) or the
+        continuous effort, clipped."""
+        zero = np.zeros(len(self.dofs))
+        if self.period is not None:
+            if getattr(self, "_held", None) is None:
+                self.start(t, q, v)
+            return self._held, zero, zero
+        u = self.effort(t, q, v)
+        if self.limit is not None and abs(u) > self.limit:
+            return self._clip(u), zero, zero
+        if not tangent:
+            return u, None, None
+        du_dq, du_dv = self.gradient(t, q, v)
+        return u, du_dq, du_dv
 
 
 class Actuator:
@@ -25,6 +84,9 @@ class Actuator:
 
     units = "N"
 
+    feedback: Feedback | None = None
+    """A controller giving the effort from the state (forward dynamics), or None."""
+
     def __init__(self, name: str, effort: Callable[[float], float] | None = None):
         from ..core.validate import function, text
 
@@ -32,6 +94,11 @@ class Actuator:
         self.effort = None if effort is None else function(
             effort, f"actuator {name!r}: effort (a function of time, or None for inverse "
             "dynamics)")
+
+    @property
+    def unknown(self) -> bool:
+        """An effort unknown of inverse dynamics (neither given nor fed back)."""
+        return self.effort is None and self.feedback is None
 
     dofs: np.ndarray
 

@@ -36,6 +36,7 @@ import meshio
 import numpy as np
 import numpy.typing as npt
 
+from fem.core.bundled import bundled_dir
 from fem.core.errors import ModelError
 
 __all__ = [
@@ -49,8 +50,9 @@ __all__ = [
     "write_mesh",
 ]
 
-#: Folder of the built-in meshes (made by ``meshes/make_meshes.py``).
-MESH_DIR = Path(__file__).resolve().parents[2] / "meshes"
+#: Folder of the built-in meshes (made by ``meshes/make_meshes.py``): beside the package
+#: in a checkout, ``<prefix>/share/fem/meshes`` in an installed wheel.
+MESH_DIR = bundled_dir("meshes")
 
 #: Cell types the framework works with; any other type is kept in ``Mesh.other_cells``.
 SUPPORTED_CELL_TYPES = ("vertex", "line", "triangle")

@@ -330,10 +330,14 @@ class AncfBeam(_Rod):
 
     elements: int = 4
     damping: float = 0.0
+    formulation: str = "structural"    # the beam's energy; "continuum" for comparison
     kind = "ancf_beam"
 
     def __post_init__(self):
         self.elements = integer(self.elements, "ancf_beam link: elements", minimum=1)
+        self.formulation = choice(self.formulation, ("structural", "continuum",
+                                                     "continuum_split"),
+                                  "ancf_beam link: formulation")
         self._check_section()
         if self.wall is not None and self.section == "rectangle":
             raise ModelError("ancf_beam link: wall — ANCF beam elements take a solid "
@@ -351,7 +355,9 @@ class AncfBeam(_Rod):
 
         root, tip, L, T = _span(name, self.kind, frames)
         group, nodes = straight_beam(model, root.position, tip.position, self.elements,
-                                     self.material, name=name, up=T[:, 2], **self._section())
+                                     self.material, name=name, up=T[:, 2], **self._section(),
+                                     **({} if self.formulation == "structural" else
+                                        {"formulation": self.formulation}))
         built = _ancf_frames(model, name, frames, nodes, T, True)
         model.add_link_frame(group, *_chord(built))
         _ancf_damping(model, group, self, self.properties(name), L, name)
@@ -445,8 +451,11 @@ class Reduced(LinkModel):
     maps ``[point, x, y, z]`` — the point and three direction vectors of the FE model
     (an ANCF node's ``r, r_x, r_y, r_z``) — so that a joint there turns with the
     deformed section.  With a point alone the frame's directions are the floating
-    frame's axes (the link's local rotation at the joint is then left out).
-    ``n_modes`` fixed-interface modes; ``options`` go to ``reduce_body``."""
+    frame's axes (the link's local rotation at the joint is then left out); with two,
+    ``[point, x]``, the frame carries the FE model's vector along its x axis alone.
+    ``n_modes`` fixed-interface modes; ``options`` go to ``reduce_body`` (with
+    ``"cache": True`` through :func:`fem.reduction.cached_reduction`: reduced once per
+    content, then loaded)."""
 
     fe_model: object
     interfaces: dict
@@ -470,7 +479,7 @@ class Reduced(LinkModel):
 
     def build(self, model, name, frames):
         from ..model.linear_map import LinearMap
-        from ..reduction import reduce_body
+        from ..reduction import cached_reduction, reduce_body
 
         missing = [f for f in frames if f not in self.interfaces]
         if missing:
@@ -480,20 +489,29 @@ class Reduced(LinkModel):
         for f in frames:
             maps = self.interfaces[f]
             maps = [maps] if isinstance(maps, LinearMap) else list(maps)
-            if len(maps) not in (1, 4) or not all(isinstance(m, LinearMap) for m in maps):
+            if len(maps) not in (1, 2, 4) or not all(isinstance(m, LinearMap) for m in maps):
                 raise ModelError(f"link {name!r} (reduced): interface {f!r} is an FE "
-                                 f"model's point (a fem.LinearMap) or [point, x, y, z] maps")
+                                 f"model's point (a fem.LinearMap), [point, x] or "
+                                 f"[point, x, y, z] maps")
             spec[f] = maps
-        red = reduce_body(self.fe_model, interfaces={f: m if len(m) > 1 else m[0]
-                                                     for f, m in spec.items()},
-                          n_modes=self.n_modes, **self.options)
-        body = model.add_reduced_body(name, red)
+        options = dict(self.options)
+        reduce = cached_reduction if options.pop("cache", False) else reduce_body
+        red = reduce(self.fe_model, interfaces={f: m if len(m) > 1 else m[0]
+                                                for f, m in spec.items()},
+                     n_modes=self.n_modes, **options)
+        body = model.add_reduced_body(name, red, fe_model=self.fe_model)  # drawn on its mesh
         if self.damping > 0:
             model.add_modal_damping(body, self.damping)
         q_fe = self.fe_model.q0
         built = {}
         for f, p in frames.items():
             maps = spec[f]
+            if len(maps) == 2:                 # a point and the frame's x: tangent only
+                x0 = maps[1](q_fe)
+                built[f] = Frame(name, f, p, body.interface(f"{f}[0]"),
+                                 [body.interface(f"{f}[1]"), None, None],
+                                 np.column_stack([x0, p.rotation[:, 1:]]))
+                continue
             if len(maps) == 1:
                 R0 = red.rotation
                 built[f] = Frame(name, f, p, body.interface(f),
@@ -516,13 +534,19 @@ class Plate(LinkModel):
 
     The mesh is in the axes of the link's first frame (its *link frame*), as a URDF link's
     geometry; every frame must sit on a mesh vertex, whose position and gradient fields
-    (``r``, ``r_x``, ``r_y``, ``r_z``) are the frame's origin and basis."""
+    (``r``, ``r_x``, ``r_y``, ``r_z``) are the frame's origin and basis, or at the midpoint
+    of a mesh edge with its x axis along the edge: the frame's basis is then the edge's
+    tangent alone, and the edge is held straight (the tangents at its two ends equal: the
+    pin of a joint along the edge).  ``element`` "bezier_plate" gives every triangle its
+    own coordinates joined by the continuity equations of Liu et al. (2023) (a vertex
+    frame is then a point).  ``options`` go to the element family (``shear_factor``)."""
 
     mesh: object
     material: Material
     thickness: float
     element: str = "bezier_plate_shared"
     damping: float = 0.0
+    options: dict = field(default_factory=dict)
     kind = "plate"
     flexible = True
 
@@ -534,8 +558,13 @@ class Plate(LinkModel):
                              f"fem.load_builtin_mesh); got {type(self.mesh).__name__}")
         self.material = validate_material(self.material, "plate link: material")
         self.thickness = positive(self.thickness, "plate link: thickness", "m")
-        self.element = choice(self.element, ("bezier_plate_shared",), "plate link: element")
+        self.element = choice(self.element, ("bezier_plate_shared", "bezier_plate"),
+                              "plate link: element")
         self.damping = _damping_ratio(self.damping, "plate link")
+        if not isinstance(self.options, dict):
+            raise ModelError(f"plate link: options must be a dict of the element family's "
+                             f"options (e.g. {{'shear_factor': 'auto'}}); got "
+                             f"{type(self.options).__name__}")
 
     def build(self, model, name, frames):
         from ..model.mesh import Mesh
@@ -545,7 +574,9 @@ class Plate(LinkModel):
         world = first.position + V @ first.rotation.T
         mesh = Mesh.from_arrays(world, self.mesh.triangles, self.mesh.lines, name=name)
         group = model.add_mesh(mesh, self.element, self.material, name=name,
-                               thickness=self.thickness, normal=first.rotation[:, 2])
+                               thickness=self.thickness, normal=first.rotation[:, 2],
+                               **self.options)
+        _plate_continuity(model, group, name)
         size = float(np.ptp(world, axis=0).max())
         built = {}
         for f, p in frames.items():
@@ -553,9 +584,8 @@ class Plate(LinkModel):
             v = int(np.argmin(d))
             node = int(group.mesh_vertex_node[v])
             if d[v] > 1e-9 * size or node < 0:
-                raise ModelError(f"link {name!r} (plate): frame {f!r} is {d[v]:.3g} m from "
-                                 f"the nearest mesh vertex; a plate's frame sits on a vertex "
-                                 f"(add one to the mesh there)")
+                built[f] = _plate_point_frame(model, group, name, f, p, size)
+                continue
             basis = [model.node_field(node, k) for k in ("r_x", "r_y", "r_z")]
             B0 = np.column_stack([m(model.q0) for m in basis])
             built[f] = Frame(name, f, p, model.node_field(node, "r"), basis, B0)
@@ -572,6 +602,47 @@ class Plate(LinkModel):
         return _scaled(self, factor)
 
 
+def _plate_continuity(model, group, name: str) -> None:
+    """The plate's continuity rows (:func:`fem.elements.bezier_plate.add_continuity`): the
+    middle G¹ row per inner edge of the shared-vertex plate, the paper's equations of the
+    per-element one."""
+    from ..elements.bezier_plate import add_continuity
+
+    add_continuity(model, group, f"{name} continuity")
+
+
+def _plate_point_frame(model, group, name: str, f: str, p: Pose, size: float) -> Frame:
+    """A plate frame that is not on a shared vertex: at a mesh edge's midpoint (its x
+    along the edge: the basis is the edge's tangent at its first end, and a row holds
+    the tangents at both ends equal), or at a vertex of a per-element plate (a point)."""
+    from ..constraints import Coincident
+    from ..elements.bezier_plate import edge_tangent_along, plate_point
+
+    V, tol = group.mesh.vertices, 1e-9 * size
+    on_vertex = np.linalg.norm(V - p.position, axis=1).min() <= tol
+    edges = np.asarray(group.mesh.edges)
+    mid = 0.5 * (V[edges[:, 0]] + V[edges[:, 1]])
+    hit = np.flatnonzero(np.linalg.norm(mid - p.position, axis=1) <= tol)
+    if not on_vertex and not hit.size:
+        raise ModelError(f"link {name!r} (plate): frame {f!r} is neither on a mesh vertex nor "
+                         f"at an edge's midpoint; a plate's frame sits on one (add a vertex "
+                         f"to the mesh there)")
+    origin = plate_point(group, p.position).named(f"{name} {f}")
+    basis = [None, None, None]
+    if not on_vertex:
+        a, b = (int(i) for i in edges[hit[0]])
+        e = p.rotation[:, 0]
+        d = (V[b] - V[a]) / np.linalg.norm(V[b] - V[a])
+        if abs(abs(d @ e) - 1.0) > 1e-9:
+            raise ModelError(f"link {name!r} (plate): frame {f!r} sits on an edge's midpoint; "
+                             f"its x axis must run along the edge ({np.round(d, 6).tolist()})")
+        a, b = (a, b) if d @ e > 0 else (b, a)
+        t0, t1 = edge_tangent_along(group, a, e), edge_tangent_along(group, b, -e)
+        model.add_constraint(Coincident(t0, -t1, f"{name} {f} edge straight"))
+        basis[0] = t0
+    return Frame(name, f, p, origin, basis, p.rotation)
+
+
 def _free_plate_frequency(mesh, spec: Plate, name: str, normal) -> float:
     """ω₁ [rad/s]: the first elastic mode of the plate alone, free (its six rigid
     modes have ω ≈ 0)."""
@@ -580,7 +651,7 @@ def _free_plate_frequency(mesh, spec: Plate, name: str, normal) -> float:
 
     alone = Model(f"{name} (free)", gravity=(0.0, 0.0, 0.0))
     alone.add_mesh(mesh, spec.element, spec.material, name=name, thickness=spec.thickness,
-                   normal=normal)
+                   normal=normal, **spec.options)
     w2 = modes(alone, n_modes=12).omega2
     scale = np.abs(w2).max()
     elastic = w2[w2 > 1e-6 * scale]

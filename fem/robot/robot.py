@@ -218,14 +218,18 @@ class Robot:
 
     # ------------------------------------------------------------------ motors
     def add_motor(self, name: str, joint: str, servo: Callable | None = None,
-                  effort: Callable | float | None = None, **drive) -> Motor:
+                  effort: Callable | float | None = None, controller=None,
+                  **drive) -> Motor:
         """A motor on a revolute or prismatic joint.
 
         ``servo=motion`` with ``motion(t) -> (x, ẋ, ẍ)`` of the joint coordinate [rad or
         m]: the joint follows it and the motor's effort is an output (inverse dynamics;
         ``fem.Robot.efforts``).  ``effort=f(t)`` [N·m or N at the joint] (or a number):
-        the effort is given (forward dynamics).  Neither: an effort unknown of inverse
-        dynamics whose equation comes from a task-space path (:meth:`add_path`).
+        the effort is given (forward dynamics).  ``controller=PD(kp, kd, reference=…)``
+        (:class:`fem.robot.PD`): the effort is fed back from the joint's coordinate and
+        rate (forward dynamics; continuous or sampled, with feedforward and limits).
+        None of them: an effort unknown of inverse dynamics whose equation comes from a
+        task-space path (:meth:`add_path`).
         ``drive``: ``gear``, ``rotor_inertia``, ``viscous``, ``coulomb``,
         ``coulomb_smoothing`` (:class:`Motor`; on the motor's torque of a servo)."""
         name = text(name, "add_motor: name")
@@ -240,17 +244,23 @@ class Robot:
                              f"a revolute or prismatic joint")
         if any(m.joint is j for m in self.motors.values()):
             raise ModelError(f"motor {name!r}: joint {joint!r} already has a motor")
-        if servo is not None and effort is not None:
-            raise ModelError(f"motor {name!r}: give servo= (the joint's motion) or effort= "
-                             f"(a function of time), not both")
-        mode = "servo" if servo is not None else "effort" if effort is not None else "task"
+        given = [k for k, x in (("servo", servo), ("effort", effort),
+                                ("controller", controller)) if x is not None]
+        if len(given) > 1:
+            raise ModelError(f"motor {name!r}: give one of servo= (the joint's motion), "
+                             f"effort= (a function of time) or controller= (feedback); got "
+                             f"{' and '.join(given)}")
+        mode = given[0] if given else "task"
+        if mode == "controller":
+            mode = "feedback"
         if isinstance(effort, int | float) and not isinstance(effort, bool):
             value = float(effort)
             effort = lambda t: value   # noqa: E731
         elif effort is not None:
             effort = function(effort, f"motor {name!r}: effort (a function of time)")
         motor = Motor(name, j, mode, servo, effort, **drive)
-        if mode == "effort" and (motor.rotor_inertia or motor.viscous or motor.coulomb):
+        if mode in ("effort", "feedback") and (motor.rotor_inertia or motor.viscous
+                                                or motor.coulomb):
             raise ModelError(f"motor {name!r}: rotor inertia and friction are applied to "
                              f"servo motors (inverse dynamics) only; on an effort motor "
                              f"model the rotor as a rigid link on the joint")
@@ -267,6 +277,11 @@ class Robot:
         # no instantaneous response to it
         motor.actuator = JointActuator(j, name, act_effort,
                                        on="tangent" if mode == "task" else "section")
+        if mode == "feedback":
+            from .control import JointFeedback
+
+            motor.actuator.feedback = JointFeedback(controller, motor.actuator, j)
+            motor.controller = controller
         self.model.add_actuator(motor.actuator)
         self.motors[name] = motor
         return motor
@@ -337,7 +352,7 @@ class Robot:
         by_name = asm.efforts(np.asarray(lam, float))
         out = {}
         for name, m in self.motors.items():
-            if m.mode == "effort":
+            if m.mode in ("effort", "feedback"):
                 continue
             out[name] = by_name[name]
             if v is not None and a is not None:
@@ -398,6 +413,9 @@ class Robot:
             if m.mode == "effort":
                 n, f = m.gear, m.effort
                 out[key] = lambda t, q, v, a, lam, n=n, f=f: n * float(f(t))
+            elif m.mode == "feedback":
+                fb = m.actuator.feedback
+                out[key] = lambda t, q, v, a, lam, fb=fb: float(fb.value(t, q, v)[0])
             else:
                 out[key] = lambda t, q, v, a, lam, mn=mn: efforts(lam)[mn]
         if deflections:

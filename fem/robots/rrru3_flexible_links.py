@@ -1,30 +1,22 @@
-"""The 3-RRRU robot of Liu et al. 2018: rigid triangular platform, flexible third links.
+"""The 3-RRRU robot of Liu et al. 2018: rigid triangular platform, flexible third links,
+built in robot words (:class:`fem.Robot`).
 
-Liu et al. 2018 §2: the flagship's architecture
-(:mod:`fem.robots.rrru3`) with a *rigid* equilateral platform (circumradius 0.06 m,
-0.3 kg, natural coordinates: its three vertices, eq 6) and links 3 as shear-deformable
-ANCF beams (:mod:`fem.elements.ancf_beam`; E = 6.9e8 Pa, ν = 0.3, circular section
-r = 0.01 m).  Links 1/2/3: 2.0/0.3/1.2 kg, 0.375/0.090/0.815 m.
+Liu et al. 2018 §2: the flagship's architecture (:mod:`fem.robots.rrru3`) with a *rigid*
+equilateral platform (circumradius 0.06 m, 0.3 kg, a uniform lamina) and links 3 as
+shear-deformable ANCF beams (:class:`fem.robot.AncfBeam`; E = 6.9e8 Pa, ν = 0.3, circular
+section r = 0.01 m) or floating-frame links (:class:`fem.robot.FloatingFrame`, clamped
+end to end in ``link_segments`` by fixed joints).  Links 1/2/3: 2.0/0.3/1.2 kg,
+0.375/0.090/0.815 m; links 1 and 2 are rigid slender rods (mass on their axis).
 
-Per limb k (joint centres A → B → C → U as in :mod:`fem.robots.rrru3`):
-
-* ``rigid_bar`` links A–B and B–C (positions only; eq 4), A fixed; both in the limb
-  plane: ``(B − A)·t = 0``, ``(C − A)·t = 0``;
-* link 3: ``n_elements`` ANCF beams from C to U; the section's ``r_z`` is the R3 axis
-  ``a = t × (C − B)`` in the reference state;
-* R3 at C: the beam's first node *is* the bar's end C (shared position) and its section
-  turns about ``a`` only: ``r_z(C)·t = 0``, ``r_z(C)·(C − B) = 0`` (so ``r_z ∥ a``);
-* U joint: the beam's last node *is* platform vertex k (shared position) and the first
-  U axis (``r_z`` at U, carried by link 3) stays perpendicular to the second, the platform
-  edge direction facing limb k: ``r_z(U)·(V_{k+1} − V_{k+2}) = 0``;
-* a motor in R1 (:class:`~fem.actuators.RevoluteActuator` about ``u_k``).
-
-The platform is a ``rigid_triangle`` on the three U nodes (three edge lengths); its
-centre ``P`` is the mean of the vertices.  The rigid robot of :mod:`fem.robots.rrru3`
-with the same masses (``seed001_geometry``; ``platform_inradius`` is then the distance
-P → U = 0.06 m) is the reference.  Coordinates: 12 per beam node + 6 per limb for B and A
-(A fixed): 90 with one element per link (the paper's 78 use planar two-coordinate links);
-constraints: 33 (forward) and 36 with the three path rows (inverse).
+Per limb k (joint centres A → B → C → U as in :mod:`fem.robots.rrru3`): a revolute R1
+at A about the actuator axis ``u_k`` (its motor), R2 at B about the limb plane's normal
+``t``, R3 at C about ``a = t × (C − B)``, and a universal joint at U (platform vertex k)
+whose axes are link 3's ``a`` and the platform edge facing limb k.  The motors are task
+motors on the path of P (``drive="path"``, Liu et al.'s non-collocated inverse
+dynamics), servos on the rigid robot's angles (``drive="joints"``) or given torques
+(``mode="forward"``).  The rigid robot of :mod:`fem.robots.rrru3` with the same masses
+(``liu2018_geometry``; ``platform_inradius`` is then the distance P → U = 0.06 m) is the
+reference.
 """
 
 from __future__ import annotations
@@ -33,14 +25,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
+from ..constraints import Dot
 from ..core.errors import ModelError
 from ..core.validate import choice, integer
-from ..elements.floating_frame import FloatingFrameLink
-from ..model.actuators import RevoluteActuator
-from ..model.builders import straight_beam
-from ..model.core import Model
-from ..model.linear_map import LinearMap
 from ..model.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
@@ -65,6 +52,7 @@ class FlexibleLinksRobot(RobotModel):
     beam_nodes: list = field(default_factory=list)
     link_bodies: list = field(default_factory=list)   # floating-frame links 3 (or empty)
     link_segments: list = field(default_factory=list)  # per limb: its bodies, C to U
+    robot: object | None = None                        # the fem.Robot
 
 
 def liu2018_geometry(payload: float = 0.0) -> RRRU3Geometry:
@@ -112,55 +100,56 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                                link_model: str = "ancf_beam", link_basis: str = "bezier",
                                link_coordinates: int = 4,
                                link_kinematics: str = "fourth_order", drive: str = "path",
-                               link_segments: int = 1, joint_sections: str = "free"
-                               ) -> FlexibleLinksRobot:
-    """Assemble the Liu et al. 2018 robot (see the module docstring).
+                               link_segments: int = 1, joint_sections: str = "free",
+                               controllers=None) -> FlexibleLinksRobot:
+    """Build the Liu et al. 2018 robot with :class:`fem.Robot` (see the module docstring).
 
     Parameters
     ----------
     mode : 'inverse' or 'forward'
-        'inverse': P follows ``path`` (held at the start by default) through three servo
-        rows; the motor torques are unknowns.  'forward': the motors apply ``torques``
-        (three callables ``t -> τ_k``), no path rows.
+        'inverse': the motors' torques are unknowns — P follows ``path`` (held at the
+        start by default) or, with ``drive="joints"``, each motor is a servo on the rigid
+        robot's angle for the path (:class:`~fem.robots.rrru3_model.JointMotion`; P then
+        leaves the path by the links' deflection).  'forward': the motors apply
+        ``torques`` (three callables ``t -> τ_k``).
     n_elements : int
         ANCF beam elements per link 3.
     formulation : str
         The beam's energy (``ancf_beam``: 'structural', or 'continuum' for comparison).
     link_model : {'ancf_beam', 'floating_frame'}
-        Links 3 as ``n_elements`` ANCF beams, or as floating-frame bodies
-        (:meth:`fem.Model.add_floating_frame`: Euler–Bernoulli with ``link_coordinates``
-        functions per field of the ``link_basis`` basis, ``link_kinematics``) joined by
-        the same joints — the U joint at the link's tip is a constraint on point maps.
+        Links 3 as ANCF beams or as floating-frame links (``link_basis`` with
+        ``link_coordinates`` functions per field, ``link_kinematics``).
     link_segments : int
-        Floating-frame links: each link 3 as this many floating-frame bodies of equal
-        length clamped to each other (substructuring): the root of each segment sits on
-        the tip of the one before and its frame on that tip's section axes
-        (:meth:`~fem.bodies.FloatingFrameBody.direction`).  Each segment then turns
-        elastically ``link_segments`` times less, and the truncation of the link's
-        kinematics (fourth order in the slopes) falls with it (``docs/floating_frame.md``).
-        1: one body per link.
+        Floating-frame links: each link 3 as this many floating-frame links of equal
+        length joined by fixed joints (substructuring: each segment turns elastically
+        ``link_segments`` times less, and the truncation of its kinematics falls with it,
+        ``docs/floating_frame.md``).
     joint_sections : {'free', 'square'}
-        ANCF links: 'square' keeps the beam's end sections at the joints C and U
-        undistorted (``r_y·r_z = 0`` there; one row each).  The joints act on ``r_z``
-        alone, so with 'free' the torsional moment at a joint shears that node's section,
-        whose stiffness is sampled at the nodes (``∝`` element length): the robot then
-        softens ``∝`` the number of elements (``docs/ancf_beam.md``).  Floating-frame
-        sections are rigid; no effect there.
+        ANCF links: 'square' keeps the beam's end sections at C and U undistorted
+        (``r_y·r_z = 0`` there, one row each): the joints act on ``r_z`` alone, so with
+        'free' the torsion at a joint shears that node's section and the robot softens
+        with the element count (``docs/ancf_beam.md``).
     drive : {'path', 'joints'}
-        Inverse mode: 'path' prescribes P (Liu et al. (2018); non-collocated); 'joints'
-        has each motor follow the rigid robot's angle for the path through a servo row of
-        its own (collocated, :class:`~fem.robots.rrru3_model.JointMotion`), so P leaves
-        the path by the links' deflection.
+        Inverse mode: task motors on the path of P, or servo motors on the joints.
+    controllers : sequence of 3 dicts, optional
+        'control' mode: each motor a :class:`fem.robot.PD` with these keyword arguments
+        (``kp``, ``kd``, ``feedforward``, ``period``, ``limit``), its reference the
+        rigid robot's angle along ``path`` unless a dict gives ``reference``.
 
     Returns
     -------
     FlexibleLinksRobot
-        ``W`` are the platform vertices (U centres).
+        ``robot`` is the :class:`fem.Robot`; ``W`` are the platform vertices (U centres).
     """
-    geom = seed001_geometry() if geom is None else geom
-    choice(mode, ("inverse", "forward"), "mode")
+    from ..robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
+
+    geom = liu2018_geometry() if geom is None else geom
+    choice(mode, ("inverse", "forward", "control"), "mode")
     if mode == "forward" and (torques is None or len(torques) != 3):
         raise ModelError("forward mode needs torques=(τ1, τ2, τ3), callables of time")
+    if mode == "control" and (controllers is None or len(controllers) != 3):
+        raise ModelError("control mode needs controllers=(…, …, …): three dicts of "
+                         "fem.robot.PD's arguments")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
     choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
@@ -168,7 +157,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     choice(joint_sections, ("free", "square"), "joint_sections")
     link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
                             "link 3)", minimum=1)
-    if link_segments > _MAX_SEGMENTS:
+    if link_model == "floating_frame" and link_segments > _MAX_SEGMENTS:
         # measured: ~60 ms to build each segment (three bodies and their joints), more
         # to solve; 100000 ran for hours before anything answered
         raise ModelError(f"link_segments = {link_segments} would build "
@@ -177,138 +166,113 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
                          f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
                          "link with link_coordinates instead")
+    S = link_segments if link_model == "floating_frame" else 1
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
-    rho = m3 / (np.pi * radius**2 * l3)
-    mat = Material(E, nu, rho, name="link 3")
+    mat = Material(E, nu, m3 / (np.pi * radius**2 * l3), name="link 3")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
-    model = Model(f"rrru3_flexible_links_{mode}", gravity=(0.0, 0.0, -geom.gravity))
-    model.view = "iso"
-    A_maps, B_maps, beams, beam_nodes, rz_U, acts = [], [], [], [], [], []
-    bodies: list = []
-    segments: list = []
+    robot = Robot(f"rrru3_flexible_links_{mode}", gravity=(0.0, 0.0, -geom.gravity))
+    robot.model.view = "iso"
+    # the platform: a uniform triangular lamina through the U centres (its vertices)
+    V0 = np.array([jp["U"][0, k] for k in range(3)])
+    c = V0.mean(axis=0)
+    J = geom.platform_mass / 12 * sum(np.outer(s, s) for s in V0 - c)
+    robot.add_link("platform", Rigid(geom.platform_mass + geom.payload_mass,
+                                     inertia=np.trace(J) * np.eye(3) - J),
+                   {"P": pose(c), **{f"U{k + 1}": pose(V0[k]) for k in range(3)}})
+    motion = (JointMotion(geom, path or constant_path(P0))
+              if drive == "joints" or mode == "control" else None)
+    chains = []
     for k in range(3):
-        t = geom.tangent(k)
-        A_node, B_node = model.add_nodes(r=[jp["A"][k], jp["B"][0, k]],
-                                         names=[f"limb {k + 1} A", f"limb {k + 1} B"])
-        C0, U0 = jp["C"][0, k], jp["U"][0, k]
-        a = np.cross(t, C0 - jp["B"][0, k])
-        if link_model == "ancf_beam":
-            group, nodes = straight_beam(model, C0, U0, n_elements, mat,
-                                         f"limb {k + 1} link3", up=a, section="circle",
-                                         radius=radius, formulation=formulation)
+        t, u = geom.tangent(k), geom.actuator_axis(k)
+        A, B, C, U = jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]
+        a = np.cross(t, C - B)
+        limb = f"limb {k + 1}"
+        for i, (p, q, z0, z1) in enumerate(((A, B, u, t), (B, C, t, a))):
+            m, L = geom.link_masses[i], float(np.linalg.norm(q - p))
+            robot.add_link(f"{limb} link{i + 1}", Rigid(m, com=(L / 2, 0, 0), inertia=np.diag(
+                [0.0, 1.0, 1.0]) * m * L**2 / 12), {"ABC"[i]: pose(p, z=z0, x=q - p),
+                                                     "ABC"[i + 1]: pose(q, z=z1, x=q - p)})
+        names = [f"{limb} link3"] if S == 1 else [f"{limb} link3 segment {j + 1}"
+                                                  for j in range(S)]
+        ends = [C + j / S * (U - C) for j in range(S + 1)]
+        for j, nm in enumerate(names):
+            spec = AncfBeam(mat, radius=radius, elements=int(n_elements),
+                            formulation=formulation) if link_model == "ancf_beam" else \
+                FloatingFrame(mat, radius=radius, basis=link_basis,
+                              functions=int(link_coordinates), kinematics=link_kinematics)
+            robot.add_link(nm, spec, {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
+                                      "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a,
+                                                                         x=U - C)})
+            if j:
+                robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
+                                (nm, "root"))
+        chains.append(names)
+        robot.add_joint(f"{limb} R1", "revolute", "ground", (f"{limb} link1", "A"))
+        robot.add_joint(f"{limb} R2", "revolute", (f"{limb} link1", "B"),
+                        (f"{limb} link2", "B"))
+        robot.add_joint(f"{limb} R3", "revolute", (f"{limb} link2", "C"), (names[0], "C"))
+        b = V0[(k + 1) % 3] - V0[(k + 2) % 3]           # the edge facing limb k, ∥ t_k
+        robot.add_joint(f"U{k + 1}", "universal", (names[-1], "U"), ("platform", f"U{k + 1}"),
+                        axis="z", axis2=b / np.linalg.norm(b))
+        if joint_sections == "square" and link_model == "ancf_beam":
+            for f in ("C", "U"):
+                fr = robot.frame(names[0], f)
+                robot.model.add_constraint(Dot(fr.basis[1], fr.basis[2], 0.0,
+                                               f"{limb} link3 section at {f} square"))
+        if mode == "forward":
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", effort=torques[k])
+        elif mode == "control":
+            from ..robot import PD
+
+            d = B - A
+            zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
+            c = dict(controllers[k])
+            c.setdefault("reference", _from_build(motion.motion(k), zero))
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", controller=PD(**c))
+        elif motion is not None:
+            d = B - A
+            zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", servo=_from_build(
+                motion.motion(k), zero))
         else:
-            chain, nodes = _floating_link(model, k, C0, U0, a, mat, radius, link_basis,
-                                          link_coordinates, link_kinematics,
-                                          int(link_segments))
-            body, tip = chain[0], chain[-1]
-            bodies.extend(chain)
-            segments.append(chain)
-            group = None
-        A, B = model.point(A_node), model.point(B_node)
-        C = model.point(nodes[0])
-        model.add_element("rigid_bar", [A_node, B_node], mass=geom.link_masses[0],
-                          name=f"limb {k + 1} link1")
-        model.add_element("rigid_bar", [B_node, nodes[0]], mass=geom.link_masses[1],
-                          name=f"limb {k + 1} link2")
-        model.fix(A_node, name=f"limb {k + 1} R1 centre")
-        tk = model.ground(t, f"t{k + 1}")
-        model.add_constraint(Dot(B - A, tk, 0.0, f"limb {k + 1} link 1 in plane"))
-        model.add_constraint(Dot(C - A, tk, 0.0, f"limb {k + 1} link 2 in plane"))
-        zc = model.node_field(nodes[0], "r_z") if group is not None else \
-            body.frame.vector(body.rotation(model.q0).T @ (a / np.linalg.norm(a)))
-        model.add_constraint(Dot(zc, tk, 0.0, f"limb {k + 1} R3 axis ⊥ t"))
-        model.add_constraint(Dot(zc, C - B, 0.0, f"limb {k + 1} R3 axis ⊥ link 2"))
-        act = RevoluteActuator(A, B, geom.actuator_axis(k), f"motor {k + 1}",
-                               effort=None if mode == "inverse" else torques[k])
-        model.add_actuator(act)
-        acts.append(act)
-        A_maps.append(A)
-        B_maps.append(B)
-        if group is not None:
-            beams.append(group)
-            beam_nodes.append(nodes)
-            rz_U.append(model.node_field(nodes[-1], "r_z"))
-            for nd, where in ((nodes[0], "C"), (nodes[-1], "U")) * (joint_sections == "square"):
-                model.add_constraint(Dot(model.node_field(nd, "r_y"), model.node_field(nd, "r_z"),
-                                         0.0, f"limb {k + 1} link3 section at {where} square"))
-        else:
-            beam_nodes.append(nodes)
-            rz_U.append(tip.direction(tip.link.length, 2, f"limb {k + 1} link3 tip r_z"))
-    U_nodes = [int(nd[-1]) for nd in beam_nodes]
-    model.add_element("rigid_triangle", U_nodes, mass=geom.platform_mass, name="platform")
-    V = [model.point(n) for n in U_nodes]
-    P = LinearMap(np.concatenate([v.dofs for v in V]),
-                  np.hstack([v.coef / 3.0 for v in V]), label="P")
-    for k in range(3):
-        b = V[(k + 1) % 3] - V[(k + 2) % 3]             # edge opposite vertex k, ∥ t_k
-        model.add_constraint(Dot(rz_U[k], b, 0.0, f"U{k + 1} axes"))
-    for k, chain in enumerate(segments):  # the U centre is the floating link's tip
-        tip = chain[-1]
-        model.add_constraint(Coincident(tip.point(tip.link.length), V[k],
-                                        f"limb {k + 1} U joint"))
-    if geom.payload_mass:
-        model.add_point_mass(P, geom.payload_mass)
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1")
+    model = robot.model
+    frames = {n: robot.frame("platform", n) for n in ("P", "U1", "U2", "U3")}
     base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
     model.add_sketch(base, "static platform")
+    V = [frames[f"U{k + 1}"].origin for k in range(3)]
     model.add_sketch([*V, V[0]], "moving platform")
     path_con = None
-    if mode == "inverse" and drive == "joints":
-        motion = JointMotion(geom, path or constant_path(P0))
-        path_con = [model.add_constraint(AngleDrive(
-            A_maps[k], B_maps[k], geom.actuator_axis(k), geom.radial(k), motion.motion(k),
-            f"motor {k + 1} angle", servo=True)) for k in range(3)]
+    if mode == "inverse" and drive == "path":
+        path_con = robot.add_path("path of P", ("platform", "P"), path or constant_path(P0))
     elif mode == "inverse":
-        path_con = model.add_constraint(PrescribedPoint(
-            P, path or constant_path(P0), (0, 1, 2), "path of P", servo=True))
-    rm = FlexibleLinksRobot(model, geom, "flexible_links", P, V, A_maps, B_maps, acts, path_con,
-                            beams=beams, beam_nodes=beam_nodes, link_bodies=bodies,
-                            link_segments=segments)
+        path_con = [m.drive for m in robot.motors.values()]
+    built = [[robot.links[n] for n in names] for names in chains]
+    ancf = link_model == "ancf_beam"
+    rm = FlexibleLinksRobot(
+        model, geom, "flexible_links", frames["P"].origin, V,
+        [robot.frame(f"limb {k + 1} link1", "A").origin for k in range(3)],
+        [robot.frame(f"limb {k + 1} link1", "B").origin for k in range(3)],
+        [m.actuator for m in robot.motors.values()], path_con,
+        beams=[c[0].group for c in built] if ancf else [],
+        beam_nodes=[np.r_[c[0].group.nodes[:, 0], c[0].group.nodes[-1, -1]] for c in built]
+        if ancf else [], link_bodies=[] if ancf else [b.body for c in built for b in c],
+        link_segments=[] if ancf else [[b.body for b in c] for c in built], robot=robot)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
-                 "n_elements_per_link": int(n_elements) if not bodies else 0}
-    if bodies:
-        rm.counts["n_segments_per_link"] = int(link_segments)
+                 "n_elements_per_link": int(n_elements) if ancf else 0}
+    if not ancf:
+        rm.counts["n_segments_per_link"] = S
     return rm
 
 
-def _floating_link(model, k, C0, U0, a, mat, radius, basis, n_coordinates, kinematics,
-                   n_segments=1):
-    """Link 3 of limb ``k`` as ``n_segments`` floating-frame bodies from C to U: frame
-    ``u`` along the link, ``w`` the R3 axis ``a`` made normal to it.  Returns the bodies
-    (root to tip) and the node ids (C, U): C the first body's root node, U a new position
-    node (a platform vertex).
-
-    Segment ``j + 1`` is clamped to segment ``j``'s tip: its origin on the tip point (three
-    rows) and its axes on the tip section's (``u ⊥ d_y``, ``u ⊥ d_z``, ``v ⊥ d_z``: with
-    both triads orthonormal, the frame *is* the tip section)."""
-    L = float(np.linalg.norm(U0 - C0))
-    Ls = L / n_segments
-    area, inertia = np.pi * radius**2, np.pi * radius**4 / 4
-    G = mat.E / (2 * (1 + mat.nu))
-    link = FloatingFrameLink(Ls, basis, int(n_coordinates), mat.rho * area, mat.E * area,
-                             mat.E * inertia, mat.E * inertia, GJ=G * 2 * inertia,
-                             polar_inertia_per_length=mat.rho * 2 * inertia,
-                             kinematics=kinematics)
-    u = (U0 - C0) / L
-    w = a - (a @ u) * u
-    w /= np.linalg.norm(w)
-    R = np.column_stack([u, np.cross(w, u), w])
-    name = f"limb {k + 1} link3"
-    chain = [model.add_floating_frame(name if n_segments == 1 else f"{name} segment {j + 1}",
-                                      link, C0 + j * Ls * u, R) for j in range(n_segments)]
-    for j, (prev, nxt) in enumerate(zip(chain[:-1], chain[1:], strict=True)):
-        where = f"{name} joint {j + 1}–{j + 2}"
-        d_y, d_z = prev.direction(Ls, 1), prev.direction(Ls, 2)
-        model.add_constraint(Coincident(nxt.origin, prev.point(Ls), f"{where} point"))
-        model.add_constraint(Dot(nxt.axis(0), d_y, 0.0, f"{where} u ⊥ d_y"))
-        model.add_constraint(Dot(nxt.axis(0), d_z, 0.0, f"{where} u ⊥ d_z"))
-        model.add_constraint(Dot(nxt.axis(1), d_z, 0.0, f"{where} v ⊥ d_z"))
-    C_node = model.add_node(name=f"limb {k + 1} C", r=C0)
-    model.add_constraint(Coincident(chain[0].origin, model.point(C_node),
-                                    f"limb {k + 1} R3 point"))
-    U_node = model.add_node(name=f"limb {k + 1} U", r=U0)
-    return chain, np.array([C_node, U_node])
+def _from_build(motion, zero: float):
+    """The joint's motion from its build angle ``zero``: ``α(t) − zero``."""
+    def f(t):
+        x, xd, xdd = motion(t)
+        return x - zero, xd, xdd
+    return f
 
 
 def _segment_at(chain, s: float):

@@ -3,10 +3,11 @@
 from .alpha import AlphaOptions
 from .dynamic import GeneralizedAlpha, alpha_parameters, consistent_initial_state, simulate
 from .inverse import driven_inverse_dynamics
-from .modal import ModalResult, modes
+from .modal import ModalResult, closed_loop_poles, modes
 from .static import StaticResult, project_positions, solve_static
 
 __all__ = ["solve_static", "StaticResult", "project_positions", "simulate", "GeneralizedAlpha",
            "AlphaOptions",
            "alpha_parameters", "consistent_initial_state", "modes", "ModalResult",
+           "closed_loop_poles",
            "driven_inverse_dynamics"]

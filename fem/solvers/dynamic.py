@@ -117,7 +117,11 @@ def consistent_initial_state(model, q0=None, v0=None, t0: float = 0.0, info: dic
     f_int = asm.internal_forces(q, v)[0] + asm.damping_force(v)
     # quadratic-velocity forces (zero for constant mass)
     f_int = f_int + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
-    rhs = np.concatenate([asm.external_forces(t0, q) - f_int, asm.gamma(q, v, t0)])
+    f_ext = asm.external_forces(t0, q)
+    if asm.has_feedback:            # the controllers' efforts at the start
+        asm.start_feedback(t0, q, v)
+        f_ext = f_ext + asm.feedback_forces(t0, q, v)[0]
+    rhs = np.concatenate([f_ext - f_int, asm.gamma(q, v, t0)])
     jv = asm.jacobian_values(q, t0)
     S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
     x = Factorization(S, "initial-acceleration matrix [[M, Φ_qᵀ], [Φ_q, 0]] "
@@ -520,6 +524,11 @@ class GeneralizedAlpha:
         Mq, inertia = asm.inertia_forces(q, v, qdd, tangent=inertia_tangent)
         if inertia_tangent:
             self.policy.inertia = inertia
+        if asm.has_feedback:        # controllers: efforts of this iterate's state
+            f_fb, fb_tangent = asm.feedback_forces(t1, q, v, tangent=inertia_tangent)
+            f_ext = f_ext + f_fb
+            if inertia_tangent:
+                self.policy.feedback = fb_tangent
         damp = asm.damping_force(v) if asm.has_damping else _NO_DAMPING
         r2, scale2, pn = residual_and_rhs(Mq, f_int, f_ext, JTl, damp, phi, floor2,
                                           k.rhs_scale, res, rhs)
@@ -575,6 +584,8 @@ class GeneralizedAlpha:
         self._qdd_prev, self._h_prev = self.qdd, h
         self.n_steps += 1
         self.q, self.v, self.qdd, self.lam, self.t = q, v, qdd, lam, t1
+        if self.asm.has_feedback:   # sampled controllers take their samples here
+            self.asm.sample_feedback(t1, q, v)
 
     def _not_converged(self, t1: float, k: StepCoefficients, hist: list, res, phi,
                        q) -> ConvergenceError:

@@ -72,6 +72,7 @@ class FactorizationPolicy:
         self.n_factorizations = 0
         self.compiled_iterations = compiled_iterations
         self.inertia = None       # tangent of the inertia forces for the next factorization
+        self.feedback = None      # tangent of the controllers' forces (fed-back actuators)
         # with factor_cost="timed" only: measured costs [s] of one factorization (tangent
         # + assembly + LU) and of one iteration without it
         self.cost_factor = 0.0
@@ -113,8 +114,10 @@ class FactorizationPolicy:
         hv = sys_.hessian_values(lam, q)
         jv = sys_.jacobian_values(q, t)
         bp = k.beta_prime
+        # (systems without controllers need not take a feedback tangent)
+        fb = {} if self.feedback is None else {"feedback": self.feedback}
         S = sys_.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=k.gamma_prime / bp,
-                        inertia=self.inertia)
+                        inertia=self.inertia, **fb)
         self.lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
         if self.factor_cost is None and self.reuse and not self.timed:
             # once, from counts of the model and this matrix: no clock (module docstring);

@@ -24,7 +24,7 @@ from ..core.errors import ModelError
 from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, finite, integer, solver_options, warn
 
-__all__ = ["modes", "ModalResult"]
+__all__ = ["modes", "ModalResult", "closed_loop_poles"]
 
 
 @dataclass
@@ -262,3 +262,52 @@ def modes(model, q: np.ndarray | None = None, lam: np.ndarray | None = None, t: 
     k = len(w2) if n_modes is None else min(n_modes, len(w2))
     w2, Z = w2[:k], Z[:, :k]
     return _result(w2, N @ Z)
+
+
+def closed_loop_poles(model, q: np.ndarray | None = None, v: np.ndarray | None = None,
+                      lam: np.ndarray | None = None, t: float = 0.0) -> np.ndarray:
+    """The poles ``s`` of the motion linearized about ``(q, q̇, λ)`` at ``t`` with its
+    damping and its controllers (continuous; a sampled controller's zero-order hold is
+    not in them): the eigenvalues of ``M ẍ + C ẋ + K x = 0`` on the constraints'
+    tangent space (``Φ_q x = 0``), ``K`` the tangent stiffness with the constraint
+    Hessian ``Σλ Φ_qq`` and the controllers' ``−∂f/∂q``, ``C`` the damping and the
+    controllers' ``−∂f/∂q̇``.
+
+    Returns the poles (complex) with non-negative imaginary part, in order of their
+    imaginary part (frequency ``|Im s|/(2π)``, damping ratio ``−Re s/|s|``); rigid
+    motions with no restoring force give ``s = 0``.  Dense: for models of up to a few
+    thousand coordinates.
+    """
+    asm = model.assemble()
+    t = finite(t, "closed_loop_poles: t")
+    q = asm.q0 if q is None else coordinates(q, asm.n, "closed_loop_poles: q")
+    v = np.zeros(asm.n) if v is None else coordinates(v, asm.n, "closed_loop_poles: v")
+    lam = np.zeros(asm.m) if lam is None else coordinates(
+        lam, asm.m, "closed_loop_poles: lam (one multiplier per constraint row)")
+    if asm.n > 4000:
+        raise ModelError(f"closed_loop_poles: {asm.n} coordinates; the dense eigenproblem "
+                         f"of {2 * asm.n} states needs ≈ {8 * (2 * asm.n) ** 2 / 2**30:.1f} "
+                         "GiB and minutes; reduce the model (fem.reduction) first")
+    _, kv = asm.internal_forces(q, v, tangent=True)
+    hv = asm.hessian_values(lam, q)
+    jv = asm.jacobian_values(q, t)
+    fb = asm.feedback_forces(t, q, v, tangent=True)[1] if asm.has_feedback else None
+    inertia = asm.inertia_forces(q, v, np.zeros(asm.n), tangent=True)[1]
+    n = asm.n
+
+    def block(cM, cK, cC):
+        S = _dense(asm.saddle(cM, cK, kv, hv, jv, 1.0, q=q, cC=cC, inertia=inertia,
+                              feedback=fb))
+        return S[:n, :n], S[n:, :n]
+
+    M, J = block(1.0, 0.0, 0.0)
+    K, _ = block(0.0, 1.0, 0.0)
+    C, _ = block(0.0, 0.0, 1.0)
+    W = _null_space(J)
+    Mr, Kr, Cr = W.T @ M @ W, W.T @ K @ W, W.T @ C @ W
+    k = W.shape[1]
+    Z, I = np.zeros((k, k)), np.eye(k)
+    A = np.block([[Z, I], [-np.linalg.solve(Mr, Kr), -np.linalg.solve(Mr, Cr)]])
+    s_all = np.linalg.eigvals(A)
+    s_all = s_all[s_all.imag >= -1e-9 * max(1.0, float(np.abs(s_all).max()))]
+    return s_all[np.argsort(np.abs(s_all.imag), kind="stable")]
