@@ -158,11 +158,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
                             "link 3)", minimum=1)
     if link_model == "floating_frame" and link_segments > _MAX_SEGMENTS:
-        # measured: ~60 ms to build each segment (three bodies and their joints), more
-        # to solve; 100000 ran for hours before anything answered
+        # measured: 60–130 ms to build each segment (three bodies and their joints, on
+        # a loaded 2-core machine), more to solve; 100000 ran for hours before answering
         raise ModelError(f"link_segments = {link_segments} would build "
                          f"{3 * link_segments} floating-frame bodies (about "
-                         f"{0.06 * link_segments / 60:.0f} min only to build the model, "
+                         f"{0.1 * link_segments / 60:.0f} min only to build the model, "
                          f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
                          f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
                          "link with link_coordinates instead")
