@@ -198,7 +198,18 @@ def _many_segments():
     return build_flexible_links_robot(link_model="floating_frame", link_segments=100_000)
 
 
+def _spin_reference_past_its_range():
+    from fem.cases import load_case
+    from fem.references.beams import rotating_beam_frequency
+
+    p = load_case("spinup_beam").PARAMS           # the spin-up beam's own section
+    return rotating_beam_frequency(1000.0, p["length_m"], p["E_Pa"] * p["inertia_m4"],
+                                   p["rho_kgm3"] * p["area_m2"])
+
+
 SIZES = {
+    "spin-up reference at 1000 rad/s": (_spin_reference_past_its_range,
+                                        "Ω = 1000 rad/s is past the power series' range"),
     "floating-frame link of 120 functions on 1 GiB": (
         _huge_link, r"n \(functions per field.*\) = 120 would need about .* GiB of memory; "
                     r"this machine has 1 GiB available"),
