@@ -207,7 +207,20 @@ def _spin_reference_past_its_range():
                                    p["rho_kgm3"] * p["area_m2"])
 
 
+def _million_point_sweep():
+    from fem.parametric.grid import expand
+
+    return expand({"a": list(range(100)), "b": list(range(100)), "c": list(range(100))},
+                  {"a": 0, "b": 0, "c": 0})
+
+
 SIZES = {
+    "cable of 10^6 elements on 1 GiB": (
+        lambda: fem.straight_cable(fem.Model(), (0, 0, 0), (1, 0, 0), 10**6, STEEL, 1e-4,
+                                   1e-9),
+        "cable 'cable': n_elements = 1000000 would need about 46.6 GiB"),
+    "sweep of 10^6 points": (_million_point_sweep,
+                             "has 1,000,000 points .*more than 100,000"),
     "spin-up reference at 1000 rad/s": (_spin_reference_past_its_range,
                                         "Ω = 1000 rad/s is past the power series' range"),
     "floating-frame link of 120 functions on 1 GiB": (
