@@ -311,7 +311,15 @@ def _twist_free_chain():
     SpatialChain([FloatingFrameLink(1.0, "bezier", 3, 2.0, 1e6, 1e3, 1e3)], [0.0])
 
 
+def _coupling_as_text():
+    from fem.elements.floating_frame import FloatingFrameLink
+
+    FloatingFrameLink(1.0, "bezier", 4, 2.0, 1e6, 1e3, 1e3, GJ=1.0, coupling="no")
+
+
 ENTRY = {
+    "floating-frame coupling as text": (_coupling_as_text,
+                                        "coupling must be True or False; got 'no'"),
     "solve_static of a name": (lambda: fem.solve_static("arm"),
                                "solve_static: model must be a fem.Model; got 'arm'"),
     "simulate of None": (lambda: fem.simulate(None, 1.0, 0.1),

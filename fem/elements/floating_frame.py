@@ -43,7 +43,7 @@ import numpy as np
 from .. import bases
 from ..core.errors import ModelError
 from ..core.jit import compiled
-from ..core.validate import affordable, finite, integer, positive
+from ..core.validate import affordable, boolean, finite, integer, positive
 
 __all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS", "fourth_order_kernel",
            "bending_kernel"]
@@ -487,7 +487,7 @@ class FloatingFrameLink:
                              "floating-frame link: polar inertia per length [kg·m]")
         if self.GJ < 0 or self.rho_Ip < 0:
             raise ModelError("floating-frame link: GJ and the polar inertia must be >= 0")
-        self.coupling = bool(coupling)
+        self.coupling = boolean(coupling, "floating-frame link: coupling")
         if kinematics not in KINEMATICS:
             raise ModelError(f"floating-frame link: kinematics must be one of "
                              f"{', '.join(KINEMATICS)}; got {kinematics!r}")
