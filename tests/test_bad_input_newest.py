@@ -108,6 +108,12 @@ REDUCED = {
     "NaN origin": (lambda red, m, n: reduce_body(m, {"root": rigid([n[0]])},
                                                  origin=(np.nan, 0, 0)),
                    "origin must be finite"),
+    "cached, an interface a number": (lambda red, m, n: cached_reduction(m, {"a": 5}),
+                                      "cached_reduction: interface 'a' must be a "
+                                      "fem.LinearMap"),
+    "cached, a state of another size": (lambda red, m, n: cached_reduction(
+        m, {"root": rigid([n[0]])}, state=[1.0, 2.0]),
+        "cached_reduction: state must have the model's 60 coordinates"),
     "free with n_modes 0": (lambda red, m, n: reduce_body(m, n_modes=0, method="free"),
                             "method='free' with n_modes=0"),
 }

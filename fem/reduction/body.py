@@ -37,6 +37,7 @@ and interface rows ``C`` are factorized once (shift-invert Lanczos for the norma
 from __future__ import annotations
 
 import hashlib
+import inspect
 import numbers
 import os
 import warnings
@@ -64,6 +65,30 @@ class _NodeSet:
         self.kind = kind
         if self.nodes.size == 0:
             raise ModelError(f"{kind} interface: give at least one node")
+
+
+def _checked_interfaces(interfaces, where: str) -> dict:
+    """``interfaces`` as a dict name → ``rigid``/``averaged`` set, a linear map or a
+    sequence of them; anything else a :class:`ModelError` naming it."""
+    if interfaces is not None and not isinstance(interfaces, Mapping):
+        raise ModelError(f"{where}: interfaces must be a dict name → linear map(s) or "
+                         f"rigid(nodes)/averaged(nodes); got a {type(interfaces).__name__} "
+                         f"({interfaces!r:.60}); write e.g. {{'root': rigid([0])}}")
+    out = dict(interfaces or {})
+    for key, spec in out.items():
+        if not isinstance(key, str) or not key:
+            raise ModelError(f"{where}: interface names must be non-empty str; got {key!r}")
+        if isinstance(spec, _NodeSet | LinearMap):
+            continue
+        try:
+            maps = list(spec)
+        except TypeError:
+            maps = [spec]
+        if not maps or not all(isinstance(lm, LinearMap) for lm in maps):
+            raise ModelError(f"{where}: interface {key!r} must be a fem.LinearMap of the FE "
+                             f"model (model.point(node)), a list of them, or "
+                             f"rigid(nodes)/averaged(nodes); got {spec!r:.60}")
+    return out
 
 
 def rigid(nodes) -> _NodeSet:
@@ -203,15 +228,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if frame == "interface" and method != "craig_bampton":
         raise ModelError("reduce_body: frame='interface' needs method='craig_bampton' (the "
                          "frame is attached to the interfaces)")
-    if interfaces is not None and not isinstance(interfaces, Mapping):
-        raise ModelError(f"reduce_body: interfaces must be a dict name → linear map(s) or "
-                         f"rigid(nodes)/averaged(nodes); got a {type(interfaces).__name__} "
-                         f"({interfaces!r:.60}); write e.g. {{'root': rigid([0])}}")
-    interfaces = dict(interfaces or {})
-    for key in interfaces:
-        if not isinstance(key, str) or not key:
-            raise ModelError(f"reduce_body: interface names must be non-empty str; got "
-                             f"{key!r}")
+    interfaces = _checked_interfaces(interfaces, "reduce_body")
     derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
     cubic_tol = in_range(cubic_tol, "reduce_body: cubic_tol", 0.0, 1.0, high_open=True)
     if origin is not None:
@@ -663,6 +680,13 @@ def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
     """:func:`reduce_body` once per content: the result is stored in :func:`cache_dir`
     under a hash of the model and the options, and loaded from there afterwards (the
     offline reduction is paid once).  ``info["cached"]`` says which happened."""
+    interfaces = _checked_interfaces(interfaces, "cached_reduction")
+    try:
+        inspect.signature(reduce_body).bind(model, interfaces, **kw)
+    except TypeError as err:
+        raise TypeError(f"cached_reduction: {err} (its options are reduce_body's)") from None
+    if kw.get("state") is not None:
+        kw["state"] = coordinates(kw["state"], model.assemble().n, "cached_reduction: state")
     if any(not isinstance(v, (str, int, float, tuple, type(None))) for k, v in kw.items()
            if k not in ("state", "origin")):
         return reduce_body(model, interfaces, **kw)
