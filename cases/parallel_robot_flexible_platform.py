@@ -72,7 +72,7 @@ LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "drive": ("path", "joints"),
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
           "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
-          "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "3-vector", "newton_tol": ">0",
+          "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "direction", "newton_tol": ">0",
           "sweep_workers": ">=0"}
 
 DOCS = {

@@ -217,6 +217,11 @@ def run(out=None, **params) -> dict:
     L, A, I, rho, E = (p["length_m"], p["area_m2"], p["inertia_m4"], p["rho_kgm3"],
                        p["E_Pa"])
     om = p["omega0_rad_s"]
+    try:
+        reference_w = rotating_beam_frequency(om, L, E * I, rho * A)
+        reference_note = None
+    except fem.ModelError as err:       # past the reference's range: the run still counts
+        reference_w, reference_note = None, str(err)
     figures = {
         "basis": p["basis"], "coupling": bool(p["coupling"]),
         "kinematics": None if p["basis"] == "ancf" else p["kinematics"],
@@ -225,11 +230,13 @@ def run(out=None, **params) -> dict:
         "tip_v_rate_mps": vdot.tolist(),
         "tip_v_peak_m": float(np.abs(v).max()),
         "axial_stretch_reference_m": rotating_rod_stretch(om, L, E, rho),
-        "inplane_frequency_reference_rad_s": rotating_beam_frequency(om, L, E * I, rho * A),
+        "inplane_frequency_reference_rad_s": reference_w,
         "diverged_at_s": diverged_at,
     }
     if diverged_at is not None:
         figures["failure"] = failure
+    if reference_note is not None:
+        figures["inplane_frequency_reference_note"] = reference_note
     if isinstance(model, HubLink):
         lk = model.link
         X, _ = lk.basis.axial(np.array([lk.length]))

@@ -368,8 +368,9 @@ def check_params(module: ModuleType, params: dict) -> dict:
     an int default integral, and a list whose default is a list of numbers must hold
     finite numbers.
     ``LIMITS`` (optional, in the case module) maps a parameter to a rule: ``">0"``,
-    ``">=1"``, ``"<=90"``, an interval ``"[0, 1]"``/``"(0, 1]"``, ``"3-vector"``, or a
-    tuple of allowed values.  Returns ``params`` (values unchanged).
+    ``">=1"``, ``"<=90"``, an interval ``"[0, 1]"``/``"(0, 1]"``, ``"3-vector"``,
+    ``"direction"`` (a non-zero 3-vector), or a tuple of allowed values.  Returns
+    ``params`` (values unchanged).
     """
     defaults = module.PARAMS
     limits = getattr(module, "LIMITS", {})
@@ -406,6 +407,14 @@ def check_params(module: ModuleType, params: dict) -> dict:
         if isinstance(rule, str) and rule.strip() == "3-vector":
             if not (isinstance(value, list | tuple) and len(value) == 3):
                 raise ModelError(f"parameter {key!r} is a 3-vector [x, y, z]; got {value!r}")
+            continue
+        if isinstance(rule, str) and rule.strip() == "direction":
+            if not (isinstance(value, list | tuple) and len(value) == 3):
+                raise ModelError(f"parameter {key!r} is a 3-vector [x, y, z] (a direction); "
+                                 f"got {value!r}")
+            if not any(x != 0 for x in value):
+                raise ModelError(f"parameter {key!r} is a direction and must not be zero; "
+                                 f"got {value!r} (e.g. {key}=[0,1,0])")
             continue
         if isinstance(rule, tuple | list):
             if value not in rule:

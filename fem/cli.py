@@ -317,8 +317,9 @@ def cmd_compile(args) -> int:
 def cmd_validate(args) -> int:
     from .validation import validate
 
-    only = [n for item in args.only or [] for n in item.split(",") if n]
-    return validate(quick=args.quick, only=only or None, out=args.out, docs=args.docs)
+    only = None if args.only is None else \
+        [n.strip() for item in args.only for n in item.split(",") if n.strip()]
+    return validate(quick=args.quick, only=only, out=args.out, docs=args.docs)
 
 
 @contextlib.contextmanager

@@ -87,6 +87,12 @@ class DeformationBasis:
         """Composite Gauss points and weights over ``[0, L]``, one rule per piece."""
         return gauss_rule(self.breakpoints, self.gauss_points)
 
+    def quadrature_size(self) -> int:
+        """The number of points :meth:`quadrature` gives, known before it is computed
+        (a link's memory is estimated from it: :class:`fem.elements.floating_frame.
+        FloatingFrameLink`)."""
+        return (len(self.breakpoints) - 1) * self.gauss_points
+
 
 def gauss_rule(breaks: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss–Legendre rule of ``n_points`` on every interval of ``breaks``."""

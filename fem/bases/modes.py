@@ -11,7 +11,11 @@ from . import DeformationBasis, gauss_rule, register
 def cantilever_eigenvalues(n: int) -> np.ndarray:
     """Roots ``βL`` of ``1 + cos βL cosh βL = 0`` (clamped–free Euler–Bernoulli beam)."""
     f = lambda z: np.cos(z) * np.cosh(z) + 1.0
-    return np.array([brentq(f, (k - 0.5) * np.pi - 0.6 if k > 1 else 1.0,
+    # past cosh's range (βL > 700, n ≳ 220) the same roots of cos z + 1/cosh z: no
+    # overflow (f would be ±inf there)
+    g = lambda z: np.cos(z) + 2.0 * np.exp(-z) / (1.0 + np.exp(-2.0 * z))
+    return np.array([brentq(f if (k - 0.5) * np.pi + 0.6 < 700.0 else g,
+                            (k - 0.5) * np.pi - 0.6 if k > 1 else 1.0,
                             (k - 0.5) * np.pi + 0.6) for k in range(1, n + 1)])
 
 
@@ -37,6 +41,10 @@ class CantileverModes(DeformationBasis):
     def quadrature(self) -> tuple[np.ndarray, np.ndarray]:
         """One Gauss–Legendre rule of ``4n + 4`` points over ``[0, L]``."""
         return gauss_rule(np.array([0.0, self.length]), 4 * self.n + 4)
+
+    def quadrature_size(self) -> int:
+        """``4n + 4`` (:meth:`quadrature`)."""
+        return 4 * self.n + 4
 
     def __init__(self, length: float, n: int):
         super().__init__(length, n)

@@ -52,6 +52,14 @@ def _rotation_z(theta: float):
     return R, R1, R2
 
 
+KINEMATICS_RANGE = {"seed": 0.3, "curvature_only": 0.3, "foreshortening_only": 0.3,
+                    "fourth_order": 0.5}
+"""A link's transverse tip deflection, as a fraction of its length, past which a run
+warns (:meth:`HubLink.past_kinematics_range`): the kinematics keep the slopes to first
+('seed') or third order ('fourth_order'), and at 30 % (a cantilever's tip slope ≈ 0.45)
+the neglected slope² is already ~20 %."""
+
+
 class HubLink:
     """A flexible link on a revolute hub about the global z axis (see module docstring).
 
@@ -115,6 +123,40 @@ class HubLink:
         """Tip displacement in the rotating (hub) frame: axial ``u_x``, ``u_y``, ``u_z``."""
         p, _, _ = self.link.local(q[1:], np.array([self.link.length]))
         return (float(p[0, 0] - self.link.length), float(p[0, 1]), float(p[0, 2]))
+
+    def past_kinematics_range(self, qs) -> str | None:
+        """A warning's text when a link's transverse tip deflection in the states ``qs``
+        (records of a run) exceeds the range its kinematics are built for
+        (:data:`KINEMATICS_RANGE`, a fraction of its length: the slopes are small, the
+        neglected terms of order slope² for 'seed', slope⁴ for 'fourth_order'); None
+        inside it.  At most 200 states are looked at (evenly spaced)."""
+        qs = np.asarray(qs, float)
+        if qs.ndim != 2 or not len(qs):
+            return None
+        qs = qs[np.unique(np.linspace(0, len(qs) - 1, min(len(qs), 200)).astype(int))]
+        links = getattr(self, "links", [self.link])
+        dofs = getattr(self, "elastic_dofs", [np.arange(1, 1 + self.link.n_coordinates)])
+        worst = None
+        for i, (lk, d) in enumerate(zip(links, dofs, strict=True)):
+            limit = KINEMATICS_RANGE.get(lk.kinematics, KINEMATICS_RANGE["seed"])
+            for q in qs:
+                p = lk.local(q[d], np.array([lk.length]))[0]
+                ratio = float(np.hypot(p[0, 1], p[0, 2])) / lk.length
+                if ratio > limit and (worst is None or ratio > worst[1]):
+                    worst = (i, ratio, limit, lk.kinematics)
+        if worst is None:
+            return None
+        i, ratio, limit, kin = worst
+        which = f"link {i + 1}" if len(links) > 1 else "the link"
+        return (f"{type(self).__name__}: {which} deflects {ratio:.0%} of its length at its "
+                f"tip, past the range of its kinematics {kin!r} (small slopes: "
+                f"{limit:.0%}); the answer is outside what the model describes — use "
+                "stiffer links, smaller loads or motions, or "
+                "kinematics='fourth_order'" if kin != "fourth_order" else
+                f"{type(self).__name__}: {which} deflects {ratio:.0%} of its length at its "
+                f"tip, past the range of its kinematics {kin!r} ({limit:.0%}); the answer is "
+                "outside what the model describes — use stiffer links, smaller loads or "
+                "motions, or a large-deformation model (ANCF beams)")
 
     def centreline(self, q: np.ndarray, n_points: int = 41) -> np.ndarray:
         """Deformed centre line in space (n_points, 3) — for drawing."""
@@ -472,7 +514,13 @@ class HubLinkSystem(System):
 
     # ------------------------------------------------------------ constraint
     def _drive(self, t: float, k: int) -> np.ndarray:
-        return np.array([float(self.drive(t)[k])]) if self.m else np.zeros(0)
+        from ..constraints import motion_values
+
+        if not self.m:
+            return np.zeros(0)
+        # checked: a NaN or inf angle stops the run at this time, naming the function
+        return np.array([motion_values(self.drive, t, None, "hub_angle",
+                                       "HubLink: hub_angle(t)")[k]])
 
     def phi(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         return self.Jd @ q - self._drive(t, 0)
@@ -1019,6 +1067,12 @@ class SpatialChain(PlanarChain):
         super().__init__(links, angles, gravity=gravity, joint_stiffness=joint_stiffness,
                          tip_masses=tip_masses, name=name)
         nl = len(self.links)
+        for i, lk in enumerate(self.links):
+            if lk.GJ == 0:
+                raise ModelError(f"SpatialChain: link {i + 1}'s twist has no stiffness (GJ = "
+                                 "0, FloatingFrameLink's default), so its twist coordinates "
+                                 "are free and every solve is singular; give "
+                                 "FloatingFrameLink(..., GJ=G·J, polar_inertia_per_length=ρ·I_p)")
         dh = np.zeros((nl, 3)) if dh is None else np.asarray(dh, float)
         if dh.shape != (nl, 3) or not np.all(np.isfinite(dh)):
             raise ModelError(f"SpatialChain: dh is one finite (d, a, alpha) per joint "

@@ -79,6 +79,13 @@ def check_arguments(name: str, link, rotary_inertia: str, point_masses) -> None:
                          f"{ROTARY_INERTIA}, got {rotary_inertia!r}")
     from ..core.validate import finite
 
+    if link.GJ == 0:
+        inertia = " and no inertia (polar_inertia_per_length = 0)" if link.rho_Ip == 0 else ""
+        raise ModelError(f"floating frame {name!r}: the link's twist has no stiffness "
+                         f"(GJ = 0, FloatingFrameLink's default){inertia}, so its twist "
+                         "coordinates are free and every solve is singular; give "
+                         "FloatingFrameLink(..., GJ=G·J, polar_inertia_per_length=ρ·I_p) "
+                         "(a round section: J = I_p = 2 I)")
     try:
         pairs = [tuple(pm) for pm in point_masses]
     except TypeError:

@@ -43,6 +43,7 @@ lumped translational nodes.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -51,6 +52,7 @@ import numpy as np
 from scipy.linalg.blas import dspmv as _dspmv
 
 from ..core.errors import ModelError
+from ..core.validate import indices, integer, matrix, rotation
 from ..io.files import temporary_path
 from ..model.linear_map import LinearMap
 from ..model.point_maps import PointMap
@@ -194,6 +196,81 @@ class Reduction:
                                  "slot differently")
         return cbar
 
+    def check(self, where: str = "reduction") -> Reduction:
+        """Check the arrays against each other (every shape follows from the slots ``S``
+        and the modes ``m``), their finiteness, and that ``K`` is a stiffness (symmetric
+        and positive semidefinite) and ``W`` has a positive mass.
+
+        Called where a reduction enters (:meth:`fem.Model.add_reduced_body`,
+        :meth:`load`), so a hand-made or edited reduction is refused with the array's
+        name and shape instead of a numpy error or a diverging run.
+
+        Parameters
+        ----------
+        where : str
+            Who is checking (starts the message).
+
+        Returns
+        -------
+        Reduction
+            ``self``.
+
+        Raises
+        ------
+        ModelError
+            Naming the array, its shape (or the bad value) and the expected one.
+        """
+        if not isinstance(self.modes, np.ndarray) or np.ndim(self.modes) != 3 \
+                or np.shape(self.modes)[1] != 3:
+            raise ModelError(f"{where}: modes must be an (S, 3, m) array (S slots, m modes); "
+                             f"got shape {np.shape(self.modes)}")
+        S, _, m = self.modes.shape
+        nV = 4 + 3 * m
+        shapes = {"c": (S,), "Q": (S, 3), "modes": (S, 3, m), "W": (nV, nV), "K": (m, m),
+                  "C": (m, m), "frequencies_hz": (m,), "origin": (3,)}
+        if self.f0 is not None:
+            shapes["f0"] = (m,)
+        if self.K2 is not None:
+            shapes["K2"] = (m, m, m)
+        if self.K3 is not None:
+            shapes["K3"] = (m, m, m, m)
+        if self.C_fe is not None:
+            shapes["C_fe"] = (nV, 3, nV, 3)
+        for key, shape in shapes.items():
+            setattr(self, key, matrix(getattr(self, key), f"{where}: {key} (for {S} slots "
+                                      f"and {m} modes)", shape))
+        self.rotation = rotation(self.rotation, f"{where}: rotation")
+        self.n_fe = integer(self.n_fe, f"{where}: n_fe", minimum=1)
+        self.slot_dofs = indices(self.slot_dofs, f"{where}: slot_dofs", upper=self.n_fe - 2,
+                                 noun="coordinate index")
+        if self.slot_dofs.shape != (S,):
+            raise ModelError(f"{where}: slot_dofs must have one coordinate per slot ({S}); "
+                             f"got shape {self.slot_dofs.shape}")
+        if self.W[0, 0] <= 0:
+            raise ModelError(f"{where}: W[0, 0] (the body's mass) must be > 0; got "
+                             f"{self.W[0, 0]:g}")
+        if m:
+            scale = max(float(np.abs(self.K).max()), 1e-300)
+            asym = float(np.abs(self.K - self.K.T).max())
+            if asym > 1e-8 * scale:
+                raise ModelError(f"{where}: K must be symmetric (an elastic force derives "
+                                 f"from a potential); got |K − Kᵀ| = {asym:.3g} of max "
+                                 f"|K| = {scale:.3g}; a round-off asymmetry: use "
+                                 "(K + K.T) / 2, else the modal stiffness is wrong")
+            low = float(np.linalg.eigvalsh(0.5 * (self.K + self.K.T)).min())
+            if low < -1e-8 * scale:
+                raise ModelError(f"{where}: K must be positive semidefinite (a stable "
+                                 f"stiffness); its lowest eigenvalue is {low:.3g} (max |K| = "
+                                 f"{scale:.3g}): the body would buckle or diverge; check "
+                                 "the modal stiffness (its sign, its units)")
+        if self.K3_factor is not None and self.K2 is None:
+            raise ModelError(f"{where}: K3_factor needs K2 (the quadratic part of the "
+                             "cubic modal force)")
+        for key, arr in self.interfaces.items():
+            self.interfaces[key] = matrix(arr, f"{where}: interface {key!r} (slot "
+                                          "coefficients)", (S,))
+        return self
+
     def vector_of(self, lmap: LinearMap) -> np.ndarray:
         """``v = Vᵀ c̄`` (n_V,): the map as a combination of the generalized vectors."""
         return self.V.T @ self.slot_coefficients(lmap)
@@ -229,10 +306,18 @@ class Reduction:
         """Read a file written by :meth:`save`."""
         path = Path(path)
         try:
-            with np.load(path, allow_pickle=False) as z:
+            with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
                 meta = json.loads(str(z["meta"]))
-                if meta.get("format") != _FORMAT:
-                    raise ModelError(f"{path}: not a reduced body ({meta.get('format')!r})")
+                fmt = meta.get("format") if isinstance(meta, dict) else None
+                if isinstance(fmt, str) and fmt.startswith("fem.reduction/") \
+                        and fmt != _FORMAT:
+                    raise ModelError(f"{path}: a reduced body of another file format "
+                                     f"({fmt!r}; this version of fem reads {_FORMAT!r}); "
+                                     "make it again with fem.reduction.reduce_body and save "
+                                     "it")
+                if fmt != _FORMAT:
+                    raise ModelError(f"{path}: not a reduced body (its format is {fmt!r}, "
+                                     f"a reduced body's is {_FORMAT!r})")
                 kw = {k: z[k] for k in ("c", "Q", "modes", "W", "K", "C", "frequencies_hz",
                                         "origin", "rotation", "slot_dofs", "f0")}
                 inter = {nm: z[f"interface_{i}"] for i, nm in enumerate(meta["interfaces"])}
@@ -242,9 +327,16 @@ class Reduction:
                     kw["K2"], kw["K3_factor"] = z["K2"], z["K3_factor"]
                 if "C_fe" in z.files:
                     kw["C_fe"] = z["C_fe"]
-                return cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
-        except (OSError, ValueError, KeyError) as err:
-            raise ModelError(f"{path}: cannot read a reduced body ({err})") from None
+                red = cls(**kw, n_fe=int(z["n_fe"]), interfaces=inter, info=meta["info"])
+        except ModelError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile,
+                TypeError, AttributeError) as err:
+            raise ModelError(f"{path}: cannot read a reduced body — the file is damaged, "
+                             f"truncated or not a .npz written by Reduction.save "
+                             f"({type(err).__name__}: {err}); make it again with "
+                             "fem.reduction.reduce_body and save it") from None
+        return red.check(f"{path}")
 
 
 def _single(a: np.ndarray) -> np.ndarray:

@@ -465,10 +465,13 @@ class AngleDrive(Constraint):
                               beta_motion=beta, beta_rows=np.array([0]))
 
 
-def motion_values(motion: Callable, t: float, n: int | None, name: str):
+def motion_values(motion: Callable, t: float, n: int | None, name: str,
+                  owner: str | None = None):
     """``motion(t)`` as three finite float arrays of ``n`` values (scalars for ``n`` None):
-    a function of time that returns the wrong thing is named, not a numpy error."""
-    what = f"constraint {name!r}: its motion function at t = {t:g} s"
+    a function of time that returns the wrong thing is named, not a numpy error.
+    ``owner``: who calls it, for the message (default: the constraint ``name``)."""
+    what = (f"{owner} at t = {t:g} s" if owner else
+            f"constraint {name!r}: its motion function at t = {t:g} s")
     try:
         out = motion(t)
         x, xd, xdd = out

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
@@ -36,8 +37,8 @@ CAMERAS = ("iso", "xy", "xz", "yz")
 __all__ = ["vector3", "vector", "direction", "matrix", "points", "rotation", "indices",
            "finite", "positive", "nonnegative", "in_range", "integer", "boolean", "text",
            "choice", "function", "material", "point_map", "tolerance", "iterations",
-           "coordinates", "optional", "checked", "solver_options", "SOLVER_OPTIONS",
-           "CAMERAS", "FemWarning", "warn"]
+           "coordinates", "optional", "model", "checked", "solver_options", "SOLVER_OPTIONS",
+           "CAMERAS", "FemWarning", "warn", "available_memory", "affordable"]
 
 Rule = Callable[[object, str], object]
 """A rule: ``rule(value, what) -> checked value``; raises :class:`ModelError`."""
@@ -316,6 +317,57 @@ def coordinates(value, n: int, what: str) -> np.ndarray:
     return a
 
 
+# ---------------------------------------------------------------------- sizes
+def available_memory() -> int | None:
+    """The memory [bytes] the machine can give now (``MemAvailable`` of ``/proc/meminfo``,
+    else the free physical pages); None where neither is known."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def affordable(n_bytes: float, what: str, value, fraction: float = 0.8) -> None:
+    """Refuse, before anything is allocated, a size whose memory estimate ``n_bytes``
+    exceeds ``fraction`` of what the machine has available (:func:`available_memory`).
+
+    Parameters
+    ----------
+    n_bytes : float
+        The estimate [bytes].
+    what : str
+        The parameter that sets the size (named in the message).
+    value
+        Its value.
+    fraction : float
+        Of the available memory that may be asked for.
+
+    Raises
+    ------
+    ModelError
+        Naming the parameter, its value, the estimate and the limit.
+    """
+    avail = available_memory()
+    if avail is not None and n_bytes > fraction * avail:
+        raise ModelError(f"{what} = {_show(value)} would need about {_bytes(n_bytes)} of "
+                         f"memory; this machine has {_bytes(avail)} available (limit "
+                         f"{_bytes(fraction * avail)}); give a smaller {what.rsplit(': ', 1)[-1]}")
+
+
 # ---------------------------------------------------------------------- objects
 def material(value, what: str):
     """A :class:`fem.Material` (a number where the material belongs is the usual slip)."""
@@ -405,7 +457,25 @@ def _sensors(value, what):
     return value
 
 
+def model(value, what: str):
+    """A :class:`fem.Model` or another system the solvers take (a
+    :class:`fem.bodies.HubLink`, a chain): what every solver takes first; a name, None or
+    a list is the usual slip.  Checked by what it can do (``assemble``), so the core
+    layer does not import the model's."""
+    if callable(getattr(value, "assemble", None)):      # a Model, a HubLink, a chain
+        return value
+    hint = ""
+    if isinstance(value, str):
+        hint = " (a name: build the model first, m = fem.Model(name), and pass m)"
+    elif value is None:
+        hint = " (None: did the function that builds the model return it?)"
+    elif hasattr(value, "model") and callable(getattr(value.model, "assemble", None)):
+        hint = f" (a {type(value).__name__}: pass its .model)"
+    raise ModelError(f"{what} must be a fem.Model; got {_show(value)}{hint}")
+
+
 SOLVER_OPTIONS: dict[str, Rule] = {
+    "model": model,
     "tol": tolerance,
     "constraint_tol": absolute_tolerance,
     "max_iter": iterations,

@@ -43,7 +43,7 @@ import numpy as np
 from .. import bases
 from ..core.errors import ModelError
 from ..core.jit import compiled
-from ..core.validate import finite, positive
+from ..core.validate import affordable, boolean, finite, integer, positive
 
 __all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS", "fourth_order_kernel",
            "bending_kernel"]
@@ -487,7 +487,7 @@ class FloatingFrameLink:
                              "floating-frame link: polar inertia per length [kg·m]")
         if self.GJ < 0 or self.rho_Ip < 0:
             raise ModelError("floating-frame link: GJ and the polar inertia must be >= 0")
-        self.coupling = bool(coupling)
+        self.coupling = boolean(coupling, "floating-frame link: coupling")
         if kinematics not in KINEMATICS:
             raise ModelError(f"floating-frame link: kinematics must be one of "
                              f"{', '.join(KINEMATICS)}; got {kinematics!r}")
@@ -497,8 +497,15 @@ class FloatingFrameLink:
         if self.nonlinear_foreshortening and not self.coupling:
             raise ModelError(f"floating-frame link: kinematics={kinematics!r} corrects the "
                              f"foreshortening coupling; it needs coupling=True")
+        n = integer(n, "floating-frame link: n (functions per field)", minimum=1)
         self.basis = bases.get(basis)(self.length, n)
         B = self.basis
+        # the samples (P, ne, ne) and their products: measured up to ~6 of them at once;
+        # asked before the quadrature (itself O(P³) for one long rule)
+        ne_est = 4 * n + 4
+        affordable(6 * 8.0 * B.quadrature_size() * ne_est**2,
+                   "floating-frame link: n (functions per field; a robot link's "
+                   "functions)", n)
         x, w = B.quadrature()
         self.x, self.w = x, w
         X, dX = B.axial(x)

@@ -63,6 +63,7 @@ class Result:
 
         SOLVER_OPTIONS["sensors"](sensors, "Result: sensors")
         self._sensor_fns = dict(sensors or {})
+        self._nonfinite_warned: set[str] = set()
         if info is not None and not isinstance(info, dict):
             raise ModelError(f"Result: info must be a dict; got {info!r:.60}")
         self.info = dict(info or {})
@@ -96,8 +97,8 @@ class Result:
     def record(self, t: float, q, v, a, lam, **stats) -> None:
         row = (_copy(q), _copy(v), _copy(a), _copy(lam))
         t = float(t)
-        sensed = ([(k, np.asarray(fn(t, q, v, a, lam))) for k, fn in self._sensor_fns.items()]
-                  if self._sensor_fns else ())
+        sensed = ([(k, self._sensed(k, fn, t, q, v, a, lam))
+                   for k, fn in self._sensor_fns.items()] if self._sensor_fns else ())
         # everything computed first, then appended with the time last: an interrupt
         # (Ctrl-C, SIGTERM) between two appends leaves a row without its time, which
         # _complete() drops
@@ -126,6 +127,26 @@ class Result:
             t0 = time.perf_counter()
             self.flush()
             self.write_seconds += time.perf_counter() - t0
+
+    def _sensed(self, name: str, fn: Callable, t: float, q, v, a, lam) -> np.ndarray:
+        """Sensor ``name``'s value at ``t``: numbers, of the shape of its first sample."""
+        val = np.asarray(fn(t, q, v, a, lam))
+        if val.dtype.kind not in "biufc":
+            raise ModelError(f"sensor {name!r} returned {val.dtype} values at t = {t:g} s "
+                             f"({_short_repr(val)}); a sensor returns numbers (a float or "
+                             "an array of floats)")
+        first = self._sens.get(name)
+        if first and np.shape(first[0]) != val.shape:
+            raise ModelError(f"sensor {name!r} returned shape {val.shape} at t = {t:g} s; "
+                             f"its first sample had shape {np.shape(first[0])}: a sensor's "
+                             "output keeps the shape of its first sample (pad with NaN, or "
+                             "make one sensor per size)")
+        if not np.all(np.isfinite(val)) and name not in self._nonfinite_warned:
+            self._nonfinite_warned.add(name)    # once: a sensor may be undefined at times
+            warnings.warn(f"sensor {name!r} returned non-finite values at t = {t:g} s "
+                          f"({_short_repr(val)}); recorded as they are", FemWarning,
+                          stacklevel=4)
+        return val
 
     def latest_sensors(self) -> dict[str, np.ndarray]:
         """The sensors' values of the last record (empty before the first)."""
@@ -422,6 +443,15 @@ class Result:
         if _holds_modes(path, is_dir):
             return Modes.load(path)
         r = cls()
+        if not is_dir and path.suffix.lower() not in (".npz", ".npy") \
+                and not _is_zip(path):
+            folder = next((d for d in (path.parent / "result", path.parent)
+                           if d.is_dir() and any(d.glob("chunk_*"))), None)
+            hint = (f"; the run's result is the folder {folder}: Result.load({str(folder)!r})"
+                    if folder is not None else "")
+            raise ModelError(f"{path} is not a result: Result.load reads a result folder "
+                             f"(chunk_*.npz and meta.json) or a .npz file, not a "
+                             f"{path.suffix or 'suffix-less'} file{hint}")
         if not is_dir:
             try:
                 r._read_chunk(path)
@@ -438,11 +468,17 @@ class Result:
                 r.info = {**meta.get("info", {}), "finished": meta.get("finished", False)}
                 r.info["status"] = _status(meta, path)
             except (OSError, ValueError, AttributeError) as err:
+                r.info["unreadable_meta"] = True
                 warnings.warn(f"{path / 'meta.json'} is unreadable ({err}); run metadata "
                               "lost", FemWarning, stacklevel=2)
         skipped = []
         chunks = {f.stem: f for f in path.glob("chunk_*.npz")}
         parts = {f.stem: f for f in path.glob("chunk_*.part")}
+        if not chunks and not parts and r.info.get("unreadable_meta"):
+            raise ModelError(f"no result in {path}: its meta.json is unreadable and it holds "
+                             "no chunk_*.npz or chunk_*.part files (garbage, or not a result "
+                             "folder); rerun the case")
+        r.info.pop("unreadable_meta", None)
         if not chunks and not parts and not (path / "meta.json").is_file():
             hint = (f"; the run's records are in {path / 'result'}"
                     if (path / "result").is_dir() else "")
@@ -450,17 +486,26 @@ class Result:
                              f"chunk_*.part and meta.json files (the result/ folder of a run)"
                              f"{hint}")
         for stem in sorted(set(chunks) | set(parts)):
+            before = len(r._rows["t"])
             if stem in chunks:
                 try:
                     r._read_chunk(chunks[stem])
-                    continue
                 except (*_UNREADABLE, _NotAResult) as err:
                     if stem not in parts:
                         skipped.append(chunks[stem].name)
                         warnings.warn(f"skipped unreadable result chunk {chunks[stem]} (damaged): "
                                       f"{_reason(err)}", FemWarning, stacklevel=2)
                         continue
+                else:
+                    r._check_continues(before, chunks[stem])
+                    continue
             r._read_part(parts[stem], path / "part.json")
+            r._check_continues(before, parts[stem])
+        if skipped and len(skipped) == len(set(chunks) | set(parts)):
+            raise ModelError(f"no readable records in {path}: every chunk is damaged or not "
+                             f"a result ({', '.join(skipped[:4])}"
+                             f"{', …' if len(skipped) > 4 else ''}); rerun the case, or load "
+                             "the folder that holds its chunks")
         if skipped:
             r.info["skipped_chunks"] = skipped
             r.info["finished"] = False
@@ -469,6 +514,24 @@ class Result:
                           f"no longer exists); {len(r)} recorded steps loaded", FemWarning,
                           stacklevel=2)
         return r.finish()
+
+    def _check_continues(self, before: int, f: Path) -> None:
+        """The records read from ``f`` (from row ``before`` on) continue those before
+        them: the same number of coordinates (one model) and time that does not go back
+        (one run); else a :class:`ModelError` naming the file."""
+        t, q = self._rows["t"], self._rows["q"]
+        if before == 0 or len(t) == before:
+            return
+        n0, n1 = np.size(q[0]), np.size(q[before])
+        if n1 != n0:
+            raise ModelError(f"{f} holds {n1} coordinates, the chunks before it {n0}: a "
+                             f"chunk of another model in {f.parent}; remove it (or load "
+                             "the folder it came from)")
+        if float(t[before]) < float(t[before - 1]):
+            raise ModelError(f"{f} starts at t = {float(t[before]):g} s, before the end of "
+                             f"the chunks before it (t = {float(t[before - 1]):g} s): "
+                             f"{f.parent} mixes chunks of two runs; keep one run's chunks "
+                             "(every run writes its folder afresh)")
 
     def _read_chunk(self, f: Path) -> None:
         arrays = _read_arrays(f)        # all read and checked before any is added
@@ -590,6 +653,7 @@ class Modes:
         folder = path if path.is_dir() else path.parent
         file = path / "modes.npz" if path.is_dir() else path
         try:
+            _sniff(file)
             with np.load(file, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         except (*_UNREADABLE, _NotAResult) as err:
@@ -636,6 +700,19 @@ def _holds_modes(path: Path, is_dir: bool) -> bool:
 _UNREADABLE = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile)
 
 
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_zip(path: Path) -> bool:
+    """Whether ``path`` is a zip archive (an ``.npz`` under another name)."""
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
 class _NotAResult(Exception):
     """A readable file that is not a result (other arrays, pickled objects)."""
 
@@ -643,6 +720,8 @@ class _NotAResult(Exception):
 def _reason(err: BaseException) -> str:
     """A damaged file's reason, in our words where numpy's would advise unsafe loading."""
     text = str(err)
+    if isinstance(err, _NotAResult):
+        return text
     if "pickle" in text.lower():
         return ("it is not an archive of number arrays: reading it would need unpickling, "
                 "which is refused for safety (a result never needs it)")
@@ -654,6 +733,7 @@ def _reason(err: BaseException) -> str:
 def _read_arrays(f: Path) -> dict[str, np.ndarray]:
     """The arrays of a result ``.npz``, checked: the state arrays present, one row per
     record, numbers only (``allow_pickle`` stays off)."""
+    _sniff(f)
     with np.load(f, allow_pickle=False) as data:
         if not hasattr(data, "files"):      # a lone .npy array
             raise _NotAResult("it is a single array (.npy), not a result archive")
@@ -663,6 +743,31 @@ def _read_arrays(f: Path) -> dict[str, np.ndarray]:
                 arrays[k] = data[k]
             except ValueError as err:
                 raise _NotAResult(_reason(err)) from None
+    return _checked_arrays(arrays)
+
+
+def _sniff(f: Path) -> None:
+    """Refuse a file that is not an ``.npz``/``.npy`` by its first bytes (garbage, an
+    empty or pickled file) with its own reason, before numpy would try to unpickle it."""
+    try:
+        with open(f, "rb") as fh:
+            head = fh.read(6)
+    except OSError as err:
+        raise _NotAResult(f"cannot read it: {err.strerror or err}") from None
+    if not head:
+        raise _NotAResult("it is empty (0 bytes): truncated or never written")
+    if head[:1] == b"\x80":
+        raise _NotAResult("it holds pickled Python objects, not number arrays; reading it "
+                          "would need unpickling, which is refused for safety (a result "
+                          "never needs it)")
+    if not head.startswith((b"PK", b"\x93NUMPY")):
+        raise _NotAResult(f"it is not a .npz archive: its first bytes {head!r} are neither "
+                          "a zip archive's nor numpy's (garbage, overwritten or another kind "
+                          "of file)")
+
+
+def _checked_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``arrays`` if they are a result's (:func:`_read_arrays`)."""
     missing = [k for k in _STATE if k not in arrays]
     if missing:
         have = ", ".join(sorted(arrays)[:6]) or "no arrays"

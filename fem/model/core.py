@@ -41,6 +41,7 @@ from ..core.validate import (
     vector3,
 )
 from ..core.validate import material as validate_material
+from ..core.validate import rotation as _rotation
 from .linear_map import LinearMap, constant
 from .materials import Material
 from .point_maps import PointMap
@@ -277,8 +278,10 @@ class Model:
         """The index of the one item called ``name`` in ``names`` (``kind`` and ``where``,
         what the indices are, for messages)."""
         if not isinstance(name, str):
-            raise ModelError(f"model {self.name!r}: a {kind} is looked up by its name (a "
-                             f"str); got {name!r}")
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise ModelError(f"model {self.name!r}: {article} {kind} is looked up by its name "
+                             f"(a str); got {name!r} ({type(name).__name__})"
+                             f"{self._index_hint(kind, name)}")
         hits = [i for i, n in enumerate(names) if n == name]
         if len(hits) == 1:
             return hits[0]
@@ -299,6 +302,17 @@ class Model:
         hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         raise ModelError(f"model {self.name!r} has no {kind} named {name!r}{hint}; known "
                          f"{kind}s: {', '.join(map(repr, shown))}{more}")
+
+    def _index_hint(self, kind: str, name) -> str:
+        """For a lookup by an integer: what that index is, if it exists."""
+        if not isinstance(name, int | np.integer) or isinstance(name, bool):
+            return ""
+        if kind == "element group" and 0 <= name < len(self.groups):
+            return (f"; model.groups[{name}] is the group named "
+                    f"{self.groups[name].name!r}")
+        if kind == "node" and 0 <= name < len(self.node_fields):
+            return f"; node ids are integers already: use {name} itself"
+        return ""
 
     def node(self, name: str) -> int:
         """The id of the node called ``name``.
@@ -533,8 +547,10 @@ class Model:
                              f"fem.bodies.Reduction, got {type(reduction).__name__}")
         if any(b.name == name for b in self.nonlinear_bodies):
             raise ModelError(f"there is already a body named {name!r}")
+        reduction.check(f"reduced body {name!r}")
         pos = reduction.origin if position is None else vector3(position, f"{name}: position")
-        R = reduction.rotation if rotation is None else np.asarray(rotation, float)
+        R = reduction.rotation if rotation is None else \
+            _rotation(rotation, f"{name}: rotation")
         frame = self.add_rigid_body(name, 0.0, pos, R, sketch=np.zeros((1, 3)))
         fdofs = self.node_dofs(frame.node, ("r", "u", "v", "w"))
         mdofs = self.add_coordinates(f"{name} η", np.zeros(max(reduction.n_modes, 1))) \

@@ -596,6 +596,13 @@ class Mesh:
         return int(idx[0]) if p.ndim == 1 else idx
 
     def _group(self, name: str) -> dict[str, np.ndarray]:
+        if not isinstance(name, str):
+            tagged = f"physical_{name}"
+            hint = (f"; gmsh's physical group {name} without a name is {tagged!r}"
+                    if tagged in self.groups else "")
+            have = ", ".join(map(repr, sorted(self.groups))) or "none"
+            raise ModelError(f"{self.label}: a group is named by a str; got {name!r} "
+                             f"({type(name).__name__}){hint}; its groups: {have}")
         if name not in self.groups:
             have = ", ".join(sorted(self.groups)) or "none"
             raise ModelError(f"{self.label} has no group '{name}'; its groups: {have}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -64,6 +65,11 @@ def _as_values(key: str, value, default) -> list:
     return value
 
 
+MAX_POINTS = 100_000
+"""A sweep of more points is refused before they are listed (each is a run and a folder:
+at a second each, more than a day of work on one machine)."""
+
+
 def expand(grid: Mapping | Sequence[Mapping], defaults: Mapping, mode: str = "grid"
            ) -> list[dict]:
     """All points of a sweep and the names of the parameters that vary.
@@ -88,6 +94,13 @@ def expand(grid: Mapping | Sequence[Mapping], defaults: Mapping, mode: str = "gr
         _check_names(grid, defaults)
         lists = {k: _as_values(k, v, defaults[k]) for k, v in grid.items()}
         if mode == "grid":
+            count = math.prod(len(v) for v in lists.values())
+            if count > MAX_POINTS:
+                raise ModelError(
+                    f"sweep: the grid {' × '.join(f'{k}: {len(v)}' for k, v in lists.items())}"
+                    f" has {count:,} points (every combination), more than {MAX_POINTS:,} "
+                    "this sweep accepts (each point is a run with its own folder); sweep "
+                    "fewer values, or pair them with --zip")
             points = [dict(zip(lists, combo, strict=True))
                       for combo in itertools.product(*lists.values())]
         elif mode == "zip":

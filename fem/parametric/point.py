@@ -57,8 +57,11 @@ def _plain(params: dict):
     return json.loads(json.dumps(jsonable(params)))
 
 
-def read_done(folder: str | Path | None, params: dict) -> dict | None:
-    """The point's summary if ``folder`` holds a complete run of these parameters."""
+def read_done(folder: str | Path | None, params: dict, case: str | None = None
+              ) -> dict | None:
+    """The point's summary if ``folder`` holds a complete run of these parameters (and,
+    given ``case``, of that case: a point of another case with the same parameters is
+    not this one's)."""
     if folder is None:
         return None
     folder = Path(folder)
@@ -66,8 +69,11 @@ def read_done(folder: str | Path | None, params: dict) -> dict | None:
         marker = json.loads((folder / DONE).read_text())
         if marker.get("parameters") != _plain(params):
             return None
-        return json.loads((folder / "summary.json").read_text())
-    except (OSError, ValueError):
+        summary = json.loads((folder / "summary.json").read_text())
+        if case is not None and case != summary.get("case", case):
+            return None
+        return summary
+    except (OSError, ValueError, AttributeError):
         return None
 
 
@@ -109,7 +115,7 @@ def run_point(task: PointTask) -> dict:
             "fem": str(Path(__file__).resolve().parents[1])}
     folder = Path(task.folder) if task.folder is not None else None
     if folder is not None:
-        previous = read_done(folder, task.params)
+        previous = read_done(folder, task.params, task.case)
         if previous is not None:
             return {**info, "status": "skipped", "figures": previous,
                     "wall_s": previous.get("wall_s")}

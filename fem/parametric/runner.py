@@ -261,6 +261,30 @@ def _typed_or_raw(module, key: str, value):
         return value
 
 
+def _check_resume(out: Path, case: str) -> None:
+    """A sweep folder resumed must hold a sweep of the same case (its ``sweep.json``);
+    else its points would be taken as this sweep's.  Each point is then resumed only
+    with the same parameters (:func:`~fem.parametric.point.read_done`)."""
+    try:
+        before = json.loads((out / "sweep.json").read_text())
+    except FileNotFoundError:
+        if (out / "points").is_dir() and any((out / "points").iterdir()):
+            raise ModelError(f"sweep --out {out} holds points/ but no sweep.json: not "
+                             "a sweep folder this version can resume; choose another --out "
+                             "or remove it") from None
+        return
+    except (OSError, ValueError) as err:
+        raise ModelError(f"sweep --out {out}: its sweep.json is unreadable ({err}); choose "
+                         "another --out or remove it") from None
+    if not isinstance(before, dict):
+        raise ModelError(f"sweep --out {out}: its sweep.json is not a sweep's; choose "
+                         "another --out or remove it")
+    if before.get("case") != case:
+        raise ModelError(f"sweep --out {out} holds a sweep of case {before.get('case')!r}; "
+                         f"this sweep is of {case!r}: resuming would take that case's points "
+                         "as this one's; choose another --out")
+
+
 def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
           out: str | Path | None = None, mode: str = "grid", workers: int | None = None,
           plot: Sequence[str | tuple[str, str]] = (), progress: bool = True) -> SweepResult:
@@ -330,6 +354,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
         from ..io.files import atomic_write_text, writable_folder
 
         writable_folder(out, "sweep --out")
+        _check_resume(out, case)
         atomic_write_text(out / "sweep.json", json.dumps(jsonable({
             "case": case, "mode": mode, "swept": swept,
             "points": [{"name": n, "parameters": p} for n, p in zip(names, typed, strict=True)],
@@ -345,7 +370,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
                     {"error": error, "parameters": params}), indent=1))
             outcomes[name] = PointOutcome(name, params, "failed", error=error, folder=folder)
             continue
-        previous = read_done(folder, params)
+        previous = read_done(folder, params, case)
         if previous is not None:
             outcomes[name] = PointOutcome(name, params, "skipped", previous, folder=folder,
                                           wall_s=previous.get("wall_s"))

@@ -37,7 +37,11 @@ and interface rows ``C`` are factorized once (shift-invert Lanczos for the norma
 from __future__ import annotations
 
 import hashlib
+import inspect
+import numbers
 import os
+import warnings
+from collections.abc import Mapping
 from itertools import permutations
 from pathlib import Path
 
@@ -48,7 +52,7 @@ import scipy.sparse.linalg as spla
 from ..bodies.reduced import Reduction
 from ..core.errors import ModelError
 from ..core.threads import blas_single_threaded
-from ..core.validate import coordinates, integer
+from ..core.validate import FemWarning, coordinates, in_range, indices, integer, vector3
 from ..model.linear_map import LinearMap
 
 __all__ = ["reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
@@ -56,10 +60,35 @@ __all__ = ["reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
 
 class _NodeSet:
     def __init__(self, nodes, kind: str):
-        self.nodes = np.asarray(nodes, np.int64).ravel()
+        nodes = [nodes] if isinstance(nodes, numbers.Integral) else nodes
+        self.nodes = indices(nodes, f"{kind}(nodes): nodes", noun="node index").ravel()
         self.kind = kind
         if self.nodes.size == 0:
             raise ModelError(f"{kind} interface: give at least one node")
+
+
+def _checked_interfaces(interfaces, where: str) -> dict:
+    """``interfaces`` as a dict name → ``rigid``/``averaged`` set, a linear map or a
+    sequence of them; anything else a :class:`ModelError` naming it."""
+    if interfaces is not None and not isinstance(interfaces, Mapping):
+        raise ModelError(f"{where}: interfaces must be a dict name → linear map(s) or "
+                         f"rigid(nodes)/averaged(nodes); got a {type(interfaces).__name__} "
+                         f"({interfaces!r:.60}); write e.g. {{'root': rigid([0])}}")
+    out = dict(interfaces or {})
+    for key, spec in out.items():
+        if not isinstance(key, str) or not key:
+            raise ModelError(f"{where}: interface names must be non-empty str; got {key!r}")
+        if isinstance(spec, _NodeSet | LinearMap):
+            continue
+        try:
+            maps = list(spec)
+        except TypeError:
+            maps = [spec]
+        if not maps or not all(isinstance(lm, LinearMap) for lm in maps):
+            raise ModelError(f"{where}: interface {key!r} must be a fem.LinearMap of the FE "
+                             f"model (model.point(node)), a list of them, or "
+                             f"rigid(nodes)/averaged(nodes); got {spec!r:.60}")
+    return out
 
 
 def rigid(nodes) -> _NodeSet:
@@ -199,7 +228,15 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if frame == "interface" and method != "craig_bampton":
         raise ModelError("reduce_body: frame='interface' needs method='craig_bampton' (the "
                          "frame is attached to the interfaces)")
-    interfaces = dict(interfaces or {})
+    interfaces = _checked_interfaces(interfaces, "reduce_body")
+    derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
+    cubic_tol = in_range(cubic_tol, "reduce_body: cubic_tol", 0.0, 1.0, high_open=True)
+    if origin is not None:
+        origin = vector3(origin, "reduce_body: origin")
+    if method == "free" and n_modes == 0:
+        raise ModelError("reduce_body: method='free' with n_modes=0 keeps no deformation "
+                         "(free interfaces give no static modes); ask n_modes ≥ 1, or use "
+                         "method='craig_bampton' with interfaces")
     if method == "craig_bampton" and not interfaces:
         raise ModelError("reduce_body: craig_bampton needs interfaces (a dict of name → "
                          "linear map(s) or rigid(nodes)/averaged(nodes)); or method='free'")
@@ -250,7 +287,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     m_tot = float(pos @ (Mbar @ pos))
     if m_tot <= 0:
         raise ModelError("reduce_body: the model has no mass")
-    o = (pos @ (Mbar @ x_ref)) / m_tot if origin is None else np.asarray(origin, float)
+    o = (pos @ (Mbar @ x_ref)) / m_tot if origin is None else origin
     xo = x_ref - pos[:, None] * o
     Rig = _rigid_patterns(xo, pos, starts, n)
     gl, gU = np.linalg.eigh(Rig.T @ (M @ Rig))
@@ -265,7 +302,12 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         if isinstance(spec, _NodeSet):
             sel = []
             for nd in spec.nodes:
-                if not 0 <= nd < len(model.node_fields) or "r" not in model.node_fields[nd]:
+                if not 0 <= nd < len(model.node_fields):
+                    last = len(model.node_fields) - 1
+                    raise ModelError(f"reduce_body: interface {name!r}: node {nd} does not "
+                                     f"exist (the FE model has nodes 0..{last}); a node of "
+                                     "another model?")
+                if "r" not in model.node_fields[nd]:
                     raise ModelError(f"interface {name!r}: node {nd} has no position")
                 fields = model.node_fields[nd] if spec.kind == "rigid" else \
                     {"r": model.node_fields[nd]["r"]}
@@ -291,6 +333,12 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
                                  f"model or rigid(nodes)/averaged(nodes), got "
                                  f"{type(lm).__name__}")
             key = name if len(lst) == 1 else f"{name}[{j}]"
+            dofs = np.asarray(lm.dofs, np.int64)
+            if dofs.size and (dofs.min() < 0 or dofs.max() >= n):
+                raise ModelError(f"reduce_body: interface {key!r} ({lm.label!r}) uses "
+                                 f"coordinate {int(dofs.max())}, beyond the FE model's {n} "
+                                 "coordinates: a map of another model? Give maps of the "
+                                 "model being reduced (model.point(node))")
             names.append(key)
             maps[key] = lm
             B_blocks.append(_rows_of_map(lm, n))
@@ -397,7 +445,6 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     Phi = np.column_stack(cols)
     Rig_frame = Rig_eff if frame == "mean_axes" else None
     Psi, w2 = _mean_axes_basis(Phi, M, K, Rig_frame)
-    derivatives = integer(derivatives, "reduce_body: derivatives", minimum=0)
     if derivatives and method != "craig_bampton":
         raise ModelError("reduce_body: modal derivatives need method='craig_bampton' (the "
                          "interfaces hold the body while they are computed)")
@@ -409,6 +456,10 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         raise ModelError(f"reduce_body: enrich_weight must be 'energy' or 'mass', got "
                          f"{enrich_weight!r}")
     Psi_lin, w2_lin = Psi, w2
+    if derivatives > Psi.shape[1]:
+        raise ModelError(f"reduce_body: derivatives={derivatives} asks the derivatives of "
+                         f"more modes than the basis has ({Psi.shape[1]}: static, load and "
+                         f"normal modes); give derivatives ≤ {Psi.shape[1]} or more n_modes")
     if derivatives:
         Theta = _modal_derivatives(asm, q, Psi[:, :derivatives], lu, mc)
         Psi, w2 = _mean_axes_basis(np.column_stack([Psi, Theta]), M, K, Rig_frame)
@@ -431,7 +482,7 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
     if nonlinear:
         red.K2, red.K3 = _cubic_force(asm, q, Psi, Kr)
         if cubic_tol > 0:
-            red.K3_factor, red.K3 = _compress_quartic(red.K3, w2, float(cubic_tol)), None
+            red.K3_factor, red.K3 = _compress_quartic(red.K3, w2, cubic_tol), None
     for key, lm in maps.items():
         red.interfaces[key] = red.slot_coefficients(lm)
     red.info = {"method": method, "n_normal_modes": int(n_modes),
@@ -629,6 +680,13 @@ def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
     """:func:`reduce_body` once per content: the result is stored in :func:`cache_dir`
     under a hash of the model and the options, and loaded from there afterwards (the
     offline reduction is paid once).  ``info["cached"]`` says which happened."""
+    interfaces = _checked_interfaces(interfaces, "cached_reduction")
+    try:
+        inspect.signature(reduce_body).bind(model, interfaces, **kw)
+    except TypeError as err:
+        raise TypeError(f"cached_reduction: {err} (its options are reduce_body's)") from None
+    if kw.get("state") is not None:
+        kw["state"] = coordinates(kw["state"], model.assemble().n, "cached_reduction: state")
     if any(not isinstance(v, (str, int, float, tuple, type(None))) for k, v in kw.items()
            if k not in ("state", "origin")):
         return reduce_body(model, interfaces, **kw)
@@ -639,8 +697,13 @@ def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
             red = Reduction.load(path)
             red.info["cached"] = True
             return red
-        except ModelError:
-            path.unlink(missing_ok=True)           # damaged: make it again
+        except ModelError as err:                  # damaged: make it again
+            warnings.warn(f"the cached reduction {path} could not be read and is made "
+                          f"again ({err})", FemWarning, stacklevel=2)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
     red = reduce_body(model, interfaces, **kw)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

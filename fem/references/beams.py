@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
+from ..core.errors import ModelError
 from ..core.validate import checked, integer, nonnegative, positive
 
 __all__ = ["BETA_L", "clamped_free_beta_l", "beam_beta_l", "BOUNDARIES",
@@ -341,7 +342,13 @@ def rotating_beam_frequency(omega: float, L: float, EI: float, rho_A: float,
 
     w1 = 3.516 * np.sqrt(EI / (rho_A * L**4))
     grid = np.linspace(1e-3, 3.0 * w1 + 2.0 * omega, 600)
-    d = _boundary_determinant(grid, omega, L, EI, rho_A, n_terms)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = _boundary_determinant(grid, omega, L, EI, rho_A, n_terms)
+    if not np.all(np.isfinite(d)):
+        raise ModelError(f"rotating_beam_frequency: Ω = {omega:g} rad/s is past the power "
+                         f"series' range for this beam (its terms overflow; ω₁(0) = "
+                         f"{w1:.4g} rad/s, the series holds to a few ω₁(0)); no reference "
+                         "frequency there")
     change = np.flatnonzero(np.sign(d[:-1]) != np.sign(d[1:]))
     if change.size == 0:
         raise ValueError(f"rotating_beam_frequency: no root of the boundary determinant "

@@ -76,6 +76,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.errors import ModelError
+from ..core.validate import direction as unit_direction
 from ..model.trajectory import (
     CirclePath,
     CosineAccelerationProfile,
@@ -670,9 +671,9 @@ def seed_line_path(geom: RRRU3Geometry | None = None,
     """
     geom = RRRU3Geometry() if geom is None else geom
     profile = CosineAccelerationProfile.from_amplitude(duration=0.8, amplitude=0.003)
-    d = np.asarray(direction, dtype=float).reshape(3)
+    d = unit_direction(direction, "seed_line_path: direction (of the line from P0)")
     p0 = np.asarray(geom.start_point, dtype=float)
-    return line_path(p0, p0 + profile.distance * d / np.linalg.norm(d), profile)
+    return line_path(p0, p0 + profile.distance * d, profile)
 
 
 def seed_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> CirclePath:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..constraints import Dot
 from ..core.errors import ModelError
-from ..core.validate import choice
+from ..core.validate import choice, integer
 from ..model.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
@@ -87,6 +87,10 @@ def rigid_torque_function(geom: RRRU3Geometry, path, k: int):
         x, xd, xdd = path(np.atleast_1d(float(t)))
         return float(inverse_dynamics(geom, x, xd, xdd)[0][0, k])
     return tau
+
+
+_MAX_SEGMENTS = 1000
+"""``link_segments`` above this is refused (a model too large to build in minutes)."""
 
 
 def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9e8,
@@ -151,10 +155,18 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
     choice(drive, ("path", "joints"), "drive")
     choice(joint_sections, ("free", "square"), "joint_sections")
-    if int(link_segments) != link_segments or int(link_segments) < 1:
-        raise ModelError(f"link_segments (floating-frame bodies per link 3) must be an "
-                         f"integer ≥ 1, got {link_segments!r}")
-    S = int(link_segments) if link_model == "floating_frame" else 1
+    link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
+                            "link 3)", minimum=1)
+    if link_model == "floating_frame" and link_segments > _MAX_SEGMENTS:
+        # measured: 60–130 ms to build each segment (three bodies and their joints, on
+        # a loaded 2-core machine), more to solve; 100000 ran for hours before answering
+        raise ModelError(f"link_segments = {link_segments} would build "
+                         f"{3 * link_segments} floating-frame bodies (about "
+                         f"{0.1 * link_segments / 60:.0f} min only to build the model, "
+                         f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
+                         f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
+                         "link with link_coordinates instead")
+    S = link_segments if link_model == "floating_frame" else 1
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     mat = Material(E, nu, m3 / (np.pi * radius**2 * l3), name="link 3")
     P0 = np.asarray(geom.start_point, float)

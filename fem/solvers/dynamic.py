@@ -803,12 +803,19 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     try:
         with contextlib.nullcontext() if bar is None else bar_while_compiling(bar):
             _march(ga, res, n_steps, dt, t_end, record_every, on_step, bar)
-    except BaseException:
+    except BaseException as err:
         # keep what was computed, even on failure; a flush that fails too (the disk is
         # full) must not hide the first error, and the .part file keeps the records
         if res.directory is not None:
             with contextlib.suppress(OSError):
                 res.flush()
+        elif isinstance(err, ModelError) and len(res) and len(err.args) == 1:
+            # in memory: the steps before the failure ride on the error (err.result)
+            with contextlib.suppress(Exception):
+                res.info.update(status="failed", finished=False, error=str(err))
+                err.result = res.finish()
+                err.args = (f"{err.args[0]} (the {len(res)} records before it are kept: "
+                            f"this error's .result)",)
         raise
     finally:
         if bar is not None:
@@ -816,7 +823,14 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     if res.directory is not None:
         res.flush()
     res.info.update(ga.report())
-    return res.finish()
+    res = res.finish()
+    past = getattr(model, "past_kinematics_range", None)
+    if callable(past):              # a chain of floating-frame links: still in its range?
+        message = past(res.q)
+        if message:
+            res.info["past_kinematics_range"] = message
+            warn(message)
+    return res
 
 
 MARCH_UNKNOWNS = 20_000

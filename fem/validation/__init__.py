@@ -43,13 +43,24 @@ def validate(quick: bool = False, only: list[str] | None = None,
         Where progress lines go (default stdout).
     """
     from ..core.errors import ModelError
+    from ..io.files import writable_folder
     from .checks import run_check, selected
     from .papers import PAPER_PAGES, collect, page, store
     from .report import machine, write_report
 
+    if only is not None:
+        if isinstance(only, str) or not all(isinstance(n, str) for n in only):
+            raise ModelError(f"fem validate: only must be a list of check names; got "
+                             f"{only!r:.80}")
+        if not [n for n in only if n.strip()]:
+            raise ModelError("fem validate: --only names no check (an empty name); give "
+                             "check names, e.g. --only beam_elastica, or leave --only out to "
+                             "run the whole set")
     if docs and only:
         raise ModelError("fem validate: --docs writes the whole report; run it without "
                          "--only")
+    selected(quick, only)                   # an unknown name: refused before any work
+    writable_folder(out, "fem validate -o")     # the report's folder: before the checks
     stream = stream or sys.stdout
     t0 = time.perf_counter()
     checks = selected(quick, only)
