@@ -41,6 +41,9 @@ from pathlib import Path
 
 import fem
 
+# one test process runs this module: its module-scoped fixture runs once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("sweep")
+
 PARAMS = {"x": 1.0, "sleep_s": 0.0, "log": ""}
 LIMITS = {"x": "> -10"}
 
