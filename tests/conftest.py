@@ -18,6 +18,14 @@ sys.path.insert(0, str(ROOT / "cases"))
 os.environ.setdefault("FEM_JIT", "numpy")
 os.environ["FEM_JIT_BACKGROUND"] = "0"
 
+# One BLAS thread per test process (and for the runs they start): the suite runs in two
+# processes on two cores (pytest-xdist, pyproject's addopts), and OpenBLAS's own threads
+# on top of them spin against each other (fem's solvers limit themselves already; the
+# tests' own linear algebra and the reductions did not).  Set before NumPy loads; a value
+# set outside wins.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 
 def pytest_configure(config):
     config.addinivalue_line(
