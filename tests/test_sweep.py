@@ -31,6 +31,9 @@ from fem.parametric.grid import expand, split_values, values_from_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# one test process runs this module: its module-scoped fixtures run once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("sweep")
+
 # A case written for these tests: y = 2x after sleeping; x = -1 fails inside the run (on
 # the worker), x = -2 kills its worker process, x <= -10 fails the LIMITS check; every
 # start is logged with its pid.
@@ -40,9 +43,6 @@ import time
 from pathlib import Path
 
 import fem
-
-# one test process runs this module: its module-scoped fixture runs once (pytest-xdist)
-pytestmark = pytest.mark.xdist_group("sweep")
 
 PARAMS = {"x": 1.0, "sleep_s": 0.0, "log": ""}
 LIMITS = {"x": "> -10"}
