@@ -18,6 +18,27 @@ sys.path.insert(0, str(ROOT / "cases"))
 os.environ.setdefault("FEM_JIT", "numpy")
 os.environ["FEM_JIT_BACKGROUND"] = "0"
 
+# One BLAS thread per test process (and for the runs they start): the suite runs in two
+# processes on two cores (pytest-xdist, pyproject's addopts), and OpenBLAS's own threads
+# on top of them spin against each other (fem's solvers limit themselves already; the
+# tests' own linear algebra and the reductions did not).  Set before NumPy loads; a value
+# set outside wins.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
+# The longest modules first (minutes of runs through the CLI, the validation quick set,
+# Dask clusters): with two test processes their tests spread over both from the start
+# instead of leaving one process alone with them at the end.  The order within a module
+# is kept.
+LONG_FIRST = ("test_validate_cli.py", "test_cases_default.py", "test_sweep.py",
+              "test_damping.py", "test_flexible_links_robot.py", "test_floating_frame.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: k for k, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 def pytest_configure(config):
     config.addinivalue_line(

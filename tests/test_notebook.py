@@ -11,6 +11,9 @@ import pytest
 
 import fem
 
+# one test process runs this module: its module-scoped fixture runs once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("notebook")
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "examples" / "quickstart.ipynb"
 

@@ -18,6 +18,9 @@ from fem.io.vtk import Frame, read_series
 from fem.robots import rrru3
 from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
 
+# one test process runs this module: its module-scoped fixture runs once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("pictures")
+
 
 @pytest.fixture(scope="module")
 def robot_run(tmp_path_factory):

@@ -31,6 +31,9 @@ from fem.parametric.grid import expand, split_values, values_from_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# one test process runs this module: its module-scoped fixtures run once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("sweep")
+
 # A case written for these tests: y = 2x after sleeping; x = -1 fails inside the run (on
 # the worker), x = -2 kills its worker process, x <= -10 fails the LIMITS check; every
 # start is logged with its pid.
@@ -80,9 +83,17 @@ def cases_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(cases_dir):
+    """Two worker processes.  A point is declared a killer (``KilledWorker``) after it
+    took down 2 workers, not Dask's default 4: the same verdict with half the worker
+    deaths and restarts (each costs seconds, and a burst of them is what Dask's nanny
+    handles worst)."""
+    import dask
+
     env = {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, env=env) as cluster, Client(cluster) as c:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=None, env=env) as cluster, Client(cluster) as c:
+        assert cluster.scheduler.allowed_failures == 1
         yield c
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from fem.cli import main
 
 # a small subset for CI: a mesh rate, a frequency table, the three screen methods (plots)
@@ -90,9 +92,11 @@ def test_every_check_declares_its_reference_and_reasons():
         assert all(lim.lower is not None or lim.upper is not None for lim in c.limits)
 
 
+@pytest.mark.xdist_group("spinup_30s")
 def test_quick_set_passes(tmp_path, capsys):
-    """The whole quick set, in CI: ``fem validate --quick`` (17–27 s on the 2-core
-    machine)."""
+    """The whole quick set, in CI: ``fem validate --quick`` (about 100 s on the 2-core
+    machine, 45 of them the spin-up beam's runs; the 30 s one is shared with
+    tests/test_floating_frame.py in one test process)."""
     rc = main(["validate", "--quick", "-o", str(tmp_path)])
     record, md, html, printed = _report(tmp_path, capsys)
     assert rc == 0, printed

@@ -26,6 +26,9 @@ import pytest
 from fem.core.errors import ModelError
 from fem.io.web import parse_frames
 
+# one test process runs this module: its module-scoped fixture runs once (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("web_view")
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
 
