@@ -107,6 +107,11 @@ VEHICLE_EXPLAINED = {
     r"rocker_swing_deg\.ancf|gripper_motion_from_rigid_swing_max_m\.ancf)": _rel(5e-2),
     r"large_motion_0\.4\.lift_force_ancf_N": _rel(1e-4),
     r".*max_constraint_residual\..*": lambda a, b: b <= 1e-11,
+    # the convergence study's error percentages are differences of nearly equal
+    # frequencies (0.0008 % for two modes): the eigensolver's round-off, which moves with
+    # the BLAS thread count (1 in the tests, 2 when recorded), is amplified to ≈ 2e-6 of
+    # them; the frequencies themselves agree to 1e-8
+    r"convergence\.convergence\.\d+\.error_percent": _rel(1e-4),
 }
 FRAME_ANALYSES = ("modal_cms", "modal_full", "convergence", "dynamic", "dynamic_0.3",
                   "sweep_2")
