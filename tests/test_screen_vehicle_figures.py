@@ -108,10 +108,11 @@ VEHICLE_EXPLAINED = {
     r"large_motion_0\.4\.lift_force_ancf_N": _rel(1e-4),
     r".*max_constraint_residual\..*": lambda a, b: b <= 1e-11,
     # the convergence study's error percentages are differences of nearly equal
-    # frequencies (0.0008 % for two modes): the eigensolver's round-off, which moves with
-    # the BLAS thread count (1 in the tests, 2 when recorded), is amplified to ≈ 2e-6 of
-    # them; the frequencies themselves agree to 1e-8
-    r"convergence\.convergence\.\d+\.error_percent": _rel(1e-4),
+    # frequencies (down to 6e-5 %): the eigensolver's round-off, which moves with the
+    # BLAS thread count (1 in the tests, 2 when recorded), changes them by up to 1.3e-7
+    # percentage points — 1e-9 of the frequencies, which agree to 1e-8
+    r"convergence\.convergence\.\d+\.error_percent":
+        lambda a, b: float(np.abs(a - b).max()) <= 1e-6,
 }
 FRAME_ANALYSES = ("modal_cms", "modal_full", "convergence", "dynamic", "dynamic_0.3",
                   "sweep_2")
