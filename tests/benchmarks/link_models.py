@@ -1,0 +1,86 @@
+"""Benchmark: the link models priced on one robot (issue 40 item 2).
+
+The 3-RRRU robot with flexible links (Liu et al. 2018: E = 6.9e8 Pa links 3) on its
+circle, the motors as servos on the rigid robot's angles (the collocated drive, its
+inverse dynamics), built with each link model through the robot layer: ANCF beams at
+several element counts and floating-frame links (Bézier basis, fourth-order
+kinematics) at several segment counts.  The reference is ANCF with ``--reference``
+elements.  For each model: the error of the three motors' torque histories (largest
+over the motors of max |τ − τ_ref| / range τ_ref), the wall time of the simulation,
+cold (the model's first run in this process) and warm (median of the repeats), the
+coordinates and the Newton iterations.  One JSON line per model, then the machine.
+
+    python tests/benchmarks/link_models.py                     # the defaults
+    python tests/benchmarks/link_models.py --speed 0.5 -r 2 --reference 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from benchtools import clock, machine, one_thread
+
+one_thread()                               # the checkout's fem, ahead of an installed one
+
+import numpy as np  # noqa: E402
+
+import fem  # noqa: E402
+from fem.robots.rrru3_flexible_links import (  # noqa: E402
+    build_flexible_links_robot,
+    liu2018_circle_path,
+    liu2018_geometry,
+)
+
+MODELS = {"ancf_beam 2": dict(link_model="ancf_beam", n_elements=2),
+          "ancf_beam 4": dict(link_model="ancf_beam", n_elements=4),
+          "ancf_beam 8": dict(link_model="ancf_beam", n_elements=8),
+          "floating_frame 1×4": dict(link_model="floating_frame", link_segments=1,
+                                     link_coordinates=4),
+          "floating_frame 2×4": dict(link_model="floating_frame", link_segments=2,
+                                     link_coordinates=4),
+          "floating_frame 4×4": dict(link_model="floating_frame", link_segments=4,
+                                     link_coordinates=4)}
+
+
+def run(spec: dict, speed: float, dt: float, t_end: float):
+    geom = liu2018_geometry()
+    path = liu2018_circle_path(geom, speed)
+    rm = build_flexible_links_robot(geom, mode="inverse", drive="joints", path=path, **spec)
+    st = rm.robot.rest()
+    t0 = clock()
+    res = fem.simulate(rm.model, t_end, dt, q0=st.q, rho_inf=0.5,
+                       sensors=rm.robot.sensors(deflections=False))
+    wall = clock() - t0
+    tau = np.array([res.sensors[f"motor {k + 1} effort_Nm"] for k in range(3)])
+    return tau, wall, rm.model.assemble().n, float(np.mean(res.stats["iterations"]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--speed", type=float, default=0.5)
+    ap.add_argument("--dt", type=float, default=5e-3)
+    ap.add_argument("--reference", type=int, default=16)
+    ap.add_argument("-r", "--repeats", type=int, default=2)
+    a = ap.parse_args()
+    t_end = 2.0 * np.pi * 0.1 / (0.6 * a.speed)
+    ref, *_ = run(dict(link_model="ancf_beam", n_elements=a.reference), a.speed, a.dt, t_end)
+    span = np.ptp(ref, axis=1)
+    for name, spec in MODELS.items():
+        walls = []
+        for _ in range(1 + a.repeats):
+            tau, wall, n, its = run(spec, a.speed, a.dt, t_end)
+            walls.append(wall)
+        err = float((np.abs(tau - ref).max(axis=1) / span).max())
+        print(json.dumps({"model": name, "error_of_range": round(err, 5),
+                          "cold_s": round(walls[0], 3),
+                          "warm_s": round(statistics.median(walls[1:]), 3),
+                          "coordinates": n, "iterations_per_step": round(its, 2)}),
+              flush=True)
+    print(json.dumps({"machine": machine(), "reference": f"ancf_beam {a.reference}",
+                      "speed_mps": a.speed, "dt_s": a.dt}))
+
+
+if __name__ == "__main__":
+    main()
