@@ -38,7 +38,7 @@ from ..constraints import Constraint, Dot
 from ..core.errors import ModelError
 from ..core.validate import choice, text
 from ..model.linear_map import LinearMap, constant
-from .frames import Frame, axis_vector, pose
+from .frames import Frame, axis_vector
 
 __all__ = ["keep_in_plane", "add_planar_joint", "PLANAR_KINDS"]
 
@@ -118,25 +118,6 @@ def keep_in_plane(robot, normal="y", links=None) -> list[Constraint]:
     return rows
 
 
-def _frame(robot, spec, other: Frame | None, what: str) -> Frame:
-    if isinstance(spec, Frame):
-        return spec
-    if spec == "ground":
-        if other is None:
-            raise ModelError(f"{what}: 'ground' takes its place from the other frame; give "
-                             f"the other as (link, frame)")
-        name = f"at {other.label}"
-        try:
-            return robot.frame("ground", name)
-        except ModelError:
-            return robot.add_ground_frame(name, pose(other.pose.position,
-                                                     other.pose.rotation))
-    if isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(s, str) for s in spec):
-        return robot.frame(*spec)
-    raise ModelError(f"{what}: a frame is (link name, frame name), 'ground' or a Frame; got "
-                     f"{spec!r:.80}")
-
-
 def _tangent(f: Frame) -> np.ndarray:
     """The frame's first basis direction at build, in world axes (a cable's tangent)."""
     t = f.basis0[:, 0]
@@ -159,11 +140,11 @@ def add_planar_joint(robot, name: str, kind: str, parent, child, normal="y"
     if parent == "ground" and child == "ground":
         raise ModelError(f"planar joint {name!r}: parent and child are both the ground")
     if parent == "ground":
-        c = _frame(robot, child, None, f"planar joint {name!r}: child")
-        p = _frame(robot, parent, c, f"planar joint {name!r}: parent")
+        c = robot.resolve_frame(child, None, f"planar joint {name!r}: child")
+        p = robot.resolve_frame(parent, c, f"planar joint {name!r}: parent")
     else:
-        p = _frame(robot, parent, None, f"planar joint {name!r}: parent")
-        c = _frame(robot, child, p, f"planar joint {name!r}: child")
+        p = robot.resolve_frame(parent, None, f"planar joint {name!r}: parent")
+        c = robot.resolve_frame(child, p, f"planar joint {name!r}: child")
     if p.link == c.link:
         raise ModelError(f"planar joint {name!r}: parent and child are both on {p.link!r}")
     n, e1, e2 = _plane(normal)

@@ -174,7 +174,9 @@ class Robot:
         self._ground[name] = ground_frame(name, p)
         return self._ground[name]
 
-    def _frame_of(self, spec, other: Frame | None, what: str) -> Frame:
+    def resolve_frame(self, spec, other: Frame | None, what: str) -> Frame:
+        """The frame ``spec`` names: a :class:`Frame`, ``(link, frame)``, or ``"ground"``
+        (a fixed frame where ``other`` is at build); ``what`` names it in errors."""
         if isinstance(spec, Frame):
             return spec
         if spec == "ground":
@@ -203,11 +205,11 @@ class Robot:
         if parent == "ground" and child == "ground":
             raise ModelError(f"joint {name!r}: parent and child are both the ground")
         if parent == "ground":
-            c = self._frame_of(child, None, f"joint {name!r}: child")
-            p = self._frame_of(parent, c, f"joint {name!r}: parent")
+            c = self.resolve_frame(child, None, f"joint {name!r}: child")
+            p = self.resolve_frame(parent, c, f"joint {name!r}: parent")
         else:
-            p = self._frame_of(parent, None, f"joint {name!r}: parent")
-            c = self._frame_of(child, p, f"joint {name!r}: child")
+            p = self.resolve_frame(parent, None, f"joint {name!r}: parent")
+            c = self.resolve_frame(child, p, f"joint {name!r}: child")
         if p.link == c.link:
             raise ModelError(f"joint {name!r}: parent and child are both on {p.link!r}")
         joint = Joint(name, kind, p, c, axis, axis2)
@@ -298,7 +300,7 @@ class Robot:
         """
         from ..constraints import PrescribedPoint
 
-        f = self._frame_of(frame, None, f"path {name!r}")
+        f = self.resolve_frame(frame, None, f"path {name!r}")
         con = PrescribedPoint(f.origin, motion, components, name=name, servo=True)
         self.model.add_constraint(con)
         self.paths[name] = con
