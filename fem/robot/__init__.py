@@ -13,7 +13,7 @@ solver, the output and the web view work on it unchanged.  The user guide's chap
 (``docs/your-urdf-robot.md``) walk through it.
 """
 
-from .control import PD
+from .control import PD, ComputedTorque, Controller, InverseDynamics
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring
 from .frames import Frame, Pose, pose
 from .joints import JOINT_KINDS, Joint
@@ -36,5 +36,6 @@ from .urdf import from_urdf, read_urdf
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
            "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "Substructure", "section_properties", "from_urdf", "read_urdf", "PD",
+           "Controller", "ComputedTorque", "InverseDynamics",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",
            "add_planar_joint", "PLANAR_KINDS", "rest_to_rest"]

@@ -229,7 +229,10 @@ class Robot:
         ``fem.Robot.efforts``).  ``effort=f(t)`` [N·m or N at the joint] (or a number):
         the effort is given (forward dynamics).  ``controller=PD(kp, kd, reference=…)``
         (:class:`fem.robot.PD`): the effort is fed back from the joint's coordinate and
-        rate (forward dynamics; continuous or sampled, with feedforward and limits).
+        rate (forward dynamics; continuous or sampled, with feedforward and limits);
+        ``controller=`` a :class:`fem.robot.Controller` or
+        :class:`fem.robot.ComputedTorque` (the same object on each motor it drives): a
+        law of all its motors' joints.
         None of them: an effort unknown of inverse dynamics whose equation comes from a
         task-space path (:meth:`add_path`).
         ``drive``: ``gear``, ``rotor_inertia``, ``viscous``, ``coulomb``,
@@ -280,9 +283,13 @@ class Robot:
         motor.actuator = JointActuator(j, name, act_effort,
                                        on="tangent" if mode == "task" else "section")
         if mode == "feedback":
-            from .control import JointFeedback
+            from .control import PD, Controller
 
-            motor.actuator.feedback = JointFeedback(controller, motor.actuator, j)
+            if not isinstance(controller, PD | Controller):
+                raise ModelError(f"motor {name!r}: controller must be a fem.robot.PD, "
+                                 f"fem.robot.Controller or fem.robot.ComputedTorque; got "
+                                 f"{type(controller).__name__}")
+            motor.actuator.feedback = controller.bind(motor.actuator, j)
             motor.controller = controller
         self.model.add_actuator(motor.actuator)
         self.motors[name] = motor
@@ -393,7 +400,8 @@ class Robot:
     def sensors(self, deflections: bool = True) -> dict[str, Callable]:
         """Sensors for :func:`fem.simulate` and friends, named in robot terms: each
         driven joint's angle/offset and rate, each motor's joint effort (from the
-        multipliers: servo and task motors; the given effort otherwise) and each
+        multipliers: servo and task motors; the given or fed-back effort otherwise), each
+        controller's internal values (``"<motor> reference_rad"``, ``error_rad`` …) and each
         flexible link's tip deflection relative to its rigid motion (norm, [m])."""
         out: dict[str, Callable] = {}
         for jn, j in self.joints.items():
@@ -418,6 +426,10 @@ class Robot:
             elif m.mode == "feedback":
                 fb = m.actuator.feedback
                 out[key] = lambda t, q, v, a, lam, fb=fb: float(fb.value(t, q, v)[0])
+                for sn in fb.states(0.0, self.model.assemble().q0,
+                                    np.zeros(self.model.assemble().n)):
+                    out[f"{mn} {sn}"] = (lambda t, q, v, a, lam, fb=fb, sn=sn:
+                                         float(fb.states(t, q, v)[sn]))
             else:
                 out[key] = lambda t, q, v, a, lam, mn=mn: efforts(lam)[mn]
         if deflections:
