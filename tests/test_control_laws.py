@@ -162,23 +162,27 @@ def test_pd_derivatives_match_central_differences_on_a_flexible_link_in_motion()
 
 @pytest.mark.parametrize("period", [None, 2e-3])
 def test_rate_limit_bounds_the_effort_slew(period):
-    """A PD stepping to 0.5 rad with ``rate_limit`` = 200 N·m/s: the effort rises at
-    exactly that slope (continuous: per step; sampled: per sample) until the loop no
-    longer asks for more, and never faster."""
+    """A PD whose reference steps to 0.5 rad at 50 ms, with ``rate_limit`` = 200 N·m/s:
+    the effort ramps at exactly that slope from the last applied effort (continuous: the
+    last step's; sampled: the last sample's) and never faster; without the limit it
+    jumps to k_p × 0.5 at once."""
     from test_control import rigid_link
 
-    robot = rigid_link(PD(100.0, 5.0, reference=lambda t: (0.5, 0.0, 0.0), rate_limit=200.0,
-                          period=period))
-    res = robot.simulate(0.3, 1e-3, start="placed", rho_inf=1.0)
-    u = res.sensors["motor effort_Nm"]
-    du = np.diff(u) / np.diff(res.t)
-    assert np.abs(du).max() <= 200.0 * (1 + 1e-9) * (1 if period is None else 2)
-    assert u[0] == pytest.approx(0.0, abs=1e-12)
-    k = 10 if period is None else 20
-    assert u[k] == pytest.approx(200.0 * res.t[k], rel=1e-9)
-    free = rigid_link(PD(100.0, 5.0, reference=lambda t: (0.5, 0.0, 0.0), period=period))
-    assert free.simulate(0.01, 1e-3, start="placed").sensors["motor effort_Nm"][0] == \
-        pytest.approx(50.0)
+    def ref(t):
+        return (0.5 if t >= 0.05 - 1e-12 else 0.0, 0.0, 0.0)
+
+    robot = rigid_link(PD(100.0, 5.0, reference=ref, rate_limit=200.0, period=period))
+    res = robot.simulate(0.12, 1e-3, start="placed", rho_inf=1.0)
+    u, t = res.sensors["motor effort_Nm"], res.t
+    assert np.abs(np.diff(u)).max() <= 200.0 * (period or 1e-3) * (1 + 1e-9)
+    k0 = int(np.argmin(np.abs(t - 0.05)))
+    assert np.abs(u[:k0]).max() < 1e-12
+    lead = 1e-3 if period is None else period
+    for k in (k0, k0 + 10, k0 + 20):
+        assert u[k] == pytest.approx(200.0 * (t[k] - 0.05 + lead), rel=1e-9), (k, u[k])
+    free = rigid_link(PD(100.0, 5.0, reference=ref, period=period))
+    u_free = free.simulate(0.06, 1e-3, start="placed").sensors["motor effort_Nm"]
+    assert u_free[k0] == pytest.approx(50.0, rel=1e-2)
 
 
 def test_bad_laws_are_named():
