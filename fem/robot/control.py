@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ModelError
+from ..core.threads import blas_single_threaded
 from ..core.validate import function, nonnegative, positive
 from ..model.actuators import Feedback
 
@@ -446,10 +447,8 @@ class InverseDynamics:
         self.asm = robot.model.assemble()
         self._q = robot.place(0.0)
 
+    @blas_single_threaded
     def __call__(self, theta, rate, acceleration) -> np.ndarray:
-        from ..assembly.linalg import Factorization
-        from ..solvers.static import project_positions
-
         n = len(self.motors)
         th, w, a = (np.broadcast_to(np.asarray(x, float), (n,)) for x in
                     (theta, rate, acceleration))
@@ -463,18 +462,35 @@ class InverseDynamics:
         for k in range(1, steps + 1):
             self._target[:, 0] = last + _wrap(th - last, self._revolute) * k / steps
             asm.refresh_motions()
-            q = project_positions(self.robot.model, q, 0.0)
+            q = self._project(q)
         self._target[:] = np.column_stack([th, w, a])
         asm.refresh_motions()
         self._q = q
-        J = asm.jacobian(q, 0.0)
-        rhs = -asm.phi_t(q, 0.0)
-        v = J.T @ Factorization(J @ J.T, "constraint Gram matrix").solve(rhs)
+        # (small dense systems: a rigid robot has tens to hundreds of coordinates)
+        J = _dense(asm.jacobian(q, 0.0))
+        v = J.T @ np.linalg.solve(J @ J.T, -asm.phi_t(q, 0.0))
         f = asm.internal_forces(q, v)[0] + asm.damping_force(v)
         f = f + asm.inertia_forces(q, v, np.zeros(asm.n))[0]
         b = np.concatenate([asm.external_forces(0.0, q) - f, asm.gamma(q, v, 0.0)])
         jv = asm.jacobian_values(q, 0.0)
-        S = asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q)
-        lam = Factorization(S, "[[M, Φ_qᵀ], [Φ_q, 0]]").solve(b)[asm.n:]
+        S = _dense(asm.saddle(1.0, 0.0, *asm.zero_tangent(), jv, 1.0, q=q))
+        lam = np.linalg.solve(S, b)[asm.n:]
         by_name = asm.efforts(lam)
         return np.array([by_name[m.name] for m in self.motors])
+
+    def _project(self, q: np.ndarray, tol: float = 1e-13) -> np.ndarray:
+        """Gauss–Newton onto ``Φ(q) = 0`` with minimum-norm corrections."""
+        asm = self.asm
+        for _ in range(30):
+            phi = asm.phi(q, 0.0)
+            if np.abs(phi).max() <= tol:
+                return q
+            J = _dense(asm.jacobian(q, 0.0))
+            q = q - J.T @ np.linalg.solve(J @ J.T, phi)
+        raise ModelError(f"InverseDynamics: could not place robot {self.robot.name!r} at "
+                         f"the joint angles {self._target[:, 0].tolist()} (max |Φ| = "
+                         f"{np.abs(asm.phi(q, 0.0)).max():.2e}); are they reachable?")
+
+
+def _dense(A) -> np.ndarray:
+    return A.toarray() if hasattr(A, "toarray") else np.asarray(A)
