@@ -67,18 +67,6 @@ DOCS = {"E_Pa": "Young's modulus of links 3", "n_elements_per_link": "ANCF eleme
 REFERENCES = ("liu2018",)
 
 
-def _table(times: np.ndarray, values: np.ndarray):
-    return lambda t: float(np.interp(t, times, values))
-
-
-def _reference(times: np.ndarray, angles: np.ndarray):
-    """``t -> (θ, θ̇, θ̈)`` from a table of angles (central differences)."""
-    rate = np.gradient(angles, times)
-    acc = np.gradient(rate, times)
-    return lambda t: (float(np.interp(t, times, angles)), float(np.interp(t, times, rate)),
-                      float(np.interp(t, times, acc)))
-
-
 def build(**params) -> fem.Model:
     """The controlled robot with the rigid torques as feedforward (``pd_rigid``)."""
     p = {**PARAMS, **params}
@@ -119,20 +107,18 @@ def run(out=None, **params) -> dict:
         feed["pd_rigid"] = ([rigid_torque_function(geom, path, k) for k in range(3)], None,
                             st.q)
     if "pd_collocated" in runs:
-        res = fem.simulate(held.model, t_end, dt, q0=st.q, rho_inf=p["rho_inf"],
-                           sensors=held.robot.sensors(deflections=False))
-        feed["pd_collocated"] = ([_table(res.t, res.sensors[f"motor {k + 1} effort_Nm"])
-                                  for k in range(3)], None, st.q)
+        res = fem.simulate(held.model, t_end, dt, q0=st.q, rho_inf=p["rho_inf"])
+        ff = held.robot.feedforward(res)
+        feed["pd_collocated"] = ([ff[f"motor {k + 1}"]["feedforward"] for k in range(3)],
+                                 None, st.q)
     if "pd_task" in runs:
         task = build_flexible_links_robot(geom, mode="inverse", drive="path", **kw)
         st_t = task.robot.rest()
-        res = fem.simulate(task.model, t_end, dt, q0=st_t.q, rho_inf=0.1,
-                           sensors=task.robot.sensors(deflections=False))
-        angles = [res.sensors[f"limb {k + 1} R1 angle_rad"] for k in range(3)]
+        res = fem.simulate(task.model, t_end, dt, q0=st_t.q, rho_inf=0.1)
+        ff = task.robot.feedforward(res)
         # (from the task-space static state: P on the path, the links' sag made up)
-        feed["pd_task"] = ([_table(res.t, res.sensors[f"motor {k + 1} effort_Nm"])
-                            for k in range(3)], [_reference(res.t, a) for a in angles],
-                           st_t.q)
+        feed["pd_task"] = ([ff[f"motor {k + 1}"]["feedforward"] for k in range(3)],
+                           [ff[f"motor {k + 1}"]["reference"] for k in range(3)], st_t.q)
     period = p["period_s"] or None
     limit = p["effort_limit_Nm"]
     rows, hist = {}, {}

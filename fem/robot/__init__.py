@@ -27,7 +27,7 @@ from .links import (
     Rigid,
     section_properties,
 )
-from .motions import rest_to_rest
+from .motions import rest_to_rest, table, tabulated
 from .planar import PLANAR_KINDS, add_planar_joint, keep_in_plane
 from .robot import Motor, Placement, Robot
 from .substructure import Substructure
@@ -38,4 +38,4 @@ __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose
            "Substructure", "section_properties", "from_urdf", "read_urdf", "PD",
            "Controller", "ComputedTorque", "InverseDynamics",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",
-           "add_planar_joint", "PLANAR_KINDS", "rest_to_rest"]
+           "add_planar_joint", "PLANAR_KINDS", "rest_to_rest", "table", "tabulated"]

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ModelError
-from ..core.threads import blas_single_threaded
 from ..core.validate import function, nonnegative, positive
 from ..model.actuators import Feedback
 
@@ -446,8 +445,8 @@ class InverseDynamics:
         self._revolute = np.array([m.joint.kind == "revolute" for m in motors])
         self.asm = robot.model.assemble()
         self._q = robot.place(0.0)
+        self._J: np.ndarray | None = None       # Φ_q at the last pose
 
-    @blas_single_threaded
     def __call__(self, theta, rate, acceleration) -> np.ndarray:
         n = len(self.motors)
         th, w, a = (np.broadcast_to(np.asarray(x, float), (n,)) for x in
@@ -456,18 +455,29 @@ class InverseDynamics:
         # place at θ from the last pose, in joint steps of at most 0.25 rad: a drive row
         # c·e(θ) = 0 is also met at θ + π, which a long Gauss–Newton step can reach
         last = self._target[:, 0].copy()
-        steps = max(1, int(np.ceil(np.abs(_wrap(th - last, self._revolute)).max() / 0.25)))
+        d = _wrap(th - last, self._revolute)
+        steps = max(1, int(np.ceil(np.abs(d).max() / 0.25)))
         q = self._q.copy()
-        self._target[:, 1:] = 0.0
+        J = self._J
         for k in range(1, steps + 1):
-            self._target[:, 0] = last + _wrap(th - last, self._revolute) * k / steps
+            # predictor: the pose's first-order change for the joints' change d/steps
+            # is the velocity for "rates" d/steps (−Φ_q⁺ ∂Φ/∂θ Δθ); Gauss–Newton after
+            self._target[:, 0] = last + d * (k - 1) / steps
+            self._target[:, 1], self._target[:, 2] = d / steps, 0.0
+            asm.refresh_motions()
+            if J is None:
+                J = _dense(asm.jacobian(q, 0.0))
+            q = q + J.T @ np.linalg.solve(J @ J.T, -asm.phi_t(q, 0.0))
+            self._target[:, 0] = last + d * k / steps
+            self._target[:, 1] = 0.0
             asm.refresh_motions()
             q = self._project(q)
+            J = None
         self._target[:] = np.column_stack([th, w, a])
         asm.refresh_motions()
         self._q = q
         # (small dense systems: a rigid robot has tens to hundreds of coordinates)
-        J = _dense(asm.jacobian(q, 0.0))
+        J = self._J = _dense(asm.jacobian(q, 0.0))
         v = J.T @ np.linalg.solve(J @ J.T, -asm.phi_t(q, 0.0))
         f = asm.internal_forces(q, v)[0] + asm.damping_force(v)
         f = f + asm.inertia_forces(q, v, np.zeros(asm.n))[0]

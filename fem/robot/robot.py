@@ -391,6 +391,29 @@ class Robot:
                                               for lam in np.asarray(result.lam)])
         return out
 
+    def feedforward(self, result) -> dict[str, dict]:
+        """Each motor's effort and joint trajectory from an inverse-dynamics run of this
+        robot (servo or task motors), ready for a controller on a robot built the same
+        way: ``{motor: {"feedforward": t -> effort, "reference": t -> (θ, θ̇, θ̈)}}``,
+        so ``PD(kp, kd, **robot.feedforward(result)[name])``.  Efforts are interpolated
+        linearly between the recorded steps, angles by a cubic spline (unwrapped)."""
+        from .motions import table, tabulated
+
+        t = np.asarray(result.t, float)
+        out = {}
+        for name, m in self.motors.items():
+            if m.mode not in ("servo", "task"):
+                continue
+            h = self.joint_history(result, m.joint.name)
+            key = "angle_rad" if "angle_rad" in h else "offset_m"
+            x = np.unwrap(h[key]) if key == "angle_rad" else h[key]
+            effort = h["effort_Nm" if "effort_Nm" in h else "effort_N"]
+            out[name] = {"feedforward": table(t, effort), "reference": tabulated(t, x)}
+        if not out:
+            raise ModelError(f"Robot.feedforward: robot {self.name!r} has no servo or task "
+                             f"motors, so a run of it has no efforts to feed forward")
+        return out
+
     def frame_history(self, result, link: str, frame: str) -> tuple[np.ndarray, np.ndarray]:
         """A frame's positions (n, 3) [m] and rotations (n, 3, 3) over a run's result
         (the rotations nearest to the frame's deformed triad)."""
