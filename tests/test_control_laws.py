@@ -267,3 +267,23 @@ def test_feedforward_from_an_inverse_dynamics_run_tracks_its_trajectory():
     assert max(np.abs(off.sensors[f"{j} angle_rad"]
                       - np.array([m(t)[0] for t in off.t])).max()
                for j, m in motions.items()) > 0.1
+
+
+def test_a_law_may_read_frame_poses():
+    """A law reading the rod tip's height through ``state.frame`` (task-space feedback,
+    sampled at 1 kHz) runs as the same law written in the joint angle
+    (``y = L sin θ``) to 1e-10 rad."""
+    from test_control import L, rigid_link
+
+    def by_frame(t, th, w, state):
+        y = state.frame("arm", "b")[0][1]
+        return [40.0 * (0.2 - y) / L - 3.0 * w[0]]
+
+    def by_angle(t, th, w):
+        return [40.0 * (0.2 - L * np.sin(th[0])) / L - 3.0 * w[0]]
+
+    runs = [rigid_link(Controller(law, period=1e-3)).simulate(
+        0.3, 1e-3, start="placed", rho_inf=1.0).sensors["hub angle_rad"]
+        for law in (by_frame, by_angle)]
+    assert np.abs(runs[0] - runs[1]).max() < 1e-10
+    assert runs[0][-1] > 0.05

@@ -36,8 +36,8 @@ from ..core.errors import ModelError
 from ..core.validate import function, nonnegative, positive
 from ..model.actuators import Feedback
 
-__all__ = ["PD", "Controller", "ComputedTorque", "InverseDynamics", "JointFeedback",
-           "LawFeedback"]
+__all__ = ["PD", "Controller", "ComputedTorque", "InverseDynamics", "RobotState",
+           "JointFeedback", "LawFeedback"]
 
 
 def _wrap(e, revolute):
@@ -101,7 +101,7 @@ class PD:
         self.rate_limit = _optional_positive(self.rate_limit, "PD: rate_limit", "N·m/s")
         self.period = _optional_positive(self.period, "PD: period", "s")
 
-    def bind(self, actuator, joint) -> JointFeedback:
+    def bind(self, actuator, joint, robot=None) -> JointFeedback:
         """The feedback of one motor (:meth:`fem.Robot.add_motor` calls this)."""
         return JointFeedback(self, actuator, joint)
 
@@ -175,7 +175,12 @@ class Controller:
     Parameters
     ----------
     law : callable
-        ``law(t, theta, rate) -> efforts`` (one per motor).
+        ``law(t, theta, rate) -> efforts`` (one per motor), or
+        ``law(t, theta, rate, state)`` to read more of the robot: ``state.frame(link,
+        frame) -> (p, R)``, ``state.deflection(link)``, ``state.q``, ``state.v``
+        (:class:`RobotState`).  The derivatives follow the joints only (what the law
+        reads through ``state`` is held within a Newton iteration): sample such a law
+        (``period``), or keep its state feedback gentle.
     jacobian : callable, optional
         ``jacobian(t, theta, rate) -> (∂u/∂θ, ∂u/∂θ̇)``, two (n, n) arrays.  None: forward
         differences of ``law`` (step ``fd_step`` × max(1, |x|); ``2n`` extra evaluations
@@ -202,10 +207,21 @@ class Controller:
         self.derivatives = "analytic (jacobian given)" if jacobian is not None else (
             f"forward differences of the law (relative step {fd_step:g})")
         self.members: list[LawFeedback] = []
+        self.robot = None
         self._cache: dict = {}
+        self._q = self._v = None
+        try:
+            import inspect
+
+            self._reads_state = len(inspect.signature(self.law).parameters) >= 4
+        except (TypeError, ValueError):
+            self._reads_state = False
 
     # ---- binding to motors
-    def bind(self, actuator, joint) -> LawFeedback:
+    def bind(self, actuator, joint, robot=None) -> LawFeedback:
+        if self.members and robot is not None and self.robot is not robot:
+            raise ModelError(f"{self.name}: one controller drives the motors of one robot")
+        self.robot = robot
         i = len(self.members)
         fb = LawFeedback(self, i, actuator, joint)
         self.members.append(fb)
@@ -228,12 +244,17 @@ class Controller:
 
     # ---- evaluation at a state (shared by the motors, cached)
     def _joints(self, q, v):
+        self._q, self._v = q, v
         th = np.array([m.joint.value(q) for m in self.members])
         rate = np.array([m.joint.rate(q, v) for m in self.members])
         return th, rate
 
     def _efforts(self, t, th, rate) -> np.ndarray:
-        u = np.asarray(self.law(t, th, rate), float).ravel()
+        if self._reads_state:
+            u = np.asarray(self.law(t, th, rate, RobotState(self.robot, self._q, self._v)),
+                           float).ravel()
+        else:
+            u = np.asarray(self.law(t, th, rate), float).ravel()
         if u.shape != (len(self.members),):
             raise ModelError(f"{self.name}: the law returned {u.shape[0]} efforts at "
                              f"t = {t:g} s for {len(self.members)} motors; return one per "
@@ -292,6 +313,21 @@ class Controller:
     def start(self, t, q, v) -> None:
         """Reset the law's own state at a run's start (once for all its motors)."""
         self._cache.clear()
+
+
+class RobotState:
+    """What a :class:`Controller` law may read of the robot at the state it is evaluated
+    at: coordinates ``q``, velocities ``v``, a frame's pose and a flexible link's tip
+    deflection (relative to its rigid motion) [m]."""
+
+    def __init__(self, robot, q: np.ndarray, v: np.ndarray):
+        self.robot, self.q, self.v = robot, q, v
+
+    def frame(self, link: str, frame: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.robot.frame_pose(link, frame, self.q)
+
+    def deflection(self, link: str) -> np.ndarray:
+        return self.robot.deflection(link, self.q)
 
 
 class LawFeedback(Feedback):
@@ -388,11 +424,11 @@ class ComputedTorque(Controller):
                              f"{n} of them (one per reference) [{unit}]; got {value!r}")
         return a
 
-    def bind(self, actuator, joint):
+    def bind(self, actuator, joint, robot=None):
         if len(self.members) >= len(self.references):
             raise ModelError(f"ComputedTorque: {len(self.references)} references for "
                              f"{len(self.members) + 1} motors; give one reference per motor")
-        return super().bind(actuator, joint)
+        return super().bind(actuator, joint, robot)
 
     def _refs(self, t):
         return np.array([np.asarray(r(t), float)[:3] for r in self.references]).T

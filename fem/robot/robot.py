@@ -289,7 +289,7 @@ class Robot:
                 raise ModelError(f"motor {name!r}: controller must be a fem.robot.PD, "
                                  f"fem.robot.Controller or fem.robot.ComputedTorque; got "
                                  f"{type(controller).__name__}")
-            motor.actuator.feedback = controller.bind(motor.actuator, j)
+            motor.actuator.feedback = controller.bind(motor.actuator, j, self)
             motor.controller = controller
         self.model.add_actuator(motor.actuator)
         self.motors[name] = motor
