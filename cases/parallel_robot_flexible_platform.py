@@ -46,7 +46,7 @@ PARAMS = {
     "n_derivatives": 4,            # reduced, nonlinear: modal derivatives of the k lowest
     "n_enrich": 16,                # reduced, nonlinear: + r vectors of every pair's response
     "cubic_tol": 3e-4,             # reduced, nonlinear: quartic potential compressed (0: whole)
-    "drive": "path",               # "path": P prescribed (the seed's inverse dynamics);
+    "drive": "path",               # "path": P prescribed (the paper's inverse dynamics);
                                    # "joints": motors follow the rigid robot's angles
     "E_Pa": 6.9e8,
     "nu": 0.3,
@@ -126,7 +126,7 @@ PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0
 """The camera of the pictures (``render.json``): from above the limb 1 side, where the
 three limbs spread apart and the platform lies in front of them."""
 
-SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
+PAPER = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
         "line_sag_mm": [1.243, 1.275], "circle_sag_mm": [1.232, 1.269]}
 
@@ -147,9 +147,9 @@ def _geometry(p) -> rrru3.RRRU3Geometry:
 
 def _path(p, geom):
     if p["analysis"] == "line":
-        return rrru3.seed_line_path(geom, p["line_direction"]), 0.8
+        return rrru3.paper_line_path(geom, p["line_direction"]), 0.8
     if p["analysis"] in ("circle", "sweep"):
-        return rrru3.seed_circle_path(geom, closed=bool(p["circle_closed"])), 1.6
+        return rrru3.paper_circle_path(geom, closed=bool(p["circle_closed"])), 1.6
     return None, 0.0
 
 
@@ -287,7 +287,7 @@ def _run_one(p, out=None) -> dict:
     t0 = fem.cases.clock()
     geom = _geometry(p)
     rm = _robot(p, geom=geom)
-    fig: dict = {**rm.counts, "platform": p["platform"], "seed": SEED}
+    fig: dict = {**rm.counts, "platform": p["platform"], "paper": PAPER}
     st = static_state(rm)
     fig.update(_static_figures(rm, st))
     if p["analysis"] == "static":

@@ -315,9 +315,25 @@ def _convert(raw: str, default, key: str):
         raise ModelError(f"parameter {key!r} takes JSON (e.g. [1, 2]); got {raw!r}") from None
 
 
+OLD_VALUES = {"seed": "paper"}
+"""Former names of parameter values, still accepted where the new name is one of the
+allowed values (``LIMITS``): ``-p kinematics=seed`` runs as ``kinematics=paper``, and the
+summary records the new name.  Silent: the run is the same, and ``fem info`` lists only
+the new names."""
+
+
+def _renamed(value, rule):
+    if (isinstance(value, str) and isinstance(rule, tuple | list) and value not in rule
+            and OLD_VALUES.get(value) in rule):
+        return OLD_VALUES[value]
+    return value
+
+
 def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
-    """``["E_Pa=2e8", ...]`` (or a dict) -> typed parameters, checked against PARAMS."""
+    """``["E_Pa=2e8", ...]`` (or a dict) -> typed parameters, checked against PARAMS (a
+    former value name, :data:`OLD_VALUES`, given as its new one)."""
     params = module.PARAMS
+    limits = getattr(module, "LIMITS", {})
     pairs = items.items() if isinstance(items, dict) else []
     if not isinstance(items, dict):
         parsed = []
@@ -333,7 +349,8 @@ def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
         if k not in params:
             raise ModelError(f"unknown parameter {k!r}; this case takes: "
                              + ", ".join(f"{p}={params[p]!r}" for p in params))
-        out[k] = _convert(v, params[k], k) if isinstance(v, str) else v
+        out[k] = _renamed(_convert(v, params[k], k) if isinstance(v, str) else v,
+                          limits.get(k))
     return check_params(module, out)
 
 

@@ -27,7 +27,7 @@ def robot_run(tmp_path_factory):
     """A streamed 6-step run of the flagship robot: (robot model, result, histories, frames)."""
     out = tmp_path_factory.mktemp("robot")
     geom = rrru3.RRRU3Geometry().with_payload(6.0)
-    path = rrru3.seed_circle_path(geom, closed=True)
+    path = rrru3.paper_circle_path(geom, closed=True)
     rm = build_robot(geom, "flexible", "hexagon_6", 6.9e8, 0.3, "shared", path, "auto", 1e-5)
     st = static_state(rm)
     result = output.stream(out, rm.model, every=1)
