@@ -249,15 +249,16 @@ def _run_inverse(p: dict, out=None) -> dict:
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        L = [f"limb {k + 1}" for k in range(3)]
+        L = [f"limb {k + 1}" for k in range(3)]         # the links 3 of the limbs
+        M = [f"motor {k + 1}" for k in range(3)]        # their motors, named as in the movie
         _plots(out, res.t, {
-            "torques": ({k: tau[:, i] for i, k in enumerate(L)}, "actuator torque τ [N·m]",
-                        {k: ref["torque"][:, i] for i, k in enumerate(L)}),
-            "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(L)}, "θ [deg]"),
-            "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(L)},
+            "torques": ({k: tau[:, i] for i, k in enumerate(M)}, "actuator torque τ [N·m]",
+                        {k: ref["torque"][:, i] for i, k in enumerate(M)}),
+            "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(M)}, "θ [deg]"),
+            "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(M)},
                                  "τ − τ_rigid [N·m]"),
             "angle_deviation": ({k: np.degrees(th[:, i] - ref["theta"][:, i])
-                                 for i, k in enumerate(L)}, "θ − θ_rigid [deg]"),
+                                 for i, k in enumerate(M)}, "θ − θ_rigid [deg]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]"),
             "midpoint_deformation": ({k: 1e3 * s["deformation"][:, i]
                                       for i, k in enumerate(L)},
@@ -322,7 +323,8 @@ def _run_forward(p: dict, out=None) -> dict:
     if out is not None:
         out = Path(out)
         _plots(out, res.t, {
-            "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")}, "[mm]"),
+            "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")},
+                               "P (platform centre) − its path [mm]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]")})
         fem.write_outputs(out, rm.model, res, fig)
     return {**fig, "wall_s": wall}      # run metadata (summary.json), not a figure

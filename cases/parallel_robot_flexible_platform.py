@@ -249,7 +249,7 @@ def _plots(out, h, ref, title):
     from fem.io.render import plot_histories
 
     t = h["time"]
-    limbs = [f"limb {k + 1}" for k in range(3)]
+    limbs = [f"motor {k + 1}" for k in range(3)]     # the movie's names of the efforts
     plot_histories(t, {n: h["torque"][:, k] for k, n in enumerate(limbs)},
                    out / "torques.png", "actuator torque [N·m]", f"{title}: torques",
                    reference=None if ref is None else {n: ref["torque"][:, k]
@@ -258,17 +258,19 @@ def _plots(out, h, ref, title):
                    out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles",
                    reference=None if ref is None else {n: np.degrees(ref["theta"][:, k])
                                                        for k, n in enumerate(limbs)})
-    plot_histories(t, {f"limb {k + 1}": h["theta_dot"][:, k] for k in range(3)},
+    plot_histories(t, {n: h["theta_dot"][:, k] for k, n in enumerate(limbs)},
                    out / "joint_rates.png", "θ̇ [rad/s]", f"{title}: actuator rates")
     if ref is not None:
-        plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] - ref["torque"][:, k]
-                           for k in range(3)}, out / "torque_deviation.png",
+        plot_histories(t, {n: h["torque"][:, k] - ref["torque"][:, k]
+                           for k, n in enumerate(limbs)}, out / "torque_deviation.png",
                        "τ − τ_rigid [N·m]", f"{title}: deviation from the rigid robot")
-        plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k] - ref["theta"][:, k])
-                           for k in range(3)}, out / "angle_deviation.png",
+        plot_histories(t, {n: np.degrees(h["theta"][:, k] - ref["theta"][:, k])
+                           for k, n in enumerate(limbs)}, out / "angle_deviation.png",
                        "θ − θ_rigid [deg]", f"{title}: angle deviation from the rigid robot")
-    plot_histories(t, {"d": 1e3 * h["sag"]}, out / "sag.png", "sag d [mm]",
-                   f"{title}: platform sag")
+    # d and P said in words: the sag of the platform's centre below its joints to the limbs
+    plot_histories(t, {"d = |P − mean(W1, W2, W3)|": 1e3 * h["sag"]}, out / "sag.png",
+                   "sag d [mm]", f"{title}: sag d of the platform centre P from the mean "
+                   "of its joints W1–W3")
     if "centre_strain" in h:
         eps = h["centre_strain"]
         layers, components = ("bottom", "middle", "top"), ("11", "22", "33")
@@ -277,7 +279,7 @@ def _plots(out, h, ref, title):
                            for i, layer in enumerate(layers)
                            for j, c in enumerate(components)},
                        out / "centre_strains.png", "Green–Lagrange strain [µm/m]",
-                       f"{title}: normal strains at P",
+                       f"{title}: normal strains at the platform centre P",
                        styles={f"{layer} e{c}": (j, style)
                                for layer, style in zip(layers, ("-", "--", ":"), strict=True)
                                for j, c in enumerate(components)})
