@@ -110,6 +110,11 @@ def test_report_links_are_relative_and_work_from_its_folder(tmp_path, capsys):
     head = re.search(r'<table class="summary"><thead><tr>(.*?)</tr>', page).group(1)
     assert re.findall(r"<th>(.*?)</th>", head)[:2] == ["check", "status"]
     assert "table-layout: fixed" in page and "overflow-wrap: anywhere" in page
+    # the words of its generated pages: no development history, "paper" for the paper
+    from test_words import word_problems
+
+    for f in [out / "validation.md", *sorted((out / "papers").glob("*.md"))]:
+        assert not word_problems(f.read_text(encoding="utf-8")), f.name
 
 
 def test_markdown_of_a_line_becomes_html():
