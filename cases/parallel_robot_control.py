@@ -44,7 +44,7 @@ from fem.robots.rrru3_flexible_links import (
     build_flexible_links_robot,
     liu2018_circle_path,
     liu2018_geometry,
-    rigid_torque_function,
+    rigid_torque_functions,
 )
 
 PARAMS = {"E_Pa": 6.9e8, "n_elements_per_link": 4, "speed_mps": 0.5, "settle_s": 0.4,
@@ -72,8 +72,7 @@ def build(**params) -> fem.Model:
     p = {**PARAMS, **params}
     geom = liu2018_geometry()
     path = liu2018_circle_path(geom, p["speed_mps"])
-    ctr = [dict(kp=1.0, kd=0.1, feedforward=rigid_torque_function(geom, path, k))
-           for k in range(3)]
+    ctr = [dict(kp=1.0, kd=0.1, feedforward=f) for f in rigid_torque_functions(geom, path)]
     return build_flexible_links_robot(geom, E=p["E_Pa"], n_elements=p["n_elements_per_link"],
                                       mode="control", path=path, controllers=ctr).model
 
@@ -104,8 +103,7 @@ def run(out=None, **params) -> dict:
                      "kd_Nms_per_rad": round(kd, 4)}
     feed: dict = {}
     if "pd_rigid" in runs:
-        feed["pd_rigid"] = ([rigid_torque_function(geom, path, k) for k in range(3)], None,
-                            st.q)
+        feed["pd_rigid"] = (rigid_torque_functions(geom, path), None, st.q)
     if "pd_collocated" in runs:
         res = fem.simulate(held.model, t_end, dt, q0=st.q, rho_inf=p["rho_inf"])
         ff = held.robot.feedforward(res)

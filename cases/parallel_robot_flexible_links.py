@@ -48,7 +48,7 @@ from fem.robots.rrru3_flexible_links import (
     liu2018_circle_path,
     liu2018_geometry,
     platform_tilt,
-    rigid_torque_function,
+    rigid_torque_functions,
 )
 from fem.robots.rrru3_model import histories, run_path
 
@@ -288,7 +288,7 @@ def _run_forward(p: dict, out=None) -> dict:
     geom = liu2018_geometry(float(p["payload_kg"]))
     path = liu2018_circle_path(geom, float(p["speed_mps"]))
     if p["forward_torques"] == "rigid":
-        torques = [rigid_torque_function(geom, path, k) for k in range(3)]
+        torques = rigid_torque_functions(geom, path)
         # start at rest where the rigid robot's start torques hold the flexible robot
         q0, P_start = equilibrium_under_torques(geom, [f(0.0) for f in torques],
                                                 **_links(p))

@@ -35,7 +35,8 @@ from .rrru3_model import JointMotion, RobotModel, constant_path
 
 __all__ = ["FlexibleLinksRobot", "liu2018_geometry", "liu2018_circle_path",
            "seed001_geometry", "seed001_circle_path",
-           "build_flexible_links_robot", "rigid_torque_function", "link_midpoint_outputs",
+           "build_flexible_links_robot", "rigid_torque_function", "rigid_torque_functions",
+           "link_midpoint_outputs",
            "gauge_strains", "platform_tilt", "equilibrium_under_torques"]
 
 SEED001 = {"link_masses": (2.0, 0.3, 1.2), "link_lengths": (0.375, 0.090, 0.815),
@@ -81,12 +82,30 @@ seed001_geometry = liu2018_geometry
 seed001_circle_path = liu2018_circle_path
 
 
-def rigid_torque_function(geom: RRRU3Geometry, path, k: int):
-    """``t -> τ_k(t)`` of the rigid robot along ``path`` (exact, closed-form kinematics)."""
+def rigid_torque_function(geom: RRRU3Geometry, path, k: int, _memo: dict | None = None):
+    """``t -> τ_k(t)`` of the rigid robot along ``path`` (exact, closed-form kinematics).
+
+    The three motors' torques of one instant are computed together and kept for the
+    last few instants asked (a controller asks at one time in every Newton iteration,
+    for each motor): give the functions of the three motors one ``_memo`` dict
+    (:func:`rigid_torque_functions` does)."""
+    memo = {} if _memo is None else _memo
+
     def tau(t: float) -> float:
-        x, xd, xdd = path(np.atleast_1d(float(t)))
-        return float(inverse_dynamics(geom, x, xd, xdd)[0][0, k])
+        t = float(t)
+        if t not in memo:
+            if len(memo) > 8:
+                memo.clear()
+            x, xd, xdd = path(np.atleast_1d(t))
+            memo[t] = inverse_dynamics(geom, x, xd, xdd)[0][0]
+        return float(memo[t][k])
     return tau
+
+
+def rigid_torque_functions(geom: RRRU3Geometry, path) -> list:
+    """The three motors' :func:`rigid_torque_function`, sharing one evaluation per time."""
+    memo: dict = {}
+    return [rigid_torque_function(geom, path, k, memo) for k in range(3)]
 
 
 _MAX_SEGMENTS = 1000
