@@ -8,7 +8,7 @@ kg/m), EA = 2.84e7 N, EI_y = EI_z = 3.8e6 N·m². The booms are thin-walled tube
 (Canadarm2's booms are about 0.35 m across) gives the section's polar inertia ``ρI_p = ρA
 r² = 1.36 kg·m``.
 
-Joints (:func:`fem.chains.dh_chain`, D-H rows ``(d, a, α)``): joint 1 turns about the
+Joints (:func:`fem.bodies.chains.dh_chain`, D-H rows ``(d, a, α)``): joint 1 turns about the
 vertical z axis (gravity −z) at the origin; ``α_1 = 90°`` makes joints 2–4 pitch joints
 about a horizontal axis, ``d_2 = 0.2 m`` is the offset between links 1 and 2 along that
 axis; ``α_4 = 90°`` turns joint 5 into a yaw joint of the last link.  Initial pose (our
@@ -79,7 +79,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
 
 
 def build(**params) -> SpatialChain:

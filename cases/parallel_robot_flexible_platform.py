@@ -120,7 +120,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2023",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
 
 PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0.0, 1.0]}}
 """The camera of the pictures (``render.json``): from above the limb 1 side, where the
@@ -296,9 +296,9 @@ def _run_one(p, out=None) -> dict:
             fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return {**fig, "wall_s": wall}      # run metadata (summary.json), not a result
     path, t_end = _path(p, geom)
-    result = fem.output.stream(out, rm.model) if out is not None else None
+    result = fem.io.output.stream(out, rm.model) if out is not None else None
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
-                   result=result, progress=out is not None and fem.output.OPTIONS.progress)
+                   result=result, progress=out is not None and fem.io.output.OPTIONS.progress)
     wall = fem.cases.clock() - t0
     h = histories(rm, res, path)
     ref = ref_same = None
@@ -337,7 +337,7 @@ def run(out=None, **params) -> dict:
               for E, m in dict.fromkeys(e_line + m_line)]
     study = fem.sweep(Path(__file__).stem, points,
                       None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
-                      out=out, progress=out is not None and fem.output.OPTIONS.progress)
+                      out=out, progress=out is not None and fem.io.output.OPTIONS.progress)
     rows = []
     for E, m in e_line:
         f = study.figures(E_Pa=E, payload_kg=m)

@@ -7,9 +7,7 @@ The public API: build a :class:`Model` of nodes, elements (see
 
 from typing import TYPE_CHECKING
 
-from .core.aliases import install as _install_moved
-from .core.errors import ConvergenceError, ModelError, SingularMatrixError
-from .core.validate import FemWarning
+from .core.errors import ConvergenceError, FemWarning, ModelError, SingularMatrixError
 
 # Everything else is imported on first use (PEP 562): `import fem` loads neither scipy
 # nor meshio, numba, matplotlib or pyvista (issue 12: under 0.3 s in a fresh process).
@@ -33,11 +31,12 @@ _LAZY = {
     "sweep": "parametric",
     "Robot": "robot",
 }
-_SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "cases", "cli",
-               "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
-               "parametric", "mesh", "model", "results", "trajectory", "plates",
-               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature", "robot",
-               "jit", "references", "files", "validate", "citations", "units"}
+_PACKAGES = {name: name for name in (
+    "core", "model", "bases", "elements", "constraints", "bodies", "assembly",
+    "solvers", "reduction", "rigid", "references", "io", "robot", "robots", "parametric",
+    "validation", "cases", "cli")}
+_PACKAGES["frames"] = "bodies.frames"     # the linear frames of fem.reduction's CMS
+"""Every public package of ``fem`` (and the module ``fem.frames``), imported on first use."""
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from . import constraints, elements, reduction  # noqa: F401
@@ -86,8 +85,6 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-_install_moved()
-
 
 def __getattr__(name: str):
     import importlib
@@ -96,10 +93,12 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value          # next access is a plain attribute
         return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+    if name in _PACKAGES:
+        value = importlib.import_module(f".{_PACKAGES[name]}", __name__)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'fem' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    return sorted(set(globals()) | set(__all__) | set(_PACKAGES))

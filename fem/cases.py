@@ -3,7 +3,7 @@
 A case is a plain module in a ``cases/`` folder with ``PARAMS`` (defaults), ``build``
 and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
 ``DOCS`` (each parameter's meaning and unit) and ``REFERENCES`` (the papers it
-reproduces, keys of :mod:`fem.citations`).  Folders searched, in order: the ``FEM_CASES``
+reproduces, keys of :mod:`fem.validation.citations`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
 
@@ -177,7 +177,7 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     if (not isinstance(refs, tuple | list)
             or not all(isinstance(k, str) and k in ALL for k in refs)):
         raise ModelError(f"{what}: REFERENCES must be a tuple of citation keys of "
-                         f"fem.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
+                         f"fem.validation.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "al.", "Fig.", "Figs.", "eq.", "eqs.", "Eq.", "No.", "vs.",
@@ -261,7 +261,7 @@ def parameter_table(module: ModuleType) -> list[dict[str, str]]:
 
     The meaning and unit come from the case's optional ``DOCS`` (``"meaning [unit]"``;
     ``[-]`` marks a dimensionless number); without a unit there, the unit the name's
-    suffix gives (``E_Pa``: Pa, :func:`fem.units.unit_of`).  ``allowed`` is the rule of
+    suffix gives (``E_Pa``: Pa, :func:`fem.core.units.unit_of`).  ``allowed`` is the rule of
     ``LIMITS`` (a range or the allowed values) or, without one, what the default's type
     admits.
     """
@@ -450,7 +450,7 @@ def _short(path: Path) -> str:
 
 _PAD = 4096
 """Bytes a "running" summary.json is padded to: on a full disk the final status is
-written over them in place (:func:`fem.files.overwrite_in_place`), needing no new block."""
+written over them in place (:func:`fem.io.files.overwrite_in_place`), needing no new block."""
 
 
 def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
@@ -499,12 +499,12 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         (a bad value raises :class:`~fem.ModelError` before anything runs).
     out : str or Path, optional
         Output folder, checked writable first and locked against a second run
-        (:class:`fem.files.OutputLock`); the case writes its files there and
+        (:class:`fem.io.files.OutputLock`); the case writes its files there and
         ``summary.json`` is written at the start ("running", with the writer's pid and
         host, so a run that dies is recognisable) and at the end, also when the run
         fails or is interrupted.  Without it nothing is written.
-    render, every, progress : output options of this run (``fem.output.OPTIONS``).
-        Pictures are deferred: ``fem.output.render_pending()`` makes them afterwards.
+    render, every, progress : output options of this run (``fem.io.output.OPTIONS``).
+        Pictures are deferred: ``fem.io.output.render_pending()`` makes them afterwards.
 
     Returns
     -------
@@ -681,7 +681,7 @@ CHAIN_FALL = SharedParameters({
 def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict | None = None,
                   **options):
     """The dynamic run of a case: :func:`fem.simulate` over ``p["t_end_s"]`` with step
-    ``p["dt_s"]`` and ``p["rho_inf"]``, streamed to ``out`` (:func:`fem.output.stream`,
+    ``p["dt_s"]`` and ``p["rho_inf"]``, streamed to ``out`` (:func:`fem.io.output.stream`,
     with the progress line of the run's options when it writes); ``options`` go to
     :func:`fem.simulate`.  Returns the :class:`~fem.Result`."""
     from .io import output

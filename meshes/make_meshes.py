@@ -1,7 +1,7 @@
 """Make the built-in triangle meshes in this folder (gmsh 2.2 ASCII ``.msh``).
 
 Run ``python meshes/make_meshes.py`` (optionally ``--out DIR``).  The output is
-deterministic: no gmsh binary, numpy + meshio only (through ``fem.mesh``), a fixed random
+deterministic: no gmsh binary, numpy + meshio only (through ``fem.model.mesh``), a fixed random
 seed for the unstructured meshes.
 
 Meshes

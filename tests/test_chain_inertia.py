@@ -1,6 +1,6 @@
 """The chains' inertia forces, weight and mass summed in the links' frames
-(:mod:`fem.chain_inertia`, issue 23) against the point-by-point sums over ``J`` and
-``∂²r/∂q∂q`` of :meth:`~fem.chains.PlanarChainSystem.kinematics` (the former
+(:mod:`fem.bodies.chain_inertia`, issue 23) against the point-by-point sums over ``J`` and
+``∂²r/∂q∂q`` of :meth:`~fem.bodies.chains.PlanarChainSystem.kinematics` (the former
 implementation): equal to round-off for every basis, both kinematics, hub links, planar
 chains with tip masses and joint springs, spatial chains with D-H offsets."""
 

@@ -104,7 +104,7 @@ def test_constant_structure_is_declared_only_where_it_holds():
     si = cs.servo[1] if cs is not None else None
     assert cs is not None and not cs.plain and si[si[0]:si[1]].tolist() == [6]   # the row
 
-    class Opaque(fem.actuators.LinearActuator):
+    class Opaque(fem.model.actuators.LinearActuator):
         def affine(self):
             return None
 
@@ -124,7 +124,7 @@ def _servo_cable(n: int, kind=None) -> fem.Model:
                         np.array([0.0, 0.0, a * w * np.cos(w * t)]),
                         np.array([0.0, 0.0, -a * w * w * np.sin(w * t)])),
         components=(2,), name="hold", servo=True))
-    model.add_actuator((kind or fem.actuators.LinearActuator)(tip, (0.0, 0.0, 1.0), "push"))
+    model.add_actuator((kind or fem.model.actuators.LinearActuator)(tip, (0.0, 0.0, 1.0), "push"))
     return model
 
 

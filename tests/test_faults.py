@@ -99,7 +99,7 @@ def test_a_killed_run_is_recognisable_as_dead(tmp_path, monkeypatch, capsys):
         loaded = fem.Result.load(out / "result")
     assert len(loaded) >= 200 and loaded.info["status"] == "died"
     # `fem render` says so before rendering what was recorded
-    monkeypatch.setattr(fem.output, "render_directory", lambda d, fps=20: [])
+    monkeypatch.setattr(fem.io.output, "render_directory", lambda d, fps=20: [])
     assert main(["render", str(out)]) == 0
     assert "died" in capsys.readouterr().err
     # the dead run's lock does not block the folder
@@ -133,11 +133,11 @@ def test_a_write_error_during_a_run_ends_as_failed_and_keeps_the_records(tmp_pat
 
 
 def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
-    import fem.files
-    import fem.results
+    import fem.io.files
+    import fem.io.results
 
     full = {"on": False}
-    real_text, real_part = fem.files.atomic_write_text, fem.results.Result._append_part
+    real_text, real_part = fem.io.files.atomic_write_text, fem.io.results.Result._append_part
 
     def no_space(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -154,8 +154,8 @@ def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
             no_space()
         return real_part(self)
 
-    monkeypatch.setattr(fem.files, "atomic_write_text", text)
-    monkeypatch.setattr(fem.results.Result, "_append_part", part)
+    monkeypatch.setattr(fem.io.files, "atomic_write_text", text)
+    monkeypatch.setattr(fem.io.results.Result, "_append_part", part)
     out = tmp_path / "run"
     assert main(["run", "double_pendulum", "-p", "t_end_s=1", "--no-render", "--out",
                  str(out)]) == 2
@@ -199,7 +199,7 @@ def test_an_interrupted_rendering_leaves_no_movie(finished, monkeypatch):
 
     monkeypatch.setattr(render, "_open_writer", opener)
     with pytest.raises(KeyboardInterrupt):
-        fem.output.render_directory(finished)
+        fem.io.output.render_directory(finished)
     assert not list(finished.glob("*.mp4")) and not list(finished.glob(".*partial*"))
 
 
@@ -208,7 +208,7 @@ def test_stale_partial_movies_of_dead_renderings_are_removed(tmp_path):
     mine = tmp_path / f".robot.{os.getpid()}.partial.mp4"
     dead.write_bytes(b"half a movie")
     mine.write_bytes(b"being written")
-    fem.output._remove_stale_partials(tmp_path)
+    fem.io.output._remove_stale_partials(tmp_path)
     assert not dead.exists() and mine.exists()
 
 

@@ -660,7 +660,7 @@ def _spinup_reduced(case, omega0, n_modes=4, derivatives=4, nonlinear=True,
     m.add_constraint(fem.Dot(slope, ez, 0.0, "root slope in the plane"))
     m.add_constraint(fem.Dot(b.axis(1), ez, 0.0, "no spin about the beam axis"))
     tip = b.map(fe.point(nodes[-1]))
-    res = fem.output.stream(None, m)
+    res = fem.io.output.stream(None, m)
     try:
         fem.simulate(m, t_end, dt, rho_inf=p["rho_inf"], result=res,
                      force_scale=0.5 * rho * A_ * L**2 * max(omega0, 1.0) ** 2)

@@ -645,7 +645,7 @@ def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
     and the tip frame's path come out by name, equal to what the run recorded."""
     motion = septic(0.6, 0.5)
     robot = pendulum(rigid_rod(), motion)
-    res = robot.simulate(0.3, 5e-3, result=fem.output.stream(tmp_path, robot.model,
+    res = robot.simulate(0.3, 5e-3, result=fem.io.output.stream(tmp_path, robot.model,
                                                                  robot.sensors()))
     loaded = fem.Result.load(tmp_path / "result")
     h = robot.joint_history(loaded, "shoulder")

@@ -2,7 +2,7 @@
 
 References, each independent of the spatial-chain code:
 * a chain whose joints all turn about parallel axes is a planar chain: the
-  :class:`~fem.chains.PlanarChain` (its own kinematics) in a rotated base frame gives the
+  :class:`~fem.bodies.chains.PlanarChain` (its own kinematics) in a rotated base frame gives the
   same coordinates and the rotated positions;
 * conservation of energy with ρ∞ = 1 during a spatial fall;
 * finite differences of the positions (Jacobian, ∂²r/∂q∂q), of the inertia forces

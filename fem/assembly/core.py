@@ -3,7 +3,7 @@
 Every global matrix is a sum of *contributions*, each with fixed (row, column) positions:
 element mass and tangent blocks, point masses, constraint Jacobian entries and constraint
 Hessian entries.  A :class:`Pattern` sorts those positions once and keeps, for every
-contribution, its index into the storage the linear-algebra layer (:mod:`fem.linalg`)
+contribution, its index into the storage the linear-algebra layer (:mod:`fem.assembly.linalg`)
 chose for it — dense, banded or CSR; assembling is then one ``np.bincount``.
 """
 
@@ -276,7 +276,7 @@ class Assembly(ConstraintEquations, System):
         return f, tuple(np.concatenate(x) for x in vals)
 
     def constant_structure(self):
-        """:class:`fem.system.ConstantStructure` when every general constraint row is a
+        """:class:`fem.assembly.system.ConstantStructure` when every general constraint row is a
         product of maps quadratic in ``q`` (:meth:`GeneralRows.compiled_form`), every
         actuator on a servo row is affine in ``q`` (:meth:`fem.model.actuators.Actuator.
         affine`), every body declares a compiled kernel

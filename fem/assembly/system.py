@@ -11,9 +11,9 @@ element families, the compiled constraint form — lives inside the implementati
 
 Implementations: :class:`fem.assembly.Assembly` (every element family, the bodies of
 :mod:`fem.bodies`, the constraint library) and the minimal-coordinate chains of
-:mod:`fem.chains`.  A new body kind plugs into the assembly through
+:mod:`fem.bodies.chains`.  A new body kind plugs into the assembly through
 :class:`fem.bodies.NonlinearBody` (inertia, mass, forces, energy) and its point maps
-(:class:`fem.point_maps.PointMap`); it needs no solver change.
+(:class:`fem.model.point_maps.PointMap`); it needs no solver change.
 
 Value arrays: ``kvals`` (element tangent), ``hvals`` (constraint Hessian), ``jvals``
 (Jacobian) are the implementation's own storage, produced by one method and consumed by

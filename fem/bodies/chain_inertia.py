@@ -1,4 +1,4 @@
-"""Inertia and weight of floating-frame links in their frame coordinates (:mod:`fem.chains`).
+"""Inertia and weight of floating-frame links in their frame coordinates (:mod:`fem.bodies.chains`).
 
 Every material point of a chain link is ``r = o(q) + R(a) p(x; e)``: an origin ``o`` (the
 tips of the links before it), a rotation product ``R`` of angles ``a = C q`` (linear in
@@ -8,7 +8,7 @@ forces need, summed over the link's quadrature points with the mass weights ``w`
     f = Σ w Jᵀ r̈,   M = Σ w JᵀJ,   C = 2 Σ w Jᵀ(H·q̇),   K_q = Σ w (r̈·H + Jᵀ(H·q̈)),
 
 with ``J = ∂r/∂q`` (3, n) and ``H = ∂²r/∂q∂q`` (3, n, n).  Formed point by point in the
-chain coordinates (:meth:`fem.chains.PlanarChainSystem.kinematics`, kept as the
+chain coordinates (:meth:`fem.bodies.chains.PlanarChainSystem.kinematics`, kept as the
 reference), these cost ``P × 3 × n²`` per tensor for ``P`` points and ``n`` chain
 coordinates: the B-spline and assumed-mode bases, with many quadrature pieces, were 3–14×
 slower than the Bézier basis at equal coordinates although their Newton iterations were

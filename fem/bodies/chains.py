@@ -75,7 +75,7 @@ class HubLink:
     """
 
     drawing: ClassVar[str] = "centrelines"
-    """How output draws the model (:func:`fem.output.drawing_for`): the centre lines of
+    """How output draws the model (:func:`fem.io.output.drawing_for`): the centre lines of
     its links and a hub disc (:class:`fem.io.centreline.CentrelineDrawing`)."""
     chain: ClassVar[bool] = False
     """A chain of links (``links``, ``elastic_dofs``, ``centrelines(q, n_points)``); False:
@@ -278,7 +278,7 @@ class PointMap:
 
 class HubLinkSystem(System):
     """The frozen system of a :class:`HubLink` in the solver contract
-    (:class:`fem.system.System`; dense, configuration-dependent mass)."""
+    (:class:`fem.assembly.system.System`; dense, configuration-dependent mass)."""
 
     constant_mass = False
     dense = True
@@ -341,14 +341,14 @@ class HubLinkSystem(System):
 
     # ------------------------------------------------ inertia in the links' frames
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
-        """The link in its frame (:mod:`fem.chain_inertia`): hub angle, no origin."""
+        """The link in its frame (:mod:`fem.bodies.chain_inertia`): hub angle, no origin."""
         R, R1, R2 = _rotation_z(q[0])
         p, Pe, Q = self.link.local_band(q[1:])
         F = Frame(R, R1[None], R2[None, None], self._hub_c[None])
         return [LinkState(F, self._cols, p, Pe, Q, self.wm, [], self.link.band)]
 
     def _inertia_state(self, q: np.ndarray) -> ChainInertia:
-        """The :class:`~fem.chain_inertia.ChainInertia` at ``q``, kept for the next call
+        """The :class:`~fem.bodies.chain_inertia.ChainInertia` at ``q``, kept for the next call
         at the same ``q`` (a Newton iteration asks for the weight, then the inertia)."""
         key = (q.tobytes(), tuple(lk.use_kernel for lk in self.elastic))
         st = self._state
@@ -399,7 +399,7 @@ class HubLinkSystem(System):
         return mq, f, T
 
     def constant_structure(self) -> ConstantStructure | None:
-        """The declared structure (:class:`fem.system.ConstantStructure`) with the
+        """The declared structure (:class:`fem.assembly.system.ConstantStructure`) with the
         compiled chain as its one body (:data:`fem.bodies.kernels.KIND_CHAIN`): constant
         twist and hub masses, the hub drive a linear row; generalized-α then runs its
         iterations with a kept factorization compiled and (``tangents``: the chain's
@@ -458,7 +458,7 @@ class HubLinkSystem(System):
         """``M(q) a + ∫ρA Jᵀκ`` and, with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)``.
 
         Summed in every link's frame coordinates and carried to ``q`` by the chain rule
-        (:mod:`fem.chain_inertia`); :meth:`kinematics` gives the point-by-point ``J`` and
+        (:mod:`fem.bodies.chain_inertia`); :meth:`kinematics` gives the point-by-point ``J`` and
         ``∂²r/∂q∂q`` the same sums come from (the reference of the tests).  Compiled
         where :meth:`_kernel` applies."""
         if self._kernel() is not None:
@@ -844,7 +844,7 @@ class PlanarChainSystem(HubLinkSystem):
         return out
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
-        """Every link in its frame (:mod:`fem.chain_inertia`): frame angle ``c_i·q``,
+        """Every link in its frame (:mod:`fem.bodies.chain_inertia`): frame angle ``c_i·q``,
         origin the previous tip, a tip mass as one more point."""
         out, prev = [], None
         nl = len(self.model.links)
@@ -1014,7 +1014,7 @@ class _RotationProduct:
         self.k = k + 1
 
     def frame(self) -> Frame:
-        """The product as a :class:`~fem.chain_inertia.Frame` (its ``k`` angles)."""
+        """The product as a :class:`~fem.bodies.chain_inertia.Frame` (its ``k`` angles)."""
         k = self.k
         return Frame(self.R, self.dR[:k], self.ddR[:k, :k], self.C[:k])
 
@@ -1238,7 +1238,7 @@ class SpatialChainSystem(PlanarChainSystem):
         return ops
 
     def _link_states(self, q: np.ndarray) -> list[LinkState]:
-        """Every link in its frame (:mod:`fem.chain_inertia`): the rotation product of
+        """Every link in its frame (:mod:`fem.bodies.chain_inertia`): the rotation product of
         the D-H walk, the origin terms it adds (rigid offsets, the previous tip)."""
         model = self.model
         out, done = [], 0

@@ -250,7 +250,7 @@ def no_products() -> tuple:
 
 
 def declare_products(rows=None, q: np.ndarray | None = None) -> tuple | None:
-    """The ``products`` declaration of :class:`fem.system.ConstantStructure`: for the
+    """The ``products`` declaration of :class:`fem.assembly.system.ConstantStructure`: for the
     general rows ``rows`` (:class:`~fem.constraints.general.GeneralRows`, their maps'
     Taylor forms about ``q``), or empty (``rows`` None); None when a map's second
     derivatives change with ``q``."""

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import FemWarning, ModelError
 
 #: The named cameras of renderings (:attr:`fem.Model.view`, :func:`fem.io.render.snapshot`).
 CAMERAS = ("iso", "xy", "xz", "yz")
@@ -43,11 +43,6 @@ __all__ = ["vector3", "vector", "direction", "matrix", "points", "rotation", "in
 Rule = Callable[[object, str], object]
 """A rule: ``rule(value, what) -> checked value``; raises :class:`ModelError`."""
 
-
-class FemWarning(UserWarning):
-    """Something was done for the user that changes their input (an initial state
-    projected onto the constraints, a load step cut): the message says what and by how
-    much."""
 
 
 def _show(value) -> str:

@@ -38,7 +38,7 @@ class BodyMeshes:
     Parameters
     ----------
     model : fem.Model
-    base : the model's own drawing (:class:`fem.output.Drawing`)
+    base : the model's own drawing (:class:`fem.io.output.Drawing`)
     """
 
     def __init__(self, model, base):
@@ -61,7 +61,7 @@ class BodyMeshes:
     @property
     def picture(self) -> dict:
         """How the pictures are drawn (``render.json``): the model's
-        (:attr:`fem.output.Drawing.picture`), with the close-up of a small FE plate."""
+        (:attr:`fem.io.output.Drawing.picture`), with the close-up of a small FE plate."""
         from .output import close_up
 
         out = dict(self.base.picture)

@@ -288,7 +288,7 @@ def close_up(camera: str | dict, ref: np.ndarray, surfaces: list[tuple[str, np.n
 
 def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
     """The paths of prescribed points (``PrescribedPoint`` constraints whose motion has a
-    ``duration``: :mod:`fem.trajectory` lines and circles), ``n`` points each over
+    ``duration``: :mod:`fem.model.trajectory` lines and circles), ``n`` points each over
     ``[0, duration]``, for drawing: ``(constraint name, (n, 3) positions)``."""
     from ..constraints import PrescribedPoint
 

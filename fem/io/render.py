@@ -216,7 +216,7 @@ def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
 
 def _group_roles(m: meshio.Mesh) -> dict[int, str]:
     """Group ids of a frame drawn in their own style, from its field data
-    (``group:<name>``, :meth:`fem.output.Drawing.frame`): ``"ground"`` for sketches
+    (``group:<name>``, :meth:`fem.io.output.Drawing.frame`): ``"ground"`` for sketches
     (``<name> (sketch)``: their filled cells are the static platform, a wall), ``"path"``
     for the paths of prescribed points (``<name> (path)``)."""
     out = {}
@@ -746,7 +746,7 @@ def snapshot(
     ----------
     frame_or_meshes
         A :class:`fem.io.vtk.Frame` or frame mapping, a :class:`meshio.Mesh`, a
-        :class:`fem.mesh.Mesh`, a PyVista dataset, a mesh file path, or a list of these.
+        :class:`fem.model.mesh.Mesh`, a PyVista dataset, a mesh file path, or a list of these.
     path : str or Path
         Output image.
     scalars : str, optional

@@ -78,7 +78,7 @@ class Result:
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
         self.expected_records = 0  # set by the solver when it knows (for output pacing)
-        # what streams the run's frames (fem.output.stream sets them; None: written at
+        # what streams the run's frames (fem.io.output.stream sets them; None: written at
         # the end by fem.write_outputs, from the model's drawing)
         self.drawing = None
         self.writer = None
@@ -340,7 +340,7 @@ class Result:
         """A history against time, as a matplotlib Figure with labelled axes.
 
         The unit comes from the name's suffix (``tip_z_m`` → "tip z [m]",
-        :func:`fem.units.axis_label`); a history with several values per step draws one
+        :func:`fem.core.units.axis_label`); a history with several values per step draws one
         line each.
 
         Parameters

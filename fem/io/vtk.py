@@ -80,7 +80,7 @@ class Frame:
         point_data: Mapping[str, npt.ArrayLike] | None = None,
         cell_data: Mapping[str, Any] | None = None,
     ) -> Frame:
-        """A frame on a :class:`fem.mesh.Mesh` (its triangles and lines).
+        """A frame on a :class:`fem.model.mesh.Mesh` (its triangles and lines).
 
         `displacement` (n, 3), if given, is stored as ``point_data["displacement"]``.
         """

@@ -7,7 +7,7 @@ nonlinear point maps (:mod:`.linear_map`, :mod:`.point_maps`), actuators
 
 from __future__ import annotations
 
-from ..core.aliases import lazy_exports
+from ..core.lazy import lazy_exports
 
 __all__ = ["Body", "ElementGroup", "Model"]
 

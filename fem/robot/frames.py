@@ -4,7 +4,7 @@ A :class:`Pose` is a position and a rotation in world axes, given when a link is
 (the *build configuration*).  Once the link's model is in the :class:`fem.Model`, each of
 its poses becomes a :class:`Frame`: an origin and a triad of basis vectors that are maps
 of the generalized coordinates (:class:`fem.LinearMap` for rigid bodies, ANCF nodes and
-the root of a floating frame; :class:`fem.point_maps.PointMap` on a deformed
+the root of a floating frame; :class:`fem.model.point_maps.PointMap` on a deformed
 floating-frame link).  A vector fixed in the frame is a combination of the basis maps,
 whatever the link's model — so a joint builds its rows from frames alone.
 

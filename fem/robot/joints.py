@@ -327,7 +327,7 @@ class JointActuator(Actuator):
     its tangent — see :meth:`Joint.coordinate_map`); ``|c|`` is taken at build (1 for a
     rigid or ground parent, within the strain of an ANCF node otherwise), so that with a
     ground parent
-    the force is affine in ``q`` (as :class:`fem.actuators.RevoluteActuator`)."""
+    the force is affine in ``q`` (as :class:`fem.model.actuators.RevoluteActuator`)."""
 
     def __init__(self, joint: Joint, name: str, effort=None, on: str = "section"):
         super().__init__(name, effort)

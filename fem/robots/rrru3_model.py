@@ -16,7 +16,7 @@ Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
   along the joint axis: the edge tangents at its two end vertices are equal (eq 36₂₋₃,
   written per unit reference length so it holds on refined meshes too), and ``b`` is that
   tangent; for the rigid platform ``b`` is the body-fixed edge direction;
-* a motor in R1: :class:`~fem.actuators.RevoluteActuator` about ``u_k`` on link 1.
+* a motor in R1: :class:`~fem.model.actuators.RevoluteActuator` about ``u_k`` on link 1.
 
 Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
 point, as ``bezier_plate_shared`` (shared vertex coordinates + the middle G¹ row of eq 29)

@@ -1,6 +1,6 @@
 """One compiled pass for the Newton residual of systems of declared structure (issue 23).
 
-Where the system declares its structure (:class:`fem.system.ConstantStructure`: constant
+Where the system declares its structure (:class:`fem.assembly.system.ConstantStructure`: constant
 mass and damping, constraint rows linear or bilinear, bodies whose mass depends on ``q``
 by compiled kernels — ANCF cables clamped or coupled, natural-coordinate frames and the
 joints on them, reduced-order bodies), generalized-α's residual
@@ -583,7 +583,7 @@ class ConstantIteration:
 
     Parameters
     ----------
-    structure : fem.system.ConstantStructure
+    structure : fem.assembly.system.ConstantStructure
         The system's constant matrices and compiled parts
         (``System.constant_structure()``).
     """
@@ -963,7 +963,7 @@ class ConstantIteration:
         and :attr:`phi` ``= Φ(q, t)``; return ``(‖res‖², scale², max|Φ|)`` with
         ``scale² = max(‖M q̈‖², ‖f‖², ‖Φ_qᵀλ‖², floor2)`` (the contract of
         :func:`fem.solvers.fused.residual_and_rhs`).  ``f_int`` holds the element
-        groups' forces (:meth:`fem.system.System.internal_forces` without bodies; with
+        groups' forces (:meth:`fem.assembly.system.System.internal_forces` without bodies; with
         bodies the compiled pass adds theirs, in place)."""
         if self._kernels is not None:
             self.mq.fill(0.0)

@@ -4,7 +4,7 @@
   and why) plus a function that measures; the limits decide pass or fail;
 * :mod:`.checks` — the checks (beams, reduced bodies, plates, time integration, flexible
   links, rigid inverse dynamics, parallel robots), registered on import;
-* :mod:`.papers` — one reproduction page per paper of :data:`fem.citations.PAPERS`;
+* :mod:`.papers` — one reproduction page per paper of :data:`fem.validation.citations.PAPERS`;
 * :mod:`.audit` — the convergence audit's table from its stored output;
 * :mod:`.report`, :mod:`.document` — Markdown (``docs/validation.md``) and HTML.
 

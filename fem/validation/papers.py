@@ -460,7 +460,7 @@ SHEN2021 = Paper(
 
 PAPER_PAGES: dict[str, Paper] = {p.key: p for p in (LIU2023, LIU2018, FAN2016, MA2010,
                                                     SHEN2021)}
-"""The reproduction pages by citation key (:data:`fem.citations.PAPERS`)."""
+"""The reproduction pages by citation key (:data:`fem.validation.citations.PAPERS`)."""
 
 
 # ------------------------------------------------------------------ collect and render
