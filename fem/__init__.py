@@ -12,13 +12,13 @@ from .core.errors import ConvergenceError, FemWarning, ModelError, SingularMatri
 # Everything else is imported on first use (PEP 562): `import fem` loads neither scipy
 # nor meshio, numba, matplotlib or pyvista (issue 12: under 0.3 s in a fresh process).
 _LAZY = {
-    "circle_section": "model.builders", "rectangle_section": "model.builders",
+    "circle_section": "elements.sections", "rectangle_section": "elements.sections",
     "straight_beam": "model.builders", "straight_cable": "model.builders",
     "AngleDrive": "constraints", "Coincident": "constraints", "Distance": "constraints",
     "Dot": "constraints", "Fixed": "constraints", "Linear": "constraints",
     "PrescribedCoordinates": "constraints", "PrescribedPoint": "constraints",
-    "LinearMap": "model.linear_map", "constant": "model.linear_map",
-    "Material": "model.materials",
+    "LinearMap": "maps.linear_map", "constant": "maps.linear_map",
+    "Material": "elements.materials",
     "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh", "read_mesh": "model.mesh",
     "write_mesh": "model.mesh",
     "Body": "model", "ElementGroup": "model", "Model": "model",
@@ -32,7 +32,7 @@ _LAZY = {
     "Robot": "robot",
 }
 _PACKAGES = {name: name for name in (
-    "core", "model", "bases", "elements", "constraints", "bodies", "assembly",
+    "core", "maps", "model", "bases", "elements", "constraints", "bodies", "assembly",
     "solvers", "reduction", "rigid", "references", "io", "robot", "robots", "parametric",
     "validation", "cases", "cli")}
 _PACKAGES["frames"] = "bodies.frames"     # the linear frames of fem.reduction's CMS
@@ -51,12 +51,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         PrescribedCoordinates,
         PrescribedPoint,
     )
+    from .elements.materials import Material  # noqa: F401
+    from .elements.sections import circle_section, rectangle_section  # noqa: F401
     from .io.output import write_outputs  # noqa: F401
     from .io.results import Result  # noqa: F401
-    from .model.builders import circle_section, rectangle_section, straight_beam, straight_cable  # noqa: F401
+    from .maps.linear_map import LinearMap, constant  # noqa: F401
+    from .model.builders import straight_beam, straight_cable  # noqa: F401
     from .model.core import Body, ElementGroup, Model  # noqa: F401
-    from .model.linear_map import LinearMap, constant  # noqa: F401
-    from .model.materials import Material  # noqa: F401
     from .model.mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
     from .parametric import sweep  # noqa: F401
     from .solvers import (  # noqa: F401

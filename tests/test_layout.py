@@ -55,7 +55,7 @@ KNOWN = {
     # the argument checks recognize the model's map and material types, imported inside
     # the checks that need them (a known exception, to fold when the checks move beside
     # the types they check)
-    ("fem/core/validate.py", "fem.model.point_maps"),
-    ("fem/core/validate.py", "fem.model.materials"),
-    ("fem/core/validate.py", "fem.model.linear_map"),
+    ("fem/core/validate.py", "fem.maps.point_maps"),
+    ("fem/core/validate.py", "fem.elements.materials"),
+    ("fem/core/validate.py", "fem.maps.linear_map"),
 }

@@ -13,7 +13,7 @@ Implementations: :class:`fem.assembly.Assembly` (every element family, the bodie
 :mod:`fem.bodies`, the constraint library) and the minimal-coordinate chains of
 :mod:`fem.bodies.chains`.  A new body kind plugs into the assembly through
 :class:`fem.bodies.NonlinearBody` (inertia, mass, forces, energy) and its point maps
-(:class:`fem.model.point_maps.PointMap`); it needs no solver change.
+(:class:`fem.maps.point_maps.PointMap`); it needs no solver change.
 
 Value arrays: ``kvals`` (element tangent), ``hvals`` (constraint Hessian), ``jvals``
 (Jacobian) are the implementation's own storage, produced by one method and consumed by

@@ -2,7 +2,7 @@
 
 Element families (:mod:`fem.elements`) interpolate positions linearly in their
 coordinates, so their mass is constant.  A body of this package is not: its material
-points are :class:`~fem.model.point_maps.PointMap` objects, its mass ``M(q)`` and its
+points are :class:`~fem.maps.point_maps.PointMap` objects, its mass ``M(q)`` and its
 quadratic-velocity forces come from those maps (``M = Σ w JᵀJ``, ``f_qv = Σ w Jᵀ q̇ᵀHq̇``),
 and the assembly (:class:`fem.assembly.Assembly`) adds them to the constant part.  Any
 constraint of :mod:`fem.constraints` can join its points and directions.

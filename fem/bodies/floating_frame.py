@@ -42,8 +42,8 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..elements.floating_frame import FloatingFrameLink
-from ..model.linear_map import LinearMap
-from ..model.point_maps import PointMap
+from ..maps.linear_map import LinearMap
+from ..maps.point_maps import PointMap
 from .base import NonlinearBody, inertia_from_points
 
 __all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments"]

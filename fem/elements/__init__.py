@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.registry import Registry
-from ..model.materials import Material
+from .materials import Material
 
 __all__ = ["ElementFamily", "register", "get", "available"]
 
@@ -113,7 +113,7 @@ class ElementFamily:
                              f"elements {bad[:10].tolist()}")
         self.X = X
         if material is not None:
-            from ..core.validate import material as validate_material
+            from .materials import material as validate_material
 
             validate_material(material, f"element {self.name!r}: material")
         self.material = material

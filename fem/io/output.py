@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from ..model.linear_map import LinearMap
+from ..maps.linear_map import LinearMap
 from .results import Modes, Result, jsonable
 
 if TYPE_CHECKING:

@@ -34,17 +34,16 @@ from ..core.validate import (
     matrix,
     nonnegative,
     optional,
-    point_map,
     points,
     rotation,
     text,
     vector3,
 )
-from ..core.validate import material as validate_material
 from ..core.validate import rotation as _rotation
-from .linear_map import LinearMap, constant
-from .materials import Material
-from .point_maps import PointMap
+from ..elements.materials import Material
+from ..elements.materials import material as validate_material
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import PointMap, point_map
 
 __all__ = ["Model", "ElementGroup", "Body"]
 

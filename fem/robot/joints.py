@@ -37,9 +37,9 @@ import numpy as np
 
 from ..constraints import Coincident, Constraint, ConstraintRows, Dot
 from ..core.errors import ModelError
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import evaluate, is_nonlinear
 from ..model.actuators import Actuator
-from ..model.linear_map import LinearMap, constant
-from ..model.point_maps import evaluate, is_nonlinear
 from .frames import Frame, axis_vector, projection
 
 __all__ = ["JOINT_KINDS", "Joint", "JointDrive", "JointActuator"]

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.validate import choice, integer, matrix, nonnegative, positive, vector3
-from ..core.validate import material as validate_material
-from ..model.materials import Material
+from ..elements.materials import Material
+from ..elements.materials import material as validate_material
 from .frames import Frame, Pose
 
 __all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
@@ -243,7 +243,7 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
     clamps the section as a flange does, whatever its axis (a joint holding the slope
     left the section free to turn: a support that softened as the mesh was refined).
     A cable's frame is its tangent ``r_x`` only."""
-    from ..model.point_maps import CrossMap
+    from ..maps.point_maps import CrossMap
 
     built = {}
     for (fname, p), node in zip(frames.items(), (nodes[0], nodes[-1]), strict=True):
@@ -478,7 +478,7 @@ class Reduced(LinkModel):
         self.damping = _damping_ratio(self.damping, "reduced link")
 
     def build(self, model, name, frames):
-        from ..model.linear_map import LinearMap
+        from ..maps.linear_map import LinearMap
         from ..reduction import cached_reduction, reduce_body
 
         missing = [f for f in frames if f not in self.interfaces]

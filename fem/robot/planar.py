@@ -37,7 +37,7 @@ import numpy as np
 from ..constraints import Constraint, Dot
 from ..core.errors import ModelError
 from ..core.validate import choice, text
-from ..model.linear_map import LinearMap, constant
+from ..maps.linear_map import LinearMap, constant
 from .frames import Frame, axis_vector
 
 __all__ = ["keep_in_plane", "add_planar_joint", "PLANAR_KINDS"]

@@ -60,7 +60,7 @@ class Substructure(LinkModel):
                              f"link's modes, below 1; got {self.damping:g}")
 
     def build(self, model, name, frames):
-        from ..model.linear_map import LinearMap
+        from ..maps.linear_map import LinearMap
 
         missing = [f for f in frames if f not in self.interfaces]
         if missing:

@@ -41,10 +41,10 @@ from ..elements.bezier_plate import (
     vertex_at,
     vertex_elements,
 )
+from ..elements.materials import Material
+from ..maps.linear_map import LinearMap
 from ..model.actuators import RevoluteActuator
 from ..model.core import Model
-from ..model.linear_map import LinearMap
-from ..model.materials import Material
 from ..model.mesh import load_builtin_mesh
 from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
 

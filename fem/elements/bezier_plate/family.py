@@ -43,8 +43,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...core.errors import ModelError
-from ...model.materials import Material, svk_elasticity
 from .. import ElementFamily, kernels, register
+from ..materials import Material, svk_elasticity
 from ..quadrature import gauss_legendre, prism, triangle
 
 __all__ = [
