@@ -79,7 +79,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
-"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 
 def build(**params) -> SpatialChain:

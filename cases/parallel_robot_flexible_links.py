@@ -129,7 +129,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2018",)
-"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,

@@ -120,7 +120,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2023",)
-"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0.0, 1.0]}}
 """The camera of the pictures (``render.json``): from above the limb 1 side, where the

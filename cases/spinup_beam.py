@@ -83,7 +83,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016", "kane1987")
-"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 BASES = ("modes", "fe", "bezier", "bspline")
 SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}

@@ -44,7 +44,7 @@ import numpy as np
 import fem
 import fem.cases
 import fem.io.output
-import fem.io.results
+import fem.solvers.results
 from fem.bodies.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark, reduce_body
 
@@ -150,7 +150,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("ma2010", "craig1968")
-"""The papers this case reproduces (keys of :mod:`fem.validation.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 SEED_RANGES_MM = {"rocker": (50, 150), "sleeve": (50, 100), "rod": (50, 100),
                   "gripper": (20, 50)}
@@ -808,7 +808,7 @@ def _write_modes_result(out, fr, f, shapes):
     the shapes over the frame's coordinates, about the undeformed frame) and the camera
     of the pictures (the arm's x–z plane)."""
     f = np.asarray(f, float)
-    fem.io.results.Modes(f, np.sign(f) * (2 * np.pi * f) ** 2, np.asarray(shapes, float),
+    fem.solvers.results.Modes(f, np.sign(f) * (2 * np.pi * f) ** 2, np.asarray(shapes, float),
                       np.zeros(fr.n_dof), {"analysis": "modal"}).save(out / "result")
     _write_json(out / "render.json", {"camera": "xz"})
 

@@ -23,7 +23,7 @@ _LAZY = {
     "write_mesh": "model.mesh",
     "Body": "model", "ElementGroup": "model", "Model": "model",
     "write_outputs": "io.output",
-    "Result": "io.results",
+    "Result": "solvers.results",
     "GeneralizedAlpha": "solvers", "AlphaOptions": "solvers",
     "consistent_initial_state": "solvers",
     "driven_inverse_dynamics": "solvers", "modes": "solvers", "closed_loop_poles": "solvers",
@@ -54,7 +54,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .elements.materials import Material  # noqa: F401
     from .elements.sections import circle_section, rectangle_section  # noqa: F401
     from .io.output import write_outputs  # noqa: F401
-    from .io.results import Result  # noqa: F401
     from .maps.linear_map import LinearMap, constant  # noqa: F401
     from .model.builders import straight_beam, straight_cable  # noqa: F401
     from .model.core import Body, ElementGroup, Model  # noqa: F401
@@ -71,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simulate,
         solve_static,
     )
+    from .solvers.results import Result  # noqa: F401
 
 __all__ = [
     "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",

@@ -3,7 +3,7 @@
 A case is a plain module in a ``cases/`` folder with ``PARAMS`` (defaults), ``build``
 and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
 ``DOCS`` (each parameter's meaning and unit) and ``REFERENCES`` (the papers it
-reproduces, keys of :mod:`fem.validation.citations`).  Folders searched, in order: the ``FEM_CASES``
+reproduces, keys of :mod:`fem.references.citations`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
 
@@ -172,12 +172,12 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     if unknown:
         raise ModelError(f"{what}: DOCS names parameters {unknown} that PARAMS lacks")
     refs = getattr(module, "REFERENCES", ())
-    from .validation.citations import ALL
+    from .references.citations import ALL
 
     if (not isinstance(refs, tuple | list)
             or not all(isinstance(k, str) and k in ALL for k in refs)):
         raise ModelError(f"{what}: REFERENCES must be a tuple of citation keys of "
-                         f"fem.validation.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
+                         f"fem.references.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "al.", "Fig.", "Figs.", "eq.", "eqs.", "Eq.", "No.", "vs.",
@@ -223,7 +223,7 @@ def describe(module: ModuleType, width: int | None = None) -> str:
 
 def references(module: ModuleType) -> list[str]:
     """The full references of the papers the case declares in ``REFERENCES``."""
-    from .validation.citations import cite
+    from .references.citations import cite
 
     return [cite(k) for k in getattr(module, "REFERENCES", ())]
 
@@ -450,7 +450,7 @@ def _short(path: Path) -> str:
 
 _PAD = 4096
 """Bytes a "running" summary.json is padded to: on a full disk the final status is
-written over them in place (:func:`fem.io.files.overwrite_in_place`), needing no new block."""
+written over them in place (:func:`fem.core.files.overwrite_in_place`), needing no new block."""
 
 
 def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
@@ -459,7 +459,7 @@ def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
     If the disk is full the status is still recorded: written over the old summary in
     place, with as much of the summary as fits.  Raises OSError only if even that fails.
     """
-    from .io.files import atomic_write_text, overwrite_in_place
+    from .core.files import atomic_write_text, overwrite_in_place
     from .io.output import jsonable
 
     summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
@@ -499,7 +499,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         (a bad value raises :class:`~fem.ModelError` before anything runs).
     out : str or Path, optional
         Output folder, checked writable first and locked against a second run
-        (:class:`fem.io.files.OutputLock`); the case writes its files there and
+        (:class:`fem.core.files.OutputLock`); the case writes its files there and
         ``summary.json`` is written at the start ("running", with the writer's pid and
         host, so a run that dies is recognisable) and at the end, also when the run
         fails or is interrupted.  Without it nothing is written.
@@ -523,9 +523,9 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
     from .core import jit
     from .core.errors import Interrupted
+    from .core.files import OutputLock, writer
     from .core.threads import single_thread_blas
     from .io import output
-    from .io.files import OutputLock, writer
 
     module = load_case(name)
     params = parse_params(module, params or [])

@@ -43,7 +43,7 @@ def cmd_list(_args) -> int:
     import shutil
 
     from .cases import available_cases, describe, load_case, shorten
-    from .validation.citations import short
+    from .references.citations import short
 
     names = sorted(available_cases())
     if not names:
@@ -167,8 +167,8 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 
 def cmd_run(args) -> int:
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
+    from .core.files import OutputLock
     from .io import output
-    from .io.files import OutputLock
 
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
@@ -239,9 +239,9 @@ def _final_summary(write_summary, out: Path, summary: dict) -> None:
 
 
 def cmd_render(args) -> int:
+    from .core.files import run_status
     from .core.validate import integer
     from .io import output
-    from .io.files import run_status
 
     fps = integer(args.fps, "--fps (frames per second)", minimum=1, maximum=240)
     directory = Path(args.dir)

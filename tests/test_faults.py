@@ -24,7 +24,7 @@ import pytest
 
 import fem
 from fem.cli import main
-from fem.io.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
+from fem.core.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_RUN = ["run", "double_pendulum", "-p", "t_end_s=200", "--no-render"]
@@ -133,11 +133,11 @@ def test_a_write_error_during_a_run_ends_as_failed_and_keeps_the_records(tmp_pat
 
 
 def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
-    import fem.io.files
-    import fem.io.results
+    import fem.core.files
+    import fem.solvers.results
 
     full = {"on": False}
-    real_text, real_part = fem.io.files.atomic_write_text, fem.io.results.Result._append_part
+    real_text, real_part = fem.core.files.atomic_write_text, fem.solvers.results.Result._append_part
 
     def no_space(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -154,8 +154,8 @@ def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
             no_space()
         return real_part(self)
 
-    monkeypatch.setattr(fem.io.files, "atomic_write_text", text)
-    monkeypatch.setattr(fem.io.results.Result, "_append_part", part)
+    monkeypatch.setattr(fem.core.files, "atomic_write_text", text)
+    monkeypatch.setattr(fem.solvers.results.Result, "_append_part", part)
     out = tmp_path / "run"
     assert main(["run", "double_pendulum", "-p", "t_end_s=1", "--no-render", "--out",
                  str(out)]) == 2
@@ -284,7 +284,7 @@ def test_temporary_names_are_private_to_the_process(tmp_path):
     b = temporary_path(tmp_path / "robot.mp4", keep_suffix=True)
     assert str(os.getpid()) in a.name and a.name.startswith(".")
     assert b.suffix == ".mp4" and str(os.getpid()) in b.name
-    out = subprocess.run([sys.executable, "-c", "from fem.io.files import temporary_path; "
+    out = subprocess.run([sys.executable, "-c", "from fem.core.files import temporary_path; "
                           f"print(temporary_path({str(tmp_path / 'summary.json')!r}))"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert Path(out) != a

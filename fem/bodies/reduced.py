@@ -52,8 +52,8 @@ import numpy as np
 from scipy.linalg.blas import dspmv as _dspmv
 
 from ..core.errors import ModelError
+from ..core.files import temporary_path
 from ..core.validate import indices, integer, matrix, rotation
-from ..io.files import temporary_path
 from ..maps.linear_map import LinearMap
 from ..maps.point_maps import PointMap
 from .base import NonlinearBody

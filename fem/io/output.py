@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..maps.linear_map import LinearMap
-from .results import Modes, Result, jsonable
+from ..solvers.results import Modes, Result, jsonable
 
 if TYPE_CHECKING:
     from .centreline import CentrelineDrawing
@@ -856,7 +856,7 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
     elif state is not None:
         written.append(_write_static(out, model, drawing, state))
         kind = "snapshot"
-    from .files import atomic_write_text
+    from ..core.files import atomic_write_text
 
     settings = {**drawing.picture, **(picture or {})}
     if "camera" in settings:
@@ -1027,7 +1027,7 @@ def _remove_stale_partials(directory: Path) -> None:
     (``.name.<pid>.partial.mp4``) whose process no longer exists."""
     import re
 
-    from .files import process_alive, writer
+    from ..core.files import process_alive, writer
 
     host = writer()["host"]
     for f in directory.glob(".*.partial.*"):

@@ -50,8 +50,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fem.core.errors import ModelError
+from fem.core.files import temporary_path
 from fem.core.validate import CAMERAS
-from fem.io.files import temporary_path
 from fem.io.vtk import Frame, read_series, to_meshio
 from fem.model.mesh import Mesh, read_meshio
 

@@ -245,7 +245,7 @@ def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
 
 def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
     """Write ``mesh`` as a binary ``.vtu`` with its field data, atomically."""
-    from .files import temporary_path
+    from ..core.files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -275,7 +275,7 @@ def _write_pvd(path: Path, entries: Sequence[tuple[float, str]],
     text = ("<?xml version='1.0' encoding='utf-8'?>\n"
             '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
             "  <Collection>\n" + body + "  </Collection>\n</VTKFile>")
-    from .files import temporary_path
+    from ..core.files import temporary_path
 
     tmp = temporary_path(path)
     try:

@@ -154,7 +154,7 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
         A missing folder, a folder without a series, an unknown field or frame numbers
         outside the series — each named; or the ``view`` extra not installed.
     """
-    from .files import atomic_write_text
+    from ..core.files import atomic_write_text
     from .output import camera_of, picture_options, picture_settings, progress_bar
     from .vtk import read_series, series_entries
 

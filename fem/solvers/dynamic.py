@@ -40,7 +40,6 @@ from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
 from ..core.jit import bar_while_compiling
 from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
-from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
 from .constant_iteration import (
     CONVERGED,
@@ -55,6 +54,7 @@ from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
 from .fused import algorithmic_acceleration, apply_correction, predict, residual_and_rhs
+from .results import Result
 from .static import project_positions
 
 __all__ = ["alpha_parameters", "AlphaOptions", "GeneralizedAlpha", "consistent_initial_state",
@@ -764,7 +764,7 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
              on_step: Callable | None = None, options: AlphaOptions | None = None,
              project_velocities: bool = False, **settings) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
-    when Newton fails).  Returns a :class:`~fem.io.results.Result` with the initial state
+    when Newton fails).  Returns a :class:`~fem.solvers.results.Result` with the initial state
     and every ``record_every``-th step.
 
     How to integrate is :class:`fem.solvers.alpha.AlphaOptions`: pass one as ``options``
@@ -775,7 +775,7 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     :class:`GeneralizedAlpha`.
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output;
-    ``result`` a :class:`~fem.io.results.Result` to stream into (:func:`fem.io.output.stream`);
+    ``result`` a :class:`~fem.solvers.results.Result` to stream into (:func:`fem.io.output.stream`);
     ``on_step(stepper, stats)`` is called after every step.
     """
     if result is not None and not isinstance(result, Result):

@@ -4,7 +4,7 @@
   and why) plus a function that measures; the limits decide pass or fail;
 * :mod:`.checks` — the checks (beams, reduced bodies, plates, time integration, flexible
   links, rigid inverse dynamics, parallel robots), registered on import;
-* :mod:`.papers` — one reproduction page per paper of :data:`fem.validation.citations.PAPERS`;
+* :mod:`.papers` — one reproduction page per paper of :data:`fem.references.citations.PAPERS`;
 * :mod:`.audit` — the convergence audit's table from its stored output;
 * :mod:`.report`, :mod:`.document` — Markdown (``docs/validation.md``) and HTML.
 
@@ -43,7 +43,7 @@ def validate(quick: bool = False, only: list[str] | None = None,
         Where progress lines go (default stdout).
     """
     from ..core.errors import ModelError
-    from ..io.files import writable_folder
+    from ..core.files import writable_folder
     from .checks import run_check, selected
     from .papers import PAPER_PAGES, collect, page, store
     from .report import machine, write_report
