@@ -27,7 +27,7 @@ rocker through ``swing_deg`` in ``swing_time_s`` under gravity, the links as red
 substructures against the same arm of ANCF cables; and both linearized at the start pose
 against the ``modal`` analysis).  ``modal``, ``sweep``, ``convergence`` and ``dynamic``
 are linear analyses of the frame about its pose (not multibody): they stay on the FE
-frame (:mod:`fem.bodies.frames`, :func:`fem.reduction.frame_cms`).
+frame (:mod:`fem.reduction.frames`, :func:`fem.reduction.frame_cms`).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ import fem
 import fem.cases
 import fem.io.output
 import fem.solvers.results
-from fem.bodies.frames import Frame, rectangle
 from fem.reduction import frame_cms, generalized_eigen, newmark, reduce_body
+from fem.reduction.frames import Frame, rectangle
 
 if TYPE_CHECKING:  # pragma: no cover
     from fem.robots.vehicle_arm import ArmModel

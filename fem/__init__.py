@@ -35,12 +35,11 @@ _PACKAGES = {name: name for name in (
     "core", "maps", "model", "bases", "elements", "constraints", "bodies", "assembly",
     "solvers", "reduction", "rigid", "references", "io", "robot", "robots", "parametric",
     "validation", "cases", "cli")}
-_PACKAGES["frames"] = "bodies.frames"     # the linear frames of fem.reduction's CMS
+_PACKAGES["frames"] = "reduction.frames"     # the linear frames of fem.reduction
 """Every public package of ``fem`` (and the module ``fem.frames``), imported on first use."""
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from . import constraints, elements, reduction  # noqa: F401
-    from .bodies import frames  # noqa: F401
     from .constraints import (  # noqa: F401
         AngleDrive,
         Coincident,
@@ -59,6 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .model.core import Body, ElementGroup, Model  # noqa: F401
     from .model.mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
     from .parametric import sweep  # noqa: F401
+    from .reduction import frames  # noqa: F401
     from .solvers import (  # noqa: F401
         AlphaOptions,
         GeneralizedAlpha,
