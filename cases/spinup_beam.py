@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.bodies.chains import HubLink
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
+from fem.model.chains import HubLink
 from fem.references.beams import rotating_beam_frequency, rotating_rod_stretch
 
 PARAMS = {
@@ -106,7 +106,7 @@ def hub_motion(omega0: float, T: float):
 
 
 def build(**params):
-    """A :class:`fem.bodies.chains.HubLink` (floating frame) or a :class:`fem.Model` (ANCF)."""
+    """A :class:`fem.model.chains.HubLink` (floating frame) or a :class:`fem.Model` (ANCF)."""
     p = {**PARAMS, **params}
     L, A, I, rho, E = (p["length_m"], p["area_m2"], p["inertia_m4"], p["rho_kgm3"],
                        p["E_Pa"])

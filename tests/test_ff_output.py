@@ -1,4 +1,4 @@
-"""Floating-frame cases (minimal coordinates, ``fem.bodies.chains``) write what every case writes.
+"""Floating-frame cases (minimal coordinates, ``fem.model.chains``) write what every case writes.
 
 ``spinup_beam`` (a hub link) and ``two_link_arm_fall`` (a planar chain) run through the CLI
 for a few steps; the series is read back with meshio (independent of our writer) and

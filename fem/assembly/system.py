@@ -11,7 +11,7 @@ element families, the compiled constraint form — lives inside the implementati
 
 Implementations: :class:`fem.assembly.Assembly` (every element family, the bodies of
 :mod:`fem.bodies`, the constraint library) and the minimal-coordinate chains of
-:mod:`fem.bodies.chains`.  A new body kind plugs into the assembly through
+:mod:`fem.model.chains`.  A new body kind plugs into the assembly through
 :class:`fem.bodies.NonlinearBody` (inertia, mass, forces, energy) and its point maps
 (:class:`fem.maps.point_maps.PointMap`); it needs no solver change.
 

@@ -1,9 +1,9 @@
 """Drawings of floating-frame models (minimal coordinates) for the ParaView series.
 
 :class:`CentrelineDrawing` adapts a model that draws its links as centre lines —
-``centrelines(q, n_points)`` (:class:`fem.bodies.chains.PlanarChain`,
-:class:`fem.bodies.chains.SpatialChain`) or ``centreline(q, n_points)``
-(:class:`fem.bodies.chains.HubLink`) — to the interface :mod:`fem.io.output` streams from:
+``centrelines(q, n_points)`` (:class:`fem.model.chains.PlanarChain`,
+:class:`fem.model.chains.SpatialChain`) or ``centreline(q, n_points)``
+(:class:`fem.model.chains.HubLink`) — to the interface :mod:`fem.io.output` streams from:
 :meth:`CentrelineDrawing.frame` gives the same frame as :meth:`fem.io.output.Drawing.frame`
 (points, point data ``displacement``/``deformation``/``velocity``/``radius``, cell data
 ``group``, field data ``TimeValue``, group names, efforts and multipliers).
@@ -25,7 +25,7 @@ Two elastic parts of the displacement are written:
   links joined.
 
 What a model is, it declares as data, never found by class names or by looking for
-methods: ``drawing`` ("centrelines"), ``chain`` and ``spatial`` (:class:`fem.bodies.chains.HubLink`
+methods: ``drawing`` ("centrelines"), ``chain`` and ``spatial`` (:class:`fem.model.chains.HubLink`
 and its chains).
 """
 
@@ -51,7 +51,7 @@ class CentrelineDrawing:
     Parameters
     ----------
     model
-        A model in minimal coordinates (:class:`fem.bodies.chains.HubLink`, its chains): a chain
+        A model in minimal coordinates (:class:`fem.model.chains.HubLink`, its chains): a chain
         (``model.chain``) exposes ``centrelines(q, n_points)``, ``links`` and
         ``elastic_dofs`` (and ``frames(q)`` if ``model.spatial``), a hub link
         ``centreline(q, n_points)`` and ``link`` (``q = [θ, e]``); both ``q0``, ``n_dof``,

@@ -440,3 +440,38 @@ def series_entries(pvd_path: str | Path) -> list[tuple[float, str]]:
         raise ModelError(f"cannot read collection {pvd_path}: {exc}") from exc
     return [(float(ds.get("timestep", "nan")), ds.get("file", ""))
             for ds in root.iter("DataSet")]
+
+
+def write_centreline_series(out, name: str, times, lines_per_frame,
+                            max_frames: int = 400) -> list:
+    """Write the links' deformed centre lines as a ParaView series.
+
+    ``lines_per_frame[k]`` is a list of (n_points, 3) polylines at ``times[k]``; every
+    frame becomes ``out/<name>_NNNNN.vtu`` (line cells; a Tube filter draws the links as
+    tubes) and ``out/<name>.pvd`` collects them with their times.  At most ``max_frames``
+    frames, evenly spaced.  Returns the written paths."""
+    from pathlib import Path
+
+    import meshio
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(times)
+    idx = np.unique(np.linspace(0, n - 1, min(n, max_frames)).round().astype(int))
+    written, entries = [], []
+    for k, i in enumerate(idx):
+        lines = lines_per_frame[i]
+        pts = np.concatenate(lines)
+        start = np.cumsum([0] + [len(ln) for ln in lines])
+        cells = np.concatenate([np.column_stack([np.arange(a, b - 1), np.arange(a + 1, b)])
+                                for a, b in zip(start[:-1], start[1:], strict=True)])
+        link = np.concatenate([np.full(len(ln) - 1, j) for j, ln in enumerate(lines)])
+        path = out / f"{name}_{k:05d}.vtu"
+        meshio.write(str(path), meshio.Mesh(pts, [("line", cells)],
+                                            cell_data={"link": [link]}))
+        written.append(path)
+        entries.append(f'  <DataSet timestep="{float(times[i]):.9g}" file="{path.name}"/>')
+    pvd = out / f"{name}.pvd"
+    pvd.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">\n'
+                   "<Collection>\n" + "\n".join(entries) + "\n</Collection>\n</VTKFile>\n")
+    return [*written, pvd]

@@ -32,7 +32,7 @@ run time is flat for ratios 2–15.
 
 A :class:`fem.assembly.system.System` whose forces cost what the counts cannot see gives its own
 ratio as the attribute ``factor_cost_iterations``: the minimal-coordinate chains of
-:mod:`fem.bodies.chains` evaluate their Lagrange equations in Python (0.7).
+:mod:`fem.model.chains` evaluate their Lagrange equations in Python (0.7).
 """
 
 from __future__ import annotations
