@@ -125,7 +125,7 @@ def run(out=None, **params) -> dict:
 
 def _plot(out: Path, f: dict, name: str) -> None:
     """Time histories: every link's tip deflections and twist, the energies."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = f["time_s"]
     for key, label in (("deflection_y_m", "tip deflection y [m]"),

@@ -203,7 +203,7 @@ def _inverse(p: dict, out=None):
     res = run_path(rm, path.duration, float(p["dt_s"]), float(p["rho_inf"]), q0=st.q,
                    tol=float(p["newton_tol"]),
                    result=fem.io.output.stream(out, rm.model) if out is not None else None,
-                   progress=out is not None and fem.io.output.OPTIONS.progress)
+                   progress=out is not None and fem.io.options.OPTIONS.progress)
     h = histories(rm, res, path)
     ref = rrru3.reference_torques(path, res.t, geom)
     return geom, path, rm, st, res, h, ref
@@ -214,7 +214,7 @@ SIDES = ("+y", "−y", "+z", "−z")
 
 
 def _plots(out, t, curves: dict[str, tuple]) -> None:
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     for name, (series, ylabel, *more) in curves.items():
         ref, styles = (more + [None, None])[:2]
@@ -306,7 +306,7 @@ def _run_forward(p: dict, out=None) -> dict:
                        q0=q0, tol=float(p["newton_tol"]), constraint_tol=1e-11,
                        reuse="step", result=fem.io.output.stream(out, rm.model)
                        if out is not None else None,
-                       progress=out is not None and fem.io.output.OPTIONS.progress)
+                       progress=out is not None and fem.io.options.OPTIONS.progress)
     P = np.array([rm.P(q) for q in res.q])
     dev = P - np.asarray(path(res.t)[0])
     s = _series(rm, res)
@@ -362,7 +362,7 @@ def run(out=None, **params) -> dict:
         study = fem.sweep(Path(__file__).stem, [{**fixed, "analysis": "inverse",
                                                  "E_Pa": float(E)} for E in p["sweep_E_Pa"]],
                           None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
-                          out=out, progress=out is not None and fem.io.output.OPTIONS.progress)
+                          out=out, progress=out is not None and fem.io.options.OPTIONS.progress)
         rows = []
         for E in p["sweep_E_Pa"]:
             f = study.figures(E_Pa=float(E))

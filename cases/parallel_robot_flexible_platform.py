@@ -246,7 +246,7 @@ def _rigid_histories(p, geom, t_end, path, exact=True):
 
 
 def _plots(out, h, ref, title):
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = h["time"]
     limbs = [f"limb {k + 1}" for k in range(3)]
@@ -298,7 +298,7 @@ def _run_one(p, out=None) -> dict:
     path, t_end = _path(p, geom)
     result = fem.io.output.stream(out, rm.model) if out is not None else None
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
-                   result=result, progress=out is not None and fem.io.output.OPTIONS.progress)
+                   result=result, progress=out is not None and fem.io.options.OPTIONS.progress)
     wall = fem.cases.clock() - t0
     h = histories(rm, res, path)
     ref = ref_same = None
@@ -337,7 +337,7 @@ def run(out=None, **params) -> dict:
               for E, m in dict.fromkeys(e_line + m_line)]
     study = fem.sweep(Path(__file__).stem, points,
                       None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
-                      out=out, progress=out is not None and fem.io.output.OPTIONS.progress)
+                      out=out, progress=out is not None and fem.io.options.OPTIONS.progress)
     rows = []
     for E, m in e_line:
         f = study.figures(E_Pa=E, payload_kg=m)
@@ -355,7 +355,7 @@ def run(out=None, **params) -> dict:
     fig = {"modulus_sweep": rows, "payload_sweep": payload_rows,
            "deviation_falls_with_E": bool(all(np.diff(devs) < 0))}
     if out is not None:
-        from fem.io.render import plot_histories
+        from fem.io.plots import plot_histories
         plot_histories(np.log10(p["sweep_E_Pa"]), {"max |τ − τ_rigid|": np.array(devs)},
                        out / "deviation_vs_E.png", "N·m", "torque deviation vs modulus",
                        xlabel="log10 E [Pa]", logy=True)

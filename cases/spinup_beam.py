@@ -203,7 +203,7 @@ def run(out=None, **params) -> dict:
     try:
         fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
                      force_scale=scale, result=res,
-                     progress=out is not None and fem.io.output.OPTIONS.progress)
+                     progress=out is not None and fem.io.options.OPTIONS.progress)
     except fem.ConvergenceError as err:
         # without the foreshortening coupling the beam loses its bending stiffness
         # above Ω = ω1 and the deflection grows without bound until Newton gives up
@@ -254,7 +254,7 @@ def run(out=None, **params) -> dict:
 def _plot(out: Path, figures: dict, torque, name: str) -> None:
     """Time histories of the tip in the hub frame and of the hub torque (the multiplier
     of the hub drive row of a :class:`HubLink`; None for the ANCF model)."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = figures["time_s"]
     plot_histories(t, {"v (transverse)": figures["tip_v_m"], "u (axial)": figures["tip_u_m"]},
@@ -301,7 +301,7 @@ def compare(out=None, **params) -> dict:
     study = fem.sweep(Path(__file__).stem, [
         {**runs, "analysis": "single", "omega0_rad_s": om, "basis": b, "n_coordinates": n,
          "dt_s": dt} for om, b, n, dt in keys], "serial",
-        progress=fem.io.output.OPTIONS.progress)
+        progress=fem.io.options.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"spin-up comparison: run {bad.name} failed: {bad.error}")

@@ -119,7 +119,7 @@ def run(out=None, **params) -> dict:
 def _plot(out: Path, f: dict, name: str) -> None:
     """Time histories: the links' tip deflections, the energies, the second tip beside
     the rigid double pendulum's."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = f["time_s"]
     plot_histories(t, {"link 1": f["deflection1_m"], "link 2": f["deflection2_m"]},

@@ -278,7 +278,7 @@ def sweep(**params) -> dict:
     points += [{**fixed, "analysis": "modal", "rocker_section_m": float(a),
                 "rod_section_m": float(b)} for a in r for b in d]
     study = fem.sweep(Path(__file__).stem, points, "serial",
-                      progress=fem.io.output.OPTIONS.progress)
+                      progress=fem.io.options.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"sweep point {bad.name} failed: {bad.error}")
@@ -584,7 +584,7 @@ def large_motion(out=None, t_end: float | None = None, **params) -> dict:
         t0 = time.perf_counter()
         res = fem.simulate(a.model, t_end or p["swing_time_s"], p["dt_s"], rho_inf=p["rho_inf"],
                            q0=st.q, sensors=sensors, result=result,
-                           progress=primary and fem.io.output.OPTIONS.progress)
+                           progress=primary and fem.io.options.OPTIONS.progress)
         timing["dynamics"] = time.perf_counter() - t0
         runs[kind] = {"arm": a, "result": res, "t": np.asarray(res.t),
                       "points": np.asarray(res.sensors["points"]),
@@ -650,14 +650,14 @@ def _run_large_motion(p, outp, figures) -> dict:
                 _rocker_angle(r["points"][:, iO], r["points"][:, iB]))
             arrays[f"lift_force_{kind}_N"] = r["lift_force_N"]
         np.savez(outp / "large_motion.npz", point_names=np.array(ARM_POINTS), **arrays)
-        if fem.io.output.OPTIONS.render:
+        if fem.io.options.OPTIONS.render:
             _plot_large_motion(p, runs, outp)
         fem.write_outputs(outp, last["arm"].model, last["result"], figures, picture=PICTURE)
     return figures
 
 
 def _plot_large_motion(p, runs, outp) -> None:
-    from fem.io import render as rd
+    from fem.io import plots as rd
 
     iG, iO, iB = (ARM_POINTS.index(k) for k in ("G", "O", "B"))
     t = runs[next(iter(runs))]["t"]
@@ -875,7 +875,7 @@ def run(out=None, **params) -> dict:
     p = _check({**PARAMS, **params})
     t0 = time.perf_counter()
     figures: dict = {"analysis": p["analysis"], "method": p["method"]}
-    render = fem.io.output.OPTIONS.render
+    render = fem.io.options.OPTIONS.render
     outp = Path(out) if out is not None else None
     if outp is not None:
         outp.mkdir(parents=True, exist_ok=True)
@@ -920,7 +920,7 @@ def run(out=None, **params) -> dict:
         if outp is not None:
             np.savez(outp / "dynamic.npz", **{k: np.asarray(v) for k, v in dyn.items()})
             if render:
-                from fem.io import render as rd
+                from fem.io import plots as rd
 
                 rd.plot_histories(dyn["time_s"], {"full": dyn["tip_z_full_m"],
                                                   "CMS": dyn["tip_z_cms_m"]},

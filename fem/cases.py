@@ -503,8 +503,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         ``summary.json`` is written at the start ("running", with the writer's pid and
         host, so a run that dies is recognisable) and at the end, also when the run
         fails or is interrupted.  Without it nothing is written.
-    render, every, progress : output options of this run (``fem.io.output.OPTIONS``).
-        Pictures are deferred: ``fem.io.output.render_pending()`` makes them afterwards.
+    render, every, progress : output options of this run (``fem.io.options.OPTIONS``).
+        Pictures are deferred: ``fem.io.pictures.render_pending()`` makes them afterwards.
 
     Returns
     -------
@@ -525,7 +525,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     from .core.errors import Interrupted
     from .core.files import OutputLock, writer
     from .core.threads import single_thread_blas
-    from .io import output
+    from .io import options
 
     module = load_case(name)
     params = parse_params(module, params or [])
@@ -541,12 +541,12 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             stale = out / "summary.json"
             if stale.is_file():
                 stale.unlink()
-        output.OPTIONS.render = render
-        output.OPTIONS.every = every
-        output.OPTIONS.progress = progress
-        output.OPTIONS.defer_render = True
-        output.OPTIONS.pending.clear()
-        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
+        options.OPTIONS.render = render
+        options.OPTIONS.every = every
+        options.OPTIONS.progress = progress
+        options.OPTIONS.defer_render = True
+        options.OPTIONS.pending.clear()
+        options.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
         compiled_before = jit.compile_seconds()
         t0 = time.perf_counter()
         status, error, extra = "finished", None, {}
@@ -588,8 +588,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             extra["traceback"] = traceback.format_exc()
         compile_s = jit.compile_seconds() - compiled_before
         wall = time.perf_counter() - t0 - compile_s
-        output.TIMING["run"] = wall + compile_s
-        output.TIMING["compiling"] = compile_s
+        options.TIMING["run"] = wall + compile_s
+        options.TIMING["compiling"] = compile_s
         if status != "finished":
             # keep what finished: the figures the case wrote, the streamed series and chunks
             figures = {}
@@ -600,7 +600,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                     figures = {}
                 if not isinstance(figures, dict):
                     figures = {}
-            output.OPTIONS.pending.clear()
+            options.OPTIONS.pending.clear()
         summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
                    **figures}
         if error:
@@ -685,10 +685,11 @@ def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict |
     with the progress line of the run's options when it writes); ``options`` go to
     :func:`fem.simulate`.  Returns the :class:`~fem.Result`."""
     from .io import output
+    from .io.options import OPTIONS
     from .solvers import simulate
 
     return simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], **options,
-                    progress=out is not None and output.OPTIONS.progress,
+                    progress=out is not None and OPTIONS.progress,
                     result=output.stream(out, model, sensors))
 
 

@@ -99,7 +99,7 @@ def test_a_killed_run_is_recognisable_as_dead(tmp_path, monkeypatch, capsys):
         loaded = fem.Result.load(out / "result")
     assert len(loaded) >= 200 and loaded.info["status"] == "died"
     # `fem render` says so before rendering what was recorded
-    monkeypatch.setattr(fem.io.output, "render_directory", lambda d, fps=20: [])
+    monkeypatch.setattr(fem.io.pictures, "render_directory", lambda d, fps=20: [])
     assert main(["render", str(out)]) == 0
     assert "died" in capsys.readouterr().err
     # the dead run's lock does not block the folder
@@ -179,9 +179,9 @@ def test_a_full_disk_while_rendering_leaves_no_broken_movie(finished):
 
 
 def test_an_interrupted_rendering_leaves_no_movie(finished, monkeypatch):
-    from fem.io import render
+    from fem.io import movies
 
-    real = render._open_writer
+    real = movies._open_writer
 
     def opener(path, fps):
         writer, written = real(path, fps)
@@ -197,9 +197,9 @@ def test_an_interrupted_rendering_leaves_no_movie(finished, monkeypatch):
         writer.append_data = interrupted
         return writer, written
 
-    monkeypatch.setattr(render, "_open_writer", opener)
+    monkeypatch.setattr(movies, "_open_writer", opener)
     with pytest.raises(KeyboardInterrupt):
-        fem.io.output.render_directory(finished)
+        fem.io.pictures.render_directory(finished)
     assert not list(finished.glob("*.mp4")) and not list(finished.glob(".*partial*"))
 
 
@@ -208,7 +208,7 @@ def test_stale_partial_movies_of_dead_renderings_are_removed(tmp_path):
     mine = tmp_path / f".robot.{os.getpid()}.partial.mp4"
     dead.write_bytes(b"half a movie")
     mine.write_bytes(b"being written")
-    fem.io.output._remove_stale_partials(tmp_path)
+    fem.io.pictures._remove_stale_partials(tmp_path)
     assert not dead.exists() and mine.exists()
 
 

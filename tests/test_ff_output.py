@@ -134,7 +134,7 @@ def test_two_link_arm_pictures(tmp_path):
     import imageio.v2 as imageio
 
     from fem.io import render
-    from fem.io.output import picture_options
+    from fem.io.pictures import picture_options
     from fem.io.vtk import read_series
 
     out = tmp_path / "arm"

@@ -4,7 +4,7 @@
 ``centrelines(q, n_points)`` (:class:`fem.model.chains.PlanarChain`,
 :class:`fem.model.chains.SpatialChain`) or ``centreline(q, n_points)``
 (:class:`fem.model.chains.HubLink`) — to the interface :mod:`fem.io.output` streams from:
-:meth:`CentrelineDrawing.frame` gives the same frame as :meth:`fem.io.output.Drawing.frame`
+:meth:`CentrelineDrawing.frame` gives the same frame as :meth:`fem.io.drawing.Drawing.frame`
 (points, point data ``displacement``/``deformation``/``velocity``/``radius``, cell data
 ``group``, field data ``TimeValue``, group names, efforts and multipliers).
 
@@ -21,7 +21,7 @@ Two elastic parts of the displacement are written:
   (the elastic coordinates set to zero, the joint angles kept): ``r(q) − r(q_rigid)``.  On
   a hub link and on the first link of a chain it equals ``link_deformation``; on a later
   link it also carries the elastic tip deflection and slope of the links before it, so a
-  magnified picture (``fem.io.output.picture_options`` magnifies ``deformation``) keeps the
+  magnified picture (``fem.io.pictures.picture_options`` magnifies ``deformation``) keeps the
   links joined.
 
 What a model is, it declares as data, never found by class names or by looking for
@@ -112,9 +112,9 @@ class CentrelineDrawing:
     @property
     def picture(self) -> dict:
         """How the pictures are drawn, as data (``render.json``, as
-        :attr:`fem.io.output.Drawing.picture`): the camera (:attr:`view`, gravity pointing
+        :attr:`fem.io.drawing.Drawing.picture`): the camera (:attr:`view`, gravity pointing
         down)."""
-        from .output import camera_for
+        from .cameras import camera_for
 
         return {"camera": camera_for(self.view, self.model.gravity)}
 
@@ -199,7 +199,7 @@ class CentrelineDrawing:
     # -------------------------------------------------------------------- frames
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
               lam: np.ndarray | None = None, sensors: dict | None = None) -> Frame:
-        """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.io.output.Drawing.frame`.
+        """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.io.drawing.Drawing.frame`.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
         part, :meth:`deformation`), ``link_deformation`` (each link's own,

@@ -174,7 +174,7 @@ class Model:
 
     drawing: ClassVar[str] = "elements"
     """How output draws the model (:func:`fem.io.output.drawing_for`): "elements" — its
-    element groups, sketches and bodies (:class:`fem.io.output.Drawing`); the models in
+    element groups, sketches and bodies (:class:`fem.io.drawing.Drawing`); the models in
     minimal coordinates of :mod:`fem.model.chains` declare "centrelines"."""
     _sealed: bool = False
     """Set at the end of ``__init__``: from then on only declared attributes are set."""

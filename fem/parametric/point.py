@@ -108,7 +108,7 @@ def run_point(task: PointTask) -> dict:
     """
     from ..cases import run_case
     from ..core.threads import single_thread_blas
-    from ..io.output import OPTIONS
+    from ..io.options import OPTIONS
 
     t0 = time.perf_counter()
     info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid(),
