@@ -605,7 +605,7 @@ def test_reduced_flagship_runs_compiled_as_the_general_path(tmp_path, monkeypatc
     cs = asm.constant_structure()
     if cs is None or not GeneralizedAlpha(rm.model, 0.1, q0=st.q)._compiled_newton:
         pytest.skip("numba missing or off")
-    si, pi = cs.servo[1], cs.products[4]
+    si, pi = cs.servo.si, cs.products.pi
     assert si[1] - si[0] == 3 and pi[8] - pi[7] == 3     # motors, U axes
     rng = np.random.default_rng(5)
     q = st.q + 1e-4 * rng.standard_normal(asm.n)

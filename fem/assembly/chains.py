@@ -27,7 +27,14 @@ from ..bodies.chain_kernels import CONST, OFFSET, RESET, TURN, chain_kernel, pac
 from ..bodies.floating_frame import axis_rotation
 from ..core.errors import ModelError
 from ..elements.floating_frame import Coupling, FloatingFrameLink
-from .system import ConstantStructure, System
+from .system import (
+    BilinearRows,
+    Bodies,
+    ConstantStructure,
+    ElementForces,
+    ProductRows,
+    System,
+)
 
 __all__ = ["HubLinkSystem", "PlanarChainSystem", "SpatialChainSystem"]
 
@@ -194,12 +201,13 @@ class HubLinkSystem(System):
         return ConstantStructure(
             mass=sp.csr_matrix(self.M_const), damping=None, jacobian=sp.csr_matrix(self.Jd),
             offset=lambda t: -self._drive(t, 0), rate=lambda t, q: self.phi_t(q, t),
-            forces=(group_forces, no_group()[0], np.zeros((0, 0), np.int64),
-                    *no_group()[1:]),
+            forces=ElementForces(group_forces, no_group()[0], np.zeros((0, 0), np.int64),
+                                 *no_group()[1:]),
             timed=bool(self.m),
-            bilinear=(state, empty, np.zeros(0), empty, np.zeros(0, np.int64),
-                      lambda t: np.zeros(0)),
-            bodies=(terms, *bodies), tangents=tangents, products=declare_products())
+            bilinear=BilinearRows(state, empty, np.zeros(0), empty, np.zeros(0, np.int64),
+                                  lambda t: np.zeros(0)),
+            bodies=Bodies(terms, *bodies), tangents=tangents,
+            products=ProductRows(*declare_products()))
 
     # ------------------------------------------------------------ kinematics
     def kinematics(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

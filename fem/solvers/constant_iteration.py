@@ -608,12 +608,12 @@ class ConstantIteration:
         self._factorization = self._lu = None      # the last factorization's arrays
         kernels = _kernels()
         bil, bodies, prod = s.bilinear, s.bodies, s.products
-        have_state = (kernels is not None and bil is not None and bil[0] is not None
-                      and prod is not None and prod[0] is not None)
+        have_state = (kernels is not None and bil is not None and bil.state is not None
+                      and prod is not None and prod.state is not None)
         # the compiled parts the declaration brings (the solvers import no element,
         # body or constraint module: the entry points come with the declaration)
         self.compiled = (have_state and s.forces is not None and bodies is not None
-                         and bodies[0] is not None)
+                         and bodies.terms is not None)
         """Whether :meth:`iterate` can run (compiled kernels for every part)."""
         # Φ_t depends on q where the structure is timed and not plain: the step leaves
         # the velocity residual to Python (evaluated once here: the step asks each time)
@@ -644,35 +644,38 @@ class ConstantIteration:
         global _group_forces, _constraint_state, _body_terms, _product_state
         global _product_hessian
         if bil is not None:
-            _constraint_state = bil[0]
-            _product_state, _product_hessian = prod[0], prod[1]
-            self._P = (prod[4], prod[5])
-            self._directions = prod[6]
+            # the kernels take the parts as plain tuples of arrays (the types they are
+            # compiled for), gathered here by name
+            _constraint_state = bil.state
+            _product_state, _product_hessian = prod.state, prod.hessian
+            self._P = (prod.pi, prod.pf)
+            self._directions = prod.directions
             servo = s.servo
-            self._S = servo if servo is not None else (   # no servo rows (packed, empty)
-                np.ones(m), np.array([8, 8, 8, 8, 8, 0, 0, 0], np.int64), np.zeros(0))
-            A, B = sp.csr_matrix(bil[1]), sp.csr_matrix(bil[3])
+            self._S = ((servo.keep, servo.si, servo.sf) if servo is not None else (
+                np.ones(m), np.array([8, 8, 8, 8, 8, 0, 0, 0], np.int64),  # no servo rows
+                np.zeros(0)))                                               # (packed, empty)
+            A, B = sp.csr_matrix(bil.A), sp.csr_matrix(bil.B)
             A.sum_duplicates()
             B.sum_duplicates()
             self._A, self._B = _csr(A), _csr(B)
-            self._alpha = np.ascontiguousarray(bil[2], dtype=float)
-            self._bil_row = np.ascontiguousarray(bil[4], dtype=np.int64)
+            self._alpha = np.ascontiguousarray(bil.alpha, dtype=float)
+            self._bil_row = np.ascontiguousarray(bil.row, dtype=np.int64)
             Ac, Bc, Gc = A.tocoo(), B.tocoo(), sp.csr_matrix(s.jacobian).tocoo()
             self._jrows = np.concatenate([self._bil_row[Ac.row // 3],
                                           self._bil_row[Bc.row // 3], Gc.row,
-                                          prod[2]]).astype(np.int64)
-            self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col, prod[3]]).astype(np.int64)
-        if bodies is not None and bodies[0] is not None:
-            _body_terms = bodies[0]
-            self._bodies = tuple(bodies[1:])
+                                          prod.jrows]).astype(np.int64)
+            self._jcols = np.concatenate([Ac.col, Bc.col, Gc.col, prod.jcols]).astype(np.int64)
+        if bodies is not None and bodies.terms is not None:
+            _body_terms = bodies.terms
+            self._bodies = (bodies.header, bodies.dofs, bodies.data, bodies.index)
         else:
             self._bodies = (np.zeros((0, 8), np.int64), np.zeros(0, np.int64), np.zeros(0),
                             np.zeros(0, np.int64))
         if s.forces is not None:
             # the element kernels' entry point, a global of the compiled loop (numba
             # takes no functions as arguments without losing its disk cache)
-            _group_forces = s.forces[0]
-            self.forces = s.forces[1:]
+            _group_forces = s.forces.kernel
+            self.forces = (s.forces.kind, s.forces.dofs, s.forces.arrays3, s.forces.arrays2)
         global _body_tangents
         if s.tangents is not None:
             _body_tangents = s.tangents
@@ -686,7 +689,7 @@ class ConstantIteration:
         """Whether it can where the matrix is stored banded (:meth:`layout`): the bodies'
         tangents, the product rows' Hessian and the servo columns are formed densely
         only."""
-        dofs = self.forces[1] if s.forces is not None else np.zeros((0, 0), np.int64)
+        dofs = s.forces.dofs if s.forces is not None else np.zeros((0, 0), np.int64)
         nd = dofs.shape[1] if dofs.ndim == 2 else 0
         # the element tangents of a compiled factorization (the kernels' work array)
         self._K = (np.empty((dofs.shape[0], nd, nd))
@@ -951,7 +954,7 @@ class ConstantIteration:
             s = self.structure
             self._c_t = np.asarray(s.offset(t), dtype=float)
             if s.bilinear is not None:
-                self._beta_t = np.asarray(s.bilinear[5](t), dtype=float)
+                self._beta_t = np.asarray(s.bilinear.beta(t), dtype=float)
             if self._directions is not None:
                 self._directions(t)
             self._t = t

@@ -109,7 +109,7 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     # (the reduced platform's cubic modal force dominates: 0.3 ns an entry, measured)
     structure = system.constant_structure()
     bodies = (0.0 if structure is None or not structure.has_bodies
-              else 1e-3 * c["body_ns_per_data_entry"] * structure.bodies[3].size)
+              else 1e-3 * c["body_ns_per_data_entry"] * structure.bodies.data.size)
     factor_us = (c["factor_fixed_us"] + bodies + 1e-3 * c["tangent_ns_per_entry"] * nk
                  + 1e-3 * c["assembly_ns_per_entry"] * (nk + nh + n_jacobian)
                  + 1e-3 * lu_flops / c["lu_gflops"][kind])
