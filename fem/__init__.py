@@ -19,8 +19,8 @@ _LAZY = {
     "PrescribedCoordinates": "constraints", "PrescribedPoint": "constraints",
     "LinearMap": "maps.linear_map", "constant": "maps.linear_map",
     "Material": "elements.materials",
-    "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh", "read_mesh": "model.mesh",
-    "write_mesh": "model.mesh",
+    "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh_files",
+    "read_mesh": "model.mesh_files", "write_mesh": "model.mesh_files",
     "Body": "model", "ElementGroup": "model", "Model": "model",
     "write_outputs": "io.output",
     "Result": "solvers.results",
@@ -56,7 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .maps.linear_map import LinearMap, constant  # noqa: F401
     from .model.builders import straight_beam, straight_cable  # noqa: F401
     from .model.core import Body, ElementGroup, Model  # noqa: F401
-    from .model.mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
+    from .model.mesh import Mesh  # noqa: F401
+    from .model.mesh_files import load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
     from .parametric import sweep  # noqa: F401
     from .reduction import frames  # noqa: F401
     from .solvers import (  # noqa: F401

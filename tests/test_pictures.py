@@ -125,7 +125,7 @@ def test_platform_is_one_connected_surface(robot_run):
     surface has V + (n − 1) E + (n − 1)(n − 2)/2 T points and its boundary is the mesh
     boundary cut in n segments per edge."""
     rm, *_, meshes = robot_run
-    mesh = fem.model.mesh.load_builtin_mesh("hexagon_6")
+    mesh = fem.model.mesh_files.load_builtin_mesh("hexagon_6")
     n = 4
     expected = (len(mesh.vertices) + (n - 1) * len(mesh.edges)
                 + (n - 1) * (n - 2) // 2 * len(mesh.triangles))

@@ -17,7 +17,7 @@ import pytest
 from fem.core.errors import ModelError
 from fem.io import headless, movies, plots, render
 from fem.io.vtk import Frame, SeriesWriter, read_series, to_meshio, write_series
-from fem.model.mesh import load_builtin_mesh
+from fem.model.mesh_files import load_builtin_mesh
 
 R = 0.09
 

@@ -68,7 +68,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
 
 def _mode_title(frame_file: Path) -> str | None:
     """``mode 1: 3.52 Hz`` from a mode frame's field data."""
-    from ..model.mesh import read_meshio
+    from ..model.mesh_files import read_meshio
 
     fd = read_meshio(frame_file).field_data
     if "mode" not in fd or "frequency_hz" not in fd:
@@ -78,7 +78,7 @@ def _mode_title(frame_file: Path) -> str | None:
 
 def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> dict:
     """:func:`picture_options` for one stored frame, its caption stating the magnification."""
-    from ..model.mesh import read_meshio
+    from ..model.mesh_files import read_meshio
 
     mesh = read_meshio(frame_file)
     opts = picture_options([mesh], picture_settings(out))

@@ -19,7 +19,8 @@ import numpy as np
 
 from fem.core.errors import ModelError
 from fem.io.vtk import Frame, to_meshio
-from fem.model.mesh import Mesh, read_meshio
+from fem.model.mesh import Mesh
+from fem.model.mesh_files import read_meshio
 
 if TYPE_CHECKING:
     import pyvista as pv

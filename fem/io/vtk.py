@@ -35,7 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fem.core.errors import ModelError
-from fem.model.mesh import Mesh, read_meshio
+from fem.model.mesh import Mesh
+from fem.model.mesh_files import read_meshio
 
 __all__ = ["Frame", "SeriesWriter", "read_series", "series_entries", "to_meshio",
            "write_series"]

@@ -45,7 +45,7 @@ from ..elements.materials import Material
 from ..maps.linear_map import LinearMap
 from ..model.actuators import RevoluteActuator
 from ..model.core import Model
-from ..model.mesh import load_builtin_mesh
+from ..model.mesh_files import load_builtin_mesh
 from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
 
 __all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]
