@@ -41,14 +41,8 @@ from ..core.jit import bar_while_compiling
 from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
-from .constant_iteration import (
-    CONVERGED,
-    EXHAUSTED,
-    FACTORIZE,
-    ROUNDOFF,
-    SINGULAR,
-    ConstantIteration,
-)
+from .constant_iteration import ConstantIteration
+from .constant_kernels import CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF, SINGULAR
 from .corotation import CoRotation
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
