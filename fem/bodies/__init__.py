@@ -15,9 +15,13 @@ FE model in a floating frame, :func:`fem.reduction.reduce_body`) the second.
 
 from __future__ import annotations
 
+from ..core.lazy import lazy_exports
 from .base import NonlinearBody, inertia_from_points
 from .floating_frame import FloatingFrameBody
 from .reduced import ReducedBody, Reduction
 
 __all__ = ["NonlinearBody", "FloatingFrameBody", "ReducedBody", "Reduction",
            "inertia_from_points"]
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

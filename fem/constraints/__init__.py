@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.errors import ModelError
+from ..core.lazy import lazy_exports
 from ..core.validate import direction, finite, function, indices, positive, vector3
 from ..maps.linear_map import LinearMap, constant
 from ..maps.point_maps import is_nonlinear, point_map
@@ -497,3 +498,6 @@ def motion_values(motion: Callable, t: float, n: int | None, name: str,
             raise ModelError(f"{what}: the {label} is not finite ({v!r:.60})")
         vals.append(a if n is not None else float(a))
     return tuple(vals)
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

@@ -18,6 +18,4 @@ from __future__ import annotations
 
 from ..core.lazy import lazy_exports
 
-__getattr__, __dir__ = lazy_exports(__name__, {}, modules=(
-    "cameras", "centreline", "drawing", "fe_bodies", "headless", "movies", "options",
-    "output", "pictures", "plots", "render", "scenes", "vtk", "web"))
+__getattr__, __dir__ = lazy_exports(__name__, {})

@@ -31,12 +31,8 @@ Import the submodules (``from fem.references.beams import rotating_beam_frequenc
 this ``__init__`` imports none of them.
 """
 
+from ..core.lazy import lazy_exports
+
 __all__ = ["beams", "plates", "pendulums", "citations"]
 
-
-def __getattr__(name: str):
-    if name in __all__:
-        import importlib
-
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'fem.references' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {})

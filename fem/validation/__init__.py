@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from ..core.lazy import lazy_exports
+
 __all__ = ["validate"]
 
 
@@ -98,3 +100,6 @@ def validate(quick: bool = False, only: list[str] | None = None,
           f"(Markdown: {files['markdown']})" + (f"; docs: {repo_docs}/validation.md"
                                                 if docs else ""), file=stream)
     return 1 if n_fail else 0
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})
