@@ -11,7 +11,13 @@ Four runs, each forward dynamics from the servo-held static state:
   rigid angles (the collocated inverse dynamics: joints on the path's angles, the links'
   sag left in P);
 * ``pd_task``: plus the flexible robot's torques with P prescribed on the path (the
-  paper's task-space inverse dynamics), and its motor angles as the reference.
+  paper's task-space inverse dynamics), and its motor angles as the reference;
+* ``ct_rigid``: computed torque on the rigid robot's model
+  (:class:`fem.robot.ComputedTorque` with :class:`fem.robot.InverseDynamics` of the robot
+  with rigid links 3), ``K_p = ω_c²``, ``K_d = 2ζω_c``, sampled every ``period_s`` (or
+  every step when 0), its reference the rigid robot's angles.
+
+Every motor's effort is clipped to ``±effort_limit_Nm``.
 
 Gains from a documented rule: the loop's natural frequency ``ω_c`` is
 ``bandwidth_ratio`` times the first natural frequency of the servo-held robot
@@ -19,8 +25,12 @@ Gains from a documented rule: the loop's natural frequency ``ω_c`` is
 about its motor with links 2 and 3 and a third of the platform at its tip:
 ``k_p = J ω_c²``, ``k_d = 2 ζ J ω_c``.  Figures per run: P's path error during the motion
 (peak and RMS [mm]), the residual error after the stop (largest over ``settle_s``), the
-peak motor torque; and the poles' frequency and damping ratio of the controlled robot
-at the start (``fem.closed_loop_poles``).
+peak motor torque and its margin to the limit (also flat, ``peak_error_mm_<run>`` …, for
+``fem sweep`` tables); the poles' frequency and damping ratio of the PD-controlled robot
+at the start (``fem.closed_loop_poles``) and the least damping ratio of its poles below
+twice the first servo-held frequency (the loop's and the first flexible ones).
+Plots: ``tracking.png`` (path error, efforts with their limits, P's path beside the
+circle); the animation draws the reference circle.
 """
 
 from __future__ import annotations
@@ -39,32 +49,22 @@ from fem.robots.rrru3_flexible_links import (
 
 PARAMS = {"E_Pa": 6.9e8, "n_elements_per_link": 4, "speed_mps": 0.5, "settle_s": 0.4,
           "dt_s": 0.005, "rho_inf": 0.5, "bandwidth_ratio": 0.25, "zeta": 0.7,
-          "period_s": 0.0, "runs": "pd,pd_rigid,pd_collocated,pd_task"}
-RUNS = ("pd", "pd_rigid", "pd_collocated", "pd_task")
+          "period_s": 0.0, "effort_limit_Nm": 20.0,
+          "runs": "pd,pd_rigid,pd_collocated,pd_task,ct_rigid"}
+RUNS = ("pd", "pd_rigid", "pd_collocated", "pd_task", "ct_rigid")
 LIMITS = {"E_Pa": ">0", "n_elements_per_link": ">=1", "speed_mps": ">0", "settle_s": ">=0",
-          "bandwidth_ratio": ">0", "zeta": ">0", "period_s": ">=0",
+          "bandwidth_ratio": ">0", "zeta": ">0", "period_s": ">=0", "effort_limit_Nm": ">0",
           **fem.cases.STANDARD.limits("dt_s", "rho_inf")}
 DOCS = {"E_Pa": "Young's modulus of links 3", "n_elements_per_link": "ANCF elements per "
         "link 3 [-]", "speed_mps": "cruise speed of P on the circle",
         "settle_s": "time after the stop over which the residual error is taken",
         "bandwidth_ratio": "loop frequency over the first servo-held natural frequency [-]",
         "zeta": "damping ratio of the loop [-]",
-        "period_s": "controller sampling period (0: continuous)",
+        "period_s": "controller sampling period (0: continuous; computed torque: every "
+        "step)", "effort_limit_Nm": "every motor's effort limit",
         "runs": f"which runs, comma-separated, of {', '.join(RUNS)}",
         **fem.cases.STANDARD.docs("dt_s", "rho_inf")}
 REFERENCES = ("liu2018",)
-
-
-def _table(times: np.ndarray, values: np.ndarray):
-    return lambda t: float(np.interp(t, times, values))
-
-
-def _reference(times: np.ndarray, angles: np.ndarray):
-    """``t -> (θ, θ̇, θ̈)`` from a table of angles (central differences)."""
-    rate = np.gradient(angles, times)
-    acc = np.gradient(rate, times)
-    return lambda t: (float(np.interp(t, times, angles)), float(np.interp(t, times, rate)),
-                      float(np.interp(t, times, acc)))
 
 
 def build(**params) -> fem.Model:
@@ -107,31 +107,40 @@ def run(out=None, **params) -> dict:
         feed["pd_rigid"] = ([rigid_torque_function(geom, path, k) for k in range(3)], None,
                             st.q)
     if "pd_collocated" in runs:
-        res = fem.simulate(held.model, t_end, dt, q0=st.q, rho_inf=p["rho_inf"],
-                           sensors=held.robot.sensors(deflections=False))
-        feed["pd_collocated"] = ([_table(res.t, res.sensors[f"motor {k + 1} effort_Nm"])
-                                  for k in range(3)], None, st.q)
+        res = fem.simulate(held.model, t_end, dt, q0=st.q, rho_inf=p["rho_inf"])
+        ff = held.robot.feedforward(res)
+        feed["pd_collocated"] = ([ff[f"motor {k + 1}"]["feedforward"] for k in range(3)],
+                                 None, st.q)
     if "pd_task" in runs:
         task = build_flexible_links_robot(geom, mode="inverse", drive="path", **kw)
         st_t = task.robot.rest()
-        res = fem.simulate(task.model, t_end, dt, q0=st_t.q, rho_inf=0.1,
-                           sensors=task.robot.sensors(deflections=False))
-        angles = [res.sensors[f"limb {k + 1} R1 angle_rad"] for k in range(3)]
+        res = fem.simulate(task.model, t_end, dt, q0=st_t.q, rho_inf=0.1)
+        ff = task.robot.feedforward(res)
         # (from the task-space static state: P on the path, the links' sag made up)
-        feed["pd_task"] = ([_table(res.t, res.sensors[f"motor {k + 1} effort_Nm"])
-                            for k in range(3)], [_reference(res.t, a) for a in angles],
-                           st_t.q)
+        feed["pd_task"] = ([ff[f"motor {k + 1}"]["feedforward"] for k in range(3)],
+                           [ff[f"motor {k + 1}"]["reference"] for k in range(3)], st_t.q)
     period = p["period_s"] or None
-    rows = {}
-    last = None
+    limit = p["effort_limit_Nm"]
+    rows, hist = {}, {}
+    first = None
     for name in runs:
-        ff, refs, q0 = feed.get(name, (None, None, st.q))
-        ctr = []
-        for k in range(3):
-            c = dict(kp=kp, kd=kd, period=period, feedforward=None if ff is None else ff[k])
-            if refs is not None:
-                c["reference"] = refs[k]
-            ctr.append(c)
+        if name == "ct_rigid":
+            rigid = build_flexible_links_robot(geom, mode="inverse", drive="joints",
+                                               link_model="rigid", path=path)
+            refs = [m.drive.motion for m in rigid.robot.motors.values()]
+            ct = fem.robot.ComputedTorque(fem.robot.InverseDynamics(rigid.robot), wc**2,
+                                          2 * p["zeta"] * wc, refs, period=period or dt,
+                                          limit=limit)
+            ctr, q0 = [ct] * 3, st.q
+        else:
+            ff, refs, q0 = feed.get(name, (None, None, st.q))
+            ctr = []
+            for k in range(3):
+                c = dict(kp=kp, kd=kd, period=period, limit=limit,
+                         feedforward=None if ff is None else ff[k])
+                if refs is not None:
+                    c["reference"] = refs[k]
+                ctr.append(c)
         rm = build_flexible_links_robot(geom, mode="control", controllers=ctr, **kw)
         sensors = rm.robot.sensors(deflections=False)
         res = fem.simulate(rm.model, t_end, dt, q0=q0, rho_inf=p["rho_inf"],
@@ -141,22 +150,78 @@ def run(out=None, **params) -> dict:
         err = 1e3 * np.linalg.norm(P - ref, axis=1)
         moving, after = res.t <= T, res.t > T
         tau = np.array([res.sensors[f"motor {k + 1} effort_Nm"] for k in range(3)])
+        peak = float(np.abs(tau).max())
         rows[name] = {"peak_error_mm": round(float(err[moving].max()), 3),
                       "rms_error_mm": round(float(np.sqrt(np.mean(err[moving] ** 2))), 3),
                       "residual_after_stop_mm": round(float(err[after].max()), 3)
                       if after.any() else 0.0,
-                      "peak_torque_Nm": round(float(np.abs(tau).max()), 4),
+                      "peak_torque_Nm": round(peak, 4),
+                      "torque_margin_Nm": round(limit - peak, 4),
                       "iterations_per_step": round(float(np.mean(res.stats["iterations"])),
                                                    2)}
-        if last is None:
+        hist[name] = (res.t, err, tau, P)
+        if first is None and name != "ct_rigid":
             s = fem.closed_loop_poles(rm.model, res.q[0], res.v[0], res.lam[0], 0.0)
-            s = s[np.abs(s.imag) > 1e-6][:3]
-            figures["poles_Hz"] = [round(float(abs(x.imag)) / (2 * np.pi), 3) for x in s]
-            figures["poles_damping"] = [round(float(-x.real / abs(x)), 4) for x in s]
+            osc = s[np.abs(s.imag) > 1e-6]
+            figures["poles_Hz"] = [round(float(abs(x.imag)) / (2 * np.pi), 3)
+                                   for x in osc[:3]]
+            figures["poles_damping"] = [round(float(-x.real / abs(x)), 4) for x in osc[:3]]
+            # the loop's poles and the first flexible ones (the links' higher modes
+            # carry no damping in this model: ζ = 0 there says nothing of the gains)
+            low = [x for x in s if 1e-9 < abs(x) < 2 * 2 * np.pi * f1]
+            figures["least_damping_ratio"] = round(float(min(-x.real / abs(x)
+                                                             for x in low)), 5)
+            first = name
         last = (rm, res)
     figures["runs"] = rows
+    for name, row in rows.items():       # flat, for sweep tables
+        for key in ("peak_error_mm", "rms_error_mm", "residual_after_stop_mm",
+                    "torque_margin_Nm"):
+            figures[f"{key}_{name}"] = row[key]
     rm, res = last
-    return fem.cases.finish_run(out, rm.model, res, figures, time.perf_counter() - t_start)
+    # the animation draws the reference circle beside the robot
+    rm.model.add_sketch([rm.model.ground(np.ravel(path(t)[0]))
+                         for t in np.linspace(0.0, T, 73)], "reference path")
+    circle = np.array([np.ravel(path(t)[0]) for t in np.linspace(0.0, T, 361)])
+    return fem.cases.finish_run(
+        out, rm.model, res, figures, time.perf_counter() - t_start,
+        plot=lambda folder, fig, name: _plot(folder, hist, circle, limit, T))
+
+
+def _plot(folder, hist: dict, circle: np.ndarray, limit: float, stop: float) -> None:
+    """``tracking.png``: each run's path error of P (log scale), the motors' efforts with
+    the limit, and P's path in the horizontal plane beside the reference circle."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4.4))
+    for k, (name, (t, err, tau, P)) in enumerate(hist.items()):
+        colour = f"C{k}"
+        ax[0].semilogy(t, np.maximum(err, 1e-4), color=colour, label=name)
+        for i in range(3):
+            ax[1].plot(t, tau[i], color=colour, lw=1.0,
+                       ls=("-", "--", ":")[i], label=name if i == 0 else None)
+        ax[2].plot(1e3 * P[:, 0], 1e3 * P[:, 1], color=colour, lw=1.0, label=name)
+    ax[0].axvline(stop, color="k", lw=0.8, ls=":")
+    ax[0].set(xlabel="time [s]", ylabel="path error of P [mm]",
+              title="tracking error (the stop dotted)")
+    for y in (-limit, limit):
+        ax[1].axhline(y, color="k", lw=0.8, ls="-.")
+    ax[1].set(xlabel="time [s]", ylabel="motor torque [N·m]",
+              title="efforts (— motor 1, -- 2, ·· 3; -· limit)")
+    ax[2].plot(1e3 * circle[:, 0], 1e3 * circle[:, 1], color="k", lw=2.0, alpha=0.4,
+               label="reference")
+    ax[2].set(xlabel="x [mm]", ylabel="y [mm]", title="path of P (top view)",
+              aspect="equal")
+    for a in ax:
+        a.grid(alpha=0.3)
+    ax[0].legend(fontsize=8)
+    ax[2].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "tracking.png", dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

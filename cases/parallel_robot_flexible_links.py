@@ -69,9 +69,9 @@ PARAMS = {
     "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
     "link_coordinates": 4,         # floating_frame: functions per field
     "link_segments": 4,            # floating_frame: bodies per link 3, clamped end to end
-    "link_kinematics": "fourth_order",  # floating_frame: or "seed" (Fan and Zhang's)
+    "link_kinematics": "fourth_order",  # floating_frame: or "paper" (Fan and Zhang's)
     "joint_sections": "free",      # ancf_beam: "square" holds the sections at C, U square
-    "drive": "path",               # inverse: "path" (P prescribed, the seed's) or "joints"
+    "drive": "path",               # inverse: "path" (P prescribed, the paper's) or "joints"
                                    # (motors follow the rigid robot's angles)
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
     "sweep_workers": 0,            # 0: the sweep's runs one after another here; N: N Dask workers
@@ -84,7 +84,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
           "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
-          "link_segments": ">=1", "link_kinematics": ("fourth_order", "seed"),
+          "link_segments": ">=1", "link_kinematics": ("fourth_order", "paper"),
           "joint_sections": ("free", "square"),
           "sweep_workers": ">=0"}
 
@@ -119,7 +119,7 @@ DOCS = {
                      "clamped to the tip section of the one before (substructuring: the "
                      "kinematics' truncation falls with the elastic rotation per body)",
     "link_kinematics": "floating_frame links: centre line and curvature to fourth order "
-                       "in the slopes, or to second (seed: Fan and Zhang (2016))",
+                       "in the slopes, or to second (paper: Fan and Zhang (2016))",
     "joint_sections": "ancf_beam links: free (the joints turn r_z alone and may shear the "
                       "end node's section: the robot softens with the element count), or "
                       "square (r_y·r_z = 0 at C and U: converges in the elements)",
@@ -131,7 +131,7 @@ DOCS = {
 REFERENCES = ("liu2018",)
 """The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
-SEED = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
+PAPER = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
         "torque_range_Nm": [-11.1, -8.3], "actuator_angle_max_deg": 9.8,
         "torque_deviation_Nm": -0.39, "angle_deviation_deg": 0.84,
@@ -228,7 +228,7 @@ def _run_inverse(p: dict, out=None) -> dict:
     s = _series(rm, res)
     tau, th = h["torque"], h["theta"]
     asm = rm.model.assemble()
-    fig = {**rm.counts, "seed": SEED, "duration_s": path.duration,
+    fig = {**rm.counts, "paper": PAPER, "duration_s": path.duration,
            "static_torque_Nm": [asm.efforts(st.lam)[a.name] for a in rm.actuators],
            "rigid_static_torque_Nm": rrru3.gravity_torques(geom, geom.start_point)[0].tolist(),
            "torque_range_per_limb_Nm": [[float(tau[:, k].min()), float(tau[:, k].max())]
@@ -249,15 +249,16 @@ def _run_inverse(p: dict, out=None) -> dict:
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        L = [f"limb {k + 1}" for k in range(3)]
+        L = [f"limb {k + 1}" for k in range(3)]         # the links 3 of the limbs
+        M = [f"motor {k + 1}" for k in range(3)]        # their motors, named as in the movie
         _plots(out, res.t, {
-            "torques": ({k: tau[:, i] for i, k in enumerate(L)}, "actuator torque τ [N·m]",
-                        {k: ref["torque"][:, i] for i, k in enumerate(L)}),
-            "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(L)}, "θ [deg]"),
-            "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(L)},
+            "torques": ({k: tau[:, i] for i, k in enumerate(M)}, "actuator torque τ [N·m]",
+                        {k: ref["torque"][:, i] for i, k in enumerate(M)}),
+            "actuator_angles": ({k: np.degrees(th[:, i]) for i, k in enumerate(M)}, "θ [deg]"),
+            "torque_deviation": ({k: tau[:, i] - ref["torque"][:, i] for i, k in enumerate(M)},
                                  "τ − τ_rigid [N·m]"),
             "angle_deviation": ({k: np.degrees(th[:, i] - ref["theta"][:, i])
-                                 for i, k in enumerate(L)}, "θ − θ_rigid [deg]"),
+                                 for i, k in enumerate(M)}, "θ − θ_rigid [deg]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]"),
             "midpoint_deformation": ({k: 1e3 * s["deformation"][:, i]
                                       for i, k in enumerate(L)},
@@ -310,7 +311,7 @@ def _run_forward(p: dict, out=None) -> dict:
     P = np.array([rm.P(q) for q in res.q])
     dev = P - np.asarray(path(res.t)[0])
     s = _series(rm, res)
-    fig = {**rm.counts, "seed": SEED, "forward_torques": p["forward_torques"],
+    fig = {**rm.counts, "paper": PAPER, "forward_torques": p["forward_torques"],
            "start_offset_mm": (1e3 * (P_start - geom.start_point)).tolist(),
            "max_path_deviation_per_axis_mm": (1e3 * np.abs(dev).max(axis=0)).tolist(),
            "end_path_deviation_mm": (1e3 * dev[-1]).tolist(),
@@ -322,7 +323,8 @@ def _run_forward(p: dict, out=None) -> dict:
     if out is not None:
         out = Path(out)
         _plots(out, res.t, {
-            "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")}, "[mm]"),
+            "path_deviation": ({ax: 1e3 * dev[:, i] for i, ax in enumerate("xyz")},
+                               "P (platform centre) − its path [mm]"),
             "platform_tilt": ({"tilt": np.degrees(s["tilt"])}, "normal vs Z [deg]")})
         fem.write_outputs(out, rm.model, res, fig)
     return {**fig, "wall_s": wall}      # run metadata (summary.json), not a figure
@@ -333,7 +335,7 @@ def _run_static(p: dict, out=None) -> dict:
     st = fem.solve_static(rm.model, tol=1e-12)
     asm = rm.model.assemble()
     mo = link_midpoint_outputs(rm, st.q)
-    fig = {**rm.counts, "seed": SEED,
+    fig = {**rm.counts, "paper": PAPER,
            "static_torque_Nm": [asm.efforts(st.lam)[a.name] for a in rm.actuators],
            "rigid_static_torque_Nm": rrru3.gravity_torques(geom, geom.start_point)[0].tolist(),
            "tilt_deg": float(np.degrees(platform_tilt(rm, st.q))),

@@ -46,7 +46,7 @@ PARAMS = {
     "n_derivatives": 4,            # reduced, nonlinear: modal derivatives of the k lowest
     "n_enrich": 16,                # reduced, nonlinear: + r vectors of every pair's response
     "cubic_tol": 3e-4,             # reduced, nonlinear: quartic potential compressed (0: whole)
-    "drive": "path",               # "path": P prescribed (the seed's inverse dynamics);
+    "drive": "path",               # "path": P prescribed (the paper's inverse dynamics);
                                    # "joints": motors follow the rigid robot's angles
     "E_Pa": 6.9e8,
     "nu": 0.3,
@@ -126,7 +126,7 @@ PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0
 """The camera of the pictures (``render.json``): from above the limb 1 side, where the
 three limbs spread apart and the platform lies in front of them."""
 
-SEED = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
+PAPER = {"static_sag_mm": 1.269, "W1_m": [0.01, 0.0, -0.8004], "W2_m": [0.145, -0.0779, -0.7979],
         "line_torque_Nm": [-19.93, -5.89], "circle_torque_Nm": [-23.7, -3.09],
         "line_sag_mm": [1.243, 1.275], "circle_sag_mm": [1.232, 1.269]}
 
@@ -147,9 +147,9 @@ def _geometry(p) -> rrru3.RRRU3Geometry:
 
 def _path(p, geom):
     if p["analysis"] == "line":
-        return rrru3.seed_line_path(geom, p["line_direction"]), 0.8
+        return rrru3.paper_line_path(geom, p["line_direction"]), 0.8
     if p["analysis"] in ("circle", "sweep"):
-        return rrru3.seed_circle_path(geom, closed=bool(p["circle_closed"])), 1.6
+        return rrru3.paper_circle_path(geom, closed=bool(p["circle_closed"])), 1.6
     return None, 0.0
 
 
@@ -249,7 +249,7 @@ def _plots(out, h, ref, title):
     from fem.io.plots import plot_histories
 
     t = h["time"]
-    limbs = [f"limb {k + 1}" for k in range(3)]
+    limbs = [f"motor {k + 1}" for k in range(3)]     # the movie's names of the efforts
     plot_histories(t, {n: h["torque"][:, k] for k, n in enumerate(limbs)},
                    out / "torques.png", "actuator torque [N·m]", f"{title}: torques",
                    reference=None if ref is None else {n: ref["torque"][:, k]
@@ -258,17 +258,19 @@ def _plots(out, h, ref, title):
                    out / "joint_angles.png", "θ [deg]", f"{title}: actuator angles",
                    reference=None if ref is None else {n: np.degrees(ref["theta"][:, k])
                                                        for k, n in enumerate(limbs)})
-    plot_histories(t, {f"limb {k + 1}": h["theta_dot"][:, k] for k in range(3)},
+    plot_histories(t, {n: h["theta_dot"][:, k] for k, n in enumerate(limbs)},
                    out / "joint_rates.png", "θ̇ [rad/s]", f"{title}: actuator rates")
     if ref is not None:
-        plot_histories(t, {f"limb {k + 1}": h["torque"][:, k] - ref["torque"][:, k]
-                           for k in range(3)}, out / "torque_deviation.png",
+        plot_histories(t, {n: h["torque"][:, k] - ref["torque"][:, k]
+                           for k, n in enumerate(limbs)}, out / "torque_deviation.png",
                        "τ − τ_rigid [N·m]", f"{title}: deviation from the rigid robot")
-        plot_histories(t, {f"limb {k + 1}": np.degrees(h["theta"][:, k] - ref["theta"][:, k])
-                           for k in range(3)}, out / "angle_deviation.png",
+        plot_histories(t, {n: np.degrees(h["theta"][:, k] - ref["theta"][:, k])
+                           for k, n in enumerate(limbs)}, out / "angle_deviation.png",
                        "θ − θ_rigid [deg]", f"{title}: angle deviation from the rigid robot")
-    plot_histories(t, {"d": 1e3 * h["sag"]}, out / "sag.png", "sag d [mm]",
-                   f"{title}: platform sag")
+    # d and P said in words: the sag of the platform's centre below its joints to the limbs
+    plot_histories(t, {"d = |P − mean(W1, W2, W3)|": 1e3 * h["sag"]}, out / "sag.png",
+                   "sag d [mm]", f"{title}: sag d of the platform centre P from the mean "
+                   "of its joints W1–W3")
     if "centre_strain" in h:
         eps = h["centre_strain"]
         layers, components = ("bottom", "middle", "top"), ("11", "22", "33")
@@ -277,7 +279,7 @@ def _plots(out, h, ref, title):
                            for i, layer in enumerate(layers)
                            for j, c in enumerate(components)},
                        out / "centre_strains.png", "Green–Lagrange strain [µm/m]",
-                       f"{title}: normal strains at P",
+                       f"{title}: normal strains at the platform centre P",
                        styles={f"{layer} e{c}": (j, style)
                                for layer, style in zip(layers, ("-", "--", ":"), strict=True)
                                for j, c in enumerate(components)})
@@ -287,7 +289,7 @@ def _run_one(p, out=None) -> dict:
     t0 = fem.cases.clock()
     geom = _geometry(p)
     rm = _robot(p, geom=geom)
-    fig: dict = {**rm.counts, "platform": p["platform"], "seed": SEED}
+    fig: dict = {**rm.counts, "platform": p["platform"], "paper": PAPER}
     st = static_state(rm)
     fig.update(_static_figures(rm, st))
     if p["analysis"] == "static":

@@ -12,9 +12,9 @@ or 'ancf': the same beam as ANCF cable elements of the DAE core, clamped to the 
 a prescribed root slope — the independent method.  ``kinematics`` chooses the link's
 centre line (:class:`fem.elements.floating_frame.FloatingFrameLink`): ``'fourth_order'``
 (default) keeps the foreshortening and the curvature to the next order in the slopes and
-stays within 1 % of the ANCF model over Ω0 = 2…10 rad/s; ``'seed'`` is the paper's
+stays within 1 % of the ANCF model over Ω0 = 2…10 rad/s; ``'paper'`` is the paper's
 second-order model (linear curvature), 3 % off at Ω0 = 10 — the model of its Tables 1–3,
-which ``analysis = 'compare'`` reproduces with it.  ``coupling = False`` (``'seed'`` kinematics
+which ``analysis = 'compare'`` reproduces with it.  ``coupling = False`` (``'paper'`` kinematics
 only) drops the foreshortening term (eq 2) of the floating frame: then nothing stiffens
 the beam against the in-plane centrifugal softening and Ω0 = 10 rad/s diverges.
 
@@ -42,7 +42,7 @@ PARAMS = {
     "basis": "bezier",          # modes, fe, bezier, bspline, ancf
     "n_coordinates": 4,         # functions per transverse field (ANCF: elements = 2 n)
     "coupling": True,
-    "kinematics": "fourth_order",   # fourth_order, or fan2016's second-order "seed"
+    "kinematics": "fourth_order",   # fourth_order, or fan2016's second-order "paper"
     "t_end_s": 20.0,
     "dt_s": 0.01,
     "rho_inf": 0.8,
@@ -68,8 +68,8 @@ DOCS = {
              "independent method)",
     "n_coordinates": "functions per transverse field (ancf: 2n elements)",
     "coupling": "keep the foreshortening term of the floating frame (false only with "
-                "kinematics=seed; then Ω0 = 10 rad/s diverges)",
-    "kinematics": "centre line of the link: fourth_order (within 1 % of ANCF), seed (the "
+                "kinematics=paper; then Ω0 = 10 rad/s diverges)",
+    "kinematics": "centre line of the link: fourth_order (within 1 % of ANCF), paper (the "
                   "paper's second-order model), or one correction alone",
     "spinup_time_s": "spin-up time T over which the hub reaches Ω0",
     "length_m": "beam length",
@@ -277,9 +277,9 @@ def compare(out=None, **params) -> dict:
     ``out``.
 
     The floating-frame runs use the paper's second-order kinematics (``kinematics =
-    'seed'``, the model of its tables) unless ``kinematics`` is given; the figures say
+    'paper'``, the model of its tables) unless ``kinematics`` is given; the figures say
     which (``kinematics``)."""
-    p = {**PARAMS, "kinematics": "seed", **params, "analysis": "single"}
+    p = {**PARAMS, "kinematics": "paper", **params, "analysis": "single"}
     runs = {k: v for k, v in p.items() if k not in ("analysis", "compare_omegas_rad_s")}
     rows: list[dict] = []
     curves: dict = {}

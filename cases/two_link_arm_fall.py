@@ -44,7 +44,7 @@ PARAMS = {
     "stiffness_factor": 1.0,
     "basis": "bezier",
     "n_coordinates": 4,
-    "kinematics": "seed",
+    "kinematics": "paper",
     "theta1_0_deg": 0.0,
     "theta2_0_deg": 0.0,
     "gravity_mps2": 9.81,
@@ -59,7 +59,7 @@ LIMITS = {"EI_Nm2": ">0", "stiffness_factor": ">0", "kinematics": KINEMATICS,
 DOCS = {
     "EI_Nm2": "bending stiffness of each link (GJ = EI/1.3)",
     "stiffness_factor": "scales EA, EI and GJ (large: nearly the rigid double pendulum) [-]",
-    "kinematics": "centre line of the links: seed (the paper's second-order model) or "
+    "kinematics": "centre line of the links: paper (the paper's second-order model) or "
                   "fourth_order (foreshortening and curvature to the next order)",
     "theta1_0_deg": "initial angle of link 1 from +x (at rest)",
     "theta2_0_deg": "initial angle of link 2 relative to link 1",

@@ -161,7 +161,7 @@ def mechanism_geometry(**params: Any) -> dict[str, Any]:
         "joints_m": {k: v[0].tolist() for k, v in joints.items()},
         "joint_types": {k: {"type": ty, "link": a, "other": b, "axis": ax, "note": note}
                         for k, (ty, a, b, ax, note) in joint_info.items()},
-        "links": [{"name": name, "seed_link": i + 1, "ends": list(screen.LINK_ENDS[name]),
+        "links": [{"name": name, "paper_link": i + 1, "ends": list(screen.LINK_ENDS[name]),
                    "mass_kg": mech.link_masses[name], "length_m": mech.lengths[name]}
                   for i, name in enumerate(screen.LINK_NAMES)],
     }
@@ -332,7 +332,7 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
     tau = torques[PRIMARY_METHOD]
 
     summary: dict[str, Any] = {
-        "seed": "shen2021",                  # the citation key (fem.references.citations)
+        "paper": "shen2021",                 # the citation key (fem.references.citations)
         "gravity_mps2": p["gravity_mps2"],
         "hold_crank": bool(p["hold_crank"]),
         "time_s": t.tolist(),

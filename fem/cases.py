@@ -31,7 +31,8 @@ from .core.errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
            "describe", "shorten", "references", "parameter_table", "output_folder",
-           "write_summary", "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
+           "write_summary", "add_files_to_summary", "previous_run_files", "start_in_folder",
+           "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
            "simulate_case", "finish_run", "ChainFall", "chain_fall",
            "cantilever_analysis", "clock", "WARMUPS", "compile_kernels"]
 
@@ -315,9 +316,25 @@ def _convert(raw: str, default, key: str):
         raise ModelError(f"parameter {key!r} takes JSON (e.g. [1, 2]); got {raw!r}") from None
 
 
+OLD_VALUES = {"seed": "paper"}
+"""Former names of parameter values, still accepted where the new name is one of the
+allowed values (``LIMITS``): ``-p kinematics=seed`` runs as ``kinematics=paper``, and the
+summary records the new name.  Silent: the run is the same, and ``fem info`` lists only
+the new names."""
+
+
+def _renamed(value, rule):
+    if (isinstance(value, str) and isinstance(rule, tuple | list) and value not in rule
+            and OLD_VALUES.get(value) in rule):
+        return OLD_VALUES[value]
+    return value
+
+
 def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
-    """``["E_Pa=2e8", ...]`` (or a dict) -> typed parameters, checked against PARAMS."""
+    """``["E_Pa=2e8", ...]`` (or a dict) -> typed parameters, checked against PARAMS (a
+    former value name, :data:`OLD_VALUES`, given as its new one)."""
     params = module.PARAMS
+    limits = getattr(module, "LIMITS", {})
     pairs = items.items() if isinstance(items, dict) else []
     if not isinstance(items, dict):
         parsed = []
@@ -333,7 +350,8 @@ def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
         if k not in params:
             raise ModelError(f"unknown parameter {k!r}; this case takes: "
                              + ", ".join(f"{p}={params[p]!r}" for p in params))
-        out[k] = _convert(v, params[k], k) if isinstance(v, str) else v
+        out[k] = _renamed(_convert(v, params[k], k) if isinstance(v, str) else v,
+                          limits.get(k))
     return check_params(module, out)
 
 
@@ -452,19 +470,104 @@ _PAD = 4096
 """Bytes a "running" summary.json is padded to: on a full disk the final status is
 written over them in place (:func:`fem.core.files.overwrite_in_place`), needing no new block."""
 
+_BEFORE: dict[str, dict[str, tuple]] = {}
+"""Per output folder (resolved path): the files that were in it when the current run
+started, after the previous run's were removed (:func:`start_in_folder`), with their
+state; :func:`write_summary` lists only files that are new or changed since."""
+
+
+def _folder_files(out: Path) -> dict[str, tuple]:
+    """The folder's files (hidden ones and summary.json left out), relative name →
+    (modification time, size, inode): what tells a file this run wrote."""
+    found = {}
+    for p in out.rglob("*"):
+        rel = p.relative_to(out)
+        if any(part.startswith(".") for part in rel.parts) or rel.as_posix() == "summary.json":
+            continue
+        try:
+            if p.is_file():
+                st = p.stat()
+                found[rel.as_posix()] = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            continue
+    return found
+
+
+def previous_run_files(out: Path) -> list[str]:
+    """The files of the run recorded in ``out/summary.json`` (relative names, summary.json
+    itself left out): those its summary lists — or, for a run that died before its final
+    summary ("running"), every file that was not in the folder when it started (its
+    ``files_before``) —, and only files inside the folder.  Empty without a summary."""
+    try:
+        summary = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return []
+    if not isinstance(summary, dict) or not isinstance(summary.get("files"), list):
+        return []
+    if summary.get("status") == "running":
+        before = summary.get("files_before", summary["files"])
+        before = set(before) if isinstance(before, list) else set()
+        names = [f for f in _folder_files(out) if f not in before]
+    else:
+        names = [f for f in summary["files"] if isinstance(f, str)]
+    root = out.resolve()
+    own = []
+    for name in names:
+        if name == "summary.json" or any(p.startswith(".") for p in Path(name).parts):
+            continue
+        path = out / name
+        try:
+            inside = path.parent.resolve().is_relative_to(root)
+        except OSError:
+            continue
+        if inside and (path.is_file() or path.is_symlink()):
+            own.append(name)
+    return own
+
+
+def start_in_folder(out: Path) -> list[str]:
+    """Make ``out`` this run's: remove the previous run's files (:func:`previous_run_files`)
+    and its summary, and the folders that leaves empty — nothing the user put there —,
+    then note what stays (:data:`_BEFORE`).  Returns the names removed."""
+    removed = []
+    for name in previous_run_files(out):
+        try:
+            (out / name).unlink()
+            removed.append(name)
+        except FileNotFoundError:
+            pass
+    (out / "summary.json").unlink(missing_ok=True)
+    root = out.resolve()
+    for folder in sorted({(out / n).parent for n in removed}, key=lambda d: -len(d.parts)):
+        while folder.resolve() != root:
+            try:
+                folder.rmdir()          # only if empty
+            except OSError:
+                break
+            folder = folder.parent
+    _BEFORE[str(root)] = _folder_files(out)
+    return removed
+
 
 def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
-    """``summary.json`` with the list of the folder's files, written atomically.
+    """``summary.json`` with the list of this run's files, written atomically.
 
-    If the disk is full the status is still recorded: written over the old summary in
-    place, with as much of the summary as fits.  Raises OSError only if even that fails.
+    ``files`` lists the files the run wrote into the folder (new or changed since
+    :func:`start_in_folder`; every file when the folder was not started so), never what
+    else is there.  If the disk is full the status is still recorded: written over the
+    old summary in place, with as much of the summary as fits.  Raises OSError only if
+    even that fails.
     """
     from .core.files import atomic_write_text, overwrite_in_place
     from .io.output import jsonable
 
-    summary["files"] = sorted(str(p.relative_to(out)) for p in out.rglob("*")
-                              if p.is_file() and not p.name.startswith(".")
-                              and p.name != "summary.json") + ["summary.json"]
+    before = _BEFORE.get(str(out.resolve()), {})
+    summary["files"] = sorted(name for name, state in _folder_files(out).items()
+                              if before.get(name) != state) + ["summary.json"]
+    if summary.get("status") == "running":     # what a dead run's successor keeps
+        summary["files_before"] = sorted(before)
+    else:
+        summary.pop("files_before", None)
     text = json.dumps(jsonable(summary), indent=1)
     if pad and len(text) < _PAD:
         text += " " * (_PAD - len(text))        # room for the final status (see _PAD)
@@ -484,6 +587,35 @@ def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
             if overwrite_in_place(out / "summary.json", json.dumps(jsonable(small))):
                 return
     raise first
+
+
+def add_files_to_summary(out: str | Path, paths) -> None:
+    """List files written into a finished run's folder afterwards (``fem render``'s movie,
+    ``fem view``'s page) among the run's ``files``, so that the next run into the folder
+    replaces them too.  Files outside the folder, and a folder without a readable
+    summary, are left alone; a write error is ignored (the files stay unlisted)."""
+    from .core.files import atomic_write_text
+
+    out = Path(out)
+    try:
+        summary = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(summary, dict) or not isinstance(summary.get("files"), list):
+        return
+    root = out.resolve()
+    names = set(summary["files"]) - {"summary.json"}
+    for p in paths:
+        path = Path(p).resolve()
+        if path.is_file() and path.is_relative_to(root):
+            names.add(path.relative_to(root).as_posix())
+    if names == set(summary["files"]) - {"summary.json"}:
+        return
+    summary["files"] = sorted(names) + ["summary.json"]
+    try:
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    except OSError:
+        pass
 
 
 def run_case(name: str, params: list[str] | dict | None = None, out: str | Path | None = None,
@@ -537,10 +669,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         out = output_folder(out, name)
         lock = OutputLock(out).acquire()
     try:
-        if out is not None:
-            stale = out / "summary.json"
-            if stale.is_file():
-                stale.unlink()
+        if out is not None:     # one run per folder: the previous run's files go
+            start_in_folder(out)
         options.OPTIONS.render = render
         options.OPTIONS.every = every
         options.OPTIONS.progress = progress

@@ -239,6 +239,7 @@ def _final_summary(write_summary, out: Path, summary: dict) -> None:
 
 
 def cmd_render(args) -> int:
+    from .cases import add_files_to_summary
     from .core.files import run_status
     from .core.validate import integer
     from .io import pictures
@@ -251,16 +252,19 @@ def cmd_render(args) -> int:
         print(f"fem: note: {state['status']}: {note} — rendering what it recorded",
               file=sys.stderr)
     written = pictures.render_directory(directory, fps=fps)
+    add_files_to_summary(directory, written)    # the next run into the folder replaces them
     for w in written:
         print(f"wrote {w}")
     return 0
 
 
 def cmd_view(args) -> int:
+    from .cases import add_files_to_summary
     from .io.web import write_view
 
     page = write_view(args.dir, args.output, frames=args.frames, field=args.field,
                       progress=not args.quiet)
+    add_files_to_summary(args.dir, [page])     # a page inside the run's folder is its file
     print(f"wrote {page} — open it in a web browser (no network needed)")
     return 0
 

@@ -417,7 +417,7 @@ def test_chain_past_its_kinematics_range_warns(EI, warns):
     said = [str(w.message) for w in caught if issubclass(w.category, fem.FemWarning)]
     if warns:
         assert any("link 1 deflects 39% of its length at its tip, past the range of its "
-                   "kinematics 'seed'" in m for m in said), said
+                   "kinematics 'paper'" in m for m in said), said
         assert "past_kinematics_range" in res.info
     else:
         assert not said and "past_kinematics_range" not in res.info
@@ -520,9 +520,9 @@ def _garbage_file(tmp):
 
 
 def _zero_line_direction(tmp):
-    from fem.robots.rrru3 import seed_line_path
+    from fem.robots.rrru3 import paper_line_path
 
-    seed_line_path(direction=(0, 0, 0))
+    paper_line_path(direction=(0, 0, 0))
 
 
 def _zero_direction_parameter(tmp):
@@ -545,7 +545,7 @@ MISLEADING = {
                                                     "holds no chunk"),
     "garbage result file": (_garbage_file, "its first bytes .* are neither a zip archive's "
                                            "nor numpy's"),
-    "zero line direction": (_zero_line_direction, "seed_line_path: direction .* must be a "
+    "zero line direction": (_zero_line_direction, "paper_line_path: direction .* must be a "
                                                   "non-zero 3-vector"),
     "zero line_direction parameter": (_zero_direction_parameter,
                                       "'line_direction' is a direction and must not be zero"),

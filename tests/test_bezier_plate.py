@@ -21,7 +21,7 @@ from fem.elements.bezier_plate import (
     bezier_basis,
     control_from_nodal,
     draw_grid,
-    seed_continuity,
+    paper_continuity,
     shape_functions,
 )
 from fem.elements.quadrature import prism
@@ -393,7 +393,7 @@ def test_thin_clamped_plate_is_not_locked():
 
 
 # -------------------------------------------------------------- seed continuity (eqs 17–29)
-def test_seed_constraints_on_the_hexagon_equal_shared_family_plus_middle_g1_row():
+def test_paper_constraints_on_the_hexagon_equal_shared_family_plus_middle_g1_row():
     # Reference: the seed counts 183 independent continuity equations for the six-element
     # hexagon (288 − 183 = 105 free coordinates).  The shared family (7 × 15 + 6 × 3 = 123
     # coordinates) plus the middle row of eq 29 on the 6 interior edges spans the same
@@ -404,7 +404,7 @@ def test_seed_constraints_on_the_hexagon_equal_shared_family_plus_middle_g1_row(
     P = np.vstack([np.zeros(3), hexv])
     cells = np.array([[0, 1 + i, 1 + (i + 1) % 6] for i in range(6)])
     # element i: edge 1 (C→A) = V_{i+1}→P;  element i+1: edge 2 (A→B) = P→V_{i+1}
-    c = np.kron(seed_continuity(1, 2), np.eye(3))   # (33, 96) for one adjacent pair
+    c = np.kron(paper_continuity(1, 2), np.eye(3))   # (33, 96) for one adjacent pair
     C = np.zeros((6 * 33, 288))
     for i in range(6):
         j = (i + 1) % 6

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_words import summary_problems
 
 import fem
 from fem.cases import available_cases, load_case
@@ -93,6 +94,8 @@ def test_default_run_through_the_cli_writes_summary(case, tmp_path):
     assert "summary.json" in files and "figures.json" in files
     for f in files:
         assert (out / f).is_file(), f"{case}: summary lists {f}, which is missing"
+    # words a newcomer reads (tests/test_words.py): no history, the paper is "paper"
+    assert not summary_problems(summary), f"{case}: {summary_problems(summary)[:5]}"
     _check_layout(case, out, summary)
 
 

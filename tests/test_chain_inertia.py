@@ -61,7 +61,7 @@ def _link(basis, n, kinematics):
                              polar_inertia_per_length=0.1, kinematics=kinematics)
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 @pytest.mark.parametrize("basis, n", BASES)
 def test_hub_link_and_planar_chain(basis, n, kinematics):
     _check(HubLink(_link(basis, n, kinematics), hub_inertia=2.0, gravity=(0.0, -9.81, 1.0)))
@@ -70,7 +70,7 @@ def test_hub_link_and_planar_chain(basis, n, kinematics):
                        joint_stiffness=[0.0, 10.0, 0.0]), seed=1)
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 @pytest.mark.parametrize("basis, n", BASES)
 def test_spatial_chain(basis, n, kinematics):
     dh = [[0.0, 0.0, np.pi / 2], [0.2, 0.1, 0.0], [0.0, 0.0, 0.3]]
@@ -82,7 +82,7 @@ def test_spatial_chain(basis, n, kinematics):
 def test_state_is_kept_for_one_configuration_only():
     """The weight and the inertia of one Newton iteration share the link states; another
     configuration (or a copy of q changed in place) builds new ones."""
-    model = PlanarChain([_link("bspline", 5, "seed") for _ in range(2)], [0.1, 0.2])
+    model = PlanarChain([_link("bspline", 5, "paper") for _ in range(2)], [0.1, 0.2])
     asm = model.assemble()
     q = model.q0 + 0.01
     s1 = asm._inertia_state(q)
@@ -161,7 +161,7 @@ def test_links_with_their_kernels_off_keep_numpy():
     NumPy form, which declares no compiled structure."""
     off = _link("bezier", 4, "fourth_order")
     off.use_kernel = False
-    for model in (HubLink(off, hub_inertia=2.0), PlanarChain([off, _link("fe", 4, "seed")],
+    for model in (HubLink(off, hub_inertia=2.0), PlanarChain([off, _link("fe", 4, "paper")],
                                                              [0.1, 0.2])):
         asm = model.assemble()
         assert asm._kernel() is None and asm.constant_structure() is None
@@ -191,7 +191,7 @@ def test_compiled_iterations_match_numpy_run():
         return out
 
     for build, kw in (
-            (lambda: PlanarChain([_link("bspline", 4, "seed") for _ in range(2)],
+            (lambda: PlanarChain([_link("bspline", 4, "paper") for _ in range(2)],
                                  [0.3, 0.2]), {"rho_inf": 1.0}),
             (lambda: HubLink(_link("bezier", 4, "fourth_order"), hub_angle=hub_angle),
              {"rho_inf": 0.8, "force_scale": 10.0})):

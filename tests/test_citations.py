@@ -80,7 +80,7 @@ def test_the_check_can_fail():
     assert FORBIDDEN.search("as in seed 000 eq 45")
     assert FORBIDDEN.search("Seed: `004_6d026c870d629843.txt`")
     assert FORBIDDEN.search("seed001_geometry")
-    assert not FORBIDDEN.search("kinematics='seed' of Liu et al. (2023), eq. 45")
+    assert not FORBIDDEN.search("kinematics='paper' of Liu et al. (2023), eq. 45")
 
 
 def test_summary_cites_the_paper():
@@ -90,6 +90,6 @@ def test_summary_cites_the_paper():
                        progress=False)
     assert summary["status"] == "finished"
     assert summary["references"] == [citations.cite("shen2021")]
-    assert summary["seed"] == "shen2021"        # the old key stays, its value a key
+    assert summary["paper"] == "shen2021" and "seed" not in summary   # a citation key
     assert "references" not in run_case("cantilever_cable", {}, render=False,
                                         progress=False)

@@ -84,7 +84,7 @@ def test_compiled_constraint_state_matches_numpy(case):
         from fem.robots.rrru3_model import build_robot
         geom = rrru3.RRRU3Geometry()
         model = build_robot(geom, "flexible", "hexagon_6",
-                            path=rrru3.seed_circle_path(geom)).model
+                            path=rrru3.paper_circle_path(geom)).model
     else:
         import vibrating_screen_1t2r as screen
         model = screen.build()

@@ -78,7 +78,7 @@ def test_corotated_run_matches_plain_run():
     from fem.robots.rrru3_model import build_robot, static_state
 
     geom = rrru3.RRRU3Geometry()
-    rm = build_robot(geom, "flexible", "hexagon_24", path=rrru3.seed_circle_path(geom),
+    rm = build_robot(geom, "flexible", "hexagon_24", path=rrru3.paper_circle_path(geom),
                      shear_factor="auto", damping_beta=1e-5)
     st = static_state(rm)
     kw = {"rho_inf": 0.1, "q0": st.q, "tol": 1e-8, "constraint_tol": 1e-11,

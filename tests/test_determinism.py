@@ -37,7 +37,7 @@ RUNS = textwrap.dedent("""
         out.update({f"cable_{k}": getattr(res, k) for k in ("q", "v", "a", "lam")})
         out["cable_iterations"] = res.stats["iterations"]
         geom = rrru3.RRRU3Geometry()
-        rm = build_robot(geom, "flexible", "hexagon_6", path=rrru3.seed_circle_path(geom),
+        rm = build_robot(geom, "flexible", "hexagon_6", path=rrru3.paper_circle_path(geom),
                          shear_factor="auto", damping_beta=1e-5)
         res = run_path(rm, 0.1, 5e-3, 0.1, q0=static_state(rm).q)
         out.update({f"robot_{k}": getattr(res, k) for k in ("q", "v", "a", "lam")})

@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["docs/user-guide.md", "docs/sweep.md", "docs/your-robot.md", "docs/your-urdf-robot.md",
+         "docs/control.md",
          "README.md"]
 FENCE = re.compile(r"^```python([^\n`]*)\n(.*?)^```\s*$", re.M | re.S)
 

@@ -35,7 +35,7 @@ EI = P["E_Pa"] * P["inertia_m4"]
 L = P["length_m"]
 
 
-def _link(basis="bezier", n=4, coupling=True, kinematics="seed"):
+def _link(basis="bezier", n=4, coupling=True, kinematics="paper"):
     return FloatingFrameLink(L, basis, n, RHO_A, P["E_Pa"] * P["area_m2"], EI, EI,
                              GJ=100.0, polar_inertia_per_length=1e-6, coupling=coupling,
                              kinematics=kinematics)
@@ -53,7 +53,7 @@ def test_power_series_frequency_reference():
 
 
 # ------------------------------------------------------------- kinematics/tangents
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 def test_point_map_jacobian_and_acceleration_term(kinematics):
     model = HubLink(_link(kinematics=kinematics), hub_angle=spin.hub_motion(4.0, 15.0))
     pt = model.point(6.1)
@@ -68,7 +68,7 @@ def test_point_map_jacobian_and_acceleration_term(kinematics):
     assert np.allclose(pt.acceleration_term(q, v), acc_fd, atol=1e-6)
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 def test_inertia_force_tangents(kinematics):
     """∂f/∂q̈ = M(q), ∂f/∂q̇ exact; ∂f/∂q without the third derivatives of r — checked
     with a state where those vanish (q̇ = 0)."""
@@ -86,7 +86,7 @@ def test_inertia_force_tangents(kinematics):
     assert np.allclose(Kq0, Kfd, rtol=1e-5, atol=1e-6 * np.abs(Kfd).max())
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 def test_free_hub_conserves_energy_and_angular_momentum(kinematics):
     """No drive, no gravity: kinetic + strain energy and the angular momentum about z,
     ∂T/∂θ̇ = (M(q) q̇)_θ, are invariants; with ρ∞ = 1 and h = 2 ms their drift is the
@@ -267,7 +267,7 @@ def test_without_coupling_omega10_diverges():
     The seed's model, its eq 2 with and without the coupling (the fourth-order
     kinematics needs the coupling)."""
     kw = {"basis": "bezier", "omega0_rad_s": 10.0, "t_end_s": 12.0, "dt_s": 0.01,
-          "kinematics": "seed"}
+          "kinematics": "paper"}
     bad = spin.run(coupling=False, **kw)
     assert bad["diverged_at_s"] is not None and bad["diverged_at_s"] < 12.0
     assert bad["tip_v_peak_m"] > L            # far beyond any physical deflection
@@ -325,7 +325,7 @@ def test_spinup_full_run_omega10_against_ancf():
                                   kinematics="fourth_order", **kw)["tip_v_m"])
             assert np.abs(v - ref).max() <= 0.01 * peak, (om, basis)
         if om == 10.0:
-            v = np.array(spin.run(basis="bezier", n_coordinates=4, kinematics="seed",
+            v = np.array(spin.run(basis="bezier", n_coordinates=4, kinematics="paper",
                                   **kw)["tip_v_m"])
             assert np.abs(v - ref).max() > 0.02 * peak        # the seed's model
 

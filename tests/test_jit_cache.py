@@ -49,6 +49,34 @@ def test_stamps_follow_content_and_what_a_kernel_calls_into(monkeypatch):
     assert all(after[p] != before[p] for p in (loop, chain))
 
 
+def test_two_versions_of_a_kernel_keep_their_compiled_code_apart(monkeypatch, tmp_path):
+    """Compiled code goes to a folder of its sources' content: two checkouts of the
+    package whose kernel sources differ (a user's two environments, a branch beside
+    main) do not overwrite each other's cache index — which made each recompile every
+    kernel, minutes, in the middle of a run that had found its kernels ready."""
+    numba = pytest.importorskip("numba")
+    from numba.core import caching
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    jit._install_locator(numba)
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    locator = next(c for c in impl._locator_classes if getattr(c, "_fem", False))
+
+    def fn():                     # the locator reads a kernel's first line only
+        return None
+
+    file = jit.PACKAGE / "elements/kernels.py"
+    contents = {f: f"# {f}\n".encode() for f in jit.KERNEL_SOURCES}
+    monkeypatch.setattr(jit, "_content", lambda rel: contents[rel])
+    first = locator(fn, str(file)).get_cache_path()
+    contents["elements/kernels.py"] += b"x = 1\n"
+    second = locator(fn, str(file)).get_cache_path()
+    assert first != second
+    for p in (first, second):
+        assert Path(p).is_relative_to(tmp_path / "fem" / "kernels")
+
+
 def test_every_kernel_file_is_known_and_its_calls_declared():
     """Every file with ``@compiled`` or ``njit`` is a kernel source, and every kernel
     file it imports from inside the package is declared in :data:`fem.core.jit.INLINES`

@@ -41,7 +41,7 @@ def _run(case: str, params: list[str], out: Path, cache: Path, jit: str = "auto"
 def _figures(summary: dict) -> dict[str, float]:
     """The headline figures: the summary's numbers less run metadata and the solver's
     round-off diagnostics (residuals)."""
-    skip = {"wall_s", "real_time_factor", "compile_s", "seed"}
+    skip = {"wall_s", "real_time_factor", "compile_s", "paper"}
     return {k: float(v) for k, v in summary.items()
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in skip
             and "residual" not in k}

@@ -78,7 +78,7 @@ def test_estimated_ratio_orders_the_flagship_meshes():
     from fem.solvers.factor_policy import FactorizationPolicy
 
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     ratios = {}
     for mesh, platform in (("hexagon_6", "flexible"), ("hexagon_24", "flexible"),
                            ("hexagon_6", "reduced")):
@@ -105,7 +105,7 @@ def test_bad_policy_arguments_are_named():
 
 def test_linear_predictor_saves_iterations_on_the_flagship_path():
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     rm = build_robot(geom, "flexible", "hexagon_6", path=path, shear_factor="auto",
                      damping_beta=1e-5)
     st = static_state(rm)

@@ -4,6 +4,7 @@ expression is displayed the way Jupyter does (``_repr_html_``, else ``repr``).""
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -150,3 +151,20 @@ def test_modal_and_static_reprs():
     text = repr(mr)
     assert "modes:       4" in text and "Hz" in text and "stable" in text
     assert "<td>1</td>" in mr._repr_html_()
+
+
+def test_the_notebook_extra_brings_jupyter_and_the_readme_names_it():
+    """The shipped notebook can be opened with what the project installs: the
+    ``notebook`` extra brings JupyterLab and a Python kernel (and pandas), the README says
+    so where it shows the notebook; the ``test`` extra stays without Jupyter (this module
+    runs the cells without a kernel)."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    names = {re.split(r"[<>=\[ ]", r, maxsplit=1)[0] for r in extras["notebook"]}
+    assert {"jupyterlab", "ipykernel", "pandas"} <= names
+    assert not [r for r in extras["test"] if "notebook" in r or "jupyter" in r]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/examples/quickstart.ipynb" in readme
+    assert 'pip install -e ".[notebook]"' in readme and "jupyter lab" in readme

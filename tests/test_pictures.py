@@ -8,6 +8,8 @@ pixels and through the plotter/figure objects that drew them.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -27,7 +29,7 @@ def robot_run(tmp_path_factory):
     """A streamed 6-step run of the flagship robot: (robot model, result, histories, frames)."""
     out = tmp_path_factory.mktemp("robot")
     geom = rrru3.RRRU3Geometry().with_payload(6.0)
-    path = rrru3.seed_circle_path(geom, closed=True)
+    path = rrru3.paper_circle_path(geom, closed=True)
     rm = build_robot(geom, "flexible", "hexagon_6", 6.9e8, 0.3, "shared", path, "auto", 1e-5)
     st = static_state(rm)
     result = output.stream(out, rm.model, every=1)
@@ -427,3 +429,36 @@ def test_many_curves_are_told_apart_and_small_changes_read():
     fig = plots._history_figure(t, {"x": 1 + t}, "x [m]", "", "", False, None, "rigid",
                                  (6.0, 3.0), 80)
     assert fig.axes[0].get_ylabel() == "x [m]"
+
+
+def test_small_torques_read_in_newton_millimetres():
+    """The movie's torque panel of a mechanism whose torques stay below 1 N·m (the
+    vibrating screen: 40–66 N·mm) reads in N·mm, as its plots and page do."""
+    import meshio
+
+    def frame(tau):
+        return meshio.Mesh(np.zeros((1, 3)), [],
+                           field_data={"effort:crank drive R1 [N·m]": np.array([tau])})
+
+    small = pictures.effort_panel([0.0, 1.0, 2.0], [frame(t) for t in (0.04, 0.05, 0.066)])
+    assert small.ylabel == "torque [N·mm]"
+    assert np.allclose(small.series["crank drive R1"], [40.0, 50.0, 66.0])
+    large = pictures.effort_panel([0.0, 1.0], [frame(t) for t in (-12.0, 3.0)])
+    assert large.ylabel == "torque [N·m]" and np.allclose(large.series["crank drive R1"],
+                                                          [-12.0, 3.0])
+
+
+def test_double_pendulum_plots_the_energy_change_in_plain_numbers(tmp_path):
+    """A conserved energy varies in its 7th digit: the run plots E − E0 in µJ (plain tick
+    labels), not the total with an offset; the total stays a figure."""
+    from fem.cli import main
+
+    out = tmp_path / "dp"
+    assert main(["run", "double_pendulum", "-p", "t_end_s=0.05", "--no-render", "--out",
+                 str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "energy_change_uJ.png" in summary["files"] and "energy_J.png" not in summary["files"]
+    E = np.array(summary["energy_J"])
+    assert E[0] < 0 and np.ptp(E) < 1e-6 * abs(E[0])
+    change = fem.Result.load(out / "result").sensors["energy_change_uJ"]
+    assert np.allclose(1e6 * (E - E[0]), change - change[0], atol=1e-6)

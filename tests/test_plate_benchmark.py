@@ -130,7 +130,7 @@ def test_crossed_and_unstructured_meshes(support):
 
 
 @pytest.mark.parametrize("support", ["simply_supported", "clamped"])
-def test_seed_constraints_equal_shared_family_with_middle_g1_row(support):
+def test_paper_constraints_equal_shared_family_with_middle_g1_row(support):
     # Reference: the same plate in the two formulations of docs/bezier_plate.md §2 —
     # 48-coordinate elements joined by the seed's continuity equations (independent subset)
     # and the shared family plus the middle G1 row per interior edge.  On this mesh every
@@ -193,7 +193,7 @@ def test_rectangle_b_over_a_2(support):
 
 
 @pytest.mark.slow
-def test_seed_constraints_on_8_by_8():
+def test_paper_constraints_on_8_by_8():
     # As the quick test, on 128 elements (6144 coordinates; dense QR in the continuity
     # set-up and the rank check, about a minute).
     seed = _static(support="clamped", divisions=8, element="bezier_plate")

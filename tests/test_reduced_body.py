@@ -245,7 +245,7 @@ def test_reduced_stiff_platform_gives_the_full_torques_on_the_circle(tmp_path, m
 
     monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     h = {}
     for platform in ("flexible", "reduced"):
         rm = build_robot(geom, platform, "hexagon_6", 7e10, 0.3, "shared", path, "auto", 1e-5)
@@ -264,7 +264,7 @@ def test_joint_drive_of_the_rigid_robot_is_its_path_drive():
     from fem.robots.rrru3_model import build_robot, histories, run_path
 
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     h = {}
     for drive in ("path", "joints"):
         rm = build_robot(geom, "rigid", path=path, drive=drive)
@@ -317,7 +317,7 @@ def test_nonlinear_reduced_platform_follows_the_full_plate_on_the_circle(tmp_pat
 
     monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     h = {}
     for platform, reduction in (("flexible", "linear"), ("reduced", "linear"),
                                 ("reduced", "nonlinear")):
@@ -342,7 +342,7 @@ def _circle(mesh, t_end, runs, E=6.9e8):
     from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
 
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     out = []
     for platform, reduction, n_modes, h, *more in runs:
         kw = {**({} if n_modes is None else {"n_modes": n_modes}), **(more[0] if more else {})}
@@ -598,7 +598,7 @@ def test_reduced_flagship_runs_compiled_as_the_general_path(tmp_path, monkeypatc
 
     monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
     geom = rrru3.RRRU3Geometry()
-    rm = build_robot(geom, "reduced", "hexagon_6", path=rrru3.seed_circle_path(geom),
+    rm = build_robot(geom, "reduced", "hexagon_6", path=rrru3.paper_circle_path(geom),
                      shear_factor="auto", damping_beta=1e-5)
     st = static_state(rm)
     asm = rm.model.assemble()

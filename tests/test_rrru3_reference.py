@@ -49,8 +49,8 @@ from fem.robots.rrru3 import RRRU3Geometry
 
 GEOM = RRRU3Geometry()
 P0 = np.array(GEOM.start_point)
-LINE = rrru3.seed_line_path(GEOM)
-CIRCLE = rrru3.seed_circle_path(GEOM)
+LINE = rrru3.paper_line_path(GEOM)
+CIRCLE = rrru3.paper_circle_path(GEOM)
 GL_X, GL_W = np.polynomial.legendre.leggauss(20)
 
 
@@ -114,7 +114,7 @@ def test_profile_integrates_consistently(profile):
 
 
 def test_paths_are_consistent_and_the_circle_closes():
-    for path in (LINE, CIRCLE, rrru3.seed_circle_path(GEOM, closed=False)):
+    for path in (LINE, CIRCLE, rrru3.paper_circle_path(GEOM, closed=False)):
         T = path.duration
         x0, v0, _ = path(0.0)
         x1, v1, _ = path(T)
@@ -317,7 +317,7 @@ def test_power_balance(path):
 # seed figures (documented in docs/rrru3_robot.md)
 # --------------------------------------------------------------------------------------
 def test_seed_circle_torque_statistics():
-    path = rrru3.seed_circle_path(GEOM, closed=False)  # the seed's literal H = 0.011
+    path = rrru3.paper_circle_path(GEOM, closed=False)  # the seed's literal H = 0.011
     t = np.arange(321) * 0.005
     for payload, mean, dev in ((6.0, -13.23, 5.05), (10.0, -18.44, 7.74)):
         tau = rrru3.reference_torques(path, t, GEOM.with_payload(payload))["torque"]

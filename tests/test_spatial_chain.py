@@ -36,7 +36,7 @@ def _rot(axis, a):
     return R
 
 
-def _spatial(nl=3, kinematics="seed"):
+def _spatial(nl=3, kinematics="paper"):
     dh = [[0.0, 0.0, np.pi / 2], [0.2, 0.1, -0.6], [0.0, 0.3, 0.9]][:nl]
     return dh_chain(dh, L, RHO_A * L, EA, 0.8 * EI, EI, GJ, n_coordinates=3,
                     angles=[0.3, 0.4, -0.7][:nl], tip_masses=[5.0] * nl,
@@ -76,7 +76,7 @@ def test_energy_conserved_in_spatial_fall():
     assert np.abs(defl[:, :, 1]).max() > 1e-4           # and bends them out of plane
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 def test_kinematics_finite_differences(kinematics):
     """J = ∂r/∂q and ∂²r/∂q∂q of all mass points against central differences (with the
     fourth-order links the centre lines are quartic and their Q(e) varies)."""

@@ -41,7 +41,7 @@ def _case(name):
     return mod
 
 
-def _link(n=4, basis="bezier", kinematics="seed", L=2.0):
+def _link(n=4, basis="bezier", kinematics="paper", L=2.0):
     return FloatingFrameLink(L, basis, n, 5.0, 1e6, 2e3, 2e3, GJ=1e3,
                              polar_inertia_per_length=0.05, kinematics=kinematics)
 
@@ -252,7 +252,7 @@ def _fd_check(pm, q, h=1e-6):
         np.abs(H).max(), 1e-300)
 
 
-@pytest.mark.parametrize("kinematics", ["seed", "fourth_order"])
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order"])
 def test_point_and_direction_maps_against_differences(kinematics):
     m = fem.Model("maps")
     b = m.add_floating_frame("link", _link(kinematics=kinematics))
@@ -261,7 +261,7 @@ def test_point_and_direction_maps_against_differences(kinematics):
     eJ, eH = _fd_check(b.point(1.3), q)
     assert eJ < 1e-8
     # fourth order: the third derivatives of the axial position are left out by design
-    assert eH < (1e-6 if kinematics == "seed" else 5e-2)
+    assert eH < (1e-6 if kinematics == "paper" else 5e-2)
     for axis in (0, 1, 2):
         eJ, eH = _fd_check(b.direction(2.0, axis), q)
         assert eJ < 1e-8 and eH < 1e-6

@@ -51,6 +51,83 @@ def test_quick_subset_writes_a_passing_report(tmp_path, capsys):
     assert "3/3 checks pass" in printed
 
 
+def test_report_links_are_relative_and_work_from_its_folder(tmp_path, capsys):
+    """The report's links work wherever its folder goes (moved, zipped, mailed): every
+    link is an anchor of the page or a path relative to the report that names a file
+    inside its folder (the docs pages it cites are copied there); no Markdown is left
+    raw in the HTML; the summary table puts the status second and wraps long cells to
+    the page's width (readable at 1000 px)."""
+    import re
+    import shutil
+    from html.parser import HTMLParser
+
+    made = tmp_path / "made"
+    assert main(["validate", "--quick", "--only", "screen_three_methods", "-o",
+                 str(made)]) == 0, capsys.readouterr().out
+    out = tmp_path / "elsewhere" / "report"             # the folder moved
+    out.parent.mkdir()
+    shutil.move(made, out)
+    page = (out / "validation.html").read_text()
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.links, self.ids, self.text = [], set(), []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.ids.add(a["id"])
+            if tag == "a" and "href" in a:
+                self.links.append(a["href"])
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    parsed = Links()
+    parsed.feed(page)
+    assert len(parsed.links) > 20 and "validation_notes.md" in parsed.links
+    for href in parsed.links:
+        assert not re.match(r"^[a-z]+:", href) or href.startswith("https://"), href
+        if href.startswith("https://"):
+            continue
+        target, _, anchor = href.partition("#")
+        if not target:
+            assert anchor in parsed.ids, href
+            continue
+        assert not target.startswith("/") and ".." not in target.split("/"), href
+        assert (out / target).is_file(), f"{href}: no such file beside the report"
+    text = "".join(parsed.text)
+    raw = re.findall(r"\[[^\]]+\]\([^)]+\)|\*\*[^*]+\*\*", text)
+    assert not raw, f"raw Markdown in the HTML: {raw[:3]}"
+    assert "file://" not in page
+    # the Markdown twin's links work from the folder too
+    md = (out / "validation.md").read_text()
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", md):
+        if not target.startswith(("https://", "http://")):
+            assert (out / target).is_file(), target
+    # status second; the summary table fits the page and wraps its cells
+    head = re.search(r'<table class="summary"><thead><tr>(.*?)</tr>', page).group(1)
+    assert re.findall(r"<th>(.*?)</th>", head)[:2] == ["check", "status"]
+    assert "table-layout: fixed" in page and "overflow-wrap: anywhere" in page
+    # the words of its generated pages: no development history, "paper" for the paper
+    from test_words import word_problems
+
+    for f in [out / "validation.md", *sorted((out / "papers").glob("*.md"))]:
+        assert not word_problems(f.read_text(encoding="utf-8")), f.name
+
+
+def test_markdown_of_a_line_becomes_html():
+    from fem.validation.document import inline_html
+
+    got = inline_html("**not rerun by `fem validate`** (see [notes](notes.md), *why*)",
+                      lambda t: "x/" + t)
+    assert got == ('<strong>not rerun by <code>fem validate</code></strong> (see '
+                   '<a href="x/notes.md">notes</a>, <em>why</em>)')
+    assert inline_html("[gone](missing.md) stays text", lambda t: None) == "gone stays text"
+    assert inline_html("`a*b*c` <b>", None) == "<code>a*b*c</code> &lt;b&gt;"
+
+
 def test_unknown_check_is_named(tmp_path, capsys):
     rc = main(["validate", "--quick", "--only", "no_such_check", "-o", str(tmp_path)])
     err = capsys.readouterr().err

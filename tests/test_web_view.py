@@ -108,6 +108,31 @@ def test_default_frames_and_field(run_dir, tmp_path):
     assert "velocity magnitude [m/s]" in text             # the legend's title and unit
 
 
+def test_modal_view_is_normalized_and_titled_once(tmp_path):
+    """Mode shapes are drawn at an arbitrary scale: their legend is the shape normalized
+    to its largest value (0–1, no unit), and the header says so.  The title names the
+    case once in its default folder (named after it) and adds any other folder's name."""
+    import json
+    import re
+
+    from fem.cli import main
+    from fem.io.web import MODE_SHAPE, write_view
+
+    out = tmp_path / "cantilever_cable"
+    assert main(["run", "cantilever_cable", "-p", "analysis=modal", "-p", "n_elements=4",
+                 "--no-render", "--out", str(out)]) == 0
+    text = write_view(out, tmp_path / "modes.html").read_text(encoding="utf-8")
+    fem = json.loads(re.search(r"const FEM = (\{.*?\});\n", text).group(1))
+    assert fem["legend"]["title"] == MODE_SHAPE and "[mm]" not in text
+    assert fem["legend"]["range"] == pytest.approx([0.0, 1.0], abs=1e-12)
+    assert "arbitrary scale" in fem["note"]
+    assert fem["title"] == "cantilever_cable"
+    shutil.copytree(out, tmp_path / "study")
+    assert json.loads(re.search(r"const FEM = (\{.*?\});\n", write_view(
+        tmp_path / "study").read_text(encoding="utf-8")).group(1))["title"] == \
+        "cantilever_cable — study"
+
+
 @pytest.mark.parametrize("spec, n, expected", [
     ("all", 4, [0, 1, 2, 3]),
     ("0,2", 5, [0, 2]),

@@ -203,6 +203,12 @@ class ConstraintEquations:
             self._motion_t = t
         return self._motion_cache
 
+    def refresh_motions(self) -> None:
+        """The prescribed motions were changed (not only the time): the next evaluation
+        calls them again instead of using the values cached for its time."""
+        self._motion_t = None
+        self._terms_t = None
+
     def _beta(self, t: float, deriv: int = 0) -> np.ndarray:
         b = self._beta0.copy() if deriv == 0 else np.zeros_like(self._beta0)
         values = self.motion_values(t)[1]

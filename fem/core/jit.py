@@ -146,8 +146,13 @@ def _machine_key() -> str:
            f"{platform.machine()} {platform.system()}"
 
 
+CACHE_LAYOUT = 2
+"""The layout of the compiled code in :func:`cache_dir` (2: a folder per kernel source
+content); part of the ready mark, so a change of layout is not taken for ready code."""
+
+
 def _ready_mark() -> Path:
-    h = hashlib.sha256(_machine_key().encode())
+    h = hashlib.sha256(f"{_machine_key()}; layout {CACHE_LAYOUT}".encode())
     for f in KERNEL_SOURCES:
         h.update(f.encode() + b"\0" + _content(f) + b"\0")
     return cache_dir() / "ready" / h.hexdigest()[:32]
@@ -193,7 +198,11 @@ def _install_locator(numba: ModuleType) -> None:
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
             rel = Path(py_file).resolve().relative_to(PACKAGE.parent)
-            self._cache_path = str(cache_dir() / "kernels" / rel.parent)
+            # one folder per source content: two checkouts (or versions) of the package
+            # that differ in a kernel's sources keep their compiled code side by side
+            # instead of overwriting each other's index (which made both recompile)
+            self._cache_path = str(cache_dir() / "kernels" / source_stamp(py_file)[:16]
+                                   / rel.parent)
 
         def get_cache_path(self):
             return self._cache_path

@@ -24,7 +24,7 @@ SUFFIXES: dict[str, str] = {
     "kg": "kg", "kgm3": "kg/m³", "kgm2": "kg·m²", "kgpm": "kg/m",
     "N": "N", "Nm": "N·m", "Nmm": "N·mm", "Nm2": "N·m²", "Npm": "N/m", "Nsm": "N·s/m",
     "Pa": "Pa", "MPa": "MPa", "GPa": "GPa",
-    "J": "J", "W": "W",
+    "J": "J", "uJ": "µJ", "W": "W",
     "rad": "rad", "deg": "deg", "radps": "rad/s", "radps2": "rad/s²",
     "mps": "m/s", "mps2": "m/s²",
 }

@@ -36,6 +36,7 @@ in its coordinates once it sits on a moving frame: its mass depends on the confi
 
 from __future__ import annotations
 
+import warnings
 from typing import ClassVar
 
 import numpy as np
@@ -45,12 +46,30 @@ from ..core.errors import ModelError
 from ..core.jit import compiled
 from ..core.validate import affordable, boolean, finite, integer, positive
 
-__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS", "fourth_order_kernel",
-           "bending_kernel"]
+__all__ = ["FloatingFrameLink", "LinkSamples", "Coupling", "KINEMATICS", "kinematics_name",
+           "fourth_order_kernel", "bending_kernel"]
 
-KINEMATICS = ("seed", "fourth_order", "curvature_only", "foreshortening_only")
-"""Kinematic models of a link: the paper's (eq 2, linear curvature), and the corrections
-to the next order in the slopes (both, or one of them)."""
+KINEMATICS = ("paper", "fourth_order", "curvature_only", "foreshortening_only")
+"""Kinematic models of a link: the paper's (Fan and Zhang 2016, eq 2, linear curvature),
+and the corrections to the next order in the slopes (both, or one of them)."""
+
+OLD_KINEMATICS = {"seed": "paper"}
+"""Former names of :data:`KINEMATICS`, still accepted (with a DeprecationWarning)."""
+
+
+def kinematics_name(kinematics, what: str = "floating-frame link") -> str:
+    """``kinematics`` checked against :data:`KINEMATICS`; a former name (``'seed'``, now
+    ``'paper'``) gives the new one and a :class:`DeprecationWarning`."""
+    if isinstance(kinematics, str) and kinematics in OLD_KINEMATICS:
+        new = OLD_KINEMATICS[kinematics]
+        warnings.warn(f"{what}: kinematics={kinematics!r} is now called {new!r} (the "
+                      f"paper's model); the old name still works", DeprecationWarning,
+                      stacklevel=3)
+        return new
+    if kinematics not in KINEMATICS:
+        raise ModelError(f"{what}: kinematics must be one of {', '.join(KINEMATICS)}; got "
+                         f"{kinematics!r}")
+    return kinematics
 
 
 class LinkSamples:
@@ -76,7 +95,7 @@ class Coupling:
     coordinates (:attr:`FloatingFrameLink.band`, the fields y then z): the
     foreshortening integrals ``H`` (P, nb, nb) on both fields' diagonal blocks, plus the
     configuration-dependent part ``Q4`` (P, 2 nb, 2 nb) of the fourth-order
-    foreshortening (None with the seed's kinematics).  Products use ``H`` once for both
+    foreshortening (None with the paper's kinematics).  Products use ``H`` once for both
     fields: the dense band block would be four times the data.
 
     With the compiled kernels ``Q4`` comes as its rule (``rule``: the slopes and the
@@ -465,10 +484,10 @@ class FloatingFrameLink:
     coupling : bool
         Keep the foreshortening term (eq 2).
     kinematics : str
-        'seed' (eq 2, linear curvature: the paper's model, default), 'fourth_order' (the
-        foreshortening and the curvature to the next order in the slopes, see the module
-        docstring; needs ``coupling``), or one of these corrections alone:
-        'curvature_only', 'foreshortening_only'.
+        'paper' (eq 2, linear curvature: the paper's model, default; formerly 'seed'),
+        'fourth_order' (the foreshortening and the curvature to the next order in the
+        slopes, see the module docstring; needs ``coupling``), or one of these
+        corrections alone: 'curvature_only', 'foreshortening_only'.
     """
 
     constant_mass: ClassVar[bool] = False
@@ -476,7 +495,7 @@ class FloatingFrameLink:
     def __init__(self, length: float, basis: str, n: int, mass_per_length: float,
                  EA: float, EI_y: float, EI_z: float, GJ: float = 0.0,
                  polar_inertia_per_length: float = 0.0, coupling: bool = True,
-                 kinematics: str = "seed"):
+                 kinematics: str = "paper"):
         self.length = positive(length, "floating-frame link: length", "m")
         self.rho_A = positive(mass_per_length, "floating-frame link: mass per length", "kg/m")
         self.EA = positive(EA, "floating-frame link: EA", "N")
@@ -488,9 +507,7 @@ class FloatingFrameLink:
         if self.GJ < 0 or self.rho_Ip < 0:
             raise ModelError("floating-frame link: GJ and the polar inertia must be >= 0")
         self.coupling = boolean(coupling, "floating-frame link: coupling")
-        if kinematics not in KINEMATICS:
-            raise ModelError(f"floating-frame link: kinematics must be one of "
-                             f"{', '.join(KINEMATICS)}; got {kinematics!r}")
+        kinematics = kinematics_name(kinematics)
         self.kinematics = kinematics
         self.nonlinear_curvature = kinematics in ("fourth_order", "curvature_only")
         self.nonlinear_foreshortening = kinematics in ("fourth_order", "foreshortening_only")
@@ -601,7 +618,7 @@ class FloatingFrameLink:
         depends on ``e`` with the fourth-order foreshortening."""
         smp = self._samples_of(x)
         p, Pe, cp = self._local(e, smp)
-        if cp.Q4 is None:          # the seed's kinematics: the constant coupling
+        if cp.Q4 is None:          # the paper's kinematics: the constant coupling
             return p, Pe, smp.Q
         Q = np.zeros_like(smp.Q)
         Q[:, self.band, self.band] = cp.dense()

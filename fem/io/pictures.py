@@ -259,6 +259,11 @@ def effort_panel(times, meshes: list):
     ylabel, title = {frozenset({"N·m"}): ("torque [N·m]", "actuator torques"),
                      frozenset({"N"}): ("force [N]", "actuator forces")}.get(
         frozenset(units), ("effort [N·m or N]", "actuator efforts"))
+    largest = max((float(np.nanmax(np.abs(v))) for v in series.values() if v.size),
+                  default=0.0)
+    if units == {"N·m"} and 0.0 < largest < 1.0:    # small torques read in N·mm (the
+        series = {k: 1e3 * v for k, v in series.items()}  # vibrating screen's page, plots)
+        ylabel = "torque [N·mm]"
     return HistoryPanel(np.asarray(times, float), series, ylabel, title)
 
 

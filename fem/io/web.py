@@ -183,11 +183,40 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
 
 
 def _title(directory: Path, pvd: Path) -> str:
+    """The case's name, and the folder's when it says something more (not the default
+    ``results/CASE``, whose name is the case's)."""
     try:
         case = json.loads((directory / "summary.json").read_text()).get("case")
     except (OSError, ValueError, AttributeError):
         case = None
-    return f"{case or pvd.stem} — {directory.name}"
+    name = case or pvd.stem
+    folder = directory.resolve().name
+    return name if folder in (name, pvd.stem, "") else f"{name} — {folder}"
+
+
+MODE_SHAPE = "mode shape, normalized"
+"""The legend of a modal series: a mode's shape has no scale of its own (it is drawn at a
+fraction of the model's size), so its colours are its displacement over its largest."""
+
+
+def _normalized(scenes, title: str = MODE_SHAPE) -> None:
+    """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
+    ``title``: the colours of a mode shape, whose scale is arbitrary."""
+    for scene in scenes:
+        name = scene.scalars
+        if not name:
+            continue
+        finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
+        largest = max((float(v.max()) for v in finite if v.size), default=0.0)
+        scale = largest if largest > 0 else 1.0
+        for _, part in scene.parts:
+            for data in (part.point_data, part.cell_data):
+                if name in data:
+                    values = np.asarray(data[name], dtype=float) / scale
+                    data.remove(name)
+                    data[title] = values
+        scene.values = [v / scale for v in scene.values]
+        scene.scalars = title
 
 
 def _serializers():
@@ -216,7 +245,11 @@ def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, t
         for m in meshes:
             drawn.append(scenes.build_scene(m, field, warp, 1.0, None, deform, factor))
             bar.update(1)
-    scenes.display_units(drawn)        # the legend's unit scaled as the pictures' bar
+    modal = all("mode" in m.field_data for m in meshes)
+    if modal:       # an arbitrary scale: no unit, each mode to its own largest value
+        _normalized(drawn)
+    else:
+        scenes.display_units(drawn)     # the legend's unit scaled as the pictures' bar
     clim = scenes.scalar_range(drawn)
     master = render.new_plotter(_WINDOW, "white")
     keep = []          # the frames' plotters own their actors until the scene is serialized
@@ -245,6 +278,9 @@ def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, t
     labels = [_label(m, t) for m, t in zip(meshes, times, strict=True)]
     note = (f"{deform} ×{factor:g}" + (" (true scale)" if factor == 1 else "")
             if deform else "")
+    if modal:
+        note = ("mode shapes at an arbitrary scale; colour: the "
+                f"{field} over its largest value" + (f"; {note}" if note else ""))
     return _html(data, counts, labels, chosen, legend, title, note)
 
 

@@ -28,12 +28,15 @@ class Feedback:
     damping, so a controlled run converges at the open-loop step.  ``period`` [s]: a
     controller sampled at that period with zero-order hold (the effort of the sample at
     ``t_k`` acts until ``t_k + period``; between samples it is a constant, which costs
-    no iterations); None: continuous.  ``limit``: the effort is clipped to ``±limit``
-    (its gradient is then zero)."""
+    no iterations); None: continuous.  ``limit``: the effort is clipped to ``±limit``;
+    ``rate_limit`` [effort/s]: it changes by at most ``rate_limit × Δt`` from the effort
+    applied at the last accepted step (continuous) or the last sample (sampled).  A
+    clipped effort has no gradient."""
 
     dofs: np.ndarray = np.zeros(0, np.int64)
     period: float | None = None
     limit: float | None = None
+    rate_limit: float | None = None
 
     def effort(self, t: float, q: np.ndarray, v: np.ndarray) -> float:
         raise NotImplementedError
@@ -42,24 +45,43 @@ class Feedback:
                  ) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def states(self, t: float, q: np.ndarray, v: np.ndarray) -> dict[str, float]:
+        """The controller's named internal values at a state (reference, error, integral
+        …), recorded beside the effort; none by default."""
+        return {}
+
     def start(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
         """Reset the controller's own state (held sample, integral) at the run's start."""
         self._held = None
         self._next = None
+        self._applied = None
         self.sample(t, q, v)
 
     def sample(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
-        """A sampled controller takes its sample when ``t`` reaches the next sampling
-        instant (after a step is accepted); a continuous one does nothing."""
+        """After an accepted step: a sampled controller takes its sample when ``t``
+        reaches the next sampling instant; a rate-limited continuous one remembers the
+        effort it applied."""
         if self.period is None:
+            if self.rate_limit is not None:
+                self._applied = (t, self.value(t, q, v)[0])
             return
-        if self._next is None or t >= self._next - 1e-9 * self.period:
-            self._held = self._clip(self.effort(t, q, v))
+        if getattr(self, "_next", None) is None or t >= self._next - 1e-9 * self.period:
+            u = self._rate_clip(t, self._clip(self.effort(t, q, v)))[0]
+            self._held = u
+            self._applied = (t, u)
             k = np.floor(t / self.period + 1e-9)
             self._next = (k + 1) * self.period
 
     def _clip(self, u: float) -> float:
         return u if self.limit is None else float(np.clip(u, -self.limit, self.limit))
+
+    def _rate_clip(self, t: float, u: float) -> tuple[float, bool]:
+        last = getattr(self, "_applied", None)
+        if self.rate_limit is None or last is None:
+            return u, False
+        step = self.rate_limit * max(t - last[0], 0.0)
+        c = float(np.clip(u, last[1] - step, last[1] + step))
+        return c, c != u
 
     def value(self, t: float, q: np.ndarray, v: np.ndarray, tangent: bool = False):
         """``(u, ∂u/∂q, ∂u/∂q̇)`` as applied: the held sample (no gradient) or the
@@ -72,6 +94,9 @@ class Feedback:
         u = self.effort(t, q, v)
         if self.limit is not None and abs(u) > self.limit:
             return self._clip(u), zero, zero
+        u, clipped = self._rate_clip(t, u)
+        if clipped:
+            return u, zero, zero
         if not tangent:
             return u, None, None
         du_dq, du_dv = self.gradient(t, q, v)

@@ -34,11 +34,11 @@ __all__ = ["HubLink", "PointMap", "PlanarChain", "SpatialChain", "dh_chain",
            "KINEMATICS_RANGE"]
 
 
-KINEMATICS_RANGE = {"seed": 0.3, "curvature_only": 0.3, "foreshortening_only": 0.3,
+KINEMATICS_RANGE = {"paper": 0.3, "curvature_only": 0.3, "foreshortening_only": 0.3,
                     "fourth_order": 0.5}
 """A link's transverse tip deflection, as a fraction of its length, past which a run
 warns (:meth:`HubLink.past_kinematics_range`): the kinematics keep the slopes to first
-('seed') or third order ('fourth_order'), and at 30 % (a cantilever's tip slope ≈ 0.45)
+('paper') or third order ('fourth_order'), and at 30 % (a cantilever's tip slope ≈ 0.45)
 the neglected slope² is already ~20 %."""
 
 
@@ -110,7 +110,7 @@ class HubLink:
         """A warning's text when a link's transverse tip deflection in the states ``qs``
         (records of a run) exceeds the range its kinematics are built for
         (:data:`KINEMATICS_RANGE`, a fraction of its length: the slopes are small, the
-        neglected terms of order slope² for 'seed', slope⁴ for 'fourth_order'); None
+        neglected terms of order slope² for 'paper', slope⁴ for 'fourth_order'); None
         inside it.  At most 200 states are looked at (evenly spaced)."""
         qs = np.asarray(qs, float)
         if qs.ndim != 2 or not len(qs):
@@ -120,7 +120,7 @@ class HubLink:
         dofs = getattr(self, "elastic_dofs", [np.arange(1, 1 + self.link.n_coordinates)])
         worst = None
         for i, (lk, d) in enumerate(zip(links, dofs, strict=True)):
-            limit = KINEMATICS_RANGE.get(lk.kinematics, KINEMATICS_RANGE["seed"])
+            limit = KINEMATICS_RANGE.get(lk.kinematics, KINEMATICS_RANGE["paper"])
             for q in qs:
                 p = lk.local(q[d], np.array([lk.length]))[0]
                 ratio = float(np.hypot(p[0, 1], p[0, 2])) / lk.length
@@ -601,7 +601,7 @@ def _spatial_to_model(chain, rotary_inertia: str = "twist"):
 
 def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
              n_coordinates: int = 4, angles=None, polar_inertia_per_length=None,
-             kinematics: str = "seed", **kwargs) -> SpatialChain:
+             kinematics: str = "paper", **kwargs) -> SpatialChain:
     """Build a :class:`SpatialChain` from D-H parameters and link data.
 
     Parameters
@@ -620,7 +620,7 @@ def dh_chain(dh, lengths, masses, EA, EI_y, EI_z, GJ, basis: str = "bezier",
     polar_inertia_per_length : float or sequence or None
         ``ρI_p`` [kg·m] (None: 1 % of ρA m² — a thin section).
     kinematics : str
-        Of every link (:class:`FloatingFrameLink`): 'seed' or 'fourth_order'.  The tip
+        Of every link (:class:`FloatingFrameLink`): 'paper' or 'fourth_order'.  The tip
         rotation carried into the next frame stays linear in the tip slopes.
     **kwargs
         Passed to :class:`SpatialChain` (base, gravity, joint_stiffness, tip_masses,

@@ -14,7 +14,7 @@ solver, the output and the web view work on it unchanged.  The user guide's chap
 """
 
 from ..core.lazy import lazy_exports
-from .control import PD
+from .control import PD, ComputedTorque, Controller, InverseDynamics
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring
 from .frames import Frame, Pose, pose
 from .joints import JOINT_KINDS, Joint
@@ -28,7 +28,7 @@ from .links import (
     Rigid,
     section_properties,
 )
-from .motions import rest_to_rest
+from .motions import rest_to_rest, table, tabulated
 from .planar import PLANAR_KINDS, add_planar_joint, keep_in_plane
 from .robot import Motor, Placement, Robot
 from .substructure import Substructure
@@ -37,8 +37,9 @@ from .urdf import from_urdf, read_urdf
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
            "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
            "Substructure", "section_properties", "from_urdf", "read_urdf", "PD",
+           "Controller", "ComputedTorque", "InverseDynamics",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",
-           "add_planar_joint", "PLANAR_KINDS", "rest_to_rest"]
+           "add_planar_joint", "PLANAR_KINDS", "rest_to_rest", "table", "tabulated"]
 
 # every module of the package an attribute, imported on first use
 __getattr__, __dir__ = lazy_exports(__name__, {})

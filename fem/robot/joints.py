@@ -246,6 +246,19 @@ class Joint:
         r2 = x[0] ** 2 + x[1] ** 2
         return np.asarray(m.dofs), (x[0] * J[1] - x[1] * J[0]) / r2
 
+    def hessian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(dofs, ∂²θ/∂q²[dofs, dofs])`` of the joint coordinate (for the derivative of
+        its rate, ``∂θ̇/∂q = H q̇``)."""
+        m = self.coordinate_map()
+        x, J, H = evaluate(m, q, True)
+        if self.kind == "prismatic":
+            return np.asarray(m.dofs), H[2]
+        r2 = x[0] ** 2 + x[1] ** 2
+        N = x[0] * J[1] - x[1] * J[0]
+        dN = np.outer(J[1], J[0]) - np.outer(J[0], J[1]) + x[0] * H[1] - x[1] * H[0]
+        dr2 = 2.0 * (x[0] * J[0] + x[1] * J[1])
+        return np.asarray(m.dofs), dN / r2 - np.outer(N, dr2) / r2**2
+
     def rate(self, q: np.ndarray, v: np.ndarray) -> float:
         """The joint rate at ``(q, q̇)``: [rad/s] or [m/s]."""
         dofs, g = self.gradient(q)

@@ -399,7 +399,7 @@ class FloatingFrame(_Rod):
     root plus the elastic coordinates of a deformation basis (``basis`` "bspline",
     "bezier", "fe" or "modes", ``functions`` per field), with ``kinematics``
     "fourth_order" (default: large deflections to the next order in the slopes) or the
-    paper's "seed" form.  Section as for :class:`AncfBeam`."""
+    paper's form, "paper".  Section as for :class:`AncfBeam`."""
 
     basis: str = "bspline"
     functions: int = 6
@@ -408,7 +408,10 @@ class FloatingFrame(_Rod):
     kind = "floating_frame"
 
     def __post_init__(self):
+        from ..elements.floating_frame import kinematics_name
+
         self.functions = integer(self.functions, "floating_frame link: functions", minimum=1)
+        self.kinematics = kinematics_name(self.kinematics, "floating_frame link")
         self._check_section()
 
     def build(self, model, name, frames):

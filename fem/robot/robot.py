@@ -229,7 +229,10 @@ class Robot:
         ``fem.Robot.efforts``).  ``effort=f(t)`` [N·m or N at the joint] (or a number):
         the effort is given (forward dynamics).  ``controller=PD(kp, kd, reference=…)``
         (:class:`fem.robot.PD`): the effort is fed back from the joint's coordinate and
-        rate (forward dynamics; continuous or sampled, with feedforward and limits).
+        rate (forward dynamics; continuous or sampled, with feedforward and limits);
+        ``controller=`` a :class:`fem.robot.Controller` or
+        :class:`fem.robot.ComputedTorque` (the same object on each motor it drives): a
+        law of all its motors' joints.
         None of them: an effort unknown of inverse dynamics whose equation comes from a
         task-space path (:meth:`add_path`).
         ``drive``: ``gear``, ``rotor_inertia``, ``viscous``, ``coulomb``,
@@ -280,9 +283,11 @@ class Robot:
         motor.actuator = JointActuator(j, name, act_effort,
                                        on="tangent" if mode == "task" else "section")
         if mode == "feedback":
-            from .control import JointFeedback
-
-            motor.actuator.feedback = JointFeedback(controller, motor.actuator, j)
+            if not getattr(controller, "drives_motors", False):    # declared by the laws
+                raise ModelError(f"motor {name!r}: controller must be a fem.robot.PD, "
+                                 f"fem.robot.Controller or fem.robot.ComputedTorque; got "
+                                 f"{type(controller).__name__}")
+            motor.actuator.feedback = controller.bind(motor.actuator, j, self)
             motor.controller = controller
         self.model.add_actuator(motor.actuator)
         self.motors[name] = motor
@@ -384,6 +389,29 @@ class Robot:
                                               for lam in np.asarray(result.lam)])
         return out
 
+    def feedforward(self, result) -> dict[str, dict]:
+        """Each motor's effort and joint trajectory from an inverse-dynamics run of this
+        robot (servo or task motors), ready for a controller on a robot built the same
+        way: ``{motor: {"feedforward": t -> effort, "reference": t -> (θ, θ̇, θ̈)}}``,
+        so ``PD(kp, kd, **robot.feedforward(result)[name])``.  Efforts are interpolated
+        linearly between the recorded steps, angles by a cubic spline (unwrapped)."""
+        from .motions import table, tabulated
+
+        t = np.asarray(result.t, float)
+        out = {}
+        for name, m in self.motors.items():
+            if m.mode not in ("servo", "task"):
+                continue
+            h = self.joint_history(result, m.joint.name)
+            key = "angle_rad" if "angle_rad" in h else "offset_m"
+            x = np.unwrap(h[key]) if key == "angle_rad" else h[key]
+            effort = h["effort_Nm" if "effort_Nm" in h else "effort_N"]
+            out[name] = {"feedforward": table(t, effort), "reference": tabulated(t, x)}
+        if not out:
+            raise ModelError(f"Robot.feedforward: robot {self.name!r} has no servo or task "
+                             f"motors, so a run of it has no efforts to feed forward")
+        return out
+
     def frame_history(self, result, link: str, frame: str) -> tuple[np.ndarray, np.ndarray]:
         """A frame's positions (n, 3) [m] and rotations (n, 3, 3) over a run's result
         (the rotations nearest to the frame's deformed triad)."""
@@ -393,7 +421,8 @@ class Robot:
     def sensors(self, deflections: bool = True) -> dict[str, Callable]:
         """Sensors for :func:`fem.simulate` and friends, named in robot terms: each
         driven joint's angle/offset and rate, each motor's joint effort (from the
-        multipliers: servo and task motors; the given effort otherwise) and each
+        multipliers: servo and task motors; the given or fed-back effort otherwise), each
+        controller's internal values (``"<motor> reference_rad"``, ``error_rad`` …) and each
         flexible link's tip deflection relative to its rigid motion (norm, [m])."""
         out: dict[str, Callable] = {}
         for jn, j in self.joints.items():
@@ -418,6 +447,10 @@ class Robot:
             elif m.mode == "feedback":
                 fb = m.actuator.feedback
                 out[key] = lambda t, q, v, a, lam, fb=fb: float(fb.value(t, q, v)[0])
+                for sn in fb.states(0.0, self.model.assemble().q0,
+                                    np.zeros(self.model.assemble().n)):
+                    out[f"{mn} {sn}"] = (lambda t, q, v, a, lam, fb=fb, sn=sn:
+                                         float(fb.states(t, q, v)[sn]))
             else:
                 out[key] = lambda t, q, v, a, lam, mn=mn: efforts(lam)[mn]
         if deflections:

@@ -101,6 +101,10 @@ __all__ = [
     "inverse_dynamics",
     "gravity_torques",
     "reference_torques",
+    "paper_line_path",
+    "paper_circle_path",
+    "PAPER_LINE_DIRECTION",
+    # former names, kept
     "seed_line_path",
     "seed_circle_path",
     "SEED_LINE_DIRECTION",
@@ -111,7 +115,7 @@ FloatArray = NDArray[np.float64]
 #: Direction of the paper's straight line from P0 (Liu et al. 2023 §5.2 leaves it open): +Y, in the
 #: plane of the circle and tangent to it at P0 (the circle's initial heading); see
 #: docs/rrru3_robot.md for the scan against the paper's line figures.
-SEED_LINE_DIRECTION = (0.0, 1.0, 0.0)
+PAPER_LINE_DIRECTION = (0.0, 1.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -628,7 +632,7 @@ def reference_torques(path: Any, times: ArrayLike, geom: RRRU3Geometry | None = 
     ----------
     path : callable
         ``path(t) -> (x, ẋ, ẍ)`` for an array of times, (n, 3) each (e.g. from
-        :func:`seed_line_path`, :func:`fem.model.trajectory.circle_path`).
+        :func:`paper_line_path`, :func:`fem.model.trajectory.circle_path`).
     times : array_like, (n,)
     geom : RRRU3Geometry, optional
         Default: the paper's robot with the 6 kg payload.
@@ -661,22 +665,22 @@ def reference_torques(path: Any, times: ArrayLike, geom: RRRU3Geometry | None = 
 # ---------------------------------------------------------------------------------------
 # the paper's two paths
 # ---------------------------------------------------------------------------------------
-def seed_line_path(geom: RRRU3Geometry | None = None,
-                   direction: ArrayLike = SEED_LINE_DIRECTION) -> LinePath:
+def paper_line_path(geom: RRRU3Geometry | None = None,
+                    direction: ArrayLike = PAPER_LINE_DIRECTION) -> LinePath:
     """Liu et al. 2023 §5.2 line: from P0, 0.8 s, eq 45 with ``H = 0.003``, 40 % phases.
 
     The length follows from the paper's numbers, ``2π H ω (T − t_a) = 0.17765`` m
     (:class:`fem.model.trajectory.CosineAccelerationProfile`); the direction is our choice
-    (default +Y, :data:`SEED_LINE_DIRECTION`).
+    (default +Y, :data:`PAPER_LINE_DIRECTION`).
     """
     geom = RRRU3Geometry() if geom is None else geom
     profile = CosineAccelerationProfile.from_amplitude(duration=0.8, amplitude=0.003)
-    d = unit_direction(direction, "seed_line_path: direction (of the line from P0)")
+    d = unit_direction(direction, "paper_line_path: direction (of the line from P0)")
     p0 = np.asarray(geom.start_point, dtype=float)
     return line_path(p0, p0 + profile.distance * d, profile)
 
 
-def seed_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> CirclePath:
+def paper_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> CirclePath:
     """Liu et al. 2023 §5.3 circle: radius 0.1 m in the plane of P0 about ``P0 − (0.1, 0, 0)``,
     counter-clockwise seen from +Z, 1.6 s, eq 45 with 40 % phases.
 
@@ -698,3 +702,9 @@ def seed_circle_path(geom: RRRU3Geometry | None = None, closed: bool = True) -> 
         profile = CosineAccelerationProfile.from_amplitude(duration=1.6, amplitude=0.011)
     return circle_path(p0 - np.array([radius, 0.0, 0.0]), radius, (0.0, 0.0, 1.0), 0.0,
                        profile, sweep=profile.distance / radius)
+
+
+#: Former names, kept: the contract extends, never renames.
+seed_line_path = paper_line_path
+seed_circle_path = paper_circle_path
+SEED_LINE_DIRECTION = PAPER_LINE_DIRECTION

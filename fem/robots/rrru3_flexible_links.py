@@ -116,9 +116,10 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         ANCF beam elements per link 3.
     formulation : str
         The beam's energy (``ancf_beam``: 'structural', or 'continuum' for comparison).
-    link_model : {'ancf_beam', 'floating_frame'}
+    link_model : {'ancf_beam', 'floating_frame', 'rigid'}
         Links 3 as ANCF beams or as floating-frame links (``link_basis`` with
-        ``link_coordinates`` functions per field, ``link_kinematics``).
+        ``link_coordinates`` functions per field, ``link_kinematics``), or rigid (the
+        rods' rigid equivalents: the rigid robot, e.g. a computed-torque model).
     link_segments : int
         Floating-frame links: each link 3 as this many floating-frame links of equal
         length joined by fixed joints (substructuring: each segment turns elastically
@@ -131,10 +132,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         with the element count (``docs/ancf_beam.md``).
     drive : {'path', 'joints'}
         Inverse mode: task motors on the path of P, or servo motors on the joints.
-    controllers : sequence of 3 dicts, optional
+    controllers : sequence of 3 dicts or controllers, optional
         'control' mode: each motor a :class:`fem.robot.PD` with these keyword arguments
         (``kp``, ``kd``, ``feedforward``, ``period``, ``limit``), its reference the
-        rigid robot's angle along ``path`` unless a dict gives ``reference``.
+        rigid robot's angle along ``path`` unless a dict gives ``reference``; or the
+        controller itself (e.g. one :class:`fem.robot.ComputedTorque` for all three).
 
     Returns
     -------
@@ -152,7 +154,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          "fem.robot.PD's arguments")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
-    choice(link_model, ("ancf_beam", "floating_frame"), "link_model")
+    choice(link_model, ("ancf_beam", "floating_frame", "rigid"), "link_model")
     choice(drive, ("path", "joints"), "drive")
     choice(joint_sections, ("free", "square"), "joint_sections")
     link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
@@ -198,12 +200,14 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         ends = [C + j / S * (U - C) for j in range(S + 1)]
         for j, nm in enumerate(names):
             spec = AncfBeam(mat, radius=radius, elements=int(n_elements),
-                            formulation=formulation) if link_model == "ancf_beam" else \
+                            formulation=formulation) if link_model != "floating_frame" else \
                 FloatingFrame(mat, radius=radius, basis=link_basis,
                               functions=int(link_coordinates), kinematics=link_kinematics)
-            robot.add_link(nm, spec, {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
-                                      "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a,
-                                                                         x=U - C)})
+            frames3 = {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
+                       "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a, x=U - C)}
+            if link_model == "rigid":     # the rigid robot: the rod's rigid equivalent
+                spec = spec.rigid_equivalent(nm, frames3)
+            robot.add_link(nm, spec, frames3)
             if j:
                 robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
                                 (nm, "root"))
@@ -227,9 +231,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
 
             d = B - A
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
-            c = dict(controllers[k])
-            c.setdefault("reference", _from_build(motion.motion(k), zero))
-            robot.add_motor(f"motor {k + 1}", f"{limb} R1", controller=PD(**c))
+            if isinstance(controllers[k], dict):
+                c = dict(controllers[k])
+                c.setdefault("reference", _from_build(motion.motion(k), zero))
+                ctrl = PD(**c)
+            else:                           # a controller object (one law for all three)
+                ctrl = controllers[k]
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", controller=ctrl)
         elif motion is not None:
             d = B - A
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
@@ -250,6 +258,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         path_con = [m.drive for m in robot.motors.values()]
     built = [[robot.links[n] for n in names] for names in chains]
     ancf = link_model == "ancf_beam"
+    if link_model == "rigid":
+        built = []
     rm = FlexibleLinksRobot(
         model, geom, "flexible_links", frames["P"].origin, V,
         [robot.frame(f"limb {k + 1} link1", "A").origin for k in range(3)],

@@ -20,7 +20,7 @@ STORED = Path(__file__).resolve().parent / "data" / "convergence_audit.jsonl"
 """The audit's JSON lines as last run (committed)."""
 
 BOOKKEEPING = ("wall", "time_s", "iteration", "residual", "n_coordinates", "n_elements",
-               "n_constraints", "steps", "factorization", "reference", "seed", "params",
+               "n_constraints", "steps", "factorization", "reference", "paper", "params",
                "plots", "files", "status", "case", "parameters", "machine", "roundoff",
                "n_dof", "counts", "dofs", "size", "n_modes", "method_difference",
                "chain_residual", "loop_closure", "analysis", "mesh", "basis",

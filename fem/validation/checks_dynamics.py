@@ -214,11 +214,11 @@ def spinup_omega10_kinematics(quick: bool) -> Measurement:
     peak = float(np.abs(ref).max())
     four = np.array(_spin_run(basis="bezier", n_coordinates=4, kinematics="fourth_order",
                               **kw)["tip_v_m"])
-    seed = np.array(_spin_run(basis="bezier", n_coordinates=4, kinematics="seed",
+    paper = np.array(_spin_run(basis="bezier", n_coordinates=4, kinematics="paper",
                               **kw)["tip_v_m"])
     return Measurement({"fourth_order_difference_of_peak":
                         float(np.abs(four - ref).max()) / peak,
-                        "seed_model_difference_of_peak": float(np.abs(seed - ref).max()) / peak,
+                        "paper_model_difference_of_peak": float(np.abs(paper - ref).max()) / peak,
                         "peak_m": peak}, f"ANCF peak {peak:.4f} m.")
 
 

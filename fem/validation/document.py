@@ -17,7 +17,7 @@ from typing import Any
 
 from .registry import Plot
 
-__all__ = ["Document", "slug"]
+__all__ = ["Document", "slug", "inline_html"]
 
 
 def slug(text: str) -> str:
@@ -46,9 +46,10 @@ class Document:
         """A paragraph."""
         self.blocks.append(("p", text))
 
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        """A table; cells are converted with ``str``."""
-        self.blocks.append(("table", list(headers), [list(r) for r in rows]))
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[Any]],
+              css_class: str | None = None) -> None:
+        """A table; cells are converted with ``str``; ``css_class`` names it in HTML."""
+        self.blocks.append(("table", list(headers), [list(r) for r in rows], css_class))
 
     def records(self, rows: Sequence[dict]) -> None:
         """A table from a list of dicts (the union of their keys, in first-seen order)."""
@@ -101,7 +102,8 @@ class Document:
                 body = "".join("<tr>" + "".join(f"<td{_status_class(c)}>"
                                                 f"{_inline(str(c), link)}</td>" for c in r)
                                + "</tr>" for r in b[2])
-                out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}"
+                css = f' class="{html.escape(b[3])}"' if len(b) > 3 and b[3] else ""
+                out.append(f"<table{css}><thead><tr>{head}</tr></thead><tbody>{body}"
                            "</tbody></table>")
             elif b[0] == "img":
                 data = base64.b64encode(b[1].png).decode("ascii")
@@ -122,26 +124,36 @@ def _status_class(cell: Any) -> str:
     return ""
 
 
-def _inline(text: str, link: Callable[[str], str] | None) -> str:
-    """Markdown inline subset → HTML (escaped)."""
-    parts = re.split(r"(`[^`]*`)", text)
-    out = []
-    for part in parts:
+def _inline(text: str, link: Callable[[str], str | None] | None) -> str:
+    """Markdown inline subset → HTML (escaped).  Code spans are set aside first, so that
+    bold, italic and links may contain them (``**not rerun by `fem validate`**``);
+    ``link`` rewrites a link's target, or returns None to keep only its text."""
+    codes: list[str] = []
+    pieces = []
+    for part in re.split(r"(`[^`]*`)", text):
         if part.startswith("`") and part.endswith("`") and len(part) >= 2:
-            out.append(f"<code>{html.escape(part[1:-1])}</code>")
-            continue
-        s = html.escape(part, quote=False)
-        s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
-        s = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", s)
+            codes.append(f"<code>{html.escape(part[1:-1])}</code>")
+            pieces.append(f"\x00{len(codes) - 1}\x00")
+        else:
+            pieces.append(html.escape(part.replace("\x00", ""), quote=False))
+    s = "".join(pieces)
+    s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
+    s = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", s)
 
-        def anchor(m: re.Match) -> str:
-            target = m.group(2)
-            target = link(target) if link else target
-            return f'<a href="{html.escape(target)}">{m.group(1)}</a>'
+    def anchor(m: re.Match) -> str:
+        target = html.unescape(m.group(2))
+        target = link(target) if link else target
+        if target is None:
+            return m.group(1)
+        return f'<a href="{html.escape(target)}">{m.group(1)}</a>'
 
-        s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", anchor, s)
-        out.append(s)
-    return "".join(out)
+    s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", anchor, s)
+    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], s)
+
+
+inline_html = _inline
+"""The Markdown inline subset of a line of text as HTML (``link`` as for
+:meth:`Document.html_body`)."""
 
 
 def _markdown_table_html(text: str, link: Callable[[str], str] | None) -> str:

@@ -3,7 +3,7 @@ every difference.
 
 A :class:`Paper` is data: the case runs our figures come from (``runs``: label → case
 and parameters) and the rows of its table (:class:`Row`: the quantity, the paper's figure
-as printed — from ``../shared/docs/BRIEF.md`` and the cases' ``SEED`` dicts —, a function
+as printed — from ``../shared/docs/BRIEF.md`` and the cases' ``PAPER`` dicts —, a function
 formatting ours from the runs' figures, and the reason they differ with a link to the case
 page that explains it).  ``fem validate`` (full) runs the cases and stores the figures in
 ``data/papers.json``; ``fem validate --quick`` prints the stored ones and says so.
@@ -105,7 +105,7 @@ LIU2023 = Paper(
           "([convergence audit](../validation.md#convergence-of-the-defaults)).",
     runs={"static": (FLAGSHIP, {"analysis": "static"}),
           "static_plain": (FLAGSHIP, {"analysis": "static", "shear_factor": 1.0}),
-          "static_seed_constraints": (FLAGSHIP, {"analysis": "static",
+          "static_paper_constraints": (FLAGSHIP, {"analysis": "static",
                                                  "continuity": "constraints"}),
           "circle": (FLAGSHIP, {"analysis": "circle"}),
           "circle_plain_damped": (FLAGSHIP, {"analysis": "circle", "shear_factor": 1.0,
@@ -208,9 +208,9 @@ LIU2023 = Paper(
             lambda f: f"{f['circle']['max_dynamics_residual']:.1e} (relative)", "Agrees."),
         Row("coordinates / constraint equations", "303 / 222",
             lambda f: f"{f['circle']['n_coordinates']} / {f['circle']['n_constraints']} "
-                      "(shared vertices); seed continuity equations: "
-                      f"{f['static_seed_constraints']['n_coordinates']} / "
-                      f"{f['static_seed_constraints']['n_constraints']}",
+                      "(shared vertices); the paper's continuity equations: "
+                      f"{f['static_paper_constraints']['n_coordinates']} / "
+                      f"{f['static_paper_constraints']['n_constraints']}",
             "Same mechanism: the paper writes each limb with 5 coordinates instead of our 4 "
             "nodes and counts eq 34's three equations; both leave the same elastic motion.",
             (_PR, "The model")),
@@ -308,14 +308,14 @@ FAN2016 = Paper(
     intro="Kane's spin-up beam in four discretizations of a floating-frame link, the "
           "falling two-link arm and a five-link spatial arm.  The paper's Tables 1–3 print "
           "times, errors, frequencies and amplitudes per method, but their numbers are not "
-          "in our copy of the text (`../shared/docs/BRIEF.md` gives the findings only), so "
+          "in our copy of the text (the summary we work from gives the findings only), so "
           "the rows compare findings.  Our tables come from `fem run spinup_beam -p "
           "analysis=compare` (the paper's second-order kinematics, the model of its tables; "
           "error = max |v − v_ref| / max |v_ref| against Hermite elements with 16 functions "
           "at half the step).",
     runs={"compare": (SPIN, {"analysis": "compare"}),
           "no_coupling": (SPIN, {"coupling": False, "omega0_rad_s": 10.0,
-                                 "kinematics": "seed", "t_end_s": 12.0}),
+                                 "kinematics": "paper", "t_end_s": 12.0}),
           "two_link": ("two_link_arm_fall", {}),
           "five_link": ("five_link_arm_fall", {})},
     rows=(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import platform
+import posixpath
 import re
 import shutil
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 from .audit import STORED as AUDIT_STORED
 from .audit import markdown as audit_markdown
 from .audit import stored as audit_records
-from .document import Document, slug
+from .document import Document, inline_html, slug
 from .registry import Outcome
 
 __all__ = ["GROUPS", "report_document", "write_report", "NOTES_PAGE"]
@@ -67,11 +68,12 @@ def report_document(outcomes: Sequence[Outcome], meta: dict, papers: dict) -> Do
              "measures; the verdict compares the printed values with the printed limits "
              "(`fem/validation/registry.py`).  What the test suite checks beyond this report, "
              f"and the benchmarks, are on the hand-kept page [{NOTES_PAGE}]({NOTES_PAGE}).")
-    doc.table(["check", "subject", "reference (kind)", "tolerance", "measured", "status"],
-              [[f"[{o.check.name}](#{slug(o.check.name)})", o.check.subject,
+    # the status second: it stays in sight however narrow the window
+    doc.table(["check", "status", "subject", "reference (kind)", "tolerance", "measured"],
+              [[f"[{o.check.name}](#{slug(o.check.name)})", _status(o), o.check.subject,
                 f"{o.check.reference} (*{o.check.kind}*)",
-                "; ".join(lim.text() for lim in o.check.limits), _measured(o), _status(o)]
-               for o in outcomes])
+                "; ".join(lim.text() for lim in o.check.limits), _measured(o)]
+               for o in outcomes], css_class="summary")
     for group in [g for g in GROUPS if any(o.check.group == g for o in outcomes)] + sorted(
             {o.check.group for o in outcomes} - set(GROUPS)):
         doc.heading(group)
@@ -151,8 +153,13 @@ def _audit_section(doc: Document) -> None:
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
        color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.88em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; vertical-align: top; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.88em; max-width: 100%; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; vertical-align: top;
+         overflow-wrap: anywhere; }
+table.summary { width: 100%; table-layout: fixed; }
+table.summary th:nth-child(1) { width: 19.5%; } table.summary th:nth-child(2) { width: 6%; }
+table.summary th:nth-child(3) { width: 19.5%; } table.summary th:nth-child(4) { width: 18%; }
+table.summary th:nth-child(5), table.summary th:nth-child(6) { width: 18.5%; }
 th { background: #f2f2f2; }
 td.pass { background: #e6f4e6; } td.fail { background: #f9dede; }
 code { background: #f4f4f4; padding: 0 0.2em; }
@@ -162,8 +169,12 @@ h2 { border-bottom: 1px solid #ddd; margin-top: 2em; }
 """
 
 
-def _html_link(target: str, docs: Path | None, paper: bool) -> str:
-    """Rewrite a Markdown link of a docs page for the single HTML file."""
+def _html_link(target: str, docs: Path | None, paper: bool, pages: set[str]) -> str | None:
+    """Rewrite a Markdown link of a docs page for the single HTML file: the report's own
+    pages become anchors; another docs page becomes its path relative to the report's
+    folder (it is copied there, :func:`_copy_pages`, and noted in ``pages``), so the
+    links work wherever the folder is moved; a page that cannot be found keeps only its
+    text (None)."""
     if re.match(r"^[a-z]+:", target) or target.startswith("#"):
         return target
     path, _, anchor = target.partition("#")
@@ -173,11 +184,23 @@ def _html_link(target: str, docs: Path | None, paper: bool) -> str:
         return f"#paper-{m.group(1)}" if not anchor else f"#{anchor}"
     if path in ("validation.md", "../validation.md"):
         return f"#{anchor}" if anchor else "#"
-    if docs is not None:
-        base = docs / "papers" if paper else docs
-        resolved = (base / path).resolve()
-        return resolved.as_uri() + (f"#{anchor}" if anchor else "")
-    return target
+    rel = posixpath.normpath(posixpath.join("papers" if paper else "", path))
+    if docs is None or rel.startswith("../") or not (docs / rel).is_file():
+        return None
+    pages.add(rel)
+    return rel + (f"#{anchor}" if anchor else "")
+
+
+def _copy_pages(pages: set[str], docs: Path | None, out: Path) -> None:
+    """The docs pages the report links to, beside it (same relative paths as in docs/)."""
+    if docs is None:
+        return
+    for rel in sorted(pages):
+        source, target = docs / rel, out / rel
+        if source.resolve() == target.resolve():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
 
 
 def _paper_keys() -> set[str]:
@@ -186,15 +209,24 @@ def _paper_keys() -> set[str]:
     return set(PAPER_PAGES)
 
 
-def _html(doc: Document, papers: dict, header: str, docs: Path | None) -> str:
+def _html(doc: Document, papers: dict, header: str, docs: Path | None,
+          pages: set[str]) -> str:
+    """The report as one HTML page; the docs pages it links to are added to ``pages``."""
+    def main(t):
+        return _html_link(t, docs, False, pages)
+
+    def paper(t):
+        return _html_link(t, docs, True, pages)
+
     body = [f"<h1>{html.escape(doc.title)}</h1>",
-            f"<p><em>{html.escape(header)}</em></p>",
-            doc.html_body(lambda t: _html_link(t, docs, False))]
+            f"<p><em>{inline_html(header, main)}</em></p>",
+            doc.html_body(main)]
     for key, pdoc in papers["documents"].items():
         body.append(f'<h2 id="paper-{key}">{html.escape(pdoc.title)}</h2>')
         # the page's own headings one level down
-        body.append(pdoc.html_body(lambda t: _html_link(t, docs, True)))
-    return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fem validation "
+        body.append(pdoc.html_body(paper))
+    return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><meta name='viewport' "
+            "content='width=device-width, initial-scale=1'><title>fem validation "
             f"report</title><style>{_CSS}</style></head><body>\n" + "\n".join(body)
             + "\n</body></html>\n")
 
@@ -224,8 +256,10 @@ def write_report(outcomes: Sequence[Outcome], out: Path, meta: dict, papers: dic
         (target / "papers").mkdir(exist_ok=True)
         for key, pdoc in papers["documents"].items():
             (target / "papers" / f"{key}.md").write_text(pdoc.markdown(f"*{paper_header}*"))
-    (out / "validation.html").write_text(_html(doc, papers, header.replace("`", ""),
-                                               Path(docs) if docs else _repo_docs()))
+    source = Path(docs) if docs else _repo_docs()
+    pages: set[str] = set()
+    (out / "validation.html").write_text(_html(doc, papers, header, source, pages))
+    _copy_pages(pages, source, out)     # the linked pages beside the report: links work
     record = {"date": meta["date"], "set": meta["set"], "seconds": round(meta["seconds"], 1),
               "machine": meta["machine"], "papers_source": papers["meta"]["source"],
               "checks": [o.summary() for o in outcomes], "warnings": papers["warnings"]}

@@ -29,12 +29,12 @@ import fem  # noqa: E402
 CONFIGS = {
     # name: (case, its parameters)
     "spinup_omega4": (spinup_beam, {"omega0_rad_s": 4.0, "basis": "fe", "n_coordinates": 2,
-                                    "kinematics": "seed", "dt_s": 0.2}),
+                                    "kinematics": "paper", "dt_s": 0.2}),
     "spinup_omega10": (spinup_beam, {"omega0_rad_s": 10.0, "basis": "fe",
-                                     "n_coordinates": 2, "kinematics": "seed",
+                                     "n_coordinates": 2, "kinematics": "paper",
                                      "dt_s": 0.2}),
     "two_link_fall": (two_link_arm_fall, {"basis": "bspline", "n_coordinates": 3,
-                                          "kinematics": "seed", "dt_s": 0.01,
+                                          "kinematics": "paper", "dt_s": 0.01,
                                           "t_end_s": 2.0}),
 }
 

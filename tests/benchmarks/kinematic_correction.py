@@ -53,7 +53,7 @@ def flexible_links(mode: str):
 
 def rigid_line(mode: str):
     geom = rrru3.RRRU3Geometry()
-    rm = build_robot(geom, "rigid", path=rrru3.seed_line_path(geom, [0.0, 1.0, 0.0]))
+    rm = build_robot(geom, "rigid", path=rrru3.paper_line_path(geom, [0.0, 1.0, 0.0]))
     exact = run_path(rm, 0.8, 5e-3, 0.1)
     t0 = time.perf_counter()
     ga = fem.simulate(rm.model, 0.8, 5e-3, rho_inf=0.1, q0=exact.q[0], tol=1e-8,

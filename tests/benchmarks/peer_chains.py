@@ -88,9 +88,9 @@ EXUDYN_STEPS = {
 CHOSEN = {
     # the fastest passing configurations of the full run (docs/performance.md):
     # ours (basis, n, kinematics, step), Exudyn's (elements, step)
-    "spinup_omega4": {"fem": [("fe", 2, "seed", 0.2)], "exudyn": [(4, 0.05)]},
-    "spinup_omega10": {"fem": [("fe", 2, "seed", 0.2)], "exudyn": [(6, 0.01)]},
-    "two_link_fall": {"fem": [("bspline", 3, "seed", 0.01)], "exudyn": [(2, 5e-4)]},
+    "spinup_omega4": {"fem": [("fe", 2, "paper", 0.2)], "exudyn": [(4, 0.05)]},
+    "spinup_omega10": {"fem": [("fe", 2, "paper", 0.2)], "exudyn": [(6, 0.01)]},
+    "two_link_fall": {"fem": [("bspline", 3, "paper", 0.01)], "exudyn": [(2, 5e-4)]},
 }
 REFERENCE_PEAKS = {
     # the full run's reference: Exudyn at its last refinement (REFERENCE)
@@ -101,7 +101,7 @@ SIZES = [1, 2, 3, 4, 6, 8]
 QUICK_SIZES = [1, 2, 4]
 EXUDYN_ELEMENTS = [2, 3, 4, 6, 8, 12, 16]
 QUICK_EXUDYN_ELEMENTS = [2, 4, 8]
-KINEMATICS = ("seed", "fourth_order")
+KINEMATICS = ("paper", "fourth_order")
 EXUDYN_SETTINGS = [("sparse", "modified"), ("dense", "modified"), ("sparse", "per_step"),
                    ("dense", "per_step")]
 """Exudyn's linear solver and Newton variants timed for its candidates: its default

@@ -47,7 +47,7 @@ H = 5e-3
 
 def _robot(mesh):
     geom = rrru3.RRRU3Geometry()
-    return build_robot(geom, "flexible", mesh, path=rrru3.seed_circle_path(geom),
+    return build_robot(geom, "flexible", mesh, path=rrru3.paper_circle_path(geom),
                        shear_factor="auto", damping_beta=1e-5)
 
 

@@ -76,7 +76,7 @@ def run(mesh: str, cfg: dict, t_end: float, E: float = E_PA, rho_inf: float = RH
         beta: float = BETA) -> dict:
     """One circle: ``{"t", "torque", "sag", "centre_strain"}`` histories and run facts."""
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     kw = {} if cfg["platform"] != "reduced" else {
         k: cfg[k] for k in ("n_modes", "reduction", "n_derivatives", "n_enrich",
                             "enrich_weight", "cubic_tol") if k in cfg}

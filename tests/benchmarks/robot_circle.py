@@ -42,7 +42,7 @@ def build(mesh: str, platform: str = "flexible", reduction: str = "nonlinear",
           cubic_tol: float = 3e-4):
     """``(robot model, static state, seconds to build it and find the static state)``."""
     geom = rrru3.RRRU3Geometry()
-    path = rrru3.seed_circle_path(geom)
+    path = rrru3.paper_circle_path(geom)
     t0 = clock()
     kw = {} if platform != "reduced" else {"reduction": reduction, "n_modes": n_modes,
                                            "n_derivatives": n_derivatives,

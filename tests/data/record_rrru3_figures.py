@@ -41,7 +41,7 @@ SETS = {
         "static_reduced": {"analysis": "static", "platform": "reduced"},
     },
 }
-DROP = ("wall_s", "seed", "paper", "time_s")
+DROP = ("wall_s", "paper", "time_s")
 
 
 def clean(x):

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "cases")]
 
 HERE = Path(__file__).resolve().parent
-SKIP = ("wall", "timing", "plots", "seed", "time_full_s", "time_cms_s")  # clocks, text
+SKIP = ("wall", "timing", "plots", "paper", "time_full_s", "time_cms_s")  # clocks, text
 
 
 def numbers(value, limit: int = 51):

@@ -13,6 +13,7 @@ from .family import (
     draw_grid,
     g1_cross_derivative,
     nodal_from_control,
+    paper_continuity,
     seed_continuity,
     shape_functions,
 )
@@ -28,7 +29,7 @@ from .points import (
 __all__ = [
     "BezierTrianglePlate", "BezierTrianglePlateShared", "NEXT_VERTEX", "PREV_VERTEX",
     "shape_functions", "bezier_basis", "nodal_from_control", "control_from_nodal",
-    "g1_cross_derivative", "seed_continuity", "draw_grid",
+    "g1_cross_derivative", "paper_continuity", "seed_continuity", "draw_grid",
     "add_continuity", "continuity_rows", "continuity_counts", "independent_rows",
     "vertex_map", "vertex_at", "vertex_elements", "plate_point", "edge_tangent",
     "edge_tangent_along",

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from ...core.errors import ModelError
 from ...core.threads import blas_single_threaded
-from .family import BezierTrianglePlate, BezierTrianglePlateShared, seed_continuity
+from .family import BezierTrianglePlate, BezierTrianglePlateShared, paper_continuity
 
 __all__ = ["add_continuity", "continuity_rows", "continuity_counts", "independent_rows"]
 
@@ -59,7 +59,7 @@ def continuity_rows(model, group) -> tuple[sp.coo_matrix, int]:
     for k in range(len(ie.edge)):
         e, f = ie.triangles[k]
         le, lf = ie.local_edge[k]
-        c = seed_continuity(int(le), int(lf))          # (11, 32) scalar rows
+        c = paper_continuity(int(le), int(lf))          # (11, 32) scalar rows
         if shared:
             c = c[9:10]                                # the middle G¹ row of eq 29
         ce = c[:, :16] @ pm[e]

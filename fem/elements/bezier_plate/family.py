@@ -57,6 +57,7 @@ __all__ = [
     "nodal_from_control",
     "control_from_nodal",
     "g1_cross_derivative",
+    "paper_continuity",
     "seed_continuity",
     "draw_grid",
 ]
@@ -228,7 +229,7 @@ def g1_cross_derivative(edge: int) -> np.ndarray:
         the mid-surface derivative from the opposite vertex towards the edge midpoint at the
         three quadratic Bernstein positions.  Eq 29 for two elements sharing an edge reads
         ``c_e e_e + c_f′ e_f = 0`` with ``c_f′`` the rows of the neighbour reversed when it
-        runs the edge the other way (see :func:`seed_continuity`).
+        runs the edge the other way (see :func:`paper_continuity`).
     """
     _check_edge(edge)
     b, i = _EDGE_CONTROL[edge], _EDGE_INTERIOR[edge]
@@ -236,7 +237,7 @@ def g1_cross_derivative(edge: int) -> np.ndarray:
     return np.stack([P[b[m]] + P[b[m + 1]] - 2.0 * P[i[m]] for m in range(3)])
 
 
-def seed_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarray:
+def paper_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarray:
     """The paper's 33 continuity equations (eqs 17, 19, 21, 29) of two adjacent elements.
 
     Parameters
@@ -272,6 +273,10 @@ def seed_continuity(edge_e: int, edge_f: int, opposite: bool = True) -> np.ndarr
     for m in range(3):
         rows.append(np.concatenate([ge[m], gf[m]]))
     return np.array(rows)
+
+
+#: Former name, kept: the contract extends, never renames.
+seed_continuity = paper_continuity
 
 
 def draw_grid(n_sub: int = 4) -> tuple[np.ndarray, np.ndarray]:
