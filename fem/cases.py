@@ -823,6 +823,25 @@ def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict |
                     result=output.stream(out, model, sensors))
 
 
+def servo_run(robot, p: dict, out: str | Path | None = None):
+    """The servo run of a robot case (:class:`fem.Robot` whose motors follow motions)
+    from static equilibrium at its start pose — the links sag under their weight before
+    anything moves — with its sensors (:func:`simulate_case`).  Returns ``(result,
+    efforts)``: the motors' efforts (n_motors, n_records) [N·m], in the order the motors
+    were added."""
+    res = simulate_case(robot.model, p, out, robot.sensors(), q0=robot.rest().q)
+    return res, np.array([res.sensors[f"{m} effort_Nm"] for m in robot.motors])
+
+
+def rigid_comparison(tau: np.ndarray, rigid: np.ndarray) -> dict:
+    """The figures that compare a robot's motor torques ``tau`` (n_motors, n_records)
+    with those of the same robot with rigid links: the rigid peak torques [N·m] and the
+    largest difference in percent of each motor's rigid torque range."""
+    return {"rigid_peak_torque_Nm": np.abs(rigid).max(axis=1).round(4).tolist(),
+            "torque_difference_pct": round(float(
+                (100 * np.abs(tau - rigid).max(axis=1) / np.ptp(rigid, axis=1)).max()), 4)}
+
+
 def finish_run(out: str | Path | None, model, result, figures: dict, wall: float,
                plot=None, **write) -> dict:
     """The end of a case's run: with ``out``, ``plot(Path(out), figures, model.name)``

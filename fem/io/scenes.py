@@ -25,8 +25,8 @@ from fem.model.mesh_files import read_meshio
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["bar_title", "display_units", "build_scene", "draw_scene", "scene_bounds",
-           "camera_samples", "scalar_range"]
+__all__ = ["bar_title", "display_units", "rescale_field", "build_scene", "draw_scene",
+           "scene_bounds", "camera_samples", "scalar_range"]
 
 
 # ---------------------------------------------------------------------- inputs
@@ -106,15 +106,21 @@ def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
     largest = max((float(v.max()) for v in finite if v.size), default=None)
     title, scale = bar_title(name, largest)
     for scene in scenes:
-        for _, part in scene.parts:
-            for data in (part.point_data, part.cell_data):
-                if name in data:
-                    values = np.asarray(data[name], dtype=float) / scale
-                    data.remove(name)
-                    data[title] = values
-        scene.values = [v / scale for v in scene.values]
-        scene.scalars = title
+        rescale_field(scene, name, title, scale)
     return None if clim is None else [float(c) / scale for c in clim]
+
+
+def rescale_field(scene: _Scene, name: str, title: str, scale: float) -> None:
+    """Divide the colour field ``name`` of ``scene`` by ``scale`` and call it ``title``:
+    in its parts' point and cell data and in its value ranges."""
+    for _, part in scene.parts:
+        for data in (part.point_data, part.cell_data):
+            if name in data:
+                values = np.asarray(data[name], dtype=float) / scale
+                data.remove(name)
+                data[title] = values
+    scene.values = [v / scale for v in scene.values]
+    scene.scalars = title
 
 
 def _group_roles(m: meshio.Mesh) -> dict[int, str]:

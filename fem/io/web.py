@@ -202,21 +202,15 @@ fraction of the model's size), so its colours are its displacement over its larg
 def _normalized(scenes, title: str = MODE_SHAPE) -> None:
     """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
     ``title``: the colours of a mode shape, whose scale is arbitrary."""
+    from .scenes import rescale_field
+
     for scene in scenes:
         name = scene.scalars
         if not name:
             continue
         finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
         largest = max((float(v.max()) for v in finite if v.size), default=0.0)
-        scale = largest if largest > 0 else 1.0
-        for _, part in scene.parts:
-            for data in (part.point_data, part.cell_data):
-                if name in data:
-                    values = np.asarray(data[name], dtype=float) / scale
-                    data.remove(name)
-                    data[title] = values
-        scene.values = [v / scale for v in scene.values]
-        scene.scalars = title
+        rescale_field(scene, name, title, largest if largest > 0 else 1.0)
 
 
 def _serializers():
