@@ -155,18 +155,11 @@ def build(**params) -> fem.Model:
     return robot(**params).model
 
 
-def _run(delta: Robot, p: dict, out=None):
-    q0 = delta.rest().q
-    res = fem.cases.simulate_case(delta.model, p, out, delta.sensors(), q0=q0)
-    tau = np.array([res.sensors[f"motor {i + 1} effort_Nm"] for i in range(3)])
-    return res, tau
-
-
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     t0 = time.perf_counter()
     delta = robot(**p)
-    res, tau = _run(delta, p, out)
+    res, tau = fem.cases.servo_run(delta, p, out)
     centre = delta.links["platform"].frames["centre"].origin
     err = max(np.linalg.norm(centre(q) - path(p, t)[0]) for t, q in zip(res.t, res.q,
                                                                           strict=True))
@@ -177,10 +170,8 @@ def run(out=None, **params) -> dict:
                "forearm_deflection_mm": round(1e3 * float(np.max(np.linalg.norm(
                    defl, axis=1))), 4)}
     if p["compare_rigid"] and p["forearm_model"] != "rigid":
-        _, rigid = _run(robot(**{**p, "forearm_model": "rigid"}), p)
-        figures["rigid_peak_torque_Nm"] = np.abs(rigid).max(axis=1).round(4).tolist()
-        figures["torque_difference_pct"] = round(float(
-            (100 * np.abs(tau - rigid).max(axis=1) / np.ptp(rigid, axis=1)).max()), 4)
+        _, rigid = fem.cases.servo_run(robot(**{**p, "forearm_model": "rigid"}), p)
+        figures.update(fem.cases.rigid_comparison(tau, rigid))
     return fem.cases.finish_run(out, delta.model, res, figures, time.perf_counter() - t0)
 
 

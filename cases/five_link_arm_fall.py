@@ -8,7 +8,7 @@ kg/m), EA = 2.84e7 N, EI_y = EI_z = 3.8e6 N·m². The booms are thin-walled tube
 (Canadarm2's booms are about 0.35 m across) gives the section's polar inertia ``ρI_p = ρA
 r² = 1.36 kg·m``.
 
-Joints (:func:`fem.chains.dh_chain`, D-H rows ``(d, a, α)``): joint 1 turns about the
+Joints (:func:`fem.model.chains.dh_chain`, D-H rows ``(d, a, α)``): joint 1 turns about the
 vertical z axis (gravity −z) at the origin; ``α_1 = 90°`` makes joints 2–4 pitch joints
 about a horizontal axis, ``d_2 = 0.2 m`` is the offset between links 1 and 2 along that
 axis; ``α_4 = 90°`` turns joint 5 into a yaw joint of the last link.  Initial pose (our
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.bodies.chains import SpatialChain, dh_chain
+from fem.model.chains import SpatialChain, dh_chain
 
 PICTURE = {"camera": {"view": "xz", "direction": [0.35, -1.0, 0.3], "up": [0.0, 0.0, 1.0]}}
 """The camera of the movie (``render.json``): links 1–4 move in the vertical XZ plane, so
@@ -79,7 +79,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 
 def build(**params) -> SpatialChain:
@@ -125,7 +125,7 @@ def run(out=None, **params) -> dict:
 
 def _plot(out: Path, f: dict, name: str) -> None:
     """Time histories: every link's tip deflections and twist, the energies."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = f["time_s"]
     for key, label in (("deflection_y_m", "tip deflection y [m]"),

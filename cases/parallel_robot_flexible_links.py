@@ -129,7 +129,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2018",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 PAPER = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
         "tilt_start_stop_deg": 5.3, "tilt_cruise_deg": 0.5,
@@ -202,8 +202,8 @@ def _inverse(p: dict, out=None):
     st = fem.solve_static(rm.model, tol=1e-12)
     res = run_path(rm, path.duration, float(p["dt_s"]), float(p["rho_inf"]), q0=st.q,
                    tol=float(p["newton_tol"]),
-                   result=fem.output.stream(out, rm.model) if out is not None else None,
-                   progress=out is not None and fem.output.OPTIONS.progress)
+                   result=fem.io.output.stream(out, rm.model) if out is not None else None,
+                   progress=out is not None and fem.io.options.OPTIONS.progress)
     h = histories(rm, res, path)
     ref = rrru3.reference_torques(path, res.t, geom)
     return geom, path, rm, st, res, h, ref
@@ -214,7 +214,7 @@ SIDES = ("+y", "−y", "+z", "−z")
 
 
 def _plots(out, t, curves: dict[str, tuple]) -> None:
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     for name, (series, ylabel, *more) in curves.items():
         ref, styles = (more + [None, None])[:2]
@@ -305,9 +305,9 @@ def _run_forward(p: dict, out=None) -> dict:
     _, _, rm = _setup(p, "forward", torques)
     res = fem.simulate(rm.model, path.duration, float(p["dt_s"]), rho_inf=float(p["rho_inf"]),
                        q0=q0, tol=float(p["newton_tol"]), constraint_tol=1e-11,
-                       reuse="step", result=fem.output.stream(out, rm.model)
+                       reuse="step", result=fem.io.output.stream(out, rm.model)
                        if out is not None else None,
-                       progress=out is not None and fem.output.OPTIONS.progress)
+                       progress=out is not None and fem.io.options.OPTIONS.progress)
     P = np.array([rm.P(q) for q in res.q])
     dev = P - np.asarray(path(res.t)[0])
     s = _series(rm, res)
@@ -364,7 +364,7 @@ def run(out=None, **params) -> dict:
         study = fem.sweep(Path(__file__).stem, [{**fixed, "analysis": "inverse",
                                                  "E_Pa": float(E)} for E in p["sweep_E_Pa"]],
                           None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
-                          out=out, progress=out is not None and fem.output.OPTIONS.progress)
+                          out=out, progress=out is not None and fem.io.options.OPTIONS.progress)
         rows = []
         for E in p["sweep_E_Pa"]:
             f = study.figures(E_Pa=float(E))

@@ -120,7 +120,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2023",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 PICTURE = {"camera": {"view": "iso", "direction": [1.0, 0.3, 1.2], "up": [0.0, 0.0, 1.0]}}
 """The camera of the pictures (``render.json``): from above the limb 1 side, where the
@@ -246,7 +246,7 @@ def _rigid_histories(p, geom, t_end, path, exact=True):
 
 
 def _plots(out, h, ref, title):
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = h["time"]
     limbs = [f"motor {k + 1}" for k in range(3)]     # the movie's names of the efforts
@@ -298,9 +298,9 @@ def _run_one(p, out=None) -> dict:
             fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return {**fig, "wall_s": wall}      # run metadata (summary.json), not a result
     path, t_end = _path(p, geom)
-    result = fem.output.stream(out, rm.model) if out is not None else None
+    result = fem.io.output.stream(out, rm.model) if out is not None else None
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
-                   result=result, progress=out is not None and fem.output.OPTIONS.progress)
+                   result=result, progress=out is not None and fem.io.options.OPTIONS.progress)
     wall = fem.cases.clock() - t0
     h = histories(rm, res, path)
     ref = ref_same = None
@@ -339,7 +339,7 @@ def run(out=None, **params) -> dict:
               for E, m in dict.fromkeys(e_line + m_line)]
     study = fem.sweep(Path(__file__).stem, points,
                       None if p["sweep_workers"] else "serial", workers=p["sweep_workers"],
-                      out=out, progress=out is not None and fem.output.OPTIONS.progress)
+                      out=out, progress=out is not None and fem.io.options.OPTIONS.progress)
     rows = []
     for E, m in e_line:
         f = study.figures(E_Pa=E, payload_kg=m)
@@ -357,7 +357,7 @@ def run(out=None, **params) -> dict:
     fig = {"modulus_sweep": rows, "payload_sweep": payload_rows,
            "deviation_falls_with_E": bool(all(np.diff(devs) < 0))}
     if out is not None:
-        from fem.io.render import plot_histories
+        from fem.io.plots import plot_histories
         plot_histories(np.log10(p["sweep_E_Pa"]), {"max |τ − τ_rigid|": np.array(devs)},
                        out / "deviation_vs_E.png", "N·m", "torque deviation vs modulus",
                        xlabel="log10 E [Pa]", logy=True)

@@ -101,7 +101,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("liu2023",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 SUPPORTS = ("simply_supported", "simply_supported_soft", "clamped")
 ELEMENTS = ("bezier_plate_shared", "bezier_plate")

@@ -103,29 +103,17 @@ def build(**params) -> fem.Model:
     return robot(**params).model
 
 
-def _torques(arm: Robot, p: dict, out=None):
-    """The servo run from static equilibrium at the start pose (the links sag under their
-    weight before anything moves)."""
-    q0 = arm.rest().q
-    res = fem.cases.simulate_case(arm.model, p, out, arm.sensors(), q0=q0)
-    tau = np.array([res.sensors[f"motor {i + 1} effort_Nm"] for i in range(6)])
-    return res, tau
-
-
 def run(out=None, **params) -> dict:
     p = {**PARAMS, **params}
     t0 = time.perf_counter()
     arm = robot(**p)
-    res, tau = _torques(arm, p, out)
+    res, tau = fem.cases.servo_run(arm, p, out)
     figures = {"peak_torque_Nm": np.abs(tau).max(axis=1).round(4).tolist(),
                "tool_deflection_mm": round(1e3 * float(np.max(
                    [np.linalg.norm(arm.deflection("link 3", q)) for q in res.q])), 4)}
     if p["compare_rigid"] and p["link_model"] != "rigid":
-        _, rigid = _torques(robot(**{**p, "link_model": "rigid"}), p)
-        span = np.ptp(rigid, axis=1)
-        figures["rigid_peak_torque_Nm"] = np.abs(rigid).max(axis=1).round(4).tolist()
-        figures["torque_difference_pct"] = round(float(
-            (100 * np.abs(tau - rigid).max(axis=1) / span).max()), 4)
+        _, rigid = fem.cases.servo_run(robot(**{**p, "link_model": "rigid"}), p)
+        figures.update(fem.cases.rigid_comparison(tau, rigid))
     return fem.cases.finish_run(out, arm.model, res, figures, time.perf_counter() - t0)
 
 

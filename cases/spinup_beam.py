@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.bodies.chains import HubLink
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
+from fem.model.chains import HubLink
 from fem.references.beams import rotating_beam_frequency, rotating_rod_stretch
 
 PARAMS = {
@@ -83,7 +83,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016", "kane1987")
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 BASES = ("modes", "fe", "bezier", "bspline")
 SEED_SIZES = {"modes": 4, "fe": 10, "bezier": 4, "bspline": 4, "ancf": 8}
@@ -106,7 +106,7 @@ def hub_motion(omega0: float, T: float):
 
 
 def build(**params):
-    """A :class:`fem.chains.HubLink` (floating frame) or a :class:`fem.Model` (ANCF)."""
+    """A :class:`fem.model.chains.HubLink` (floating frame) or a :class:`fem.Model` (ANCF)."""
     p = {**PARAMS, **params}
     L, A, I, rho, E = (p["length_m"], p["area_m2"], p["inertia_m4"], p["rho_kgm3"],
                        p["E_Pa"])
@@ -197,13 +197,13 @@ def run(out=None, **params) -> dict:
     # centrifugal force scale ρA L² Ω0²/2 (see fem.simulate's force_scale)
     scale = (0.5 * p["rho_kgm3"] * p["area_m2"] * p["length_m"] ** 2
              * max(p["omega0_rad_s"], 1.0) ** 2)
-    res = fem.output.stream(out, model)
+    res = fem.io.output.stream(out, model)
     diverged_at = None
     t0 = fem.cases.clock()
     try:
         fem.simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"],
                      force_scale=scale, result=res,
-                     progress=out is not None and fem.output.OPTIONS.progress)
+                     progress=out is not None and fem.io.options.OPTIONS.progress)
     except fem.ConvergenceError as err:
         # without the foreshortening coupling the beam loses its bending stiffness
         # above Ω = ω1 and the deflection grows without bound until Newton gives up
@@ -254,7 +254,7 @@ def run(out=None, **params) -> dict:
 def _plot(out: Path, figures: dict, torque, name: str) -> None:
     """Time histories of the tip in the hub frame and of the hub torque (the multiplier
     of the hub drive row of a :class:`HubLink`; None for the ANCF model)."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = figures["time_s"]
     plot_histories(t, {"v (transverse)": figures["tip_v_m"], "u (axial)": figures["tip_u_m"]},
@@ -301,7 +301,7 @@ def compare(out=None, **params) -> dict:
     study = fem.sweep(Path(__file__).stem, [
         {**runs, "analysis": "single", "omega0_rad_s": om, "basis": b, "n_coordinates": n,
          "dt_s": dt} for om, b, n, dt in keys], "serial",
-        progress=fem.output.OPTIONS.progress)
+        progress=fem.io.options.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"spin-up comparison: run {bad.name} failed: {bad.error}")

@@ -5,7 +5,7 @@ Two equal links (L = 7.11 m, m = 314.88 kg, EA = 2.84e7 N, EI = 3.8e6 N·m²) jo
 joints about z, the first pinned at the origin, move in the vertical x–y plane under
 g = 9.81 m/s² along −y.  Initial pose (the paper shows it in Fig. 9 without numbers; our
 documented choice): both links horizontal along +x, at rest.  Each link is a
-floating-frame link (:mod:`fem.chains`, ``basis`` any of :mod:`fem.bases`).
+floating-frame link (:mod:`fem.model.chains`, ``basis`` any of :mod:`fem.bases`).
 ``stiffness_factor`` scales EA, EI (and GJ): stiff arms approach the rigid double
 pendulum of two uniform rods (:func:`rigid_reference`, an independent ODE).
 
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 import fem
-from fem.bodies.chains import PlanarChain
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
+from fem.model.chains import PlanarChain
 from fem.references.pendulums import rod_double_pendulum_tip
 
 PARAMS = {
@@ -68,7 +68,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("fan2016",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 
 def build(**params) -> PlanarChain:
@@ -119,7 +119,7 @@ def run(out=None, **params) -> dict:
 def _plot(out: Path, f: dict, name: str) -> None:
     """Time histories: the links' tip deflections, the energies, the second tip beside
     the rigid double pendulum's."""
-    from fem.io.render import plot_histories
+    from fem.io.plots import plot_histories
 
     t = f["time_s"]
     plot_histories(t, {"link 1": f["deflection1_m"], "link 2": f["deflection2_m"]},

@@ -129,9 +129,7 @@ def run(out=None, **params) -> dict:
     arm = robot(**p)
     names = [n for n, b in arm.links.items() if b.flexible]
     motors = list(arm.motors)
-    q0 = arm.rest().q
-    res = fem.cases.simulate_case(arm.model, p, out, arm.sensors(), q0=q0)
-    tau = np.array([res.sensors[f"{m} effort_Nm"] for m in motors])
+    res, tau = fem.cases.servo_run(arm, p, out)
     figures = {"joints": list(arm.joints), "flexible_links": names,
                "peak_torque_Nm": np.abs(tau).max(axis=1).round(4).tolist()}
     if names:
@@ -145,10 +143,7 @@ def run(out=None, **params) -> dict:
         ref = fem.driven_inverse_dynamics(rigid.model, res.t)
         tau_r = np.array([[rigid.efforts(ref.q[k], ref.lam[k])[m] for m in motors]
                           for k in range(len(res.t))]).T
-        span = np.ptp(tau_r, axis=1)
-        figures["rigid_peak_torque_Nm"] = np.abs(tau_r).max(axis=1).round(4).tolist()
-        figures["torque_difference_pct"] = round(float(
-            (100 * np.abs(tau - tau_r).max(axis=1) / span).max()), 4)
+        figures.update(fem.cases.rigid_comparison(tau, tau_r))
     return fem.cases.finish_run(out, arm.model, res, figures, time.perf_counter() - t0)
 
 

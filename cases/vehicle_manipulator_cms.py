@@ -27,7 +27,7 @@ rocker through ``swing_deg`` in ``swing_time_s`` under gravity, the links as red
 substructures against the same arm of ANCF cables; and both linearized at the start pose
 against the ``modal`` analysis).  ``modal``, ``sweep``, ``convergence`` and ``dynamic``
 are linear analyses of the frame about its pose (not multibody): they stay on the FE
-frame (:mod:`fem.bodies.frames`, :func:`fem.reduction.frame_cms`).
+frame (:mod:`fem.reduction.frames`, :func:`fem.reduction.frame_cms`).
 """
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-import fem.output
-import fem.results
 import numpy as np
 
 import fem
 import fem.cases
-from fem.bodies.frames import Frame, rectangle
+import fem.io.output
+import fem.solvers.results
 from fem.reduction import frame_cms, generalized_eigen, newmark, reduce_body
+from fem.reduction.frames import Frame, rectangle
 
 if TYPE_CHECKING:  # pragma: no cover
     from fem.robots.vehicle_arm import ArmModel
@@ -150,7 +150,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("ma2010", "craig1968")
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 SEED_RANGES_MM = {"rocker": (50, 150), "sleeve": (50, 100), "rod": (50, 100),
                   "gripper": (20, 50)}
@@ -278,7 +278,7 @@ def sweep(**params) -> dict:
     points += [{**fixed, "analysis": "modal", "rocker_section_m": float(a),
                 "rod_section_m": float(b)} for a in r for b in d]
     study = fem.sweep(Path(__file__).stem, points, "serial",
-                      progress=fem.output.OPTIONS.progress)
+                      progress=fem.io.options.OPTIONS.progress)
     if study.failures:
         bad = study.failures[0]
         raise fem.ModelError(f"sweep point {bad.name} failed: {bad.error}")
@@ -370,7 +370,7 @@ a large factor opens visible gaps at the clamped junctions that the joints do no
 def swing_angle(**params) -> Callable[[float], tuple[float, float, float]]:
     """The rocker's commanded swing ``t -> (θ, θ̇, θ̈)`` [rad]: ``swing_deg`` upwards in
     ``swing_time_s``, rest to rest, cosine acceleration over each half (acceleration zero
-    at both ends; :class:`fem.trajectory.CosineAccelerationProfile`), held afterwards."""
+    at both ends; :class:`fem.model.trajectory.CosineAccelerationProfile`), held afterwards."""
     from fem.model.trajectory import CosineAccelerationProfile
 
     p = {**PARAMS, **params}
@@ -580,11 +580,11 @@ def large_motion(out=None, t_end: float | None = None, **params) -> dict:
         st = fem.solve_static(a.model, q0=a.model.q0, tol=1e-10)
         timing["static"] = time.perf_counter() - t0
         primary = kind == kinds[-1] and out is not None
-        result = fem.output.stream(out, a.model, sensors) if primary else None
+        result = fem.io.output.stream(out, a.model, sensors) if primary else None
         t0 = time.perf_counter()
         res = fem.simulate(a.model, t_end or p["swing_time_s"], p["dt_s"], rho_inf=p["rho_inf"],
                            q0=st.q, sensors=sensors, result=result,
-                           progress=primary and fem.output.OPTIONS.progress)
+                           progress=primary and fem.io.options.OPTIONS.progress)
         timing["dynamics"] = time.perf_counter() - t0
         runs[kind] = {"arm": a, "result": res, "t": np.asarray(res.t),
                       "points": np.asarray(res.sensors["points"]),
@@ -650,14 +650,14 @@ def _run_large_motion(p, outp, figures) -> dict:
                 _rocker_angle(r["points"][:, iO], r["points"][:, iB]))
             arrays[f"lift_force_{kind}_N"] = r["lift_force_N"]
         np.savez(outp / "large_motion.npz", point_names=np.array(ARM_POINTS), **arrays)
-        if fem.output.OPTIONS.render:
+        if fem.io.options.OPTIONS.render:
             _plot_large_motion(p, runs, outp)
         fem.write_outputs(outp, last["arm"].model, last["result"], figures, picture=PICTURE)
     return figures
 
 
 def _plot_large_motion(p, runs, outp) -> None:
-    from fem.io import render as rd
+    from fem.io import plots as rd
 
     iG, iO, iB = (ARM_POINTS.index(k) for k in ("G", "O", "B"))
     t = runs[next(iter(runs))]["t"]
@@ -799,7 +799,7 @@ def _write_modes_series(out, fr, f, shapes):
         # the collection's "time" is the mode number; the frequency is field data
         w.add(VtkFrame(float(j + 1), pts, {"line": lines}, {"displacement": disp},
                        {"substructure": group},
-                       fem.output.mode_fields(j + 1, f[j], (2 * np.pi * f[j]) ** 2)))
+                       fem.io.output.mode_fields(j + 1, f[j], (2 * np.pi * f[j]) ** 2)))
     return w.close()
 
 
@@ -808,7 +808,7 @@ def _write_modes_result(out, fr, f, shapes):
     the shapes over the frame's coordinates, about the undeformed frame) and the camera
     of the pictures (the arm's x–z plane)."""
     f = np.asarray(f, float)
-    fem.results.Modes(f, np.sign(f) * (2 * np.pi * f) ** 2, np.asarray(shapes, float),
+    fem.solvers.results.Modes(f, np.sign(f) * (2 * np.pi * f) ** 2, np.asarray(shapes, float),
                       np.zeros(fr.n_dof), {"analysis": "modal"}).save(out / "result")
     _write_json(out / "render.json", {"camera": "xz"})
 
@@ -867,7 +867,7 @@ def _plot_convergence(conv, path):
 
 def _write_json(path, data):
     tmp = Path(path).with_suffix(".tmp")
-    tmp.write_text(json.dumps(fem.output.jsonable(data), indent=1))
+    tmp.write_text(json.dumps(fem.io.output.jsonable(data), indent=1))
     tmp.replace(path)
 
 
@@ -875,7 +875,7 @@ def run(out=None, **params) -> dict:
     p = _check({**PARAMS, **params})
     t0 = time.perf_counter()
     figures: dict = {"analysis": p["analysis"], "method": p["method"]}
-    render = fem.output.OPTIONS.render
+    render = fem.io.options.OPTIONS.render
     outp = Path(out) if out is not None else None
     if outp is not None:
         outp.mkdir(parents=True, exist_ok=True)
@@ -920,7 +920,7 @@ def run(out=None, **params) -> dict:
         if outp is not None:
             np.savez(outp / "dynamic.npz", **{k: np.asarray(v) for k, v in dyn.items()})
             if render:
-                from fem.io import render as rd
+                from fem.io import plots as rd
 
                 rd.plot_histories(dyn["time_s"], {"full": dyn["tip_z_full_m"],
                                                   "CMS": dyn["tip_z_cms_m"]},

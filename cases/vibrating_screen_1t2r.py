@@ -85,7 +85,7 @@ DOCS = {
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
 REFERENCES = ("shen2021",)
-"""The papers this case reproduces (keys of :mod:`fem.citations`)."""
+"""The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 
 PRIMARY_METHOD = "newton_euler"
 #: Name of the crank drive constraint of the bar model (``build().constraint(DRIVE)``) and
@@ -332,7 +332,7 @@ def run(out: str | Path | None = None, **params: Any) -> dict[str, Any]:
     tau = torques[PRIMARY_METHOD]
 
     summary: dict[str, Any] = {
-        "paper": "shen2021",                 # the citation key (fem.citations)
+        "paper": "shen2021",                 # the citation key (fem.references.citations)
         "gravity_mps2": p["gravity_mps2"],
         "hold_crank": bool(p["hold_crank"]),
         "time_s": t.tolist(),

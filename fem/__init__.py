@@ -7,25 +7,23 @@ The public API: build a :class:`Model` of nodes, elements (see
 
 from typing import TYPE_CHECKING
 
-from .core.aliases import install as _install_moved
-from .core.errors import ConvergenceError, ModelError, SingularMatrixError
-from .core.validate import FemWarning
+from .core.errors import ConvergenceError, FemWarning, ModelError, SingularMatrixError
 
 # Everything else is imported on first use (PEP 562): `import fem` loads neither scipy
 # nor meshio, numba, matplotlib or pyvista (issue 12: under 0.3 s in a fresh process).
 _LAZY = {
-    "circle_section": "model.builders", "rectangle_section": "model.builders",
+    "circle_section": "elements.sections", "rectangle_section": "elements.sections",
     "straight_beam": "model.builders", "straight_cable": "model.builders",
     "AngleDrive": "constraints", "Coincident": "constraints", "Distance": "constraints",
     "Dot": "constraints", "Fixed": "constraints", "Linear": "constraints",
     "PrescribedCoordinates": "constraints", "PrescribedPoint": "constraints",
-    "LinearMap": "model.linear_map", "constant": "model.linear_map",
-    "Material": "model.materials",
-    "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh", "read_mesh": "model.mesh",
-    "write_mesh": "model.mesh",
+    "LinearMap": "maps.linear_map", "constant": "maps.linear_map",
+    "Material": "elements.materials",
+    "Mesh": "model.mesh", "load_builtin_mesh": "model.mesh_files",
+    "read_mesh": "model.mesh_files", "write_mesh": "model.mesh_files",
     "Body": "model", "ElementGroup": "model", "Model": "model",
     "write_outputs": "io.output",
-    "Result": "io.results",
+    "Result": "solvers.results",
     "GeneralizedAlpha": "solvers", "AlphaOptions": "solvers",
     "consistent_initial_state": "solvers",
     "driven_inverse_dynamics": "solvers", "modes": "solvers", "closed_loop_poles": "solvers",
@@ -33,15 +31,15 @@ _LAZY = {
     "sweep": "parametric",
     "Robot": "robot",
 }
-_SUBMODULES = {"constraints", "elements", "frames", "reduction", "output", "cases", "cli",
-               "linalg", "assembly", "solvers", "robots", "bases", "chains", "io",
-               "parametric", "mesh", "model", "results", "trajectory", "plates",
-               "builders", "materials", "linear_map", "actuators", "rigid", "quadrature", "robot",
-               "jit", "references", "files", "validate", "citations", "units"}
+_PACKAGES = {name: name for name in (
+    "core", "maps", "model", "bases", "elements", "constraints", "bodies", "assembly",
+    "solvers", "reduction", "rigid", "references", "io", "robot", "robots", "parametric",
+    "validation", "cases", "cli")}
+_PACKAGES["frames"] = "reduction.frames"     # the linear frames of fem.reduction
+"""Every public package of ``fem`` (and the module ``fem.frames``), imported on first use."""
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from . import constraints, elements, reduction  # noqa: F401
-    from .bodies import frames  # noqa: F401
     from .constraints import (  # noqa: F401
         AngleDrive,
         Coincident,
@@ -52,14 +50,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         PrescribedCoordinates,
         PrescribedPoint,
     )
+    from .elements.materials import Material  # noqa: F401
+    from .elements.sections import circle_section, rectangle_section  # noqa: F401
     from .io.output import write_outputs  # noqa: F401
-    from .io.results import Result  # noqa: F401
-    from .model.builders import circle_section, rectangle_section, straight_beam, straight_cable  # noqa: F401
+    from .maps.linear_map import LinearMap, constant  # noqa: F401
+    from .model.builders import straight_beam, straight_cable  # noqa: F401
     from .model.core import Body, ElementGroup, Model  # noqa: F401
-    from .model.linear_map import LinearMap, constant  # noqa: F401
-    from .model.materials import Material  # noqa: F401
-    from .model.mesh import Mesh, load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
+    from .model.mesh import Mesh  # noqa: F401
+    from .model.mesh_files import load_builtin_mesh, read_mesh, write_mesh  # noqa: F401
     from .parametric import sweep  # noqa: F401
+    from .reduction import frames  # noqa: F401
     from .solvers import (  # noqa: F401
         AlphaOptions,
         GeneralizedAlpha,
@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simulate,
         solve_static,
     )
+    from .solvers.results import Result  # noqa: F401
 
 __all__ = [
     "Model", "ElementGroup", "Body", "Material", "LinearMap", "constant", "Result",
@@ -86,8 +87,6 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-_install_moved()
-
 
 def __getattr__(name: str):
     import importlib
@@ -96,10 +95,12 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value          # next access is a plain attribute
         return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+    if name in _PACKAGES:
+        value = importlib.import_module(f".{_PACKAGES[name]}", __name__)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'fem' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    return sorted(set(globals()) | set(__all__) | set(_PACKAGES))

@@ -3,7 +3,7 @@
 A case is a plain module in a ``cases/`` folder with ``PARAMS`` (defaults), ``build``
 and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
 ``DOCS`` (each parameter's meaning and unit) and ``REFERENCES`` (the papers it
-reproduces, keys of :mod:`fem.citations`).  Folders searched, in order: the ``FEM_CASES``
+reproduces, keys of :mod:`fem.references.citations`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
 
@@ -173,12 +173,12 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     if unknown:
         raise ModelError(f"{what}: DOCS names parameters {unknown} that PARAMS lacks")
     refs = getattr(module, "REFERENCES", ())
-    from .validation.citations import ALL
+    from .references.citations import ALL
 
     if (not isinstance(refs, tuple | list)
             or not all(isinstance(k, str) and k in ALL for k in refs)):
         raise ModelError(f"{what}: REFERENCES must be a tuple of citation keys of "
-                         f"fem.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
+                         f"fem.references.citations ({', '.join(sorted(ALL))}); got {refs!r:.80}")
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "al.", "Fig.", "Figs.", "eq.", "eqs.", "Eq.", "No.", "vs.",
@@ -224,7 +224,7 @@ def describe(module: ModuleType, width: int | None = None) -> str:
 
 def references(module: ModuleType) -> list[str]:
     """The full references of the papers the case declares in ``REFERENCES``."""
-    from .validation.citations import cite
+    from .references.citations import cite
 
     return [cite(k) for k in getattr(module, "REFERENCES", ())]
 
@@ -262,7 +262,7 @@ def parameter_table(module: ModuleType) -> list[dict[str, str]]:
 
     The meaning and unit come from the case's optional ``DOCS`` (``"meaning [unit]"``;
     ``[-]`` marks a dimensionless number); without a unit there, the unit the name's
-    suffix gives (``E_Pa``: Pa, :func:`fem.units.unit_of`).  ``allowed`` is the rule of
+    suffix gives (``E_Pa``: Pa, :func:`fem.core.units.unit_of`).  ``allowed`` is the rule of
     ``LIMITS`` (a range or the allowed values) or, without one, what the default's type
     admits.
     """
@@ -468,7 +468,7 @@ def _short(path: Path) -> str:
 
 _PAD = 4096
 """Bytes a "running" summary.json is padded to: on a full disk the final status is
-written over them in place (:func:`fem.files.overwrite_in_place`), needing no new block."""
+written over them in place (:func:`fem.core.files.overwrite_in_place`), needing no new block."""
 
 _BEFORE: dict[str, dict[str, tuple]] = {}
 """Per output folder (resolved path): the files that were in it when the current run
@@ -558,7 +558,7 @@ def write_summary(out: Path, summary: dict, *, pad: bool = False) -> None:
     old summary in place, with as much of the summary as fits.  Raises OSError only if
     even that fails.
     """
-    from .io.files import atomic_write_text, overwrite_in_place
+    from .core.files import atomic_write_text, overwrite_in_place
     from .io.output import jsonable
 
     before = _BEFORE.get(str(out.resolve()), {})
@@ -594,7 +594,7 @@ def add_files_to_summary(out: str | Path, paths) -> None:
     ``fem view``'s page) among the run's ``files``, so that the next run into the folder
     replaces them too.  Files outside the folder, and a folder without a readable
     summary, are left alone; a write error is ignored (the files stay unlisted)."""
-    from .io.files import atomic_write_text
+    from .core.files import atomic_write_text
 
     out = Path(out)
     try:
@@ -631,12 +631,12 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         (a bad value raises :class:`~fem.ModelError` before anything runs).
     out : str or Path, optional
         Output folder, checked writable first and locked against a second run
-        (:class:`fem.files.OutputLock`); the case writes its files there and
+        (:class:`fem.core.files.OutputLock`); the case writes its files there and
         ``summary.json`` is written at the start ("running", with the writer's pid and
         host, so a run that dies is recognisable) and at the end, also when the run
         fails or is interrupted.  Without it nothing is written.
-    render, every, progress : output options of this run (``fem.output.OPTIONS``).
-        Pictures are deferred: ``fem.output.render_pending()`` makes them afterwards.
+    render, every, progress : output options of this run (``fem.io.options.OPTIONS``).
+        Pictures are deferred: ``fem.io.pictures.render_pending()`` makes them afterwards.
 
     Returns
     -------
@@ -655,9 +655,9 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
     from .core import jit
     from .core.errors import Interrupted
+    from .core.files import OutputLock, writer
     from .core.threads import single_thread_blas
-    from .io import output
-    from .io.files import OutputLock, writer
+    from .io import options
 
     module = load_case(name)
     params = parse_params(module, params or [])
@@ -671,12 +671,12 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     try:
         if out is not None:     # one run per folder: the previous run's files go
             start_in_folder(out)
-        output.OPTIONS.render = render
-        output.OPTIONS.every = every
-        output.OPTIONS.progress = progress
-        output.OPTIONS.defer_render = True
-        output.OPTIONS.pending.clear()
-        output.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
+        options.OPTIONS.render = render
+        options.OPTIONS.every = every
+        options.OPTIONS.progress = progress
+        options.OPTIONS.defer_render = True
+        options.OPTIONS.pending.clear()
+        options.TIMING.update(run=0.0, writing=0.0, rendering=0.0, compiling=0.0)
         compiled_before = jit.compile_seconds()
         t0 = time.perf_counter()
         status, error, extra = "finished", None, {}
@@ -718,8 +718,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             extra["traceback"] = traceback.format_exc()
         compile_s = jit.compile_seconds() - compiled_before
         wall = time.perf_counter() - t0 - compile_s
-        output.TIMING["run"] = wall + compile_s
-        output.TIMING["compiling"] = compile_s
+        options.TIMING["run"] = wall + compile_s
+        options.TIMING["compiling"] = compile_s
         if status != "finished":
             # keep what finished: the figures the case wrote, the streamed series and chunks
             figures = {}
@@ -730,7 +730,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                     figures = {}
                 if not isinstance(figures, dict):
                     figures = {}
-            output.OPTIONS.pending.clear()
+            options.OPTIONS.pending.clear()
         summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
                    **figures}
         if error:
@@ -811,15 +811,35 @@ CHAIN_FALL = SharedParameters({
 def simulate_case(model, p: dict, out: str | Path | None = None, sensors: dict | None = None,
                   **options):
     """The dynamic run of a case: :func:`fem.simulate` over ``p["t_end_s"]`` with step
-    ``p["dt_s"]`` and ``p["rho_inf"]``, streamed to ``out`` (:func:`fem.output.stream`,
+    ``p["dt_s"]`` and ``p["rho_inf"]``, streamed to ``out`` (:func:`fem.io.output.stream`,
     with the progress line of the run's options when it writes); ``options`` go to
     :func:`fem.simulate`.  Returns the :class:`~fem.Result`."""
     from .io import output
+    from .io.options import OPTIONS
     from .solvers import simulate
 
     return simulate(model, p["t_end_s"], p["dt_s"], rho_inf=p["rho_inf"], **options,
-                    progress=out is not None and output.OPTIONS.progress,
+                    progress=out is not None and OPTIONS.progress,
                     result=output.stream(out, model, sensors))
+
+
+def servo_run(robot, p: dict, out: str | Path | None = None):
+    """The servo run of a robot case (:class:`fem.Robot` whose motors follow motions)
+    from static equilibrium at its start pose — the links sag under their weight before
+    anything moves — with its sensors (:func:`simulate_case`).  Returns ``(result,
+    efforts)``: the motors' efforts (n_motors, n_records) [N·m], in the order the motors
+    were added."""
+    res = simulate_case(robot.model, p, out, robot.sensors(), q0=robot.rest().q)
+    return res, np.array([res.sensors[f"{m} effort_Nm"] for m in robot.motors])
+
+
+def rigid_comparison(tau: np.ndarray, rigid: np.ndarray) -> dict:
+    """The figures that compare a robot's motor torques ``tau`` (n_motors, n_records)
+    with those of the same robot with rigid links: the rigid peak torques [N·m] and the
+    largest difference in percent of each motor's rigid torque range."""
+    return {"rigid_peak_torque_Nm": np.abs(rigid).max(axis=1).round(4).tolist(),
+            "torque_difference_pct": round(float(
+                (100 * np.abs(tau - rigid).max(axis=1) / np.ptp(rigid, axis=1)).max()), 4)}
 
 
 def finish_run(out: str | Path | None, model, result, figures: dict, wall: float,

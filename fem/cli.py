@@ -43,7 +43,7 @@ def cmd_list(_args) -> int:
     import shutil
 
     from .cases import available_cases, describe, load_case, shorten
-    from .validation.citations import short
+    from .references.citations import short
 
     names = sorted(available_cases())
     if not names:
@@ -144,7 +144,7 @@ def _timing() -> dict[str, float]:
     :func:`fem.write_outputs`), ``rendering`` (pictures), ``compiling`` (kernels compiled
     during the run, apart from the solve) and ``other`` (start-up, imports,
     ``summary.json``); the parts add up to ``total``."""
-    from .io.output import TIMING
+    from .io.options import TIMING
 
     total = time.perf_counter() - _STARTED
     compiling = TIMING.get("compiling", 0.0)
@@ -167,8 +167,8 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 
 def cmd_run(args) -> int:
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
-    from .io import output
-    from .io.files import OutputLock
+    from .core.files import OutputLock
+    from .io import options, output, pictures
 
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
@@ -186,12 +186,12 @@ def cmd_run(args) -> int:
             print(f"fem: interrupted{f' by {by}' if by else ''} — completed steps and "
                   f"summary.json are in {out}/", file=sys.stderr)
             return 143 if by == "SIGTERM" else 130
-        if output.OPTIONS.pending and not args.json:
-            kinds = sorted({kind for _, kind in output.OPTIONS.pending})
+        if options.OPTIONS.pending and not args.json:
+            kinds = sorted({kind for _, kind in options.OPTIONS.pending})
             print(f"rendering the {' and '.join(kinds)} of {out}/ …", file=sys.stderr,
                   flush=True)
         try:
-            output.render_pending()
+            pictures.render_pending()
         except KeyboardInterrupt as err:
             by = getattr(err, "signal_name", None)
             print(f"fem: rendering interrupted{f' by {by}' if by else ''} — results and "
@@ -240,9 +240,9 @@ def _final_summary(write_summary, out: Path, summary: dict) -> None:
 
 def cmd_render(args) -> int:
     from .cases import add_files_to_summary
+    from .core.files import run_status
     from .core.validate import integer
-    from .io import output
-    from .io.files import run_status
+    from .io import pictures
 
     fps = integer(args.fps, "--fps (frames per second)", minimum=1, maximum=240)
     directory = Path(args.dir)
@@ -251,7 +251,7 @@ def cmd_render(args) -> int:
         note = state["detail"] or f"the run {state['status']}"
         print(f"fem: note: {state['status']}: {note} — rendering what it recorded",
               file=sys.stderr)
-    written = output.render_directory(directory, fps=fps)
+    written = pictures.render_directory(directory, fps=fps)
     add_files_to_summary(directory, written)    # the next run into the folder replaces them
     for w in written:
         print(f"wrote {w}")

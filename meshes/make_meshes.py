@@ -1,8 +1,8 @@
 """Make the built-in triangle meshes in this folder (gmsh 2.2 ASCII ``.msh``).
 
 Run ``python meshes/make_meshes.py`` (optionally ``--out DIR``).  The output is
-deterministic: no gmsh binary, numpy + meshio only (through ``fem.mesh``), a fixed random
-seed for the unstructured meshes.
+deterministic: no gmsh binary, numpy + meshio only (through ``fem.model.mesh_files``), a
+fixed random seed for the unstructured meshes.
 
 Meshes
 ------
@@ -38,7 +38,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from fem.model.mesh import Mesh, write_mesh  # noqa: E402
+from fem.model.mesh import Mesh  # noqa: E402
+from fem.model.mesh_files import write_mesh  # noqa: E402
 
 HEX_INSCRIBED_RADIUS = 0.09  # m, seed 000
 SQUARE_SIDE = 1.0  # m

@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 
 import fem
+import fem.model.actuators
+import fem.model.trajectory
 from fem.cli import main
 
 STEEL = fem.Material(2.1e11, 0.3, 7850)
@@ -241,25 +243,25 @@ API = {
     "damping of a name": (lambda: _cable()[0].add_damping("cable", 1e-3),
                           "expects an ElementGroup"),
     # actuators, trajectories
-    "motor zero axis": (lambda: __import__("fem.actuators").actuators.RevoluteActuator(
+    "motor zero axis": (lambda: fem.model.actuators.RevoluteActuator(
         fem.constant((0, 0, 0)), _cable()[0].point(1), (0, 0, 0)),
         "axis must be a non-zero 3-vector"),
-    "linear drive direction text": (lambda: __import__("fem.actuators").actuators
+    "linear drive direction text": (lambda: fem.model.actuators
                                     .LinearActuator(_cable()[0].point(1), "z"),
                                     "direction must be a 3-vector"),
-    "add_actuator a number": (lambda: _cable()[0].add_actuator(5), "expects a fem.actuators"),
-    "profile duration 0": (lambda: __import__("fem.trajectory").trajectory
+    "add_actuator a number": (lambda: _cable()[0].add_actuator(5), "expects a fem.model.actuators"),
+    "profile duration 0": (lambda: fem.model.trajectory
                            .CosineAccelerationProfile(0.0, 1.0), "duration must be > 0"),
-    "profile accel fraction 0.7": (lambda: __import__("fem.trajectory").trajectory
+    "profile accel fraction 0.7": (lambda: fem.model.trajectory
                                    .SCurveProfile(1.0, 1.0, 0.7),
                                    r"accel_fraction must lie in \(0, 0.5\]"),
-    "circle path zero normal": (lambda: __import__("fem.trajectory").trajectory.circle_path(
+    "circle path zero normal": (lambda: fem.model.trajectory.circle_path(
         (0, 0, 0), 0.1, (0, 0, 0), 0.0, _profile()), "normal must be a non-zero"),
-    "circle path radius text": (lambda: __import__("fem.trajectory").trajectory.circle_path(
+    "circle path radius text": (lambda: fem.model.trajectory.circle_path(
         (0, 0, 0), "0.1", (0, 0, 1), 0.0, _profile()), "radius must be a number"),
-    "line path 2-vector": (lambda: __import__("fem.trajectory").trajectory.line_path(
+    "line path 2-vector": (lambda: fem.model.trajectory.line_path(
         (0, 0), (1, 0, 0), _profile()), "p0 must be a 3-vector"),
-    "line path profile a number": (lambda: __import__("fem.trajectory").trajectory.line_path(
+    "line path profile a number": (lambda: fem.model.trajectory.line_path(
         (0, 0, 0), (1, 0, 0), 2.0), "profile must be a motion profile"),
     # results and outputs
     "Result chunk 0": (lambda: fem.Result(chunk=0), "chunk .* must be an integer ≥ 1"),

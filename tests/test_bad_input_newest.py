@@ -311,8 +311,8 @@ def _twist_free_link():
 
 
 def _twist_free_chain():
-    from fem.bodies.chains import SpatialChain
     from fem.elements.floating_frame import FloatingFrameLink
+    from fem.model.chains import SpatialChain
 
     SpatialChain([FloatingFrameLink(1.0, "bezier", 3, 2.0, 1e6, 1e3, 1e3)], [0.0])
 
@@ -352,8 +352,8 @@ def test_entry_point_input_is_named(case):
 # ---------------------------------------------------------------------------------------
 # User functions: their output checked at the step that gives it
 def _hub_angle_nan():
-    from fem.bodies.chains import HubLink
     from fem.elements.floating_frame import FloatingFrameLink
+    from fem.model.chains import HubLink
 
     link = FloatingFrameLink(1.0, "bezier", 3, 2.0, 1e6, 1e3, 1e3, GJ=1e3,
                              polar_inertia_per_length=1e-3)
@@ -405,8 +405,8 @@ def test_chain_past_its_kinematics_range_warns(EI, warns):
     """A chain of floating-frame links that falls far past its kinematics' small-slope
     range (a soft link: 39 % of its length at the tip) finishes with a FemWarning that
     says so; a stiff one (0.07 %) finishes silently."""
-    from fem.bodies.chains import PlanarChain
     from fem.elements.floating_frame import FloatingFrameLink
+    from fem.model.chains import PlanarChain
 
     chain = PlanarChain([FloatingFrameLink(7.1, "bezier", 4, 45.0, 3e7, EI, EI, GJ=3e6,
                                            polar_inertia_per_length=0.45)

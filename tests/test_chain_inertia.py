@@ -1,6 +1,6 @@
 """The chains' inertia forces, weight and mass summed in the links' frames
-(:mod:`fem.chain_inertia`, issue 23) against the point-by-point sums over ``J`` and
-``∂²r/∂q∂q`` of :meth:`~fem.chains.PlanarChainSystem.kinematics` (the former
+(:mod:`fem.bodies.chain_inertia`, issue 23) against the point-by-point sums over ``J`` and
+``∂²r/∂q∂q`` of :meth:`~fem.assembly.chains.PlanarChainSystem.kinematics` (the former
 implementation): equal to round-off for every basis, both kinematics, hub links, planar
 chains with tip masses and joint springs, spatial chains with D-H offsets."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from saddlecheck import compiled_and_saddle
 
-from fem.bodies.chains import HubLink, PlanarChain, dh_chain
 from fem.elements.floating_frame import KINEMATICS, FloatingFrameLink
+from fem.model.chains import HubLink, PlanarChain, dh_chain
 
 BASES = [("bezier", 4), ("bspline", 5), ("fe", 4), ("modes", 3)]
 

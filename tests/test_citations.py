@@ -1,4 +1,4 @@
-"""Citations instead of file names: docs/references.md is generated from fem.citations,
+"""Citations instead of file names: docs/references.md is generated from fem.references.citations,
 every case cites its papers, and no text a user sees names a seed file or "seed 00N"."""
 
 import re
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fem import citations
 from fem.cases import available_cases, load_case
 from fem.cli import main
+from fem.references import citations
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,8 +19,8 @@ FORBIDDEN = re.compile(r"seed[ _-]?0\d\d|\b0\d\d_[0-9a-f]{16}\.txt", re.IGNORECA
 def test_references_page_is_the_generated_text():
     committed = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
     assert committed == citations.markdown(), (
-        "docs/references.md differs from fem.citations.markdown(); regenerate it with "
-        "python -c \"import fem.citations as c; print(c.markdown(), end='')\" > "
+        "docs/references.md differs from fem.references.citations.markdown(); regenerate it with "
+        "python -c \"import fem.references.citations as c; print(c.markdown(), end='')\" > "
         "docs/references.md")
 
 
@@ -73,7 +73,7 @@ def test_no_user_visible_text_names_a_seed(capsys):
     assert len(texts) > 20
     bad = {where: FORBIDDEN.findall(text) for where, text in texts.items()
            if FORBIDDEN.search(text)}
-    assert not bad, f"cite the paper (fem.citations), not its file: {bad}"
+    assert not bad, f"cite the paper (fem.references.citations), not its file: {bad}"
 
 
 def test_the_check_can_fail():

@@ -98,7 +98,7 @@ def test_exception_midway_keeps_streamed_result(tmp_path):
         if ga.t > 0.0305:
             raise RuntimeError("simulated crash")
 
-    res = fem.output.stream(tmp_path, model)
+    res = fem.io.output.stream(tmp_path, model)
     res.chunk = 10
     with pytest.raises(RuntimeError):
         fem.simulate(model, 1.0, 1e-3, result=res, on_step=boom)

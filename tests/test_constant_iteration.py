@@ -96,15 +96,15 @@ def test_constant_structure_is_declared_only_where_it_holds():
     a, b = model.point(model.node("tip")), model.point(2)
     model.add_constraint(fem.constraints.Distance(a, b, name="tie"))
     cs = model.assemble().constant_structure()
-    assert cs is not None and not cs.plain and cs.bilinear[1].nnz > 0
+    assert cs is not None and not cs.plain and cs.bilinear.A.nnz > 0
     # an actuator on a servo row (inverse dynamics) supplies its own reaction: declared
     # when it is affine in q, refused otherwise
     model = _servo_cable(4)
     cs = model.assemble().constant_structure()
-    si = cs.servo[1] if cs is not None else None
+    si = cs.servo.si if cs is not None else None
     assert cs is not None and not cs.plain and si[si[0]:si[1]].tolist() == [6]   # the row
 
-    class Opaque(fem.actuators.LinearActuator):
+    class Opaque(fem.model.actuators.LinearActuator):
         def affine(self):
             return None
 
@@ -124,7 +124,7 @@ def _servo_cable(n: int, kind=None) -> fem.Model:
                         np.array([0.0, 0.0, a * w * np.cos(w * t)]),
                         np.array([0.0, 0.0, -a * w * w * np.sin(w * t)])),
         components=(2,), name="hold", servo=True))
-    model.add_actuator((kind or fem.actuators.LinearActuator)(tip, (0.0, 0.0, 1.0), "push"))
+    model.add_actuator((kind or fem.model.actuators.LinearActuator)(tip, (0.0, 0.0, 1.0), "push"))
     return model
 
 
@@ -438,8 +438,8 @@ def test_the_velocity_residual_of_moving_directions_is_the_finite_difference_one
     phi_t = (asm.phi(q, t + eps) - asm.phi(q, t - eps)) / (2 * eps)
     assert np.abs(phi_t).max() > 1e-2          # the drive's row moves
     cdot, bdot = s.rate_terms(t)
-    a = s.bilinear[1] @ q + s.bilinear[2]
-    mine = cdot + np.bincount(s.bilinear[4], (a * bdot).reshape(-1, 3).sum(axis=1),
+    a = s.bilinear.A @ q + s.bilinear.alpha
+    mine = cdot + np.bincount(s.bilinear.row, (a * bdot).reshape(-1, 3).sum(axis=1),
                               minlength=asm.m)
     assert np.abs(mine - phi_t).max() <= 1e-7 * np.abs(phi_t).max()
     ref = np.abs(asm.jacobian(q, t) @ v + phi_t).max()

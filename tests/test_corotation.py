@@ -12,7 +12,7 @@ from scipy.spatial.transform import Rotation
 
 import fem
 from fem.assembly.linalg import Factorization
-from fem.model.materials import Material
+from fem.elements.materials import Material
 from fem.solvers.corotation import CoRotation, best_fit_rotation
 
 

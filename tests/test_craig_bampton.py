@@ -16,7 +16,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fem
-from fem.bodies.frames import Frame, rectangle
 from fem.reduction import (
     ComponentAssembly,
     constrain,
@@ -27,6 +26,7 @@ from fem.reduction import (
     newmark,
     null_space_basis,
 )
+from fem.reduction.frames import Frame, rectangle
 
 E, RHO = 2.0e11, 7800.0
 

@@ -85,7 +85,7 @@ def test_stiff_flexible_forearms_are_the_rigid_robot(forearm_model):
     (exact inverse dynamics at the same instants)."""
     p = {**case.PARAMS, "forearm_model": forearm_model, "stiffness_factor": 1000.0,
          "t_end_s": case.PARAMS["T_s"], "dt_s": 2e-3, "elements": 2}
-    res, tau = case._run(case.robot(**p), p)
+    res, tau = fem.cases.servo_run(case.robot(**p), p)
     rigid = case.robot(**{**p, "forearm_model": "rigid"})
     exact = fem.driven_inverse_dynamics(rigid.model, res.t)
     ref = np.array([[rigid.efforts(q, lam)[f"motor {i + 1}"] for i in range(3)]

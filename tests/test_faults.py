@@ -24,7 +24,7 @@ import pytest
 
 import fem
 from fem.cli import main
-from fem.io.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
+from fem.core.files import LOCK_NAME, OutputLock, process_alive, run_status, temporary_path
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_RUN = ["run", "double_pendulum", "-p", "t_end_s=200", "--no-render"]
@@ -99,7 +99,7 @@ def test_a_killed_run_is_recognisable_as_dead(tmp_path, monkeypatch, capsys):
         loaded = fem.Result.load(out / "result")
     assert len(loaded) >= 200 and loaded.info["status"] == "died"
     # `fem render` says so before rendering what was recorded
-    monkeypatch.setattr(fem.output, "render_directory", lambda d, fps=20: [])
+    monkeypatch.setattr(fem.io.pictures, "render_directory", lambda d, fps=20: [])
     assert main(["render", str(out)]) == 0
     assert "died" in capsys.readouterr().err
     # the dead run's lock does not block the folder
@@ -133,11 +133,11 @@ def test_a_write_error_during_a_run_ends_as_failed_and_keeps_the_records(tmp_pat
 
 
 def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
-    import fem.files
-    import fem.results
+    import fem.core.files
+    import fem.solvers.results
 
     full = {"on": False}
-    real_text, real_part = fem.files.atomic_write_text, fem.results.Result._append_part
+    real_text, real_part = fem.core.files.atomic_write_text, fem.solvers.results.Result._append_part
 
     def no_space(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -154,8 +154,8 @@ def test_a_full_disk_still_records_the_failure(tmp_path, monkeypatch, capsys):
             no_space()
         return real_part(self)
 
-    monkeypatch.setattr(fem.files, "atomic_write_text", text)
-    monkeypatch.setattr(fem.results.Result, "_append_part", part)
+    monkeypatch.setattr(fem.core.files, "atomic_write_text", text)
+    monkeypatch.setattr(fem.solvers.results.Result, "_append_part", part)
     out = tmp_path / "run"
     assert main(["run", "double_pendulum", "-p", "t_end_s=1", "--no-render", "--out",
                  str(out)]) == 2
@@ -179,9 +179,9 @@ def test_a_full_disk_while_rendering_leaves_no_broken_movie(finished):
 
 
 def test_an_interrupted_rendering_leaves_no_movie(finished, monkeypatch):
-    from fem.io import render
+    from fem.io import movies
 
-    real = render._open_writer
+    real = movies._open_writer
 
     def opener(path, fps):
         writer, written = real(path, fps)
@@ -197,9 +197,9 @@ def test_an_interrupted_rendering_leaves_no_movie(finished, monkeypatch):
         writer.append_data = interrupted
         return writer, written
 
-    monkeypatch.setattr(render, "_open_writer", opener)
+    monkeypatch.setattr(movies, "_open_writer", opener)
     with pytest.raises(KeyboardInterrupt):
-        fem.output.render_directory(finished)
+        fem.io.pictures.render_directory(finished)
     assert not list(finished.glob("*.mp4")) and not list(finished.glob(".*partial*"))
 
 
@@ -208,7 +208,7 @@ def test_stale_partial_movies_of_dead_renderings_are_removed(tmp_path):
     mine = tmp_path / f".robot.{os.getpid()}.partial.mp4"
     dead.write_bytes(b"half a movie")
     mine.write_bytes(b"being written")
-    fem.output._remove_stale_partials(tmp_path)
+    fem.io.pictures._remove_stale_partials(tmp_path)
     assert not dead.exists() and mine.exists()
 
 
@@ -284,7 +284,7 @@ def test_temporary_names_are_private_to_the_process(tmp_path):
     b = temporary_path(tmp_path / "robot.mp4", keep_suffix=True)
     assert str(os.getpid()) in a.name and a.name.startswith(".")
     assert b.suffix == ".mp4" and str(os.getpid()) in b.name
-    out = subprocess.run([sys.executable, "-c", "from fem.io.files import temporary_path; "
+    out = subprocess.run([sys.executable, "-c", "from fem.core.files import temporary_path; "
                           f"print(temporary_path({str(tmp_path / 'summary.json')!r}))"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert Path(out) != a

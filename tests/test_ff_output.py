@@ -1,4 +1,4 @@
-"""Floating-frame cases (minimal coordinates, ``fem.chains``) write what every case writes.
+"""Floating-frame cases (minimal coordinates, ``fem.model.chains``) write what every case writes.
 
 ``spinup_beam`` (a hub link) and ``two_link_arm_fall`` (a planar chain) run through the CLI
 for a few steps; the series is read back with meshio (independent of our writer) and
@@ -134,7 +134,7 @@ def test_two_link_arm_pictures(tmp_path):
     import imageio.v2 as imageio
 
     from fem.io import render
-    from fem.io.output import picture_options
+    from fem.io.pictures import picture_options
     from fem.io.vtk import read_series
 
     out = tmp_path / "arm"

@@ -23,8 +23,8 @@ import pytest
 from fdcheck import inertia_tangents, jacobian
 
 import fem
-from fem.bodies.chains import HubLink
 from fem.elements.floating_frame import FloatingFrameLink
+from fem.model.chains import HubLink
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases"))
 spin = importlib.import_module("spinup_beam")
@@ -357,7 +357,7 @@ def test_planar_chain_kinematics_against_finite_differences():
 def test_planar_chain_fourth_order_kinematics_and_energy():
     """Planar chain of two fourth-order links: J and ∂²r/∂q∂q against differences, and
     the energy invariant (ρ∞ = 1) with the nonlinear elastic forces."""
-    from fem.bodies.chains import PlanarChain
+    from fem.model.chains import PlanarChain
 
     links = [FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e3, 2e3, GJ=1e3,
                                polar_inertia_per_length=0.01, kinematics="fourth_order")
@@ -386,7 +386,7 @@ def test_two_link_arm_energy_and_rigid_limit():
 def test_flexible_joints_conserve_energy():
     """Flexible revolute joints (torsional springs, joint and payload masses): the total
     of kinetic, elastic, spring and gravitational energy is invariant (ρ∞ = 1)."""
-    from fem.bodies.chains import PlanarChain
+    from fem.model.chains import PlanarChain
 
     links = [FloatingFrameLink(3.0, "bezier", 4, 20.0, 1e7, 2e4, 2e4, GJ=1e4,
                                polar_inertia_per_length=0.01) for _ in range(2)]

@@ -15,7 +15,7 @@ import pytest
 from scipy.optimize import brentq
 
 import fem
-from fem.bodies.frames import Frame, circle, rectangle
+from fem.reduction.frames import Frame, circle, rectangle
 
 E, RHO, L = 2.0e11, 7800.0, 1.5
 SEC = rectangle(0.03, 0.05, wall=0.004)

@@ -21,6 +21,9 @@ def _loaded_after(code: str) -> set[str]:
 def test_import_fem_loads_no_heavy_library():
     loaded = _loaded_after("import fem")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    # nor NumPy: fem.core's errors and nothing else until a name is used
+    assert "numpy" not in loaded and {m for m in loaded if m.startswith("fem")} <= {
+        "fem", "fem.core", "fem.core.errors", "fem.core.lazy"}, sorted(loaded)
 
 
 def test_public_names_still_resolve_and_load_on_use():

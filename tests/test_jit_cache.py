@@ -39,7 +39,7 @@ def test_stamps_follow_content_and_what_a_kernel_calls_into(monkeypatch):
     calls into, not with a file's time or with files it does not call."""
     contents = {f: f"# {f}\n".encode() for f in jit.KERNEL_SOURCES}
     monkeypatch.setattr(jit, "_content", lambda rel: contents[rel])
-    loop = jit.PACKAGE / "solvers/constant_iteration.py"
+    loop = jit.PACKAGE / "solvers/constant_kernels.py"
     chain = jit.PACKAGE / "bodies/chain_kernels.py"
     before = {p: jit.source_stamp(p) for p in (loop, chain)}
     contents["solvers/corotation.py"] += b"x = 1\n"        # called by neither

@@ -1,4 +1,4 @@
-"""The linear-algebra layer (fem.linalg): every storage gives the same matrix and solution,
+"""The linear-algebra layer (fem.assembly.linalg): every storage gives the same matrix and solution,
 the storage choice follows the pattern, singular matrices are named."""
 
 import numpy as np

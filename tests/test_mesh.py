@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from fem.core.errors import ModelError
-from fem.model.mesh import (
+from fem.model.mesh import Mesh
+from fem.model.mesh_files import (
     MESH_DIR,
-    Mesh,
     builtin_mesh_names,
     load_builtin_mesh,
     read_mesh,

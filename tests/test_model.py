@@ -128,7 +128,7 @@ def test_a_bad_view_is_refused_at_the_assignment():
 
 
 def test_write_outputs_records_the_view_as_the_camera(tmp_path, monkeypatch):
-    monkeypatch.setattr(fem.output.OPTIONS, "render", False)
+    monkeypatch.setattr(fem.io.options.OPTIONS, "render", False)
     m, _, nodes = _cable()
     m.fix(nodes[0])
     m.view = "xz"

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import fem
-from fem import output
-from fem.io import render
+from fem.io import cameras, movies, options, output, pictures, plots, render
+from fem.io.drawing import Drawing
 from fem.io.vtk import Frame, read_series
 from fem.robots import rrru3
 from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
@@ -127,7 +127,7 @@ def test_platform_is_one_connected_surface(robot_run):
     surface has V + (n − 1) E + (n − 1)(n − 2)/2 T points and its boundary is the mesh
     boundary cut in n segments per edge."""
     rm, *_, meshes = robot_run
-    mesh = fem.mesh.load_builtin_mesh("hexagon_6")
+    mesh = fem.model.mesh_files.load_builtin_mesh("hexagon_6")
     n = 4
     expected = (len(mesh.vertices) + (n - 1) * len(mesh.edges)
                 + (n - 1) * (n - 2) // 2 * len(mesh.triangles))
@@ -141,7 +141,7 @@ def test_platform_is_one_connected_surface(robot_run):
         assert count.max() == 2                             # manifold
         assert (count == 1).sum() == n * len(mesh.boundary_edges)   # no inner seams
     # shared points are one point: the drawn shape is the element's own at each of them
-    drawing = output.Drawing(rm.model)
+    drawing = Drawing(rm.model)
     assert drawing.n_points == len(meshes[0].points)
 
 
@@ -173,7 +173,7 @@ def test_field_data_must_be_numbers():
 # ---------------------------------------------------------------------- pictures
 def test_magnification_makes_a_small_sag_visible(robot_run):
     *_, meshes = robot_run
-    opts = output.picture_options(meshes)
+    opts = pictures.picture_options(meshes)
     assert opts["scalars"] == "face_von_mises_top_Pa" and opts["deform"] == "deformation"
     assert opts["show_edges"] is False
     d_max = max(np.linalg.norm(m.point_data["deformation"], axis=1).max() for m in meshes)
@@ -181,17 +181,17 @@ def test_magnification_makes_a_small_sag_visible(robot_run):
     assert factor in (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
     # the sag shows (> 5 mm) without bending the 0.2 m plate out of shape (< 10 % of it)
     assert 0.005 < factor * d_max <= 0.1 * 0.2 * np.sqrt(2)
-    assert output.picture_options(meshes, {"magnification": 3})["factor"] == 3.0
+    assert pictures.picture_options(meshes, {"magnification": 3})["factor"] == 3.0
     big = [m.copy() for m in meshes[-1:]]
     big[0].point_data["deformation"] = big[0].point_data["deformation"] * 1e3
-    assert output.picture_options(big)["factor"] == 1.0           # visible already
+    assert pictures.picture_options(big)["factor"] == 1.0           # visible already
 
 
 def test_robot_picture_reads_at_a_glance(robot_run, tmp_path):
     from fem.cases import load_case
 
     *_, meshes = robot_run
-    opts = output.picture_options(meshes)
+    opts = pictures.picture_options(meshes)
     camera = load_case("parallel_robot_flexible_platform").PICTURE["camera"]
     plotter = render._composed(
         meshes[-1], camera=camera, scale=1.0, tube_radius=None, window_size=(480, 368),
@@ -220,8 +220,8 @@ def test_robot_picture_reads_at_a_glance(robot_run, tmp_path):
         assert [a.mapper.dataset.n_verts for n, a in polys.items()
                 if n.startswith("support")] == [3]
         # the camera: up is +z (gravity down the picture)
-        assert np.allclose(plotter.camera.up, render.camera_axes(camera)[1])
-        assert render.camera_axes(camera)[1] @ (0, 0, 1) > 0.5
+        assert np.allclose(plotter.camera.up, cameras.camera_axes(camera)[1])
+        assert cameras.camera_axes(camera)[1] @ (0, 0, 1) > 0.5
         image = plotter.screenshot(return_img=True)
     finally:
         plotter.close()
@@ -244,16 +244,16 @@ def test_robot_movie_has_torque_panel_and_close_up(robot_run, tmp_path):
     import imageio.v3 as iio
 
     rm, res, h, times, meshes = robot_run
-    picture = output.Drawing(rm.model).picture
+    picture = Drawing(rm.model).picture
     assert picture["detail"]["groups"] == ["platform"]
-    panel = output.effort_panel(times, meshes)
+    panel = pictures.effort_panel(times, meshes)
     assert panel.ylabel == "torque [N·m]" and list(panel.series) == ["motor 1", "motor 2",
                                                                       "motor 3"]
     assert np.array_equal(np.column_stack(list(panel.series.values())), h["torque"])
     size = (320, 240)
-    path, n = render.animate(meshes, tmp_path / "robot.mp4", window_size=size, times=times,
+    path, n = movies.animate(meshes, tmp_path / "robot.mp4", window_size=size, times=times,
                              panel=panel, detail=picture["detail"], camera=picture["camera"],
-                             **output.picture_options(meshes))
+                             **pictures.picture_options(meshes))
     frames = list(iio.imiter(path, plugin="FFMPEG"))
     assert n == len(frames) == len(meshes)
     column = panel.pixels(240)
@@ -270,24 +270,24 @@ def test_robot_movie_has_torque_panel_and_close_up(robot_run, tmp_path):
 
 
 def test_camera_as_data():
-    d, up = render.camera_axes("xy")
+    d, up = cameras.camera_axes("xy")
     assert np.allclose(d, (0, 0, 1)) and np.allclose(up, (0, 1, 0))
-    d, up = render.camera_axes({"view": "iso", "up": (0, 0, 1)})
+    d, up = cameras.camera_axes({"view": "iso", "up": (0, 0, 1)})
     assert np.allclose(d, np.ones(3) / np.sqrt(3)) and abs(up @ d) < 1e-12 and up[2] > 0
     # gravity down the picture, whatever the view: a planar arm falling along −y, seen
     # along z, has +y up
-    cam = output.camera_for("xy", (0.0, -9.81, 0.0))
-    assert np.allclose(render.camera_axes(cam)[1], (0, 1, 0))
-    cam = output.camera_for("xz", (0.0, 0.0, -9.81))
-    assert np.allclose(render.camera_axes(cam)[1], (0, 0, 1))
+    cam = cameras.camera_for("xy", (0.0, -9.81, 0.0))
+    assert np.allclose(cameras.camera_axes(cam)[1], (0, 1, 0))
+    cam = cameras.camera_for("xz", (0.0, 0.0, -9.81))
+    assert np.allclose(cameras.camera_axes(cam)[1], (0, 0, 1))
     # a close-up from 25° above the horizontal
-    low = output.low_camera({"view": "iso", "up": [0, 0, 1]}, 25.0)
-    assert np.isclose(np.degrees(np.arcsin(render.camera_axes(low)[0][2])), 25.0)
+    low = cameras.low_camera({"view": "iso", "up": [0, 0, 1]}, 25.0)
+    assert np.isclose(np.degrees(np.arcsin(cameras.camera_axes(low)[0][2])), 25.0)
     for bad, message in (({"view": "top"}, "unknown camera 'top'"),
                          ({"direction": (0, 0, 0)}, "must not be zero"),
                          ({"azimuth": 3}, "unknown keys"), (3, "a named view")):
         with pytest.raises(fem.ModelError, match=message):
-            render.camera_axes(bad)
+            cameras.camera_axes(bad)
 
 
 def test_floating_frame_cameras_have_gravity_down():
@@ -297,10 +297,10 @@ def test_floating_frame_cameras_have_gravity_down():
     from fem.io.centreline import CentrelineDrawing
 
     two = CentrelineDrawing(load_case("two_link_arm_fall").build()).picture["camera"]
-    d, up = render.camera_axes(two)
+    d, up = cameras.camera_axes(two)
     assert np.allclose(d, (0, 0, 1)) and np.allclose(up, (0, 1, 0))
     five = load_case("five_link_arm_fall").PICTURE["camera"]
-    d, up = render.camera_axes(five)
+    d, up = cameras.camera_axes(five)
     assert abs(d[1]) > 0.8 and up[2] > 0.9
 
 
@@ -308,7 +308,7 @@ def test_history_plot_reference_and_log_axis():
     t = np.linspace(0.0, 1.0, 11)
     flex = {"limb 1": np.sin(t), "limb 2": np.cos(t)}
     rigid = {"limb 1": np.sin(t) + 0.1, "limb 2": np.cos(t) + 0.1}
-    fig = render._history_figure(t, flex, "torque [N·m]", "", "time [s]", False, rigid,
+    fig = plots._history_figure(t, flex, "torque [N·m]", "", "time [s]", False, rigid,
                                  "rigid", (6.0, 3.0), 80)
     ax = fig.axes[0]
     lines = {ln.get_label(): ln for ln in ax.lines}
@@ -321,13 +321,13 @@ def test_history_plot_reference_and_log_axis():
     assert legend.x0 >= ax.get_window_extent().x1                 # outside the data
     # log axis: zeros and negatives are left out, never clipped to a tiny number
     r = np.array([1e-3, 0.0, 1e-6, -1.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3])
-    fig = render._history_figure(t, {"residual [–]": r}, "residual", "", "time [s]", True,
+    fig = plots._history_figure(t, {"residual [–]": r}, "residual", "", "time [s]", True,
                                  None, "rigid", (6.0, 3.0), 80)
     y = fig.axes[0].lines[0].get_ydata()
     assert np.isnan(y[[1, 3]]).all() and np.array_equal(y[[0, 2, 4]], r[[0, 2, 4]])
     assert fig.axes[0].get_yscale() == "log" and fig.axes[0].get_ylim()[0] > 1e-12
     with pytest.raises(fem.ModelError, match="no series"):
-        render._history_figure(t, flex, "", "", "", False, {"limb 9": t}, "rigid",
+        plots._history_figure(t, flex, "", "", "", False, {"limb 9": t}, "rigid",
                                (6.0, 3.0), 80)
 
 
@@ -337,7 +337,7 @@ def test_clamped_cable_deformation_is_its_displacement():
 
     model = load_case("cantilever_cable").build(n_elements=4)
     st = fem.solve_static(model)
-    drawing = output.Drawing(model)
+    drawing = Drawing(model)
     frame = drawing.frame(0.0, st.q)
     u, d = frame.point_data["displacement"], frame.point_data["deformation"]
     assert np.abs(u[:, 2]).max() > 0.01                          # ~2 cm tip sag, in m
@@ -373,7 +373,7 @@ def test_plate_face_stress_against_kirchhoff(tmp_path, monkeypatch):
     adds about 1 MPa, the whole centre value, along the supported edges."""
     from fem.cases import load_case
 
-    monkeypatch.setattr(output.OPTIONS, "render", False)
+    monkeypatch.setattr(options.OPTIONS, "render", False)
     case = load_case("plate_benchmark")
     figures = case.run(out=tmp_path)
     _, (m,) = read_series(tmp_path / "plate_benchmark.pvd")
@@ -403,13 +403,13 @@ def test_plate_face_stress_against_kirchhoff(tmp_path, monkeypatch):
 def test_many_curves_are_told_apart_and_small_changes_read():
     t = np.linspace(0.0, 1.0, 11)
     # 12 curves on a 10-colour cycle: colour × line style, no two alike
-    fig = render._history_figure(t, {f"gauge {k}": t + k for k in range(12)}, "strain [µm/m]",
+    fig = plots._history_figure(t, {f"gauge {k}": t + k for k in range(12)}, "strain [µm/m]",
                                  "", "time [s]", False, None, "rigid", (6.0, 3.0), 80)
     assert len({(ln.get_color(), ln.get_linestyle()) for ln in fig.axes[0].lines}) == 12
     # grouped by the caller: colour by station, line style by side
     styles = {f"{d} mm, {side}": (i, style) for i, d in enumerate((200, 400, 600))
               for side, style in zip(("+y", "-y"), ("-", "--"), strict=True)}
-    fig = render._history_figure(t, {k: t for k in styles}, "", "", "", False, None, "rigid",
+    fig = plots._history_figure(t, {k: t for k in styles}, "", "", "", False, None, "rigid",
                                  (6.0, 3.0), 80, styles)
     lines = {ln.get_label(): ln for ln in fig.axes[0].lines}
     assert lines["200 mm, +y"].get_color() == lines["200 mm, -y"].get_color()
@@ -418,7 +418,7 @@ def test_many_curves_are_told_apart_and_small_changes_read():
     # an energy conserved to 1e-8 J: its change is drawn and the label says from what,
     # instead of matplotlib's "1e−8−1.05224801e1" offset
     energy = -10.5224801 - 3e-8 * t**2
-    fig = render._history_figure(t, {"energy": energy}, "energy [J]", "", "time [s]", False,
+    fig = plots._history_figure(t, {"energy": energy}, "energy [J]", "", "time [s]", False,
                                  None, "rigid", (6.0, 3.0), 80)
     ax = fig.axes[0]
     fig.canvas.draw()
@@ -426,7 +426,7 @@ def test_many_curves_are_told_apart_and_small_changes_read():
     assert np.allclose(ax.lines[0].get_ydata(), energy + 10.5224801, rtol=0, atol=1e-15)
     assert "1.05" not in ax.yaxis.get_offset_text().get_text()
     # a curve that varies: drawn as it is
-    fig = render._history_figure(t, {"x": 1 + t}, "x [m]", "", "", False, None, "rigid",
+    fig = plots._history_figure(t, {"x": 1 + t}, "x [m]", "", "", False, None, "rigid",
                                  (6.0, 3.0), 80)
     assert fig.axes[0].get_ylabel() == "x [m]"
 
@@ -440,10 +440,10 @@ def test_small_torques_read_in_newton_millimetres():
         return meshio.Mesh(np.zeros((1, 3)), [],
                            field_data={"effort:crank drive R1 [N·m]": np.array([tau])})
 
-    small = output.effort_panel([0.0, 1.0, 2.0], [frame(t) for t in (0.04, 0.05, 0.066)])
+    small = pictures.effort_panel([0.0, 1.0, 2.0], [frame(t) for t in (0.04, 0.05, 0.066)])
     assert small.ylabel == "torque [N·mm]"
     assert np.allclose(small.series["crank drive R1"], [40.0, 50.0, 66.0])
-    large = output.effort_panel([0.0, 1.0], [frame(t) for t in (-12.0, 3.0)])
+    large = pictures.effort_panel([0.0, 1.0], [frame(t) for t in (-12.0, 3.0)])
     assert large.ylabel == "torque [N·m]" and np.allclose(large.series["crank drive R1"],
                                                           [-12.0, 3.0])
 

@@ -9,7 +9,7 @@ from math import factorial
 import numpy as np
 import pytest
 
-from fem import quadrature as Q
+from fem.elements import quadrature as Q
 
 
 @pytest.mark.parametrize("n", range(1, 11))

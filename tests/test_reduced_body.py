@@ -605,7 +605,7 @@ def test_reduced_flagship_runs_compiled_as_the_general_path(tmp_path, monkeypatc
     cs = asm.constant_structure()
     if cs is None or not GeneralizedAlpha(rm.model, 0.1, q0=st.q)._compiled_newton:
         pytest.skip("numba missing or off")
-    si, pi = cs.servo[1], cs.products[4]
+    si, pi = cs.servo.si, cs.products.pi
     assert si[1] - si[0] == 3 and pi[8] - pi[7] == 3     # motors, U axes
     rng = np.random.default_rng(5)
     q = st.q + 1e-4 * rng.standard_normal(asm.n)
@@ -660,7 +660,7 @@ def _spinup_reduced(case, omega0, n_modes=4, derivatives=4, nonlinear=True,
     m.add_constraint(fem.Dot(slope, ez, 0.0, "root slope in the plane"))
     m.add_constraint(fem.Dot(b.axis(1), ez, 0.0, "no spin about the beam axis"))
     tip = b.map(fe.point(nodes[-1]))
-    res = fem.output.stream(None, m)
+    res = fem.io.output.stream(None, m)
     try:
         fem.simulate(m, t_end, dt, rho_inf=p["rho_inf"], result=res,
                      force_scale=0.5 * rho * A_ * L**2 * max(omega0, 1.0) ** 2)

@@ -481,7 +481,7 @@ def test_pictures_magnify_bending_relative_to_the_joints(model):
     """The drawn deformation of a flexible link is measured from the frame through its
     joints: zero at both ends (a magnified picture keeps the link on its joints), and at
     mid-span the cantilever's sag below its chord, −7/384 q L⁴/EI (Euler–Bernoulli)."""
-    from fem.io.output import Drawing
+    from fem.io.drawing import Drawing
 
     soft = fem.Material(E=2.1e10, nu=0.3, rho=RHO)      # sags 2 % of its length
     spec = (AncfBeam(soft, radius=R, elements=8) if model == "ancf_beam"
@@ -645,7 +645,7 @@ def test_histories_by_joint_and_frame_from_a_saved_result(tmp_path):
     and the tip frame's path come out by name, equal to what the run recorded."""
     motion = septic(0.6, 0.5)
     robot = pendulum(rigid_rod(), motion)
-    res = robot.simulate(0.3, 5e-3, result=fem.output.stream(tmp_path, robot.model,
+    res = robot.simulate(0.3, 5e-3, result=fem.io.output.stream(tmp_path, robot.model,
                                                                  robot.sensors()))
     loaded = fem.Result.load(tmp_path / "result")
     h = robot.joint_history(loaded, "shoulder")
@@ -676,7 +676,7 @@ def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():
     """A floating-frame link's centre line is in the pictures and the ParaView series:
     its drawn tip is the link's tip at any state (evaluated, not a linear map), drawn
     as a tube of the link's radius (as ANCF links are)."""
-    from fem.io.output import Drawing
+    from fem.io.drawing import Drawing
 
     robot = pendulum(FloatingFrame(steel(), radius=R, functions=3),
                      motion=lambda t: (t, 1.0, 0.0))

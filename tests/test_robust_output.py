@@ -85,12 +85,12 @@ def test_static_and_modal_default_runs_write_a_snapshot(tmp_path):
 
 
 def test_rendering_failure_keeps_the_results(tmp_path, monkeypatch, capsys):
-    from fem.io import render
+    from fem.io import movies
 
     def broken(*a, **k):
         raise RuntimeError("no OpenGL")
 
-    monkeypatch.setattr(render, "animate", broken)
+    monkeypatch.setattr(movies, "animate", broken)
     out = tmp_path / "r"
     with pytest.warns(fem.FemWarning, match="rendering .* failed .*no OpenGL"):
         code = main(["run", "double_pendulum", "-p", "t_end_s=0.05", "--out", str(out)])
@@ -105,7 +105,7 @@ def test_ctrl_c_during_rendering_keeps_summary(tmp_path):
     env = dict(os.environ, FEM_TEST_SLOW_RENDER="1")
     proc = subprocess.Popen([sys.executable, "-c", (
         "import time, sys\n"
-        "import fem.io.render as r\n"
+        "import fem.io.movies as r\n"
         "orig = r.animate\n"
         "def slow(*a, **k):\n"
         "    print('RENDERING', flush=True); time.sleep(60); return orig(*a, **k)\n"

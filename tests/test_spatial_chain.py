@@ -2,7 +2,7 @@
 
 References, each independent of the spatial-chain code:
 * a chain whose joints all turn about parallel axes is a planar chain: the
-  :class:`~fem.chains.PlanarChain` (its own kinematics) in a rotated base frame gives the
+  :class:`~fem.model.chains.PlanarChain` (its own kinematics) in a rotated base frame gives the
   same coordinates and the rotated positions;
 * conservation of energy with ρ∞ = 1 during a spatial fall;
 * finite differences of the positions (Jacobian, ∂²r/∂q∂q), of the inertia forces
@@ -17,8 +17,8 @@ import pytest
 from fdcheck import inertia_tangents, jacobian
 
 import fem
-from fem.bodies.chains import PlanarChain, SpatialChain, dh_chain
 from fem.elements.floating_frame import FloatingFrameLink
+from fem.model.chains import PlanarChain, SpatialChain, dh_chain
 
 L, RHO_A, EA, EI, GJ = 7.0, 45.0, 3e7, 4e6, 3e6
 

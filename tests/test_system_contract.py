@@ -2,10 +2,10 @@
 
 * Every kind of model — ANCF cable, NCF mechanism, plate robot, hub link, planar and
   spatial chains, floating-frame bodies in the constrained core and in a closed loop —
-  assembles into a :class:`fem.system.System`, and every solver either runs on it or
+  assembles into a :class:`fem.assembly.system.System`, and every solver either runs on it or
   refuses with a :class:`fem.ModelError` / :class:`fem.ConvergenceError` that says why:
   no ``AttributeError``/``TypeError`` reaches a user.
-* The same chain built both ways (minimal coordinates, :mod:`fem.chains`; floating-frame
+* The same chain built both ways (minimal coordinates, :mod:`fem.model.chains`; floating-frame
   bodies and joints in the DAE core, ``to_model``) is the same system: equal elastic
   accelerations at any state (round-off), and equal motion to 1e-8 when the time step is
   fine enough that neither integration error matters (generalized-α is not invariant
@@ -25,10 +25,10 @@ import pytest
 
 import fem
 from fem.assembly.system import System, conforms
-from fem.bodies.chains import HubLink, PlanarChain, dh_chain
 from fem.bodies.floating_frame import axis_rotation
 from fem.core.errors import ConvergenceError, ModelError
 from fem.elements.floating_frame import FloatingFrameLink
+from fem.model.chains import HubLink, PlanarChain, dh_chain
 from fem.solvers.dynamic import consistent_initial_state
 
 CASES = Path(__file__).resolve().parents[1] / "cases"

@@ -299,7 +299,7 @@ def test_link_meshes_are_drawn_on_their_links():
     """The UR5's meshes (its collision STL files: meshio does not read the visual .dae)
     are drawn on their links: surfaces in the ParaView frames, moving with the link (a
     vertex of the wrist's mesh keeps its place in the wrist's frame at another pose)."""
-    from fem.io.output import Drawing
+    from fem.io.drawing import Drawing
 
     robot = from_urdf(urdf_file("ur5", None))
     robot.add_motor("m", "wrist_1_joint", servo=lambda t: (0.7 * t, 0.7, 0.0))

@@ -127,7 +127,7 @@ def test_first_part_of_the_swing_reduced_bodies_follow_the_ancf_arm():
 
 
 def test_large_motion_run_writes_the_common_layout(tmp_path, monkeypatch):
-    monkeypatch.setattr(fem.output.OPTIONS, "render", False)
+    monkeypatch.setattr(fem.io.options.OPTIONS, "render", False)
     figs = vm.run(out=tmp_path, analysis="large_motion", swing_time_s=0.1, swing_deg=1.0,
                   dt_s=5e-3)
     assert figs["coordinates"]["reduced"] < figs["coordinates"]["ancf"] / 4

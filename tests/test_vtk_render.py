@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from fem.core.errors import ModelError
-from fem.io import render
+from fem.io import headless, movies, plots, render
 from fem.io.vtk import Frame, SeriesWriter, read_series, to_meshio, write_series
-from fem.model.mesh import load_builtin_mesh
+from fem.model.mesh_files import load_builtin_mesh
 
 R = 0.09
 
@@ -130,7 +130,7 @@ def test_snapshot_is_not_blank(tmp_path):
     image = iio.imread(png)
     assert image.shape[:2] == (240, 320)
     assert image.std() > 20.0  # a white picture has std 0
-    assert render.ensure_offscreen() in {"display", "env", "egl", "osmesa", "xvfb"}
+    assert headless.ensure_offscreen() in {"display", "env", "egl", "osmesa", "xvfb"}
 
 
 def test_snapshot_lines_as_tubes(tmp_path):
@@ -158,7 +158,7 @@ def test_snapshot_lines_as_tubes(tmp_path):
 
 def test_animation_mp4_and_gif(tmp_path, monkeypatch):
     mesh, series = frames(6)
-    path, count = render.animate(
+    path, count = movies.animate(
         series,
         tmp_path / "anim.mp4",
         fps=10,
@@ -171,7 +171,7 @@ def test_animation_mp4_and_gif(tmp_path, monkeypatch):
     assert sum(1 for _ in iio.imiter(path, plugin="FFMPEG")) == 6
 
     pvd = write_series(tmp_path, "s", series)  # re-rendering a stored series, every 2nd frame
-    gif, count = render.animate(
+    gif, count = movies.animate(
         pvd, tmp_path / "again.gif", stride=2, warp=True, window_size=(160, 128)
     )
     assert gif.suffix == ".gif" and count == 3
@@ -183,13 +183,13 @@ def test_animation_mp4_and_gif(tmp_path, monkeypatch):
         raise RuntimeError("no ffmpeg here")
 
     monkeypatch.setattr(imageio_ffmpeg, "get_ffmpeg_exe", no_ffmpeg)
-    fallback, count = render.animate(series[:2], tmp_path / "b.mp4", window_size=(96, 96))
+    fallback, count = movies.animate(series[:2], tmp_path / "b.mp4", window_size=(96, 96))
     assert fallback == tmp_path / "b.gif" and fallback.exists() and count == 2
 
 
 def test_plot_histories(tmp_path):
     t = np.linspace(0.0, 0.8, 161)
-    png = render.plot_histories(
+    png = plots.plot_histories(
         t,
         {"tau": np.stack([np.sin(t), np.cos(t), t], axis=1), "d": 1e-3 * t},
         tmp_path / "h.png",
@@ -198,4 +198,4 @@ def test_plot_histories(tmp_path):
     )
     assert iio.imread(png).std() > 10.0
     with pytest.raises(ModelError, match="history 'x' has 3 values for 161 times"):
-        render.plot_histories(t, {"x": [1, 2, 3]}, tmp_path / "bad.png")
+        plots.plot_histories(t, {"x": [1, 2, 3]}, tmp_path / "bad.png")

@@ -4,7 +4,7 @@ constraints' rows (:mod:`.constraints`) and the linear algebra (:mod:`.linalg`).
 
 from __future__ import annotations
 
-from ..core.aliases import lazy_exports
+from ..core.lazy import lazy_exports
 
 __all__ = ["Assembly", "System"]
 

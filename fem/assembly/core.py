@@ -3,7 +3,7 @@
 Every global matrix is a sum of *contributions*, each with fixed (row, column) positions:
 element mass and tangent blocks, point masses, constraint Jacobian entries and constraint
 Hessian entries.  A :class:`Pattern` sorts those positions once and keeps, for every
-contribution, its index into the storage the linear-algebra layer (:mod:`fem.linalg`)
+contribution, its index into the storage the linear-algebra layer (:mod:`fem.assembly.linalg`)
 chose for it — dense, banded or CSR; assembling is then one ``np.bincount``.
 """
 
@@ -15,7 +15,15 @@ import scipy.sparse as sp
 from ..core.errors import ModelError
 from .constraints import ConstraintEquations
 from .linalg import DENSE_LIMIT, Factorization, Pattern, matvec
-from .system import ConstantStructure, System
+from .system import (
+    BilinearRows,
+    Bodies,
+    ConstantStructure,
+    ElementForces,
+    ProductRows,
+    ServoRows,
+    System,
+)
 
 __all__ = ["Pattern", "Assembly", "Factorization", "DENSE_LIMIT"]
 
@@ -276,7 +284,7 @@ class Assembly(ConstraintEquations, System):
         return f, tuple(np.concatenate(x) for x in vals)
 
     def constant_structure(self):
-        """:class:`fem.system.ConstantStructure` when every general constraint row is a
+        """:class:`fem.assembly.system.ConstantStructure` when every general constraint row is a
         product of maps quadratic in ``q`` (:meth:`GeneralRows.compiled_form`), every
         actuator on a servo row is affine in ``q`` (:meth:`fem.model.actuators.Actuator.
         affine`), every body declares a compiled kernel
@@ -297,6 +305,7 @@ class Assembly(ConstraintEquations, System):
         from ..constraints.compiled import declare_products
 
         products = declare_products(self._general, self.q0)
+        products = None if products is None else ProductRows(*products)
         affine = [a.affine() for a in self._act]
         if (products is not None and all(x is not None for x in affine)
                 and not self._viscous
@@ -306,7 +315,7 @@ class Assembly(ConstraintEquations, System):
         self._constant_structure.append(cs)
         return cs
 
-    def _servo(self, affine: list) -> tuple | None:
+    def _servo(self, affine: list) -> ServoRows | None:
         """The ``servo`` declaration of :class:`ConstantStructure` (None without)."""
         if not self._act:
             return None
@@ -314,12 +323,13 @@ class Assembly(ConstraintEquations, System):
 
         sizes = np.array([len(a.dofs) for a in self._act], np.int64)
         offsets = lambda x: np.concatenate([[0], np.cumsum(x)]).astype(np.int64)
-        return (np.ascontiguousarray(self._keep_row, dtype=float),
-                *segments((self._servo_rows, offsets(sizes), self._b_dofs, offsets(sizes**2)),
-                          (np.concatenate([np.ravel(D) for D, _ in affine]),
-                           np.concatenate([np.ravel(b) for _, b in affine]))))
+        return ServoRows(np.ascontiguousarray(self._keep_row, dtype=float),
+                         *segments((self._servo_rows, offsets(sizes), self._b_dofs,
+                                    offsets(sizes**2)),
+                                   (np.concatenate([np.ravel(D) for D, _ in affine]),
+                                    np.concatenate([np.ravel(b) for _, b in affine]))))
 
-    def _structure(self, kernels: list, group, products: tuple,
+    def _structure(self, kernels: list, group, products: ProductRows,
                    affine: list) -> ConstantStructure:
         from ..elements.kernels import group_forces, no_group
 
@@ -330,15 +340,15 @@ class Assembly(ConstraintEquations, System):
             kind, arrays3, arrays2 = group if group is not None else no_group()
             dofs = (np.ascontiguousarray(self.elastic[0].dofs, dtype=np.int64)
                     if group is not None else np.zeros((0, 0), np.int64))
-            forces = (group_forces, kind, dofs, arrays3, arrays2)
+            forces = ElementForces(group_forces, kind, dofs, arrays3, arrays2)
         from ..constraints.compiled import state_kernel
 
-        bilinear = (state_kernel(), self._A, self._alpha, self._B, self._bil_row,
-                    lambda t: self._timed_terms(t)[1])
+        bilinear = BilinearRows(state_kernel(), self._A, self._alpha, self._B, self._bil_row,
+                                lambda t: self._timed_terms(t)[1])
         from ..bodies.kernels import body_tangents, body_terms, pack
 
-        bodies = (body_terms(), *pack(kernels))
-        timed = bool(self._motions or self._beta_motions or products[6] is not None)
+        bodies = Bodies(body_terms(), *pack(kernels))
+        timed = bool(self._motions or self._beta_motions or products.directions is not None)
         return ConstantStructure(
             mass=sp.csr_matrix(self.M), damping=C, jacobian=G.tocsr(),
             offset=lambda t: self._timed_terms(t)[0],

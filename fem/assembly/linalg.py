@@ -15,7 +15,7 @@ returns; this module picks, by measurement (``docs/performance.md``):
     SuperLU with COLAMD otherwise (plate meshes, whose constraint rows couple far apart
     coordinates).
 
-Every factorization raises :class:`~fem.errors.SingularMatrixError` with the matrix's
+Every factorization raises :class:`~fem.core.errors.SingularMatrixError` with the matrix's
 name on a zero or negligible pivot, whatever the storage.
 """
 
@@ -190,7 +190,7 @@ class Factorization:
     """LU factorization of a square matrix (dense, banded or sparse) with a clear singular
     error.  A sparse matrix of at most :data:`DENSE_LIMIT` rows is factorized densely.
 
-    ``hint`` is appended to the :class:`~fem.errors.SingularMatrixError` message; the
+    ``hint`` is appended to the :class:`~fem.core.errors.SingularMatrixError` message; the
     default names the structural causes, which is right for a matrix at a given state.
     Newton solvers catch the error and diagnose from the iteration's evidence instead.
     """

@@ -11,9 +11,9 @@ element families, the compiled constraint form — lives inside the implementati
 
 Implementations: :class:`fem.assembly.Assembly` (every element family, the bodies of
 :mod:`fem.bodies`, the constraint library) and the minimal-coordinate chains of
-:mod:`fem.chains`.  A new body kind plugs into the assembly through
+:mod:`fem.model.chains`.  A new body kind plugs into the assembly through
 :class:`fem.bodies.NonlinearBody` (inertia, mass, forces, energy) and its point maps
-(:class:`fem.point_maps.PointMap`); it needs no solver change.
+(:class:`fem.maps.point_maps.PointMap`); it needs no solver change.
 
 Value arrays: ``kvals`` (element tangent), ``hvals`` (constraint Hessian), ``jvals``
 (Jacobian) are the implementation's own storage, produced by one method and consumed by
@@ -25,11 +25,108 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ConstantStructure", "System", "conforms"]
+__all__ = ["ConstantStructure", "ElementForces", "BilinearRows", "Bodies", "ProductRows",
+           "ServoRows", "System", "conforms"]
+
+
+class ElementForces(NamedTuple):
+    """The element forces of a :class:`ConstantStructure`: all internal forces of element
+    groups come from one group whose family declares a compiled kernel
+    (:meth:`fem.elements.ElementFamily.compiled_forces`), or there is none (kind
+    ``KIND_NONE``, :func:`fem.elements.kernels.no_group`)."""
+
+    kernel: Callable
+    """The compiled entry point :func:`fem.elements.kernels.group_forces`."""
+    kind: int
+    """Which kernel of ``group_forces`` (:data:`fem.elements.kernels.KIND_NONE`, …)."""
+    dofs: np.ndarray
+    """(n_el, n_dof) int64: the group's coordinates of every element ((0, 0): none)."""
+    arrays3: tuple
+    """Four 3-D work arrays of the kernel (the family's data, padded)."""
+    arrays2: tuple
+    """Four 2-D work arrays of the kernel."""
+
+
+class BilinearRows(NamedTuple):
+    """The bilinear terms of the constraint rows ``Φᵢ = Gᵢ q + cᵢ(t) + Σ (A q + α)·(B q +
+    β(t))`` (:mod:`fem.constraints`).  The Jacobian values are the ``A``, ``B``, then
+    ``G`` entries, each in CSR order."""
+
+    state: Callable | None
+    """The compiled constraint state :func:`fem.constraints.compiled.state_kernel` (None
+    without numba)."""
+    A: sp.csr_matrix
+    """(3 n_bil × n): the first factors' linear parts."""
+    alpha: np.ndarray
+    """(3 n_bil,): the first factors' offsets."""
+    B: sp.csr_matrix
+    """(3 n_bil × n): the second factors' linear parts."""
+    row: np.ndarray
+    """(n_bil,) int64: the constraint row of every bilinear term."""
+    beta: Callable[[float], np.ndarray]
+    """``t ↦ β(t)`` (3 n_bil,): the second factors' offsets (prescribed directions)."""
+
+
+class Bodies(NamedTuple):
+    """The bodies whose mass depends on ``q``, as data for one compiled entry point;
+    no rows: no bodies."""
+
+    terms: Callable | None
+    """The compiled entry point :func:`fem.bodies.kernels.body_terms` (None without
+    numba)."""
+    header: np.ndarray
+    """(n_bodies, 8) int64: each body's kind and where its data start
+    (:func:`fem.bodies.kernels.pack`)."""
+    dofs: np.ndarray
+    """int64: the bodies' coordinates, one after another."""
+    data: np.ndarray
+    """float: the bodies' declarations (inertia invariants, stiffness, loads, …) packed."""
+    index: np.ndarray
+    """int64: the bodies' integer data (index tables) packed."""
+
+
+class ProductRows(NamedTuple):
+    """Constraint rows that are sums of products of maps quadratic in ``q`` (general rows
+    on points of reduced bodies, :meth:`fem.constraints.general.GeneralRows.compiled_form`);
+    empty data without such rows (:func:`fem.constraints.compiled.no_products`).  A
+    compiled loop needs it."""
+
+    state: Callable | None
+    """The rows' values and Jacobian values, compiled
+    (:func:`fem.constraints.compiled.product_kernels`; None without numba)."""
+    hessian: Callable | None
+    """Their Hessian ``Σ λ ∂²Φ/∂q²``, compiled (None without numba)."""
+    jrows: np.ndarray
+    """int64: the rows of their Jacobian entries (after the ``A``, ``B``, ``G`` entries)."""
+    jcols: np.ndarray
+    """int64: the columns of their Jacobian entries."""
+    pi: np.ndarray
+    """The integer data (:func:`fem.constraints.compiled.segments`)."""
+    pf: np.ndarray
+    """The float data (:func:`fem.constraints.compiled.segments`)."""
+    directions: Callable[[float], None] | None
+    """``t ↦`` writes the prescribed directions ``β(t)`` into ``pf`` in place (None:
+    none)."""
+
+
+class ServoRows(NamedTuple):
+    """Servo rows of inverse dynamics, whose reaction the actuators supply, with
+    actuators affine in ``q``: actuator ``k`` on row ``rows[k]`` acts on ``dofs[offsets[k]:
+    offsets[k+1]]`` with ``B_k(q) = D_k q[dofs_k] + b_k`` (``D_k`` row-major), its reaction
+    ``−B_k(q) λ[rows[k]]``."""
+
+    keep: np.ndarray
+    """(m,): 0 on servo rows, 1 elsewhere."""
+    si: np.ndarray
+    """The integer parts ``(rows, offsets, dofs, D offsets)`` packed by
+    :func:`fem.constraints.compiled.segments`."""
+    sf: np.ndarray
+    """The float parts ``(D, b)`` packed likewise."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +137,14 @@ class ConstantStructure:
 
     In the plain case mass, damping and constraint Jacobian are constant and the
     constraints linear, ``Φ(q, t) = Φ_q q + c(t)`` (clamps, coordinate couplings,
-    prescribed coordinates).  Two optional parts extend it: bilinear constraint rows
-    (``bilinear``: natural-coordinate frames, joints on them, points of reduced bodies),
-    and bodies whose mass depends on ``q`` (``bodies``: their inertia and forces by a
-    compiled kernel).  A solver may then evaluate ``M(q) q̈ + f + C q̇ + Φ_qᵀλ`` and ``Φ``
-    in one compiled pass (:mod:`fem.solvers.constant_iteration`) instead of through the
-    general methods; tangents still come from those.
+    prescribed coordinates).  Optional parts extend it, each a small named structure
+    defined above: bilinear constraint rows (:class:`BilinearRows`: natural-coordinate
+    frames, joints on them, points of reduced bodies), bodies whose mass depends on ``q``
+    (:class:`Bodies`: their inertia and forces by a compiled kernel), rows of products of
+    quadratic maps (:class:`ProductRows`), servo rows (:class:`ServoRows`) and the
+    element forces (:class:`ElementForces`).  A solver may then evaluate ``M(q) q̈ + f +
+    C q̇ + Φ_qᵀλ`` and ``Φ`` in one compiled pass (:mod:`fem.solvers.constant_iteration`)
+    instead of through the general methods; tangents still come from those.
 
     Attributes
     ----------
@@ -63,49 +162,22 @@ class ConstantStructure:
         α)·β̇`` on the bilinear rows (nothing else depends on ``t``), so a compiled
         solver evaluates ``∂Φ/∂t`` at any ``q`` from terms of ``t`` alone; None: only
         ``rate``.
-    forces : tuple or None
-        When all internal forces of element groups come from one group with a compiled
-        kernel (or there is none, kind ``KIND_NONE``): ``(group_forces, kind, dofs,
-        arrays3, arrays2)`` — the compiled entry point
-        :func:`fem.elements.kernels.group_forces` and its arguments
-        (:meth:`fem.elements.ElementFamily.compiled_forces`) — so a compiled solver can
-        run whole Newton iterations; None otherwise.
+    forces : ElementForces or None
+        The element forces by one compiled kernel, so a compiled solver can run whole
+        Newton iterations; None otherwise.
     timed : bool
         Whether ``offset`` and ``rate`` depend on time (prescribed motions); False:
         evaluate them once.
-    bilinear : tuple or None
-        ``(state, A, α, B, bil_row, β)``: the compiled constraint state of the rows
-        ``Φᵢ = Gᵢ q + cᵢ(t) + Σ (A q + α)·(B q + β(t))``
-        (:mod:`fem.constraints`), ``state`` the compiled
-        :func:`fem.constraints.compiled.state_kernel` (None without numba), ``A``, ``B``
-        CSR (3 n_bil × n), ``β`` a callable of ``t``; the Jacobian values are the ``A``,
-        ``B``, then ``G`` entries, each in CSR order.
-    bodies : tuple or None
-        ``(body_terms, header, dofs, data, index)``: the compiled entry point
-        :func:`fem.bodies.kernels.body_terms` (None without numba) and the bodies'
-        declarations packed by :func:`fem.bodies.kernels.pack` (no rows: no bodies).
+    bilinear : BilinearRows or None
+    bodies : Bodies or None
     tangents : callable or None
         The compiled entry point of the bodies' part of the iteration matrix,
         :func:`fem.bodies.kernels.body_tangents` (None without numba): with it, and
         ``forces`` (whose kernels give their tangents too), a compiled solver can form
         and factorize the whole iteration matrix of a small system itself.
-    products : tuple or None
-        ``(state, hessian, jrows, jcols, pi, pf, directions)``: rows that are sums
-        of products of maps quadratic in ``q`` (general rows on points of reduced
-        bodies), the compiled entry points of
-        :func:`fem.constraints.compiled.product_kernels`, their Jacobian pattern (after
-        the ``A``, ``B``, ``G`` entries), their data (two arrays,
-        :func:`fem.constraints.compiled.segments`) and ``directions(t)``, which writes
-        the prescribed directions ``β(t)`` into ``pf`` (None without); empty data without such rows
-        (:func:`fem.constraints.compiled.no_products`).  A compiled loop needs it.
-    servo : tuple or None
-        Servo rows of inverse dynamics, whose reaction the actuators supply, with
-        actuators affine in ``q``: ``(keep, si, sf)`` — ``keep`` (m,) 0 on servo rows and
-        1 elsewhere; ``si``, ``sf`` packed by :func:`fem.constraints.compiled.segments`
-        from the integer parts ``(rows, offsets, dofs, D offsets)`` and the float parts
-        ``(D, b)``: actuator ``k`` on row ``rows[k]`` acts on ``dofs[offsets[k]:
-        offsets[k+1]]`` with ``B_k(q) = D_k q[dofs_k] + b_k`` (``D_k`` row-major), its
-        reaction ``−B_k(q) λ[rows[k]]``.  None: no servo rows.
+    products : ProductRows or None
+    servo : ServoRows or None
+        None: no servo rows.
     """
 
     mass: sp.csr_matrix
@@ -113,25 +185,25 @@ class ConstantStructure:
     jacobian: sp.csr_matrix
     offset: Callable[[float], np.ndarray]
     rate: Callable[[float, np.ndarray], np.ndarray]
-    forces: tuple | None = None
+    forces: ElementForces | None = None
     timed: bool = True
-    bilinear: tuple | None = None
-    bodies: tuple | None = None
+    bilinear: BilinearRows | None = None
+    bodies: Bodies | None = None
     tangents: Callable | None = None
-    products: tuple | None = None
-    servo: tuple | None = None
+    products: ProductRows | None = None
+    servo: ServoRows | None = None
     rate_terms: Callable[[float], tuple] | None = None
 
     @property
     def has_bodies(self) -> bool:
         """Whether bodies add configuration-dependent inertia (``bodies`` not empty)."""
-        return self.bodies is not None and self.bodies[1].shape[0] > 0
+        return self.bodies is not None and self.bodies.header.shape[0] > 0
 
     @property
     def plain(self) -> bool:
         """Constant mass and Jacobian: no bilinear, product or servo rows, no bodies."""
-        return (not self.has_bodies and (self.bilinear is None or self.bilinear[1].nnz == 0)
-                and (self.products is None or self.products[2].size == 0)
+        return (not self.has_bodies and (self.bilinear is None or self.bilinear.A.nnz == 0)
+                and (self.products is None or self.products.jrows.size == 0)
                 and self.servo is None)
 
 

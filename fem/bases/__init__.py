@@ -27,6 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..core.lazy import lazy_exports
 from ..core.registry import Registry
 
 __all__ = ["DeformationBasis", "register", "get", "available", "gauss_rule",
@@ -122,3 +123,6 @@ def foreshortening(basis: DeformationBasis, x: np.ndarray) -> np.ndarray:
     H = np.einsum("pkg,pkgi,pkgj->pij", wt, d1, d1)
     # symmetric to the bit (the kernels take H's rows for its columns)
     return 0.5 * (H + np.swapaxes(H, 1, 2))
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

@@ -1,4 +1,4 @@
-"""Inertia and weight of floating-frame links in their frame coordinates (:mod:`fem.chains`).
+"""Inertia and weight of floating-frame links in their frame coordinates (:mod:`fem.model.chains`).
 
 Every material point of a chain link is ``r = o(q) + R(a) p(x; e)``: an origin ``o`` (the
 tips of the links before it), a rotation product ``R`` of angles ``a = C q`` (linear in
@@ -8,7 +8,7 @@ forces need, summed over the link's quadrature points with the mass weights ``w`
     f = Σ w Jᵀ r̈,   M = Σ w JᵀJ,   C = 2 Σ w Jᵀ(H·q̇),   K_q = Σ w (r̈·H + Jᵀ(H·q̈)),
 
 with ``J = ∂r/∂q`` (3, n) and ``H = ∂²r/∂q∂q`` (3, n, n).  Formed point by point in the
-chain coordinates (:meth:`fem.chains.PlanarChainSystem.kinematics`, kept as the
+chain coordinates (:meth:`fem.assembly.chains.PlanarChainSystem.kinematics`, kept as the
 reference), these cost ``P × 3 × n²`` per tensor for ``P`` points and ``n`` chain
 coordinates: the B-spline and assumed-mode bases, with many quadrature pieces, were 3–14×
 slower than the Bézier basis at equal coordinates although their Newton iterations were
@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .floating_frame import axis_rotation
+
 __all__ = ["Frame", "LinkState", "frame_jacobian", "frame_term", "frame_hessian",
-           "index", "block", "ChainInertia"]
+           "index", "block", "ChainInertia", "rotation_z", "RotationProduct"]
 
 
 class Frame:
@@ -349,3 +351,60 @@ class ChainInertia:
             Mh = (np.repeat(lk.w, 3)[:, None] * Jf).T @ Jf
             self._project(Mh, self._G(i), lk.cols, M)
         return M
+
+
+# ---------------------------------------------------------------------------------------
+# the rotations of a chain's frames
+def rotation_z(theta: float):
+    c, s = np.cos(theta), np.sin(theta)
+    R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    R1 = np.array([[-s, -c, 0.0], [c, -s, 0.0], [0.0, 0.0, 0.0]])
+    R2 = np.array([[-c, s, 0.0], [-s, -c, 0.0], [0.0, 0.0, 0.0]])
+    return R, R1, R2
+
+
+class RotationProduct:
+    """A running product ``R = F_1 F_2 …`` of constant rotations and elementary rotations
+    ``E_axis(c_k·q)`` with exact first and second derivatives in the angles ``a_k``."""
+
+    def __init__(self, n: int, K: int, R0: np.ndarray):
+        self.R = np.array(R0, float)
+        self.dR = np.zeros((K, 3, 3))
+        self.ddR = np.zeros((K, K, 3, 3))
+        self.C = np.zeros((K, n))
+        self.k = 0
+
+    def copy(self) -> RotationProduct:
+        new = object.__new__(RotationProduct)
+        new.R, new.dR, new.ddR = self.R.copy(), self.dR.copy(), self.ddR.copy()
+        new.C, new.k = self.C.copy(), self.k
+        return new
+
+    def const(self, F: np.ndarray) -> None:
+        k = self.k
+        self.R = self.R @ F
+        self.dR[:k] = self.dR[:k] @ F
+        self.ddR[:k, :k] = self.ddR[:k, :k] @ F
+
+    def turn(self, axis: int, c: np.ndarray, q: np.ndarray) -> None:
+        E, E1, E2 = axis_rotation(axis, float(c @ q))
+        k = self.k
+        self.ddR[:k, :k] = self.ddR[:k, :k] @ E
+        cross = self.dR[:k] @ E1
+        self.ddR[:k, k] = cross
+        self.ddR[k, :k] = cross
+        self.ddR[k, k] = self.R @ E2
+        self.dR[:k] = self.dR[:k] @ E
+        self.dR[k] = self.R @ E1
+        self.R = self.R @ E
+        self.C[k] = c
+        self.k = k + 1
+
+    def frame(self) -> Frame:
+        """The product as a :class:`~fem.bodies.chain_inertia.Frame` (its ``k`` angles)."""
+        k = self.k
+        return Frame(self.R, self.dR[:k], self.ddR[:k, :k], self.C[:k])
+
+    def term(self, p, Pe, Q, cols, n):
+        """``J`` (P, 3, n) and ``∂²r/∂q∂q`` (P, 3, n, n) of ``r = R(q) p(e)``."""
+        return frame_term(self.frame(), p, Pe, Q, cols, n)

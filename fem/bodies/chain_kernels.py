@@ -1,7 +1,7 @@
 """Compiled evaluation of floating-frame chains and hub links (issue 23, item 2).
 
 The NumPy form (:mod:`fem.bodies.chain_inertia` over the links' states of
-:mod:`fem.bodies.chains`) makes about 250 small NumPy calls per Newton iteration of the
+:mod:`fem.model.chains`) makes about 250 small NumPy calls per Newton iteration of the
 two-link fall (2–3-element operations, ≈ 1 µs each): 85 % of the run against a compiled
 peer.  Here one compiled call evaluates, from ``(q, q̇, q̈)``, the link states (every
 link's frame, the centre line ``p = p0 + L1 e − ½ x̂ (eᵀQe)`` at the quadrature points
@@ -15,7 +15,7 @@ the tests check that both agree to round-off.
 Every link's frame is a small program run in the kernel (:func:`pack`): start from a
 constant rotation, multiply by constant rotations and by elementary rotations of angles
 ``c·q``, add rigid offsets to the origin — one turn about z for hub links and planar
-chains (``φ_i = c_i·q``), the D-H walk of :meth:`fem.bodies.chains.SpatialChain.walk`
+chains (``φ_i = c_i·q``), the D-H walk of :meth:`fem.model.chains.SpatialChain.walk`
 for spatial chains (up to four angles per link, accumulated along the chain).  Every
 kinematics of :data:`fem.elements.floating_frame.KINEMATICS`: the fourth-order
 foreshortening by the running rule of
@@ -358,7 +358,7 @@ def chain_kernel(numba):
     @numba.njit(cache=True)
     def turn(axis, th, R, dR, ddR, k):  # pragma: no cover - jit
         """``R ← R E_axis(θ)`` with its derivatives in the ``k`` angles so far and the new
-        one (:meth:`fem.bodies.chains._RotationProduct.turn`)."""
+        one (:meth:`fem.bodies.chain_inertia.RotationProduct.turn`)."""
         E = np.eye(3)
         E1 = np.zeros((3, 3))
         E2 = np.zeros((3, 3))

@@ -29,7 +29,7 @@ point masses on the link and, for the section's rotary inertia:
   or square section's rotary inertia).
 * ``"twist"``: the paper's model — ``ρI_p`` on the elastic twist rate only
   (``M_twist``), the frame's spin about the link axis carries no section inertia.  The
-  minimal-coordinate chains of :mod:`fem.chains` use this one.
+  minimal-coordinate chains of :mod:`fem.model.chains` use this one.
 
 ``M = Σ w JᵀJ`` and the quadratic-velocity forces ``Σ w Jᵀ(q̇ᵀHq̇)`` follow from the maps
 (:func:`fem.bodies.base.inertia_from_points`).  Gravity ``−Σ w Jᵀ g`` over the centre line
@@ -42,8 +42,8 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..elements.floating_frame import FloatingFrameLink
-from ..model.linear_map import LinearMap
-from ..model.point_maps import PointMap
+from ..maps.linear_map import LinearMap
+from ..maps.point_maps import PointMap
 from .base import NonlinearBody, inertia_from_points
 
 __all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments"]
@@ -283,7 +283,7 @@ class FloatingFrameBody(NonlinearBody):
     def direction(self, x: float, axis: int, label: str | None = None) -> PointMap:
         """Axis ``axis`` (0 tangent, 1, 2 the section's) of the section at ``x``: the frame
         turned by the elastic rotation ``T(e) = R_z(Y′·b) R_y(−Y′·c) R_x(X·d)`` (the tip
-        rotation of :class:`fem.chains.SpatialChain`)."""
+        rotation of :class:`fem.model.chains.SpatialChain`)."""
         return SectionDirection(self, float(x), int(axis), label)
 
     def centreline(self, q: np.ndarray, n_points: int = 21) -> np.ndarray:

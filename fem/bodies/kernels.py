@@ -16,7 +16,7 @@ and ``index`` (int64) each body's arrays.
 
 Kinds
 -----
-``KIND_CHAIN`` (a planar chain or hub link of :mod:`fem.bodies.chains`): ``data`` and
+``KIND_CHAIN`` (a planar chain or hub link of :mod:`fem.model.chains`): ``data`` and
 ``index`` the chain's layout of :func:`fem.bodies.chain_kernels.pack`; the inertia
 ``Σ w Jᵀ r̈`` (without the constant masses) and the forces ``K (q − θ_ref) − Σ w Jᵀ g``.
 

@@ -52,10 +52,10 @@ import numpy as np
 from scipy.linalg.blas import dspmv as _dspmv
 
 from ..core.errors import ModelError
+from ..core.files import temporary_path
 from ..core.validate import indices, integer, matrix, rotation
-from ..io.files import temporary_path
-from ..model.linear_map import LinearMap
-from ..model.point_maps import PointMap
+from ..maps.linear_map import LinearMap
+from ..maps.point_maps import PointMap
 from .base import NonlinearBody
 
 _NO_BLOCK = np.empty((0, 0))   # no tangent blocks asked of the compiled inertia

@@ -16,12 +16,12 @@ and gradients are linear in the coordinates.  Hence, analytically and for every 
 
 so the acceleration right-hand side and the Hessian-vector products need no special code.
 
-A point or direction of a floating-frame body is a :class:`~fem.point_maps.PointMap`
+A point or direction of a floating-frame body is a :class:`~fem.maps.point_maps.PointMap`
 (nonlinear in ``q``).  Every constraint accepts one: a row that involves a point map is a
 *general* row ``Φᵢ = Σ a(q)·b(q, t) + cᵢ + hᵢ(t)`` whose Jacobian ``J_aᵀb + J_bᵀa``,
 Hessian ``Σ_c (b_c H_a,c + a_c H_b,c) + J_aᵀJ_b + J_bᵀJ_a`` and acceleration term
 ``γ = −(q̇ᵀH_a q̇·b + 2 (J_a q̇)·(J_b q̇) + a·q̇ᵀH_b q̇) − …`` come from the maps' own
-derivatives (:func:`fem.point_maps.evaluate`).  Rows of linear maps keep the compiled
+derivatives (:func:`fem.maps.point_maps.evaluate`).  Rows of linear maps keep the compiled
 quadratic form.
 """
 
@@ -34,9 +34,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.errors import ModelError
-from ..core.validate import direction, finite, function, indices, point_map, positive, vector3
-from ..model.linear_map import LinearMap, constant
-from ..model.point_maps import is_nonlinear
+from ..core.lazy import lazy_exports
+from ..core.validate import direction, finite, function, indices, positive, vector3
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import is_nonlinear, point_map
 
 __all__ = [
     "Constraint", "ConstraintRows", "Coincident", "Distance", "Dot", "Fixed", "Linear",
@@ -63,7 +64,7 @@ class ConstraintRows:
     # beta_motion(t) -> (β, β̇, β̈), each (k, 3), for the bilinear entries beta_rows
     beta_motion: Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
     beta_rows: np.ndarray | None = None
-    # general rows (point maps, fem.point_maps): (local_row, a, b) adds a(q)·b(q) to the
+    # general rows (point maps, fem.maps.point_maps): (local_row, a, b) adds a(q)·b(q) to the
     # row; b None: the row's prescribed direction β(t) of beta_motion (in beta_rows order)
     general: list[tuple[int, object, object | None]] = field(default_factory=list)
 
@@ -128,7 +129,7 @@ def _components(components, what: str) -> tuple[int, ...]:
 
 def _component_rows(maps, comps, n_dof):
     """Rows ``e_d·m(q)``: ``(G, c, bilinear, general)`` — linear maps in ``G q + c``, point
-    maps that declare a bilinear form (:meth:`fem.point_maps.PointMap.bilinear_form`) in
+    maps that declare a bilinear form (:meth:`fem.maps.point_maps.PointMap.bilinear_form`) in
     the quadratic form, other point maps as general rows."""
     if any(is_nonlinear(m) for m in maps):
         forms = [m.bilinear_form(d) if is_nonlinear(m) else (m, [])
@@ -497,3 +498,6 @@ def motion_values(motion: Callable, t: float, n: int | None, name: str,
             raise ModelError(f"{what}: the {label} is not finite ({v!r:.60})")
         vals.append(a if n is not None else float(a))
     return tuple(vals)
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

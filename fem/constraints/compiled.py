@@ -250,10 +250,11 @@ def no_products() -> tuple:
 
 
 def declare_products(rows=None, q: np.ndarray | None = None) -> tuple | None:
-    """The ``products`` declaration of :class:`fem.system.ConstantStructure`: for the
-    general rows ``rows`` (:class:`~fem.constraints.general.GeneralRows`, their maps'
-    Taylor forms about ``q``), or empty (``rows`` None); None when a map's second
-    derivatives change with ``q``."""
+    """The ``products`` declaration of :class:`fem.assembly.system.ConstantStructure` (the
+    fields of :class:`fem.assembly.system.ProductRows`, in order): for the general rows
+    ``rows`` (:class:`~fem.constraints.general.GeneralRows`, their maps' Taylor forms
+    about ``q``), or empty (``rows`` None); None when a map's second derivatives change
+    with ``q``."""
     kernels = product_kernels() or (None, None)
     if rows is None:
         empty = np.zeros(0, np.int64)

@@ -1,6 +1,6 @@
 """General constraint rows: ``Φᵢ = Σ a(q)·b(q, t) + cᵢ + hᵢ(t)`` with point maps.
 
-The rows of :mod:`fem.constraints` that involve a :class:`~fem.point_maps.PointMap` (a
+The rows of :mod:`fem.constraints` that involve a :class:`~fem.maps.point_maps.PointMap` (a
 point or direction of a floating-frame body) cannot join the constant-Hessian quadratic
 form of the assembly.  :class:`GeneralRows` evaluates them from the maps' own values,
 Jacobians and second derivatives; each term's entries sit on the fixed pattern
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.linear_map import LinearMap
-from ..model.point_maps import MapSum, PointMap, evaluate
+from ..maps.linear_map import LinearMap
+from ..maps.point_maps import MapSum, PointMap, evaluate
 
 __all__ = ["GeneralRows"]
 

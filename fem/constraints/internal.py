@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.linear_map import LinearMap
+from ..maps.linear_map import LinearMap
 from . import Constraint, ConstraintRows
 
 

@@ -22,6 +22,12 @@ def refuse_first(bad, message: Callable[[int], str]) -> None:
         raise ModelError(message(int(bad.argmax())))
 
 
+class FemWarning(UserWarning):
+    """Something was done for the user that changes their input (an initial state
+    projected onto the constraints, a load step cut): the message says what and by how
+    much."""
+
+
 class ConvergenceError(ModelError):
     """A Newton iteration diverged or stalled.
 

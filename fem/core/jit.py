@@ -2,7 +2,7 @@
 how long compiling took.
 
 Every compiled kernel of the framework (element forces in :mod:`fem.elements.kernels`,
-the Newton iteration of :mod:`fem.solvers.constant_iteration`, the bodies' terms of
+the Newton iteration of :mod:`fem.solvers.constant_kernels`, the bodies' terms of
 :mod:`fem.bodies.kernels`, …) has a NumPy form that gives the same results to the
 solver's tolerance.  **One path per process**: the first kernel a process asks for
 decides, for the whole process, between
@@ -59,7 +59,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 KERNEL_SOURCES = (
     "assembly/linalg.py", "bodies/chain_kernels.py", "bodies/kernels.py",
     "constraints/compiled.py", "elements/floating_frame.py", "elements/kernels.py",
-    "solvers/constant_iteration.py", "solvers/corotation.py", "solvers/elimination.py",
+    "solvers/constant_kernels.py", "solvers/corotation.py", "solvers/elimination.py",
     "solvers/fused.py",
 )
 """The files of the package that define compiled kernels (relative to the package)."""
@@ -68,7 +68,7 @@ INLINES = {
     "bodies/chain_kernels.py": ("elements/floating_frame.py",),
     "bodies/kernels.py": ("bodies/chain_kernels.py",),
     "solvers/elimination.py": ("assembly/linalg.py",),
-    "solvers/constant_iteration.py": (
+    "solvers/constant_kernels.py": (
         "assembly/linalg.py", "bodies/kernels.py", "constraints/compiled.py",
         "elements/kernels.py", "solvers/elimination.py", "solvers/fused.py"),
 }

@@ -8,8 +8,9 @@ as a :class:`~fem.ModelError`, and never a traceback from deep inside numpy.
 Three ways in:
 
 * the value rules (:func:`finite`, :func:`positive`, :func:`integer`, :func:`vector`,
-  :func:`points`, :func:`rotation`, :func:`indices`, :func:`material`, …), called where a
-  value enters;
+  :func:`points`, :func:`rotation`, :func:`indices`, …), called where a value enters (the
+  rules of the model's own objects live beside them: :func:`fem.elements.materials.material`,
+  :func:`fem.maps.point_maps.point_map`);
 * :func:`checked`, a decorator that declares the rule of each argument beside the
   signature (``@checked(mass=nonnegative, position=vector3)``);
 * :func:`solver_options`, a decorator that checks every argument whose *name* is a
@@ -29,25 +30,20 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import FemWarning, ModelError
 
 #: The named cameras of renderings (:attr:`fem.Model.view`, :func:`fem.io.render.snapshot`).
 CAMERAS = ("iso", "xy", "xz", "yz")
 
 __all__ = ["vector3", "vector", "direction", "matrix", "points", "rotation", "indices",
            "finite", "positive", "nonnegative", "in_range", "integer", "boolean", "text",
-           "choice", "function", "material", "point_map", "tolerance", "iterations",
+           "choice", "function", "tolerance", "iterations",
            "coordinates", "optional", "model", "checked", "solver_options", "SOLVER_OPTIONS",
            "CAMERAS", "FemWarning", "warn", "available_memory", "affordable"]
 
 Rule = Callable[[object, str], object]
 """A rule: ``rule(value, what) -> checked value``; raises :class:`ModelError`."""
 
-
-class FemWarning(UserWarning):
-    """Something was done for the user that changes their input (an initial state
-    projected onto the constraints, a load step cut): the message says what and by how
-    much."""
 
 
 def _show(value) -> str:
@@ -366,33 +362,6 @@ def affordable(n_bytes: float, what: str, value, fraction: float = 0.8) -> None:
         raise ModelError(f"{what} = {_show(value)} would need about {_bytes(n_bytes)} of "
                          f"memory; this machine has {_bytes(avail)} available (limit "
                          f"{_bytes(fraction * avail)}); give a smaller {what.rsplit(': ', 1)[-1]}")
-
-
-# ---------------------------------------------------------------------- objects
-def material(value, what: str):
-    """A :class:`fem.Material` (a number where the material belongs is the usual slip)."""
-    from ..model.materials import Material
-
-    if not isinstance(value, Material):
-        hint = (" (a number: write fem.Material(E=..., nu=..., rho=...))"
-                if isinstance(value, numbers.Number) else "")
-        raise ModelError(f"{what} must be a fem.Material{hint}; got {_show(value)}")
-    return value
-
-
-def point_map(value, what: str):
-    """A point or vector of the model: a :class:`fem.LinearMap` (``model.point(node)``,
-    ``body.point(x)``, ``fem.constant(x)``) or a floating frame's point map."""
-    from ..model.linear_map import LinearMap
-    from ..model.point_maps import PointMap, is_nonlinear
-
-    if isinstance(value, LinearMap | PointMap) or is_nonlinear(value):
-        return value
-    hint = (" — for a fixed point or direction write fem.constant(x)"
-            if isinstance(value, list | tuple | np.ndarray) else "")
-    raise ModelError(f"{what} must be a point or vector of the model, a fem.LinearMap "
-                     f"(model.point(node), body.point(x), fem.constant(x)); got "
-                     f"{_show(value)}{hint}")
 
 
 # ---------------------------------------------------------------------- solver options

@@ -23,8 +23,9 @@ from typing import ClassVar
 import numpy as np
 
 from ..core.errors import ModelError
+from ..core.lazy import lazy_exports
 from ..core.registry import Registry
-from ..model.materials import Material
+from .materials import Material
 
 __all__ = ["ElementFamily", "register", "get", "available"]
 
@@ -113,7 +114,7 @@ class ElementFamily:
                              f"elements {bad[:10].tolist()}")
         self.X = X
         if material is not None:
-            from ..core.validate import material as validate_material
+            from .materials import material as validate_material
 
             validate_material(material, f"element {self.name!r}: material")
         self.material = material
@@ -385,3 +386,6 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
             raise ModelError(f"{what} must be finite; got {v._show(value)}")
     else:       # pragma: no cover - a declaration error
         raise TypeError(f"unknown section rule {rule!r} for {family}.{key}")
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

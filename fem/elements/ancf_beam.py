@@ -55,9 +55,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ModelError
-from ..model.builders import rectangle_section
 from . import ElementFamily, register
 from .quadrature import gauss_legendre
+from .sections import rectangle_section
 from .shape import hermite, linear
 
 __all__ = ["AncfBeam", "beam_section"]

@@ -30,7 +30,7 @@ switch on one of the two corrections (for the diagnosis in docs/floating_frame.m
 
 Unlike the families registered in :mod:`fem.elements`, the link's positions are not linear
 in its coordinates once it sits on a moving frame: its mass depends on the configuration
-(``constant_mass = False``).  :mod:`fem.chains` places links on frames and supplies
+(``constant_mass = False``).  :mod:`fem.model.chains` places links on frames and supplies
 ``M(q)``, the quadratic-velocity forces and their tangents to the solvers.
 """
 

@@ -1,10 +1,10 @@
 """Drawings of floating-frame models (minimal coordinates) for the ParaView series.
 
 :class:`CentrelineDrawing` adapts a model that draws its links as centre lines —
-``centrelines(q, n_points)`` (:class:`fem.chains.PlanarChain`,
-:class:`fem.chains.SpatialChain`) or ``centreline(q, n_points)``
-(:class:`fem.chains.HubLink`) — to the interface :mod:`fem.output` streams from:
-:meth:`CentrelineDrawing.frame` gives the same frame as :meth:`fem.output.Drawing.frame`
+``centrelines(q, n_points)`` (:class:`fem.model.chains.PlanarChain`,
+:class:`fem.model.chains.SpatialChain`) or ``centreline(q, n_points)``
+(:class:`fem.model.chains.HubLink`) — to the interface :mod:`fem.io.output` streams from:
+:meth:`CentrelineDrawing.frame` gives the same frame as :meth:`fem.io.drawing.Drawing.frame`
 (points, point data ``displacement``/``deformation``/``velocity``/``radius``, cell data
 ``group``, field data ``TimeValue``, group names, efforts and multipliers).
 
@@ -21,11 +21,11 @@ Two elastic parts of the displacement are written:
   (the elastic coordinates set to zero, the joint angles kept): ``r(q) − r(q_rigid)``.  On
   a hub link and on the first link of a chain it equals ``link_deformation``; on a later
   link it also carries the elastic tip deflection and slope of the links before it, so a
-  magnified picture (``fem.output.picture_options`` magnifies ``deformation``) keeps the
+  magnified picture (``fem.io.pictures.picture_options`` magnifies ``deformation``) keeps the
   links joined.
 
 What a model is, it declares as data, never found by class names or by looking for
-methods: ``drawing`` ("centrelines"), ``chain`` and ``spatial`` (:class:`fem.chains.HubLink`
+methods: ``drawing`` ("centrelines"), ``chain`` and ``spatial`` (:class:`fem.model.chains.HubLink`
 and its chains).
 """
 
@@ -51,7 +51,7 @@ class CentrelineDrawing:
     Parameters
     ----------
     model
-        A model in minimal coordinates (:class:`fem.chains.HubLink`, its chains): a chain
+        A model in minimal coordinates (:class:`fem.model.chains.HubLink`, its chains): a chain
         (``model.chain``) exposes ``centrelines(q, n_points)``, ``links`` and
         ``elastic_dofs`` (and ``frames(q)`` if ``model.spatial``), a hub link
         ``centreline(q, n_points)`` and ``link`` (``q = [θ, e]``); both ``q0``, ``n_dof``,
@@ -112,9 +112,9 @@ class CentrelineDrawing:
     @property
     def picture(self) -> dict:
         """How the pictures are drawn, as data (``render.json``, as
-        :attr:`fem.output.Drawing.picture`): the camera (:attr:`view`, gravity pointing
+        :attr:`fem.io.drawing.Drawing.picture`): the camera (:attr:`view`, gravity pointing
         down)."""
-        from .output import camera_for
+        from .cameras import camera_for
 
         return {"camera": camera_for(self.view, self.model.gravity)}
 
@@ -199,7 +199,7 @@ class CentrelineDrawing:
     # -------------------------------------------------------------------- frames
     def frame(self, t: float, q: np.ndarray, v: np.ndarray | None = None,
               lam: np.ndarray | None = None, sensors: dict | None = None) -> Frame:
-        """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.output.Drawing.frame`.
+        """The VTK frame of state ``(t, q, v, λ)``, as :meth:`fem.io.drawing.Drawing.frame`.
 
         Point data: ``displacement`` (current − reference), ``deformation`` (its elastic
         part, :meth:`deformation`), ``link_deformation`` (each link's own,

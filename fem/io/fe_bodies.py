@@ -38,11 +38,11 @@ class BodyMeshes:
     Parameters
     ----------
     model : fem.Model
-    base : the model's own drawing (:class:`fem.output.Drawing`)
+    base : the model's own drawing (:class:`fem.io.drawing.Drawing`)
     """
 
     def __init__(self, model, base):
-        from .output import Drawing
+        from .drawing import Drawing
 
         self.base = base
         self.view = base.view
@@ -61,8 +61,8 @@ class BodyMeshes:
     @property
     def picture(self) -> dict:
         """How the pictures are drawn (``render.json``): the model's
-        (:attr:`fem.output.Drawing.picture`), with the close-up of a small FE plate."""
-        from .output import close_up
+        (:attr:`fem.io.drawing.Drawing.picture`), with the close-up of a small FE plate."""
+        from .cameras import close_up
 
         out = dict(self.base.picture)
         detail = close_up(out["camera"], self.ref, self.surfaces)

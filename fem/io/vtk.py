@@ -35,7 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fem.core.errors import ModelError
-from fem.model.mesh import Mesh, read_meshio
+from fem.model.mesh import Mesh
+from fem.model.mesh_files import read_meshio
 
 __all__ = ["Frame", "SeriesWriter", "read_series", "series_entries", "to_meshio",
            "write_series"]
@@ -80,7 +81,7 @@ class Frame:
         point_data: Mapping[str, npt.ArrayLike] | None = None,
         cell_data: Mapping[str, Any] | None = None,
     ) -> Frame:
-        """A frame on a :class:`fem.mesh.Mesh` (its triangles and lines).
+        """A frame on a :class:`fem.model.mesh.Mesh` (its triangles and lines).
 
         `displacement` (n, 3), if given, is stored as ``point_data["displacement"]``.
         """
@@ -245,7 +246,7 @@ def _field_data_xml(field_data: Mapping[str, np.ndarray]) -> bytes:
 
 def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
     """Write ``mesh`` as a binary ``.vtu`` with its field data, atomically."""
-    from .files import temporary_path
+    from ..core.files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -275,7 +276,7 @@ def _write_pvd(path: Path, entries: Sequence[tuple[float, str]],
     text = ("<?xml version='1.0' encoding='utf-8'?>\n"
             '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
             "  <Collection>\n" + body + "  </Collection>\n</VTKFile>")
-    from .files import temporary_path
+    from ..core.files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -440,3 +441,38 @@ def series_entries(pvd_path: str | Path) -> list[tuple[float, str]]:
         raise ModelError(f"cannot read collection {pvd_path}: {exc}") from exc
     return [(float(ds.get("timestep", "nan")), ds.get("file", ""))
             for ds in root.iter("DataSet")]
+
+
+def write_centreline_series(out, name: str, times, lines_per_frame,
+                            max_frames: int = 400) -> list:
+    """Write the links' deformed centre lines as a ParaView series.
+
+    ``lines_per_frame[k]`` is a list of (n_points, 3) polylines at ``times[k]``; every
+    frame becomes ``out/<name>_NNNNN.vtu`` (line cells; a Tube filter draws the links as
+    tubes) and ``out/<name>.pvd`` collects them with their times.  At most ``max_frames``
+    frames, evenly spaced.  Returns the written paths."""
+    from pathlib import Path
+
+    import meshio
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(times)
+    idx = np.unique(np.linspace(0, n - 1, min(n, max_frames)).round().astype(int))
+    written, entries = [], []
+    for k, i in enumerate(idx):
+        lines = lines_per_frame[i]
+        pts = np.concatenate(lines)
+        start = np.cumsum([0] + [len(ln) for ln in lines])
+        cells = np.concatenate([np.column_stack([np.arange(a, b - 1), np.arange(a + 1, b)])
+                                for a, b in zip(start[:-1], start[1:], strict=True)])
+        link = np.concatenate([np.full(len(ln) - 1, j) for j, ln in enumerate(lines)])
+        path = out / f"{name}_{k:05d}.vtu"
+        meshio.write(str(path), meshio.Mesh(pts, [("line", cells)],
+                                            cell_data={"link": [link]}))
+        written.append(path)
+        entries.append(f'  <DataSet timestep="{float(times[i]):.9g}" file="{path.name}"/>')
+    pvd = out / f"{name}.pvd"
+    pvd.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">\n'
+                   "<Collection>\n" + "\n".join(entries) + "\n</Collection>\n</VTKFile>\n")
+    return [*written, pvd]

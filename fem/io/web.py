@@ -4,7 +4,7 @@ The page shows the deformed model, coloured by a field, with a time slider (or t
 frames) and a colour legend; it needs no network and no server: the geometry is embedded
 in it and so is vtk.js, the JavaScript port of VTK that draws it with WebGL.
 
-How: every chosen frame is drawn exactly as the pictures are (:mod:`fem.io.render`: tubes
+How: every chosen frame is drawn exactly as the pictures are (:mod:`fem.io.scenes`: tubes
 for links, the elastic deformation magnified, one colour range over all frames) into one
 VTK scene; the scene is serialized to vtk.js's format by ``trame-vtk``'s serializers and
 embedded, base64-encoded, in ``trame-vtk``'s offline viewer page (``static_viewer.html``,
@@ -154,8 +154,9 @@ def write_view(directory: str | Path, out: str | Path | None = None, *,
         A missing folder, a folder without a series, an unknown field or frame numbers
         outside the series — each named; or the ``view`` extra not installed.
     """
-    from .files import atomic_write_text
-    from .output import camera_of, picture_options, picture_settings, progress_bar
+    from ..core.files import atomic_write_text
+    from .options import progress_bar
+    from .pictures import camera_of, picture_options, picture_settings
     from .vtk import read_series, series_entries
 
     directory = Path(directory)
@@ -201,21 +202,15 @@ fraction of the model's size), so its colours are its displacement over its larg
 def _normalized(scenes, title: str = MODE_SHAPE) -> None:
     """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
     ``title``: the colours of a mode shape, whose scale is arbitrary."""
+    from .scenes import rescale_field
+
     for scene in scenes:
         name = scene.scalars
         if not name:
             continue
         finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
         largest = max((float(v.max()) for v in finite if v.size), default=0.0)
-        scale = largest if largest > 0 else 1.0
-        for _, part in scene.parts:
-            for data in (part.point_data, part.cell_data):
-                if name in data:
-                    values = np.asarray(data[name], dtype=float) / scale
-                    data.remove(name)
-                    data[title] = values
-        scene.values = [v / scale for v in scene.values]
-        scene.scalars = title
+        rescale_field(scene, name, title, largest if largest > 0 else 1.0)
 
 
 def _serializers():
@@ -234,44 +229,45 @@ def _serializers():
 def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, title: str,
           progress: bool) -> str:
     """The HTML page: the scene of every frame, the viewer, the slider and the legend."""
-    from . import render
-    from .output import progress_bar
+    from . import render, scenes
+    from .cameras import fit_view, set_camera
+    from .options import progress_bar
 
     warp, deform, factor = opts.get("warp"), opts.get("deform"), opts.get("factor", 1.0)
     with progress_bar(len(meshes), "drawing frames", "frame", progress) as bar:
-        scenes = []
+        drawn = []
         for m in meshes:
-            scenes.append(render.build_scene(m, field, warp, 1.0, None, deform, factor))
+            drawn.append(scenes.build_scene(m, field, warp, 1.0, None, deform, factor))
             bar.update(1)
     modal = all("mode" in m.field_data for m in meshes)
     if modal:       # an arbitrary scale: no unit, each mode to its own largest value
-        _normalized(scenes)
+        _normalized(drawn)
     else:
-        render.display_units(scenes)    # the legend's unit scaled as the pictures' bar
-    clim = render.scalar_range(scenes)
+        scenes.display_units(drawn)     # the legend's unit scaled as the pictures' bar
+    clim = scenes.scalar_range(drawn)
     master = render.new_plotter(_WINDOW, "white")
     keep = []          # the frames' plotters own their actors until the scene is serialized
     counts = []
     try:
-        for scene in scenes:
+        for scene in drawn:
             p = render.new_plotter(_WINDOW, "white")
             keep.append(p)
-            render.draw_scene(p, scene, clim, "viridis", False, reset_camera=False)
+            scenes.draw_scene(p, scene, clim, "viridis", False, reset_camera=False)
             actors = list(p.renderer.GetActors())
             counts.append(len(actors))
             for a in actors:
                 master.renderer.AddActor(a)
-        samples = render.camera_samples(scenes)
-        render.set_camera(master, camera, render.scene_bounds(scenes), samples)
+        samples = scenes.camera_samples(drawn)
+        set_camera(master, camera, scenes.scene_bounds(drawn), samples)
         if clim is not None and isinstance(camera, str | dict):
-            render.fit_view(master, samples, right=0.7)     # the legend's side stays free
+            fit_view(master, samples, right=0.7)     # the legend's side stays free
         master.render()
         data = _serialized(master, counts)
     finally:
         for p in keep:
             p.close()
         master.close()
-    legend = {"title": scenes[0].scalars or render.bar_title(field)[0], "range": clim,
+    legend = {"title": drawn[0].scalars or scenes.bar_title(field)[0], "range": clim,
               "colours": _colours("viridis")}
     labels = [_label(m, t) for m, t in zip(meshes, times, strict=True)]
     note = (f"{deform} ×{factor:g}" + (" (true scale)" if factor == 1 else "")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.errors import ModelError
-from .linear_map import LinearMap
+from ..maps.linear_map import LinearMap
 
 __all__ = ["Actuator", "RevoluteActuator", "LinearActuator", "Feedback"]
 
@@ -155,7 +155,8 @@ class RevoluteActuator(Actuator):
 
     def __init__(self, center: LinearMap, tip: LinearMap, axis, name: str | None = None,
                  effort=None, length: float | None = None):
-        from ..core.validate import direction, optional, point_map, positive
+        from ..core.validate import direction, optional, positive
+        from ..maps.point_maps import point_map
 
         point_map(center, "RevoluteActuator: center")
         point_map(tip, "RevoluteActuator: tip")
@@ -195,7 +196,7 @@ class LinearActuator(Actuator):
 
     def __init__(self, point: LinearMap, direction, name: str | None = None, effort=None):
         from ..core.validate import direction as unit_direction
-        from ..core.validate import point_map
+        from ..maps.point_maps import point_map
 
         point_map(point, "LinearActuator: point")
         super().__init__(name or f"force({point.label})", effort)

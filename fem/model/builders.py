@@ -7,26 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import ModelError
-from ..core.validate import affordable, integer, positive, vector3
-from ..core.validate import material as validate_material
-from .materials import Material
+from ..core.validate import affordable, integer, vector3
+from ..elements.materials import Material
+from ..elements.materials import material as validate_material
+from ..elements.sections import circle_section, rectangle_section
 
 __all__ = ["straight_cable", "straight_beam", "rectangle_section", "circle_section"]
-
-
-def rectangle_section(width: float, height: float) -> dict[str, float]:
-    """Area and second moments of a solid ``width × height`` rectangle [m², m⁴]."""
-    width = positive(width, "rectangle section: width", "m")
-    height = positive(height, "rectangle section: height", "m")
-    A = width * height
-    return {"area": A, "iy": width * height**3 / 12, "iz": height * width**3 / 12}
-
-
-def circle_section(radius: float) -> dict[str, float]:
-    """Area and second moment of a solid circle [m², m⁴]."""
-    radius = positive(radius, "circle section: radius", "m")
-    A = np.pi * radius**2
-    return {"area": A, "iy": np.pi * radius**4 / 4, "iz": np.pi * radius**4 / 4}
+# rectangle_section, circle_section: the solid sections of fem.elements.sections
 
 
 def _node_names(kind: str, name: str, k: int, end_names) -> list[str]:

@@ -34,17 +34,16 @@ from ..core.validate import (
     matrix,
     nonnegative,
     optional,
-    point_map,
     points,
     rotation,
     text,
     vector3,
 )
-from ..core.validate import material as validate_material
 from ..core.validate import rotation as _rotation
-from .linear_map import LinearMap, constant
-from .materials import Material
-from .point_maps import PointMap
+from ..elements.materials import Material
+from ..elements.materials import material as validate_material
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import PointMap, point_map
 
 __all__ = ["Model", "ElementGroup", "Body"]
 
@@ -174,9 +173,9 @@ class Model:
     """
 
     drawing: ClassVar[str] = "elements"
-    """How output draws the model (:func:`fem.output.drawing_for`): "elements" — its
-    element groups, sketches and bodies (:class:`fem.output.Drawing`); the models in
-    minimal coordinates of :mod:`fem.chains` declare "centrelines"."""
+    """How output draws the model (:func:`fem.io.output.drawing_for`): "elements" — its
+    element groups, sketches and bodies (:class:`fem.io.drawing.Drawing`); the models in
+    minimal coordinates of :mod:`fem.model.chains` declare "centrelines"."""
     _sealed: bool = False
     """Set at the end of ``__init__``: from then on only declared attributes are set."""
 
@@ -688,7 +687,7 @@ class Model:
 
     def add_mesh(self, mesh, element: str, material: Material | None = None,
                  name: str | None = None, **section) -> ElementGroup:
-        """Turn the cells of a :class:`~fem.mesh.Mesh` into elements of one family.
+        """Turn the cells of a :class:`~fem.model.mesh.Mesh` into elements of one family.
 
         The family's :attr:`cell` type selects the mesh cells ('triangle' or 'line').
         Families that share vertex coordinates between cells (they define
@@ -997,12 +996,12 @@ class Model:
         self.sketches.append(Sketch(name, pts, radius, triangles))
 
     def add_actuator(self, actuator):
-        """An actuator (see :mod:`fem.actuators`).  With ``effort=None`` its effort is an
+        """An actuator (see :mod:`fem.model.actuators`).  With ``effort=None`` its effort is an
         unknown of inverse dynamics, paired in order with the rows of servo constraints."""
         from .actuators import Actuator
 
         if not isinstance(actuator, Actuator):
-            raise ModelError(f"add_actuator expects a fem.actuators actuator "
+            raise ModelError(f"add_actuator expects a fem.model.actuators actuator "
                              f"(RevoluteActuator, LinearActuator); got "
                              f"{type(actuator).__name__}")
         self.actuators.append(actuator)

@@ -1,10 +1,13 @@
-"""Triangle and line meshes: input, topology, selection and validation.
+"""Triangle and line meshes: their arrays, topology, selection and checks.
 
 A :class:`Mesh` is plain arrays: ``vertices`` (n, 3), ``triangles`` (k, 3), ``lines`` (l, 2) and
 named ``groups`` (gmsh physical groups, or any named index sets).  Everything else is derived
 from those arrays, vectorized, and cached on first use: unique edges, edge→triangle adjacency,
 triangle neighbours, interior edges with the triangles and opposite vertices on both sides
-(what inter-element continuity constraints need), boundary edges and vertices.
+(what inter-element continuity constraints need), boundary edges and vertices.  Selecting
+its parts is :mod:`fem.model.mesh_selection`, checking it :mod:`fem.model.mesh_checks`
+(both mixed into :class:`Mesh`), reading and writing files and the built-in meshes
+:mod:`fem.model.mesh_files`.
 
 Conventions
 -----------
@@ -17,137 +20,36 @@ Conventions
   other cell type → rows of ``other_cells[type]``.
 * A ``Mesh`` is treated as immutable: the cached topology is not recomputed if the arrays are
   modified in place.  Build a new mesh instead (``Mesh.from_arrays``).
-
-Built-in meshes (``meshes/*.msh``, made by ``meshes/make_meshes.py``) are loaded by name with
-:func:`load_builtin_mesh`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import meshio
 import numpy as np
 import numpy.typing as npt
 
-from fem.core.bundled import bundled_dir
 from fem.core.errors import ModelError
 
-__all__ = [
-    "InteriorEdges",
-    "Mesh",
-    "cell_dim",
-    "builtin_mesh_names",
-    "load_builtin_mesh",
-    "read_mesh",
-    "read_meshio",
-    "write_mesh",
-]
+from .mesh_cells import (
+    SUPPORTED_CELL_TYPES,
+    InteriorEdges,
+    _listing,
+    _Topology,
+    _unique_rows_first,
+    cell_dim,
+)
+from .mesh_checks import MeshChecks
+from .mesh_selection import MeshSelection
 
-#: Folder of the built-in meshes (made by ``meshes/make_meshes.py``): beside the package
-#: in a checkout, ``<prefix>/share/fem/meshes`` in an installed wheel.
-MESH_DIR = bundled_dir("meshes")
+__all__ = ["InteriorEdges", "Mesh", "SUPPORTED_CELL_TYPES", "cell_dim"]
 
-#: Cell types the framework works with; any other type is kept in ``Mesh.other_cells``.
-SUPPORTED_CELL_TYPES = ("vertex", "line", "triangle")
 
 # Prefix of a group's data array in .vtu/.vtk files written by `write_mesh`.
 _GROUP_PREFIX = "group:"
-_MAX_LISTED = 20
-# Formats that hold triangles but no lines or points.
-_SURFACE_ONLY = (".stl", ".obj", ".off", ".ply")
-
-
-def cell_dim(cell_type: str) -> int:
-    """Topological dimension of a meshio cell type (gmsh physical groups are per dimension)."""
-    if cell_type.startswith("vertex"):
-        return 0
-    if cell_type.startswith("line"):
-        return 1
-    if cell_type.startswith(("triangle", "quad", "polygon")):
-        return 2
-    return 3
-
-
-def _listing(indices: npt.ArrayLike) -> str:
-    """At most `_MAX_LISTED` indices for an error message."""
-    idx = np.asarray(indices).ravel()
-    shown = ", ".join(str(i) for i in idx[:_MAX_LISTED])
-    more = f", … ({idx.size} in all)" if idx.size > _MAX_LISTED else ""
-    return f"[{shown}{more}]"
-
-
-def _unique_rows_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unique rows of `keys` in order of first occurrence.
-
-    Returns
-    -------
-    first : (u,) int
-        Row of `keys` where each unique row first occurs, increasing.
-    inverse : (len(keys),) int
-        For each row of `keys`, the position of its unique row in `first`.
-    """
-    if len(keys) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return first[order], rank[inverse.ravel()]
-
-
-@dataclass(frozen=True)
-class InteriorEdges:
-    """Edges shared by exactly two triangles, with what lies on each side.
-
-    Attributes
-    ----------
-    edge : (m,) int
-        Index into :attr:`Mesh.edges`.
-    vertices : (m, 2) int
-        The edge's vertices ``(a, b)``, ``a < b`` (the row of :attr:`Mesh.edges`).
-    triangles : (m, 2) int
-        The two triangles.  Column 0 is the triangle that runs the edge from ``a`` to ``b``
-        (the edge has it on its left for a counter-clockwise triangle), column 1 runs it from
-        ``b`` to ``a``.  Where both run it the same way (an inconsistently oriented mesh, which
-        :meth:`Mesh.validate` rejects) the lower triangle index comes first.
-    local_edge : (m, 2) int
-        Local edge number (0, 1, 2) of the edge in each triangle; it equals the local index of
-        the vertex opposite the edge.
-    opposite_vertices : (m, 2) int
-        Global index of the vertex opposite the edge in each triangle.
-    """
-
-    edge: np.ndarray
-    vertices: np.ndarray
-    triangles: np.ndarray
-    local_edge: np.ndarray
-    opposite_vertices: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.edge)
-
-    @property
-    def opposite(self) -> np.ndarray:
-        """(m, 2) local index of the opposite vertex in each triangle (= ``local_edge``)."""
-        return self.local_edge
-
-
-@dataclass(frozen=True)
-class _Topology:
-    edges: np.ndarray  # (m, 2) sorted vertex pairs
-    triangle_edges: np.ndarray  # (k, 3) edge index of local edge j
-    edge_triangles: np.ndarray  # (m, 2) adjacent triangles, -1 where none
-    edge_valence: np.ndarray  # (m,) number of adjacent triangles (1 or 2)
-    triangle_neighbours: np.ndarray  # (k, 3) triangle across local edge j, -1 on the boundary
-    same_direction: np.ndarray  # (m,) both triangles run the edge the same way
-    interior: InteriorEdges
 
 
 def _topology_field(name: str, doc: str) -> property:
@@ -156,7 +58,7 @@ def _topology_field(name: str, doc: str) -> property:
 
 
 @dataclass(eq=False, repr=False)
-class Mesh:
+class Mesh(MeshSelection, MeshChecks):
     """A mesh of vertices, triangles and lines with named groups.
 
     Parameters
@@ -181,7 +83,8 @@ class Mesh:
     -----
     The constructor checks shapes, index ranges and finiteness only.  Geometry (degenerate and
     inverted triangles, non-manifold edges) is checked by :meth:`validate`, which
-    :meth:`from_arrays`, :func:`read_mesh` and :func:`load_builtin_mesh` call by default.
+    :meth:`from_arrays`, :func:`fem.model.mesh_files.read_mesh` and
+    :func:`fem.model.mesh_files.load_builtin_mesh` call by default.
     """
 
     vertices: np.ndarray
@@ -499,340 +402,7 @@ class Mesh:
         used = np.unique(self.triangles).size
         return int(used - len(self.edges) + len(self.triangles))
 
-    # ------------------------------------------------------------------ selection
-    def _edges_within(self, vertex_mask: np.ndarray) -> np.ndarray:
-        return np.flatnonzero(vertex_mask[self.edges].all(axis=1))
 
-    def _plane_mask(self, point: npt.ArrayLike, normal: npt.ArrayLike, tol: float | None):
-        n = np.asarray(normal, dtype=float).reshape(3)
-        length = np.linalg.norm(n)
-        if length == 0:
-            raise ModelError("plane selection: the normal vector is zero")
-        d = (self.vertices - np.asarray(point, dtype=float).reshape(3)) @ (n / length)
-        return np.abs(d) <= self._tol(tol)
-
-    def _line_mask(self, a: npt.ArrayLike, b: npt.ArrayLike, tol: float | None, segment: bool):
-        a = np.asarray(a, dtype=float).reshape(3)
-        d = np.asarray(b, dtype=float).reshape(3) - a
-        length2 = float(d @ d)
-        if length2 == 0:
-            raise ModelError("line selection: the two points defining the line coincide")
-        tol = self._tol(tol)
-        s = (self.vertices - a) @ d / length2
-        dist = np.linalg.norm(self.vertices - a - s[:, None] * d, axis=1)
-        mask = dist <= tol
-        if segment:
-            slack = tol / np.sqrt(length2)
-            mask &= (s >= -slack) & (s <= 1 + slack)
-        return mask
-
-    def _box_mask(self, lower: npt.ArrayLike, upper: npt.ArrayLike, tol: float | None):
-        lo = np.asarray(lower, dtype=float).reshape(3)
-        hi = np.asarray(upper, dtype=float).reshape(3)
-        tol = self._tol(tol)
-        return ((self.vertices >= lo - tol) & (self.vertices <= hi + tol)).all(axis=1)
-
-    def vertices_on_plane(
-        self, point: npt.ArrayLike, normal: npt.ArrayLike, tol: float | None = None
-    ) -> np.ndarray:
-        """Vertices within `tol` of the plane through `point` with normal `normal`.
-
-        `tol` defaults to 1e-8 × the bounding-box diagonal (as for all selectors).
-        """
-        return np.flatnonzero(self._plane_mask(point, normal, tol))
-
-    def edges_on_plane(
-        self, point: npt.ArrayLike, normal: npt.ArrayLike, tol: float | None = None
-    ) -> np.ndarray:
-        """Edges (indices into :attr:`edges`) with both vertices on the plane."""
-        return self._edges_within(self._plane_mask(point, normal, tol))
-
-    def vertices_on_line(
-        self, a: npt.ArrayLike, b: npt.ArrayLike, tol: float | None = None, segment: bool = True
-    ) -> np.ndarray:
-        """Vertices within `tol` of the segment a–b (of the infinite line if not `segment`)."""
-        return np.flatnonzero(self._line_mask(a, b, tol, segment))
-
-    def edges_on_line(
-        self, a: npt.ArrayLike, b: npt.ArrayLike, tol: float | None = None, segment: bool = True
-    ) -> np.ndarray:
-        """Edges with both vertices on the segment a–b (the infinite line if not `segment`)."""
-        return self._edges_within(self._line_mask(a, b, tol, segment))
-
-    def vertices_in_box(
-        self, lower: npt.ArrayLike, upper: npt.ArrayLike, tol: float | None = None
-    ) -> np.ndarray:
-        """Vertices inside the axis-aligned box [lower, upper], enlarged by `tol`."""
-        return np.flatnonzero(self._box_mask(lower, upper, tol))
-
-    def edges_in_box(
-        self, lower: npt.ArrayLike, upper: npt.ArrayLike, tol: float | None = None
-    ) -> np.ndarray:
-        """Edges with both vertices inside the box."""
-        return self._edges_within(self._box_mask(lower, upper, tol))
-
-    def nearest_vertex(self, point: npt.ArrayLike) -> int | np.ndarray:
-        """Index of the vertex nearest to `point` (3,), or to each row of `points` (p, 3)."""
-        p = np.asarray(point, dtype=float)
-        pts = p.reshape(-1, 3)
-        if len(self.vertices) == 0:
-            raise ModelError(f"{self.label} has no vertices")
-        d2 = ((pts[:, None, :] - self.vertices[None, :, :]) ** 2).sum(axis=2)
-        idx = d2.argmin(axis=1)
-        return int(idx[0]) if p.ndim == 1 else idx
-
-    def nearest_edge(self, point: npt.ArrayLike) -> int | np.ndarray:
-        """Index into :attr:`edges` of the edge nearest to `point` (3,) or to each of (p, 3)."""
-        p = np.asarray(point, dtype=float)
-        pts = p.reshape(-1, 3)
-        if len(self.edges) == 0:
-            raise ModelError(f"{self.label} has no triangle edges")
-        a = self.vertices[self.edges[:, 0]]
-        d = self.vertices[self.edges[:, 1]] - a
-        rel = pts[:, None, :] - a[None]
-        s = np.clip((rel * d[None]).sum(axis=2) / (d * d).sum(axis=1)[None], 0.0, 1.0)
-        dist2 = ((rel - s[..., None] * d[None]) ** 2).sum(axis=2)
-        idx = dist2.argmin(axis=1)
-        return int(idx[0]) if p.ndim == 1 else idx
-
-    def _group(self, name: str) -> dict[str, np.ndarray]:
-        if not isinstance(name, str):
-            tagged = f"physical_{name}"
-            hint = (f"; gmsh's physical group {name} without a name is {tagged!r}"
-                    if tagged in self.groups else "")
-            have = ", ".join(map(repr, sorted(self.groups))) or "none"
-            raise ModelError(f"{self.label}: a group is named by a str; got {name!r} "
-                             f"({type(name).__name__}){hint}; its groups: {have}")
-        if name not in self.groups:
-            have = ", ".join(sorted(self.groups)) or "none"
-            raise ModelError(f"{self.label} has no group '{name}'; its groups: {have}")
-        return self.groups[name]
-
-    def group_cells(self, name: str, cell_type: str) -> np.ndarray:
-        """Indices of the group's cells of one type (vertex indices for ``"vertex"``)."""
-        entry = self._group(name)
-        if cell_type not in entry:
-            raise ModelError(
-                f"group '{name}' of {self.label} has no '{cell_type}' cells; it has {sorted(entry)}"
-            )
-        return entry[cell_type]
-
-    def group_vertices(self, name: str) -> np.ndarray:
-        """Sorted vertices of a group: its vertex entries and the vertices of its cells."""
-        entry = self._group(name)
-        parts = [np.zeros(0, np.int64)]
-        for cell_type, idx in entry.items():
-            if cell_type == "vertex":
-                parts.append(idx)
-            elif cell_type == "triangle":
-                parts.append(self.triangles[idx].ravel())
-            elif cell_type == "line":
-                parts.append(self.lines[idx].ravel())
-            else:
-                parts.append(self.other_cells[cell_type][idx].ravel())
-        return np.unique(np.concatenate(parts))
-
-    def group_edges(self, name: str) -> np.ndarray:
-        """Sorted indices into :attr:`edges` of a group.
-
-        Line cells map to the triangle edge they coincide with, triangle cells contribute
-        their three edges, and a vertex-only group gives the edges with both ends in it.
-
-        Raises
-        ------
-        ModelError
-            If a line of the group is not an edge of any triangle.
-        """
-        entry = self._group(name)
-        parts = [np.zeros(0, np.int64)]
-        if "line" in entry:
-            parts.append(self.edge_index(self.lines[entry["line"]], what=f"group '{name}'"))
-        if "triangle" in entry:
-            parts.append(self.triangle_edges[entry["triangle"]].ravel())
-        if set(entry) <= {"vertex"}:
-            mask = np.zeros(len(self.vertices), dtype=bool)
-            mask[entry.get("vertex", [])] = True
-            parts.append(self._edges_within(mask))
-        return np.unique(np.concatenate(parts))
-
-    def edge_index(self, pairs: npt.ArrayLike, what: str = "vertex pairs") -> np.ndarray:
-        """Indices into :attr:`edges` of vertex pairs (m, 2), in either order."""
-        from ..core.validate import indices
-
-        pairs = np.sort(indices(pairs, f"{self.label}: {what}", upper=len(self.vertices),
-                                width=2, noun="vertex index"), axis=1)
-        n = max(len(self.vertices), 1)
-        edge_keys = self.edges[:, 0] * n + self.edges[:, 1]  # sorted, since edges are
-        keys = pairs[:, 0] * n + pairs[:, 1]
-        pos = np.clip(np.searchsorted(edge_keys, keys), 0, max(len(edge_keys) - 1, 0))
-        found = (edge_keys[pos] == keys) if len(edge_keys) else np.zeros(len(keys), bool)
-        if not found.all():
-            missing = pairs[~found]
-            raise ModelError(
-                f"{what} of {self.label}: segments {missing.tolist()[:10]} are not edges of any "
-                "triangle"
-            )
-        return pos
-
-    # ------------------------------------------------------------------ validation
-    def validate(self) -> Mesh:
-        """Check the triangles; return the mesh itself so calls can be chained.
-
-        Raises
-        ------
-        ModelError
-            Naming the triangle indices that are degenerate (zero area: repeated or collinear
-            vertices), duplicated, inverted (see below), or the edges that make the surface
-            non-manifold or non-orientable.
-
-        Notes
-        -----
-        A triangle is *inverted* if
-
-        * the mesh is planar in the XY plane and its signed area is negative (clockwise seen
-          from +z: plate normals must point to +z), or otherwise
-        * its orientation is opposite to the majority of its connected component, where
-          orientation is compared across shared edges (two neighbours agree when they run
-          their common edge in opposite directions).  This works for curved surfaces too.
-        """
-        for cell_type, cells in self.other_cells.items():
-            if cell_dim(cell_type) == 2 and cells.shape[1] < 3:
-                raise ModelError(
-                    f"{self.label}: {len(cells)} '{cell_type}' cell(s) have only "
-                    f"{cells.shape[1]} vertices (e.g. {cells[0].tolist()}); a face needs at "
-                    "least 3 — a truncated face line in the file?"
-                )
-        pairs = self.coincident_vertices()
-        if len(pairs):
-            raise ModelError(
-                f"{self.label}: {len(pairs)} pairs of distinct vertices used by cells lie at the "
-                f"same point (e.g. vertices {pairs[:5].tolist()}); cells meeting there are "
-                "not joined, which cracks the surface. Merge them: "
-                "mesh = mesh.merge_coincident() (or fix the mesher's duplicate-node removal)"
-            )
-        if len(self.triangles) == 0:
-            return self
-        cross2 = np.linalg.norm(self._cross, axis=1)  # twice the area
-        p = self.vertices[self.triangles]
-        longest2 = ((p - p[:, [1, 2, 0]]) ** 2).sum(axis=2).max(axis=1)
-        degenerate = np.flatnonzero(cross2 <= 1e-10 * longest2)
-        if degenerate.size:
-            raise ModelError(
-                f"{self.label}: degenerate (zero-area) triangles {_listing(degenerate)} "
-                f"(vertices {self.triangles[degenerate[:5]].tolist()}); remove them or fix the "
-                "vertex coordinates"
-            )
-        first, inverse = _unique_rows_first(np.sort(self.triangles, axis=1))
-        if first.size < len(self.triangles):
-            dup = np.flatnonzero(np.arange(len(self.triangles)) != first[inverse])
-            raise ModelError(
-                f"{self.label}: triangles {_listing(dup)} repeat triangles "
-                f"{_listing(first[inverse[dup]])} (same three vertices)"
-            )
-        inverted, reason = self._inverted()
-        if inverted.size == len(self.triangles):
-            raise ModelError(
-                f"{self.label}: all {inverted.size} triangles are inverted: {reason}. The "
-                "surface is oriented the other way: reverse every triangle "
-                "(triangles[:, [0, 2, 1]]) or the surface in the mesher (gmsh: Reverse Surface)"
-            )
-        if inverted.size:
-            raise ModelError(
-                f"{self.label}: inverted triangles {_listing(inverted)}: {reason}. Reverse their "
-                "vertex order (triangles[i] = triangles[i, [0, 2, 1]])"
-            )
-        return self
-
-    def coincident_vertices(self, tol: float | None = None) -> np.ndarray:
-        """Pairs ``(i, j)``, ``i < j``, of distinct vertices used by triangles or lines that
-        lie within ``tol`` (default ``1e-9 ×`` the mesh size) of each other."""
-        used = np.unique(np.concatenate([self.triangles.ravel(), self.lines.ravel()]))
-        if used.size < 2:
-            return np.zeros((0, 2), dtype=np.int64)
-        from scipy.spatial import cKDTree
-
-        tree = cKDTree(self.vertices[used])
-        pairs = tree.query_pairs(self._tol(tol), output_type="ndarray")
-        if len(pairs) == 0:
-            return np.zeros((0, 2), dtype=np.int64)
-        return np.sort(used[pairs], axis=1)
-
-    def merge_coincident(self, tol: float | None = None) -> Mesh:
-        """A copy in which coincident vertices (:meth:`coincident_vertices`) are merged into
-        the lowest index; cells and vertex groups are renumbered, unused vertices kept."""
-        pairs = self.coincident_vertices(tol)
-        rep = np.arange(len(self.vertices))
-        if len(pairs):
-            import scipy.sparse as sp
-            from scipy.sparse.csgraph import connected_components
-
-            n = len(self.vertices)
-            g = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-            _, comp = connected_components(g, directed=False)
-            first = np.full(comp.max() + 1, n)
-            np.minimum.at(first, comp, np.arange(n))
-            rep = first[comp]
-        groups = {g: {t: (rep[i] if t == "vertex" else i) for t, i in e.items()}
-                  for g, e in self.groups.items()}
-        out = Mesh(self.vertices.copy(), rep[self.triangles], rep[self.lines], groups,
-                   dict(self.other_cells), self.name)
-        return out.validate()
-
-    def _is_planar_xy(self) -> bool:
-        z = self.vertices[np.unique(self.triangles), 2]
-        return bool(np.ptp(z) <= 1e-9 * self.size)
-
-    def _inverted(self) -> tuple[np.ndarray, str]:
-        if self._is_planar_xy():
-            return (
-                np.flatnonzero(self._cross[:, 2] < 0),
-                "negative signed area in the XY plane (clockwise seen from +z; the mesh normal "
-                "must be +z)",
-            )
-        label, component = self._orientation_labels()
-        n_comp = component.max() + 1
-        plus = np.bincount(component, weights=label > 0, minlength=n_comp)
-        minus = np.bincount(component, weights=label < 0, minlength=n_comp)
-        # Ties go to the seed (lowest-index triangle of the component), which has label +1.
-        majority = np.where(minus > plus, -1, 1)
-        return (
-            np.flatnonzero(label != majority[component]),
-            "their normal is opposite to the majority orientation of the surface",
-        )
-
-    def _orientation_labels(self) -> tuple[np.ndarray, np.ndarray]:
-        """±1 per triangle, equal for neighbours that agree in orientation; component ids."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        topo = self._topology
-        k = len(self.triangles)
-        pairs = topo.interior.triangles
-        graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(k, k))
-        n_comp, component = connected_components(graph, directed=False)
-        label = np.zeros(k, dtype=np.int8)
-        label[np.unique(component, return_index=True)[1]] = 1  # one seed per component
-        # Crossing an edge run the same way by both triangles flips the orientation label.
-        factor = np.where(topo.same_direction[topo.triangle_edges], -1, 1).astype(np.int8)
-        front = np.flatnonzero(label)
-        while front.size:  # breadth-first, one level of the whole mesh per pass
-            cand = topo.triangle_neighbours[front].ravel()
-            value = (label[front][:, None] * factor[front]).ravel()
-            keep = cand >= 0
-            cand, value = cand[keep], value[keep]
-            keep = label[cand] == 0
-            cand, value = cand[keep], value[keep]
-            front, first = np.unique(cand, return_index=True)
-            label[front] = value[first]
-        ie = topo.interior
-        sign = np.where(topo.same_direction[ie.edge], -1, 1)
-        clash = np.flatnonzero(label[ie.triangles[:, 0]] * sign != label[ie.triangles[:, 1]])
-        if clash.size:
-            raise ModelError(
-                f"{self.label} is not orientable (a Möbius-like surface): no consistent normal "
-                f"across edges {ie.vertices[clash].tolist()[:10]}"
-            )
-        return label, component
 
     # ------------------------------------------------------------------ derived meshes
     def refined(self) -> Mesh:
@@ -991,206 +561,3 @@ def _from_meshio(m: meshio.Mesh, *, name: str, validate: bool) -> Mesh:
         name=name,
     )
     return mesh.validate() if validate else mesh
-
-
-# ---------------------------------------------------------------------- files
-def _extension(path: Path) -> str:
-    suffixes = "".join(path.suffixes[-2:]).lower()
-    if suffixes in meshio.extension_to_filetypes:
-        return suffixes
-    return path.suffix.lower()
-
-
-def read_meshio(path: str | Path) -> meshio.Mesh:
-    """:func:`meshio.read`, with every failure a :class:`ModelError` naming file and reason.
-
-    meshio itself prints each parser's complaint and calls ``sys.exit(1)`` on an unreadable
-    file; this function keeps stdout clean and raises instead.
-    """
-    if not isinstance(path, str | os.PathLike):
-        raise ModelError(f"a mesh file is named by a path (str or Path); got {path!r:.60}")
-    path = Path(path)
-    if not path.is_file():
-        what = "is a directory" if path.is_dir() else "does not exist"
-        raise ModelError(f"cannot read mesh file {path}: it {what}")
-    ext = _extension(path)
-    if ext not in meshio.extension_to_filetypes:
-        known = " ".join(sorted(meshio.extension_to_filetypes))
-        raise ModelError(
-            f"cannot read mesh file {path}: unsupported extension '{ext or '(none)'}'. "
-            f"Readable mesh formats: {known}"
-        )
-    # Try the extension's formats one by one (gmsh before ANSYS for .msh), capturing what
-    # meshio prints, and collect every reason (meshio 5.3 would print them and exit).
-    formats = sorted(meshio.extension_to_filetypes[ext], key=lambda f: f != "gmsh")
-    reasons, error = [], None
-    for file_format in formats:
-        captured = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-                m = meshio.read(path, file_format=file_format)
-            break
-        except (Exception, SystemExit) as exc:  # ReadError, ValueError, KeyError, exit …
-            error = exc
-            lines = captured.getvalue().splitlines()
-            said = [ln.strip() for ln in lines if ln.strip() and "Couldn't read" not in ln]
-            if not isinstance(exc, SystemExit):
-                said.append(f"{type(exc).__name__}: {exc}")
-            reasons.append(f"{file_format}: {' '.join(said) or 'the reader rejected the content'}")
-    else:
-        raise ModelError(
-            f"cannot read mesh file {path}: it is not valid {' or '.join(formats)} data "
-            f"({'; '.join(reasons)})"
-        ) from error
-    return m
-
-
-def read_mesh(path: str | Path, *, validate: bool = True) -> Mesh:
-    """Read a mesh file with meshio.
-
-    Parameters
-    ----------
-    path : str or Path
-        Any format meshio reads, chosen by extension: gmsh ``.msh`` (2.2 and 4.1, ASCII or
-        binary; physical groups become :attr:`Mesh.groups`), ``.vtu``, ``.vtk``, ``.obj``,
-        ``.stl``, ``.ply``, ``.off``, ``.xdmf``, ``.med``, ``.inp``, …
-    validate : bool
-        Run :meth:`Mesh.validate`.
-
-    Returns
-    -------
-    Mesh
-
-    Raises
-    ------
-    ModelError
-        If the file does not exist, its extension is not a mesh format meshio knows, meshio
-        fails to parse it (the message names the file and carries meshio's reason), or the
-        mesh fails validation.
-    """
-    m = read_meshio(path)
-    return _from_meshio(m, name=Path(path).name, validate=validate)
-
-
-def write_mesh(mesh: Mesh, path: str | Path) -> Path:
-    """Write a mesh, keeping its groups.
-
-    ``.msh`` is written as gmsh 2.2 ASCII with physical groups (a cell in several groups is
-    repeated once per group, as gmsh does; :func:`read_mesh` merges the copies).  Each group
-    must hold cells of a single dimension there.  ``.vtu``/``.vtk`` store groups as
-    ``group:<name>`` 0/1 point or cell data.  Surface formats (``.stl``, ``.obj``, ``.off``,
-    ``.ply``) get the triangles only, other extensions all cells without groups.
-
-    Returns
-    -------
-    Path
-        The file written.
-    """
-    path = Path(path)
-    ext = _extension(path)
-    try:
-        if ext == ".msh":
-            meshio.write(path, _to_gmsh(mesh), file_format="gmsh22", binary=False)
-        else:
-            m = mesh.to_meshio(groups_as_data=ext in (".vtu", ".vtk"))
-            if ext in _SURFACE_ONLY:
-                m = meshio.Mesh(m.points, [b for b in m.cells if b.type == "triangle"])
-            meshio.write(path, m)
-    except ModelError:
-        raise
-    except Exception as exc:
-        raise ModelError(
-            f"cannot write {mesh.label} to {path}: {type(exc).__name__}: {exc}"
-        ) from exc
-    return path
-
-
-def _to_gmsh(mesh: Mesh) -> meshio.Mesh:
-    """meshio mesh with gmsh:physical/geometrical tags, one physical tag per group."""
-    tags: dict[str, tuple[int, int]] = {}
-    for tag, (g, entry) in enumerate(sorted(mesh.groups.items()), start=1):
-        dims = {cell_dim(t) for t in entry}
-        if len(dims) > 1:
-            raise ModelError(
-                f"cannot write group '{g}' of {mesh.label} to gmsh: it mixes cell types "
-                f"{sorted(entry)} of different dimensions; split it into one group per type"
-            )
-        tags[g] = (tag, dims.pop() if dims else 0)
-
-    cells = {t: c for t, c in mesh._blocks()}
-    vertex_nodes = [np.zeros(0, np.int64)]
-    vertex_nodes += [e["vertex"] for e in mesh.groups.values() if "vertex" in e]
-    if "vertex" in cells:
-        vertex_nodes.insert(0, cells["vertex"][:, 0])
-    if sum(len(v) for v in vertex_nodes):
-        nodes = np.concatenate(vertex_nodes)
-        cells["vertex"] = nodes[np.sort(np.unique(nodes, return_index=True)[1])][:, None]
-
-    blocks, physical = [], []
-    for cell_type, data in cells.items():
-        # Membership index of each group in this block (vertex groups hold vertex indices).
-        members = []
-        for g, entry in sorted(mesh.groups.items()):
-            if cell_type not in entry:
-                continue
-            idx = entry[cell_type]
-            if cell_type == "vertex":
-                idx = np.flatnonzero(np.isin(data[:, 0], idx))
-            members.append((tags[g][0], idx))
-        # First block: every cell once, in order, tagged with its first group (0 = none).
-        first_tag = np.zeros(len(data), dtype=np.int64)
-        for tag, idx in reversed(members):
-            first_tag[idx] = tag
-        blocks.append((cell_type, data))
-        physical.append(first_tag)
-        # Repeat cells that belong to further groups.
-        for tag, idx in members:
-            again = idx[first_tag[idx] != tag]
-            if again.size:
-                blocks.append((cell_type, data[again]))
-                physical.append(np.full(again.size, tag, dtype=np.int64))
-    return meshio.Mesh(
-        mesh.vertices,
-        [meshio.CellBlock(t, c) for t, c in blocks],
-        # Elementary (geometrical) tag = physical tag, or one spare entity for ungrouped cells.
-        cell_data={
-            "gmsh:physical": physical,
-            "gmsh:geometrical": [np.where(p > 0, p, len(tags) + 1) for p in physical],
-        },
-        field_data={g: np.array(v) for g, v in tags.items()},
-    )
-
-
-# ---------------------------------------------------------------------- built-in meshes
-def builtin_mesh_names() -> list[str]:
-    """Names of the meshes in ``meshes/`` (file stems), sorted."""
-    files = list(MESH_DIR.glob("*.msh")) + list(MESH_DIR.glob("*.vtu"))
-    return sorted({f.stem for f in files}, key=_natural_key)
-
-
-def _natural_key(name: str) -> tuple:
-    stem, _, number = name.rpartition("_")
-    digits = "".join(ch for ch in number if ch.isdigit())
-    prefix = number.rstrip("0123456789")
-    return (stem, prefix, int(digits) if digits else -1, name)
-
-
-def load_builtin_mesh(name: str, *, validate: bool = True) -> Mesh:
-    """Load a built-in mesh by name, e.g. ``"hexagon_6"``, ``"square_s8"``, ``"square_u8"``.
-
-    The files live in ``meshes/`` next to the ``fem`` package and are made by
-    ``python meshes/make_meshes.py`` (see ``docs/output.md`` for the list).
-
-    Raises
-    ------
-    ModelError
-        If there is no such mesh; the message lists the available names.
-    """
-    for ext in (".msh", ".vtu"):
-        path = MESH_DIR / f"{name}{ext}"
-        if path.is_file():
-            mesh = read_mesh(path, validate=validate)
-            mesh.name = name
-            return mesh
-    names = ", ".join(builtin_mesh_names()) or f"none (run python {MESH_DIR / 'make_meshes.py'})"
-    raise ModelError(f"unknown built-in mesh '{name}'; available: {names}")

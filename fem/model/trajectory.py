@@ -444,8 +444,8 @@ def _check_profile(profile, what: str) -> None:
 
     if not callable(profile) or not hasattr(profile, "duration") \
             or not hasattr(profile, "distance"):
-        raise ModelError(f"{what}: profile must be a motion profile (e.g. "
-                         f"fem.trajectory.CosineAccelerationProfile(duration, distance)); got "
+        raise ModelError(f"{what}: profile must be a motion profile (e.g. fem.model."
+                         f"trajectory.CosineAccelerationProfile(duration, distance)); got "
                          f"{profile!r:.80}")
 
 

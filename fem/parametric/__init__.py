@@ -11,6 +11,10 @@ importing a submodule of that name would replace the ``fem.sweep`` function.
 * :mod:`.table` — the CSV/Parquet table and the plots.
 """
 
+from ..core.lazy import lazy_exports
 from .runner import PointOutcome, SweepInterrupted, SweepResult, sweep
 
 __all__ = ["sweep", "SweepResult", "PointOutcome", "SweepInterrupted"]
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

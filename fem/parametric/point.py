@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..core.errors import ModelError
-from ..io.results import jsonable
+from ..solvers.results import jsonable
 
 __all__ = ["PointTask", "run_point", "read_done", "DONE", "ERROR"]
 
@@ -78,7 +78,7 @@ def read_done(folder: str | Path | None, params: dict, case: str | None = None
 
 
 def _write_atomic(path: Path, data: dict) -> None:
-    from ..io.files import atomic_write_text
+    from ..core.files import atomic_write_text
 
     atomic_write_text(path, json.dumps(jsonable(data), indent=1))
 
@@ -108,7 +108,7 @@ def run_point(task: PointTask) -> dict:
     """
     from ..cases import run_case
     from ..core.threads import single_thread_blas
-    from ..io.output import OPTIONS
+    from ..io.options import OPTIONS
 
     t0 = time.perf_counter()
     info = {"name": task.name, "host": socket.gethostname(), "pid": os.getpid(),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ModelError
-from ..io.results import jsonable
+from ..solvers.results import jsonable
 from .grid import expand, point_names, varying
 from .point import ERROR, PointTask, read_done, run_point
 from .table import history_rows, parse_plot, plot_figure, table_rows, to_frame, write_table
@@ -351,7 +351,7 @@ def sweep(case: str, grid: Mapping | Sequence[Mapping], client=None, *,
     names = point_names(typed, swept)
     out = Path(out) if out is not None else None
     if out is not None:
-        from ..io.files import atomic_write_text, writable_folder
+        from ..core.files import atomic_write_text, writable_folder
 
         writable_folder(out, "sweep --out")
         _check_resume(out, case)

@@ -78,7 +78,7 @@ def write_table(rows: list[dict], out: Path, histories: list[dict] | None = None
     """``table.csv`` (always), ``table.parquet`` and, when there are histories,
     ``histories.parquet`` (these two when pandas and pyarrow are installed:
     ``pip install "fem[dask]"``)."""
-    from ..io.files import temporary_path
+    from ..core.files import temporary_path
 
     def complete(path: Path, write) -> Path:
         # a table appears under its name only when complete (never half a table)

@@ -8,6 +8,8 @@ reduced equations in time.  :func:`reduce_body` reduces a linear FE model to com
 modes in a floating frame (:class:`fem.bodies.ReducedBody`, large motion).
 """
 
+from ..core.lazy import lazy_exports
+from ..solvers.linear import generalized_eigen
 from .body import averaged, cache_dir, cached_reduction, reduce_body, rigid
 from .craig_bampton import (
     Assembly,  # noqa: F401  (the former name of ComponentAssembly)
@@ -19,10 +21,12 @@ from .craig_bampton import (
     newmark,
     null_space_basis,
 )
-from .eigen import generalized_eigen
-from .frames import FrameCMS, frame_cms
+from .frame_cms import FrameCMS, frame_cms
 from .linearize import linearize
 
 __all__ = ["Component", "craig_bampton", "ComponentAssembly", "AssemblyModes", "null_space_basis",
            "constrain", "generalized_eigen", "newmark", "FrameCMS", "frame_cms", "linearize",
            "reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

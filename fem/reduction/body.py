@@ -53,7 +53,7 @@ from ..bodies.reduced import Reduction
 from ..core.errors import ModelError
 from ..core.threads import blas_single_threaded
 from ..core.validate import FemWarning, coordinates, in_range, indices, integer, vector3
-from ..model.linear_map import LinearMap
+from ..maps.linear_map import LinearMap
 
 __all__ = ["reduce_body", "rigid", "averaged", "cached_reduction", "cache_dir"]
 

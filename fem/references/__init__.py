@@ -1,4 +1,5 @@
-"""Reference solutions of textbook systems: closed forms, series and independent ODEs.
+"""Reference solutions of textbook systems (closed forms, series and independent ODEs)
+and the literature the cases reproduce (citations).
 
 The values the cases and tests check the framework against, kept out of ``cases/`` (a
 package per idea).  Each function states its formula and source; nothing here uses the
@@ -22,17 +23,16 @@ NumPy and SciPy are imported, and only when this package is (``import fem`` does
 :mod:`fem.references.pendulums`
     Planar rigid double pendulums by Lagrange's equations: ``double_pendulum_angles``
     (compound links), ``rod_double_pendulum_tip`` (two equal uniform rods).
+:mod:`fem.references.citations`
+    The papers the cases reproduce and the method literature, as data
+    (``citations.toml``): ``cite``, ``PAPERS``, ``markdown`` (``docs/references.md``).
 
 Import the submodules (``from fem.references.beams import rotating_beam_frequency``);
 this ``__init__`` imports none of them.
 """
 
-__all__ = ["beams", "plates", "pendulums"]
+from ..core.lazy import lazy_exports
 
+__all__ = ["beams", "plates", "pendulums", "citations"]
 
-def __getattr__(name: str):
-    if name in __all__:
-        import importlib
-
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'fem.references' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {})

@@ -193,12 +193,8 @@ def cantilever_frequencies(L: float, EI: float, rho_A: float,
 
     Parameters
     ----------
-    L : float
-        Length [m].
-    EI : float
-        Bending stiffness [N·m²].
-    rho_A : float
-        Mass per length [kg/m].
+    L, EI, rho_A : float
+        Length [m], bending stiffness [N·m²], mass per length [kg/m].
     n_modes : int
         How many frequencies.
 
@@ -225,7 +221,7 @@ def fixed_free_rod_frequencies(L: float, wave_speed: float, n_modes: int = 3) ->
     wave_speed : float
         ``c`` [m/s] (axial) or the torsional analogue.
     n_modes : int
-        How many frequencies.
+        How many frequencies, the lowest first.
 
     Returns
     -------
@@ -246,14 +242,10 @@ def rotating_rod_stretch(omega: float, L: float, E: float, rho: float) -> float:
 
     Parameters
     ----------
-    omega : float
-        Spin rate Ω [rad/s].
-    L : float
-        Length [m].
-    E : float
-        Young's modulus [Pa].
-    rho : float
-        Density [kg/m³].
+    omega, L : float
+        Spin rate Ω [rad/s], length [m].
+    E, rho : float
+        Young's modulus [Pa], density [kg/m³].
     """
     return rho * omega**2 * L**3 / (3 * E)
 

@@ -107,10 +107,8 @@ def navier_shear_deflection(a: float, b: float, q: float, kappa_G_h: float,
 
     Parameters
     ----------
-    a, b : float
-        Spans [m].
-    q : float
-        Uniform load [Pa].
+    a, b, q : float
+        Spans [m] and uniform load [Pa], as in :func:`navier_center_deflection`.
     kappa_G_h : float
         Transverse shear stiffness ``κ G h`` [N/m].
     n_terms : int

@@ -7,7 +7,7 @@
 * :mod:`fem.rigid.screen_1t2r` — the 1T2R parallel vibrating screen of Shen et al. 2021.
 """
 
-from ..core.aliases import lazy_exports
+from ..core.lazy import lazy_exports
 from . import lagrange, newton_euler, screen_1t2r
 
 __all__ = ["lagrange", "newton_euler", "screen_1t2r", *newton_euler.__all__]

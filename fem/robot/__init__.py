@@ -13,6 +13,7 @@ solver, the output and the web view work on it unchanged.  The user guide's chap
 (``docs/your-urdf-robot.md``) walk through it.
 """
 
+from ..core.lazy import lazy_exports
 from .control import PD, ComputedTorque, Controller, InverseDynamics
 from .forces import Cylinder, SpringDamper, add_cylinder, add_spring
 from .frames import Frame, Pose, pose
@@ -39,3 +40,6 @@ __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose
            "Controller", "ComputedTorque", "InverseDynamics",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",
            "add_planar_joint", "PLANAR_KINDS", "rest_to_rest", "table", "tabulated"]
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

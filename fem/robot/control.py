@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -75,6 +76,9 @@ class PD:
         Sampling period [s] (zero-order hold: a 1 kHz loop is ``period=1e-3``); None:
         continuous.  Give a time step that divides it.
     """
+
+    drives_motors: ClassVar[bool] = True
+    """Declared: a law :meth:`fem.Robot.add_motor` takes as ``controller=``."""
 
     kp: float
     kd: float
@@ -193,6 +197,9 @@ class Controller:
     fd_step : float
         Relative step of the forward differences.
     """
+
+    drives_motors: ClassVar[bool] = True
+    """Declared: a law :meth:`fem.Robot.add_motor` takes as ``controller=``."""
 
     def __init__(self, law: Callable, *, jacobian: Callable | None = None,
                  period: float | None = None, limit=None, rate_limit=None,

@@ -34,7 +34,7 @@ from ..bodies.base import NonlinearBody
 from ..constraints import Distance, DistanceDrive
 from ..core.errors import ModelError
 from ..core.validate import function, nonnegative, positive, text
-from ..model.point_maps import evaluate
+from ..maps.point_maps import evaluate
 from .frames import Frame
 
 __all__ = ["SpringDamper", "Cylinder", "add_spring", "add_cylinder"]
@@ -256,7 +256,7 @@ def _drawn(m):
     place in the body's frame (its elastic part left out: sketches are linear maps);
     None where there is none."""
     from ..bodies.reduced import ReducedPoint
-    from ..model.linear_map import LinearMap
+    from ..maps.linear_map import LinearMap
 
     if isinstance(m, LinearMap):
         return m

@@ -4,7 +4,7 @@ A :class:`Pose` is a position and a rotation in world axes, given when a link is
 (the *build configuration*).  Once the link's model is in the :class:`fem.Model`, each of
 its poses becomes a :class:`Frame`: an origin and a triad of basis vectors that are maps
 of the generalized coordinates (:class:`fem.LinearMap` for rigid bodies, ANCF nodes and
-the root of a floating frame; :class:`fem.point_maps.PointMap` on a deformed
+the root of a floating frame; :class:`fem.maps.point_maps.PointMap` on a deformed
 floating-frame link).  A vector fixed in the frame is a combination of the basis maps,
 whatever the link's model — so a joint builds its rows from frames alone.
 
@@ -22,8 +22,8 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.validate import vector3
-from ..model.linear_map import LinearMap, constant
-from ..model.point_maps import PointMap, evaluate, is_nonlinear
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import PointMap, evaluate, is_nonlinear
 
 __all__ = ["Pose", "pose", "Frame", "Projection", "axis_vector"]
 

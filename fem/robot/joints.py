@@ -37,9 +37,9 @@ import numpy as np
 
 from ..constraints import Coincident, Constraint, ConstraintRows, Dot
 from ..core.errors import ModelError
+from ..maps.linear_map import LinearMap, constant
+from ..maps.point_maps import evaluate, is_nonlinear
 from ..model.actuators import Actuator
-from ..model.linear_map import LinearMap, constant
-from ..model.point_maps import evaluate, is_nonlinear
 from .frames import Frame, axis_vector, projection
 
 __all__ = ["JOINT_KINDS", "Joint", "JointDrive", "JointActuator"]
@@ -340,7 +340,7 @@ class JointActuator(Actuator):
     its tangent — see :meth:`Joint.coordinate_map`); ``|c|`` is taken at build (1 for a
     rigid or ground parent, within the strain of an ANCF node otherwise), so that with a
     ground parent
-    the force is affine in ``q`` (as :class:`fem.actuators.RevoluteActuator`)."""
+    the force is affine in ``q`` (as :class:`fem.model.actuators.RevoluteActuator`)."""
 
     def __init__(self, joint: Joint, name: str, effort=None, on: str = "section"):
         super().__init__(name, effort)

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.validate import choice, integer, matrix, nonnegative, positive, vector3
-from ..core.validate import material as validate_material
-from ..model.materials import Material
+from ..elements.materials import Material
+from ..elements.materials import material as validate_material
 from .frames import Frame, Pose
 
 __all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
@@ -145,6 +145,36 @@ def _damping_ratio(value, what: str) -> float:
     return zeta
 
 
+def _interfaces(interfaces, what: str, forms: str) -> dict:
+    """A reduced link's ``interfaces``: a dict of frame name → maps of its FE model
+    (checked by :func:`_interface_maps` when the link is built)."""
+    if not isinstance(interfaces, dict) or not interfaces:
+        raise ModelError(f"{what}: interfaces must be a dict of frame name → the FE model's "
+                         f"point there (or {forms})")
+    return interfaces
+
+
+def _interface_maps(interfaces: dict, frames, name: str, kind: str, forms: str) -> dict:
+    """Every frame's interface maps as a list ``[point]``, ``[point, x]`` or ``[point, x,
+    y, z]`` (each a :class:`fem.LinearMap` of the FE model); ``forms`` says them in the
+    messages."""
+    from ..maps.linear_map import LinearMap
+
+    missing = [f for f in frames if f not in interfaces]
+    if missing:
+        raise ModelError(f"link {name!r} ({kind}): no interface for frames {missing}; "
+                         f"give interfaces={{frame: FE point}} for every frame")
+    out = {}
+    for f in frames:
+        maps = interfaces[f]
+        maps = [maps] if isinstance(maps, LinearMap) else list(maps)
+        if len(maps) not in (1, 2, 4) or not all(isinstance(m, LinearMap) for m in maps):
+            raise ModelError(f"link {name!r} ({kind}): interface {f!r} is an FE model's "
+                             f"point (a fem.LinearMap), {forms} maps")
+        out[f] = maps
+    return out
+
+
 def _ancf_damping(model, group, spec, s: dict, L: float, name: str) -> None:
     """Strain-rate (Kelvin–Voigt) damping with ζ at the link's first cantilever mode,
     ``η = 2ζ/ω₁``, ``ω₁ = 1.8751² √(EI/ρA) / L²`` (Euler–Bernoulli, the softer plane)."""
@@ -243,7 +273,7 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
     clamps the section as a flange does, whatever its axis (a joint holding the slope
     left the section free to turn: a support that softened as the mesh was refined).
     A cable's frame is its tangent ``r_x`` only."""
-    from ..model.point_maps import CrossMap
+    from ..maps.point_maps import CrossMap
 
     built = {}
     for (fname, p), node in zip(frames.items(), (nodes[0], nodes[-1]), strict=True):
@@ -474,29 +504,15 @@ class Reduced(LinkModel):
         if not isinstance(self.fe_model, Model):
             raise ModelError(f"reduced link: fe_model must be the link's fem.Model; got "
                              f"{type(self.fe_model).__name__}")
-        if not isinstance(self.interfaces, dict) or not self.interfaces:
-            raise ModelError("reduced link: interfaces must be a dict of frame name → the "
-                             "FE model's point there (or [point, x, y, z] maps)")
+        _interfaces(self.interfaces, "reduced link", "[point, x, y, z] maps")
         self.n_modes = integer(self.n_modes, "reduced link: n_modes", minimum=0)
         self.damping = _damping_ratio(self.damping, "reduced link")
 
     def build(self, model, name, frames):
-        from ..model.linear_map import LinearMap
         from ..reduction import cached_reduction, reduce_body
 
-        missing = [f for f in frames if f not in self.interfaces]
-        if missing:
-            raise ModelError(f"link {name!r} (reduced): no interface for frames {missing}; "
-                             f"give interfaces={{frame: FE point}} for every frame")
-        spec = {}
-        for f in frames:
-            maps = self.interfaces[f]
-            maps = [maps] if isinstance(maps, LinearMap) else list(maps)
-            if len(maps) not in (1, 2, 4) or not all(isinstance(m, LinearMap) for m in maps):
-                raise ModelError(f"link {name!r} (reduced): interface {f!r} is an FE "
-                                 f"model's point (a fem.LinearMap), [point, x] or "
-                                 f"[point, x, y, z] maps")
-            spec[f] = maps
+        spec = _interface_maps(self.interfaces, frames, name, "reduced",
+                               "[point, x] or [point, x, y, z]")
         options = dict(self.options)
         reduce = cached_reduction if options.pop("cache", False) else reduce_body
         red = reduce(self.fe_model, interfaces={f: m if len(m) > 1 else m[0]

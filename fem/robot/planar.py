@@ -37,7 +37,7 @@ import numpy as np
 from ..constraints import Constraint, Dot
 from ..core.errors import ModelError
 from ..core.validate import choice, text
-from ..model.linear_map import LinearMap, constant
+from ..maps.linear_map import LinearMap, constant
 from .frames import Frame, axis_vector
 
 __all__ = ["keep_in_plane", "add_planar_joint", "PLANAR_KINDS"]
@@ -137,16 +137,7 @@ def add_planar_joint(robot, name: str, kind: str, parent, child, normal="y"
                          f"{type(robot).__name__}")
     name = text(name, "add_planar_joint: name")
     kind = choice(kind, PLANAR_KINDS, f"planar joint {name!r}: kind")
-    if parent == "ground" and child == "ground":
-        raise ModelError(f"planar joint {name!r}: parent and child are both the ground")
-    if parent == "ground":
-        c = robot.resolve_frame(child, None, f"planar joint {name!r}: child")
-        p = robot.resolve_frame(parent, c, f"planar joint {name!r}: parent")
-    else:
-        p = robot.resolve_frame(parent, None, f"planar joint {name!r}: parent")
-        c = robot.resolve_frame(child, p, f"planar joint {name!r}: child")
-    if p.link == c.link:
-        raise ModelError(f"planar joint {name!r}: parent and child are both on {p.link!r}")
+    p, c = robot.joint_frames(parent, child, f"planar joint {name!r}")
     n, e1, e2 = _plane(normal)
     d = c.origin - p.origin
     rows: list[Constraint] = [Dot(d, constant(e), 0.0, f"{name} point {i}")

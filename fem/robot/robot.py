@@ -190,6 +190,22 @@ class Robot:
         raise ModelError(f"{what}: a frame is (link name, frame name), 'ground' or a "
                          f"ground frame; got {spec!r:.80}")
 
+    def joint_frames(self, parent, child, what: str) -> tuple[Frame, Frame]:
+        """The parent and child frames of a joint (:meth:`resolve_frame`: ``"ground"`` is
+        a fixed frame where the other is), on two different links; ``what`` names the
+        joint in errors (``"joint 'j1'"``)."""
+        if parent == "ground" and child == "ground":
+            raise ModelError(f"{what}: parent and child are both the ground")
+        if parent == "ground":
+            c = self.resolve_frame(child, None, f"{what}: child")
+            p = self.resolve_frame(parent, c, f"{what}: parent")
+        else:
+            p = self.resolve_frame(parent, None, f"{what}: parent")
+            c = self.resolve_frame(child, p, f"{what}: child")
+        if p.link == c.link:
+            raise ModelError(f"{what}: parent and child are both on {p.link!r}")
+        return p, c
+
     # ------------------------------------------------------------------ joints
     def add_joint(self, name: str, kind: str, parent, child, axis="z", axis2="x") -> Joint:
         """A joint of ``kind`` (``"revolute"``, ``"prismatic"``, ``"cylindrical"``,
@@ -202,16 +218,7 @@ class Robot:
         if name in self.joints:
             raise ModelError(f"add_joint: there is already a joint named {name!r}")
         kind = choice(kind, JOINT_KINDS, f"joint {name!r}: kind")
-        if parent == "ground" and child == "ground":
-            raise ModelError(f"joint {name!r}: parent and child are both the ground")
-        if parent == "ground":
-            c = self.resolve_frame(child, None, f"joint {name!r}: child")
-            p = self.resolve_frame(parent, c, f"joint {name!r}: parent")
-        else:
-            p = self.resolve_frame(parent, None, f"joint {name!r}: parent")
-            c = self.resolve_frame(child, p, f"joint {name!r}: child")
-        if p.link == c.link:
-            raise ModelError(f"joint {name!r}: parent and child are both on {p.link!r}")
+        p, c = self.joint_frames(parent, child, f"joint {name!r}")
         joint = Joint(name, kind, p, c, axis, axis2)
         for con in joint.build_rows():
             self.model.add_constraint(con)
@@ -283,9 +290,7 @@ class Robot:
         motor.actuator = JointActuator(j, name, act_effort,
                                        on="tangent" if mode == "task" else "section")
         if mode == "feedback":
-            from .control import PD, Controller
-
-            if not isinstance(controller, PD | Controller):
+            if not getattr(controller, "drives_motors", False):    # declared by the laws
                 raise ModelError(f"motor {name!r}: controller must be a fem.robot.PD, "
                                  f"fem.robot.Controller or fem.robot.ComputedTorque; got "
                                  f"{type(controller).__name__}")

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ModelError
-from ..core.validate import nonnegative
 from .frames import Frame
-from .links import BuiltLink, LinkModel
+from .links import BuiltLink, LinkModel, _damping_ratio, _interface_maps, _interfaces
 
 __all__ = ["Substructure"]
 
@@ -50,34 +49,19 @@ class Substructure(LinkModel):
         if not isinstance(self.fe_model, Model) or self.fe_model.n_dof != self.reduction.n_fe:
             raise ModelError(f"substructure link: fe_model must be the fem.Model the "
                              f"reduction came from ({self.reduction.n_fe} coordinates)")
-        if not isinstance(self.interfaces, dict) or not self.interfaces:
-            raise ModelError("substructure link: interfaces must be a dict of frame name → "
-                             "the FE model's point there (or [point, slope], [point, x, y, z])")
-        self.damping = nonnegative(self.damping, "substructure link: damping (a damping "
-                                   "ratio)", "")
-        if self.damping >= 1.0:
-            raise ModelError(f"substructure link: damping is a damping ratio ζ of the "
-                             f"link's modes, below 1; got {self.damping:g}")
+        _interfaces(self.interfaces, "substructure link", "[point, slope], [point, x, y, z]")
+        self.damping = _damping_ratio(self.damping, "substructure link")
 
     def build(self, model, name, frames):
-        from ..model.linear_map import LinearMap
-
-        missing = [f for f in frames if f not in self.interfaces]
-        if missing:
-            raise ModelError(f"link {name!r} (substructure): no interface for frames "
-                             f"{missing}; give interfaces={{frame: FE point}} for every frame")
+        spec = _interface_maps(self.interfaces, frames, name, "substructure",
+                               "[point, slope] or [point, x, y, z]")
         body = model.add_reduced_body(name, self.reduction, fe_model=self.fe_model)
         if self.damping > 0:
             model.add_modal_damping(body, self.damping)
         q0 = model.q0
         built = {}
         for f, p in frames.items():
-            maps = self.interfaces[f]
-            maps = [maps] if isinstance(maps, LinearMap) else list(maps)
-            if len(maps) not in (1, 2, 4) or not all(isinstance(m, LinearMap) for m in maps):
-                raise ModelError(f"link {name!r} (substructure): interface {f!r} is an FE "
-                                 f"model's point (a fem.LinearMap), [point, slope] or "
-                                 f"[point, x, y, z] maps")
+            maps = spec[f]
             on = [body.map(m, f"{name} {f}" + (f" [{j}]" if j else ""))
                   for j, m in enumerate(maps)]
             if len(on) == 1:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.validate import choice, warn
-from ..model.materials import Material
+from ..elements.materials import Material
 from .frames import Pose
 from .links import LinkModel, Reduced, Rigid
 from .robot import Robot

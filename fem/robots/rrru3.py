@@ -632,7 +632,7 @@ def reference_torques(path: Any, times: ArrayLike, geom: RRRU3Geometry | None = 
     ----------
     path : callable
         ``path(t) -> (x, ẋ, ẍ)`` for an array of times, (n, 3) each (e.g. from
-        :func:`paper_line_path`, :func:`fem.trajectory.circle_path`).
+        :func:`paper_line_path`, :func:`fem.model.trajectory.circle_path`).
     times : array_like, (n,)
     geom : RRRU3Geometry, optional
         Default: the paper's robot with the 6 kg payload.
@@ -670,7 +670,7 @@ def paper_line_path(geom: RRRU3Geometry | None = None,
     """Liu et al. 2023 §5.2 line: from P0, 0.8 s, eq 45 with ``H = 0.003``, 40 % phases.
 
     The length follows from the paper's numbers, ``2π H ω (T − t_a) = 0.17765`` m
-    (:class:`fem.trajectory.CosineAccelerationProfile`); the direction is our choice
+    (:class:`fem.model.trajectory.CosineAccelerationProfile`); the direction is our choice
     (default +Y, :data:`PAPER_LINE_DIRECTION`).
     """
     geom = RRRU3Geometry() if geom is None else geom

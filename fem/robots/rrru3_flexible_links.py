@@ -28,7 +28,7 @@ import numpy as np
 from ..constraints import Dot
 from ..core.errors import ModelError
 from ..core.validate import choice, integer
-from ..model.materials import Material
+from ..elements.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
 from .rrru3_model import JointMotion, RobotModel, constant_path

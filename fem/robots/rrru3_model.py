@@ -16,7 +16,7 @@ Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
   along the joint axis: the edge tangents at its two end vertices are equal (eq 36₂₋₃,
   written per unit reference length so it holds on refined meshes too), and ``b`` is that
   tangent; for the rigid platform ``b`` is the body-fixed edge direction;
-* a motor in R1: :class:`~fem.actuators.RevoluteActuator` about ``u_k`` on link 1.
+* a motor in R1: :class:`~fem.model.actuators.RevoluteActuator` about ``u_k`` on link 1.
 
 Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
 point, as ``bezier_plate_shared`` (shared vertex coordinates + the middle G¹ row of eq 29)
@@ -41,11 +41,11 @@ from ..elements.bezier_plate import (
     vertex_at,
     vertex_elements,
 )
+from ..elements.materials import Material
+from ..maps.linear_map import LinearMap
 from ..model.actuators import RevoluteActuator
 from ..model.core import Model
-from ..model.linear_map import LinearMap
-from ..model.materials import Material
-from ..model.mesh import load_builtin_mesh
+from ..model.mesh_files import load_builtin_mesh
 from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
 
 __all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import ModelError
+from ..elements.materials import Material
 from ..model.core import Model
-from ..model.materials import Material
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bodies.reduced import Reduction

@@ -131,7 +131,7 @@ class AlphaOptions:
     def checked(cls, where: str, project_velocities: bool = False,
                 **settings) -> AlphaOptions:
         """Options from keyword ``settings``, each checked by the rule every solver uses
-        for that name (:data:`fem.validate.SOLVER_OPTIONS`); messages start with
+        for that name (:data:`fem.core.validate.SOLVER_OPTIONS`); messages start with
         ``where``.  ``project_velocities=True`` is shorthand for
         ``correction="projection"``."""
         names = {f.name for f in dataclasses.fields(cls)}

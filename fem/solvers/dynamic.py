@@ -1,7 +1,7 @@
 """Generalized-α time integration of index-3 constrained systems.
 
 Chung & Hulbert's generalized-α scheme applied to ``M(q) q̈ + f(q, q̇) + Φ_qᵀλ = f_ext``
-through the solver contract (:class:`fem.system.System`: ``inertia_forces`` supply
+through the solver contract (:class:`fem.assembly.system.System`: ``inertia_forces`` supply
 ``M(q) q̈`` plus the quadratic-velocity forces and their tangents, which enter the
 iteration matrix as ``M + (γ′/β′) C_v + K_q/β′``; constant mass is the implementation's
 fast path),
@@ -40,21 +40,15 @@ from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
 from ..core.jit import bar_while_compiling
 from ..core.threads import blas_single_threaded
 from ..core.validate import coordinates, solver_options, warn
-from ..io.results import Result
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
-from .constant_iteration import (
-    CONVERGED,
-    EXHAUSTED,
-    FACTORIZE,
-    ROUNDOFF,
-    SINGULAR,
-    ConstantIteration,
-)
+from .constant_iteration import ConstantIteration
+from .constant_kernels import CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF, SINGULAR
 from .corotation import CoRotation
 from .correction import KinematicCorrection
 from .diagnosis import check_finite_start, newton_failure
 from .factor_policy import FactorizationPolicy
 from .fused import algorithmic_acceleration, apply_correction, predict, residual_and_rhs
+from .results import Result
 from .static import project_positions
 
 __all__ = ["alpha_parameters", "AlphaOptions", "GeneralizedAlpha", "consistent_initial_state",
@@ -153,7 +147,7 @@ class GeneralizedAlpha:
     ----------
     model : fem.Model
         What is integrated (anything whose ``assemble()`` gives a
-        :class:`fem.system.System`).
+        :class:`fem.assembly.system.System`).
     rho_inf : float, optional
         Spectral radius at infinite frequency (also an option, see below).
     q0, v0 : array, optional
@@ -764,7 +758,7 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
              on_step: Callable | None = None, options: AlphaOptions | None = None,
              project_velocities: bool = False, **settings) -> Result:
     """Forward dynamics from ``t0`` to ``t_end`` with fixed step ``dt`` (halved locally
-    when Newton fails).  Returns a :class:`~fem.results.Result` with the initial state
+    when Newton fails).  Returns a :class:`~fem.solvers.results.Result` with the initial state
     and every ``record_every``-th step.
 
     How to integrate is :class:`fem.solvers.alpha.AlphaOptions`: pass one as ``options``
@@ -775,11 +769,11 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
     :class:`GeneralizedAlpha`.
 
     ``sensors`` maps names to functions ``f(t, q, v, a, lam)`` recorded at each output;
-    ``result`` a :class:`~fem.results.Result` to stream into (:func:`fem.output.stream`);
+    ``result`` a :class:`~fem.solvers.results.Result` to stream into (:func:`fem.io.output.stream`);
     ``on_step(stepper, stats)`` is called after every step.
     """
     if result is not None and not isinstance(result, Result):
-        raise ModelError(f"simulate: result must be a fem.Result (fem.output.stream) or None; "
+        raise ModelError(f"simulate: result must be a fem.Result (fem.io.output.stream) or None; "
                          f"got {type(result).__name__}")
     if options is not None and not isinstance(options, AlphaOptions):
         raise ModelError(f"simulate: options must be a fem.solvers.AlphaOptions or None; "

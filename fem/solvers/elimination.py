@@ -48,11 +48,11 @@ def linear_rows(structure, m: int) -> np.ndarray:
     G.sum_duplicates()
     linear = np.abs(G).sum(axis=1).A1 > 0.0
     if structure.bilinear is not None:
-        linear[np.asarray(structure.bilinear[4], dtype=np.int64)] = False
+        linear[np.asarray(structure.bilinear.row, dtype=np.int64)] = False
     if structure.products is not None:
-        linear[np.asarray(structure.products[2], dtype=np.int64)] = False
+        linear[np.asarray(structure.products.jrows, dtype=np.int64)] = False
     if structure.servo is not None:
-        linear &= np.asarray(structure.servo[0]) != 0.0
+        linear &= np.asarray(structure.servo.keep) != 0.0
     return np.flatnonzero(linear)
 
 

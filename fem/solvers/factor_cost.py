@@ -10,7 +10,7 @@ matrix:
 
 * a factorization: a fixed Python cost, the element tangent (per entry of the tangent
   values), the assembly of the iteration matrix (per tangent, Hessian and Jacobian
-  entry) and the LU's floating-point operations (:meth:`fem.linalg.Factorization
+  entry) and the LU's floating-point operations (:meth:`fem.assembly.linalg.Factorization
   .operations`) at the rate LAPACK or SuperLU reach on one core;
 * an iteration: a fixed Python cost, the element forces (per tangent entry: a measure of
   the elements' work), the constraint rows, reactions and actuator columns (per Jacobian
@@ -30,9 +30,9 @@ its linear rows eliminated from the factorization, 6.2 and ≈ 7.9: kept too), i
 reduced platform (2.9, measured ≈ 3: renewed every step).  The cable's
 run time is flat for ratios 2–15.
 
-A :class:`fem.system.System` whose forces cost what the counts cannot see gives its own
+A :class:`fem.assembly.system.System` whose forces cost what the counts cannot see gives its own
 ratio as the attribute ``factor_cost_iterations``: the minimal-coordinate chains of
-:mod:`fem.chains` evaluate their Lagrange equations in Python (0.7).
+:mod:`fem.model.chains` evaluate their Lagrange equations in Python (0.7).
 """
 
 from __future__ import annotations
@@ -65,10 +65,10 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
 
     Parameters
     ----------
-    system : fem.system.System
+    system : fem.assembly.system.System
         The assembled system (``zero_tangent`` gives the sizes of the tangent and Hessian
         values; a ``factor_cost_iterations`` that is not None is returned as it is).
-    factorization : fem.linalg.Factorization
+    factorization : fem.assembly.linalg.Factorization
         The first factorization of the iteration matrix.
     n_jacobian : int
         Number of constraint Jacobian values.
@@ -109,7 +109,7 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
     # (the reduced platform's cubic modal force dominates: 0.3 ns an entry, measured)
     structure = system.constant_structure()
     bodies = (0.0 if structure is None or not structure.has_bodies
-              else 1e-3 * c["body_ns_per_data_entry"] * structure.bodies[3].size)
+              else 1e-3 * c["body_ns_per_data_entry"] * structure.bodies.data.size)
     factor_us = (c["factor_fixed_us"] + bodies + 1e-3 * c["tangent_ns_per_entry"] * nk
                  + 1e-3 * c["assembly_ns_per_entry"] * (nk + nh + n_jacobian)
                  + 1e-3 * lu_flops / c["lu_gflops"][kind])

@@ -27,7 +27,7 @@ class FactorizationPolicy:
 
     Parameters
     ----------
-    system : fem.system.System
+    system : fem.assembly.system.System
         What is solved.
     reuse : bool or "step"
         True: keep across iterations and steps while Newton contracts; "step": renew at

@@ -22,7 +22,7 @@ from ..assembly.linalg import Factorization
 from ..core.errors import ConvergenceError, ModelError
 from ..core.threads import blas_single_threaded
 from ..core.validate import absolute_tolerance, coordinates, solver_options
-from ..io.results import Result
+from .results import Result
 
 __all__ = ["driven_inverse_dynamics"]
 

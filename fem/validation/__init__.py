@@ -4,7 +4,7 @@
   and why) plus a function that measures; the limits decide pass or fail;
 * :mod:`.checks` — the checks (beams, reduced bodies, plates, time integration, flexible
   links, rigid inverse dynamics, parallel robots), registered on import;
-* :mod:`.papers` — one reproduction page per paper of :data:`fem.citations.PAPERS`;
+* :mod:`.papers` — one reproduction page per paper of :data:`fem.references.citations.PAPERS`;
 * :mod:`.audit` — the convergence audit's table from its stored output;
 * :mod:`.report`, :mod:`.document` — Markdown (``docs/validation.md``) and HTML.
 
@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+
+from ..core.lazy import lazy_exports
 
 __all__ = ["validate"]
 
@@ -43,7 +45,7 @@ def validate(quick: bool = False, only: list[str] | None = None,
         Where progress lines go (default stdout).
     """
     from ..core.errors import ModelError
-    from ..io.files import writable_folder
+    from ..core.files import writable_folder
     from .checks import run_check, selected
     from .papers import PAPER_PAGES, collect, page, store
     from .report import machine, write_report
@@ -98,3 +100,6 @@ def validate(quick: bool = False, only: list[str] | None = None,
           f"(Markdown: {files['markdown']})" + (f"; docs: {repo_docs}/validation.md"
                                                 if docs else ""), file=stream)
     return 1 if n_fail else 0
+
+# every module of the package an attribute, imported on first use
+__getattr__, __dir__ = lazy_exports(__name__, {})

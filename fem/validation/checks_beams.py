@@ -131,7 +131,7 @@ def beam_elastica(quick: bool) -> Measurement:
 
 # ------------------------------------------------------------------ frequency tables
 def _frame_beam(boundary: str, n_el: int, length: float, E: float, rho: float, sec: dict):
-    from fem.bodies.frames import Frame
+    from fem.reduction.frames import Frame
 
     fr = Frame("xz")
     a = fr.add_node(0.0, 0.0)
@@ -155,7 +155,7 @@ def _transverse(fr, res) -> np.ndarray:
 
 @check
 def hermite_frequency_table(quick: bool) -> Measurement:
-    from fem.bodies.frames import rectangle
+    from fem.reduction.frames import rectangle
     from fem.references.beams import BOUNDARIES, beam_beta_l
 
     E, rho, L = 2.0e11, 7800.0, 1.5

@@ -460,7 +460,7 @@ SHEN2021 = Paper(
 
 PAPER_PAGES: dict[str, Paper] = {p.key: p for p in (LIU2023, LIU2018, FAN2016, MA2010,
                                                     SHEN2021)}
-"""The reproduction pages by citation key (:data:`fem.citations.PAPERS`)."""
+"""The reproduction pages by citation key (:data:`fem.references.citations.PAPERS`)."""
 
 
 # ------------------------------------------------------------------ collect and render
@@ -533,7 +533,7 @@ def _link(docs: Path | None, page: str, heading: str, warnings: list[str]) -> st
 def page(paper: Paper, figures: dict, meta: dict, docs: Path | None,
          warnings: list[str]) -> Document:
     """The reproduction page of one paper."""
-    from .citations import PAPERS
+    from ..references.citations import PAPERS
 
     c = PAPERS[paper.key]
     doc = Document(f"Reproduction: {c.short()} — {c.title}")

@@ -40,7 +40,7 @@ KINDS = {
     "invariant": "a quantity the continuous system conserves (energy)",
     "peer code": "another program's stored run, with the script that made it",
     "residual": "the solved equations evaluated at the solution (path, constraints, motion)",
-    "paper": "a figure printed in a paper (fem.citations)",
+    "paper": "a figure printed in a paper (fem.references.citations)",
 }
 """Kinds of reference a check may name, with what each means."""
 
@@ -136,7 +136,7 @@ class Check:
     kind : str
         One of :data:`KINDS`.
     source : str
-        Where the reference comes from: a book or paper (``fem.citations``), or the
+        Where the reference comes from: a book or paper (``fem.references.citations``), or the
         function that computes it.
     limits : tuple of Limit
     why : str

@@ -103,7 +103,7 @@ def report_document(outcomes: Sequence[Outcome], meta: dict, papers: dict) -> Do
              "difference (" + ("our figures stored by the last full run of "
                                f"{papers['meta']['generated']}" if papers["meta"]["source"]
                                == "stored" else "our figures computed by this run") + ").")
-    from .citations import PAPERS
+    from ..references.citations import PAPERS
 
     doc.table(["paper", "page", "rows"],
               [[PAPERS[k].text(), f"[papers/{k}.md](papers/{k}.md)",

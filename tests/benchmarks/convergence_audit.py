@@ -94,7 +94,7 @@ import fem
 name, params, path = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 summary = fem.cases.run_case(name, params, None, render=False, progress=False)
 with open(path, "w") as f:
-    json.dump(fem.output.jsonable(summary), f)
+    json.dump(fem.io.output.jsonable(summary), f)
 """
 
 

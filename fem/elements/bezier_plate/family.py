@@ -20,7 +20,7 @@ Conventions
 -----------
 Reference points are ``xi = (x, y, χ)``: the area coordinates are
 ``(ξ, η, ζ) = (1 − x − y, x, y)`` (vertex A at (0, 0), B at (1, 0), C at (0, 1)), the
-reference triangle is the one of :func:`fem.quadrature.triangle`, and ``χ ∈ [−1, 1]``
+reference triangle is the one of :func:`fem.elements.quadrature.triangle`, and ``χ ∈ [−1, 1]``
 crosses the thickness (``χ = −1`` bottom, ``0`` mid-surface, ``+1`` top; ``h/2`` per unit
 ``χ``, eq 3).  Positions are linear in the coordinates, ``r = (S(ξ) ⊗ I₃) e`` (eq 14), with
 the shape functions of eq 15, re-derived in :func:`shape_functions` from the Bézier basis
@@ -43,8 +43,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...core.errors import ModelError
-from ...model.materials import Material, svk_elasticity
 from .. import ElementFamily, kernels, register
+from ..materials import Material, svk_elasticity
 from ..quadrature import gauss_legendre, prism, triangle
 
 __all__ = [

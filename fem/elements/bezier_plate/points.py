@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import ModelError
-from ...model.linear_map import LinearMap
+from ...maps.linear_map import LinearMap
 from .family import NEXT_VERTEX, BezierTrianglePlate
 
 __all__ = ["vertex_map", "vertex_at", "vertex_elements", "plate_point", "edge_tangent",

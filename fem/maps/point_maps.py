@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ModelError
+from ..core.validate import _show
 from .linear_map import LinearMap
 
-__all__ = ["PointMap", "MapSum", "CrossMap", "evaluate", "is_nonlinear"]
+__all__ = ["PointMap", "MapSum", "CrossMap", "evaluate", "is_nonlinear", "point_map"]
 
 
 class PointMap:
@@ -214,3 +216,16 @@ def evaluate(m, q: np.ndarray, second: bool = False):
         k = m.dofs.size
         return m(q), m.coef, (np.zeros((3, k, k)) if second else None)
     return m.evaluate(q, second)
+
+
+def point_map(value, what: str):
+    """A point or vector of the model: a :class:`fem.LinearMap` (``model.point(node)``,
+    ``body.point(x)``, ``fem.constant(x)``) or a floating frame's point map — the argument
+    rule of :mod:`fem.core.validate` for points."""
+    if isinstance(value, LinearMap | PointMap) or is_nonlinear(value):
+        return value
+    hint = (" — for a fixed point or direction write fem.constant(x)"
+            if isinstance(value, list | tuple | np.ndarray) else "")
+    raise ModelError(f"{what} must be a point or vector of the model, a fem.LinearMap "
+                     f"(model.point(node), body.point(x), fem.constant(x)); got "
+                     f"{_show(value)}{hint}")

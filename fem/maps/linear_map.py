@@ -46,7 +46,7 @@ class LinearMap:
 
     def _combine(self, other: LinearMap, sign: float, label: str) -> LinearMap:
         if not isinstance(other, LinearMap):
-            return NotImplemented        # a nonlinear map (fem.point_maps) combines itself
+            return NotImplemented        # a nonlinear map (fem.maps.point_maps) combines itself
         dofs = np.concatenate([self.dofs, other.dofs])
         coef = np.hstack([self.coef, sign * other.coef])
         uniq, inv = np.unique(dofs, return_inverse=True)

@@ -21,7 +21,7 @@ import os
 import socket
 from pathlib import Path
 
-from ..core.errors import ModelError
+from .errors import ModelError
 
 __all__ = ["temporary_path", "atomic_write_text", "writer", "process_alive", "run_status",
            "OutputLock", "overwrite_in_place", "writable_folder", "LOCK_NAME"]

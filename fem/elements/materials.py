@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import ModelError
+from ..core.validate import _show
 
-__all__ = ["Material", "svk_elasticity"]
+__all__ = ["Material", "svk_elasticity", "material"]
 
 
 @dataclass(frozen=True)
@@ -74,3 +76,13 @@ def svk_elasticity(material: Material) -> np.ndarray:
     C[np.arange(3), np.arange(3)] += 2 * mu
     C[np.arange(3, 6), np.arange(3, 6)] = mu
     return C
+
+
+def material(value, what: str) -> Material:
+    """A :class:`fem.Material` (a number where the material belongs is the usual slip):
+    the argument rule of :mod:`fem.core.validate` for materials."""
+    if not isinstance(value, Material):
+        hint = (" (a number: write fem.Material(E=..., nu=..., rho=...))"
+                if isinstance(value, numbers.Number) else "")
+        raise ModelError(f"{what} must be a fem.Material{hint}; got {_show(value)}")
+    return value

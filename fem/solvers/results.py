@@ -78,7 +78,7 @@ class Result:
         self._sens: dict[str, list] = {k: [] for k in self._sensor_fns}
         self._flushed = 0          # records already on disk
         self.expected_records = 0  # set by the solver when it knows (for output pacing)
-        # what streams the run's frames (fem.output.stream sets them; None: written at
+        # what streams the run's frames (fem.io.output.stream sets them; None: written at
         # the end by fem.write_outputs, from the model's drawing)
         self.drawing = None
         self.writer = None
@@ -240,7 +240,7 @@ class Result:
                                              for k, _ in layout]).astype("<f8").tobytes())
 
     def _write_meta(self, finished: bool) -> None:
-        from .files import writer
+        from ..core.files import writer
 
         # the writer's identity: a reader tells a run still going from one that died
         meta = {"kind": self.kind, "info": jsonable(self.info), "finished": finished,
@@ -340,7 +340,7 @@ class Result:
         """A history against time, as a matplotlib Figure with labelled axes.
 
         The unit comes from the name's suffix (``tip_z_m`` → "tip z [m]",
-        :func:`fem.units.axis_label`); a history with several values per step draws one
+        :func:`fem.core.units.axis_label`); a history with several values per step draws one
         line each.
 
         Parameters
@@ -596,22 +596,22 @@ class Modes:
     @property
     def unstable(self) -> int:
         """Number of modes with ω² < 0 beyond round-off (see :class:`fem.ModalResult`)."""
-        from ..solvers.modal import ModalResult
+        from .modal import ModalResult
 
         return ModalResult.unstable.fget(self)
 
     def _overview(self) -> list[tuple[str, str]]:
-        from ..solvers.modal import ModalResult
+        from .modal import ModalResult
 
         return ModalResult._overview(self)
 
     def __repr__(self) -> str:
-        from ..solvers.modal import ModalResult
+        from .modal import ModalResult
 
         return ModalResult.__repr__(self).replace("fem ModalResult", "fem Modes", 1)
 
     def _repr_html_(self) -> str:
-        from ..solvers.modal import ModalResult
+        from .modal import ModalResult
 
         return ModalResult._repr_html_(self).replace("fem ModalResult", "fem Modes", 1)
 
@@ -628,7 +628,7 @@ class Modes:
     def save(self, directory: str | Path) -> Path:
         """Write ``directory/modes.npz`` and ``meta.json`` (kind ``"modal"``); earlier
         time-series chunks there are removed.  Returns the folder."""
-        from .files import writer
+        from ..core.files import writer
 
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
@@ -784,7 +784,7 @@ def _checked_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def _atomic_npz(path: Path, arrays: dict) -> None:
     """``np.savez_compressed`` to a private temporary file, renamed when complete."""
-    from .files import temporary_path
+    from ..core.files import temporary_path
 
     tmp = temporary_path(path)
     try:
@@ -799,7 +799,7 @@ def _atomic_npz(path: Path, arrays: dict) -> None:
 def _status(meta: dict, folder: Path) -> str:
     """"finished", "running" or "died" for a streamed result folder: its ``meta.json``
     (writer identity), else the run's ``summary.json`` one folder up."""
-    from .files import process_alive, run_status
+    from ..core.files import process_alive, run_status
 
     if meta.get("finished"):
         return "finished"
@@ -812,7 +812,7 @@ def _status(meta: dict, folder: Path) -> str:
 
 def _atomic_text(path: Path, text: str) -> None:
     """Write a text file so a reader (or a kill) never leaves it half-written."""
-    from .files import atomic_write_text
+    from ..core.files import atomic_write_text
 
     atomic_write_text(path, text)
 

@@ -1,0 +1,432 @@
+"""Movies of a series, headless: one picture per frame into an MP4 (H.264) or a GIF.
+
+MP4 files are encoded by the ffmpeg binary bundled with ``imageio-ffmpeg`` (no system
+ffmpeg); without it, :func:`animate` writes a GIF instead.  The movie is written under a
+private temporary name and renamed when complete, and checked after the encoder closes:
+an interrupted or failed movie never sits under the final name.  Beside the 3D view a
+movie may show a close-up of small parts and a :class:`HistoryPanel` of the actuators'
+efforts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fem.core.errors import ModelError
+from fem.core.files import temporary_path
+from fem.io.cameras import _keys, camera_axes, set_camera
+from fem.io.plots import curve_style
+from fem.io.render import _window, _write_reason, check_writable, new_plotter
+from fem.io.scenes import (
+    _caption,
+    _magnified,
+    _Scene,
+    _triad,
+    build_scene,
+    camera_samples,
+    display_units,
+    draw_scene,
+    scalar_range,
+    scene_bounds,
+)
+from fem.io.vtk import Frame, read_series
+
+if TYPE_CHECKING:
+    import pyvista as pv
+
+__all__ = ["HistoryPanel", "animate"]
+
+
+def _same_topology(shown: list, scene: _Scene) -> bool:
+    if len(shown) != len(scene.parts):
+        return False
+    return all(ds.n_points == poly.n_points and ds.n_cells == poly.n_cells
+               for ds, (_, poly) in zip(shown, scene.parts, strict=True))
+
+
+def _frame_time(item: Any, index: int) -> float:
+    """The time of a frame, or its index where it has none (e.g. a meshio mesh)."""
+    if isinstance(item, Frame):
+        return float(item.time)
+    if isinstance(item, Mapping) and "time" in item:
+        return float(item["time"])
+    return float(index)
+
+
+def _check_movie(path: Path, final: Path) -> None:
+    """Make sure the encoder wrote a readable movie: imageio does not report ffmpeg's
+    exit status, so a full disk would leave a truncated MP4 (no index) behind.  A stream
+    copy to nowhere reads the container without decoding (a few ms)."""
+    if path.suffix.lower() != ".mp4":
+        return          # GIFs are written in this process: failures raise
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except Exception:   # noqa: BLE001 - no ffmpeg to check with (it wrote the file though)
+        return
+    proc = subprocess.run([exe, "-v", "error", "-i", str(path), "-map", "0:v:0", "-c",
+                           "copy", "-f", "null", "-"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    if proc.returncode != 0:
+        said = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        reason = (_write_reason(None, final) or "the encoder (ffmpeg) failed and left an "
+                  "unreadable file (a full disk or a file size limit?)")
+        detail = f"; ffmpeg: {said[-1][:200]}" if said else ""
+        raise ModelError(f"cannot write the movie {final}: {reason}{detail}")
+
+
+def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
+    """An imageio writer: MP4 through imageio-ffmpeg, else (or if asked) GIF."""
+    import imageio.v2 as iio
+
+    if path.suffix.lower() != ".gif":
+        try:
+            import imageio_ffmpeg
+
+            imageio_ffmpeg.get_ffmpeg_exe()
+            writer = iio.get_writer(
+                path.with_suffix(".mp4"),
+                format="FFMPEG",
+                mode="I",
+                fps=fps,
+                codec="libx264",
+                pixelformat="yuv420p",
+                macro_block_size=16,
+                ffmpeg_log_level="error",
+            )
+            return writer, path.with_suffix(".mp4")
+        except Exception:  # no ffmpeg binary or codec: fall back to GIF below
+            pass
+    gif = path.with_suffix(".gif")
+    return iio.get_writer(gif, mode="I", duration=1000.0 / fps, loop=0), gif
+
+
+@dataclass
+class HistoryPanel:
+    """Time histories drawn beside the 3D view of an animation (the robot's actuator
+    torques), with a marker moving with each frame's time.
+
+    Parameters
+    ----------
+    time : (m,) array_like
+        Times of the values [s].
+    series : mapping label -> (m,) values
+        One curve each (colour × line style, :func:`fem.io.plots.curve_style`).
+    ylabel : str
+        With its unit, e.g. ``"actuator torque [N·m]"``.
+    title : str
+    width : float
+        Panel width as a fraction of the picture height.
+    """
+
+    time: npt.ArrayLike
+    series: Mapping[str, npt.ArrayLike]
+    ylabel: str = ""
+    title: str = ""
+    width: float = 0.75
+    _figure: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.time = np.asarray(self.time, dtype=float).ravel()
+        series = {}
+        for label, values in self.series.items():
+            y = np.asarray(values, dtype=float).ravel()
+            if len(y) != len(self.time):
+                raise ModelError(f"history panel: '{label}' has {len(y)} values for "
+                                 f"{len(self.time)} times")
+            series[str(label)] = y
+        if not series:
+            raise ModelError("history panel: no series to draw")
+        self.series = series
+
+    def pixels(self, height: int) -> int:
+        """Panel width in pixels for a picture ``height`` pixels high (a multiple of 16)."""
+        return max(16, int(round(self.width * height / 16)) * 16)
+
+    def image(self, t: float, width: int, height: int) -> np.ndarray:
+        """The panel at time ``t`` as an RGB image (height, width, 3)."""
+        if self._figure is None or self._figure[0] != (width, height):
+            self._figure = ((width, height), *self.draw_scene(width, height))
+        _, fig, marker, dots = self._figure
+        marker.set_xdata([t, t])
+        for dot, y in zip(dots, self.series.values(), strict=True):
+            dot.set_data([t], [np.interp(t, self.time, y)])
+        fig.canvas.draw()
+        rgba = np.asarray(fig.canvas.buffer_rgba())
+        out = np.full((height, width, 3), 255, dtype=np.uint8)
+        h, w = min(height, rgba.shape[0]), min(width, rgba.shape[1])
+        out[:h, :w] = rgba[:h, :w, :3]
+        return out
+
+    def draw_scene(self, width: int, height: int):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        dpi = 100.0
+        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        size = max(8.0, min(width, 1.3 * height) / 48)
+        dots = []
+        for k, (label, y) in enumerate(self.series.items()):
+            colour, style = curve_style(k)
+            ax.plot(self.time, y, linestyle=style, color=colour, lw=1.6, label=label)
+            dots.append(ax.plot([], [], "o", color=colour, ms=size * 0.7)[0])
+        marker = ax.axvline(self.time[0], color="black", lw=1.0)
+        ax.set_xlim(self.time[0], self.time[-1] if self.time[-1] > self.time[0]
+                    else self.time[0] + 1.0)
+        ax.set_xlabel("time [s]", fontsize=size)
+        ax.set_ylabel(self.ylabel, fontsize=size)
+        ax.tick_params(labelsize=size * 0.9)
+        ax.ticklabel_format(axis="y", useOffset=False)
+        if self.title:
+            ax.set_title(self.title, fontsize=size * 1.1)
+        ax.grid(True, alpha=0.3)
+        rows = -(-len(dots) // 3)                   # legend rows below the time axis
+        line = 1.45 * size * dpi / 72               # a text line in pixels
+        fig.legend(loc="lower center", ncol=min(3, len(dots)), fontsize=size * 0.9,
+                   frameon=False, borderaxespad=0.2)
+        fig.subplots_adjust(left=min(0.3, 5.5 * line / width), right=0.95,
+                            top=1 - 2.0 * line / height,
+                            bottom=min(0.5, (2.8 + 1.1 * rows) * line / height))
+        return fig, marker, dots
+
+
+def animate(
+    frames: Any,
+    path: str | Path,
+    fps: float = 20.0,
+    *,
+    scalars: str | None = None,
+    camera: str | Sequence = "iso",
+    warp: str | bool | None = None,
+    scale: float = 1.0,
+    tube_radius: float | None = None,
+    window_size: Sequence[int] = (960, 720),
+    clim: Sequence[float] | None = None,
+    cmap: str = "viridis",
+    show_edges: bool = True,
+    title: str | None = "t = {time:.3f} s",
+    stride: int = 1,
+    background: str = "white",
+    deform: str | None = None,
+    factor: float = 1.0,
+    triad: bool = True,
+    times: Sequence[float] | None = None,
+    panel: HistoryPanel | None = None,
+    detail: Mapping | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[Path, int]:
+    """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
+
+    Parameters
+    ----------
+    frames
+        A sequence of frames (anything :func:`fem.io.render.snapshot` accepts, one item per
+        frame), or the path of a ``.pvd`` collection (re-rendering a stored series).
+    path : str or Path
+        Output file; ``.gif`` asks for a GIF, anything else for MP4.  If no ffmpeg is
+        available (imageio-ffmpeg bundles one) a GIF is written next to it instead.
+    fps : float
+        Frames per second of the video.
+    title : str, optional
+        Per-frame caption, formatted with ``time`` and ``index`` (``None`` for none).
+    stride : int
+        Render every `stride`-th frame.
+    times : sequence of float, optional
+        Time of each frame (default: the frames' own, or their index).
+    panel : HistoryPanel, optional
+        Histories drawn to the right of the 3D view (which keeps `window_size`), with a
+        marker at each frame's time: the movie is wider by :meth:`HistoryPanel.pixels`.
+    detail : mapping, optional
+        A close-up beside the 3D view (above the panel): ``{"groups": [names], "camera":
+        camera (default: the main one), "title": text}`` — the frames' groups
+        (``group:<name>`` field data) it is fitted to, e.g. a platform small beside its
+        robot.  The same scene, seen closer; frames without those groups have none.
+    progress : callable, optional
+        Called with 1 after each rendered frame (a progress bar's ``update``).
+    scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
+        As in :func:`fem.io.render.snapshot`.  The camera and the colour range are fixed
+        over the whole animation (fitted to all frames), so motion and colours compare
+        between frames.
+    deform, factor, triad
+        As in :func:`fem.io.render.snapshot`; with `deform` the caption states the
+        magnification.
+
+    Returns
+    -------
+    path : Path
+        The file actually written (``.mp4`` or ``.gif``).
+    n_frames : int
+        Number of frames rendered into it.
+
+    Notes
+    -----
+    Works without a display (see :func:`fem.io.headless.ensure_offscreen`).  GIF encoders may merge
+    consecutive identical frames.
+    """
+    if isinstance(frames, str | os.PathLike) and str(frames).endswith(".pvd"):
+        times, items = read_series(frames, skip_unreadable=True)
+    else:
+        items = list(frames)
+        if times is None:
+            times = [_frame_time(item, i) for i, item in enumerate(items)]
+        elif len(times) != len(items):
+            raise ModelError(f"animate: {len(times)} times for {len(items)} frames")
+    if not items:
+        raise ModelError("animate: no frames to render")
+    selected = range(0, len(items), max(int(stride), 1))
+    close_up = _close_up(detail)
+    scenes = [build_scene(items[i], scalars, warp, scale, tube_radius, deform, factor,
+                     close_up["groups"] if close_up else ()) for i in selected]
+    clim = display_units(scenes, clim)
+    title = _magnified(title, deform, factor)
+    colour_range = clim or scalar_range(scenes)
+    bounds = scene_bounds(scenes)
+    detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
+        any(s.detail for s in scenes) else None
+
+    from fem.core.validate import in_range
+
+    fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
+    path = Path(path)
+    check_writable(path.parent, path)
+    # the column right of the 3D view: the close-up above the history panel
+    height = _window(window_size)[1]
+    column = 0
+    if panel is not None:
+        column = panel.pixels(height)
+    elif detail_points is not None:
+        column = max(16, int(round(0.75 * height / 16)) * 16)
+    inset_height = 0
+    if detail_points is not None:
+        inset_height = height if panel is None else max(16, int(round(0.45 * height / 16)) * 16)
+    # rendered to a private temporary name, renamed when complete: an interrupted or
+    # failed movie never sits under the final name
+    writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
+    written = path.with_suffix(partial.suffix)
+    plotter = new_plotter(window_size, background)
+    inset = new_plotter((column, inset_height), _INSET_BACKGROUND) if inset_height else None
+    views = [plotter] if inset is None else [plotter, inset]
+    count = 0
+    done = False
+    shown: list | None = None      # datasets on screen, updated in place when the topology
+    caption = None                 # stays the same (re-adding actors per frame is slow)
+    try:
+        for k, (i, scene) in enumerate(zip(selected, scenes, strict=True)):
+            if shown is not None and _same_topology(shown, scene):
+                for ds, (_, poly) in zip(shown, scene.parts, strict=True):
+                    ds.points = poly.points
+                    for name in poly.point_data:
+                        ds.point_data[name] = poly.point_data[name]
+                    for name in poly.cell_data:
+                        ds.cell_data[name] = poly.cell_data[name]
+            else:
+                for view in views:
+                    for bar in list(view.scalar_bars.keys()):
+                        view.remove_scalar_bar(bar)   # or add_mesh would not redraw it
+                    view.clear_actors()
+                caption = None
+                draw_scene(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
+                if inset is not None:       # the same datasets: updated together
+                    draw_scene(inset, scene, colour_range, cmap, show_edges, reset_camera=False,
+                          bar=False)
+                    _caption(inset, close_up["title"])
+                # the datasets given to add_mesh, not the mappers' ones: with smooth shading
+                # (tubes) PyVista puts a normals filter between them, whose cached output
+                # keeps the first frame's colours when only it is updated
+                shown = [poly for _, poly in scene.parts]
+            if k == 0:
+                set_camera(plotter, camera, bounds, camera_samples(scenes))
+                if inset is not None:
+                    set_camera(inset, close_up["camera"] or camera,
+                                _box(detail_points), detail_points, fill=0.85)
+                if triad:
+                    _triad(plotter)
+            if title:
+                text = title.format(time=times[i], index=i)
+                if caption is None:
+                    _caption(plotter, text)
+                    caption = plotter.actors.get("caption")
+                else:
+                    caption.SetInput(text)        # a vtkTextActor
+            image = _picture(plotter)
+            if column:
+                side = []
+                if inset is not None:
+                    side.append(_picture(inset))
+                if panel is not None:
+                    side.append(panel.image(times[i], column, height - inset_height))
+                image = np.hstack([image, np.vstack(side)])
+            try:
+                writer.append_data(image)
+            except Exception as err:        # ffmpeg died: a full disk, a broken pipe
+                raise ModelError(f"cannot write the movie {written}: "
+                                 f"{_write_reason(err, written)}") from None
+            count += 1
+            if progress is not None:
+                progress(1)
+        try:
+            writer.close()
+        except Exception as err:            # the encoder's final write failed
+            raise ModelError(f"cannot write the movie {written}: "
+                             f"{_write_reason(err, written)}") from None
+        _check_movie(partial, written)      # ffmpeg's own exit status is not reported
+        try:
+            os.replace(partial, written)
+        except OSError as err:
+            raise ModelError(f"cannot write the movie {written}: "
+                             f"{_write_reason(err, written)}") from None
+        done = True
+    finally:
+        for view in views:
+            view.close()
+        if not done:
+            with contextlib.suppress(Exception):
+                writer.close()
+            partial.unlink(missing_ok=True)     # never a truncated movie left behind
+    return written, count
+
+
+_INSET_BACKGROUND = "#f2f2f2"
+
+
+def _close_up(detail: Mapping | None) -> dict | None:
+    """The close-up of an animation, checked: ``{"groups": [...], "camera": ...,
+    "title": ...}`` (see :func:`animate`); None for none."""
+    if not detail:
+        return None
+    _keys(detail, "animate: detail", ("groups", "camera", "title"),
+          "a close-up is a mapping with 'groups' (names of the groups to show close up)")
+    if not detail.get("groups"):
+        raise ModelError("animate: detail needs 'groups' (names of the groups to show "
+                         "close up)")
+    groups = [detail["groups"]] if isinstance(detail["groups"], str) else list(detail["groups"])
+    camera = detail.get("camera")
+    if camera is not None:
+        camera_axes(camera)
+    return {"groups": tuple(str(g) for g in groups), "camera": camera,
+            "title": str(detail.get("title") or "close-up: " + ", ".join(groups))}
+
+
+def _box(points: np.ndarray) -> list[float]:
+    """The bounds (xmin, xmax, ymin, ymax, zmin, zmax) of points, padded by 2 %."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    pad = 0.02 * max(float(np.max(hi - lo)), 1e-12)
+    return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
+
+
+def _picture(plotter: pv.Plotter) -> np.ndarray:
+    """The plotter's current picture (height, width, 3), rendered."""
+    plotter.render()
+    return np.asarray(plotter.screenshot(return_img=True))[..., :3]
