@@ -17,6 +17,14 @@ import pytest
 import fem
 from fem.cli import main
 
+
+def _default_ctrl_c() -> None:
+    """In the child, before it starts: Ctrl-C (SIGINT) back to its default, so that it
+    reaches the child whatever this test process inherited — a job started in the
+    background of a non-interactive shell ignores SIGINT, and so would its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -112,7 +120,8 @@ def test_ctrl_c_during_rendering_keeps_summary(tmp_path):
         "r.animate = slow\n"
         "from fem.cli import main\n"
         f"sys.exit(main(['run', 'double_pendulum', '-p', 't_end_s=0.05', '--out', {str(out)!r}]))\n"
-    )], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    )], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_default_ctrl_c)
     deadline = time.time() + 120
     line = ""
     while time.time() < deadline and "RENDERING" not in line:

@@ -29,6 +29,14 @@ from fem.cases import load_case
 from fem.cli import main
 from fem.parametric.grid import expand, split_values, values_from_strings
 
+
+def _default_ctrl_c() -> None:
+    """In the child, before it starts: Ctrl-C (SIGINT) back to its default, so that it
+    reaches the child whatever this test process inherited — a job started in the
+    background of a non-interactive shell ignores SIGINT, and so would its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # one test process runs this module: its module-scoped fixtures run once (pytest-xdist)
@@ -165,7 +173,8 @@ def test_rerun_after_interruption_runs_only_the_missing_points(tmp_path, client,
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FEM_CASES": str(cases_dir)}
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from fem.cli import main; "
                              "sys.exit(main())", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_ctrl_c)
     deadline = time.monotonic() + 60
     while len(list(out.glob("points/*/done.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
