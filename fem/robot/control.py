@@ -299,6 +299,15 @@ class Controller:
             self._cache["J"] = (t, q.copy(), v.copy(), (a, b))
         return self._cache["J"][3]
 
+    def joint_derivatives(self, t: float, q: np.ndarray, v: np.ndarray) -> list:
+        """``(dofs, ∂θ/∂q, ∂²θ/∂q²)`` of each motor's joint at a state, once for all the
+        motors' gradients."""
+        if not self._same("D", t, q, v):
+            self._cache["D"] = (t, q.copy(), v.copy(),
+                                [(*m.joint.gradient(q), m.joint.hessian(q)[1])
+                                 for m in self.members])
+        return self._cache["D"][3]
+
     def _differences(self, t, th, rate, u0):
         n = len(th)
         out = []
@@ -365,9 +374,7 @@ class LawFeedback(Feedback):
         a, b = self.law.derivatives_at(t, q, v)
         d = self.dofs
         gq, gv = np.zeros(len(d)), np.zeros(len(d))
-        for j, m in enumerate(self.law.members):
-            dj, g = m.joint.gradient(q)
-            H = m.joint.hessian(q)[1]
+        for j, (dj, g, H) in enumerate(self.law.joint_derivatives(t, q, v)):
             pos = np.searchsorted(d, dj)
             gq[pos] += a[self.index, j] * g + b[self.index, j] * (H @ v[dj])
             gv[pos] += b[self.index, j] * g
