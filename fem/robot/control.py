@@ -114,7 +114,7 @@ class JointFeedback(Feedback):
     """A :class:`PD` bound to a motor's joint actuator (its coordinate and ``B(q)``)."""
 
     def __init__(self, spec: PD, actuator, joint):
-        self.spec, self.act, self.joint = spec, actuator, joint
+        self.spec, self.joint = spec, joint
         self.dofs = np.unique(np.asarray(joint.coordinate_map().dofs, np.int64))
         self.period, self.limit, self.rate_limit = spec.period, spec.limit, spec.rate_limit
         self.revolute = joint.kind == "revolute"
@@ -351,7 +351,7 @@ class LawFeedback(Feedback):
     law's ``∂u/∂θ``, ``∂u/∂θ̇`` to the coordinates of every joint the law reads."""
 
     def __init__(self, law: Controller, index: int, actuator, joint):
-        self.law, self.index, self.act, self.joint = law, index, actuator, joint
+        self.law, self.index, self.joint = law, index, joint
         self.revolute = joint.kind == "revolute"
         self.period = law.period
         self.limit = law._per_motor(law.limit, index, "limit", "N·m")
