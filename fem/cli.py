@@ -168,10 +168,12 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 def cmd_run(args) -> int:
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
     from .core.files import OutputLock
-    from .io import options, output, pictures
+    from .io import background, options, output, pictures
 
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
+    # history plots drawn by a worker beside the run where a second core is free
+    options.OPTIONS.plot_workers = 1 if background.usable() else 0
     with OutputLock(out):      # a second `fem run` into this folder is refused, not mixed
         summary = run_case(args.case, args.param or [], out, render=not args.no_render,
                            every=args.every, progress=not args.json)

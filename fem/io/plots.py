@@ -70,10 +70,25 @@ def plot_histories(
         conserved), their change from the first value is drawn and the axis label says
         from what (``energy + 10.5224801 [J]``), instead of an offset no one can read.
     """
-    fig = _history_figure(time, series, ylabel, title, xlabel, logy, reference,
-                          reference_label, figsize, dpi, styles)
     path = Path(path)
     check_writable(path.parent, path)
+    t, drawn = _curves(time, series, reference, reference_label, styles)
+    args = (t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi)
+    from .options import OPTIONS
+
+    if OPTIONS.plot_workers:
+        from . import background
+
+        background.submit(_draw, *args)        # drawn beside the run (``fem run``)
+    else:
+        _draw(*args)
+    return path
+
+
+def _draw(t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi) -> None:
+    """Draw the checked curves of :func:`plot_histories` and write the image (under a
+    temporary name, renamed when complete)."""
+    fig = _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi)
     tmp = temporary_path(path, keep_suffix=True)
     try:
         fig.savefig(tmp, bbox_inches="tight", format=path.suffix.lstrip(".") or "png")
@@ -82,7 +97,6 @@ def plot_histories(
         raise ModelError(f"cannot write the plot {path}: {_write_reason(err, path)}") from None
     finally:
         tmp.unlink(missing_ok=True)
-    return path
 
 
 LINE_STYLES = ("-", "--", ":", "-.")
@@ -122,18 +136,21 @@ def _shifted(ylabel: str, curves: list[np.ndarray]) -> tuple[float, str]:
 def _history_figure(time, series, ylabel, title, xlabel, logy, reference, reference_label,
                     figsize, dpi, styles=None):
     """The matplotlib Figure of :func:`plot_histories` (Agg canvas, no pyplot)."""
+    t, drawn = _curves(time, series, reference, reference_label, styles)
+    return _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi)
+
+
+def _curves(time, series, reference, reference_label, styles=None):
+    """Check the histories of :func:`plot_histories` and give ``(t, drawn)``: every curve
+    to draw as (label, values, colour, line style), the references dashed beside their
+    series."""
     import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
     t = np.asarray(time, dtype=float).ravel()
     reference = dict(reference or {})
     unknown = set(reference) - set(series)
     if unknown:
         raise ModelError(f"reference curves {sorted(unknown)} have no series of the same label")
-    fig = Figure(figsize=figsize, dpi=dpi)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
     cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
     styles = dict(styles or {})
 
@@ -163,6 +180,17 @@ def _history_figure(time, series, ylabel, title, xlabel, logy, reference, refere
             drawn.append((name, y, colour, style))
             if j < len(ref):
                 drawn.append((f"{ref[j][0]} ({reference_label})", ref[j][1], colour, "--"))
+    return t, drawn
+
+
+def _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi):
+    """The Figure of checked curves (:func:`_curves`)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
     offset = 0.0
     if not logy:
         offset, ylabel = _shifted(ylabel, [y for _, y, _, _ in drawn])
