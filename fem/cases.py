@@ -662,7 +662,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     module = load_case(name)
     params = parse_params(module, params or [])
     if isinstance(every, bool) or not isinstance(every, int) or every < 0:
-        raise ModelError(f"--every must be ≥ 0 (an integer; 0: about 400 frames), got "
+        raise ModelError(f"--every must be ≥ 0 (an integer; 0: about 200 frames), got "
                          f"{every!r}")
     lock = None
     if out is not None:

@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-render", action="store_true", help="skip the animation")
     p.add_argument("--every", type=_int_arg, default=0,
-                   help="write every N-th step to VTK (default: about 400 frames)")
+                   help="write every N-th step to VTK (default: about 200 frames)")
     p.set_defaults(fn=cmd_run)
     p = sub.add_parser("render", help="animate a saved (possibly partial) result")
     p.add_argument("dir")

@@ -13,7 +13,7 @@ __all__ = ["OPTIONS", "OutputOptions", "TIMING", "progress_bar"]
 class OutputOptions:
     render: bool = True      # write an animation
     every: int = 0           # VTK frame every N recorded steps (0: about max_vtk frames)
-    max_vtk: int = 400
+    max_vtk: int = 200
     progress: bool = True    # progress bars
     fps: int = 20
     max_frames: int = 150    # animation frames at most (VTK keeps every frame)

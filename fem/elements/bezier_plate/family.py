@@ -803,6 +803,30 @@ class BezierTrianglePlate(ElementFamily):
         return f, dq, dv
 
     # ---------------------------------------------------------------- post-process
+    def _strain_reference(self, xi: np.ndarray) -> tuple:
+        """What :meth:`strains` needs of the reference configuration at points ``xi``:
+        shape-function derivatives, reference frames, and the thickness tie points'
+        derivatives.  Kept for the last few point sets (a drawing asks for the same
+        points at every frame), keyed on the points and on the reference coordinates."""
+        key = (xi.shape, xi.tobytes(), self.X.tobytes())
+        cache = self.__dict__.setdefault("_strain_refs", {})
+        if key in cache:
+            return cache[key]
+        _, dS = self._tab(xi)
+        dS = np.broadcast_to(dS, (self.n_elements, *dS.shape[1:]))
+        J0, R, G = self._frame_data(dS)
+        L, chi = _points(xi)
+        dSt = J0t = None
+        if self.thickness_ans:
+            tie = np.array([[x, y, c] for (x, y) in ((0, 0), (1, 0), (0, 1)) for c in chi])
+            _, dSt = self._tab(tie)
+            dSt = np.broadcast_to(dSt[:, :, 2], (self.n_elements, len(tie), 16))
+            J0t = dSt @ self._own_X()
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        cache[key] = (dS, J0, R, G, L, chi, dSt, J0t)
+        return cache[key]
+
     def strains(self, q: np.ndarray, xi: ArrayLike) -> dict[str, np.ndarray]:
         """Green–Lagrange strain and stresses at reference points ``xi`` (n_pts, 3).
 
@@ -825,18 +849,12 @@ class BezierTrianglePlate(ElementFamily):
         """
         Q = self._check_q(q)
         xi = np.atleast_2d(np.asarray(xi, dtype=float))
-        _, dS = self._tab(xi)
-        dS = np.broadcast_to(dS, (self.n_elements, *dS.shape[1:]))
-        J0, R, G = self._frame_data(dS)
+        dS, J0, R, G, L, chi, dSt, J0t = self._strain_reference(xi)
         J = np.einsum("epak,ekd->epad", dS, Q)
         dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
         if self.thickness_ans:
             # the assumed E_χχ of the energy: vertex values at the same χ, linear in (x, y)
-            L, chi = _points(xi)
-            tie = np.array([[x, y, c] for (x, y) in ((0, 0), (1, 0), (0, 1)) for c in chi])
-            _, dSt = self._tab(tie)
-            dSt = np.broadcast_to(dSt[:, :, 2], (self.n_elements, len(tie), 16))
-            Jt, J0t = dSt @ Q, dSt @ self._own_X()
+            Jt = dSt @ Q
             dt = (np.einsum("etd,etd->et", Jt, Jt) - np.einsum("etd,etd->et", J0t, J0t))
             dd[:, :, 2, 2] = np.einsum("epv,pv->ep", dt.reshape(-1, 3, len(chi))
                                        .transpose(0, 2, 1), L)
