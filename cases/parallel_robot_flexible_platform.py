@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 import fem
+from fem.core import beside
 from fem.robots import rrru3
 from fem.robots.rrru3_model import build_robot, histories, run_path, static_state
 
@@ -250,6 +251,15 @@ def _rigid_histories(p, geom, t_end, path, exact=True):
     return histories(rm, res, path), rm, res
 
 
+def _rigid_reference(p, exact):
+    """The rigid robot's histories on the same path (exact per instant, or generalized-α
+    at the same step): the reference of a flexible run, computed beside it under
+    ``fem run`` (:mod:`fem.core.beside`)."""
+    geom = _geometry(p)
+    path, t_end = _path(p, geom)
+    return _rigid_histories(p, geom, t_end, path, exact=exact)[0]
+
+
 def _plots(out, h, ref, title):
     from fem.io.plots import plot_histories
 
@@ -303,6 +313,8 @@ def _run_one(p, out=None) -> dict:
             fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return {**fig, "wall_s": wall}      # run metadata (summary.json), not a result
     path, t_end = _path(p, geom)
+    if p["platform"] != "rigid":     # the rigid references, beside the flexible run
+        refs = [beside.call(_rigid_reference, p, exact) for exact in (True, False)]
     result = fem.io.output.stream(out, rm.model) if out is not None else None
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
                    result=result, progress=out is not None and fem.io.options.OPTIONS.progress)
@@ -310,8 +322,7 @@ def _run_one(p, out=None) -> dict:
     h = histories(rm, res, path)
     ref = ref_same = None
     if p["platform"] != "rigid":
-        ref, _, _ = _rigid_histories(p, geom, t_end, path)
-        ref_same, _, _ = _rigid_histories(p, geom, t_end, path, exact=False)
+        ref, ref_same = (job.result() for job in refs)
     else:
         indep = rrru3.reference_torques(path, res.t, geom)
         fig["rigid_vs_independent_reference_max_rel"] = float(

@@ -653,11 +653,11 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     import time
     import traceback
 
-    from .core import jit
+    from .core import beside, jit
     from .core.errors import Interrupted
     from .core.files import OutputLock, writer
     from .core.threads import single_thread_blas
-    from .io import background, options
+    from .io import options
 
     module = load_case(name)
     params = parse_params(module, params or [])
@@ -694,8 +694,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         try:
             with single_thread_blas():
                 figures = module.run(out=out, **params)
-            if background.pending():        # plots drawn beside the run: all written
-                options.TIMING["writing"] += background.drain()
+            if beside.pending():        # work beside the run (plots): all done and written
+                options.TIMING["writing"] += beside.drain()
             if not isinstance(figures, dict):
                 line = getattr(getattr(module.run, "__code__", None), "co_firstlineno", "?")
                 status, error = "failed", (
@@ -718,7 +718,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
-        background.abandon()           # an interrupted or failed run: plots not drawn go
+        beside.abandon()           # an interrupted or failed run: work not done goes
         compile_s = jit.compile_seconds() - compiled_before
         wall = time.perf_counter() - t0 - compile_s
         options.TIMING["run"] = wall + compile_s

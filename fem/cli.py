@@ -166,14 +166,26 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 
 
 def cmd_run(args) -> int:
+    from .core import beside
+
+    # plots and reference runs done by a worker beside the run where a second core is
+    # free; only within this command (a test or notebook that calls main() goes on alone)
+    beside.allow(True)
+    try:
+        return _run_command(args)
+    finally:
+        beside.abandon()
+        beside.allow(False)
+
+
+def _run_command(args) -> int:
     from .cases import load_case, output_folder, parse_params, run_case, write_summary
+    from .core import beside
     from .core.files import OutputLock
-    from .io import background, options, output, pictures
+    from .io import options, output, pictures
 
     parse_params(load_case(args.case), args.param or [])   # bad input: nothing created
     out = output_folder(args.out, args.case)           # README's default: results/CASE
-    # history plots drawn by a worker beside the run where a second core is free
-    options.OPTIONS.plot_workers = 1 if background.usable() else 0
     with OutputLock(out):      # a second `fem run` into this folder is refused, not mixed
         summary = run_case(args.case, args.param or [], out, render=not args.no_render,
                            every=args.every, progress=not args.json)
@@ -201,6 +213,8 @@ def cmd_run(args) -> int:
                   f"pictures", file=sys.stderr)
             _final_summary(write_summary, out, summary)
             return 143 if by == "SIGTERM" else 130
+        if beside.pending():                  # anything handed on after the run: done
+            options.TIMING["writing"] += beside.drain()
         summary["timing_s"] = _timing()        # metadata: never part of a result
         _final_summary(write_summary, out, summary)
     if args.json:

@@ -20,7 +20,6 @@ class OutputOptions:
     window_size: tuple = (800, 600)
     defer_render: bool = False   # `fem run`: render after summary.json is written
     pending: list = field(default_factory=list)   # deferred pictures (folder, kind)
-    plot_workers: int = 0    # `fem run`: 1 draws history plots in a worker beside the run
 
 
 OPTIONS = OutputOptions()

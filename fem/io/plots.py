@@ -74,14 +74,9 @@ def plot_histories(
     check_writable(path.parent, path)
     t, drawn = _curves(time, series, reference, reference_label, styles)
     args = (t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi)
-    from .options import OPTIONS
+    from ..core import beside
 
-    if OPTIONS.plot_workers:
-        from . import background
-
-        background.submit(_draw, *args)        # drawn beside the run (``fem run``)
-    else:
-        _draw(*args)
+    beside.call(_draw, *args)          # under ``fem run``: drawn by the worker beside the run
     return path
 
 

@@ -11,20 +11,20 @@ import numpy as np
 import pytest
 
 import fem
-from fem.io import background, plots
-from fem.io.options import OPTIONS
+from fem.core import beside
+from fem.io import plots
 
-pytestmark = pytest.mark.skipif(not background.usable(), reason="needs fork and two cores")
+pytestmark = pytest.mark.skipif(not beside.usable(), reason="needs fork and two cores")
 
 
 @pytest.fixture
 def workers():
-    OPTIONS.plot_workers = 1
+    beside.allow(True)
     try:
         yield
     finally:
-        OPTIONS.plot_workers = 0
-        background.abandon()
+        beside.abandon()
+        beside.allow(False)
 
 
 def _series():
@@ -36,9 +36,9 @@ def test_a_plot_drawn_beside_the_run_is_the_same_image(tmp_path, workers):
     t, series, ref = _series()
     plots.plot_histories(t, series, tmp_path / "worker.png", "torque [N·m]", "x",
                          reference=ref)
-    assert background.pending() == 1
-    background.drain()
-    OPTIONS.plot_workers = 0
+    assert beside.pending() == 1
+    beside.drain()
+    beside.allow(False)
     plots.plot_histories(t, series, tmp_path / "here.png", "torque [N·m]", "x",
                          reference=ref)
     assert (tmp_path / "worker.png").read_bytes() == (tmp_path / "here.png").read_bytes()
@@ -51,7 +51,7 @@ def test_bad_input_is_refused_at_the_call_not_in_the_worker(tmp_path, workers):
         plots.plot_histories(t, {"x": [1.0, 2.0, 3.0]}, tmp_path / "a.png")
     with pytest.raises(fem.ModelError, match="no series of the same label"):
         plots.plot_histories(t, series, tmp_path / "b.png", reference={"motor 9": t})
-    assert background.pending() == 0
+    assert beside.pending() == 0
 
 
 def _fails(message: str) -> None:
@@ -59,16 +59,38 @@ def _fails(message: str) -> None:
 
 
 def test_an_error_in_the_worker_is_raised_where_the_plots_are_collected(workers):
-    background.submit(_fails, "cannot write the plot x.png: the disk is full")
+    beside.call(_fails, "cannot write the plot x.png: the disk is full")
     with pytest.raises(fem.ModelError, match="the disk is full"):
-        background.drain()
-    assert background.pending() == 0
+        beside.drain()
+    assert beside.pending() == 0
 
 
 def test_an_interrupted_run_drops_its_pending_plots_at_once(workers):
-    background.submit(time.sleep, 0.5)
-    background.submit(time.sleep, 30.0)
+    beside.call(time.sleep, 0.5)
+    beside.call(time.sleep, 30.0)
     t0 = time.perf_counter()
-    background.abandon()
+    beside.abandon()
     assert time.perf_counter() - t0 < 5.0
-    assert background.pending() == 0
+    assert beside.pending() == 0
+
+
+def test_the_flagship_gives_the_same_bits_with_its_rigid_references_beside():
+    """The flagship's rigid-robot references run in the worker under ``fem run``: every
+    figure equal to the bit to the run that computes them in its own process."""
+    import json
+
+    from fem.cases import load_case
+
+    case = load_case("parallel_robot_flexible_platform")
+    p = dict(case.PARAMS, analysis="line", dt_s=0.02)
+    here = case._run_one(p, None)
+    beside.allow(True)
+    try:
+        there = case._run_one(p, None)
+        assert beside.pending() == 2
+        beside.drain()
+    finally:
+        beside.allow(False)
+    for key in here:
+        if key not in ("wall_s", "real_time_factor"):
+            assert json.dumps(here[key], default=str) == json.dumps(there[key], default=str), key

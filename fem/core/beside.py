@@ -1,0 +1,140 @@
+"""Work done beside the run: one worker process that takes independent work off a run's
+critical path on a machine with two cores or more — history plots (matplotlib's text
+layout costs a third of a second a plot), a reference model's run (the flagship's rigid
+robot while the flexible one is solved).
+
+``fem run`` allows it (:func:`allow`); everywhere else (tests, notebooks, sweeps on Dask
+workers, a machine with one core) :func:`call` runs the work at once in the calling
+process, with the same result to the bit: the worker is a fork of the run, with the same
+code and inputs and one BLAS thread.  The worker is forked at the first :func:`call`;
+what it is given is checked by the caller first, so that bad input is refused where it
+was given.  :func:`drain` waits for every piece of work and raises the first error one
+met; ``fem run`` calls it before ``summary.json`` lists the run's files.  A run that is
+interrupted :func:`abandon`\\ s what is not done yet (no half-written file: plots are
+written under a temporary name and renamed when complete).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["allow", "allowed", "call", "drain", "abandon", "pending", "usable"]
+
+_POOL: Any = None
+_JOBS: list = []
+_ALLOWED = False
+
+
+def allow(flag: bool) -> None:
+    """Let :func:`call` use the worker (``fem run`` does, where :func:`usable`)."""
+    global _ALLOWED
+    _ALLOWED = bool(flag) and usable()
+
+
+def allowed() -> bool:
+    """Whether :func:`call` hands work to the worker."""
+    return _ALLOWED
+
+
+def usable() -> bool:
+    """Whether a worker would run beside the run: on systems with fork, with two cores
+    or more for this process."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return cores >= 2
+
+
+def _quiet_child() -> None:
+    """The worker leaves signals to the run that started it: Ctrl-C and SIGTERM reach the
+    whole process group, and the run decides what happens to pending work."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class _Done:
+    """The result of work done at once, with a future's ``result()``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def call(function: Callable, *args: Any):
+    """``function(*args)`` in the worker when :func:`allowed` (started on first use), else
+    at once here.  Returns an object whose ``result()`` gives the value (waiting for the
+    worker, and raising what the work raised).  ``function`` must be importable by name
+    (a module's function) and its arguments and value picklable."""
+    global _POOL
+    if not _ALLOWED:
+        return _Done(function(*args))
+    if _POOL is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL = ProcessPoolExecutor(max_workers=1, initializer=_quiet_child,
+                                    mp_context=multiprocessing.get_context("fork"))
+    job = _POOL.submit(function, *args)
+    _JOBS.append(job)
+    return job
+
+
+def pending() -> int:
+    """How many pieces of work handed to the worker are not collected by :func:`drain`."""
+    return len(_JOBS)
+
+
+def drain() -> float:
+    """Wait for all work handed to the worker; raise the first error one met (a
+    :class:`fem.ModelError` for a plot that could not be written).  Returns the seconds
+    waited."""
+    t0 = time.perf_counter()
+    jobs = list(_JOBS)
+    _JOBS.clear()
+    first: BaseException | None = None
+    for job in jobs:
+        try:
+            job.result()
+        except BaseException as err:       # noqa: BLE001 - re-raised below, the first one
+            first = first or err
+    _shutdown(wait=True)
+    if first is not None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(first, BrokenProcessPool):
+            from ..core.errors import ModelError
+
+            raise ModelError("the worker beside the run stopped before its work was done "
+                             "(killed, or out of memory); `fem run` again, or call "
+                             "fem.core.beside.allow(False) to do all work in the run's "
+                             "own process") from None
+        raise first
+    return time.perf_counter() - t0
+
+
+def abandon() -> None:
+    """Drop the work not done yet and stop the worker (an interrupted or failed run)."""
+    for job in _JOBS:
+        job.cancel()
+    _JOBS.clear()
+    _shutdown(wait=False)
+
+
+def _shutdown(wait: bool) -> None:
+    global _POOL
+    pool, _POOL = _POOL, None
+    if pool is None:
+        return
+    if not wait:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+    pool.shutdown(wait=wait, cancel_futures=not wait)
