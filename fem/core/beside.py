@@ -69,6 +69,24 @@ class _Done:
         return self.value
 
 
+class _Job:
+    """Work handed to the worker; :func:`drain` does it here instead when the worker has
+    not started it (the run's own process is free by then)."""
+
+    def __init__(self, future: Any, function: Callable, args: tuple) -> None:
+        self.future, self.function, self.args = future, function, args
+        self.local: _Done | None = None
+
+    def take_back(self) -> bool:
+        """Do the work here if the worker has not started it; whether it was."""
+        if self.local is None and self.future.cancel():
+            self.local = _Done(self.function(*self.args))
+        return self.local is not None
+
+    def result(self) -> Any:
+        return self.local.result() if self.local is not None else self.future.result()
+
+
 def call(function: Callable, *args: Any):
     """``function(*args)`` in the worker when :func:`allowed` (started on first use), else
     at once here.  Returns an object whose ``result()`` gives the value (waiting for the
@@ -83,7 +101,7 @@ def call(function: Callable, *args: Any):
 
         _POOL = ProcessPoolExecutor(max_workers=1, initializer=_quiet_child,
                                     mp_context=multiprocessing.get_context("fork"))
-    job = _POOL.submit(function, *args)
+    job = _Job(_POOL.submit(function, *args), function, args)
     _JOBS.append(job)
     return job
 
@@ -94,17 +112,24 @@ def pending() -> int:
 
 
 def drain() -> float:
-    """Wait for all work handed to the worker; raise the first error one met (a
+    """Finish all work handed to the worker — what it has not started is done here, the
+    last first, while it finishes the rest — and raise the first error one met (a
     :class:`fem.ModelError` for a plot that could not be written).  Returns the seconds
-    waited."""
+    this took."""
     t0 = time.perf_counter()
     jobs = list(_JOBS)
     _JOBS.clear()
     first: BaseException | None = None
+    for job in reversed(jobs):
+        try:
+            if not job.take_back():
+                break                      # the worker has started this one and all before
+        except BaseException as err:       # noqa: BLE001 - re-raised below, the first one
+            first = first or err
     for job in jobs:
         try:
             job.result()
-        except BaseException as err:       # noqa: BLE001 - re-raised below, the first one
+        except BaseException as err:       # noqa: BLE001
             first = first or err
     _shutdown(wait=True)
     if first is not None:
@@ -124,7 +149,7 @@ def drain() -> float:
 def abandon() -> None:
     """Drop the work not done yet and stop the worker (an interrupted or failed run)."""
     for job in _JOBS:
-        job.cancel()
+        job.future.cancel()
     _JOBS.clear()
     _shutdown(wait=False)
 
