@@ -46,7 +46,7 @@ Rule = Callable[[object, str], object]
 
 
 
-def _show(value) -> str:
+def shown(value) -> str:
     s = repr(value.tolist() if isinstance(value, np.ndarray) and value.size < 50 else value)
     return s if len(s) <= 80 else s[:77] + "..."
 
@@ -54,19 +54,19 @@ def _show(value) -> str:
 def _float_array(value, what: str, expected: str) -> np.ndarray:
     """``value`` as a float array, or a ModelError saying what was expected."""
     if isinstance(value, str | bytes) or value is None or callable(value):
-        raise ModelError(f"{what} must be {expected}; got {_show(value)}")
+        raise ModelError(f"{what} must be {expected}; got {shown(value)}")
     try:
         a = np.array(value, dtype=float)
     except (TypeError, ValueError):
-        raise ModelError(f"{what} must be {expected} of numbers; got {_show(value)}") from None
+        raise ModelError(f"{what} must be {expected} of numbers; got {shown(value)}") from None
     if a.dtype != float:     # pragma: no cover - np.array(dtype=float) always gives float
-        raise ModelError(f"{what} must be {expected}; got {_show(value)}")
+        raise ModelError(f"{what} must be {expected}; got {shown(value)}")
     return a
 
 
 def _finite_array(a: np.ndarray, what: str, value) -> np.ndarray:
     if not np.all(np.isfinite(a)):
-        raise ModelError(f"{what} must be finite; got {_show(value)} (non-finite entries)")
+        raise ModelError(f"{what} must be finite; got {shown(value)} (non-finite entries)")
     return a
 
 
@@ -74,16 +74,16 @@ def _finite_array(a: np.ndarray, what: str, value) -> np.ndarray:
 def finite(value, what: str) -> float:
     """A finite real number (not a bool, not a string)."""
     if isinstance(value, bool | np.bool_) or isinstance(value, str | bytes):
-        raise ModelError(f"{what} must be a number; got {_show(value)}")
+        raise ModelError(f"{what} must be a number; got {shown(value)}")
     if not isinstance(value, numbers.Real):
         try:
             value = float(value)
         except (TypeError, ValueError):
-            raise ModelError(f"{what} must be a number; got {_show(value)}") from None
+            raise ModelError(f"{what} must be a number; got {shown(value)}") from None
     try:
         v = float(value)
     except OverflowError:       # an int beyond float range
-        raise ModelError(f"{what} must be finite; got {_show(value)}") from None
+        raise ModelError(f"{what} must be finite; got {shown(value)}") from None
     if not np.isfinite(v):
         raise ModelError(f"{what} must be finite; got {v}")
     return v
@@ -122,16 +122,16 @@ def integer(value, what: str, minimum: int | None = None, maximum: int | None = 
     """An integer (an integral float such as ``5.0`` is accepted; ``2.5``, ``inf``, NaN,
     a bool or a string are not), optionally in ``[minimum, maximum]``."""
     if isinstance(value, bool | np.bool_) or isinstance(value, str | bytes):
-        raise ModelError(f"{what} must be an integer; got {_show(value)}")
+        raise ModelError(f"{what} must be an integer; got {shown(value)}")
     if isinstance(value, numbers.Integral):
         v = int(value)
     else:
         try:
             f = float(value)
         except (TypeError, ValueError, OverflowError):
-            raise ModelError(f"{what} must be an integer; got {_show(value)}") from None
+            raise ModelError(f"{what} must be an integer; got {shown(value)}") from None
         if not np.isfinite(f) or f != int(f):
-            raise ModelError(f"{what} must be an integer; got {_show(value)}")
+            raise ModelError(f"{what} must be an integer; got {shown(value)}")
         v = int(f)
     if minimum is not None and v < minimum:
         raise ModelError(f"{what} must be an integer ≥ {minimum}; got {v}")
@@ -146,13 +146,13 @@ def boolean(value, what: str) -> bool:
         return bool(value)
     if isinstance(value, numbers.Integral) and int(value) in (0, 1):
         return bool(value)
-    raise ModelError(f"{what} must be True or False; got {_show(value)}")
+    raise ModelError(f"{what} must be True or False; got {shown(value)}")
 
 
 def text(value, what: str) -> str:
     """A non-empty string."""
     if not isinstance(value, str) or not value:
-        raise ModelError(f"{what} must be a non-empty str; got {_show(value)}")
+        raise ModelError(f"{what} must be a non-empty str; got {shown(value)}")
     return value
 
 
@@ -168,14 +168,14 @@ def choice(value, options: Sequence, what: str):
         ok = False
     if not ok:
         raise ModelError(f"{what} must be one of {', '.join(map(repr, options))}; "
-                         f"got {_show(value)}")
+                         f"got {shown(value)}")
     return value
 
 
 def function(value, what: str) -> Callable:
     """Something callable (a function of time, a sensor)."""
     if not callable(value):
-        raise ModelError(f"{what} must be a function; got {_show(value)}")
+        raise ModelError(f"{what} must be a function; got {shown(value)}")
     return value
 
 
@@ -192,7 +192,7 @@ def vector(value, what: str, n: int = 3) -> np.ndarray:
     label = "[x, y, z]" if n == 3 else f"of {n} numbers"
     a = _float_array(value, what, f"a {n}-vector {label}" if n == 3 else f"a vector {label}")
     if a.shape != (n,):
-        raise ModelError(f"{what} must be a {n}-vector {label}; got {_show(value)} "
+        raise ModelError(f"{what} must be a {n}-vector {label}; got {shown(value)} "
                          f"(shape {a.shape})")
     return _finite_array(a, what, value)
 
@@ -208,7 +208,7 @@ def direction(value, what: str) -> np.ndarray:
     length = float(np.linalg.norm(a))
     if not length > 1e-300:
         raise ModelError(f"{what} must be a non-zero 3-vector (a direction); got "
-                         f"{_show(value)}")
+                         f"{shown(value)}")
     return a / length
 
 
@@ -217,7 +217,7 @@ def matrix(value, what: str, shape: tuple[int, ...]) -> np.ndarray:
     a = _float_array(value, what, f"a {'×'.join(map(str, shape))} array")
     if a.shape != tuple(shape):
         raise ModelError(f"{what} must be a {'×'.join(map(str, shape))} array; got "
-                         f"{_show(value)} (shape {a.shape})")
+                         f"{shown(value)} (shape {a.shape})")
     return _finite_array(a, what, value)
 
 
@@ -229,11 +229,11 @@ def points(value, what: str, n: int | None = None) -> np.ndarray:
     if a.ndim != 2 or a.shape[1] != 3 or (n is not None and a.shape[0] != n):
         want = f"({n}, 3)" if n is not None else "(n, 3)"
         raise ModelError(f"{what} must be points [x, y, z], an array of shape {want}; got "
-                         f"{_show(value)} (shape {a.shape})")
+                         f"{shown(value)} (shape {a.shape})")
     bad = np.flatnonzero(~np.isfinite(a).all(axis=1))
     if bad.size:
         raise ModelError(f"{what} must be finite; it has non-finite values in rows "
-                         f"{bad[:8].tolist()} (e.g. {_show(a[bad[0]])})")
+                         f"{bad[:8].tolist()} (e.g. {shown(a[bad[0]])})")
     return a
 
 
@@ -246,11 +246,11 @@ def rotation(value, what: str, tol: float = 1e-6) -> np.ndarray:
     err = float(np.abs(R.T @ R - np.eye(3)).max())
     if err > tol:
         raise ModelError(f"{what} must be a rotation matrix (orthonormal columns, RᵀR = I); "
-                         f"got {_show(value)} with |RᵀR − I| = {err:.3g}; normalize its "
+                         f"got {shown(value)} with |RᵀR − I| = {err:.3g}; normalize its "
                          "columns (e.g. scipy.spatial.transform.Rotation)")
     if np.linalg.det(R) < 0:
         raise ModelError(f"{what} must be a rotation matrix with det R = +1 (right-handed "
-                         f"axes); got det R = −1, a reflection: {_show(value)}")
+                         f"axes); got det R = −1, a reflection: {shown(value)}")
     return R
 
 
@@ -264,34 +264,34 @@ def indices(value, what: str, upper: int | None = None, width: int | None = None
     """
     nouns = noun[:-5] + "indices" if noun.endswith("index") else noun + "s"
     if isinstance(value, str | bytes) or value is None:
-        raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}")
+        raise ModelError(f"{what} must be integer {nouns}; got {shown(value)}")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
         raise ModelError(f"{what} must be integer {nouns} (a regular array); got "
-                         f"{_show(value)}") from None
+                         f"{shown(value)}") from None
     if raw.dtype == bool or raw.dtype.kind not in "iuf":
         if raw.dtype == object or raw.dtype.kind in "US":
             try:
                 raw = np.asarray(value, dtype=float)
             except (TypeError, ValueError):
-                raise ModelError(f"{what} must be integer {nouns}; got {_show(value)}") \
+                raise ModelError(f"{what} must be integer {nouns}; got {shown(value)}") \
                     from None
         else:
-            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
+            raise ModelError(f"{what} must be integer {nouns}; got {shown(value)} "
                              f"({raw.dtype})")
     if raw.dtype.kind == "f":
         if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
             bad = raw[~np.isfinite(raw) | (raw != np.round(raw))]
-            raise ModelError(f"{what} must be integer {nouns}; got {_show(value)} "
-                             f"({_show(bad[:5])} not integers; they are never rounded)")
+            raise ModelError(f"{what} must be integer {nouns}; got {shown(value)} "
+                             f"({shown(bad[:5])} not integers; they are never rounded)")
     a = raw.astype(np.int64)
     if width is not None:
         if a.ndim == 1 and a.size == width:
             a = a[None]
         if a.ndim != 2 or a.shape[1] != width:
             raise ModelError(f"{what} must be an array of shape (m, {width}), {width} "
-                             f"{nouns} per row; got {_show(value)} (shape {a.shape})")
+                             f"{nouns} per row; got {shown(value)} (shape {a.shape})")
     if upper is not None:
         bad = a[(a < 0) | (a >= upper)]
         if bad.size:
@@ -359,7 +359,7 @@ def affordable(n_bytes: float, what: str, value, fraction: float = 0.8) -> None:
     """
     avail = available_memory()
     if avail is not None and n_bytes > fraction * avail:
-        raise ModelError(f"{what} = {_show(value)} would need about {_bytes(n_bytes)} of "
+        raise ModelError(f"{what} = {shown(value)} would need about {_bytes(n_bytes)} of "
                          f"memory; this machine has {_bytes(avail)} available (limit "
                          f"{_bytes(fraction * avail)}); give a smaller {what.rsplit(': ', 1)[-1]}")
 
@@ -420,7 +420,7 @@ def _sensors(value, what):
         return None
     if not isinstance(value, Mapping):
         raise ModelError(f"{what} must be a dict name -> f(t, q, v, a, lam); got "
-                         f"{_show(value)}")
+                         f"{shown(value)}")
     for k, f in value.items():
         function(f, f"{what}[{k!r}]")
     return value
@@ -440,7 +440,7 @@ def model(value, what: str):
         hint = " (None: did the function that builds the model return it?)"
     elif hasattr(value, "model") and callable(getattr(value.model, "assemble", None)):
         hint = f" (a {type(value).__name__}: pass its .model)"
-    raise ModelError(f"{what} must be a fem.Model; got {_show(value)}{hint}")
+    raise ModelError(f"{what} must be a fem.Model; got {shown(value)}{hint}")
 
 
 SOLVER_OPTIONS: dict[str, Rule] = {

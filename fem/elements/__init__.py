@@ -338,7 +338,7 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
         except (TypeError, ValueError):
             return          # not numeric: the family decides what it is
         if not np.all(np.isfinite(arr)):
-            raise ModelError(f"{what} must be finite; got {v._show(value)}")
+            raise ModelError(f"{what} must be finite; got {v.shown(value)}")
         return
     if rule == "count":
         v.integer(value, what, minimum=1)
@@ -347,12 +347,12 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
     elif rule in ("positive", "nonnegative", "finite"):
         if isinstance(value, str | bytes | bool) or value is None:
             raise ModelError(f"{what} must be a number (or one per element); got "
-                             f"{v._show(value)}")
+                             f"{v.shown(value)}")
         try:
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             raise ModelError(f"{what} must be a number (or one per element); got "
-                             f"{v._show(value)}") from None
+                             f"{v.shown(value)}") from None
         if arr.ndim > 1 or (arr.ndim == 1 and arr.size not in (1, n)):
             raise ModelError(f"{what} must be a number or {n} numbers (one per element); "
                              f"got shape {arr.shape}")
@@ -381,9 +381,9 @@ def check_section(family: str, key: str, value, rule: str | None, n: int) -> Non
                 arr.shape == shape or arr.shape == (n, *shape)):
             kind = "3-vector" if rule == "vector3" else "3×3 array"
             raise ModelError(f"{what} must be a {kind} of numbers (or one per element); got "
-                             f"{v._show(value)}")
+                             f"{v.shown(value)}")
         if not np.all(np.isfinite(arr)):
-            raise ModelError(f"{what} must be finite; got {v._show(value)}")
+            raise ModelError(f"{what} must be finite; got {v.shown(value)}")
     else:       # pragma: no cover - a declaration error
         raise TypeError(f"unknown section rule {rule!r} for {family}.{key}")
 

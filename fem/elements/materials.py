@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ModelError
-from ..core.validate import _show
+from ..core.validate import shown
 
 __all__ = ["Material", "svk_elasticity", "material"]
 
@@ -84,5 +84,5 @@ def material(value, what: str) -> Material:
     if not isinstance(value, Material):
         hint = (" (a number: write fem.Material(E=..., nu=..., rho=...))"
                 if isinstance(value, numbers.Number) else "")
-        raise ModelError(f"{what} must be a fem.Material{hint}; got {_show(value)}")
+        raise ModelError(f"{what} must be a fem.Material{hint}; got {shown(value)}")
     return value

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ModelError
-from ..core.validate import _show
+from ..core.validate import shown
 from .linear_map import LinearMap
 
 __all__ = ["PointMap", "MapSum", "CrossMap", "evaluate", "is_nonlinear", "point_map"]
@@ -228,4 +228,4 @@ def point_map(value, what: str):
             if isinstance(value, list | tuple | np.ndarray) else "")
     raise ModelError(f"{what} must be a point or vector of the model, a fem.LinearMap "
                      f"(model.point(node), body.point(x), fem.constant(x)); got "
-                     f"{_show(value)}{hint}")
+                     f"{shown(value)}{hint}")

@@ -37,10 +37,10 @@ from fem.core.errors import ModelError
 from .mesh_cells import (
     SUPPORTED_CELL_TYPES,
     InteriorEdges,
-    _listing,
-    _Topology,
-    _unique_rows_first,
+    MeshTopology,
     cell_dim,
+    listing,
+    unique_rows_first,
 )
 from .mesh_checks import MeshChecks
 from .mesh_selection import MeshSelection
@@ -109,7 +109,7 @@ class Mesh(MeshSelection, MeshChecks):
             vertices = np.hstack([vertices, np.zeros((len(vertices), 1))])
         bad = np.flatnonzero(~np.isfinite(vertices).all(axis=1))
         if bad.size:
-            raise ModelError(f"{self.label}: vertices {_listing(bad)} have non-finite coordinates")
+            raise ModelError(f"{self.label}: vertices {listing(bad)} have non-finite coordinates")
         self.vertices = vertices
         self.triangles = self._index_array(self.triangles, 3, "triangles")
         self.lines = self._index_array(self.lines, 2, "lines")
@@ -135,7 +135,7 @@ class Mesh(MeshSelection, MeshChecks):
         bad = np.flatnonzero(((arr < 0) | (arr >= len(self.vertices))).any(axis=1))
         if bad.size:
             raise ModelError(
-                f"{self.label}: {what} {_listing(bad)} refer to vertices outside "
+                f"{self.label}: {what} {listing(bad)} refer to vertices outside "
                 f"0..{len(self.vertices) - 1}"
             )
         return arr
@@ -151,7 +151,7 @@ class Mesh(MeshSelection, MeshChecks):
             if bad.size:
                 target = "vertices" if cell_type == "vertex" else f"{cell_type} cells"
                 raise ModelError(
-                    f"{self.label}: group '{group}' refers to {target} {_listing(bad)}, "
+                    f"{self.label}: group '{group}' refers to {target} {listing(bad)}, "
                     f"but the mesh has {size}"
                 )
             out[str(cell_type)] = idx
@@ -306,7 +306,7 @@ class Mesh(MeshSelection, MeshChecks):
 
     # ------------------------------------------------------------------ topology
     @functools.cached_property
-    def _topology(self) -> _Topology:
+    def _topology(self) -> MeshTopology:
         tri = self.triangles
         k = len(tri)
         # Half-edge 3t + j is local edge j of triangle t: from vertex j+1 to vertex j+2.
@@ -315,7 +315,7 @@ class Mesh(MeshSelection, MeshChecks):
         key = np.sort(np.stack([start, end], axis=1), axis=1)
         if k == 0:
             empty = np.zeros((0, 2), np.int64)
-            return _Topology(
+            return MeshTopology(
                 edges=empty,
                 triangle_edges=np.zeros((0, 3), np.int64),
                 edge_triangles=empty,
@@ -363,7 +363,7 @@ class Mesh(MeshSelection, MeshChecks):
             local_edge=local,
             opposite_vertices=tri[hh // 3, local],
         )
-        return _Topology(
+        return MeshTopology(
             edges=edges,
             triangle_edges=triangle_edges,
             edge_triangles=edge_triangles,
@@ -535,7 +535,7 @@ def _from_meshio(m: meshio.Mesh, *, name: str, validate: bool) -> Mesh:
     unique: dict[str, np.ndarray] = {}
     remap: dict[str, np.ndarray] = {}
     for cell_type, data in merged.items():
-        first, inverse = _unique_rows_first(np.sort(data, axis=1))
+        first, inverse = unique_rows_first(np.sort(data, axis=1))
         unique[cell_type] = data[first]
         remap[cell_type] = inverse
     groups: dict[str, dict[str, list[np.ndarray]]] = {}

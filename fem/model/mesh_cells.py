@@ -31,7 +31,7 @@ def cell_dim(cell_type: str) -> int:
     return 3
 
 
-def _listing(indices: npt.ArrayLike) -> str:
+def listing(indices: npt.ArrayLike) -> str:
     """At most `_MAX_LISTED` indices for an error message."""
     idx = np.asarray(indices).ravel()
     shown = ", ".join(str(i) for i in idx[:_MAX_LISTED])
@@ -39,7 +39,7 @@ def _listing(indices: npt.ArrayLike) -> str:
     return f"[{shown}{more}]"
 
 
-def _unique_rows_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_rows_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unique rows of `keys` in order of first occurrence.
 
     Returns
@@ -96,7 +96,7 @@ class InteriorEdges:
 
 
 @dataclass(frozen=True)
-class _Topology:
+class MeshTopology:
     edges: np.ndarray  # (m, 2) sorted vertex pairs
     triangle_edges: np.ndarray  # (k, 3) edge index of local edge j
     edge_triangles: np.ndarray  # (m, 2) adjacent triangles, -1 where none

@@ -13,7 +13,7 @@ import numpy as np
 
 from fem.core.errors import ModelError
 
-from .mesh_cells import _listing, _unique_rows_first, cell_dim
+from .mesh_cells import cell_dim, listing, unique_rows_first
 
 __all__ = ["MeshChecks"]
 
@@ -64,16 +64,16 @@ class MeshChecks:
         degenerate = np.flatnonzero(cross2 <= 1e-10 * longest2)
         if degenerate.size:
             raise ModelError(
-                f"{self.label}: degenerate (zero-area) triangles {_listing(degenerate)} "
+                f"{self.label}: degenerate (zero-area) triangles {listing(degenerate)} "
                 f"(vertices {self.triangles[degenerate[:5]].tolist()}); remove them or fix the "
                 "vertex coordinates"
             )
-        first, inverse = _unique_rows_first(np.sort(self.triangles, axis=1))
+        first, inverse = unique_rows_first(np.sort(self.triangles, axis=1))
         if first.size < len(self.triangles):
             dup = np.flatnonzero(np.arange(len(self.triangles)) != first[inverse])
             raise ModelError(
-                f"{self.label}: triangles {_listing(dup)} repeat triangles "
-                f"{_listing(first[inverse[dup]])} (same three vertices)"
+                f"{self.label}: triangles {listing(dup)} repeat triangles "
+                f"{listing(first[inverse[dup]])} (same three vertices)"
             )
         inverted, reason = self._inverted()
         if inverted.size == len(self.triangles):
@@ -84,7 +84,7 @@ class MeshChecks:
             )
         if inverted.size:
             raise ModelError(
-                f"{self.label}: inverted triangles {_listing(inverted)}: {reason}. Reverse their "
+                f"{self.label}: inverted triangles {listing(inverted)}: {reason}. Reverse their "
                 "vertex order (triangles[i] = triangles[i, [0, 2, 1]])"
             )
         return self
