@@ -220,7 +220,15 @@ def _million_point_sweep():
                   {"a": 0, "b": 0, "c": 0})
 
 
+def _ten_million_steps():
+    m = fem.Model()
+    grp, _ = fem.straight_cable(m, (0, 0, 0), (1, 0, 0), 4, STEEL, 1e-4, 1e-9)
+    return fem.simulate(m, 10.0, 1e-6)
+
+
 SIZES = {
+    "simulate 10^7 steps on 1 GiB": (
+        _ten_million_steps, r"recorded steps .* = 10000001 would need about .* GiB"),
     "cable of 10^6 elements on 1 GiB": (
         lambda: fem.straight_cable(fem.Model(), (0, 0, 0), (1, 0, 0), 10**6, STEEL, 1e-4,
                                    1e-9),

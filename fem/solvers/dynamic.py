@@ -39,7 +39,7 @@ from ..assembly.linalg import Factorization
 from ..core.errors import ConvergenceError, ModelError, SingularMatrixError
 from ..core.jit import bar_while_compiling
 from ..core.threads import blas_single_threaded
-from ..core.validate import coordinates, solver_options, warn
+from ..core.validate import affordable, coordinates, solver_options, warn
 from .alpha import AlphaOptions, AlphaParameters, StepCoefficients, alpha_parameters
 from .constant_iteration import ConstantIteration
 from .constant_kernels import CONVERGED, EXHAUSTED, FACTORIZE, ROUNDOFF, SINGULAR
@@ -783,6 +783,11 @@ def simulate(model, t_end: float, dt: float, q0=None, v0=None, t0: float = 0.0, 
         **{**(dataclasses.asdict(options) if options is not None else {}), **settings})
     n_steps = _step_count(t0, t_end, dt)
     ga = GeneralizedAlpha(model, q0=q0, v0=v0, t0=t0, options=opts)
+    # the records stay in memory (and stream to disk): refused before the first step when
+    # they could not fit (q, v, a, λ and about 100 bytes of statistics a record)
+    n_records = 1 + n_steps // record_every + (1 if n_steps % record_every else 0)
+    affordable(n_records * (8.0 * (3 * ga.q.size + ga.lam.size) + 800.0),
+               "simulate: recorded steps ((t_end − t0) / dt / record_every)", n_records)
     res = result if result is not None else Result(sensors)
     res.info.update({"rho_inf": opts.rho_inf, "dt_s": dt, "solver": "generalized-alpha",
                      **ga.initial_corrections})
