@@ -16,6 +16,7 @@ import dataclasses
 import json
 import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -226,7 +227,22 @@ def _ten_million_steps():
     return fem.simulate(m, 10.0, 1e-6)
 
 
+def _frames_past_the_disk():
+    import shutil
+    import tempfile
+    from unittest import mock
+
+    m = fem.Model()
+    fem.straight_cable(m, (0, 0, 0), (1, 0, 0), 4, STEEL, 1e-4, 1e-9)
+    out = Path(tempfile.mkdtemp())
+    usage = shutil.disk_usage(out)._replace(free=100_000)     # a disk with 100 kB free
+    with mock.patch("shutil.disk_usage", return_value=usage):
+        fem.simulate(m, 1.0, 1e-3, result=fem.io.output.stream(out, m, every=1))
+
+
 SIZES = {
+    "VTK frames past the disk's free space": (
+        _frames_past_the_disk, r"--every: 1001 VTK frames of about .* would need .* of disk"),
     "simulate 10^7 steps on 1 GiB": (
         _ten_million_steps, r"recorded steps .* = 10000001 would need about .* GiB"),
     "cable of 10^6 elements on 1 GiB": (

@@ -330,7 +330,8 @@ def available_memory() -> int | None:
         return None
 
 
-def _bytes(n: float) -> str:
+def bytes_text(n: float) -> str:
+    """A size in bytes in words: ``1.5 GiB``, ``320 KiB``, ``12 B``."""
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             return f"{n / size:.3g} {unit}"
@@ -359,9 +360,10 @@ def affordable(n_bytes: float, what: str, value, fraction: float = 0.8) -> None:
     """
     avail = available_memory()
     if avail is not None and n_bytes > fraction * avail:
-        raise ModelError(f"{what} = {shown(value)} would need about {_bytes(n_bytes)} of "
-                         f"memory; this machine has {_bytes(avail)} available (limit "
-                         f"{_bytes(fraction * avail)}); give a smaller {what.rsplit(': ', 1)[-1]}")
+        limit, name = bytes_text(fraction * avail), what.rsplit(": ", 1)[-1]
+        raise ModelError(f"{what} = {shown(value)} would need about {bytes_text(n_bytes)} of "
+                         f"memory; this machine has {bytes_text(avail)} available (limit "
+                         f"{limit}); give a smaller {name}")
 
 
 # ---------------------------------------------------------------------- solver options

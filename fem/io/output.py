@@ -68,13 +68,32 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
             t0 = _time.perf_counter()
-            writer.add(drawing.frame(t, q, v, lam, res.latest_sensors()))
+            file = writer.add(drawing.frame(t, q, v, lam, res.latest_sensors()))
+            if len(writer) == 1:
+                _disk_for_frames(file, 1 + -(-(res.expected_records - 1) // k), out)
             TIMING["writing"] += _time.perf_counter() - t0
 
     res = Result(sensors, directory=out / "result", on_record=on_record)
     res.expected_records = 1
     res.drawing, res.writer = drawing, writer
     return res
+
+
+def _disk_for_frames(first: Path, n_frames: int, out: Path) -> None:
+    """Refuse, after the first frame, a series whose frames would not fit on the disk
+    (their number times the first one's size, against the free space of ``out``)."""
+    import shutil
+
+    from ..core.errors import ModelError
+    from ..core.validate import bytes_text
+
+    size = first.stat().st_size
+    need, free = size * float(n_frames), shutil.disk_usage(out).free
+    if need > 0.9 * free:
+        raise ModelError(f"--every: {n_frames} VTK frames of about {bytes_text(size)} each "
+                         f"would need {bytes_text(need)} of disk; {out} has "
+                         f"{bytes_text(free)} free; give a larger --every (a frame every N "
+                         f"steps) or free some space")
 
 
 def write_outputs(out, model, result=None, figures: dict | None = None,
