@@ -236,8 +236,11 @@ def _frames_past_the_disk():
     fem.straight_cable(m, (0, 0, 0), (1, 0, 0), 4, STEEL, 1e-4, 1e-9)
     out = Path(tempfile.mkdtemp())
     usage = shutil.disk_usage(out)._replace(free=100_000)     # a disk with 100 kB free
-    with mock.patch("shutil.disk_usage", return_value=usage):
-        fem.simulate(m, 1.0, 1e-3, result=fem.io.output.stream(out, m, every=1))
+    try:
+        with mock.patch("shutil.disk_usage", return_value=usage):
+            fem.simulate(m, 1.0, 1e-3, result=fem.io.output.stream(out, m, every=1))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 SIZES = {
