@@ -18,6 +18,13 @@ sys.path.insert(0, str(ROOT / "cases"))
 os.environ.setdefault("FEM_JIT", "numpy")
 os.environ["FEM_JIT_BACKGROUND"] = "0"
 
+# Byte code kept: the runs the tests start (`fem run` in a subprocess, sweep and Dask
+# workers) import the package anew, and where the environment says not to write byte code
+# (PYTHONDONTWRITEBYTECODE, set in some containers) every one of them compiled each
+# module's source again (about 1 s of CPU a process).  __pycache__ is git-ignored.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # One BLAS thread per test process (and for the runs they start): the suite runs in two
 # processes on two cores (pytest-xdist, pyproject's addopts), and OpenBLAS's own threads
 # on top of them spin against each other (fem's solvers limit themselves already; the
