@@ -539,17 +539,17 @@ class InverseDynamics:
         return np.array([by_name[m.name] for m in self.motors])
 
     def _project(self, q: np.ndarray, tol: float = 1e-13) -> np.ndarray:
-        """Gauss–Newton onto ``Φ(q) = 0`` with minimum-norm corrections."""
-        asm = self.asm
-        for _ in range(30):
-            phi = asm.phi(q, 0.0)
-            if np.abs(phi).max() <= tol:
-                return q
-            J = _dense(asm.jacobian(q, 0.0))
-            q = q - J.T @ np.linalg.solve(J @ J.T, phi)
-        raise ModelError(f"InverseDynamics: could not place robot {self.robot.name!r} at "
-                         f"the joint angles {self._target[:, 0].tolist()} (max |Φ| = "
-                         f"{np.abs(asm.phi(q, 0.0)).max():.2e}); are they reachable?")
+        """Gauss–Newton onto ``Φ(q) = 0`` with minimum-norm corrections
+        (:func:`fem.solvers.project_positions`), refused in robot words."""
+        from ..core.errors import ConvergenceError
+        from ..solvers import project_positions
+
+        try:
+            return project_positions(self.robot.model, q, 0.0, tol=tol)
+        except ConvergenceError as err:
+            raise ModelError(f"InverseDynamics: could not place robot {self.robot.name!r} at "
+                             f"the joint angles {self._target[:, 0].tolist()} ({err}); are "
+                             f"they reachable?") from None
 
 
 def _dense(A) -> np.ndarray:
