@@ -162,7 +162,9 @@ def test_run_reports_the_whole_commands_wall_time(tmp_path):
     rendering included; the issue saw "finished in 6.76 s" for a 15.8 s run) and its parts,
     which add up to it.  Reference: the wall time of the process measured from outside;
     what it may exceed the report by is the interpreter's exit after the last line
-    (0.1–0.4 s here; 1.5 s allowed on a loaded machine)."""
+    (0.1–0.4 s here on a quiet machine; 1.5 s and 15 % of the run allowed, as a loaded
+    machine stretches the exit too: 1.8–2.4 s of 16 s measured at load 5–12; the report
+    that left out start-up and rendering was 9 s short of 15.8 s)."""
     import re
     import time
 
@@ -180,6 +182,6 @@ def test_run_reports_the_whole_commands_wall_time(tmp_path):
     total, *parts = map(float, m.groups()[:-1])
     assert abs(sum(parts) - total) <= 0.03          # 5 numbers rounded to 0.01 s
     assert parts[2] > 0                             # the snapshot was rendered and counted
-    assert total <= outside and outside - total < 1.5, (total, outside)
+    assert total <= outside and outside - total < 1.5 + 0.15 * outside, (total, outside)
     timing = json.loads((tmp_path / "run" / "summary.json").read_text())["timing_s"]
     assert set(timing) == {"total", "solve", "writing", "rendering", "compiling", "other"}
