@@ -58,6 +58,9 @@ class Assembly(ConstraintEquations, System):
         # bodies nonlinear in their coordinates (fem.bodies): M(q), quadratic-velocity
         # forces and configuration-dependent weight, added to the constant part
         self.bodies = list(model.nonlinear_bodies)
+        # floating frames of one shape evaluated together on the NumPy path
+        from ..bodies.frame_batch import batch_bodies
+        self.body_batches = batch_bodies(self.bodies)
         self.has_elastic = bool(self.elastic) or any(b.elastic for b in self.bodies)
         # element families interpolate linearly in their coordinates: constant mass
         bad = [g.name for g in self.groups if not g.family.constant_mass]

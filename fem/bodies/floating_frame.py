@@ -155,6 +155,8 @@ class FloatingFrameBody(NonlinearBody):
         self._line_q = None          # the frame and elastic coordinates of _line_cache
         self._line_cache = None
         self._section_cache: dict[float, tuple] = {}    # see _section
+        self._batch = None           # the FrameBatch evaluating it with its peers, if any
+        self._batch_index = 0
         # every inertia point's J and H in one array each, written in place (the
         # directors' H is constant: written once): rows of the quadrature points, the
         # point masses, the directors
@@ -173,6 +175,12 @@ class FloatingFrameBody(NonlinearBody):
         at one q.  ``J`` and ``H`` are the first rows of the body's point arrays."""
         qb = q[self.dofs]
         if self._line_q is None or not np.array_equal(qb, self._line_q):
+            batch = self._batch
+            if batch is not None:
+                if batch.numpy_path():
+                    batch.line(q)          # every body of the batch at once
+                    return self._line_cache
+                batch._q = None            # its rows are about to change
             P = self._rows[0]
             self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],
                                             self._H_all[:P])
@@ -273,6 +281,8 @@ class FloatingFrameBody(NonlinearBody):
 
     # ------------------------------------------------------------ the contract part
     def inertia(self, q, v, a, tangent=False):
+        if self._batch is not None and self._batch.numpy_path():
+            return self._batch.inertia(q, v, a, tangent, self._batch_index)
         w, J, H = self._inertia_points(q)
         d = self.dofs
         f, tan = inertia_from_points(w, J, H, v[d], a[d], tangent)
@@ -287,6 +297,8 @@ class FloatingFrameBody(NonlinearBody):
         return (np.repeat(w, 3)[:, None] * Jf).T @ Jf + self.M_const
 
     def forces(self, q, gravity, tangent=False):
+        if not tangent and self._batch is not None and self._batch.numpy_path():
+            return self._batch.forces(q, gravity, self._batch_index), None
         k = self.k
         f = np.zeros(k)
         K = np.zeros((k, k)) if tangent else None
@@ -379,7 +391,12 @@ class LinkPoint(PointMap):
 
     def evaluate(self, q, second=False):
         if not second:
-            r, J = self.body._centre_first(q, self.samples)
+            b = self.body
+            if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+                r, J, _, _ = b._batch.tips(q)         # every body's tip at once
+                i = b._batch_index
+                return r[i], J[i], None
+            r, J = b._centre_first(q, self.samples)
             return r[0], J[0], None
         r, J, H = self.body._centre(q, self.samples)
         return r[0], J[0], H[0]
@@ -412,6 +429,11 @@ class SectionDirection(PointMap):
 
     def evaluate(self, q, second=False):
         b = self.body
+        if (not second and self.x == b.link.length and b._batch is not None
+                and b._batch.numpy_path()):
+            _, _, d, Js = b._batch.tips(q)           # every body's tip section at once
+            i = b._batch_index
+            return d[i, self.axis], Js[i, self.axis], None
         R, T, dT, ddT = b._section(q, self.x, self.A)
         ax = self.axis
         t, dt = T[:, ax], dT[:, :, ax].T                       # (3,), (3, 3): ∂t/∂α_i

@@ -1,0 +1,377 @@
+"""Floating-frame bodies of one shape evaluated together (the NumPy path).
+
+A robot's flexible links are often several :class:`~fem.bodies.FloatingFrameBody` of the
+same basis, the same number of functions and the same kinematics (the segments of a
+link, the same link of every limb).  Evaluated one by one, each spends its time in the
+overhead of a few hundred small NumPy calls (the arrays are tens of entries); a
+:class:`FrameBatch` evaluates all of them in the same calls on arrays with a leading
+body axis — the centre line at the quadrature points with its first and second
+derivatives, the section directors, the inertia forces and their tangents, the elastic
+forces and the weight — and hands every body its slice.  The arithmetic is that of the
+single body's methods (:meth:`FloatingFrameBody._centre`,
+:func:`~fem.bodies.base.inertia_from_points`,
+:meth:`~fem.elements.floating_frame.FloatingFrameLink.elastic_forces`), equal to
+rounding.
+
+The bodies' own point arrays become views of the batch's, so a body evaluated alone
+(its point masses, its tangents, the compiled kernels) and the batch write the same
+memory and keep one cache.  :func:`batch_bodies` forms the batches (the assembly calls
+it); a body on the compiled path (numba present and ``link.use_kernel``) or with point
+masses is evaluated alone as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements.floating_frame import bending_kernel, fourth_order_kernel
+from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, FloatingFrameBody
+
+__all__ = ["FrameBatch", "batch_bodies"]
+
+
+def _signature(b: FloatingFrameBody):
+    """Bodies with the same signature have arrays of the same shapes."""
+    lk = b.link
+    smp = lk.quadrature_samples
+    rule = None if smp.rule is None else smp.rule.W.shape
+    bend = None if not lk.nonlinear_curvature else lk._bend[1].shape
+    return (type(b), b.k, lk.na, lk.nb, lk.x.size, lk.kinematics, lk.coupling, rule, bend,
+            b._rows, None if b._Xt is None else b._Xt.shape, b.rotary_inertia)
+
+
+def batch_bodies(bodies) -> list[FrameBatch]:
+    """Group the floating-frame bodies of ``bodies`` (without point masses) by shape into
+    :class:`FrameBatch` es of two or more; returns them.  A body of no batch (or of a
+    batch formed before) keeps evaluating alone."""
+    groups: dict = {}
+    for b in bodies:
+        if type(b) is FloatingFrameBody:
+            b._batch = None
+            if not b.point_masses:
+                groups.setdefault(_signature(b), []).append(b)
+    return [FrameBatch(g) for g in groups.values() if len(g) > 1]
+
+
+class FrameBatch:
+    """Floating-frame bodies of one shape (see the module docstring).
+
+    Parameters
+    ----------
+    bodies : list of FloatingFrameBody
+        Bodies of equal :func:`_signature`, without point masses.
+    """
+
+    def __init__(self, bodies: list):
+        self.bodies = list(bodies)
+        B = len(bodies)
+        b0 = bodies[0]
+        lk0 = b0.link
+        lks = [b.link for b in bodies]
+        self.idx = np.stack([b.dofs for b in bodies])                      # (B, k)
+        self.k, self.na, self.nb = b0.k, lk0.na, lk0.nb
+        smps = [lk.quadrature_samples for lk in lks]
+        self.P = lk0.x.size
+        self.L1 = np.stack([s.L1 for s in smps])                            # (B, P, 3, ne)
+        self.p0 = np.stack([s.p0 for s in smps])
+        self.Hc = np.stack([s.H for s in smps])                             # (B, P, nb, nb)
+        self.fourth = smps[0].rule is not None
+        if self.fourth:
+            self.D = np.stack([s.rule.D for s in smps])                     # (B, N, nb)
+            self.DD = np.stack([s.rule.DD for s in smps])                   # (B, N, nb²)
+            self.W = np.stack([s.rule.W for s in smps])                     # (B, P, N)
+        self.curvature = lk0.nonlinear_curvature
+        if self.curvature:
+            self.wb = np.stack([lk._bend[0] for lk in lks])                 # (B, Pb)
+            self.Bz = np.stack([lk._bend[1] for lk in lks])                 # (B, Pb, 4, ne)
+            self.ei = np.array([[lk.EI_z, lk.EI_y] for lk in lks])
+        self.K = np.stack([lk.K for lk in lks])
+        self.M_const = np.stack([b.M_const for b in bodies])
+        self.has_M_const = bool(np.any(self.M_const))
+        w = np.stack([b._w_all for b in bodies])                            # (B, Pall)
+        self.w3 = np.repeat(w, 3, axis=1)                                   # (B, 3 Pall)
+        self.w_line = np.stack([b.w_line for b in bodies])                  # (B, P)
+        self.Xt = None if b0._Xt is None else np.stack([b._Xt for b in bodies])
+        self.rows = b0._rows
+        self.sl = lk0.slices
+        # the bodies' point arrays become views of the batch's (their constant parts,
+        # the directors' H, copied over first)
+        self.J = np.stack([b._J_all for b in bodies])                       # (B, Pall, 3, k)
+        self.H = np.stack([b._H_all for b in bodies])
+        self.J[:, :self.P, _C, _C] = 1.0                                     # ∂r/∂r₀ = I
+        for i, b in enumerate(bodies):
+            b._J_all, b._H_all = self.J[i], self.H[i]
+            b._batch, b._batch_index = self, i
+        self._tips_data = None          # the tips' samples, formed on first use
+        self._tips = None               # the last tips: (coordinates, values)
+        self._q = None                  # the coordinates of the lines in J, H
+        self._inertia_key = None
+        self._inertia = None
+        self._forces_key = None
+        self._forces = None
+
+    def numpy_path(self) -> bool:
+        """Whether the bodies run on the NumPy path (else each evaluates alone, with the
+        compiled fourth-order and bending kernels)."""
+        lk = self.bodies[0].link
+        return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
+
+    # ------------------------------------------------------------ kinematics
+    def line(self, q: np.ndarray) -> np.ndarray:
+        """The centre lines at the quadrature points at ``q``: ``J``, ``H`` written into
+        the first rows of the point arrays and every body's line cache set; returns the
+        bodies' coordinates (B, k)."""
+        qB = q[self.idx]
+        if self._q is not None and np.array_equal(qB, self._q):
+            return qB
+        B, P, k, na, nb = len(self.bodies), self.P, self.k, self.na, self.nb
+        e = qB[:, 12:]
+        R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
+        band = slice(na, na + 2 * nb)
+        eb = e[:, band]
+        # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
+        Hc = self.Hc
+        Qe = (Hc.reshape(B, P * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
+        Qe = Qe.reshape(B, P, nb, 2).transpose(0, 1, 3, 2).reshape(B, P, 2 * nb)
+        p = self.p0 + (self.L1.reshape(B, 3 * P, -1) @ e[:, :, None]).reshape(B, P, 3)
+        p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
+        Pe = self.L1.copy()
+        Pe[:, :, 0, band] -= Qe
+        Qb = np.zeros((B, P, 2 * nb, 2 * nb))
+        if self.fourth:
+            u, gy, gz, Q4 = self._fourth_order(e[:, self.sl["y"]], e[:, self.sl["z"]])
+            p[:, :, 0] -= u
+            Pe[:, :, 0, self.sl["y"]] -= gy
+            Pe[:, :, 0, self.sl["z"]] -= gz
+            Qb[:] = Q4
+        Qb[:, :, :nb, :nb] += Hc
+        Qb[:, :, nb:, nb:] += Hc
+        # r = r₀ + R p and its derivatives (FloatingFrameBody._centre_from)
+        r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
+        J, H = self.J[:, :P], self.H[:, :P]
+        J[:, :, _C, _FRAME_COLS] = p[:, :, None, :]
+        np.matmul(R[:, None], Pe, out=J[..., 12:])
+        Hb = H[..., 3:12, 12:]
+        Hb[:, :, _C, _AXIS_ROWS] = Pe[:, :, None]
+        H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
+        self._q = qB
+        for i, b in enumerate(self.bodies):
+            b._line_cache = (r[i], b._J_all[:P], b._H_all[:P])
+            b._line_q = qB[i]
+        return qB
+
+    def _fourth_order(self, ey: np.ndarray, ez: np.ndarray):
+        """:meth:`fem.elements.floating_frame.RunningRule.terms` of every body."""
+        D, nb = self.D, self.nb
+        B, N = D.shape[:2]
+        a = (D @ ey[:, :, None])[:, :, 0]
+        c = (D @ ez[:, :, None])[:, :, 0]
+        s = a * a + c * c
+        F = np.empty((B, N, 1 + 2 * nb + 3 * nb * nb))
+        F[:, :, 0] = 0.125 * s * s
+        F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
+        F[:, :, 1 + nb:1 + 2 * nb] = (0.5 * s * c)[:, :, None] * D
+        wq = np.empty((B, N, 3, 1))
+        wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
+        wq[:, :, 1, 0] = a * c
+        wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
+        F[:, :, 1 + 2 * nb:].reshape(B, N, 3, nb * nb)[:] = wq * self.DD[:, :, None, :]
+        out = self.W @ F
+        P = out.shape[1]
+        blocks = out[:, :, 1 + 2 * nb:].reshape(B, P, 3, nb, nb)
+        Q4 = np.empty((B, P, 2 * nb, 2 * nb))
+        Q4[:, :, :nb, :nb] = blocks[:, :, 0]
+        Q4[:, :, :nb, nb:] = blocks[:, :, 1]
+        Q4[:, :, nb:, :nb] = blocks[:, :, 1].swapaxes(-1, -2)
+        Q4[:, :, nb:, nb:] = blocks[:, :, 2]
+        return out[:, :, 0], out[:, :, 1:1 + nb], out[:, :, 1 + nb:1 + 2 * nb], Q4
+
+    def _directors(self, qB: np.ndarray) -> None:
+        """The section directors' ``J`` of every body (their ``H`` is constant)."""
+        Xt = self.Xt
+        Pd = Xt.shape[1]
+        t = self.sl["torsion"]
+        phi = (Xt @ qB[:, 12 + t.start:12 + t.stop, None])[:, :, 0]          # (B, Pd)
+        o = self.rows[1]
+        J = self.J
+        tc = slice(12 + t.start, 12 + t.stop)
+        J[:, o:o + Pd, _C, 9 + _C] = phi[:, :, None, None]
+        J[:, o + Pd:, _C, 6 + _C] = -phi[:, :, None, None]
+        np.multiply(qB[:, None, 9:12, None], Xt[:, :, None, :], out=J[:, o:o + Pd, :, tc])
+        np.multiply(-qB[:, None, 6:9, None], Xt[:, :, None, :], out=J[:, o + Pd:, :, tc])
+
+    # ------------------------------------------------------------ the tips
+    def _tip_samples(self):
+        """The samples of every body's tip ``x = L`` stacked (B leading), and the angle
+        matrices ``A`` (B, 3, ne) of the tip sections (:class:`SectionDirection`)."""
+        if self._tips_data is None:
+            smps = [b.link.sample([b.link.length]) for b in self.bodies]
+            A = np.zeros((len(self.bodies), 3, self.K.shape[1]))
+            sl = self.sl
+            for i, b in enumerate(self.bodies):
+                lk = b.link
+                xs = np.array([lk.length])
+                X, _ = lk.basis.axial(xs)
+                _, dY, _ = lk.basis.bending(xs)
+                A[i, 0, sl["y"]] = dY[0]
+                A[i, 1, sl["z"]] = -dY[0]
+                A[i, 2, sl["torsion"]] = X[0]
+            rule = None
+            if self.fourth:
+                rule = (np.stack([s.rule.D for s in smps]),
+                        np.stack([s.rule.W[0] for s in smps]))
+            self._tips_data = (np.stack([s.L1[0] for s in smps]),
+                               np.stack([s.p0[0] for s in smps]),
+                               np.stack([s.H[0] for s in smps]), rule, A)
+        return self._tips_data
+
+    def tips(self, q: np.ndarray):
+        """Every body's tip at ``q`` without second derivatives: the centre-line point
+        ``r`` (B, 3) with ``J`` (B, 3, k), and the three axes of the tip section
+        (:meth:`FloatingFrameBody.direction`) ``d`` (B, 3 axes, 3) with ``J`` (B, 3 axes,
+        3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
+        bodies in one pass, kept for the last coordinates."""
+        qB = q[self.idx]
+        if self._tips is not None and np.array_equal(self._tips[0], qB):
+            return self._tips[1]
+        L1, p0, Ht, rule, A = self._tip_samples()
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        e = qB[:, 12:]
+        R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
+        band = slice(na, na + 2 * nb)
+        eb = e[:, band]
+        # the centre-line point (FloatingFrameLink._local at one point, first order)
+        Qe = (Ht @ eb.reshape(B, 2, nb).transpose(0, 2, 1)).transpose(0, 2, 1).reshape(B, -1)
+        p = p0 + (L1 @ e[:, :, None])[:, :, 0]
+        p[:, 0] -= 0.5 * (Qe[:, None, :] @ eb[:, :, None])[:, 0, 0]
+        Pe = L1.copy()
+        Pe[:, 0, band] -= Qe
+        if rule is not None:
+            D, W = rule
+            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
+            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
+            s = a * a + c * c
+            p[:, 0] -= (W[:, None, :] @ (0.125 * s * s)[:, :, None])[:, 0, 0]
+            Pe[:, 0, self.sl["y"]] -= ((W * 0.5 * s * a)[:, None, :] @ D)[:, 0]
+            Pe[:, 0, self.sl["z"]] -= ((W * 0.5 * s * c)[:, None, :] @ D)[:, 0]
+        r = qB[:, :3] + (R @ p[:, :, None])[:, :, 0]
+        J = np.zeros((B, 3, k))
+        J[:, _C, _FRAME_COLS] = p[:, None, :]
+        J[:, _C, _C] = 1.0
+        J[:, :, 12:] = R @ Pe
+        # the section's axes: T(α) R_z R_y R_x, α = A e (SectionDirection)
+        alpha = (A @ e[:, :, None])[:, :, 0]                                # (B, 3)
+        T, dT = _section_rotations(alpha)                                   # (B,3,3), (B,3,3,3)
+        G = dT.transpose(0, 3, 2, 1) @ A[:, None]                           # (B, axis, 3, ne)
+        Js = np.zeros((B, 3, 3, k))
+        Js[:, :, _C, _FRAME_COLS] = T.transpose(0, 2, 1)[:, :, None, :]
+        Js[..., 12:] = R[:, None] @ G
+        d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
+        out = (r, J, d, Js)
+        self._tips = (qB, out)
+        return out
+
+    # ------------------------------------------------------------ the contract part
+    def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool, i: int):
+        """Body ``i``'s :meth:`FloatingFrameBody.inertia`, all bodies' formed together on
+        the first call at ``(q, q̇, q̈)``."""
+        idx = self.idx
+        vB, aB = v[idx], a[idx]
+        key = self._inertia_key
+        if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
+                and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
+            qB = self.line(q)
+            if self.Xt is not None:
+                self._directors(qB)
+            self._inertia = self._inertia_forces(vB, aB, tangent)
+            self._inertia_key = (qB, vB, aB, tangent)
+        f, tan = self._inertia
+        return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
+
+    def _inertia_forces(self, vB, aB, tangent):
+        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading)."""
+        B, k = vB.shape
+        Jf = self.J.reshape(B, -1, k)
+        H = self.H
+        Hf = H.reshape(B, -1, k)
+        n3 = Jf.shape[1]
+        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+        acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
+        wJ = self.w3[:, :, None] * Jf
+        f = (acc[:, None, :] @ wJ)[:, 0]
+        if self.has_M_const:
+            f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
+        if not tangent:
+            return f, None
+        wJt = wJ.transpose(0, 2, 1)
+        M = wJt @ Jf
+        C = 2.0 * (wJt @ Hv)
+        Ha = (Hf @ aB[:, :, None]).reshape(B, n3, k)
+        Kq = ((self.w3 * acc)[:, None, :] @ H.reshape(B, n3, k * k)).reshape(B, k, k) \
+            + wJt @ Ha
+        return f, (M + self.M_const, Kq, C)
+
+    def forces(self, q: np.ndarray, gravity: np.ndarray, i: int) -> np.ndarray:
+        """Body ``i``'s :meth:`FloatingFrameBody.forces` without the tangent, all bodies'
+        formed together on the first call at ``q``."""
+        qB = q[self.idx]
+        key = self._forces_key
+        if key is None or not (np.array_equal(key[0], qB) and np.array_equal(key[1], gravity)):
+            self._forces = self._elastic_and_weight(q, gravity)
+            self._forces_key = (qB, np.array(gravity, float))
+        return self._forces[i]
+
+    def _elastic_and_weight(self, q, gravity):
+        qB = q[self.idx]
+        B, k = qB.shape
+        e = qB[:, 12:]
+        f = np.zeros((B, k))
+        fe = (self.K @ e[:, :, None])[:, :, 0]
+        if self.curvature:
+            fe = fe + self._bending_gradient(e)
+        f[:, 12:] = fe
+        if np.any(gravity):
+            self.line(q)
+            P = self.P
+            wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
+            f -= (wg @ self.J[:, :P].reshape(B, 3 * P, k))[:, 0]
+        return f
+
+    def _bending_gradient(self, e: np.ndarray) -> np.ndarray:
+        """The gradient of the nonlinear bending energy of every body (the NumPy form of
+        :meth:`~fem.elements.floating_frame.FloatingFrameLink._bending_correction`)."""
+        wb, Bz = self.wb, self.Bz
+        B, Pb, _, ne = Bz.shape
+        Bf = Bz.reshape(B, 4 * Pb, ne)
+        z = (Bf @ e[:, :, None]).reshape(B, Pb, 4)
+        a, A, c, C = z[..., 0], z[..., 1], z[..., 2], z[..., 3]
+        m = a * A + c * C
+        k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
+        ei1, ei2 = self.ei[:, 0, None, None], self.ei[:, 1, None, None]
+        dm = np.stack([A, a, C, c], axis=-1)
+        eye = np.eye(4)
+        d1 = eye[1] + 0.5 * m[..., None] * eye[0] + 0.5 * a[..., None] * dm
+        d2 = eye[3] + 0.5 * m[..., None] * eye[2] + 0.5 * c[..., None] * dm
+        gz = (ei1 * (k1[..., None] * d1 - A[..., None] * eye[1])
+              + ei2 * (k2[..., None] * d2 - C[..., None] * eye[3]))
+        return (Bf.transpose(0, 2, 1) @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+
+
+def _section_rotations(alpha: np.ndarray):
+    """:func:`~fem.bodies.floating_frame.section_rotation` of every row of ``alpha``
+    (B, 3) without the second derivatives: ``T`` (B, 3, 3) and ``∂T/∂α_i`` (B, 3, 3, 3)."""
+    B = alpha.shape[0]
+    cs, sn = np.cos(alpha), np.sin(alpha)
+    F = np.zeros((B, 3, 2, 3, 3))               # factor m (about z, y, x), derivative order
+    for m, axis in enumerate((2, 1, 0)):
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        c, s = cs[:, m], sn[:, m]
+        F[:, m, 0, axis, axis] = 1.0
+        F[:, m, 0, i, i], F[:, m, 0, i, j], F[:, m, 0, j, i], F[:, m, 0, j, j] = c, -s, s, c
+        F[:, m, 1, i, i], F[:, m, 1, i, j], F[:, m, 1, j, i], F[:, m, 1, j, j] = -s, -c, c, -s
+    T = F[:, 0, 0] @ F[:, 1, 0] @ F[:, 2, 0]
+    o = _ORDER1
+    dT = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    return T, dT
