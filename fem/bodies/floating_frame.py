@@ -401,6 +401,18 @@ class LinkPoint(PointMap):
         r, J, H = self.body._centre(q, self.samples)
         return r[0], J[0], H[0]
 
+    def batch_key(self):
+        """Points with the same key are evaluated together (:meth:`evaluate_batch`): the
+        tips of the bodies of one :class:`~fem.bodies.frame_batch.FrameBatch`, else the
+        points of one body."""
+        return _batch_key(self)
+
+    @staticmethod
+    def evaluate_batch(points: list[LinkPoint]):
+        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points at once (what
+        :meth:`evaluate` gives each, without second derivatives)."""
+        return _batch_runner(points, 0)
+
 
 class SectionDirection(PointMap):
     """A section axis of a :class:`FloatingFrameBody` at ``x`` (see
@@ -420,6 +432,16 @@ class SectionDirection(PointMap):
         A[2, lk.slices["torsion"]] = X[0]
         self.A = A
         self.label = label or f"{body.name} section axis {'xyz'[axis]} at x = {x:g} m"
+
+    def batch_key(self):
+        """Section axes with the same key are evaluated together (:meth:`evaluate_batch`,
+        as :meth:`LinkPoint.batch_key`)."""
+        return _batch_key(self)
+
+    @staticmethod
+    def evaluate_batch(points: list[SectionDirection]):
+        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` section axes at once."""
+        return _batch_runner(points, 1)
 
     def _t(self, alpha):
         """``t = R_z R_y R_x e_axis`` (3,), ``∂t/∂α`` (3, 3) and ``∂²t/∂α²`` (3, 3, 3)."""
@@ -452,6 +474,36 @@ class SectionDirection(PointMap):
             T2 = np.einsum("jab,am,bn->jmn", ddt, self.A, self.A)   # ∂²t/∂e²
             H[:, 12:, 12:] = np.einsum("cj,jmn->cmn", R, T2)
         return R @ t, J, H
+
+
+def _batch_key(m):
+    b = m.body
+    if b._batch is not None and m.x == b.link.length:
+        return ("tips", id(b._batch))
+    return ("body", id(b))
+
+
+def _batch_runner(points: list, kind: int):
+    """``q -> (x (n, 3), J (n, 3, k))`` of tip points (``kind`` 0) or tip section axes
+    (1) of one :class:`~fem.bodies.frame_batch.FrameBatch` from its :meth:`tips`, or of
+    any points of one body one by one (also when the batch is off the NumPy path)."""
+    b0 = points[0].body
+    batch = b0._batch
+    tips = batch is not None and all(p.body._batch is batch and p.x == p.body.link.length
+                                     for p in points)
+    rows = np.array([p.body._batch_index for p in points]) if tips else None
+    axes = np.array([getattr(p, "axis", 0) for p in points])
+
+    def run(q):
+        if tips and batch.numpy_path():
+            r, J, d, Js = batch.tips(q)
+            if kind == 0:
+                return r[rows], J[rows]
+            return d[rows, axes], Js[rows, axes]
+        ev = [p.evaluate(q) for p in points]
+        return np.array([e[0] for e in ev]), np.array([e[1] for e in ev])
+
+    return run
 
 
 # the order of the derivative of each factor R_z, R_y, R_x (m) in ∂T/∂α_i and ∂²T/∂α_i∂α_j

@@ -20,7 +20,9 @@ point maps with constant second derivatives — the points of reduced bodies): t
 values and Jacobians come from one evaluation per body for all of its points
 (``evaluate_batch`` of the point class), and Φ, Φ_q and ``λ·Φ_qq`` of all terms from
 index arrays built once (one gather, product and ``bincount`` each), not a Python loop
-over terms.  The per-term loop stays as the reference (``batched=False``) and for maps
+over terms.  Point maps whose second derivatives change with ``q`` but whose class has
+``evaluate_batch`` (the floating frames' tip points and section axes) get the batched
+Φ and Φ_q; their ``λ·Φ_qq`` and ``γ`` (asked for rarely) stay with the loop.  The per-term loop stays as the reference (``batched=False``) and for maps
 whose second derivatives change with ``q``; both give the same numbers to round-off.
 """
 
@@ -142,7 +144,7 @@ class GeneralRows:
         positions — and ``directions(t, out)``, which writes the prescribed directions
         ``β(t)`` into ``out`` (None without such rows); None when a map's second
         derivatives change with ``q`` (floating-frame points)."""
-        if self._batched is None:
+        if self._batched is None or not self._batched.constant:
             return None
         q = np.asarray(q, float)
         dofs, qr, xr, Jr, hm, hc, ha, hb, hv = [], [], [], [], [], [], [], [], []
@@ -221,7 +223,7 @@ class GeneralRows:
     def hessian_values(self, lam: np.ndarray, q: np.ndarray, keep: np.ndarray,
                        t: float = 0.0) -> np.ndarray:
         """``λᵢ Φᵢ,qq`` of every term in pattern order (rows with ``keep`` 0 skipped)."""
-        if self._batched is not None:
+        if self._batched is not None and self._batched.constant:
             return self._batched.hessian_values(lam, q, keep, t)
         ev = self._eval(q, second=True)
         out = []
@@ -246,20 +248,24 @@ class GeneralRows:
         return np.concatenate(out) if out else np.zeros(0)
 
 
-def _atoms(m) -> list | None:
+def _atoms(m, any_hessian: bool = False) -> list | None:
     """``[(c, atom)]`` with ``m = Σ c·atom``, atoms linear maps or constant-Hessian point
-    maps; None when ``m`` has a part whose second derivatives change with ``q``."""
+    maps; None when ``m`` has a part whose second derivatives change with ``q``.  With
+    ``any_hessian`` also point maps whose second derivatives change with ``q`` when
+    their class evaluates its points together (``evaluate_batch``: the floating frames'
+    points and section axes)."""
     if isinstance(m, LinearMap):
         return [(1.0, m)]
     if isinstance(m, MapSum):
         out = []
         for c, t in m.terms:
-            sub = _atoms(t)
+            sub = _atoms(t, any_hessian)
             if sub is None:
                 return None
             out.extend((c * ci, a) for ci, a in sub)
         return out
-    if isinstance(m, PointMap) and m.constant_hessian:
+    if isinstance(m, PointMap) and (m.constant_hessian or (
+            any_hessian and getattr(type(m), "evaluate_batch", None) is not None)):
         return [(1.0, m)]
     return None
 
@@ -275,13 +281,20 @@ class _Batched:
 
     @classmethod
     def build(cls, rows: GeneralRows):
-        atoms = [_atoms(m) for m in rows.maps]
-        if not rows.terms or any(a is None for a in atoms):
+        """The batched form, or None.  ``constant`` tells whether the maps' second
+        derivatives are constant: else only Φ and Φ_q are batched (:meth:`state`), and
+        ``λ·Φ_qq``, ``γ`` and the compiled form stay with the per-term loop."""
+        if not rows.terms:
             return None
-        return cls(rows, atoms)
+        for constant in (True, False):
+            atoms = [_atoms(m, not constant) for m in rows.maps]
+            if not any(a is None for a in atoms):
+                return cls(rows, atoms, constant)
+        return None
 
-    def __init__(self, rows: GeneralRows, atoms):
+    def __init__(self, rows: GeneralRows, atoms, constant: bool = True):
         self.rows = rows
+        self.constant = constant
         maps = rows.maps
         ks = np.array([len(m.dofs) for m in maps], np.int64)
         self.nmap = nmap = len(maps)
