@@ -178,9 +178,9 @@ class FloatingFrameBody(NonlinearBody):
             batch = self._batch
             if batch is not None:
                 if batch.numpy_path():
-                    batch.line(q)          # every body of the batch at once
+                    batch.line(q, True)    # every body of the batch at once
                     return self._line_cache
-                batch._q = None            # its rows are about to change
+                batch._q = batch._qH = None     # its rows are about to change
             P = self._rows[0]
             self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],
                                             self._H_all[:P])

@@ -104,7 +104,9 @@ class FrameBatch:
             b._batch, b._batch_index = self, i
         self._tips_data = None          # the tips' samples, formed on first use
         self._tips = None               # the last tips: (coordinates, values)
-        self._q = None                  # the coordinates of the lines in J, H
+        self._q = None                  # the coordinates of the lines in J
+        self._qH = None                 # the same when H holds them too
+        self._state = None              # what _first leaves for _second and _quadratic
         self._inertia_key = None
         self._inertia = None
         self._forces_key = None
@@ -117,14 +119,23 @@ class FrameBatch:
         return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
 
     # ------------------------------------------------------------ kinematics
-    def line(self, q: np.ndarray) -> np.ndarray:
-        """The centre lines at the quadrature points at ``q``: ``J``, ``H`` written into
-        the first rows of the point arrays and every body's line cache set; returns the
-        bodies' coordinates (B, k)."""
+    def line(self, q: np.ndarray, second: bool = False) -> np.ndarray:
+        """The centre lines at the quadrature points at ``q``: ``r`` and ``J`` into the
+        first rows of the point arrays and, with ``second``, ``H`` too and every body's
+        line cache set (a Newton iteration's residual needs no ``H``: the
+        quadratic-velocity forces come from :meth:`_quadratic`); returns the bodies'
+        coordinates (B, k)."""
         qB = q[self.idx]
-        if self._q is not None and np.array_equal(qB, self._q):
-            return qB
-        B, P, k, na, nb = len(self.bodies), self.P, self.k, self.na, self.nb
+        if self._q is None or not np.array_equal(qB, self._q):
+            self._first(qB)
+        if second and self._qH is None:
+            self._second()
+        return self._q
+
+    def _first(self, qB: np.ndarray) -> None:
+        """``r``, ``J`` of the centre lines (and what :meth:`_second` and
+        :meth:`_quadratic` take from them)."""
+        B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
         e = qB[:, 12:]
         R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
         band = slice(na, na + 2 * nb)
@@ -137,56 +148,96 @@ class FrameBatch:
         p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
         Pe = self.L1.copy()
         Pe[:, :, 0, band] -= Qe
-        Qb = np.zeros((B, P, 2 * nb, 2 * nb))
+        rule = None
         if self.fourth:
-            u, gy, gz, Q4 = self._fourth_order(e[:, self.sl["y"]], e[:, self.sl["z"]])
-            p[:, :, 0] -= u
-            Pe[:, :, 0, self.sl["y"]] -= gy
-            Pe[:, :, 0, self.sl["z"]] -= gz
-            Qb[:] = Q4
-        Qb[:, :, :nb, :nb] += Hc
-        Qb[:, :, nb:, nb:] += Hc
-        # r = r₀ + R p and its derivatives (FloatingFrameBody._centre_from)
+            # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
+            D = self.D
+            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
+            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
+            s = a * a + c * c
+            F = np.empty((*a.shape, 1 + 2 * nb))
+            F[:, :, 0] = 0.125 * s * s
+            F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
+            F[:, :, 1 + nb:] = (0.5 * s * c)[:, :, None] * D
+            out = self.W @ F
+            p[:, :, 0] -= out[:, :, 0]
+            Pe[:, :, 0, self.sl["y"]] -= out[:, :, 1:1 + nb]
+            Pe[:, :, 0, self.sl["z"]] -= out[:, :, 1 + nb:]
+            rule = (a, c, s)
+        # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
         r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
-        J, H = self.J[:, :P], self.H[:, :P]
+        J = self.J[:, :P]
         J[:, :, _C, _FRAME_COLS] = p[:, :, None, :]
         np.matmul(R[:, None], Pe, out=J[..., 12:])
+        self._q, self._qH = qB, None
+        self._state = (R, r, Pe, rule)
+        for b in self.bodies:          # their rows of H are not those of qB (yet)
+            b._line_q = None
+
+    def _second(self) -> None:
+        """``H`` of the centre lines at the coordinates of :meth:`_first`, and every body's
+        line cache."""
+        R, r, Pe, rule = self._state
+        B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
+        Hc = self.Hc
+        Qb = np.zeros((B, P, 2 * nb, 2 * nb))
+        if rule is not None:
+            a, c, s = rule
+            N = a.shape[1]
+            wq = np.empty((B, N, 3, 1))
+            wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
+            wq[:, :, 1, 0] = a * c
+            wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
+            blocks = self.W @ (wq * self.DD[:, :, None, :]).reshape(B, N, -1)
+            blocks = blocks.reshape(B, P, 3, nb, nb)
+            Qb[:, :, :nb, :nb] = blocks[:, :, 0]
+            Qb[:, :, :nb, nb:] = blocks[:, :, 1]
+            Qb[:, :, nb:, :nb] = blocks[:, :, 1].swapaxes(-1, -2)
+            Qb[:, :, nb:, nb:] = blocks[:, :, 2]
+        Qb[:, :, :nb, :nb] += Hc
+        Qb[:, :, nb:, nb:] += Hc
+        H = self.H[:, :P]
         Hb = H[..., 3:12, 12:]
         Hb[:, :, _C, _AXIS_ROWS] = Pe[:, :, None]
         H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
-        self._q = qB
+        self._qH = self._q
         for i, b in enumerate(self.bodies):
             b._line_cache = (r[i], b._J_all[:P], b._H_all[:P])
-            b._line_q = qB[i]
-        return qB
+            b._line_q = self._q[i]
 
-    def _fourth_order(self, ey: np.ndarray, ez: np.ndarray):
-        """:meth:`fem.elements.floating_frame.RunningRule.terms` of every body."""
-        D, nb = self.D, self.nb
-        B, N = D.shape[:2]
-        a = (D @ ey[:, :, None])[:, :, 0]
-        c = (D @ ez[:, :, None])[:, :, 0]
-        s = a * a + c * c
-        F = np.empty((B, N, 1 + 2 * nb + 3 * nb * nb))
-        F[:, :, 0] = 0.125 * s * s
-        F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
-        F[:, :, 1 + nb:1 + 2 * nb] = (0.5 * s * c)[:, :, None] * D
-        wq = np.empty((B, N, 3, 1))
-        wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
-        wq[:, :, 1, 0] = a * c
-        wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
-        F[:, :, 1 + 2 * nb:].reshape(B, N, 3, nb * nb)[:] = wq * self.DD[:, :, None, :]
-        out = self.W @ F
-        P = out.shape[1]
-        blocks = out[:, :, 1 + 2 * nb:].reshape(B, P, 3, nb, nb)
-        Q4 = np.empty((B, P, 2 * nb, 2 * nb))
-        Q4[:, :, :nb, :nb] = blocks[:, :, 0]
-        Q4[:, :, :nb, nb:] = blocks[:, :, 1]
-        Q4[:, :, nb:, :nb] = blocks[:, :, 1].swapaxes(-1, -2)
-        Q4[:, :, nb:, nb:] = blocks[:, :, 2]
-        return out[:, :, 0], out[:, :, 1:1 + nb], out[:, :, 1 + nb:1 + 2 * nb], Q4
+    def _quadratic(self, vB: np.ndarray) -> np.ndarray:
+        """``q̇ᵀH q̇`` (B, Pall, 3) of every point at the coordinates of :meth:`_first`
+        without ``H``: on the centre line ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q``
+        the coupling with the fourth-order blocks from the running rule), on the
+        directors ``d_y``, ``d_z``: ``2 φ̇ ẇ`` and ``−2 φ̇ v̇``."""
+        R, _, Pe, rule = self._state
+        B, P, nb, na = len(self.bodies), self.P, self.nb, self.na
+        out = np.empty((B, self.rows[2], 3))
+        ve = vB[:, 12:]
+        Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
+        pdot = (Pe @ ve[:, None, :, None])[..., 0]                          # (B, P, 3)
+        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb)
+        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb.transpose(0, 2, 1)).reshape(B, P, nb, 2)
+        sQ = np.einsum("bpkf,bfk->bp", Hv, vb)                             # ėᵀ H ė, both
+        if rule is not None:
+            a, c, s = rule
+            D = self.D
+            av = (D @ vb[:, 0, :, None])[:, :, 0]
+            cv = (D @ vb[:, 1, :, None])[:, :, 0]
+            g = 0.5 * (s + 2 * a * a) * av * av + 2.0 * (a * c) * av * cv \
+                + 0.5 * (s + 2 * c * c) * cv * cv
+            sQ = sQ + (self.W @ g[:, :, None])[:, :, 0]
+        out[:, :P] = 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
+        if self.Xt is not None:
+            t = self.sl["torsion"]
+            o = self.rows[1]
+            Pd = self.Xt.shape[1]
+            phid = self.Xt @ vB[:, 12 + t.start:12 + t.stop, None]               # (B, Pd, 1)
+            out[:, o:o + Pd] = 2.0 * phid * vB[:, None, 9:12]
+            out[:, o + Pd:] = -2.0 * phid * vB[:, None, 6:9]
+        return out
 
     def _directors(self, qB: np.ndarray) -> None:
         """The section directors' ``J`` of every body (their ``H`` is constant)."""
@@ -282,7 +333,7 @@ class FrameBatch:
         key = self._inertia_key
         if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
                 and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
-            qB = self.line(q)
+            qB = self.line(q, tangent)
             if self.Xt is not None:
                 self._directors(qB)
             self._inertia = self._inertia_forces(vB, aB, tangent)
@@ -291,14 +342,18 @@ class FrameBatch:
         return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
 
     def _inertia_forces(self, vB, aB, tangent):
-        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading)."""
+        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading); the
+        quadratic-velocity part from :meth:`_quadratic` (``H`` only for the tangent)."""
         B, k = vB.shape
         Jf = self.J.reshape(B, -1, k)
-        H = self.H
-        Hf = H.reshape(B, -1, k)
         n3 = Jf.shape[1]
-        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
-        acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
+        if tangent:
+            H = self.H
+            Hf = H.reshape(B, -1, k)
+            Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+            acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
+        else:
+            acc = (Jf @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, n3)
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
         if self.has_M_const:
