@@ -297,8 +297,8 @@ class FloatingFrameBody(NonlinearBody):
         return (np.repeat(w, 3)[:, None] * Jf).T @ Jf + self.M_const
 
     def forces(self, q, gravity, tangent=False):
-        if not tangent and self._batch is not None and self._batch.numpy_path():
-            return self._batch.forces(q, gravity, self._batch_index), None
+        if self._batch is not None and self._batch.numpy_path():
+            return self._batch.forces(q, gravity, tangent, self._batch_index)
         k = self.k
         f = np.zeros(k)
         K = np.zeros((k, k)) if tangent else None
@@ -390,15 +390,15 @@ class LinkPoint(PointMap):
         self.label = label or f"{body.name} point x = {x:g} m"
 
     def evaluate(self, q, second=False):
+        b = self.body
+        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+            r, J, _, _ = b._batch.tips(q)             # every body's tip at once
+            i = b._batch_index
+            return r[i], J[i], (b._batch.tips_second(q)[0][i] if second else None)
         if not second:
-            b = self.body
-            if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
-                r, J, _, _ = b._batch.tips(q)         # every body's tip at once
-                i = b._batch_index
-                return r[i], J[i], None
             r, J = b._centre_first(q, self.samples)
             return r[0], J[0], None
-        r, J, H = self.body._centre(q, self.samples)
+        r, J, H = b._centre(q, self.samples)
         return r[0], J[0], H[0]
 
     def batch_key(self):
@@ -451,11 +451,11 @@ class SectionDirection(PointMap):
 
     def evaluate(self, q, second=False):
         b = self.body
-        if (not second and self.x == b.link.length and b._batch is not None
-                and b._batch.numpy_path()):
+        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
             _, _, d, Js = b._batch.tips(q)           # every body's tip section at once
-            i = b._batch_index
-            return d[i, self.axis], Js[i, self.axis], None
+            i, ax = b._batch_index, self.axis
+            return d[i, ax], Js[i, ax], (b._batch.tips_second(q)[1][i, ax] if second
+                                         else None)
         R, T, dT, ddT = b._section(q, self.x, self.A)
         ax = self.axis
         t, dt = T[:, ax], dT[:, :, ax].T                       # (3,), (3, 3): ∂t/∂α_i

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..elements.floating_frame import bending_kernel, fourth_order_kernel
-from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, FloatingFrameBody
+from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, FloatingFrameBody
 
 __all__ = ["FrameBatch", "batch_bodies"]
 
@@ -104,6 +104,8 @@ class FrameBatch:
             b._batch, b._batch_index = self, i
         self._tips_data = None          # the tips' samples, formed on first use
         self._tips = None               # the last tips: (coordinates, values)
+        self._tip_state = None          # what tips leaves for tips_second
+        self._tips_second = None
         self._q = None                  # the coordinates of the lines in J
         self._qH = None                 # the same when H holds them too
         self._state = None              # what _first leaves for _second and _quadratic
@@ -272,7 +274,8 @@ class FrameBatch:
             rule = None
             if self.fourth:
                 rule = (np.stack([s.rule.D for s in smps]),
-                        np.stack([s.rule.W[0] for s in smps]))
+                        np.stack([s.rule.W[0] for s in smps]),
+                        np.stack([s.rule.DD for s in smps]))
             self._tips_data = (np.stack([s.L1[0] for s in smps]),
                                np.stack([s.p0[0] for s in smps]),
                                np.stack([s.H[0] for s in smps]), rule, A)
@@ -299,14 +302,16 @@ class FrameBatch:
         p[:, 0] -= 0.5 * (Qe[:, None, :] @ eb[:, :, None])[:, 0, 0]
         Pe = L1.copy()
         Pe[:, 0, band] -= Qe
+        vals = None
         if rule is not None:
-            D, W = rule
+            D, W, _ = rule
             a = (D @ e[:, self.sl["y"], None])[:, :, 0]
             c = (D @ e[:, self.sl["z"], None])[:, :, 0]
             s = a * a + c * c
             p[:, 0] -= (W[:, None, :] @ (0.125 * s * s)[:, :, None])[:, 0, 0]
             Pe[:, 0, self.sl["y"]] -= ((W * 0.5 * s * a)[:, None, :] @ D)[:, 0]
             Pe[:, 0, self.sl["z"]] -= ((W * 0.5 * s * c)[:, None, :] @ D)[:, 0]
+            vals = (a, c, s)
         r = qB[:, :3] + (R @ p[:, :, None])[:, :, 0]
         J = np.zeros((B, 3, k))
         J[:, _C, _FRAME_COLS] = p[:, None, :]
@@ -322,7 +327,50 @@ class FrameBatch:
         d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
         out = (r, J, d, Js)
         self._tips = (qB, out)
+        self._tip_state = (R, Pe, vals, alpha, G)
+        self._tips_second = None
         return out
+
+    def tips_second(self, q: np.ndarray):
+        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
+        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
+        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
+        kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_second is not None:
+            return self._tips_second
+        _, _, Ht, rule, A = self._tip_samples()
+        R, Pe, vals, alpha, G = self._tip_state
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
+        Hp = np.zeros((B, 3, k, k))
+        Hb = Hp[:, :, 3:12, 12:]
+        Hb[:, _C, _AXIS_ROWS] = Pe[:, None]
+        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        Qb = np.zeros((B, 2 * nb, 2 * nb))
+        if vals is not None:
+            _, W, DD = rule
+            a, c, s = vals
+            wq = np.stack([0.5 * (s + 2 * a * a), a * c, 0.5 * (s + 2 * c * c)], axis=1)
+            blocks = ((W[:, None, :] * wq) @ DD).reshape(B, 3, nb, nb)
+            Qb[:, :nb, :nb] = blocks[:, 0]
+            Qb[:, :nb, nb:] = blocks[:, 1]
+            Qb[:, nb:, :nb] = blocks[:, 1].swapaxes(-1, -2)
+            Qb[:, nb:, nb:] = blocks[:, 2]
+        Qb[:, :nb, :nb] += Ht
+        Qb[:, nb:, nb:] += Ht
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        Hp[:, :, bs, bs] = -R[:, :, 0, None, None] * Qb[:, None]
+        # the section axes: ∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e, ∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j
+        _, _, ddT = _section_rotations(alpha, True)
+        Hs = np.zeros((B, 3, 3, k, k))
+        Hsb = Hs[..., 3:12, 12:]
+        Hsb[:, :, _C, _AXIS_ROWS] = G[:, :, None]
+        Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
+        T2 = np.einsum("bijra,bim,bjn->barmn", ddT, A, A)
+        Hs[..., 12:, 12:] = np.einsum("bcr,barmn->bacmn", R, T2)
+        self._tips_second = (Hp, Hs)
+        return self._tips_second
 
     # ------------------------------------------------------------ the contract part
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool, i: int):
@@ -368,34 +416,46 @@ class FrameBatch:
             + wJt @ Ha
         return f, (M + self.M_const, Kq, C)
 
-    def forces(self, q: np.ndarray, gravity: np.ndarray, i: int) -> np.ndarray:
-        """Body ``i``'s :meth:`FloatingFrameBody.forces` without the tangent, all bodies'
-        formed together on the first call at ``q``."""
+    def forces(self, q: np.ndarray, gravity: np.ndarray, tangent: bool, i: int):
+        """Body ``i``'s :meth:`FloatingFrameBody.forces`, all bodies' formed together on
+        the first call at ``q``."""
         qB = q[self.idx]
         key = self._forces_key
-        if key is None or not (np.array_equal(key[0], qB) and np.array_equal(key[1], gravity)):
-            self._forces = self._elastic_and_weight(q, gravity)
-            self._forces_key = (qB, np.array(gravity, float))
-        return self._forces[i]
+        if key is None or not (tangent <= key[2] and np.array_equal(key[0], qB)
+                               and np.array_equal(key[1], gravity)):
+            self._forces = self._elastic_and_weight(q, gravity, tangent)
+            self._forces_key = (qB, np.array(gravity, float), tangent)
+        f, K = self._forces
+        return f[i], (K[i] if tangent else None)
 
-    def _elastic_and_weight(self, q, gravity):
+    def _elastic_and_weight(self, q, gravity, tangent=False):
         qB = q[self.idx]
         B, k = qB.shape
         e = qB[:, 12:]
         f = np.zeros((B, k))
+        K = None
         fe = (self.K @ e[:, :, None])[:, :, 0]
+        if tangent:
+            K = np.zeros((B, k, k))
+            K[:, 12:, 12:] = self.K
         if self.curvature:
-            fe = fe + self._bending_gradient(e)
+            g, h = self._bending_gradient(e, tangent)
+            fe = fe + g
+            if tangent:
+                K[:, 12:, 12:] += h
         f[:, 12:] = fe
         if np.any(gravity):
-            self.line(q)
+            self.line(q, tangent)
             P = self.P
             wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
             f -= (wg @ self.J[:, :P].reshape(B, 3 * P, k))[:, 0]
-        return f
+            if tangent:
+                K -= (wg @ self.H[:, :P].reshape(B, 3 * P, k * k)).reshape(B, k, k)
+        return f, K
 
-    def _bending_gradient(self, e: np.ndarray) -> np.ndarray:
-        """The gradient of the nonlinear bending energy of every body (the NumPy form of
+    def _bending_gradient(self, e: np.ndarray, hessian: bool = False):
+        """The gradient (and with ``hessian`` the Hessian, else None) of the nonlinear
+        bending energy of every body (the NumPy form of
         :meth:`~fem.elements.floating_frame.FloatingFrameLink._bending_correction`)."""
         wb, Bz = self.wb, self.Bz
         B, Pb, _, ne = Bz.shape
@@ -411,22 +471,43 @@ class FrameBatch:
         d2 = eye[3] + 0.5 * m[..., None] * eye[2] + 0.5 * c[..., None] * dm
         gz = (ei1 * (k1[..., None] * d1 - A[..., None] * eye[1])
               + ei2 * (k2[..., None] * d2 - C[..., None] * eye[3]))
-        return (Bf.transpose(0, 2, 1) @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        Bt = Bf.transpose(0, 2, 1)
+        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        if not hessian:
+            return grad, None
+        M2 = np.zeros((4, 4))
+        M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0                    # ∂²m/∂z²
+        outer = lambda x, y: x[..., :, None] * y[..., None, :]
+        h1 = 0.5 * (outer(np.broadcast_to(eye[0], dm.shape), dm)
+                    + outer(dm, np.broadcast_to(eye[0], dm.shape)) + a[..., None, None] * M2)
+        h2 = 0.5 * (outer(np.broadcast_to(eye[2], dm.shape), dm)
+                    + outer(dm, np.broadcast_to(eye[2], dm.shape)) + c[..., None, None] * M2)
+        E11, E33 = np.zeros((4, 4)), np.zeros((4, 4))
+        E11[1, 1] = E33[3, 3] = 1.0
+        hz = (ei1[..., None] * (outer(d1, d1) + k1[..., None, None] * h1 - E11)
+              + ei2[..., None] * (outer(d2, d2) + k2[..., None, None] * h2 - E33))
+        hess = Bt @ ((wb[:, :, None, None] * hz) @ Bz).reshape(B, 4 * Pb, -1)
+        return grad, hess
 
 
-def _section_rotations(alpha: np.ndarray):
+def _section_rotations(alpha: np.ndarray, second: bool = False):
     """:func:`~fem.bodies.floating_frame.section_rotation` of every row of ``alpha``
-    (B, 3) without the second derivatives: ``T`` (B, 3, 3) and ``∂T/∂α_i`` (B, 3, 3, 3)."""
+    (B, 3): ``T`` (B, 3, 3), ``∂T/∂α_i`` (B, 3, 3, 3) and, with ``second``,
+    ``∂²T/∂α_i∂α_j`` (B, 3, 3, 3, 3)."""
     B = alpha.shape[0]
     cs, sn = np.cos(alpha), np.sin(alpha)
-    F = np.zeros((B, 3, 2, 3, 3))               # factor m (about z, y, x), derivative order
+    F = np.zeros((B, 3, 3, 3, 3))               # factor m (about z, y, x), derivative order
     for m, axis in enumerate((2, 1, 0)):
         i, j = [(1, 2), (2, 0), (0, 1)][axis]
         c, s = cs[:, m], sn[:, m]
         F[:, m, 0, axis, axis] = 1.0
         F[:, m, 0, i, i], F[:, m, 0, i, j], F[:, m, 0, j, i], F[:, m, 0, j, j] = c, -s, s, c
         F[:, m, 1, i, i], F[:, m, 1, i, j], F[:, m, 1, j, i], F[:, m, 1, j, j] = -s, -c, c, -s
+        F[:, m, 2, i, i], F[:, m, 2, i, j], F[:, m, 2, j, i], F[:, m, 2, j, j] = -c, s, -s, -c
     T = F[:, 0, 0] @ F[:, 1, 0] @ F[:, 2, 0]
     o = _ORDER1
     dT = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
-    return T, dT
+    if not second:
+        return T, dT
+    o = _ORDER2
+    return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
