@@ -373,6 +373,24 @@ class FrameBatch:
         return self._tips_second
 
     # ------------------------------------------------------------ the contract part
+    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool):
+        """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
+        with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
+        qB = self.line(q, tangent)
+        if self.Xt is not None:
+            self._directors(qB)
+        idx = self.idx
+        vB, aB = v[idx], a[idx]
+        self._inertia = self._inertia_forces(vB, aB, tangent)
+        self._inertia_key = (qB, vB, aB, tangent)
+        return self._inertia
+
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool):
+        """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
+        self._forces = self._elastic_and_weight(q, gravity, tangent)
+        self._forces_key = (q[self.idx], np.array(gravity, float), tangent)
+        return self._forces
+
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool, i: int):
         """Body ``i``'s :meth:`FloatingFrameBody.inertia`, all bodies' formed together on
         the first call at ``(q, q̇, q̈)``."""
