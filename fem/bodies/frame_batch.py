@@ -482,17 +482,25 @@ class FrameBatch:
         a, A, c, C = z[..., 0], z[..., 1], z[..., 2], z[..., 3]
         m = a * A + c * C
         k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
-        ei1, ei2 = self.ei[:, 0, None, None], self.ei[:, 1, None, None]
-        dm = np.stack([A, a, C, c], axis=-1)
-        eye = np.eye(4)
-        d1 = eye[1] + 0.5 * m[..., None] * eye[0] + 0.5 * a[..., None] * dm
-        d2 = eye[3] + 0.5 * m[..., None] * eye[2] + 0.5 * c[..., None] * dm
-        gz = (ei1 * (k1[..., None] * d1 - A[..., None] * eye[1])
-              + ei2 * (k2[..., None] * d2 - C[..., None] * eye[3]))
+        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
+        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise, written
+        # out per component (∂m/∂z = (A, a, C, c))
+        hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
+        d1 = np.empty((B, Pb, 4))
+        d2 = np.empty((B, Pb, 4))
+        d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
+        d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
+        e1k, e2k = (ei1 * k1)[..., None], (ei2 * k2)[..., None]
+        gz = e1k * d1 + e2k * d2
+        gz[..., 1] -= ei1 * A
+        gz[..., 3] -= ei2 * C
         Bt = Bf.transpose(0, 2, 1)
         grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
+        ei1, ei2 = ei1[..., None], ei2[..., None]
+        dm = np.stack([A, a, C, c], axis=-1)
+        eye = np.eye(4)
         M2 = np.zeros((4, 4))
         M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0                    # ∂²m/∂z²
         outer = lambda x, y: x[..., :, None] * y[..., None, :]
@@ -508,24 +516,50 @@ class FrameBatch:
         return grad, hess
 
 
+def _rotation_factors():
+    """Index arrays of the entries of the three factors ``R_z, R_y, R_x`` (m) and their
+    first and second derivatives (d) that depend on the angle, and the constant rest."""
+    m_, d_, i_, j_, sign, trig = [], [], [], [], [], []
+    F0 = np.zeros((3, 3, 3, 3))
+    # entries (i,i), (i,j), (j,i), (j,j): R = [c −s; s c], R′ = [−s −c; c −s],
+    # R″ = [−c s; −s −c]  (trig 0: cos, 1: sin)
+    table = {0: ((1, 0), (-1, 1), (1, 1), (1, 0)), 1: ((-1, 1), (-1, 0), (1, 0), (-1, 1)),
+             2: ((-1, 0), (1, 1), (-1, 1), (-1, 0))}
+    for m, axis in enumerate((2, 1, 0)):
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        F0[m, 0, axis, axis] = 1.0
+        for d in range(3):
+            for (r, c), (sg, tr) in zip(((i, i), (i, j), (j, i), (j, j)), table[d],
+                                        strict=True):
+                m_.append(m)
+                d_.append(d)
+                i_.append(r)
+                j_.append(c)
+                sign.append(sg)
+                trig.append(tr)
+    idx = tuple(np.array(x) for x in (m_, d_, i_, j_))
+    return F0, idx, np.array(sign, float), np.array(m_) + 3 * np.array(trig)
+
+
+_F0, _F_IDX, _F_SIGN, _F_SRC = _rotation_factors()
+
+
 def _section_rotations(alpha: np.ndarray, second: bool = False):
     """:func:`~fem.bodies.floating_frame.section_rotation` of every row of ``alpha``
     (B, 3): ``T`` (B, 3, 3), ``∂T/∂α_i`` (B, 3, 3, 3) and, with ``second``,
     ``∂²T/∂α_i∂α_j`` (B, 3, 3, 3, 3)."""
     B = alpha.shape[0]
-    cs, sn = np.cos(alpha), np.sin(alpha)
-    F = np.zeros((B, 3, 3, 3, 3))               # factor m (about z, y, x), derivative order
-    for m, axis in enumerate((2, 1, 0)):
-        i, j = [(1, 2), (2, 0), (0, 1)][axis]
-        c, s = cs[:, m], sn[:, m]
-        F[:, m, 0, axis, axis] = 1.0
-        F[:, m, 0, i, i], F[:, m, 0, i, j], F[:, m, 0, j, i], F[:, m, 0, j, j] = c, -s, s, c
-        F[:, m, 1, i, i], F[:, m, 1, i, j], F[:, m, 1, j, i], F[:, m, 1, j, j] = -s, -c, c, -s
-        F[:, m, 2, i, i], F[:, m, 2, i, j], F[:, m, 2, j, i], F[:, m, 2, j, j] = -c, s, -s, -c
-    T = F[:, 0, 0] @ F[:, 1, 0] @ F[:, 2, 0]
-    o = _ORDER1
-    dT = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
+    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
+    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
+    # T and ∂T/∂α_i in one product chain: the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1)
+    o = _ORDER01
+    P = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    T, dT = P[:, 0], P[:, 1:]
     if not second:
         return T, dT
     o = _ORDER2
     return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
+
+
+_ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), _ORDER1])
