@@ -102,7 +102,7 @@ class FrameBatch:
         for i, b in enumerate(bodies):
             b._J_all, b._H_all = self.J[i], self.H[i]
             b._batch, b._batch_index = self, i
-        self._tips_data = None          # the tips' samples, formed on first use
+        self._tip_extend()
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
@@ -143,12 +143,13 @@ class FrameBatch:
         band = slice(na, na + 2 * nb)
         eb = e[:, band]
         # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
-        Hc = self.Hc
-        Qe = (Hc.reshape(B, P * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
-        Qe = Qe.reshape(B, P, nb, 2).transpose(0, 1, 3, 2).reshape(B, P, 2 * nb)
-        p = self.p0 + (self.L1.reshape(B, 3 * P, -1) @ e[:, :, None]).reshape(B, P, 3)
+        # the quadrature points and the tip (row P)
+        Hc, P1 = self.Hcx, P + 1
+        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
+        Qe = Qe.reshape(B, P1, nb, 2).transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
         p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
-        Pe = self.L1.copy()
+        Pe = self.L1x.copy()
         Pe[:, :, 0, band] -= Qe
         rule = None
         if self.fourth:
@@ -161,11 +162,13 @@ class FrameBatch:
             F[:, :, 0] = 0.125 * s * s
             F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
             F[:, :, 1 + nb:] = (0.5 * s * c)[:, :, None] * D
-            out = self.W @ F
+            out = self.Wx @ F
             p[:, :, 0] -= out[:, :, 0]
             Pe[:, :, 0, self.sl["y"]] -= out[:, :, 1:1 + nb]
             Pe[:, :, 0, self.sl["z"]] -= out[:, :, 1 + nb:]
             rule = (a, c, s)
+        self._tip_first = (p[:, P], Pe[:, P])
+        p, Pe = p[:, :P], Pe[:, :P]
         # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
         r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
         J = self.J[:, :P]
@@ -256,30 +259,39 @@ class FrameBatch:
         np.multiply(-qB[:, None, 6:9, None], Xt[:, :, None, :], out=J[:, o + Pd:, :, tc])
 
     # ------------------------------------------------------------ the tips
-    def _tip_samples(self):
-        """The samples of every body's tip ``x = L`` stacked (B leading), and the angle
-        matrices ``A`` (B, 3, ne) of the tip sections (:class:`SectionDirection`)."""
-        if self._tips_data is None:
-            smps = [b.link.sample([b.link.length]) for b in self.bodies]
-            A = np.zeros((len(self.bodies), 3, self.K.shape[1]))
-            sl = self.sl
-            for i, b in enumerate(self.bodies):
-                lk = b.link
-                xs = np.array([lk.length])
-                X, _ = lk.basis.axial(xs)
-                _, dY, _ = lk.basis.bending(xs)
-                A[i, 0, sl["y"]] = dY[0]
-                A[i, 1, sl["z"]] = -dY[0]
-                A[i, 2, sl["torsion"]] = X[0]
-            rule = None
-            if self.fourth:
-                rule = (np.stack([s.rule.D for s in smps]),
-                        np.stack([s.rule.W[0] for s in smps]),
-                        np.stack([s.rule.DD for s in smps]))
-            self._tips_data = (np.stack([s.L1[0] for s in smps]),
-                               np.stack([s.p0[0] for s in smps]),
-                               np.stack([s.H[0] for s in smps]), rule, A)
-        return self._tips_data
+    def _tip_extend(self) -> None:
+        """The line's samples with every body's tip ``x = L`` as one more point (its
+        running rule: the whole pieces, already among the line's rule points), so that
+        :meth:`_first` gives the tips' centre line too; and the angle matrices ``A``
+        (B, 3, ne) of the tip sections (:class:`SectionDirection`)."""
+        smps = [b.link.sample([b.link.length]) for b in self.bodies]
+        B, ne = len(self.bodies), self.K.shape[1]
+        A = np.zeros((B, 3, ne))
+        sl = self.sl
+        for i, b in enumerate(self.bodies):
+            lk = b.link
+            xs = np.array([lk.length])
+            X, _ = lk.basis.axial(xs)
+            _, dY, _ = lk.basis.bending(xs)
+            A[i, 0, sl["y"]] = dY[0]
+            A[i, 1, sl["z"]] = -dY[0]
+            A[i, 2, sl["torsion"]] = X[0]
+        self.A_tip = A
+        self.L1x = np.concatenate([self.L1, np.stack([s.L1 for s in smps])], axis=1)
+        self.p0x = np.concatenate([self.p0, np.stack([s.p0 for s in smps])], axis=1)
+        self.Hcx = np.concatenate([self.Hc, np.stack([s.H for s in smps])], axis=1)
+        if self.fourth:
+            N = self.W.shape[2]
+            w = np.zeros((B, 1, N))
+            for i, (b, smp) in enumerate(zip(self.bodies, smps, strict=True)):
+                KG = b.link._pieces[1].size           # the whole pieces' rule points
+                if not np.array_equal(smp.rule.D[:KG], self.D[i, :KG]) or \
+                        np.any(smp.rule.W[0, KG:]):
+                    raise AssertionError("a tip's running rule is not the whole pieces'")
+                w[i, 0, :KG] = smp.rule.W[0, :KG]
+            self.Wx = np.concatenate([self.W, w], axis=1)
+            # the tips' second derivatives: their weights over the rule points
+            self.W_tip = w[:, 0]
 
     def tips(self, q: np.ndarray):
         """Every body's tip at ``q`` without second derivatives: the centre-line point
@@ -290,28 +302,13 @@ class FrameBatch:
         qB = q[self.idx]
         if self._tips is not None and np.array_equal(self._tips[0], qB):
             return self._tips[1]
-        L1, p0, Ht, rule, A = self._tip_samples()
-        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        self.line(q)
+        A = self.A_tip
+        B, k = len(self.bodies), self.k
         e = qB[:, 12:]
-        R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
-        band = slice(na, na + 2 * nb)
-        eb = e[:, band]
-        # the centre-line point (FloatingFrameLink._local at one point, first order)
-        Qe = (Ht @ eb.reshape(B, 2, nb).transpose(0, 2, 1)).transpose(0, 2, 1).reshape(B, -1)
-        p = p0 + (L1 @ e[:, :, None])[:, :, 0]
-        p[:, 0] -= 0.5 * (Qe[:, None, :] @ eb[:, :, None])[:, 0, 0]
-        Pe = L1.copy()
-        Pe[:, 0, band] -= Qe
-        vals = None
-        if rule is not None:
-            D, W, _ = rule
-            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
-            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
-            s = a * a + c * c
-            p[:, 0] -= (W[:, None, :] @ (0.125 * s * s)[:, :, None])[:, 0, 0]
-            Pe[:, 0, self.sl["y"]] -= ((W * 0.5 * s * a)[:, None, :] @ D)[:, 0]
-            Pe[:, 0, self.sl["z"]] -= ((W * 0.5 * s * c)[:, None, :] @ D)[:, 0]
-            vals = (a, c, s)
+        R = self._state[0]
+        p, Pe = self._tip_first                 # the tips' centre line, from _first
+        vals = self._state[3]
         r = qB[:, :3] + (R @ p[:, :, None])[:, :, 0]
         J = np.zeros((B, 3, k))
         J[:, _C, _FRAME_COLS] = p[:, None, :]
@@ -339,7 +336,7 @@ class FrameBatch:
         self.tips(q)
         if self._tips_second is not None:
             return self._tips_second
-        _, _, Ht, rule, A = self._tip_samples()
+        Ht, A = self.Hcx[:, self.P], self.A_tip
         R, Pe, vals, alpha, G = self._tip_state
         B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
         # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
@@ -349,7 +346,7 @@ class FrameBatch:
         Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
         Qb = np.zeros((B, 2 * nb, 2 * nb))
         if vals is not None:
-            _, W, DD = rule
+            W, DD = self.W_tip, self.DD
             a, c, s = vals
             wq = np.stack([0.5 * (s + 2 * a * a), a * c, 0.5 * (s + 2 * c * c)], axis=1)
             blocks = ((W[:, None, :] * wq) @ DD).reshape(B, 3, nb, nb)
