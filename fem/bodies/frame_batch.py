@@ -64,7 +64,6 @@ class FrameBatch:
 
     def __init__(self, bodies: list):
         self.bodies = list(bodies)
-        B = len(bodies)
         b0 = bodies[0]
         lk0 = b0.link
         lks = [b.link for b in bodies]

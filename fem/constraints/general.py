@@ -23,8 +23,9 @@ index arrays built once (one gather, product and ``bincount`` each), not a Pytho
 over terms.  Point maps whose second derivatives change with ``q`` but whose class has
 ``evaluate_batch`` (the floating frames' tip points and section axes) get the batched
 Φ, Φ_q and ``λ·Φ_qq`` (the atoms' dense second derivatives evaluated at each call);
-their ``γ`` and the compiled form stay with the loop.  The per-term loop stays as the reference (``batched=False``) and for maps
-whose second derivatives change with ``q``; both give the same numbers to round-off.
+their ``γ`` and the compiled form stay with the loop.  The per-term loop stays as the
+reference (``batched=False``) and for maps whose second derivatives change with ``q``
+without ``evaluate_batch``; both give the same numbers to round-off.
 """
 
 from __future__ import annotations
@@ -461,7 +462,7 @@ class _Batched:
         oJ, ks = self._oJ, self._ks
         by_map: dict = {}
         oH, off = [], 0
-        for u, (a, c, i, cols) in enumerate(self._points):
+        for u, (_a, c, i, cols) in enumerate(self._points):
             ka = cols.size
             by_map.setdefault(i, []).append((u, c, cols))
             oH.append(off)
