@@ -228,10 +228,11 @@ class FrameBatch:
         if rule is not None:
             a, c, s = rule
             D = self.D
-            av = (D @ vb[:, 0, :, None])[:, :, 0]
-            cv = (D @ vb[:, 1, :, None])[:, :, 0]
-            g = 0.5 * (s + 2 * a * a) * av * av + 2.0 * (a * c) * av * cv \
-                + 0.5 * (s + 2 * c * c) * cv * cv
+            avc = D @ vb.transpose(0, 2, 1)                                  # (B, N, 2)
+            av, cv = avc[:, :, 0], avc[:, :, 1]
+            # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
+            t = a * av + c * cv
+            g = 0.5 * s * (av * av + cv * cv) + t * t
             sQ = sQ + (self.W @ g[:, :, None])[:, :, 0]
         out[:, :P] = 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
         if self.Xt is not None:
@@ -416,12 +417,14 @@ class FrameBatch:
             acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
         else:
             acc = (Jf @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, n3)
+            f = ((self.w3 * acc)[:, None, :] @ Jf)[:, 0]
+            if self.has_M_const:
+                f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
+            return f, None
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
         if self.has_M_const:
             f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
-        if not tangent:
-            return f, None
         wJt = wJ.transpose(0, 2, 1)
         M = wJt @ Jf
         C = 2.0 * (wJt @ Hv)
