@@ -34,9 +34,16 @@ point masses on the link and, for the section's rotary inertia:
 ``M = Σ w JᵀJ`` and the quadratic-velocity forces ``Σ w Jᵀ(q̇ᵀHq̇)`` follow from the maps
 (:func:`fem.bodies.base.inertia_from_points`).  Gravity ``−Σ w Jᵀ g`` over the centre line
 and point masses; elastic forces ``∂U/∂e`` of the link.
+
+**Several bodies of one shape** (the segments of a link, the same link of every limb) are
+evaluated together on the NumPy path by a :class:`~fem.bodies.frame_batch.FrameBatch`
+(formed by the assembly): centre lines, inertia and elastic forces, and the tip points
+and section axes that joints use, in the same array operations for all of them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -401,14 +408,14 @@ class LinkPoint(PointMap):
         r, J, H = b._centre(q, self.samples)
         return r[0], J[0], H[0]
 
-    def batch_key(self):
+    def batch_key(self) -> tuple:
         """Points with the same key are evaluated together (:meth:`evaluate_batch`): the
         tips of the bodies of one :class:`~fem.bodies.frame_batch.FrameBatch`, else the
         points of one body."""
         return _batch_key(self)
 
     @staticmethod
-    def evaluate_batch(points: list[LinkPoint]):
+    def evaluate_batch(points: list[LinkPoint]) -> Callable:
         """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points at once (what
         :meth:`evaluate` gives each, without second derivatives)."""
         return _batch_runner(points, 0)
@@ -433,13 +440,13 @@ class SectionDirection(PointMap):
         self.A = A
         self.label = label or f"{body.name} section axis {'xyz'[axis]} at x = {x:g} m"
 
-    def batch_key(self):
+    def batch_key(self) -> tuple:
         """Section axes with the same key are evaluated together (:meth:`evaluate_batch`,
         as :meth:`LinkPoint.batch_key`)."""
         return _batch_key(self)
 
     @staticmethod
-    def evaluate_batch(points: list[SectionDirection]):
+    def evaluate_batch(points: list[SectionDirection]) -> Callable:
         """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` section axes at once."""
         return _batch_runner(points, 1)
 
@@ -511,7 +518,7 @@ _ORDER1 = np.eye(3, dtype=np.int64)                                  # [i, m]
 _ORDER2 = _ORDER1[:, None, :] + _ORDER1[None, :, :]                  # [i, j, m]
 
 
-def section_rotation(alpha: np.ndarray):
+def section_rotation(alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``T = R_z(α₀) R_y(α₁) R_x(α₂)`` (3, 3), ``∂T/∂α_i`` (3 i, 3, 3) and
     ``∂²T/∂α_i∂α_j`` (3 i, 3 j, 3, 3): every product of the three factors or their
     derivatives in two batched matrix products."""

@@ -40,7 +40,7 @@ def _signature(b: FloatingFrameBody):
             b._rows, None if b._Xt is None else b._Xt.shape, b.rotary_inertia)
 
 
-def batch_bodies(bodies) -> list[FrameBatch]:
+def batch_bodies(bodies: list) -> list[FrameBatch]:
     """Group the floating-frame bodies of ``bodies`` (without point masses) by shape into
     :class:`FrameBatch` es of two or more; returns them.  A body of no batch (or of a
     batch formed before) keeps evaluating alone."""
@@ -293,7 +293,7 @@ class FrameBatch:
             # the tips' second derivatives: their weights over the rule points
             self.W_tip = w[:, 0]
 
-    def tips(self, q: np.ndarray):
+    def tips(self, q: np.ndarray) -> tuple:
         """Every body's tip at ``q`` without second derivatives: the centre-line point
         ``r`` (B, 3) with ``J`` (B, 3, k), and the three axes of the tip section
         (:meth:`FloatingFrameBody.direction`) ``d`` (B, 3 axes, 3) with ``J`` (B, 3 axes,
@@ -328,7 +328,7 @@ class FrameBatch:
         self._tips_second = None
         return out
 
-    def tips_second(self, q: np.ndarray):
+    def tips_second(self, q: np.ndarray) -> tuple:
         """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
         and (B, 3 axes, 3, k, k) of the tip sections' axes (as
         :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
@@ -370,7 +370,7 @@ class FrameBatch:
         return self._tips_second
 
     # ------------------------------------------------------------ the contract part
-    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool):
+    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
         qB = self.line(q, tangent)
@@ -382,13 +382,14 @@ class FrameBatch:
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
-    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool):
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
         self._forces = self._elastic_and_weight(q, gravity, tangent)
         self._forces_key = (q[self.idx], np.array(gravity, float), tangent)
         return self._forces
 
-    def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool, i: int):
+    def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool,
+                i: int) -> tuple:
         """Body ``i``'s :meth:`FloatingFrameBody.inertia`, all bodies' formed together on
         the first call at ``(q, q̇, q̈)``."""
         idx = self.idx
@@ -433,7 +434,7 @@ class FrameBatch:
             + wJt @ Ha
         return f, (M + self.M_const, Kq, C)
 
-    def forces(self, q: np.ndarray, gravity: np.ndarray, tangent: bool, i: int):
+    def forces(self, q: np.ndarray, gravity: np.ndarray, tangent: bool, i: int) -> tuple:
         """Body ``i``'s :meth:`FloatingFrameBody.forces`, all bodies' formed together on
         the first call at ``q``."""
         qB = q[self.idx]

@@ -122,7 +122,7 @@ class RunningRule:
             W[p, K * G + p * G:K * G + (p + 1) * G] = wt[p]
         self.W = W
 
-    def terms(self, ey: np.ndarray, ez: np.ndarray, blocks: bool = True):
+    def terms(self, ey: np.ndarray, ez: np.ndarray, blocks: bool = True) -> tuple:
         """``u`` (P,), ``gy``, ``gz`` (P, nb) and (``blocks``) ``Q4`` (P, 2 nb, 2 nb), as
         :func:`running_fourth_order_terms` (equal to rounding)."""
         D, nb = self.D, self.nb
@@ -701,7 +701,7 @@ class FloatingFrameLink:
             return x
         return self.sample(x)
 
-    def local_first(self, e: np.ndarray, x=None):
+    def local_first(self, e: np.ndarray, x=None) -> tuple[np.ndarray, np.ndarray]:
         """``p`` (P, 3) and ``P_e`` (P, 3, ne) of :meth:`local` without the second
         derivatives (a point's position and Jacobian: the constraint rows ask for these
         at every Newton iteration, for the Hessian rarely)."""
