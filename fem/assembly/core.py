@@ -58,6 +58,9 @@ class Assembly(ConstraintEquations, System):
         # bodies nonlinear in their coordinates (fem.bodies): M(q), quadratic-velocity
         # forces and configuration-dependent weight, added to the constant part
         self.bodies = list(model.nonlinear_bodies)
+        # floating frames of one shape evaluated together on the NumPy path
+        from ..bodies.frame_batch import batch_bodies
+        self.body_batches = batch_bodies(self.bodies)
         self.has_elastic = bool(self.elastic) or any(b.elastic for b in self.bodies)
         # element families interpolate linearly in their coordinates: constant mass
         bad = [g.name for g in self.groups if not g.family.constant_mass]
@@ -228,9 +231,14 @@ class Assembly(ConstraintEquations, System):
                 if tangent:
                     kv[i] = kv[i] + dq.ravel()
                     cv.append(dv.ravel())
+        done = self._batched_terms(f, lambda bt: bt.forces_all(q, self.model.gravity,
+                                                              tangent), tangent)
         for b in self.bodies:
-            fb, Kb = b.forces(q, self.model.gravity, tangent)
-            np.add.at(f, b.dofs, fb)
+            if id(b) in done:
+                fb, Kb = done[id(b)]
+            else:
+                fb, Kb = b.forces(q, self.model.gravity, tangent)
+                np.add.at(f, b.dofs, fb)
             if tangent:
                 kv.append(Kb.ravel())
         if not tangent:
@@ -264,6 +272,25 @@ class Assembly(ConstraintEquations, System):
             np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))
         return f
 
+    def _batched_terms(self, f: np.ndarray, evaluate, tangent: bool) -> dict:
+        """The forces of the floating-frame batches on the NumPy path
+        (:mod:`fem.bodies.frame_batch`) added into ``f`` (one scatter per batch):
+        ``evaluate(batch)`` gives ``(F (B, k), tangents (B, k, k) or tuple of them, or
+        None)``; returns ``{id(body): (its force, its tangent or None)}`` for the loop
+        over the bodies (the tangents keep the bodies' order)."""
+        done: dict = {}
+        for bt in self.body_batches:
+            if not bt.numpy_path():
+                continue
+            F, T = evaluate(bt)
+            np.add.at(f, bt.idx.ravel(), F.ravel())
+            for i, b in enumerate(bt.bodies):
+                t = None
+                if tangent:
+                    t = tuple(x[i] for x in T) if isinstance(T, tuple) else T[i]
+                done[id(b)] = (F[i], t)
+        return done
+
     # ================================================================ inertia
     def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                        tangent: bool = False):
@@ -273,9 +300,13 @@ class Assembly(ConstraintEquations, System):
         if not self.bodies:
             return f, None
         vals = ([], [], [])
+        done = self._batched_terms(f, lambda bt: bt.inertia_all(q, v, a, tangent), tangent)
         for b in self.bodies:
-            fb, tb = b.inertia(q, v, a, tangent)
-            np.add.at(f, b.dofs, fb)
+            if id(b) in done:
+                fb, tb = done[id(b)]
+            else:
+                fb, tb = b.inertia(q, v, a, tangent)
+                np.add.at(f, b.dofs, fb)
             if tangent:
                 for lst, T in zip(vals, tb, strict=True):
                     lst.append(T.ravel())

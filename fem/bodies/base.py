@@ -57,17 +57,21 @@ def inertia_from_points(w: np.ndarray, J: np.ndarray, H: np.ndarray, v: np.ndarr
     the second derivatives.  ``∂/∂q`` leaves out the third derivatives of ``r`` (modified
     Newton converges without them).  This is Lagrange's equation of ``T = ½ Σ w |ṙ|²``.
     """
-    Hv = np.einsum("pink,k->pin", H, v)
-    acc = J @ a + Hv @ v
-    wJ = w[:, None, None] * J
-    f = np.einsum("pin,pi->n", wJ, acc)
+    # every sum over the points and components as one 2-D product (BLAS), the points'
+    # (P, 3) rows flattened: a few large calls, not many small batched ones
+    P, _, k = J.shape
+    Jf = J.reshape(3 * P, k)
+    Hf = H.reshape(3 * P * k, k)
+    Hv = (Hf @ v).reshape(3 * P, k)
+    acc = Jf @ a + Hv @ v
+    wJ = np.repeat(w, 3)[:, None] * Jf
+    f = acc @ wJ
     if not tangent:
         return f, None
-    M = np.einsum("pin,pim->nm", wJ, J)
-    C = 2.0 * np.einsum("pin,pim->nm", wJ, Hv)
-    Ha = np.einsum("pink,k->pin", H, a)
-    Kq = np.einsum("pink,pi->nk", w[:, None, None, None] * H, acc) + \
-        np.einsum("pin,pik->nk", wJ, Ha)
+    M = wJ.T @ Jf
+    C = 2.0 * (wJ.T @ Hv)
+    Ha = (Hf @ a).reshape(3 * P, k)
+    Kq = ((np.repeat(w, 3) * acc) @ H.reshape(3 * P, k * k)).reshape(k, k) + wJ.T @ Ha
     return f, (M, Kq, C)
 
 

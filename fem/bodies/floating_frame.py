@@ -34,9 +34,16 @@ point masses on the link and, for the section's rotary inertia:
 ``M = Σ w JᵀJ`` and the quadratic-velocity forces ``Σ w Jᵀ(q̇ᵀHq̇)`` follow from the maps
 (:func:`fem.bodies.base.inertia_from_points`).  Gravity ``−Σ w Jᵀ g`` over the centre line
 and point masses; elastic forces ``∂U/∂e`` of the link.
+
+**Several bodies of one shape** (the segments of a link, the same link of every limb) are
+evaluated together on the NumPy path by a :class:`~fem.bodies.frame_batch.FrameBatch`
+(formed by the assembly): centre lines, inertia and elastic forces, and the tip points
+and section axes that joints use, in the same array operations for all of them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -46,10 +53,17 @@ from ..maps.linear_map import LinearMap
 from ..maps.point_maps import PointMap
 from .base import NonlinearBody, inertia_from_points
 
-__all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments"]
+__all__ = ["FloatingFrameBody", "ROTARY_INERTIA", "axis_rotation", "check_arguments",
+           "section_rotation"]
 
 ROTARY_INERTIA = ("section", "twist")
 _I3 = np.eye(3)
+# index arrays of the natural coordinates' blocks: component c (rows, (3, 1)) of the
+# frame columns 3j + c, j = 0 (r₀), 1, 2, 3 (u, v, w) and of the axis columns alone
+_C = np.arange(3)[:, None]
+_FRAME_COLS = 3 * np.arange(1, 4)[None, :] + _C          # (3, 3): the axes u, v, w
+_AXIS_ROWS = 3 * np.arange(3)[None, :] + _C               # the same within H[3:12]
+_P_OF_COL = np.arange(3)                                  # p_j multiplies axis j
 
 
 def _frame(q: np.ndarray, fdofs: np.ndarray) -> np.ndarray:
@@ -147,80 +161,135 @@ class FloatingFrameBody(NonlinearBody):
         self._sl_t = link.slices["torsion"]
         self._line_q = None          # the frame and elastic coordinates of _line_cache
         self._line_cache = None
+        self._section_cache: dict[float, tuple] = {}    # see _section
+        self._batch = None           # the FrameBatch evaluating it with its peers, if any
+        self._batch_index = 0
+        # every inertia point's J and H in one array each, written in place (the
+        # directors' H is constant: written once): rows of the quadrature points, the
+        # point masses, the directors
+        P = link.x.size
+        Pd = 0 if self._Xt is None else self._Xt.shape[0]
+        self._rows = (P, P + len(pm), P + len(pm) + 2 * Pd)
+        self._J_all = np.zeros((self._rows[2], 3, self.k))
+        self._H_all = np.zeros((self._rows[2], 3, self.k, self.k))
+        self._w_all = np.concatenate([self.w_line, self.w_dir])
+        if self._Xt is not None:
+            self._directors_constant()
 
     def _line(self, q: np.ndarray):
-        """:meth:`_centre` at the quadrature points, kept for the last coordinates: a
-        Newton iteration asks for the elastic forces and the inertia forces at one q."""
+        """``r``, ``J``, ``H`` at the quadrature points (:meth:`_centre`), kept for the last
+        coordinates: a Newton iteration asks for the elastic forces and the inertia forces
+        at one q.  ``J`` and ``H`` are the first rows of the body's point arrays."""
         qb = q[self.dofs]
         if self._line_q is None or not np.array_equal(qb, self._line_q):
-            self._line_cache = self._centre(q, self._q_smp)
+            batch = self._batch
+            if batch is not None:
+                if batch.numpy_path():
+                    batch.line(q, True)    # every body of the batch at once
+                    return self._line_cache
+                batch._q = batch._qH = None     # its rows are about to change
+            P = self._rows[0]
+            self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],
+                                            self._H_all[:P])
             self._line_q = qb
         return self._line_cache
 
     # ------------------------------------------------------------ kinematics
-    def _centre(self, q: np.ndarray, samples):
-        """``r`` (P, 3), ``J`` (P, 3, k), ``H`` (P, 3, k, k) at centre-line samples."""
+    def _centre(self, q: np.ndarray, samples, J=None, H=None):
+        """``r`` (P, 3), ``J`` (P, 3, k), ``H`` (P, 3, k, k) at centre-line samples
+        (written into ``J``, ``H`` when given)."""
         e = q[self.elastic_dofs]
         R = _frame(q, self.frame_dofs)
         p, Pe, Q = self.link.local(e, samples)
-        return self._centre_from(q, R, p, Pe, Q)
+        return self._centre_from(q, R, p, Pe, Q, J, H)
 
-    def _centre_from(self, q, R, p, Pe, Q):
-        P, k = p.shape[0], self.k
+    def _centre_first(self, q: np.ndarray, samples):
+        """``r`` (P, 3) and ``J`` (P, 3, k) of :meth:`_centre` (no second derivatives)."""
+        e = q[self.elastic_dofs]
+        R = _frame(q, self.frame_dofs)
+        p, Pe = self.link.local_first(e, samples)
+        return self._position_jacobian(q, R, p, Pe)
+
+    def _position_jacobian(self, q, R, p, Pe, J=None):
+        P = p.shape[0]
         r = q[self.frame_dofs[:3]] + p @ R.T
-        S = np.concatenate([np.ones((P, 1)), p], axis=1)                 # (P, 4)
-        J = np.empty((P, 3, k))
-        J[:, :, :12] = np.einsum("pj,cd->pcjd", S, _I3).reshape(P, 3, 12)
-        J[:, :, 12:] = np.einsum("ij,pjm->pim", R, Pe)
-        H = np.zeros((P, 3, k, k))
-        B = np.einsum("pjm,cd->pcjdm", Pe, _I3).reshape(P, 3, 9, -1)
-        H[:, :, 3:12, 12:] = B
+        if J is None:
+            J = np.zeros((P, 3, self.k))
+        # ∂r/∂r₀ = I, ∂r/∂R_j = p_j I: J[:, c, 3j + c] = (1, p)_j
+        J[:, _C, _FRAME_COLS] = p[:, None, _P_OF_COL]
+        J[:, _C, _C] = 1.0
+        np.matmul(R, Pe, out=J[:, :, 12:])
+        return r, J
+
+    def _centre_from(self, q, R, p, Pe, Q, J=None, H=None):
+        P, k = p.shape[0], self.k
+        r, J = self._position_jacobian(q, R, p, Pe, J)
+        if H is None:
+            H = np.zeros((P, 3, k, k))
+        # ∂²r/∂R_j∂e = I ⊗ P_e,j (the zeros of the other blocks stay)
+        B = H[:, :, 3:12, 12:]
+        B[:, _C, _AXIS_ROWS] = Pe[:, None, :, :]
         H[:, :, 12:, 3:12] = B.transpose(0, 1, 3, 2)
-        H[:, :, 12:, 12:] = -R[None, :, 0, None, None] * Q[:, None]
+        np.multiply(-R[None, :, 0, None, None], Q[:, None], out=H[:, :, 12:, 12:])
         return r, J, H
 
-    def _directors(self, q: np.ndarray):
-        """``J``, ``H`` of the section directors ``d_y = v + φw``, ``d_z = w − φv``."""
+    def _directors_constant(self) -> None:
+        """The constant parts of the section directors' ``J`` and their ``H`` (constant)."""
         Xt = self._Xt
-        P, k = Xt.shape[0], self.k
+        P = Xt.shape[0]
+        o = self._rows[1]
+        J, H = self._J_all[o:], self._H_all[o:]
+        t = slice(12 + self._sl_t.start, 12 + self._sl_t.stop)
+        iv, iw = slice(6, 9), slice(9, 12)
+        J[:P, :, iv] = _I3
+        J[P:, :, iw] = _I3
+        cross = np.einsum("cd,pm->pcdm", _I3, Xt)                       # (P, 3, 3, nt)
+        for rows, col3, sign in ((slice(0, P), iw, 1.0), (slice(P, 2 * P), iv, -1.0)):
+            H[rows, :, col3, t] = sign * cross
+            H[rows, :, t, col3] = sign * cross.transpose(0, 1, 3, 2)
+
+    def _directors(self, q: np.ndarray):
+        """``J``, ``H`` of the section directors ``d_y = v + φw``, ``d_z = w − φv``
+        (the rows of the body's point arrays; ``H`` is constant)."""
+        Xt = self._Xt
+        P = Xt.shape[0]
         fd = self.frame_dofs
         vv, ww = q[fd[6:9]], q[fd[9:12]]
         phi = Xt @ q[self.elastic_dofs[self._sl_t]]
-        cols = 12 + np.arange(self.link.n_coordinates)[self._sl_t]
-        J = np.zeros((2 * P, 3, k))
-        H = np.zeros((2 * P, 3, k, k))
-        iv, iw = slice(6, 9), slice(9, 12)
-        # d_y
-        J[:P, :, iv] = _I3
-        J[:P, :, iw] = phi[:, None, None] * _I3
-        J[:P, :, cols] = ww[None, :, None] * Xt[:, None, :]
-        # d_z
-        J[P:, :, iw] = _I3
-        J[P:, :, iv] = -phi[:, None, None] * _I3
-        J[P:, :, cols] = -vv[None, :, None] * Xt[:, None, :]
-        cross = np.einsum("cd,pm->pcdm", _I3, Xt)                       # (P, 3, 3, nt)
-        for s, (rows, col3) in enumerate(((slice(0, P), iw), (slice(P, 2 * P), iv))):
-            sign = 1.0 if s == 0 else -1.0
-            H[rows, :, col3, cols[0]:cols[-1] + 1] = sign * cross
-            H[rows, :, cols[0]:cols[-1] + 1, col3] = sign * cross.transpose(0, 1, 3, 2)
-        return J, H
+        o = self._rows[1]
+        J = self._J_all[o:]
+        t = slice(12 + self._sl_t.start, 12 + self._sl_t.stop)
+        J[:P, _C, 9 + _C] = phi[:, None, None]                    # d_y: ∂/∂w = φ I
+        J[P:, _C, 6 + _C] = -phi[:, None, None]                   # d_z: ∂/∂v = −φ I
+        np.multiply(ww[None, :, None], Xt[:, None, :], out=J[:P, :, t])
+        np.multiply(-vv[None, :, None], Xt[:, None, :], out=J[P:, :, t])
+        return J, self._H_all[o:]
+
+    def _section(self, q: np.ndarray, x: float, A: np.ndarray):
+        """``R`` and the elastic rotation of the section at ``x`` with its derivatives
+        (:func:`section_rotation` of ``α = A e``), kept for the last coordinates: the
+        three axes of a section (three maps) share them."""
+        qb = q[self.dofs]
+        hit = self._section_cache.get(x)
+        if hit is not None and np.array_equal(hit[0], qb):
+            return hit[1]
+        out = (_frame(q, self.frame_dofs), *section_rotation(A @ q[self.elastic_dofs]))
+        self._section_cache[x] = (qb, out)
+        return out
 
     def _inertia_points(self, q: np.ndarray):
-        r, J, H = self._line(q)
-        Js, Hs = [J], [H]
+        self._line(q)
+        P, Pm, _ = self._rows
         if self._pm_smp is not None:
-            _, Jp, Hp = self._centre(q, self._pm_smp)
-            Js.append(Jp)
-            Hs.append(Hp)
+            self._centre(q, self._pm_smp, self._J_all[P:Pm], self._H_all[P:Pm])
         if self._Xt is not None:
-            Jd, Hd = self._directors(q)
-            Js.append(Jd)
-            Hs.append(Hd)
-        return np.concatenate([self.w_line, self.w_dir]), np.concatenate(Js), \
-            np.concatenate(Hs)
+            self._directors(q)
+        return self._w_all, self._J_all, self._H_all
 
     # ------------------------------------------------------------ the contract part
     def inertia(self, q, v, a, tangent=False):
+        if self._batch is not None and self._batch.numpy_path():
+            return self._batch.inertia(q, v, a, tangent, self._batch_index)
         w, J, H = self._inertia_points(q)
         d = self.dofs
         f, tan = inertia_from_points(w, J, H, v[d], a[d], tangent)
@@ -231,9 +300,12 @@ class FloatingFrameBody(NonlinearBody):
 
     def mass(self, q):
         w, J, _ = self._inertia_points(q)
-        return np.einsum("p,pin,pim->nm", w, J, J) + self.M_const
+        Jf = J.reshape(-1, self.k)
+        return (np.repeat(w, 3)[:, None] * Jf).T @ Jf + self.M_const
 
     def forces(self, q, gravity, tangent=False):
+        if self._batch is not None and self._batch.numpy_path():
+            return self._batch.forces(q, gravity, tangent, self._batch_index)
         k = self.k
         f = np.zeros(k)
         K = np.zeros((k, k)) if tangent else None
@@ -244,16 +316,17 @@ class FloatingFrameBody(NonlinearBody):
             K[12:, 12:] = Ke
         if np.any(gravity):
             _, J, H = self._line(q)
-            wl = self.w_line[: J.shape[0]]
-            f -= np.einsum("p,pin,i->n", wl, J, gravity)
+            P = J.shape[0]
+            wg = (self.w_line[:P, None] * gravity).ravel()          # (3P,)
+            f -= wg @ J.reshape(3 * P, k)
             if tangent:
-                K -= np.einsum("p,pink,i->nk", wl, H, gravity)
+                K -= (wg @ H.reshape(3 * P, k * k)).reshape(k, k)
             if self._pm_smp is not None:
                 _, Jp, Hp = self._centre(q, self._pm_smp)
-                wp = self.w_line[J.shape[0]:]
-                f -= np.einsum("p,pin,i->n", wp, Jp, gravity)
+                wp = (self.w_line[P:, None] * gravity).ravel()
+                f -= wp @ Jp.reshape(-1, k)
                 if tangent:
-                    K -= np.einsum("p,pink,i->nk", wp, Hp, gravity)
+                    K -= (wp @ Hp.reshape(-1, k * k)).reshape(k, k)
         return f, K
 
     def energy(self, q, v, gravity):
@@ -324,8 +397,28 @@ class LinkPoint(PointMap):
         self.label = label or f"{body.name} point x = {x:g} m"
 
     def evaluate(self, q, second=False):
-        r, J, H = self.body._centre(q, self.samples)
-        return r[0], J[0], (H[0] if second else None)
+        b = self.body
+        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+            r, J, _, _ = b._batch.tips(q)             # every body's tip at once
+            i = b._batch_index
+            return r[i], J[i], (b._batch.tips_second(q)[0][i] if second else None)
+        if not second:
+            r, J = b._centre_first(q, self.samples)
+            return r[0], J[0], None
+        r, J, H = b._centre(q, self.samples)
+        return r[0], J[0], H[0]
+
+    def batch_key(self) -> tuple:
+        """Points with the same key are evaluated together (:meth:`evaluate_batch`): the
+        tips of the bodies of one :class:`~fem.bodies.frame_batch.FrameBatch`, else the
+        points of one body."""
+        return _batch_key(self)
+
+    @staticmethod
+    def evaluate_batch(points: list[LinkPoint]) -> Callable:
+        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points at once (what
+        :meth:`evaluate` gives each, without second derivatives)."""
+        return _batch_runner(points, 0)
 
 
 class SectionDirection(PointMap):
@@ -347,37 +440,40 @@ class SectionDirection(PointMap):
         self.A = A
         self.label = label or f"{body.name} section axis {'xyz'[axis]} at x = {x:g} m"
 
+    def batch_key(self) -> tuple:
+        """Section axes with the same key are evaluated together (:meth:`evaluate_batch`,
+        as :meth:`LinkPoint.batch_key`)."""
+        return _batch_key(self)
+
+    @staticmethod
+    def evaluate_batch(points: list[SectionDirection]) -> Callable:
+        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` section axes at once."""
+        return _batch_runner(points, 1)
+
     def _t(self, alpha):
         """``t = R_z R_y R_x e_axis`` (3,), ``∂t/∂α`` (3, 3) and ``∂²t/∂α²`` (3, 3, 3)."""
-        Rs = [axis_rotation(ax, a) for ax, a in zip((2, 1, 0), alpha, strict=True)]
-        e = _I3[self.axis]
-        t = Rs[0][0] @ Rs[1][0] @ Rs[2][0] @ e
-        dt = np.empty((3, 3))
-        ddt = np.empty((3, 3, 3))
-        for i in range(3):
-            for j in range(3):
-                M = np.eye(3)
-                for m in range(3):
-                    order = (i == m) + (j == m)
-                    M = M @ Rs[m][order]
-                ddt[:, i, j] = M @ e
-            M = np.eye(3)
-            for m in range(3):
-                M = M @ Rs[m][1 if m == i else 0]
-            dt[:, i] = M @ e
-        return t, dt, ddt
+        T, dT, ddT = section_rotation(alpha)
+        a = self.axis
+        return T[:, a], dT[:, :, a].T, ddT[:, :, :, a].transpose(2, 0, 1)
 
     def evaluate(self, q, second=False):
         b = self.body
-        R = _frame(q, b.frame_dofs)
-        t, dt, ddt = self._t(self.A @ q[b.elastic_dofs])
+        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+            _, _, d, Js = b._batch.tips(q)           # every body's tip section at once
+            i, ax = b._batch_index, self.axis
+            return d[i, ax], Js[i, ax], (b._batch.tips_second(q)[1][i, ax] if second
+                                         else None)
+        R, T, dT, ddT = b._section(q, self.x, self.A)
+        ax = self.axis
+        t, dt = T[:, ax], dT[:, :, ax].T                       # (3,), (3, 3): ∂t/∂α_i
         k = b.k
         J = np.zeros((3, k))
-        J[:, 3:12] = np.einsum("j,cd->cjd", t, _I3).reshape(3, 9)
+        J[_C, _FRAME_COLS] = t[None, :]
         G = dt @ self.A                                            # ∂t/∂e (3, ne)
         J[:, 12:] = R @ G
         H = None
         if second:
+            ddt = ddT[:, :, :, ax].transpose(2, 0, 1)
             H = np.zeros((3, k, k))
             B = np.einsum("jm,cd->cjdm", G, _I3).reshape(3, 9, -1)
             H[:, 3:12, 12:] = B
@@ -385,3 +481,52 @@ class SectionDirection(PointMap):
             T2 = np.einsum("jab,am,bn->jmn", ddt, self.A, self.A)   # ∂²t/∂e²
             H[:, 12:, 12:] = np.einsum("cj,jmn->cmn", R, T2)
         return R @ t, J, H
+
+
+def _batch_key(m):
+    b = m.body
+    if b._batch is not None and m.x == b.link.length:
+        return ("tips", id(b._batch))
+    return ("body", id(b))
+
+
+def _batch_runner(points: list, kind: int):
+    """``q -> (x (n, 3), J (n, 3, k))`` of tip points (``kind`` 0) or tip section axes
+    (1) of one :class:`~fem.bodies.frame_batch.FrameBatch` from its :meth:`tips`, or of
+    any points of one body one by one (also when the batch is off the NumPy path)."""
+    b0 = points[0].body
+    batch = b0._batch
+    tips = batch is not None and all(p.body._batch is batch and p.x == p.body.link.length
+                                     for p in points)
+    rows = np.array([p.body._batch_index for p in points]) if tips else None
+    axes = np.array([getattr(p, "axis", 0) for p in points])
+
+    def run(q):
+        if tips and batch.numpy_path():
+            r, J, d, Js = batch.tips(q)
+            if kind == 0:
+                return r[rows], J[rows]
+            return d[rows, axes], Js[rows, axes]
+        ev = [p.evaluate(q) for p in points]
+        return np.array([e[0] for e in ev]), np.array([e[1] for e in ev])
+
+    return run
+
+
+# the order of the derivative of each factor R_z, R_y, R_x (m) in ∂T/∂α_i and ∂²T/∂α_i∂α_j
+_ORDER1 = np.eye(3, dtype=np.int64)                                  # [i, m]
+_ORDER2 = _ORDER1[:, None, :] + _ORDER1[None, :, :]                  # [i, j, m]
+
+
+def section_rotation(alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``T = R_z(α₀) R_y(α₁) R_x(α₂)`` (3, 3), ``∂T/∂α_i`` (3 i, 3, 3) and
+    ``∂²T/∂α_i∂α_j`` (3 i, 3 j, 3, 3): every product of the three factors or their
+    derivatives in two batched matrix products."""
+    # F[m, d]: the d-th derivative of factor m (about z, y, x)
+    F = np.empty((3, 3, 3, 3))
+    for m, axis in enumerate((2, 1, 0)):
+        F[m] = axis_rotation(axis, alpha[m])
+    ddT = F[0, _ORDER2[..., 0]] @ F[1, _ORDER2[..., 1]] @ F[2, _ORDER2[..., 2]]
+    dT = F[0, _ORDER1[:, 0]] @ F[1, _ORDER1[:, 1]] @ F[2, _ORDER1[:, 2]]
+    T = F[0, 0] @ F[1, 0] @ F[2, 0]
+    return T, dT, ddT

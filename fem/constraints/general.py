@@ -20,8 +20,12 @@ point maps with constant second derivatives — the points of reduced bodies): t
 values and Jacobians come from one evaluation per body for all of its points
 (``evaluate_batch`` of the point class), and Φ, Φ_q and ``λ·Φ_qq`` of all terms from
 index arrays built once (one gather, product and ``bincount`` each), not a Python loop
-over terms.  The per-term loop stays as the reference (``batched=False``) and for maps
-whose second derivatives change with ``q``; both give the same numbers to round-off.
+over terms.  Point maps whose second derivatives change with ``q`` but whose class has
+``evaluate_batch`` (the floating frames' tip points and section axes) get the batched
+Φ, Φ_q and ``λ·Φ_qq`` (the atoms' dense second derivatives evaluated at each call);
+their ``γ`` and the compiled form stay with the loop.  The per-term loop stays as the
+reference (``batched=False``) and for maps whose second derivatives change with ``q``
+without ``evaluate_batch``; both give the same numbers to round-off.
 """
 
 from __future__ import annotations
@@ -142,7 +146,7 @@ class GeneralRows:
         positions — and ``directions(t, out)``, which writes the prescribed directions
         ``β(t)`` into ``out`` (None without such rows); None when a map's second
         derivatives change with ``q`` (floating-frame points)."""
-        if self._batched is None:
+        if self._batched is None or not self._batched.constant:
             return None
         q = np.asarray(q, float)
         dofs, qr, xr, Jr, hm, hc, ha, hb, hv = [], [], [], [], [], [], [], [], []
@@ -246,20 +250,24 @@ class GeneralRows:
         return np.concatenate(out) if out else np.zeros(0)
 
 
-def _atoms(m) -> list | None:
+def _atoms(m, any_hessian: bool = False) -> list | None:
     """``[(c, atom)]`` with ``m = Σ c·atom``, atoms linear maps or constant-Hessian point
-    maps; None when ``m`` has a part whose second derivatives change with ``q``."""
+    maps; None when ``m`` has a part whose second derivatives change with ``q``.  With
+    ``any_hessian`` also point maps whose second derivatives change with ``q`` when
+    their class evaluates its points together (``evaluate_batch``: the floating frames'
+    points and section axes)."""
     if isinstance(m, LinearMap):
         return [(1.0, m)]
     if isinstance(m, MapSum):
         out = []
         for c, t in m.terms:
-            sub = _atoms(t)
+            sub = _atoms(t, any_hessian)
             if sub is None:
                 return None
             out.extend((c * ci, a) for ci, a in sub)
         return out
-    if isinstance(m, PointMap) and m.constant_hessian:
+    if isinstance(m, PointMap) and (m.constant_hessian or (
+            any_hessian and getattr(type(m), "evaluate_batch", None) is not None)):
         return [(1.0, m)]
     return None
 
@@ -275,16 +283,25 @@ class _Batched:
 
     @classmethod
     def build(cls, rows: GeneralRows):
-        atoms = [_atoms(m) for m in rows.maps]
-        if not rows.terms or any(a is None for a in atoms):
+        """The batched form, or None.  ``constant`` tells whether the maps' second
+        derivatives are constant: else ``λ·Φ_qq`` takes the point atoms' second
+        derivatives at every call, and ``γ`` and the compiled form stay with the
+        per-term loop."""
+        if not rows.terms:
             return None
-        return cls(rows, atoms)
+        for constant in (True, False):
+            atoms = [_atoms(m, not constant) for m in rows.maps]
+            if not any(a is None for a in atoms):
+                return cls(rows, atoms, constant)
+        return None
 
-    def __init__(self, rows: GeneralRows, atoms):
+    def __init__(self, rows: GeneralRows, atoms, constant: bool = True):
         self.rows = rows
+        self.constant = constant
         maps = rows.maps
         ks = np.array([len(m.dofs) for m in maps], np.int64)
         self.nmap = nmap = len(maps)
+        self._points = []        # every point atom: (atom, c, map, its columns in the map)
         oJ = np.concatenate([[0], np.cumsum(3 * ks)])
         self._J0 = np.zeros(oJ[-1])
         lin_rows, lin_cols, lin_vals = [], [], []
@@ -306,6 +323,7 @@ class _Batched:
                 batch = getattr(type(a), "evaluate_batch", None)
                 key = (type(a), a.batch_key()) if batch is not None else None
                 entry = (a, c, 3 * i + np.arange(3), dest)
+                self._points.append((a, c, i, cols))
                 if key is None:
                     others.append(entry)
                 else:
@@ -435,7 +453,66 @@ class _Batched:
         self._hess = (cat(ho + po), cat(hv, float), cat(hx), cat(pa), cat(pb),
                       len(cat(ho)), np.asarray(sizes, np.int64), oh)
 
+    def _build_hessian_changing(self) -> None:
+        """Index arrays of ``λ·Φ_qq`` when the point atoms' second derivatives change
+        with ``q`` (:attr:`constant` False): every entry of every point atom's dense
+        ``H`` (3, kₐ, kₐ), concatenated atom after atom, times its coefficient and the
+        other factor, and ``J_aᵀ J_b`` as in :meth:`_build_hessian`."""
+        rows = self.rows
+        oJ, ks = self._oJ, self._ks
+        by_map: dict = {}
+        oH, off = [], 0
+        for u, (_a, c, i, cols) in enumerate(self._points):
+            ka = cols.size
+            by_map.setdefault(i, []).append((u, c, cols))
+            oH.append(off)
+            off += 3 * ka * ka
+        ho, hi, hc, hx = [], [], [], []
+        po, pa, pb = [], [], []
+        sizes = []
+        oh = 0
+        for (_row, ia, ib, _ca, _cb, k, _beta), (faa, fbb, fab, fba), ixb, ixa in zip(
+                rows.terms, rows._flat, self._xb3.reshape(-1, 3), self._xa3.reshape(-1, 3),
+                strict=True):
+            for im, f, ixo in ((ia, faa, ixb), (ib, fbb, ixa)):
+                if im < 0:
+                    continue
+                km = ks[im]
+                fm = f.reshape(km, km)
+                for u, c, cols in by_map.get(im, ()):
+                    ka = cols.size
+                    cc, i, j = (g.ravel() for g in np.meshgrid(
+                        np.arange(3), np.arange(ka), np.arange(ka), indexing="ij"))
+                    ho.append(oh + fm[cols[i], cols[j]])
+                    hi.append(oH[u] + (cc * ka + i) * ka + j)
+                    hc.append(np.full(cc.size, c))
+                    hx.append(ixo[cc])
+            if ib >= 0:
+                ka, kb = ks[ia], ks[ib]
+                c, i, j = (g.ravel() for g in np.meshgrid(np.arange(3), np.arange(ka),
+                                                          np.arange(kb), indexing="ij"))
+                ea, eb = oJ[ia] + c * ka + i, oJ[ib] + c * kb + j
+                for f, ii, jj in ((fab, i, j), (fba, j, i)):
+                    po.append(oh + f.reshape(-1)[ii * (kb if f is fab else ka) + jj])
+                    pa.append(ea)
+                    pb.append(eb)
+            sizes.append(k * k)
+            oh += k * k
+        cat = lambda L, dt=np.int64: np.concatenate(L).astype(dt) if L else np.zeros(0, dt)
+        self._hess = (cat(ho + po), cat(hi), cat(hc, float), cat(hx), cat(pa), cat(pb),
+                      np.asarray(sizes, np.int64), oh)
+
     def hessian_values(self, lam, q, keep, t=0.0):
+        if not self.constant:
+            if self._hess is None:
+                self._build_hessian_changing()
+            out, hi, hc, hx, pa, pb, sizes, nout = self._hess
+            X, J = self._X(q, t)
+            Hall = np.concatenate([a.evaluate(q, True)[2].ravel()
+                                   for a, *_ in self._points] or [np.zeros(0)])
+            w = np.repeat(lam[self.rows.rows] * keep[self.rows.rows], sizes)
+            vals = np.concatenate([hc * Hall[hi] * X[hx], J[pa] * J[pb]])
+            return np.bincount(out, vals, minlength=nout) * w
         if self._hess is None:
             self._build_hessian(q)
         out, hv, hx, pa, pb, nh, sizes, nout = self._hess

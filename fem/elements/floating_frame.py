@@ -82,12 +82,76 @@ class LinkSamples:
     of the basis below ``x_p``, and the Gauss rule on the rest ``[a_k, x_p]``: slopes
     ``dY`` (P, G, nb) and weights ``wt`` (P, G)."""
 
-    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "H", "nfull")
+    __slots__ = ("x", "L1", "Q", "p0", "dY", "wt", "H", "nfull", "rule")
 
     def __init__(self, x, L1, Q, p0, dY=None, wt=None, y=None, nfull=None):
         self.x, self.L1, self.Q, self.p0, self.dY, self.wt = x, L1, Q, p0, dY, wt
         self.H = None if y is None else np.ascontiguousarray(Q[:, y, y])
         self.nfull = nfull
+        self.rule = None     # the running rule as one matrix (RunningRule), NumPy path
+
+
+class RunningRule:
+    """The running rules of P points as one weight matrix: the NumPy path of the
+    fourth-order foreshortening (:func:`running_fourth_order_terms` in a few large
+    products instead of two small batched ones per term and a running sum).
+
+    The rule points of every whole piece and of every point's rest, stacked: slopes
+    ``D`` (N, nb) with ``N = (K + P) G``, their outer products ``DD`` (N, nb²) (constant:
+    formed once), and the weights ``W`` (P, N): row ``p`` holds the weights of the
+    whole pieces below ``x_p`` and of its own rest, zero elsewhere.  Every term is then
+    ``W @ (per rule point values)``: one matrix product for ``u``, the gradients and the
+    three blocks of ``Q4`` together."""
+
+    __slots__ = ("D", "DD", "W", "nb")
+
+    def __init__(self, pieces, nfull: np.ndarray, dY: np.ndarray, wt: np.ndarray):
+        dYK, wK = pieces
+        K, G, nb = dYK.shape
+        P = dY.shape[0]
+        self.nb = nb
+        self.D = np.ascontiguousarray(np.concatenate([dYK.reshape(K * G, nb),
+                                                      dY.reshape(P * G, nb)]))
+        N = self.D.shape[0]
+        self.DD = np.einsum("nk,nm->nkm", self.D, self.D).reshape(N, nb * nb)
+        W = np.zeros((P, N))
+        flatK = wK.reshape(K * G)
+        for p in range(P):
+            j = int(nfull[p]) * G
+            W[p, :j] = flatK[:j]
+            W[p, K * G + p * G:K * G + (p + 1) * G] = wt[p]
+        self.W = W
+
+    def terms(self, ey: np.ndarray, ez: np.ndarray, blocks: bool = True) -> tuple:
+        """``u`` (P,), ``gy``, ``gz`` (P, nb) and (``blocks``) ``Q4`` (P, 2 nb, 2 nb), as
+        :func:`running_fourth_order_terms` (equal to rounding)."""
+        D, nb = self.D, self.nb
+        N = D.shape[0]
+        a, c = D @ ey, D @ ez
+        s = a * a + c * c
+        ncol = 1 + 2 * nb + (3 * nb * nb if blocks else 0)
+        F = np.empty((N, ncol))
+        F[:, 0] = 0.125 * s * s
+        F[:, 1:1 + nb] = (0.5 * s * a)[:, None] * D
+        F[:, 1 + nb:1 + 2 * nb] = (0.5 * s * c)[:, None] * D
+        if blocks:
+            wq = np.empty((N, 3, 1))
+            wq[:, 0, 0] = 0.5 * (s + 2 * a * a)
+            wq[:, 1, 0] = a * c
+            wq[:, 2, 0] = 0.5 * (s + 2 * c * c)
+            F[:, 1 + 2 * nb:].reshape(N, 3, nb * nb)[:] = wq * self.DD[:, None, :]
+        out = self.W @ F
+        P = out.shape[0]
+        u, gy, gz = out[:, 0], out[:, 1:1 + nb], out[:, 1 + nb:1 + 2 * nb]
+        if not blocks:
+            return u, gy, gz, None
+        b = out[:, 1 + 2 * nb:].reshape(P, 3, nb, nb)
+        Q4 = np.empty((P, 2 * nb, 2 * nb))
+        Q4[:, :nb, :nb] = b[:, 0]
+        Q4[:, :nb, nb:] = b[:, 1]
+        Q4[:, nb:, :nb] = b[:, 1].transpose(0, 2, 1)
+        Q4[:, nb:, nb:] = b[:, 2]
+        return u, gy, gz, Q4
 
 
 class Coupling:
@@ -588,6 +652,7 @@ class FloatingFrameLink:
             smp.nfull, xi, wt = _running_rule(self.basis, smp.x)
             _, dY, _ = self.basis.bending(xi.ravel())
             smp.dY, smp.wt = dY.reshape(*xi.shape, -1), wt
+            smp.rule = RunningRule(self._pieces, smp.nfull, smp.dY, smp.wt)
         return smp
 
     def sample(self, x) -> LinkSamples:
@@ -636,7 +701,14 @@ class FloatingFrameLink:
             return x
         return self.sample(x)
 
-    def _local(self, e: np.ndarray, smp: LinkSamples):
+    def local_first(self, e: np.ndarray, x=None) -> tuple[np.ndarray, np.ndarray]:
+        """``p`` (P, 3) and ``P_e`` (P, 3, ne) of :meth:`local` without the second
+        derivatives (a point's position and Jacobian: the constraint rows ask for these
+        at every Newton iteration, for the Hessian rarely)."""
+        p, Pe, _ = self._local(e, self._samples_of(x), second=False)
+        return p, Pe
+
+    def _local(self, e: np.ndarray, smp: LinkSamples, second: bool = True):
         L1, p0 = smp.L1, smp.p0
         b = self.band
         eb = e[b]
@@ -654,14 +726,8 @@ class FloatingFrameLink:
             nb = self.nb
             kernel = fourth_order_kernel() if self.use_kernel else None
             if kernel is None:
-                u, gy, gz, Qyy, Qyz, Qzz = running_fourth_order_terms(
-                    e[sy], e[sz], self._pieces, smp.nfull, smp.dY, smp.wt)
-                Q4 = np.empty((P, 2 * nb, 2 * nb))
-                Q4[:, :nb, :nb] = Qyy
-                Q4[:, :nb, nb:] = Qyz
-                Q4[:, nb:, :nb] = Qyz.transpose(0, 2, 1)
-                Q4[:, nb:, nb:] = Qzz
-                cp = Coupling(smp.H, Q4)
+                u, gy, gz, Q4 = smp.rule.terms(e[sy], e[sz], second)
+                cp = Coupling(smp.H, Q4) if second else None
             else:
                 dYK, wtK = self._pieces
                 u, gy, gz = np.empty(P), np.empty((P, nb)), np.empty((P, nb))

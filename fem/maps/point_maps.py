@@ -121,6 +121,33 @@ class MapSum(PointMap):
         self.constant_hessian = all(isinstance(m, LinearMap) or m.constant_hessian
                                     for _, m in self.terms)
         self._H = None
+        # the value and Jacobian without second derivatives (the constraint rows' every
+        # iteration): the linear terms folded into one matrix and offset once, the
+        # point maps added on (whole when they span every coordinate of the sum)
+        k = self.dofs.size
+        lin, off, nonlin = np.zeros((3, k)), np.zeros(3), []
+        for (c, m), cols in zip(self.terms, self._cols, strict=True):
+            if isinstance(m, LinearMap):
+                lin[:, cols] += c * m.coef
+                off += c * m.offset
+            else:
+                whole = cols.size == k and bool(np.all(cols == np.arange(k)))
+                nonlin.append((c, m, None if whole else cols))
+        self._first = (lin, off, nonlin)
+
+    def _evaluate_first(self, q: np.ndarray):
+        """``(x, J, None)``: :meth:`evaluate` without second derivatives."""
+        lin, off, nonlin = self._first
+        x = lin @ q[self.dofs] + off
+        J = lin.copy()
+        for c, m, cols in nonlin:
+            xm, Jm, _ = m.evaluate(q, False)
+            x += c * xm
+            if cols is None:
+                J += c * Jm
+            else:
+                J[:, cols] += c * Jm
+        return x, J, None
 
     def bilinear_form(self, component: int):
         lin, pairs = None, []
@@ -138,6 +165,8 @@ class MapSum(PointMap):
         return lin, pairs
 
     def evaluate(self, q: np.ndarray, second: bool = False):
+        if not second:
+            return self._evaluate_first(q)
         k = self.dofs.size
         x = np.zeros(3)
         J = np.zeros((3, k))

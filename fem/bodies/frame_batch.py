@@ -1,0 +1,565 @@
+"""Floating-frame bodies of one shape evaluated together (the NumPy path).
+
+A robot's flexible links are often several :class:`~fem.bodies.FloatingFrameBody` of the
+same basis, the same number of functions and the same kinematics (the segments of a
+link, the same link of every limb).  Evaluated one by one, each spends its time in the
+overhead of a few hundred small NumPy calls (the arrays are tens of entries); a
+:class:`FrameBatch` evaluates all of them in the same calls on arrays with a leading
+body axis — the centre line at the quadrature points with its first and second
+derivatives, the section directors, the inertia forces and their tangents, the elastic
+forces and the weight — and hands every body its slice.  The arithmetic is that of the
+single body's methods (:meth:`FloatingFrameBody._centre`,
+:func:`~fem.bodies.base.inertia_from_points`,
+:meth:`~fem.elements.floating_frame.FloatingFrameLink.elastic_forces`), equal to
+rounding.
+
+The bodies' own point arrays become views of the batch's, so a body evaluated alone
+(its point masses, its tangents, the compiled kernels) and the batch write the same
+memory and keep one cache.  :func:`batch_bodies` forms the batches (the assembly calls
+it); a body on the compiled path (numba present and ``link.use_kernel``) or with point
+masses is evaluated alone as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements.floating_frame import bending_kernel, fourth_order_kernel
+from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, FloatingFrameBody
+
+__all__ = ["FrameBatch", "batch_bodies"]
+
+
+def _signature(b: FloatingFrameBody):
+    """Bodies with the same signature have arrays of the same shapes."""
+    lk = b.link
+    smp = lk.quadrature_samples
+    rule = None if smp.rule is None else smp.rule.W.shape
+    bend = None if not lk.nonlinear_curvature else lk._bend[1].shape
+    return (type(b), b.k, lk.na, lk.nb, lk.x.size, lk.kinematics, lk.coupling, rule, bend,
+            b._rows, None if b._Xt is None else b._Xt.shape, b.rotary_inertia)
+
+
+def batch_bodies(bodies: list) -> list[FrameBatch]:
+    """Group the floating-frame bodies of ``bodies`` (without point masses) by shape into
+    :class:`FrameBatch` es of two or more; returns them.  A body of no batch (or of a
+    batch formed before) keeps evaluating alone."""
+    groups: dict = {}
+    for b in bodies:
+        if type(b) is FloatingFrameBody:
+            b._batch = None
+            if not b.point_masses:
+                groups.setdefault(_signature(b), []).append(b)
+    return [FrameBatch(g) for g in groups.values() if len(g) > 1]
+
+
+class FrameBatch:
+    """Floating-frame bodies of one shape (see the module docstring).
+
+    Parameters
+    ----------
+    bodies : list of FloatingFrameBody
+        Bodies of equal :func:`_signature`, without point masses.
+    """
+
+    def __init__(self, bodies: list):
+        self.bodies = list(bodies)
+        b0 = bodies[0]
+        lk0 = b0.link
+        lks = [b.link for b in bodies]
+        self.idx = np.stack([b.dofs for b in bodies])                      # (B, k)
+        self.k, self.na, self.nb = b0.k, lk0.na, lk0.nb
+        smps = [lk.quadrature_samples for lk in lks]
+        self.P = lk0.x.size
+        self.L1 = np.stack([s.L1 for s in smps])                            # (B, P, 3, ne)
+        self.p0 = np.stack([s.p0 for s in smps])
+        self.Hc = np.stack([s.H for s in smps])                             # (B, P, nb, nb)
+        self.fourth = smps[0].rule is not None
+        if self.fourth:
+            self.D = np.stack([s.rule.D for s in smps])                     # (B, N, nb)
+            self.DD = np.stack([s.rule.DD for s in smps])                   # (B, N, nb²)
+            self.W = np.stack([s.rule.W for s in smps])                     # (B, P, N)
+        self.curvature = lk0.nonlinear_curvature
+        if self.curvature:
+            self.wb = np.stack([lk._bend[0] for lk in lks])                 # (B, Pb)
+            self.Bz = np.stack([lk._bend[1] for lk in lks])                 # (B, Pb, 4, ne)
+            self.ei = np.array([[lk.EI_z, lk.EI_y] for lk in lks])
+        self.K = np.stack([lk.K for lk in lks])
+        self.M_const = np.stack([b.M_const for b in bodies])
+        self.has_M_const = bool(np.any(self.M_const))
+        w = np.stack([b._w_all for b in bodies])                            # (B, Pall)
+        self.w3 = np.repeat(w, 3, axis=1)                                   # (B, 3 Pall)
+        self.w_line = np.stack([b.w_line for b in bodies])                  # (B, P)
+        self.Xt = None if b0._Xt is None else np.stack([b._Xt for b in bodies])
+        self.rows = b0._rows
+        self.sl = lk0.slices
+        # the bodies' point arrays become views of the batch's (their constant parts,
+        # the directors' H, copied over first)
+        self.J = np.stack([b._J_all for b in bodies])                       # (B, Pall, 3, k)
+        self.H = np.stack([b._H_all for b in bodies])
+        self.J[:, :self.P, _C, _C] = 1.0                                     # ∂r/∂r₀ = I
+        for i, b in enumerate(bodies):
+            b._J_all, b._H_all = self.J[i], self.H[i]
+            b._batch, b._batch_index = self, i
+        self._tip_extend()
+        self._tips = None               # the last tips: (coordinates, values)
+        self._tip_state = None          # what tips leaves for tips_second
+        self._tips_second = None
+        self._q = None                  # the coordinates of the lines in J
+        self._qH = None                 # the same when H holds them too
+        self._state = None              # what _first leaves for _second and _quadratic
+        self._inertia_key = None
+        self._inertia = None
+        self._forces_key = None
+        self._forces = None
+
+    def numpy_path(self) -> bool:
+        """Whether the bodies run on the NumPy path (else each evaluates alone, with the
+        compiled fourth-order and bending kernels)."""
+        lk = self.bodies[0].link
+        return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
+
+    # ------------------------------------------------------------ kinematics
+    def line(self, q: np.ndarray, second: bool = False) -> np.ndarray:
+        """The centre lines at the quadrature points at ``q``: ``r`` and ``J`` into the
+        first rows of the point arrays and, with ``second``, ``H`` too and every body's
+        line cache set (a Newton iteration's residual needs no ``H``: the
+        quadratic-velocity forces come from :meth:`_quadratic`); returns the bodies'
+        coordinates (B, k)."""
+        qB = q[self.idx]
+        if self._q is None or not np.array_equal(qB, self._q):
+            self._first(qB)
+        if second and self._qH is None:
+            self._second()
+        return self._q
+
+    def _first(self, qB: np.ndarray) -> None:
+        """``r``, ``J`` of the centre lines (and what :meth:`_second` and
+        :meth:`_quadratic` take from them)."""
+        B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
+        e = qB[:, 12:]
+        R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
+        band = slice(na, na + 2 * nb)
+        eb = e[:, band]
+        # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
+        # the quadrature points and the tip (row P)
+        Hc, P1 = self.Hcx, P + 1
+        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
+        Qe = Qe.reshape(B, P1, nb, 2).transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
+        p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
+        Pe = self.L1x.copy()
+        Pe[:, :, 0, band] -= Qe
+        rule = None
+        if self.fourth:
+            # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
+            D = self.D
+            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
+            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
+            s = a * a + c * c
+            F = np.empty((*a.shape, 1 + 2 * nb))
+            F[:, :, 0] = 0.125 * s * s
+            F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
+            F[:, :, 1 + nb:] = (0.5 * s * c)[:, :, None] * D
+            out = self.Wx @ F
+            p[:, :, 0] -= out[:, :, 0]
+            Pe[:, :, 0, self.sl["y"]] -= out[:, :, 1:1 + nb]
+            Pe[:, :, 0, self.sl["z"]] -= out[:, :, 1 + nb:]
+            rule = (a, c, s)
+        self._tip_first = (p[:, P], Pe[:, P])
+        p, Pe = p[:, :P], Pe[:, :P]
+        # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
+        r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
+        J = self.J[:, :P]
+        J[:, :, _C, _FRAME_COLS] = p[:, :, None, :]
+        np.matmul(R[:, None], Pe, out=J[..., 12:])
+        self._q, self._qH = qB, None
+        self._state = (R, r, Pe, rule)
+        for b in self.bodies:          # their rows of H are not those of qB (yet)
+            b._line_q = None
+
+    def _second(self) -> None:
+        """``H`` of the centre lines at the coordinates of :meth:`_first`, and every body's
+        line cache."""
+        R, r, Pe, rule = self._state
+        B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
+        Hc = self.Hc
+        Qb = np.zeros((B, P, 2 * nb, 2 * nb))
+        if rule is not None:
+            a, c, s = rule
+            N = a.shape[1]
+            wq = np.empty((B, N, 3, 1))
+            wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
+            wq[:, :, 1, 0] = a * c
+            wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
+            blocks = self.W @ (wq * self.DD[:, :, None, :]).reshape(B, N, -1)
+            blocks = blocks.reshape(B, P, 3, nb, nb)
+            Qb[:, :, :nb, :nb] = blocks[:, :, 0]
+            Qb[:, :, :nb, nb:] = blocks[:, :, 1]
+            Qb[:, :, nb:, :nb] = blocks[:, :, 1].swapaxes(-1, -2)
+            Qb[:, :, nb:, nb:] = blocks[:, :, 2]
+        Qb[:, :, :nb, :nb] += Hc
+        Qb[:, :, nb:, nb:] += Hc
+        H = self.H[:, :P]
+        Hb = H[..., 3:12, 12:]
+        Hb[:, :, _C, _AXIS_ROWS] = Pe[:, :, None]
+        H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
+        self._qH = self._q
+        for i, b in enumerate(self.bodies):
+            b._line_cache = (r[i], b._J_all[:P], b._H_all[:P])
+            b._line_q = self._q[i]
+
+    def _quadratic(self, vB: np.ndarray) -> np.ndarray:
+        """``q̇ᵀH q̇`` (B, Pall, 3) of every point at the coordinates of :meth:`_first`
+        without ``H``: on the centre line ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q``
+        the coupling with the fourth-order blocks from the running rule), on the
+        directors ``d_y``, ``d_z``: ``2 φ̇ ẇ`` and ``−2 φ̇ v̇``."""
+        R, _, Pe, rule = self._state
+        B, P, nb, na = len(self.bodies), self.P, self.nb, self.na
+        out = np.empty((B, self.rows[2], 3))
+        ve = vB[:, 12:]
+        Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
+        pdot = (Pe @ ve[:, None, :, None])[..., 0]                          # (B, P, 3)
+        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb)
+        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb.transpose(0, 2, 1)).reshape(B, P, nb, 2)
+        sQ = np.einsum("bpkf,bfk->bp", Hv, vb)                             # ėᵀ H ė, both
+        if rule is not None:
+            a, c, s = rule
+            D = self.D
+            avc = D @ vb.transpose(0, 2, 1)                                  # (B, N, 2)
+            av, cv = avc[:, :, 0], avc[:, :, 1]
+            # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
+            t = a * av + c * cv
+            g = 0.5 * s * (av * av + cv * cv) + t * t
+            sQ = sQ + (self.W @ g[:, :, None])[:, :, 0]
+        out[:, :P] = 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
+        if self.Xt is not None:
+            t = self.sl["torsion"]
+            o = self.rows[1]
+            Pd = self.Xt.shape[1]
+            phid = self.Xt @ vB[:, 12 + t.start:12 + t.stop, None]               # (B, Pd, 1)
+            out[:, o:o + Pd] = 2.0 * phid * vB[:, None, 9:12]
+            out[:, o + Pd:] = -2.0 * phid * vB[:, None, 6:9]
+        return out
+
+    def _directors(self, qB: np.ndarray) -> None:
+        """The section directors' ``J`` of every body (their ``H`` is constant)."""
+        Xt = self.Xt
+        Pd = Xt.shape[1]
+        t = self.sl["torsion"]
+        phi = (Xt @ qB[:, 12 + t.start:12 + t.stop, None])[:, :, 0]          # (B, Pd)
+        o = self.rows[1]
+        J = self.J
+        tc = slice(12 + t.start, 12 + t.stop)
+        J[:, o:o + Pd, _C, 9 + _C] = phi[:, :, None, None]
+        J[:, o + Pd:, _C, 6 + _C] = -phi[:, :, None, None]
+        np.multiply(qB[:, None, 9:12, None], Xt[:, :, None, :], out=J[:, o:o + Pd, :, tc])
+        np.multiply(-qB[:, None, 6:9, None], Xt[:, :, None, :], out=J[:, o + Pd:, :, tc])
+
+    # ------------------------------------------------------------ the tips
+    def _tip_extend(self) -> None:
+        """The line's samples with every body's tip ``x = L`` as one more point (its
+        running rule: the whole pieces, already among the line's rule points), so that
+        :meth:`_first` gives the tips' centre line too; and the angle matrices ``A``
+        (B, 3, ne) of the tip sections (:class:`SectionDirection`)."""
+        smps = [b.link.sample([b.link.length]) for b in self.bodies]
+        B, ne = len(self.bodies), self.K.shape[1]
+        A = np.zeros((B, 3, ne))
+        sl = self.sl
+        for i, b in enumerate(self.bodies):
+            lk = b.link
+            xs = np.array([lk.length])
+            X, _ = lk.basis.axial(xs)
+            _, dY, _ = lk.basis.bending(xs)
+            A[i, 0, sl["y"]] = dY[0]
+            A[i, 1, sl["z"]] = -dY[0]
+            A[i, 2, sl["torsion"]] = X[0]
+        self.A_tip = A
+        self.L1x = np.concatenate([self.L1, np.stack([s.L1 for s in smps])], axis=1)
+        self.p0x = np.concatenate([self.p0, np.stack([s.p0 for s in smps])], axis=1)
+        self.Hcx = np.concatenate([self.Hc, np.stack([s.H for s in smps])], axis=1)
+        if self.fourth:
+            N = self.W.shape[2]
+            w = np.zeros((B, 1, N))
+            for i, (b, smp) in enumerate(zip(self.bodies, smps, strict=True)):
+                KG = b.link._pieces[1].size           # the whole pieces' rule points
+                if not np.array_equal(smp.rule.D[:KG], self.D[i, :KG]) or \
+                        np.any(smp.rule.W[0, KG:]):
+                    raise AssertionError("a tip's running rule is not the whole pieces'")
+                w[i, 0, :KG] = smp.rule.W[0, :KG]
+            self.Wx = np.concatenate([self.W, w], axis=1)
+            # the tips' second derivatives: their weights over the rule points
+            self.W_tip = w[:, 0]
+
+    def tips(self, q: np.ndarray) -> tuple:
+        """Every body's tip at ``q`` without second derivatives: the centre-line point
+        ``r`` (B, 3) with ``J`` (B, 3, k), and the three axes of the tip section
+        (:meth:`FloatingFrameBody.direction`) ``d`` (B, 3 axes, 3) with ``J`` (B, 3 axes,
+        3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
+        bodies in one pass, kept for the last coordinates."""
+        qB = q[self.idx]
+        if self._tips is not None and np.array_equal(self._tips[0], qB):
+            return self._tips[1]
+        self.line(q)
+        A = self.A_tip
+        B, k = len(self.bodies), self.k
+        e = qB[:, 12:]
+        R = self._state[0]
+        p, Pe = self._tip_first                 # the tips' centre line, from _first
+        vals = self._state[3]
+        r = qB[:, :3] + (R @ p[:, :, None])[:, :, 0]
+        J = np.zeros((B, 3, k))
+        J[:, _C, _FRAME_COLS] = p[:, None, :]
+        J[:, _C, _C] = 1.0
+        J[:, :, 12:] = R @ Pe
+        # the section's axes: T(α) R_z R_y R_x, α = A e (SectionDirection)
+        alpha = (A @ e[:, :, None])[:, :, 0]                                # (B, 3)
+        T, dT = _section_rotations(alpha)                                   # (B,3,3), (B,3,3,3)
+        G = dT.transpose(0, 3, 2, 1) @ A[:, None]                           # (B, axis, 3, ne)
+        Js = np.zeros((B, 3, 3, k))
+        Js[:, :, _C, _FRAME_COLS] = T.transpose(0, 2, 1)[:, :, None, :]
+        Js[..., 12:] = R[:, None] @ G
+        d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
+        out = (r, J, d, Js)
+        self._tips = (qB, out)
+        self._tip_state = (R, Pe, vals, alpha, G)
+        self._tips_second = None
+        return out
+
+    def tips_second(self, q: np.ndarray) -> tuple:
+        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
+        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
+        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
+        kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_second is not None:
+            return self._tips_second
+        Ht, A = self.Hcx[:, self.P], self.A_tip
+        R, Pe, vals, alpha, G = self._tip_state
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
+        Hp = np.zeros((B, 3, k, k))
+        Hb = Hp[:, :, 3:12, 12:]
+        Hb[:, _C, _AXIS_ROWS] = Pe[:, None]
+        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        Qb = np.zeros((B, 2 * nb, 2 * nb))
+        if vals is not None:
+            W, DD = self.W_tip, self.DD
+            a, c, s = vals
+            wq = np.stack([0.5 * (s + 2 * a * a), a * c, 0.5 * (s + 2 * c * c)], axis=1)
+            blocks = ((W[:, None, :] * wq) @ DD).reshape(B, 3, nb, nb)
+            Qb[:, :nb, :nb] = blocks[:, 0]
+            Qb[:, :nb, nb:] = blocks[:, 1]
+            Qb[:, nb:, :nb] = blocks[:, 1].swapaxes(-1, -2)
+            Qb[:, nb:, nb:] = blocks[:, 2]
+        Qb[:, :nb, :nb] += Ht
+        Qb[:, nb:, nb:] += Ht
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        Hp[:, :, bs, bs] = -R[:, :, 0, None, None] * Qb[:, None]
+        # the section axes: ∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e, ∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j
+        _, _, ddT = _section_rotations(alpha, True)
+        Hs = np.zeros((B, 3, 3, k, k))
+        Hsb = Hs[..., 3:12, 12:]
+        Hsb[:, :, _C, _AXIS_ROWS] = G[:, :, None]
+        Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
+        T2 = np.einsum("bijra,bim,bjn->barmn", ddT, A, A)
+        Hs[..., 12:, 12:] = np.einsum("bcr,barmn->bacmn", R, T2)
+        self._tips_second = (Hp, Hs)
+        return self._tips_second
+
+    # ------------------------------------------------------------ the contract part
+    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
+        """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
+        with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
+        qB = self.line(q, tangent)
+        if self.Xt is not None:
+            self._directors(qB)
+        idx = self.idx
+        vB, aB = v[idx], a[idx]
+        self._inertia = self._inertia_forces(vB, aB, tangent)
+        self._inertia_key = (qB, vB, aB, tangent)
+        return self._inertia
+
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
+        """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
+        self._forces = self._elastic_and_weight(q, gravity, tangent)
+        self._forces_key = (q[self.idx], np.array(gravity, float), tangent)
+        return self._forces
+
+    def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool,
+                i: int) -> tuple:
+        """Body ``i``'s :meth:`FloatingFrameBody.inertia`, all bodies' formed together on
+        the first call at ``(q, q̇, q̈)``."""
+        idx = self.idx
+        vB, aB = v[idx], a[idx]
+        key = self._inertia_key
+        if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
+                and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
+            qB = self.line(q, tangent)
+            if self.Xt is not None:
+                self._directors(qB)
+            self._inertia = self._inertia_forces(vB, aB, tangent)
+            self._inertia_key = (qB, vB, aB, tangent)
+        f, tan = self._inertia
+        return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
+
+    def _inertia_forces(self, vB, aB, tangent):
+        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading); the
+        quadratic-velocity part from :meth:`_quadratic` (``H`` only for the tangent)."""
+        B, k = vB.shape
+        Jf = self.J.reshape(B, -1, k)
+        n3 = Jf.shape[1]
+        if tangent:
+            H = self.H
+            Hf = H.reshape(B, -1, k)
+            Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+            acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
+        else:
+            acc = (Jf @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, n3)
+            f = ((self.w3 * acc)[:, None, :] @ Jf)[:, 0]
+            if self.has_M_const:
+                f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
+            return f, None
+        wJ = self.w3[:, :, None] * Jf
+        f = (acc[:, None, :] @ wJ)[:, 0]
+        if self.has_M_const:
+            f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
+        wJt = wJ.transpose(0, 2, 1)
+        M = wJt @ Jf
+        C = 2.0 * (wJt @ Hv)
+        Ha = (Hf @ aB[:, :, None]).reshape(B, n3, k)
+        Kq = ((self.w3 * acc)[:, None, :] @ H.reshape(B, n3, k * k)).reshape(B, k, k) \
+            + wJt @ Ha
+        return f, (M + self.M_const, Kq, C)
+
+    def forces(self, q: np.ndarray, gravity: np.ndarray, tangent: bool, i: int) -> tuple:
+        """Body ``i``'s :meth:`FloatingFrameBody.forces`, all bodies' formed together on
+        the first call at ``q``."""
+        qB = q[self.idx]
+        key = self._forces_key
+        if key is None or not (tangent <= key[2] and np.array_equal(key[0], qB)
+                               and np.array_equal(key[1], gravity)):
+            self._forces = self._elastic_and_weight(q, gravity, tangent)
+            self._forces_key = (qB, np.array(gravity, float), tangent)
+        f, K = self._forces
+        return f[i], (K[i] if tangent else None)
+
+    def _elastic_and_weight(self, q, gravity, tangent=False):
+        qB = q[self.idx]
+        B, k = qB.shape
+        e = qB[:, 12:]
+        f = np.zeros((B, k))
+        K = None
+        fe = (self.K @ e[:, :, None])[:, :, 0]
+        if tangent:
+            K = np.zeros((B, k, k))
+            K[:, 12:, 12:] = self.K
+        if self.curvature:
+            g, h = self._bending_gradient(e, tangent)
+            fe = fe + g
+            if tangent:
+                K[:, 12:, 12:] += h
+        f[:, 12:] = fe
+        if np.any(gravity):
+            self.line(q, tangent)
+            P = self.P
+            wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
+            f -= (wg @ self.J[:, :P].reshape(B, 3 * P, k))[:, 0]
+            if tangent:
+                K -= (wg @ self.H[:, :P].reshape(B, 3 * P, k * k)).reshape(B, k, k)
+        return f, K
+
+    def _bending_gradient(self, e: np.ndarray, hessian: bool = False):
+        """The gradient (and with ``hessian`` the Hessian, else None) of the nonlinear
+        bending energy of every body (the NumPy form of
+        :meth:`~fem.elements.floating_frame.FloatingFrameLink._bending_correction`)."""
+        wb, Bz = self.wb, self.Bz
+        B, Pb, _, ne = Bz.shape
+        Bf = Bz.reshape(B, 4 * Pb, ne)
+        z = (Bf @ e[:, :, None]).reshape(B, Pb, 4)
+        a, A, c, C = z[..., 0], z[..., 1], z[..., 2], z[..., 3]
+        m = a * A + c * C
+        k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
+        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
+        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise, written
+        # out per component (∂m/∂z = (A, a, C, c))
+        hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
+        d1 = np.empty((B, Pb, 4))
+        d2 = np.empty((B, Pb, 4))
+        d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
+        d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
+        e1k, e2k = (ei1 * k1)[..., None], (ei2 * k2)[..., None]
+        gz = e1k * d1 + e2k * d2
+        gz[..., 1] -= ei1 * A
+        gz[..., 3] -= ei2 * C
+        Bt = Bf.transpose(0, 2, 1)
+        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        if not hessian:
+            return grad, None
+        ei1, ei2 = ei1[..., None], ei2[..., None]
+        dm = np.stack([A, a, C, c], axis=-1)
+        eye = np.eye(4)
+        M2 = np.zeros((4, 4))
+        M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0                    # ∂²m/∂z²
+        outer = lambda x, y: x[..., :, None] * y[..., None, :]
+        h1 = 0.5 * (outer(np.broadcast_to(eye[0], dm.shape), dm)
+                    + outer(dm, np.broadcast_to(eye[0], dm.shape)) + a[..., None, None] * M2)
+        h2 = 0.5 * (outer(np.broadcast_to(eye[2], dm.shape), dm)
+                    + outer(dm, np.broadcast_to(eye[2], dm.shape)) + c[..., None, None] * M2)
+        E11, E33 = np.zeros((4, 4)), np.zeros((4, 4))
+        E11[1, 1] = E33[3, 3] = 1.0
+        hz = (ei1[..., None] * (outer(d1, d1) + k1[..., None, None] * h1 - E11)
+              + ei2[..., None] * (outer(d2, d2) + k2[..., None, None] * h2 - E33))
+        hess = Bt @ ((wb[:, :, None, None] * hz) @ Bz).reshape(B, 4 * Pb, -1)
+        return grad, hess
+
+
+def _rotation_factors():
+    """Index arrays of the entries of the three factors ``R_z, R_y, R_x`` (m) and their
+    first and second derivatives (d) that depend on the angle, and the constant rest."""
+    m_, d_, i_, j_, sign, trig = [], [], [], [], [], []
+    F0 = np.zeros((3, 3, 3, 3))
+    # entries (i,i), (i,j), (j,i), (j,j): R = [c −s; s c], R′ = [−s −c; c −s],
+    # R″ = [−c s; −s −c]  (trig 0: cos, 1: sin)
+    table = {0: ((1, 0), (-1, 1), (1, 1), (1, 0)), 1: ((-1, 1), (-1, 0), (1, 0), (-1, 1)),
+             2: ((-1, 0), (1, 1), (-1, 1), (-1, 0))}
+    for m, axis in enumerate((2, 1, 0)):
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        F0[m, 0, axis, axis] = 1.0
+        for d in range(3):
+            for (r, c), (sg, tr) in zip(((i, i), (i, j), (j, i), (j, j)), table[d],
+                                        strict=True):
+                m_.append(m)
+                d_.append(d)
+                i_.append(r)
+                j_.append(c)
+                sign.append(sg)
+                trig.append(tr)
+    idx = tuple(np.array(x) for x in (m_, d_, i_, j_))
+    return F0, idx, np.array(sign, float), np.array(m_) + 3 * np.array(trig)
+
+
+_F0, _F_IDX, _F_SIGN, _F_SRC = _rotation_factors()
+
+
+def _section_rotations(alpha: np.ndarray, second: bool = False):
+    """:func:`~fem.bodies.floating_frame.section_rotation` of every row of ``alpha``
+    (B, 3): ``T`` (B, 3, 3), ``∂T/∂α_i`` (B, 3, 3, 3) and, with ``second``,
+    ``∂²T/∂α_i∂α_j`` (B, 3, 3, 3, 3)."""
+    B = alpha.shape[0]
+    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
+    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
+    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
+    # T and ∂T/∂α_i in one product chain: the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1)
+    o = _ORDER01
+    P = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    T, dT = P[:, 0], P[:, 1:]
+    if not second:
+        return T, dT
+    o = _ORDER2
+    return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
+
+
+_ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), _ORDER1])
