@@ -81,8 +81,11 @@ def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> 
     from ..model.mesh_files import read_meshio
 
     mesh = read_meshio(frame_file)
-    opts = picture_options([mesh], picture_settings(out))
+    settings = picture_settings(out)
+    opts = picture_options([mesh], settings)
     opts["title"] = title or ("static state" if "deform" in opts else None)
+    if isinstance(settings.get("contours"), int) and settings["contours"] > 0:
+        opts["contours"] = min(int(settings["contours"]), 50)   # level lines (snapshots)
     return opts
 
 
@@ -169,7 +172,8 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     the elastic ``deformation`` so that its largest value over the series is about 5 % of
     the picture and at most 10 % of the size of the elastic parts (1, 2 or 5 × 10^k, at
     most 1000×; 1× when it is visible already).
-    ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
+    ``settings`` (``render.json``) may set ``magnification`` and ``scalars`` (and, for
+    a snapshot, ``contours``: level lines of the colour field across surfaces)."""
     settings = settings or {}
     opts: dict = {}
     if not meshes:

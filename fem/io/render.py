@@ -61,6 +61,7 @@ def snapshot(
     deform: str | None = None,
     factor: float = 1.0,
     triad: bool = True,
+    contours: int = 0,
 ) -> Path:
     """Render one picture (PNG, or any format the extension asks VTK/PIL for) headless.
 
@@ -96,6 +97,8 @@ def snapshot(
         Magnification of `deform`.
     triad : bool
         Draw an x/y/z axes triad in the lower-left corner.
+    contours : int
+        Level lines of the colour field drawn across surfaces (0: none).
 
     Returns
     -------
@@ -112,7 +115,8 @@ def snapshot(
     plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
                         scale=scale, tube_radius=tube_radius, window_size=window_size,
                         clim=clim, cmap=cmap, show_edges=show_edges, title=title,
-                        background=background, deform=deform, factor=factor, triad=triad)
+                        background=background, deform=deform, factor=factor, triad=triad,
+                        contours=contours)
     tmp = temporary_path(path, keep_suffix=True)     # the picture appears when complete
     try:
         plotter.screenshot(str(tmp))
@@ -127,7 +131,8 @@ def snapshot(
 
 
 def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_size, clim,
-              cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
+              cmap, show_edges, title, background, deform, factor, triad,
+              contours=0) -> pv.Plotter:
     """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
     scene = scenes.build_scene(obj, scalars, warp, scale, tube_radius, deform, factor)
     clim = scenes.display_units([scene], clim)
@@ -135,7 +140,7 @@ def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_siz
     plotter = new_plotter(window_size, background)
     try:
         scenes.draw_scene(plotter, scene, clim or scenes.scalar_range([scene]), cmap,
-                          show_edges, reset_camera=True)
+                          show_edges, reset_camera=True, contours=contours)
         set_camera(plotter, camera, scenes.scene_bounds([scene]), scenes.camera_samples([scene]))
         if triad:
             scenes._triad(plotter)

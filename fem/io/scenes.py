@@ -371,7 +371,12 @@ def draw_scene(
     show_edges: bool,
     reset_camera: bool,
     bar: bool = True,
+    contours: int = 0,
 ) -> None:
+    """Put the parts of ``scene`` on ``plotter``: coloured by the scene's field in the
+    range ``clim`` (with one colour bar unless ``bar`` is false), plain elsewhere;
+    ``contours`` > 0 draws that many black level lines of the field across surfaces
+    coloured by it at points (a plate's dish reads from them)."""
     bar_shown = not bar
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
@@ -390,7 +395,7 @@ def draw_scene(
             bar_shown = True
             height = plotter.window_size[1]
             kwargs["scalar_bar_args"] = {
-                "title": colour_by,
+                "title": _two_lines(colour_by),
                 "vertical": True,
                 "position_x": 0.86,
                 "position_y": 0.2,
@@ -421,9 +426,39 @@ def draw_scene(
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
         plotter.add_mesh(poly, **kwargs)
+        if contours > 0 and kind == "surface" and colour_by in poly.point_data and clim:
+            levels = np.linspace(clim[0], clim[1], contours + 2)[1:-1]
+            lines = poly.compute_normals(point_normals=True, cell_normals=False,
+                                         split_vertices=False).contour(
+                isosurfaces=levels, scalars=colour_by)
+            if lines.n_points:
+                # on both faces, a little off the surface: not hidden in it (z-fighting)
+                lift = 2e-3 * float(np.linalg.norm(np.ptp(poly.points, axis=0)))
+                normals = np.asarray(lines.point_data["Normals"], float)
+                both = lines.copy()
+                lines.points = lines.points + lift * normals
+                both.points = both.points - lift * normals
+                plotter.add_mesh(lines.merge(both), color="black", line_width=1.5,
+                                 name=f"contours{i}", reset_camera=reset_camera,
+                                 show_scalar_bar=False)
         if kwargs["show_scalar_bar"]:
             _space_bar_title(plotter.scalar_bars[kwargs["scalar_bar_args"]["title"]],
                              plotter.window_size[1])
+
+
+def _two_lines(title: str, width: int = 18) -> str:
+    """A colour bar's title longer than ``width`` characters on two lines, broken at the
+    space nearest its middle outside the unit (``displacement magnitude [µm]`` →
+    ``displacement`` / ``magnitude [µm]``): the bar stands at the picture's right edge
+    and a long title was cut there."""
+    if len(title) <= width or "\n" in title:
+        return title
+    words = title.split(" [")[0]
+    spaces = [i for i, c in enumerate(words) if c == " "]
+    if not spaces:
+        return title
+    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
+    return title[:cut] + "\n" + title[cut + 1:]
 
 
 def _space_bar_title(bar: Any, height: int) -> None:
