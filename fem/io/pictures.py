@@ -30,6 +30,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
     first mode of a modal series as ``mode_1.png``).  A rendering failure is a warning,
     never the loss of the run: the data are already on disk."""
     from . import render
+    from .scenes import MODE_SHAPE
 
     out = Path(out)
     t0 = _time.perf_counter()
@@ -45,7 +46,8 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
             with progress_bar(1, f"picture {pvd.stem}", "picture") as bar:
                 if kind == "modes":     # a mode's stresses mean nothing: its shape
                     opts = _snapshot_options(files[0], out, title=_mode_title(files[0]))
-                    opts.update(scalars="displacement", show_edges=False)
+                    opts.update(scalars="displacement", show_edges=False,
+                                normalized=MODE_SHAPE)   # no unit: an arbitrary scale
                     written.append(render.snapshot(files[0], out / "mode_1.png",
                                                    camera=camera, **opts))
                 else:

@@ -25,8 +25,8 @@ from fem.model.mesh_files import read_meshio
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["bar_title", "display_units", "rescale_field", "build_scene", "draw_scene",
-           "scene_bounds", "camera_samples", "scalar_range"]
+__all__ = ["bar_title", "display_units", "rescale_field", "normalize", "MODE_SHAPE",
+           "build_scene", "draw_scene", "scene_bounds", "camera_samples", "scalar_range"]
 
 
 # ---------------------------------------------------------------------- inputs
@@ -121,6 +121,25 @@ def rescale_field(scene: _Scene, name: str, title: str, scale: float) -> None:
                 data[title] = values
     scene.values = [v / scale for v in scene.values]
     scene.scalars = title
+
+
+MODE_SHAPE = "mode shape, normalized"
+"""The colour-bar title of a mode's picture: a mode's shape has no scale of its own (it is
+drawn at a fraction of the model's size), so its colours are its displacement over its
+largest, without a unit."""
+
+
+def normalize(scenes: Sequence[_Scene], title: str = MODE_SHAPE) -> None:
+    """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
+    ``title``: the colours of a mode shape, whose scale is arbitrary (the web view and
+    the mode picture alike)."""
+    for scene in scenes:
+        name = scene.scalars
+        if not name:
+            continue
+        finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
+        largest = max((float(v.max()) for v in finite if v.size), default=0.0)
+        rescale_field(scene, name, title, largest if largest > 0 else 1.0)
 
 
 def _group_roles(m: meshio.Mesh) -> dict[int, str]:
