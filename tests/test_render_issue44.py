@@ -147,3 +147,23 @@ def test_plate_level_lines_and_mode_colour_bar():
     assert scenes._two_lines("displacement magnitude [µm]") == \
         "displacement\nmagnitude [µm]"
     assert scenes._two_lines("curvature [1/m]") == "curvature [1/m]"
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="movie workers are forked")
+def test_interrupted_movie_with_workers_leaves_nothing(tmp_path):
+    """Ctrl-C while workers draw: the workers are ended, no movie and no partial file."""
+    calls = []
+
+    def stop(_):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        movies.animate(_frames(18), tmp_path / "m.mp4", warp=True, window_size=(96, 96),
+                       workers=2, progress=stop)
+    assert list(tmp_path.iterdir()) == []
+    import multiprocessing
+
+    assert not multiprocessing.active_children()

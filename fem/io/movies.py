@@ -534,6 +534,9 @@ def _worker_start() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C stops the parent, which ends us
+    for name in ("SIGTERM", "SIGHUP"):               # the parent's handlers (a run records
+        if hasattr(signal, name):                    # "interrupted") are not ours: the
+            signal.signal(getattr(signal, name), signal.SIG_DFL)   # parent ends us so
     # one rasterizer thread per worker (Mesa's llvmpipe): the workers share the cores
     # already, and llvmpipe's threads wait for each other at every frame, which on a
     # busy machine doubled a movie's rendering time (the pixels are the same)
