@@ -146,6 +146,7 @@ def test_plate_level_lines_and_mode_colour_bar():
         plotter.close()
     assert scenes._two_lines("displacement magnitude [µm]") == \
         "displacement\nmagnitude [µm]"
+    assert scenes._two_lines("link deformation [mm]") == "link deformation\n[mm]"
     assert scenes._two_lines("curvature [1/m]") == "curvature [1/m]"
 
 

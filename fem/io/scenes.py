@@ -468,12 +468,16 @@ def draw_scene(
 def _two_lines(title: str, width: int = 18) -> str:
     """A colour bar's title longer than ``width`` characters on two lines, broken at the
     space nearest its middle outside the unit (``displacement magnitude [µm]`` →
-    ``displacement`` / ``magnitude [µm]``): the bar stands at the picture's right edge
-    and a long title was cut there."""
+    ``displacement`` / ``magnitude [µm]``, ``link deformation [mm]`` → ``link
+    deformation`` / ``[mm]``): the bar stands at the picture's right edge and a long
+    title was cut there."""
     if len(title) <= width or "\n" in title:
         return title
-    words = title.split(" [")[0]
-    spaces = [i for i, c in enumerate(words) if c == " "]
+    depth, spaces = 0, []
+    for i, c in enumerate(title):             # spaces outside the unit's brackets
+        depth += (c == "[") - (c == "]")
+        if c == " " and depth == 0:
+            spaces.append(i)
     if not spaces:
         return title
     cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
