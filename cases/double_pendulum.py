@@ -84,6 +84,10 @@ def build(**params) -> fem.Model:
                               sketch=[(0, 0, 0), (L2, 0, 0)])
     model.view = "xz" if p["joint"] == "revolute" else "iso"
     pivot = model.ground(o1, "pivot")
+    # the ceiling the pendulum hangs from (drawn only: a filled plate above the pivot)
+    w, h = 0.15 * (L1 + L2), 0.03 * (L1 + L2)
+    model.add_sketch([model.ground(o1 + c) for c in ((-w, 0, 0), (w, 0, 0), (w, 0, h),
+                                                     (-w, 0, h), (-w, 0, 0))], "ceiling")
     if p["joint"] == "revolute":
         X, Z = model.ground((1, 0, 0), "X"), model.ground((0, 0, 1), "Z")
         model.revolute(pivot, b1.point((0, 0, 0)), b1.axis(1), [X, Z], name="joint 1")
@@ -165,9 +169,27 @@ def run(out=None, **params) -> dict:
         "n_coordinates": model.n_dof,
         "n_constraints": model.assemble().m,
     }
+    ref = None
     if p["joint"] == "revolute":
         ref = reference_angles(res.t, **p)
         figures["max_angle_error_vs_ode_rad"] = float(np.abs(th - ref).max())
     if out is not None:
         fem.write_outputs(out, model, res, figures)
+        plot_angles(out, res.t, th, ref)
     return figures
+
+
+def plot_angles(out, t: np.ndarray, theta: np.ndarray, reference: np.ndarray | None) -> None:
+    """``angles.png``: θ₁ and θ₂ [deg] over time, with the ODE's dashed beside them (planar
+    pendulum)."""
+    from pathlib import Path
+
+    from fem.io.plots import plot_histories
+
+    names = ("θ₁ (link 1)", "θ₂ (link 2)")
+    series = {n: np.degrees(theta[:, k]) for k, n in enumerate(names)}
+    ref = None if reference is None else {n: np.degrees(reference[:, k])
+                                          for k, n in enumerate(names)}
+    plot_histories(t, series, Path(out) / "angles.png", "angle from +X [deg]",
+                   "double pendulum: link angles", reference=ref,
+                   reference_label="minimal-coordinate ODE")

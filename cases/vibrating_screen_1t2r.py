@@ -268,7 +268,8 @@ def robot(**params: Any) -> Robot:
     r.add_link("coupler", rod("coupler"),
                frames("R2", "R3", X, R5=pose(J["R5"], z=hinge, x=J["S6"] - J["R5"])))
     r.add_link("rocker", rod("rocker"), frames("R3", "R4", X))
-    r.add_link("platform", rod("platform"), frames("R5", "S6", hinge))
+    platform = r.add_link("platform", rod("platform"), frames("R5", "S6", hinge))
+    _draw_deck(r, platform, J["R5"], J["S6"], hinge)
     r.add_link("strut", rod("strut"), frames("S6", "S7"))
     r.add_joint("R1", "revolute", "ground", ("crank", "R1"))
     r.add_joint("R2", "spherical", ("crank", "R2"), ("coupler", "R2"))
@@ -279,6 +280,21 @@ def robot(**params: Any) -> Robot:
     r.add_joint("S7", "universal", "ground", ("strut", "S7"), axis="y", axis2="z")
     r.add_motor(DRIVE, "R1", servo=crank_angle(**p))
     return r
+
+
+def _draw_deck(r: Robot, platform: Any, a: np.ndarray, b: np.ndarray, hinge: np.ndarray,
+               width: float = 0.16) -> None:
+    """The screen itself, drawn on the platform link (link 4, a rod from R5 to S6 in the
+    mass model): a deck ``width`` wide along the hinge R5 and as long as the rod, moving
+    with the link (a sketch surface, group ``screen deck (mesh)``; drawing only)."""
+    x = (b - a) / np.linalg.norm(b - a)
+    y = hinge - (hinge @ x) * x
+    y /= np.linalg.norm(y)
+    corners = [a - width / 2 * y, b - width / 2 * y, b + width / 2 * y, a + width / 2 * y]
+    first = next(iter(platform.frames.values())).pose
+    R0, p0 = first.rotation, first.position
+    pts = [platform.body.point((c - p0) @ R0, label="screen deck") for c in corners]
+    r.model.add_sketch(pts, "screen deck", triangles=[[0, 1, 2], [0, 2, 3]])
 
 
 def _torque_dae(motion: screen.ScreenMotion, gravity: np.ndarray,

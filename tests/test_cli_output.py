@@ -42,7 +42,8 @@ def test_double_pendulum_animation_is_rendered(tmp_path):
     assert main(["run", "double_pendulum", "-p", "t_end_s=0.2", "-p", "dt_s=0.005",
                  "--out", str(out)]) == 0
     times, meshes = read_series(out / "double_pendulum.pvd")
-    assert len(times) == 41 and meshes[0].points.shape == (4, 3)   # two sketched links
+    # two sketched links (4 points), the ceiling (5: a closed polygon) and the pivot
+    assert len(times) == 41 and meshes[0].points.shape == (10, 3)
     anim = next(out.glob("double_pendulum.*[fg4]"))
     reader = imageio.get_reader(anim)
     frames = [f for f in reader]

@@ -458,6 +458,7 @@ def test_double_pendulum_plots_the_energy_change_in_plain_numbers(tmp_path):
                  str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert "energy_change_uJ.png" in summary["files"] and "energy_J.png" not in summary["files"]
+    assert "angles.png" in summary["files"]           # θ₁, θ₂ beside the ODE's
     E = np.array(summary["energy_J"])
     assert E[0] < 0 and np.ptp(E) < 1e-6 * abs(E[0])
     change = fem.Result.load(out / "result").sensors["energy_change_uJ"]

@@ -170,6 +170,11 @@ class Coincident(Constraint):
         self._relate(p1, p2, name)
         self.d = p1 - p2
         self.components = _components(components, f"constraint {self.name!r}")
+        # the fixed point a point is pinned to (a pivot, a base joint), for the drawing
+        fixed = [m.offset for m in (p1, p2)
+                 if isinstance(m, LinearMap) and not np.any(m.coef)]
+        self.ground_point = (np.array(fixed[0], float) if len(fixed) == 1
+                             and len(self.components) == 3 else None)
 
     def rows(self, q0, n_dof):
         G, c, bil, gen = _component_rows([self.d] * len(self.components), self.components,

@@ -112,13 +112,16 @@ def fit_view(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
     target_x = (-1.0 + right) / 2
     width = (right + 1.0) / 2                  # half-width of the free region
 
+    corners = np.asarray(corners, dtype=float).reshape(-1, 3)
+    homogeneous = np.column_stack([corners, np.ones(len(corners))])
+
     def projected() -> np.ndarray:
-        out = []
-        for c in corners:
-            renderer.SetWorldPoint(*c, 1.0)
-            renderer.WorldToView()
-            out.append(renderer.GetViewPoint()[:2])
-        return np.asarray(out)                 # view coordinates in [-1, 1]
+        # what vtkViewport.WorldToView does point by point, for all points at once
+        matrix = cam.GetCompositeProjectionTransformMatrix(
+            renderer.GetTiledAspectRatio(), -1.0, 1.0)
+        m = np.array([[matrix.GetElement(i, j) for j in range(4)] for i in range(4)])
+        h = homogeneous @ m.T
+        return h[:, :2] / h[:, 3:4]            # view coordinates in [-1, 1]
 
     def shift(by: np.ndarray) -> None:
         focal, position = np.array(cam.focal_point), np.array(cam.position)

@@ -87,6 +87,28 @@ def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def _ground_pins(model, drawn: np.ndarray) -> np.ndarray:
+    """The fixed points of the model's coincidence constraints (a pivot, a base joint:
+    :attr:`fem.constraints.Coincident.ground_point`), each once, leaving out those at a
+    point of ``drawn`` (k, 3) already; (m, 3)."""
+    from ..constraints import Coincident
+
+    pins = [c.ground_point for c in model.constraints
+            if isinstance(c, Coincident) and c.ground_point is not None]
+    if not pins:
+        return np.zeros((0, 3))
+    pins = np.asarray(pins, float)
+    size = float(np.ptp(np.vstack([pins, drawn]), axis=0).max()) or 1.0
+    key = lambda x: np.round(np.asarray(x) / (1e-9 * size)).astype(np.int64)  # noqa: E731
+    seen = {tuple(k) for k in key(drawn)} if len(drawn) else set()
+    out = []
+    for p, k in zip(pins, map(tuple, key(pins)), strict=True):
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return np.asarray(out).reshape(-1, 3)
+
+
 class Drawing:
     """Drawable points ``P = D q`` and their cells, for one model."""
 
@@ -261,11 +283,31 @@ class Drawing:
             if g < len(model.groups):
                 on_links[np.asarray(idx)] = True
         held = np.flatnonzero(on_links & drawn & (moving == 0))
+        supports = []
         if len(held):
             _, first = np.unique(np.round(self.ref[held], 12), axis=0, return_index=True)
-            self.cells["vertex"] += [held[i:i + 1] for i in np.sort(first)]
-            self.cell_group["vertex"] += [len(self.group_names)] * len(first)
+            supports = [held[i:i + 1] for i in np.sort(first)]
+        # and the fixed points that points are pinned to (a pendulum's pivot, a robot's
+        # base joints), where no support is drawn yet
+        pins = self._add_fixed_points(_ground_pins(model, self.ref[held]))
+        supports += [np.array([i]) for i in pins]
+        if supports:
+            self.cells["vertex"] += supports
+            self.cell_group["vertex"] += [len(self.group_names)] * len(supports)
             self.group_names.append("supports (sketch)")
+
+    def _add_fixed_points(self, points: np.ndarray) -> np.ndarray:
+        """Append fixed drawn points (no coordinate moves them); their indices."""
+        k = len(points)
+        if not k:
+            return np.zeros(0, np.int64)
+        n = self.n_points
+        self.D = sp.vstack([self.D, sp.csr_matrix((3 * k, self.D.shape[1]))], format="csr")
+        self.offset = np.concatenate([self.offset, np.asarray(points, float).ravel()])
+        self.radius = np.concatenate([self.radius, np.zeros(k)])
+        self.n_points = n + k
+        self.ref = self.points(self.model.q0)
+        return n + np.arange(k)
 
     def _merge_coincident(self, surfaces: list[np.ndarray]) -> np.ndarray:
         """Make the drawn points that elements of one surface share one point.

@@ -154,14 +154,26 @@ class HistoryPanel:
         return max(16, int(round(self.width * height / 16)) * 16)
 
     def image(self, t: float, width: int, height: int) -> np.ndarray:
-        """The panel at time ``t`` as an RGB image (height, width, 3)."""
+        """The panel at time ``t`` as an RGB image (height, width, 3).
+
+        The curves, axes and legend are drawn once; each frame restores that picture and
+        draws only the moving marker and dots on it (a full redraw of the figure per
+        frame took half of a robot movie's rendering)."""
         if self._figure is None or self._figure[0] != (width, height):
-            self._figure = ((width, height), *self.draw_scene(width, height))
-        _, fig, marker, dots = self._figure
+            fig, marker, dots = self.draw_scene(width, height)
+            for artist in (marker, *dots):
+                artist.set_animated(True)       # left out of the drawing of the rest
+            fig.canvas.draw()
+            self._figure = ((width, height), fig, marker, dots,
+                            fig.canvas.copy_from_bbox(fig.bbox))
+        _, fig, marker, dots, background = self._figure
         marker.set_xdata([t, t])
         for dot, y in zip(dots, self.series.values(), strict=True):
             dot.set_data([t], [np.interp(t, self.time, y)])
-        fig.canvas.draw()
+        fig.canvas.restore_region(background)
+        ax = marker.axes
+        for artist in (marker, *dots):
+            ax.draw_artist(artist)
         rgba = np.asarray(fig.canvas.buffer_rgba())
         out = np.full((height, width, 3), 255, dtype=np.uint8)
         h, w = min(height, rgba.shape[0]), min(width, rgba.shape[1])
@@ -226,6 +238,7 @@ def animate(
     panel: HistoryPanel | None = None,
     detail: Mapping | None = None,
     progress: Callable[[int], object] | None = None,
+    workers: int | None = None,
 ) -> tuple[Path, int]:
     """Render frames into a video, headless: MP4 (H.264) or, as a fallback, GIF.
 
@@ -255,6 +268,11 @@ def animate(
         robot.  The same scene, seen closer; frames without those groups have none.
     progress : callable, optional
         Called with 1 after each rendered frame (a progress bar's ``update``).
+    workers : int, optional
+        Processes drawing the frames, each on its own off-screen plotter; the movie
+        holds the frames in order, the same as drawn by one.  Default: one per core
+        (``FEM_RENDER_WORKERS`` overrides), at most one per 8 frames; 1 draws them in
+        this process (also where processes cannot be forked).
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
         As in :func:`fem.io.render.snapshot`.  The camera and the colour range are fixed
         over the whole animation (fitted to all frames), so motion and colours compare
@@ -311,63 +329,27 @@ def animate(
     inset_height = 0
     if detail_points is not None:
         inset_height = height if panel is None else max(16, int(round(0.45 * height / 16)) * 16)
-    # rendered to a private temporary name, renamed when complete: an interrupted or
-    # failed movie never sits under the final name
-    writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
-    written = path.with_suffix(partial.suffix)
-    plotter = new_plotter(window_size, background)
-    inset = new_plotter((column, inset_height), _INSET_BACKGROUND) if inset_height else None
-    views = [plotter] if inset is None else [plotter, inset]
+    job = _Job(scenes=scenes, times=[float(times[i]) for i in selected],
+               indices=list(selected), window_size=tuple(window_size), background=background,
+               column=column, inset_height=inset_height, colour_range=colour_range,
+               cmap=cmap, show_edges=show_edges, camera=camera, bounds=bounds,
+               samples=camera_samples(scenes), close_up=close_up, detail_points=detail_points,
+               triad=triad, title=title, panel=panel)
+    n_workers = _worker_count(len(scenes), workers)
+    pool = _start_workers(job, n_workers) if n_workers > 1 else None
+    renderer = None if pool is not None else _FrameRenderer(job)
     count = 0
     done = False
-    shown: list | None = None      # datasets on screen, updated in place when the topology
-    caption = None                 # stays the same (re-adding actors per frame is slow)
+    writer = partial = None
     try:
-        for k, (i, scene) in enumerate(zip(selected, scenes, strict=True)):
-            if shown is not None and _same_topology(shown, scene):
-                for ds, (_, poly) in zip(shown, scene.parts, strict=True):
-                    ds.points = poly.points
-                    for name in poly.point_data:
-                        ds.point_data[name] = poly.point_data[name]
-                    for name in poly.cell_data:
-                        ds.cell_data[name] = poly.cell_data[name]
-            else:
-                for view in views:
-                    for bar in list(view.scalar_bars.keys()):
-                        view.remove_scalar_bar(bar)   # or add_mesh would not redraw it
-                    view.clear_actors()
-                caption = None
-                draw_scene(plotter, scene, colour_range, cmap, show_edges, reset_camera=False)
-                if inset is not None:       # the same datasets: updated together
-                    draw_scene(inset, scene, colour_range, cmap, show_edges, reset_camera=False,
-                          bar=False)
-                    _caption(inset, close_up["title"])
-                # the datasets given to add_mesh, not the mappers' ones: with smooth shading
-                # (tubes) PyVista puts a normals filter between them, whose cached output
-                # keeps the first frame's colours when only it is updated
-                shown = [poly for _, poly in scene.parts]
-            if k == 0:
-                set_camera(plotter, camera, bounds, camera_samples(scenes))
-                if inset is not None:
-                    set_camera(inset, close_up["camera"] or camera,
-                                _box(detail_points), detail_points, fill=0.85)
-                if triad:
-                    _triad(plotter)
-            if title:
-                text = title.format(time=times[i], index=i)
-                if caption is None:
-                    _caption(plotter, text)
-                    caption = plotter.actors.get("caption")
-                else:
-                    caption.SetInput(text)        # a vtkTextActor
-            image = _picture(plotter)
-            if column:
-                side = []
-                if inset is not None:
-                    side.append(_picture(inset))
-                if panel is not None:
-                    side.append(panel.image(times[i], column, height - inset_height))
-                image = np.hstack([image, np.vstack(side)])
+        # rendered to a private temporary name, renamed when complete: an interrupted or
+        # failed movie never sits under the final name (opened after the workers are
+        # started: they must not inherit the encoder's pipe)
+        writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
+        written = path.with_suffix(partial.suffix)
+        images = (renderer.image(k) for k in range(len(scenes))) if pool is None else \
+            pool.imap(_worker_image, range(len(scenes)))
+        for image in images:
             try:
                 writer.append_data(image)
             except Exception as err:        # ffmpeg died: a full disk, a broken pipe
@@ -389,13 +371,188 @@ def animate(
                              f"{_write_reason(err, written)}") from None
         done = True
     finally:
-        for view in views:
-            view.close()
-        if not done:
+        if renderer is not None:
+            renderer.close()
+        if pool is not None:
+            if done:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
+        if not done and writer is not None:
             with contextlib.suppress(Exception):
                 writer.close()
             partial.unlink(missing_ok=True)     # never a truncated movie left behind
     return written, count
+
+
+@dataclass
+class _Job:
+    """Everything the frames of one movie are drawn from (fitted over all frames)."""
+
+    scenes: list
+    times: list
+    indices: list
+    window_size: tuple
+    background: str
+    column: int
+    inset_height: int
+    colour_range: Any
+    cmap: str
+    show_edges: bool
+    camera: Any
+    bounds: list
+    samples: np.ndarray
+    close_up: dict | None
+    detail_points: np.ndarray | None
+    triad: bool
+    title: str | None
+    panel: HistoryPanel | None
+
+
+class _FrameRenderer:
+    """Draws the frames of a :class:`_Job`, in any order, on its own off-screen plotters:
+    a frame whose parts have the topology of those on screen updates their points and
+    data in place (re-adding actors per frame is slow; the datasets of the frame drawn
+    anew are overwritten); another is drawn anew.  After the first frame, the picture
+    of a frame does not depend on the frames drawn before it: frames drawn by several
+    processes, each starting with the first frame, are those drawn by one."""
+
+    def __init__(self, job: _Job) -> None:
+        self.job = job
+        self.plotter = new_plotter(job.window_size, job.background)
+        self.inset = (new_plotter((job.column, job.inset_height), _INSET_BACKGROUND)
+                      if job.inset_height else None)
+        self.views = [self.plotter] if self.inset is None else [self.plotter, self.inset]
+        self.shown: list | None = None    # the datasets on screen
+        self.caption = None
+        self.framed = False               # camera and triad set
+
+    def close(self) -> None:
+        for view in self.views:
+            view.close()
+
+    def image(self, k: int) -> np.ndarray:
+        """The picture of the job's frame ``k`` (height, width, 3)."""
+        job, plotter, inset = self.job, self.plotter, self.inset
+        scene = job.scenes[k]
+        if self.shown is not None and _same_topology(self.shown, scene):
+            for ds, (_, poly) in zip(self.shown, scene.parts, strict=True):
+                ds.points = poly.points
+                for name in poly.point_data:
+                    ds.point_data[name] = poly.point_data[name]
+                for name in poly.cell_data:
+                    ds.cell_data[name] = poly.cell_data[name]
+        else:
+            for view in self.views:
+                for bar in list(view.scalar_bars.keys()):
+                    view.remove_scalar_bar(bar)   # or add_mesh would not redraw it
+                view.clear_actors()
+            self.caption = None
+            draw_scene(plotter, scene, job.colour_range, job.cmap, job.show_edges,
+                       reset_camera=False)
+            if inset is not None:       # the same datasets: updated together
+                draw_scene(inset, scene, job.colour_range, job.cmap, job.show_edges,
+                           reset_camera=False, bar=False)
+                _caption(inset, job.close_up["title"])
+            # the datasets given to add_mesh, not the mappers' ones: with smooth shading
+            # (tubes) PyVista puts a normals filter between them, whose cached output
+            # keeps the first frame's colours when only it is updated
+            self.shown = [poly for _, poly in scene.parts]
+        if not self.framed:
+            set_camera(plotter, job.camera, job.bounds, job.samples)
+            if inset is not None:
+                set_camera(inset, job.close_up["camera"] or job.camera,
+                           _box(job.detail_points), job.detail_points, fill=0.85)
+            if job.triad:
+                _triad(plotter)
+            self.framed = True
+        if job.title:
+            text = job.title.format(time=job.times[k], index=job.indices[k])
+            if self.caption is None:
+                _caption(plotter, text)
+                self.caption = plotter.actors.get("caption")
+            else:
+                self.caption.SetInput(text)        # a vtkTextActor
+        image = _picture(plotter)
+        if job.column:
+            side = []
+            if inset is not None:
+                side.append(_picture(inset))
+            if job.panel is not None:
+                height = _window(job.window_size)[1]
+                side.append(job.panel.image(job.times[k], job.column,
+                                            height - job.inset_height))
+            image = np.hstack([image, np.vstack(side)])
+        return image
+
+
+# ---------------------------------------------------------------------- worker processes
+_WORK: dict = {}
+"""The job of the worker processes (set before they are forked: they inherit it) and,
+in a worker, its renderer."""
+
+
+def _worker_count(n_frames: int, asked: int | None) -> int:
+    """How many processes draw a movie's frames: ``asked``, or (None, 0) one per core
+    this process may run on (``FEM_RENDER_WORKERS`` overrides), at most one per 8 frames;
+    1 (drawn here) where processes cannot be forked (they inherit the frames)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if not asked:
+        env = os.environ.get("FEM_RENDER_WORKERS", "").strip()
+        if env.isdigit() and int(env) > 0:
+            asked = int(env)
+        else:
+            try:
+                asked = len(os.sched_getaffinity(0))
+            except AttributeError:       # not on Linux
+                asked = os.cpu_count() or 1
+            asked = min(asked, max(1, n_frames // 8))
+    return max(1, min(int(asked), n_frames))
+
+
+def _start_workers(job: _Job, n: int):
+    """A pool of ``n`` forked processes, each drawing frames of ``job`` on its own
+    off-screen plotters (:func:`_worker_image`)."""
+    import multiprocessing
+    import warnings
+
+    _WORK.clear()
+    _WORK["job"] = job
+    try:
+        with warnings.catch_warnings():      # (3.12+) a progress bar's monitor thread
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return multiprocessing.get_context("fork").Pool(n, initializer=_worker_start)
+    finally:
+        _WORK.clear()
+
+
+def _worker_start() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C stops the parent, which ends us
+    for name in ("SIGTERM", "SIGHUP"):               # the parent's handlers (a run records
+        if hasattr(signal, name):                    # "interrupted") are not ours: the
+            signal.signal(getattr(signal, name), signal.SIG_DFL)   # parent ends us so
+    # one rasterizer thread per worker (Mesa's llvmpipe): the workers share the cores
+    # already, and llvmpipe's threads wait for each other at every frame, which on a
+    # busy machine doubled a movie's rendering time (the pixels are the same)
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    _WORK["renderer"] = None
+
+
+def _worker_image(k: int) -> np.ndarray:
+    """Frame ``k`` of the inherited job, drawn in a worker process."""
+    if _WORK.get("renderer") is None:
+        _WORK["renderer"] = _FrameRenderer(_WORK["job"])
+        if k != 0:
+            # drawn first, as in one process: the axes triad's labels are placed at the
+            # first picture and keep that place (a few pixels apart otherwise)
+            _WORK["renderer"].image(0)
+    return _WORK["renderer"].image(k)
 
 
 _INSET_BACKGROUND = "#f2f2f2"

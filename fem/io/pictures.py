@@ -30,6 +30,7 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
     first mode of a modal series as ``mode_1.png``).  A rendering failure is a warning,
     never the loss of the run: the data are already on disk."""
     from . import render
+    from .scenes import MODE_SHAPE
 
     out = Path(out)
     t0 = _time.perf_counter()
@@ -45,7 +46,8 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
             with progress_bar(1, f"picture {pvd.stem}", "picture") as bar:
                 if kind == "modes":     # a mode's stresses mean nothing: its shape
                     opts = _snapshot_options(files[0], out, title=_mode_title(files[0]))
-                    opts.update(scalars="displacement", show_edges=False)
+                    opts.update(scalars="displacement", show_edges=False,
+                                normalized=MODE_SHAPE)   # no unit: an arbitrary scale
                     written.append(render.snapshot(files[0], out / "mode_1.png",
                                                    camera=camera, **opts))
                 else:
@@ -81,8 +83,11 @@ def _snapshot_options(frame_file: Path, out: Path, title: str | None = None) -> 
     from ..model.mesh_files import read_meshio
 
     mesh = read_meshio(frame_file)
-    opts = picture_options([mesh], picture_settings(out))
+    settings = picture_settings(out)
+    opts = picture_options([mesh], settings)
     opts["title"] = title or ("static state" if "deform" in opts else None)
+    if isinstance(settings.get("contours"), int) and settings["contours"] > 0:
+        opts["contours"] = min(int(settings["contours"]), 50)   # level lines (snapshots)
     return opts
 
 
@@ -169,7 +174,8 @@ def picture_options(meshes: list, settings: dict | None = None) -> dict:
     the elastic ``deformation`` so that its largest value over the series is about 5 % of
     the picture and at most 10 % of the size of the elastic parts (1, 2 or 5 × 10^k, at
     most 1000×; 1× when it is visible already).
-    ``settings`` (``render.json``) may set ``magnification`` and ``scalars``."""
+    ``settings`` (``render.json``) may set ``magnification`` and ``scalars`` (and, for
+    a snapshot, ``contours``: level lines of the colour field across surfaces)."""
     settings = settings or {}
     opts: dict = {}
     if not meshes:

@@ -61,6 +61,8 @@ def snapshot(
     deform: str | None = None,
     factor: float = 1.0,
     triad: bool = True,
+    contours: int = 0,
+    normalized: str | None = None,
 ) -> Path:
     """Render one picture (PNG, or any format the extension asks VTK/PIL for) headless.
 
@@ -96,6 +98,12 @@ def snapshot(
         Magnification of `deform`.
     triad : bool
         Draw an x/y/z axes triad in the lower-left corner.
+    contours : int
+        Level lines of the colour field drawn across surfaces (0: none).
+    normalized : str, optional
+        Colour by the field over its largest magnitude (0–1) under this colour-bar title
+        (a mode shape, whose scale is arbitrary: :data:`fem.io.scenes.MODE_SHAPE`)
+        instead of the field in its unit.
 
     Returns
     -------
@@ -112,7 +120,8 @@ def snapshot(
     plotter = _composed(frame_or_meshes, scalars=scalars, camera=camera, warp=warp,
                         scale=scale, tube_radius=tube_radius, window_size=window_size,
                         clim=clim, cmap=cmap, show_edges=show_edges, title=title,
-                        background=background, deform=deform, factor=factor, triad=triad)
+                        background=background, deform=deform, factor=factor, triad=triad,
+                        contours=contours, normalized=normalized)
     tmp = temporary_path(path, keep_suffix=True)     # the picture appears when complete
     try:
         plotter.screenshot(str(tmp))
@@ -127,15 +136,19 @@ def snapshot(
 
 
 def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_size, clim,
-              cmap, show_edges, title, background, deform, factor, triad) -> pv.Plotter:
+              cmap, show_edges, title, background, deform, factor, triad,
+              contours=0, normalized=None) -> pv.Plotter:
     """The off-screen plotter of one :func:`snapshot`, ready to render (caller closes)."""
     scene = scenes.build_scene(obj, scalars, warp, scale, tube_radius, deform, factor)
-    clim = scenes.display_units([scene], clim)
+    if normalized:
+        scenes.normalize([scene], normalized)
+    else:
+        clim = scenes.display_units([scene], clim)
     title = scenes._magnified(title, deform, factor)
     plotter = new_plotter(window_size, background)
     try:
         scenes.draw_scene(plotter, scene, clim or scenes.scalar_range([scene]), cmap,
-                          show_edges, reset_camera=True)
+                          show_edges, reset_camera=True, contours=contours)
         set_camera(plotter, camera, scenes.scene_bounds([scene]), scenes.camera_samples([scene]))
         if triad:
             scenes._triad(plotter)

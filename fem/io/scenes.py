@@ -25,8 +25,8 @@ from fem.model.mesh_files import read_meshio
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["bar_title", "display_units", "rescale_field", "build_scene", "draw_scene",
-           "scene_bounds", "camera_samples", "scalar_range"]
+__all__ = ["bar_title", "display_units", "rescale_field", "normalize", "MODE_SHAPE",
+           "build_scene", "draw_scene", "scene_bounds", "camera_samples", "scalar_range"]
 
 
 # ---------------------------------------------------------------------- inputs
@@ -121,6 +121,25 @@ def rescale_field(scene: _Scene, name: str, title: str, scale: float) -> None:
                 data[title] = values
     scene.values = [v / scale for v in scene.values]
     scene.scalars = title
+
+
+MODE_SHAPE = "mode shape, normalized"
+"""The colour-bar title of a mode's picture: a mode's shape has no scale of its own (it is
+drawn at a fraction of the model's size), so its colours are its displacement over its
+largest, without a unit."""
+
+
+def normalize(scenes: Sequence[_Scene], title: str = MODE_SHAPE) -> None:
+    """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
+    ``title``: the colours of a mode shape, whose scale is arbitrary (the web view and
+    the mode picture alike)."""
+    for scene in scenes:
+        name = scene.scalars
+        if not name:
+            continue
+        finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
+        largest = max((float(v.max()) for v in finite if v.size), default=0.0)
+        rescale_field(scene, name, title, largest if largest > 0 else 1.0)
 
 
 def _group_roles(m: meshio.Mesh) -> dict[int, str]:
@@ -371,7 +390,12 @@ def draw_scene(
     show_edges: bool,
     reset_camera: bool,
     bar: bool = True,
+    contours: int = 0,
 ) -> None:
+    """Put the parts of ``scene`` on ``plotter``: coloured by the scene's field in the
+    range ``clim`` (with one colour bar unless ``bar`` is false), plain elsewhere;
+    ``contours`` > 0 draws that many black level lines of the field across surfaces
+    coloured by it at points (a plate's dish reads from them)."""
     bar_shown = not bar
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
@@ -390,7 +414,7 @@ def draw_scene(
             bar_shown = True
             height = plotter.window_size[1]
             kwargs["scalar_bar_args"] = {
-                "title": colour_by,
+                "title": _two_lines(colour_by),
                 "vertical": True,
                 "position_x": 0.86,
                 "position_y": 0.2,
@@ -421,9 +445,43 @@ def draw_scene(
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
         plotter.add_mesh(poly, **kwargs)
+        if contours > 0 and kind == "surface" and colour_by in poly.point_data and clim:
+            levels = np.linspace(clim[0], clim[1], contours + 2)[1:-1]
+            lines = poly.compute_normals(point_normals=True, cell_normals=False,
+                                         split_vertices=False).contour(
+                isosurfaces=levels, scalars=colour_by)
+            if lines.n_points:
+                # on both faces, a little off the surface: not hidden in it (z-fighting)
+                lift = 2e-3 * float(np.linalg.norm(np.ptp(poly.points, axis=0)))
+                normals = np.asarray(lines.point_data["Normals"], float)
+                both = lines.copy()
+                lines.points = lines.points + lift * normals
+                both.points = both.points - lift * normals
+                plotter.add_mesh(lines.merge(both), color="black", line_width=1.5,
+                                 name=f"contours{i}", reset_camera=reset_camera,
+                                 show_scalar_bar=False)
         if kwargs["show_scalar_bar"]:
             _space_bar_title(plotter.scalar_bars[kwargs["scalar_bar_args"]["title"]],
                              plotter.window_size[1])
+
+
+def _two_lines(title: str, width: int = 18) -> str:
+    """A colour bar's title longer than ``width`` characters on two lines, broken at the
+    space nearest its middle outside the unit (``displacement magnitude [µm]`` →
+    ``displacement`` / ``magnitude [µm]``, ``link deformation [mm]`` → ``link
+    deformation`` / ``[mm]``): the bar stands at the picture's right edge and a long
+    title was cut there."""
+    if len(title) <= width or "\n" in title:
+        return title
+    depth, spaces = 0, []
+    for i, c in enumerate(title):             # spaces outside the unit's brackets
+        depth += (c == "[") - (c == "]")
+        if c == " " and depth == 0:
+            spaces.append(i)
+    if not spaces:
+        return title
+    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
+    return title[:cut] + "\n" + title[cut + 1:]
 
 
 def _space_bar_title(bar: Any, height: int) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ModelError
+from .scenes import MODE_SHAPE  # noqa: F401 - the legend of a modal series (its home)
 
 __all__ = ["write_view", "parse_frames", "MAX_FRAMES"]
 
@@ -194,25 +195,6 @@ def _title(directory: Path, pvd: Path) -> str:
     return name if folder in (name, pvd.stem, "") else f"{name} — {folder}"
 
 
-MODE_SHAPE = "mode shape, normalized"
-"""The legend of a modal series: a mode's shape has no scale of its own (it is drawn at a
-fraction of the model's size), so its colours are its displacement over its largest."""
-
-
-def _normalized(scenes, title: str = MODE_SHAPE) -> None:
-    """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
-    ``title``: the colours of a mode shape, whose scale is arbitrary."""
-    from .scenes import rescale_field
-
-    for scene in scenes:
-        name = scene.scalars
-        if not name:
-            continue
-        finite = [np.abs(v[np.isfinite(v)]) for v in scene.values]
-        largest = max((float(v.max()) for v in finite if v.size), default=0.0)
-        rescale_field(scene, name, title, largest if largest > 0 else 1.0)
-
-
 def _serializers():
     """trame-vtk's serializers (the ``view`` extra), or a ModelError saying how to get
     them."""
@@ -241,7 +223,7 @@ def _page(meshes, times, field: str, opts: dict, camera, chosen: list[int], *, t
             bar.update(1)
     modal = all("mode" in m.field_data for m in meshes)
     if modal:       # an arbitrary scale: no unit, each mode to its own largest value
-        _normalized(drawn)
+        scenes.normalize(drawn)
     else:
         scenes.display_units(drawn)     # the legend's unit scaled as the pictures' bar
     clim = scenes.scalar_range(drawn)
