@@ -166,11 +166,14 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 
 
 def cmd_run(args) -> int:
+    import functools
+
+    from .cases import load_case
     from .core import beside
 
     # plots and reference runs done by a worker beside the run where a second core is
     # free; only within this command (a test or notebook that calls main() goes on alone)
-    beside.allow(True)
+    beside.allow(True, preload=functools.partial(load_case, args.case))
     try:
         return _run_command(args)
     finally:

@@ -3,7 +3,7 @@ critical path on a machine with two cores or more — history plots (matplotlib'
 layout costs a third of a second a plot), a reference model's run (the flagship's rigid
 robot while the flexible one is solved).
 
-``fem run`` allows it (:func:`allow`); everywhere else (tests, notebooks, sweeps on Dask
+``fem run`` allows it (:func:`allow`; ``FEM_BESIDE=0`` does not); everywhere else (tests, notebooks, sweeps on Dask
 workers, a machine with one core) :func:`call` runs the work at once in the calling
 process, with the same result to the bit: the worker is a fork of the run, with the same
 code and inputs and one BLAS thread.  The worker is forked at the first :func:`call`;
@@ -29,10 +29,27 @@ _JOBS: list = []
 _ALLOWED = False
 
 
-def allow(flag: bool) -> None:
-    """Let :func:`call` use the worker (``fem run`` does, where :func:`usable`)."""
+def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
+    """Let :func:`call` use the worker (``fem run`` does, where :func:`usable`), and fork
+    it now: while the run builds and solves, the worker imports what plots need and
+    calls ``preload`` (``fem run``: loads the case, so that the case's own functions can
+    be handed to it)."""
     global _ALLOWED
-    _ALLOWED = bool(flag) and usable()
+    _ALLOWED = bool(flag) and usable() and os.environ.get("FEM_BESIDE", "1") != "0"
+    if _ALLOWED:
+        _pool(preload).submit(int)         # a first job: the worker starts at once
+
+
+def _pool(preload: Callable[[], object] | None = None):
+    global _POOL
+    if _POOL is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL = ProcessPoolExecutor(max_workers=1, initializer=_start_child,
+                                    initargs=(preload,),
+                                    mp_context=multiprocessing.get_context("fork"))
+    return _POOL
 
 
 def allowed() -> bool:
@@ -52,11 +69,32 @@ def usable() -> bool:
     return cores >= 2
 
 
-def _quiet_child() -> None:
-    """The worker leaves signals to the run that started it: Ctrl-C and SIGTERM reach the
-    whole process group, and the run decides what happens to pending work."""
+def _start_child(preload: Callable[[], object] | None) -> None:
+    """The worker leaves signals to the run that started it (Ctrl-C and SIGTERM reach the
+    whole process group, and the run decides what happens to pending work), computes
+    with one BLAS thread as the run's solvers do, and loads ahead what it will need: the
+    plots' matplotlib and ``preload``'s.  A failure to load is left to the run's own
+    process to report."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        global _BLAS_LIMIT
+        _BLAS_LIMIT = threadpool_limits(1, "blas")
+    except ImportError:                   # pragma: no cover - a dependency of scipy
+        pass
+    try:
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import matplotlib.figure  # noqa: F401
+
+        if preload is not None:
+            preload()
+    except Exception:                     # noqa: BLE001 - the run reports its own errors
+        pass
+
+
+_BLAS_LIMIT: Any = None
 
 
 class _Done:
@@ -92,16 +130,9 @@ def call(function: Callable, *args: Any):
     at once here.  Returns an object whose ``result()`` gives the value (waiting for the
     worker, and raising what the work raised).  ``function`` must be importable by name
     (a module's function) and its arguments and value picklable."""
-    global _POOL
     if not _ALLOWED:
         return _Done(function(*args))
-    if _POOL is None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        _POOL = ProcessPoolExecutor(max_workers=1, initializer=_quiet_child,
-                                    mp_context=multiprocessing.get_context("fork"))
-    job = _Job(_POOL.submit(function, *args), function, args)
+    job = _Job(_pool().submit(function, *args), function, args)
     _JOBS.append(job)
     return job
 
