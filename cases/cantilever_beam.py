@@ -12,7 +12,7 @@ bending ``(βₙL)²√(EI/ρAL⁴)/2π`` (βₙL = 1.8751, 4.6941, 7.8548), tor
 the straight bar from rest under gravity and/or the tip force (generalized-α).
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``): 32 elements
-(16 before issue 43: the static tip moved 0.1 % from 16 to 32 elements, but in the
+(16 elements, the former default: the static tip moved 0.1 % from 16 to 32 elements, but in the
 dynamic analysis the tip history moved by 1.06 % of its range, the higher bending modes
 the drop excites being too stiff on 16).  With 32 the dynamic tip history is within
 0.31 % of 64 elements' and moves 0.26 % with the step halved (measured 2026-11-28); the

@@ -41,11 +41,12 @@ def test_inverse_dynamics_accuracy_and_replay():
     # issue 9: path error ≤ 1e-9 m, constraints ≤ 1e-10, dynamics ≤ 1e-6; the inverse
     # torques fed to forward dynamics retrace the path within 1e-5 m (measured 9.9e-7 m
     # with 2 elements per link: the torques are interpolated between the 5 ms steps)
-    inv = case.run(analysis="inverse", n_elements_per_link=2)
+    inv = case.run(analysis="inverse", n_elements_per_link=2, drive="path")
     assert inv["max_path_error_m"] < 1e-9
     assert inv["max_constraint_residual"] < 1e-10
     assert inv["max_dynamics_residual"] < 1e-6
-    fwd = case.run(analysis="forward", n_elements_per_link=2, forward_torques="inverse")
+    fwd = case.run(analysis="forward", n_elements_per_link=2, forward_torques="inverse",
+                   drive="path")
     assert max(fwd["max_path_deviation_per_axis_mm"]) < 1e-2
     assert fwd["max_constraint_residual"] < 1e-10
 
@@ -54,7 +55,8 @@ def test_torques_tend_to_the_rigid_robot_as_E_grows():
     # reference: the independent rigid robot (closed-form kinematics, virtual work);
     # the deviation falls ~1/E (measured 0.42, 0.019, 0.0018 N·m) down to the
     # generalized-α error of the rigid motion itself (≈ 2e-3 N·m at h = 5 ms, ρ∞ = 0.1)
-    fig = case.run(analysis="sweep", n_elements_per_link=1, sweep_E_Pa=[6.9e8, 6.9e9, 6.9e10])
+    fig = case.run(analysis="sweep", n_elements_per_link=1, sweep_E_Pa=[6.9e8, 6.9e9, 6.9e10],
+                   drive="path")
     devs = [r["max_torque_dev_vs_rigid_Nm"] for r in fig["modulus_sweep"]]
     assert fig["deviation_falls_with_E"], devs
     assert devs[1] < 0.2 * devs[0] and devs[2] < 0.2 * devs[1] and devs[2] < 5e-3, devs
@@ -63,24 +65,28 @@ def test_torques_tend_to_the_rigid_robot_as_E_grows():
 def test_static_state_limit_and_symmetry():
     # static torques: limbs 2 and 3 mirror each other about XOZ; stiff links give the
     # rigid robot's gravity torques (independent closed form) to 1e-5 N·m
-    soft = case.run(analysis="static", n_elements_per_link=2)
+    soft = case.run(analysis="static", n_elements_per_link=2, drive="path")
     assert soft["static_torque_Nm"][1] == pytest.approx(soft["static_torque_Nm"][2], rel=1e-9)
-    stiff = case.run(analysis="static", n_elements_per_link=2, E_Pa=6.9e14)
+    stiff = case.run(analysis="static", n_elements_per_link=2, E_Pa=6.9e14, drive="path")
     rigid = rrru3.gravity_torques(seed001_geometry(), (0.1, 0.0, -0.8))[0]
     assert np.allclose(stiff["static_torque_Nm"], rigid, atol=1e-5)
+
+
+PAPER = {"drive": "path", "n_elements_per_link": 8, "gauges": "point"}
+"""The paper's inverse (P prescribed) at the case's defaults before issue 43."""
 
 
 @pytest.mark.slow
 def test_magnitudes_against_the_seed():
     # seed 001 §4 (docs/ancf_beam.md explains the differences): torques −11.1 … −8.3 N·m,
     # deviation from rigid 0.39 N·m, shear angle < 0.0004°, experiment gauge peaks ≈ 1e-5
-    inv = case.run(analysis="inverse")
+    inv = case.run(analysis="inverse", **PAPER)
     lo = min(r[0] for r in inv["torque_range_per_limb_Nm"])
     hi = max(r[1] for r in inv["torque_range_per_limb_Nm"])
     assert -11.6 < lo < -10.6 and -8.6 < hi < -7.8
     assert 0.25 < inv["max_torque_dev_vs_rigid_Nm"] < 0.55
     assert inv["shear_angle_max_deg"] < 4e-4
-    exp = case.run(analysis="experiment")
+    exp = case.run(analysis="experiment", **PAPER)
     peaks = [max(abs(a), abs(b)) for a, b in exp["gauge_strain_range"].values()]
     assert all(5e-6 < p < 3e-5 for p in peaks), peaks
 
