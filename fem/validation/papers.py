@@ -229,9 +229,10 @@ LIU2018 = Paper(
     key="liu2018", cases=(LINKS,), pages=("ancf_beam.md", _RR),
     intro="The 3-RRRU robot with shear-deformable ANCF third links (8 elements per link) "
           "and a rigid triangular platform, the paper's inverse dynamics along one turn of "
-          "its circle (P prescribed: `-p drive=path`; h = 5 ms, ρ∞ = 0.1), forward dynamics "
-          "driven by the rigid robot's torques, and the strain-gauge experiment (gauges "
-          "read at their points).  The paper's inverse problem is non-minimum-phase: "
+          "its circle (P prescribed; h = 5 ms, ρ∞ = 0.1), forward dynamics driven by the "
+          "rigid robot's torques, and the strain-gauge experiment (gauges read at their "
+          "points): `-p drive=path -p n_elements_per_link=8 -p gauges=point`, the case's "
+          "former defaults.  The paper's inverse problem is non-minimum-phase: "
           "halving the step moves the torque histories by 2.9 % of their range and finer "
           "steps diverge, so it has no converged answer; the case's default is the "
           "collocated drive (`drive=joints`, 16 elements per link, gauges recovered from "
