@@ -201,7 +201,7 @@ def test_two_link_fall_same_motion_both_ways():
     """The two-link arm falling for 0.2 s: the same tip path to 1e-8 of the travel at
     h = 1e-4 s (the integration errors of both below that)."""
     tl = _case("two_link_arm_fall")
-    ch = tl.build()
+    ch = tl.build(n_coordinates=4)
     m = ch.to_model()
     r1 = fem.simulate(ch, 0.2, 1e-4, rho_inf=1.0, factor_cost=3, tol=1e-12)
     r2 = fem.simulate(m, 0.2, 1e-4, rho_inf=1.0, factor_cost=3, tol=1e-12)
