@@ -38,8 +38,10 @@ the cases rerun.
 
 Prints one JSON line per configuration, with the moves of every numeric figure and the
 names of the headline ones (``--markdown``: the table of ``docs/validation.md``,
-"Convergence of defaults", after the JSON lines).  The whole
-audit takes 5–8 minutes on the project's 2-core machine.
+"Convergence of defaults", after the JSON lines).  The whole audit took 5–8 minutes on
+the project's 2-core machine before the two-link fall's converged defaults (h = 0.3 ms):
+its three runs alone take 5–7 minutes each on the loaded machine, so a full audit needs
+``--limit 900``.
 """
 
 from __future__ import annotations
