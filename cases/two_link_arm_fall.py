@@ -25,8 +25,9 @@ with 6 functions, and halving their step moved them by 13.6 %; with 6 functions
 (12 move them 0.35 %) halving the step moves them by 4.5 % at ``dt_s = 0.001`` and
 1.6 % at 0.0005 (order 1.4).  At the defaults, halving ``dt_s`` moves every headline
 figure by at most 0.91 % (``deflection2_m``) and 12 functions by 0.36 %.  The run costs
-about 6–9× the former defaults' (measured 2026-11-29 in one process on the loaded 2-core
-machine: 174 s at ``dt_s = 0.00035`` against 22–32 s; 0.0003 has 1.17× its steps).
+12.6× the former defaults' (measured 2026-11-29 in one process, the 2-core machine
+nearly idle: 152 s against 12.1 s; on the loaded machine 174 s at ``dt_s = 0.00035``
+against 22–32 s).
 """
 
 from __future__ import annotations
