@@ -36,8 +36,9 @@ Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
 (largest: the torque deviation from the rigid robot, 0.67 %) and with 32 elements per
 link (the gauge extremes, 0.49 %); the platform's tilt at the stop moves 0.04°, 1.8 % of
 its 1.7° but 0.3 % of the tilt's 13.2° peak, which the audit compares it with (the tilt
-falls through 58°/s at the stop).  The run takes 1.07× the former default's time
-(12.1 against 11.4 s, measured 2026-11-29 on the loaded 2-core machine).
+falls through 58°/s at the stop).  The run takes the former default's time
+(5.5–7.8 against 6.9 s on the idle 2-core machine, 12.1 against 11.4 s loaded; measured
+2026-11-29).
 
 The paper's problem is not converged and cannot be: prescribing P through flexible
 links is non-minimum-phase (the servo-constrained linearization at the static state has
