@@ -5,12 +5,14 @@ Reproduces §4 of Liu et al. (2018) (``docs/references.md``): links 3 as shear-d
 (circumradius 0.06 m, 0.3 kg) in natural coordinates, links 1/2 rigid bars
 (2.0/0.3 kg).  P follows one turn of radius 0.1 m in z = −0.8 m at 0.5 m/s with the
 cosine (S-curve) acceleration and deceleration phases (40 % each, 2.094 s).  Analyses:
-``static`` (P held at (0.1, 0, −0.8)); ``inverse`` (the path prescribed, torques
-unknown); ``forward`` (driven by the rigid robot's torques from the rest state those
-torques hold — 12.9 mm below P0 with the soft links — or with
+``static`` (the start of the path held: P at (0.1, 0, −0.8) with ``drive=path``, the
+motors at the rigid robot's angles for it with ``drive=joints``); ``inverse`` (the path
+followed — P prescribed with ``drive=path``, the motors' angles with ``drive=joints`` —
+torques unknown); ``forward`` (driven by the rigid robot's torques from the rest state
+those torques hold — 12.9 mm below P0 with the soft links — or with
 ``forward_torques='inverse'`` by this model's own inverse torques, which must retrace
-the path); ``experiment`` (inverse with E = 6.9e10 Pa and a 1.6 kg payload: the strain
-gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``, through
+the inverse run's motion); ``experiment`` (inverse with E = 6.9e10 Pa and a 1.6 kg
+payload: the strain gauges of Table 3); ``sweep`` (inverse for each ``sweep_E_Pa``, through
 :func:`fem.sweep`).  The rigid robot (:mod:`fem.robots.rrru3`, same masses) is the
 reference throughout.  Model and choices: :mod:`fem.robots.rrru3_flexible_links`;
 figures beside the paper's: ``docs/ancf_beam.md``.
@@ -21,15 +23,36 @@ torques over the circle are within 0.34 % of their range of the converged ANCF r
 (64 elements, ``joint_sections=square``); one body per link misses by 1.5 %
 (``docs/floating_frame.md``).
 
+Defaults: the inverse analysis drives the motors (``drive=joints``: each
+follows the angle the rigid robot needs for the circle, P leaves it by the links'
+droop), 16 elements per link, gauges recovered from the element centres
+(``gauges=recovered``).  **The paper's problem is one parameter away: ``-p
+drive=path``** (P prescribed, the torques unknown), its figures beside the paper's on
+``docs/papers/liu2018.md`` and ``docs/ancf_beam.md`` (8 elements per link, gauges at
+their points: the former defaults).
+
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
-``docs/validation.md``): the inverse problem is non-minimum-phase (its servo-constrained
-linearization at the static state has unstable internal dynamics, growth rates from
-3.6e3 s⁻¹ up), so neither the step nor the mesh can be refined far.  Halving ``dt_s``
-moves the torque histories by 2.9 % of their range and the largest torque deviation from
-the rigid robot by 7.6 %; halving it again (with 16 elements) diverges.  16 elements per
-link move the gauge-strain ranges by up to 6.2 % and the torque histories by 3.7 %; 32
-elements diverge in the first step at 5 ms.  The defaults stay (8 elements, 5 ms); the
-figures are those of the numerically regularized inverse at that step and mesh.
+``docs/validation.md``): every headline figure moves less than 1 % with ``dt_s`` halved
+(largest: the torque deviation from the rigid robot, 0.67 %) and with 32 elements per
+link (the gauge extremes, 0.49 %); the platform's tilt at the stop moves 0.04°, 1.8 % of
+its 1.7° but 0.3 % of the tilt's 13.2° peak, which the audit compares it with (the tilt
+falls through 58°/s at the stop).  The run takes the former default's time
+(5.5–7.8 against 6.9 s on the idle 2-core machine, 12.1 against 11.4 s loaded; measured
+2026-11-29).
+
+The paper's problem is not converged and cannot be: prescribing P through flexible
+links is non-minimum-phase (the servo-constrained linearization at the static state has
+unstable internal dynamics, growth rates from 3.6e3 s⁻¹ up), so the inverse has no
+bounded answer that refinement approaches — generalized-α's numerical damping
+(ρ∞ = 0.1, h = 5 ms) regularizes it.  With ``drive=path`` and 8 elements, halving
+``dt_s`` moves the torque histories by 2.9 % of their range and the largest torque
+deviation from the rigid robot by 7.6 %; halving it again (with 16 elements) diverges;
+16 elements per link move the torque histories by 3.7 %, 32 diverge in the first step
+at 5 ms.  Those figures are the regularized inverse's at that step and mesh.  The
+gauges read at their points (``gauges=point``) converge only with the element size
+(the structural element's curvature is constant per element): 8 → 16 elements moved
+their extremes over the circle by up to 7 %, the recovered ones by 2 %, 16 → 32 by
+0.5 %.
 """
 
 from __future__ import annotations
@@ -54,7 +77,7 @@ from fem.robots.rrru3_model import histories, run_path
 
 PARAMS = {
     "analysis": "inverse",         # "static", "inverse", "forward", "experiment", "sweep"
-    "n_elements_per_link": 8,      # mid-point deformation within 0.6 % of 16 (liu2018: 1)
+    "n_elements_per_link": 16,     # figures within 0.5 % of 32 (formerly 8; liu2018: 1)
     "E_Pa": 6.9e8,
     "nu": 0.3,
     "link_radius_m": 0.01,
@@ -71,8 +94,9 @@ PARAMS = {
     "link_segments": 4,            # floating_frame: bodies per link 3, clamped end to end
     "link_kinematics": "fourth_order",  # floating_frame: or "paper" (Fan and Zhang's)
     "joint_sections": "free",      # ancf_beam: "square" holds the sections at C, U square
-    "drive": "path",               # inverse: "path" (P prescribed, the paper's) or "joints"
-                                   # (motors follow the rigid robot's angles)
+    "drive": "joints",             # inverse: "joints" (motors follow the rigid robot's
+                                   # angles; converges) or "path" (P prescribed, the paper's)
+    "gauges": "recovered",         # ancf_beam: "recovered" (element centres) or "point"
     "sweep_E_Pa": [6.9e8, 6.9e9, 6.9e10, 6.9e11],
     "sweep_workers": 0,            # 0: the sweep's runs one after another here; N: N Dask workers
 }
@@ -85,19 +109,21 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "link_segments": ">=1", "link_kinematics": ("fourth_order", "paper"),
-          "joint_sections": ("free", "square"),
+          "joint_sections": ("free", "square"), "gauges": ("recovered", "point"),
           "sweep_workers": ">=0"}
 
 DOCS = {
     "drive": "path: P follows the path, the motors' torques are the unknowns (the paper's "
              "non-collocated inverse dynamics); joints: each motor follows the rigid robot's "
              "angle for the path, P leaves it by the deflection (collocated, converges in "
-             "the step; inverse analyses) [-]",
-    "analysis": "static (P held at (0.1, 0, −0.8) m); inverse (the circle prescribed, torques"
-                " unknown); forward (driven by given torques); experiment (inverse with E = "
-                "6.9e10 Pa and a 1.6 kg payload: the strain gauges); sweep (inverse for each "
-                "sweep_E_Pa)",
-    "n_elements_per_link": "ANCF beam elements per flexible third link (8: mid-point "
+             "the step and the mesh; the default; static and inverse "
+             "analyses) [-]",
+    "analysis": "static (the path's start held, see drive); inverse (the circle followed, "
+                "see drive; torques unknown); forward (driven by given torques); experiment "
+                "(inverse with E = 6.9e10 Pa and a 1.6 kg payload: the strain gauges); sweep "
+                "(inverse for each sweep_E_Pa)",
+    "n_elements_per_link": "ANCF beam elements per flexible third link (16: every figure "
+                           "within 0.5 % of 32's; 8, the paper page's: mid-point "
                            "deformation within 0.6 % of 16)",
     "E_Pa": "Young's modulus of the flexible links",
     "nu": "Poisson's ratio of the flexible links [-]",
@@ -123,6 +149,10 @@ DOCS = {
     "joint_sections": "ancf_beam links: free (the joints turn r_z alone and may shear the "
                       "end node's section: the robot softens with the element count), or "
                       "square (r_y·r_z = 0 at C and U: converges in the elements)",
+    "gauges": "ancf_beam links: strain gauges read from the element-centre strains "
+              "interpolated linearly (recovered: converges with the element size squared) or "
+              "at the gauge's point of its element (point: the curvature is constant per "
+              "element, so it converges only with the element size) [-]",
     "sweep_E_Pa": "moduli of the sweep analysis",
     "sweep_workers": "sweep analysis: 0 runs the points one after another here, N on N Dask "
                      "worker processes",
@@ -159,12 +189,18 @@ def _setup(p: dict, mode: str = "inverse", torques=None):
     return geom, path, rm
 
 
+def _recovered(p: dict) -> bool:
+    if p["gauges"] not in ("recovered", "point"):
+        raise fem.ModelError(f"gauges must be 'recovered' or 'point', got {p['gauges']!r}")
+    return p["gauges"] == "recovered"
+
+
 def build(**params) -> fem.Model:
     p = {**PARAMS, **params}
     return _setup(p)[2].model
 
 
-def _series(rm, res) -> dict[str, np.ndarray]:
+def _series(rm, res, p: dict) -> dict[str, np.ndarray]:
     """Tilt, link mid-point deformation and shear, gauge strains per recorded step."""
     n = len(res.t)
     tilt = np.zeros(n)
@@ -174,7 +210,7 @@ def _series(rm, res) -> dict[str, np.ndarray]:
         tilt[i] = platform_tilt(rm, q)
         mo = link_midpoint_outputs(rm, q)
         defl[i], shear[i] = mo["deformation"], mo["shear_angle"]
-        gauges[i] = gauge_strains(rm, q, 0, GAUGES_M)
+        gauges[i] = gauge_strains(rm, q, 0, GAUGES_M, recovered=_recovered(p))
     return {"tilt": tilt, "deformation": defl, "shear": shear, "gauges": gauges}
 
 
@@ -225,7 +261,7 @@ def _plots(out, t, curves: dict[str, tuple]) -> None:
 def _run_inverse(p: dict, out=None) -> dict:
     t0 = fem.cases.clock()
     geom, path, rm, st, res, h, ref = _inverse(p, out)
-    s = _series(rm, res)
+    s = _series(rm, res, p)
     tau, th = h["torque"], h["theta"]
     asm = rm.model.assemble()
     fig = {**rm.counts, "paper": PAPER, "duration_s": path.duration,
@@ -310,7 +346,7 @@ def _run_forward(p: dict, out=None) -> dict:
                        progress=out is not None and fem.io.options.OPTIONS.progress)
     P = np.array([rm.P(q) for q in res.q])
     dev = P - np.asarray(path(res.t)[0])
-    s = _series(rm, res)
+    s = _series(rm, res, p)
     fig = {**rm.counts, "paper": PAPER, "forward_torques": p["forward_torques"],
            "start_offset_mm": (1e3 * (P_start - geom.start_point)).tolist(),
            "max_path_deviation_per_axis_mm": (1e3 * np.abs(dev).max(axis=0)).tolist(),
@@ -341,7 +377,8 @@ def _run_static(p: dict, out=None) -> dict:
            "tilt_deg": float(np.degrees(platform_tilt(rm, st.q))),
            "midpoint_deformation_mm": (1e3 * mo["deformation"]).tolist(),
            "shear_angle_deg": np.degrees(mo["shear_angle"]).tolist(),
-           "gauge_strains_limb1": gauge_strains(rm, st.q, 0, GAUGES_M).tolist(),
+           "gauge_strains_limb1": gauge_strains(rm, st.q, 0, GAUGES_M,
+                                                recovered=_recovered(p)).tolist(),
            "newton_iterations": st.iterations, "residual_relative": st.residual}
     if out is not None:
         fem.write_outputs(out, rm.model, None, fig, state=st)

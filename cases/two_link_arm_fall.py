@@ -16,13 +16,18 @@ largest change of the total divided by the peak kinetic energy), the rigid pendu
 second tip ``rigid_tip2_xy_m`` and ``distance_to_rigid_m``.
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
-``docs/validation.md``): the tip trajectories are converged (halving ``dt_s`` moves them
-by 0.025 % of their range, 8 basis functions by 0.005 %), the link deflections are not.
-Over the default 10 s, ``dt_s = 0.0025`` moves ``deflection1_m``/``deflection2_m`` by
-13.6 % of their range and ``n_coordinates = 8`` by 2.7/5.7 %; over the first 2 s the
-defaults differ from ``dt_s = 0.001`` with 8 functions by 14 % and 8.7 %.  Deflections
-within 1 % need about ``dt_s = 0.001`` and 8 functions: 13× the run time (81 against 6 s
-for 2 s), so the defaults stay and these figures are the measure of their error.
+``docs/validation.md``): ``dt_s = 0.0003`` with 6 functions per field (formerly 0.005
+with 4, still ``-p dt_s=0.005 -p n_coordinates=4``, the setting of the energy row of
+``docs/papers/fan2016.md``).  The tip trajectories converge at any of these (0.025 % of
+their range), the link deflections slowly: over the 10 s, the former defaults were off
+by 27 % of the deflections' peak (14 % of their range) from a run at ``dt_s = 0.00025``
+with 6 functions, and halving their step moved them by 13.6 %; with 6 functions
+(12 move them 0.35 %) halving the step moves them by 4.5 % at ``dt_s = 0.001`` and
+1.6 % at 0.0005 (order 1.4).  At the defaults, halving ``dt_s`` moves every headline
+figure by at most 0.91 % (``deflection2_m``) and 12 functions by 0.36 %.  The run costs
+12.6× the former defaults' (measured 2026-11-29 in one process, the 2-core machine
+nearly idle: 152 s against 12.1 s; on the loaded machine 174 s at ``dt_s = 0.00035``
+against 22–32 s).
 """
 
 from __future__ import annotations
@@ -43,13 +48,13 @@ PARAMS = {
     "EI_Nm2": 3.8e6,
     "stiffness_factor": 1.0,
     "basis": "bezier",
-    "n_coordinates": 4,
+    "n_coordinates": 6,
     "kinematics": "paper",
     "theta1_0_deg": 0.0,
     "theta2_0_deg": 0.0,
     "gravity_mps2": 9.81,
     "t_end_s": 10.0,
-    "dt_s": 0.005,
+    "dt_s": 0.0003,
     "rho_inf": 1.0,
 }
 

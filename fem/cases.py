@@ -949,6 +949,9 @@ WARMUPS: tuple[tuple[str, dict], ...] = (
     ("cantilever_cable", {"analysis": "dynamic", "t_end_s": 0.005, "n_elements": 16}),
     ("cantilever_beam", {"analysis": "dynamic", "t_end_s": 0.005}),
     ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05}),
+    # the paper's problem (P prescribed), no longer the default
+    ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05, "drive": "path",
+                                       "n_elements_per_link": 8}),
     ("vibrating_screen_1t2r", {"t_end_s": 0.05}),
 )
 """The short runs whose kernels ``fem compile`` compiles: (case, parameters)."""

@@ -8,9 +8,10 @@ from runcheck import cantilever_drop
 
 @pytest.mark.parametrize("section", ["square", "circle"])
 def test_static_sag_under_gravity_matches_timoshenko(section):
-    # reference: qL⁴/8EI + qL²/2kGA (Cowper's k); default 16 elements: measured −0.14 %
+    # reference: qL⁴/8EI + qL²/2kGA (Cowper's k); 16 elements (the default before issue
+    # 43, kept here for the suite's time; the default 32 gives −0.04 %): measured −0.14 %
     # (constant curvature per element); tolerance 0.5 % (issue 9)
-    fig = case.run(analysis="static", section=section)
+    fig = case.run(analysis="static", section=section, n_elements=16)
     assert fig["tip_z_m"] / fig["tip_z_reference_m"] == pytest.approx(1.0, abs=5e-3)
     assert fig["residual_relative"] < 1e-8
     # inextensible to first order: the tip moves inwards by ∫½w′² dx = (4/7)·w²/L for

@@ -448,7 +448,7 @@ def test_the_velocity_residual_of_moving_directions_is_the_finite_difference_one
 
 
 def _two_link() -> fem.Model:
-    return load_case("two_link_arm_fall").build()
+    return load_case("two_link_arm_fall").build(n_coordinates=4)
 
 
 _BLOCK_MODELS = {

@@ -97,7 +97,7 @@ def test_spinup_beam_series_through_the_cli(tmp_path, capsys):
 
 def test_two_link_arm_series_through_the_cli(tmp_path, capsys):
     out = tmp_path / "arm"
-    assert _run("two_link_arm_fall", out, 7, "t_end_s=0.3", "dt_s=0.01") == 0
+    assert _run("two_link_arm_fall", out, 7, "t_end_s=0.3", "dt_s=0.01", "n_coordinates=4") == 0
     summary, res, steps, meshes = _check_layout(out, "two_link_arm_fall", 7,
                                                 capsys.readouterr().out)
     n = 21
@@ -138,7 +138,8 @@ def test_two_link_arm_pictures(tmp_path):
     from fem.io.vtk import read_series
 
     out = tmp_path / "arm"
-    assert _run("two_link_arm_fall", out, 15, "t_end_s=0.9", "dt_s=0.01", render=True) == 0
+    assert _run("two_link_arm_fall", out, 15, "t_end_s=0.9", "dt_s=0.01", "n_coordinates=4",
+                render=True) == 0
 
     def coloured(img) -> int:
         """Pixels of viridis colours above its dark purple end (not grey, white, black)."""

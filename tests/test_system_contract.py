@@ -201,7 +201,7 @@ def test_two_link_fall_same_motion_both_ways():
     """The two-link arm falling for 0.2 s: the same tip path to 1e-8 of the travel at
     h = 1e-4 s (the integration errors of both below that)."""
     tl = _case("two_link_arm_fall")
-    ch = tl.build()
+    ch = tl.build(n_coordinates=4)
     m = ch.to_model()
     r1 = fem.simulate(ch, 0.2, 1e-4, rho_inf=1.0, factor_cost=3, tol=1e-12)
     r2 = fem.simulate(m, 0.2, 1e-4, rho_inf=1.0, factor_cost=3, tol=1e-12)
@@ -319,7 +319,8 @@ def test_flexible_links_robot_with_floating_frame_links_holds_the_same_static_to
     c = _case("parallel_robot_flexible_links")
     out = []
     for kw in ({}, {"link_model": "floating_frame"}):
-        geom, path, rm = c._setup({**c.PARAMS, **kw})
+        geom, path, rm = c._setup({**c.PARAMS, "drive": "path", "n_elements_per_link": 8,
+                                   **kw})
         st = fem.solve_static(rm.model, tol=1e-12)
         out.append([rm.model.assemble().efforts(st.lam)[a.name] for a in rm.actuators])
     assert np.allclose(out[0], out[1], atol=5e-3)
@@ -332,6 +333,7 @@ def test_flexible_links_robot_circle_with_floating_frame_links():
     model itself moves 3.0 % of the range between 8 and 16 elements per link, so a
     tighter bound would test the reference's discretization)."""
     c = _case("parallel_robot_flexible_links")
-    an = np.array(c.run(None)["torque_Nm"])
-    ff = np.array(c.run(None, link_model="floating_frame")["torque_Nm"])
+    paper = {"drive": "path", "n_elements_per_link": 8}     # the defaults before issue 43
+    an = np.array(c.run(None, **paper)["torque_Nm"])
+    ff = np.array(c.run(None, **paper, link_model="floating_frame")["torque_Nm"])
     assert np.abs(an - ff).max() <= 0.02 * np.ptp(an)

@@ -6,7 +6,8 @@ halved and with the mesh refined once, and prints one JSON record per configurat
 :func:`markdown` prints the table of ``docs/validation.md``.  The audit takes 5–8
 minutes, so the report prints the records stored in ``data/convergence_audit.jsonl``
 (regenerate: ``python tests/benchmarks/convergence_audit.py >
-fem/validation/data/convergence_audit.jsonl``).
+fem/validation/data/convergence_audit.jsonl``; rerun some cases into it: ``python
+tests/benchmarks/convergence_audit.py CASE ... --store``).
 """
 
 from __future__ import annotations

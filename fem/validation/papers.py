@@ -221,17 +221,26 @@ LIU2023 = Paper(
 _AB = ("ancf_beam.md", "The robot of Liu et al. (2018) with flexible links "
                        "(`cases/parallel_robot_flexible_links.py`)")
 
+LIU2018_SETTING = {"drive": "path", "n_elements_per_link": 8, "gauges": "point"}
+"""The paper's problem at the links robot's defaults before issue 43: P prescribed (its
+non-minimum-phase inverse), 8 elements per link, gauges read at their points."""
+
 LIU2018 = Paper(
     key="liu2018", cases=(LINKS,), pages=("ancf_beam.md", _RR),
     intro="The 3-RRRU robot with shear-deformable ANCF third links (8 elements per link) "
-          "and a rigid triangular platform, inverse dynamics along one turn of the paper's "
-          "circle (h = 5 ms, ρ∞ = 0.1), forward dynamics driven by the rigid robot's "
-          "torques, and the strain-gauge experiment.  The inverse problem is "
-          "non-minimum-phase: halving the step moves the torque histories by 2.9 % of their "
-          "range ([convergence audit](../validation.md#convergence-of-the-defaults)).",
-    runs={"inverse": (LINKS, {}),
-          "forward": (LINKS, {"analysis": "forward"}),
-          "experiment": (LINKS, {"analysis": "experiment"})},
+          "and a rigid triangular platform, the paper's inverse dynamics along one turn of "
+          "its circle (P prescribed; h = 5 ms, ρ∞ = 0.1), forward dynamics driven by the "
+          "rigid robot's torques, and the strain-gauge experiment (gauges read at their "
+          "points): `-p drive=path -p n_elements_per_link=8 -p gauges=point`, the case's "
+          "former defaults.  The paper's inverse problem is non-minimum-phase: "
+          "halving the step moves the torque histories by 2.9 % of their range and finer "
+          "steps diverge, so it has no converged answer; the case's default is the "
+          "collocated drive (`drive=joints`, 16 elements per link, gauges recovered from "
+          "the element centres), converged to 1 % "
+          "([convergence audit](../validation.md#convergence-of-the-defaults)).",
+    runs={"inverse": (LINKS, LIU2018_SETTING),
+          "forward": (LINKS, {"analysis": "forward", **LIU2018_SETTING}),
+          "experiment": (LINKS, {"analysis": "experiment", **LIU2018_SETTING})},
     rows=(
         Row("inverse dynamics: actuator torques", "−11.1 (limb 2) … −8.3 (limb 1) N·m",
             lambda f: _rng(_limb_range(f["inverse"]), 4, " N·m") + "; rigid robot "
@@ -316,7 +325,8 @@ FAN2016 = Paper(
     runs={"compare": (SPIN, {"analysis": "compare"}),
           "no_coupling": (SPIN, {"coupling": False, "omega0_rad_s": 10.0,
                                  "kinematics": "paper", "t_end_s": 12.0}),
-          "two_link": ("two_link_arm_fall", {}),
+          # the case's former defaults (h = 5 ms, 4 functions): the energy row's setting
+          "two_link": ("two_link_arm_fall", {"dt_s": 0.005, "n_coordinates": 4}),
           "five_link": ("five_link_arm_fall", {})},
     rows=(
         Row("spin-up, Ω0 = 4 rad/s: tip deflection of the four methods", "agree",

@@ -131,10 +131,11 @@ def _audit_section(doc: Document) -> None:
         return
     first = AUDIT_STORED.read_text().splitlines()[0]
     when = first.lstrip("# ").strip() if first.startswith("#") else "stored output"
-    doc.para(f"**Stored output, not rerun by `fem validate`** (the audit takes 5–8 minutes): "
+    doc.para(f"**Stored output, not rerun by `fem validate`** (the audit takes 20–30 minutes): "
              f"{when}.  Regenerate with `python tests/benchmarks/convergence_audit.py > "
              f"fem/validation/data/convergence_audit.jsonl` (keep the first comment line "
-             f"with the date).")
+             f"with the date), or rerun some cases into it with `python "
+             f"tests/benchmarks/convergence_audit.py CASE ... --store`.")
     doc.raw_markdown(audit_markdown(records))
     over = sorted({r["case"] + "".join(f", {k}={v}" for k, v in r["overrides"].items())
                    for r in records for v in r.get("worst", {}).values()
