@@ -3,13 +3,15 @@ critical path on a machine with two cores or more — history plots (matplotlib'
 layout costs a third of a second a plot), a reference model's run (the flagship's rigid
 robot while the flexible one is solved).
 
-``fem run`` allows it (:func:`allow`; ``FEM_BESIDE=0`` does not); everywhere else
-(tests, notebooks, sweeps on Dask workers, a machine with one core) :func:`call` runs
-the work at once in the calling process, with the same result to the bit: the worker is a fork of the run, with the same
-code and inputs and one BLAS thread.  The worker is forked at the first :func:`call`;
-what it is given is checked by the caller first, so that bad input is refused where it
-was given.  :func:`drain` waits for every piece of work and raises the first error one
-met; ``fem run`` calls it before ``summary.json`` lists the run's files.  A run that is
+``fem run`` allows it (:func:`allow`; ``FEM_BESIDE=0`` does not) and forks the worker
+when it starts, so that it loads matplotlib and the case while the run builds and
+solves; everywhere else (tests, notebooks, sweeps on Dask workers, a machine with one
+core) :func:`call` runs the work at once in the calling process, with the same result
+to the bit: the worker is a fork of the run, with the same code and inputs and one BLAS
+thread.  What the worker is given is checked by the caller first, so that bad input is
+refused where it was given.  :func:`drain` finishes all work — what the worker has not
+started is done in the run's own process — and raises the first error one met; ``fem
+run`` calls it before ``summary.json`` lists the run's files.  A run that is
 interrupted :func:`abandon`\\ s what is not done yet (no half-written file: plots are
 written under a temporary name and renamed when complete).
 """
