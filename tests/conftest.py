@@ -25,6 +25,12 @@ os.environ["FEM_JIT_BACKGROUND"] = "0"
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# The suite keeps both cores busy with its own two processes: the workers a run starts
+# beside itself (fem.core.beside) and the movie's frame workers would only add their
+# start-up to every run the tests make.  Their own tests turn them on explicitly.
+os.environ.setdefault("FEM_BESIDE", "0")
+os.environ.setdefault("FEM_RENDER_WORKERS", "1")
+
 # One BLAS thread per test process (and for the runs they start): the suite runs in two
 # processes on two cores (pytest-xdist, pyproject's addopts), and OpenBLAS's own threads
 # on top of them spin against each other (fem's solvers limit themselves already; the

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(not beside.usable(), reason="needs fork and two 
 
 
 @pytest.fixture
-def workers():
+def workers(monkeypatch):
+    monkeypatch.setenv("FEM_BESIDE", "1")
     beside.allow(True)
     try:
         yield
@@ -74,7 +75,7 @@ def test_an_interrupted_run_drops_its_pending_plots_at_once(workers):
     assert beside.pending() == 0
 
 
-def test_the_flagship_gives_the_same_bits_with_its_rigid_references_beside():
+def test_the_flagship_gives_the_same_bits_with_its_rigid_references_beside(monkeypatch):
     """The flagship's rigid-robot references run in the worker under ``fem run``: every
     figure equal to the bit to the run that computes them in its own process."""
     import json
@@ -84,6 +85,7 @@ def test_the_flagship_gives_the_same_bits_with_its_rigid_references_beside():
     case = load_case("parallel_robot_flexible_platform")
     p = dict(case.PARAMS, analysis="line", dt_s=0.02)
     here = case._run_one(p, None)
+    monkeypatch.setenv("FEM_BESIDE", "1")
     beside.allow(True)
     try:
         there = case._run_one(p, None)
