@@ -189,11 +189,15 @@ class HubLinkSystem(System):
         from ..bodies.kernels import KIND_CHAIN, body_tangents, body_terms
         from ..bodies.kernels import pack as pack_bodies
         from ..constraints.compiled import declare_products, state_kernel
-        from ..elements.kernels import group_forces, no_group
+        from ..elements import kernels as element_kernels
+        from ..elements.kernels import no_group
 
         state, terms, tangents = state_kernel(), body_terms(), body_tangents()
-        if state is None or terms is None or group_forces is None:
+        # the element kernels are defined on first use (the chain has no element group,
+        # but the compiled loop calls their entry point)
+        if state is None or terms is None or not element_kernels.available():
             return None
+        group_forces = element_kernels.group_forces
         _, index, data = self._packed
         n = self.n
         empty = sp.csr_matrix((0, n))
