@@ -439,14 +439,7 @@ class _Batched:
                 hv.append(Hs[im][c, i, j])
                 hx.append(ixo[c])
             if ib >= 0:
-                ka, kb = ks[ia], ks[ib]
-                c, i, j = (g.ravel() for g in np.meshgrid(np.arange(3), np.arange(ka),
-                                                          np.arange(kb), indexing="ij"))
-                ea, eb = oJ[ia] + c * ka + i, oJ[ib] + c * kb + j
-                for f, ii, jj in ((fab, i, j), (fba, j, i)):
-                    po.append(oh + f.reshape(-1)[ii * (kb if f is fab else ka) + jj])
-                    pa.append(ea)
-                    pb.append(eb)
+                _cross_entries(oJ, ks, ia, ib, fab, fba, oh, po, pa, pb)
             sizes.append(k * k)
             oh += k * k
         cat = lambda L, dt=np.int64: np.concatenate(L).astype(dt) if L else np.zeros(0, dt)
@@ -488,14 +481,7 @@ class _Batched:
                     hc.append(np.full(cc.size, c))
                     hx.append(ixo[cc])
             if ib >= 0:
-                ka, kb = ks[ia], ks[ib]
-                c, i, j = (g.ravel() for g in np.meshgrid(np.arange(3), np.arange(ka),
-                                                          np.arange(kb), indexing="ij"))
-                ea, eb = oJ[ia] + c * ka + i, oJ[ib] + c * kb + j
-                for f, ii, jj in ((fab, i, j), (fba, j, i)):
-                    po.append(oh + f.reshape(-1)[ii * (kb if f is fab else ka) + jj])
-                    pa.append(ea)
-                    pb.append(eb)
+                _cross_entries(oJ, ks, ia, ib, fab, fba, oh, po, pa, pb)
             sizes.append(k * k)
             oh += k * k
         cat = lambda L, dt=np.int64: np.concatenate(L).astype(dt) if L else np.zeros(0, dt)
@@ -520,3 +506,17 @@ class _Batched:
         w = np.repeat(lam[self.rows.rows] * keep[self.rows.rows], sizes)
         vals = np.concatenate([hv * X[hx], J[pa] * J[pb]])
         return np.bincount(out, vals, minlength=nout) * w
+
+
+def _cross_entries(oJ, ks, ia, ib, fab, fba, oh, po, pa, pb) -> None:
+    """Index arrays of a product row's ``J_aᵀ J_b`` part of ``λ·Φ_qq`` (both orders):
+    appended to ``po`` (the row's Hessian slots, from offset ``oh``) and ``pa``, ``pb``
+    (the two atoms' Jacobian entries)."""
+    ka, kb = ks[ia], ks[ib]
+    c, i, j = (g.ravel() for g in np.meshgrid(np.arange(3), np.arange(ka), np.arange(kb),
+                                              indexing="ij"))
+    ea, eb = oJ[ia] + c * ka + i, oJ[ib] + c * kb + j
+    for f, ii, jj in ((fab, i, j), (fba, j, i)):
+        po.append(oh + f.reshape(-1)[ii * (kb if f is fab else ka) + jj])
+        pa.append(ea)
+        pb.append(eb)
