@@ -213,7 +213,7 @@ class Mesh(MeshSelection, MeshChecks):
         ``cell_sets``, and from ``group:<name>`` point/cell data written by :func:`write_mesh`.
         Cells repeated in the file (gmsh repeats an element once per physical group) are merged.
         """
-        return _from_meshio(m, name=name, validate=validate)
+        return mesh_from_meshio(m, name=name, validate=validate)
 
     # ------------------------------------------------------------------ description
     @property
@@ -489,7 +489,7 @@ class Mesh(MeshSelection, MeshChecks):
 
 
 # ---------------------------------------------------------------------- meshio → Mesh
-def _from_meshio(m: meshio.Mesh, *, name: str, validate: bool) -> Mesh:
+def mesh_from_meshio(m: meshio.Mesh, *, name: str, validate: bool) -> Mesh:
     points = np.asarray(m.points, dtype=float)
     if points.ndim != 2 or points.shape[1] not in (2, 3):
         raise ModelError(f"mesh '{name}': points have shape {points.shape}; expected (n, 2|3)")

@@ -16,7 +16,7 @@ import numpy as np
 from fem.core.bundled import bundled_dir
 from fem.core.errors import ModelError
 
-from .mesh import Mesh, _from_meshio
+from .mesh import Mesh, mesh_from_meshio
 from .mesh_cells import cell_dim
 
 __all__ = ["MESH_DIR", "builtin_mesh_names", "load_builtin_mesh", "read_mesh", "read_meshio",
@@ -108,7 +108,7 @@ def read_mesh(path: str | Path, *, validate: bool = True) -> Mesh:
         mesh fails validation.
     """
     m = read_meshio(path)
-    return _from_meshio(m, name=Path(path).name, validate=validate)
+    return mesh_from_meshio(m, name=Path(path).name, validate=validate)
 
 
 def write_mesh(mesh: Mesh, path: str | Path) -> Path:

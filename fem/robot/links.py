@@ -137,7 +137,7 @@ class BuiltLink:
         return np.concatenate(rows).astype(np.int64), np.vstack(blocks)
 
 
-def _damping_ratio(value, what: str) -> float:
+def damping_ratio(value, what: str) -> float:
     zeta = nonnegative(value, f"{what}: damping (a damping ratio)", "")
     if zeta >= 1.0:
         raise ModelError(f"{what}: damping is a damping ratio ζ of the link's modes, below 1 "
@@ -145,16 +145,16 @@ def _damping_ratio(value, what: str) -> float:
     return zeta
 
 
-def _interfaces(interfaces, what: str, forms: str) -> dict:
+def checked_interfaces(interfaces, what: str, forms: str) -> dict:
     """A reduced link's ``interfaces``: a dict of frame name → maps of its FE model
-    (checked by :func:`_interface_maps` when the link is built)."""
+    (checked by :func:`interface_maps` when the link is built)."""
     if not isinstance(interfaces, dict) or not interfaces:
         raise ModelError(f"{what}: interfaces must be a dict of frame name → the FE model's "
                          f"point there (or {forms})")
     return interfaces
 
 
-def _interface_maps(interfaces: dict, frames, name: str, kind: str, forms: str) -> dict:
+def interface_maps(interfaces: dict, frames, name: str, kind: str, forms: str) -> dict:
     """Every frame's interface maps as a list ``[point]``, ``[point, x]`` or ``[point, x,
     y, z]`` (each a :class:`fem.LinearMap` of the FE model); ``forms`` says them in the
     messages."""
@@ -325,7 +325,7 @@ class _Rod(LinkModel):
         self.material = validate_material(self.material, f"{what}: material")
         section_properties(self.section, what, self.radius, self.width, self.height,
                            self.wall)
-        self.damping = _damping_ratio(self.damping, what)
+        self.damping = damping_ratio(self.damping, what)
 
     def properties(self, name: str) -> dict[str, float]:
         """:func:`section_properties` of the link's section."""
@@ -504,14 +504,14 @@ class Reduced(LinkModel):
         if not isinstance(self.fe_model, Model):
             raise ModelError(f"reduced link: fe_model must be the link's fem.Model; got "
                              f"{type(self.fe_model).__name__}")
-        _interfaces(self.interfaces, "reduced link", "[point, x, y, z] maps")
+        checked_interfaces(self.interfaces, "reduced link", "[point, x, y, z] maps")
         self.n_modes = integer(self.n_modes, "reduced link: n_modes", minimum=0)
-        self.damping = _damping_ratio(self.damping, "reduced link")
+        self.damping = damping_ratio(self.damping, "reduced link")
 
     def build(self, model, name, frames):
         from ..reduction import cached_reduction, reduce_body
 
-        spec = _interface_maps(self.interfaces, frames, name, "reduced",
+        spec = interface_maps(self.interfaces, frames, name, "reduced",
                                "[point, x] or [point, x, y, z]")
         options = dict(self.options)
         reduce = cached_reduction if options.pop("cache", False) else reduce_body
@@ -579,7 +579,7 @@ class Plate(LinkModel):
         self.thickness = positive(self.thickness, "plate link: thickness", "m")
         self.element = choice(self.element, ("bezier_plate_shared", "bezier_plate"),
                               "plate link: element")
-        self.damping = _damping_ratio(self.damping, "plate link")
+        self.damping = damping_ratio(self.damping, "plate link")
         if not isinstance(self.options, dict):
             raise ModelError(f"plate link: options must be a dict of the element family's "
                              f"options (e.g. {{'shear_factor': 'auto'}}); got "

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.errors import ModelError
 from .frames import Frame
-from .links import BuiltLink, LinkModel, _damping_ratio, _interface_maps, _interfaces
+from .links import BuiltLink, LinkModel, checked_interfaces, damping_ratio, interface_maps
 
 __all__ = ["Substructure"]
 
@@ -49,11 +49,11 @@ class Substructure(LinkModel):
         if not isinstance(self.fe_model, Model) or self.fe_model.n_dof != self.reduction.n_fe:
             raise ModelError(f"substructure link: fe_model must be the fem.Model the "
                              f"reduction came from ({self.reduction.n_fe} coordinates)")
-        _interfaces(self.interfaces, "substructure link", "[point, slope], [point, x, y, z]")
-        self.damping = _damping_ratio(self.damping, "substructure link")
+        checked_interfaces(self.interfaces, "substructure link", "[point, slope], [point, x, y, z]")
+        self.damping = damping_ratio(self.damping, "substructure link")
 
     def build(self, model, name, frames):
-        spec = _interface_maps(self.interfaces, frames, name, "substructure",
+        spec = interface_maps(self.interfaces, frames, name, "substructure",
                                "[point, slope] or [point, x, y, z]")
         body = model.add_reduced_body(name, self.reduction, fe_model=self.fe_model)
         if self.damping > 0:
