@@ -186,3 +186,22 @@ def test_series_carry_element_fields(tmp_path):
     x = 0.125
     kappa = 7850 * sec["area"] * 9.81 * (2.0 - x) ** 2 / 2 / (2.1e11 * sec["iy"])
     assert curv[0] == pytest.approx(kappa, rel=0.01)
+
+
+def test_the_command_ends_at_once_with_all_it_printed(capsys):
+    """``fem`` ends its process without the interpreter's teardown (``fem.cli.entry``):
+    what it printed must still all arrive, through a pipe, with the command's exit code.
+    Reference: the same command run in this process by :func:`fem.cli.main`."""
+    assert main(["info", "parallel_robot_flexible_platform"]) == 0
+    expected = capsys.readouterr().out
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    for argv, code in ((["info", "parallel_robot_flexible_platform"], 0),
+                       (["run", "no_such_case"], 2), ([], 2), (["--help"], 0)):
+        proc = subprocess.run([sys.executable, "-m", "fem", *argv], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == code, (argv, proc.returncode, proc.stderr[-500:])
+        if argv[:1] == ["info"]:
+            assert proc.stdout == expected
+        if code == 2:
+            assert "error" in proc.stderr and "Traceback" not in proc.stderr
