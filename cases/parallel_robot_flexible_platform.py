@@ -302,6 +302,10 @@ def _plots(out, h, ref, title):
 
 def _run_one(p, out=None) -> dict:
     t0 = fem.cases.clock()
+    refs = None
+    if p["analysis"] != "static" and p["platform"] != "rigid":
+        # the rigid references on the same path, beside the flexible run from its start
+        refs = [beside.call(_rigid_reference, p, exact) for exact in (True, False)]
     geom = _geometry(p)
     rm = _robot(p, geom=geom)
     fig: dict = {**rm.counts, "platform": p["platform"], "paper": PAPER}
@@ -313,16 +317,14 @@ def _run_one(p, out=None) -> dict:
             fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return {**fig, "wall_s": wall}      # run metadata (summary.json), not a result
     path, t_end = _path(p, geom)
-    if p["platform"] != "rigid":     # the rigid references, beside the flexible run
-        refs = [beside.call(_rigid_reference, p, exact) for exact in (True, False)]
     result = fem.io.output.stream(out, rm.model) if out is not None else None
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
                    result=result, progress=out is not None and fem.io.options.OPTIONS.progress)
     wall = fem.cases.clock() - t0
     h = histories(rm, res, path)
     ref = ref_same = None
-    if p["platform"] != "rigid":
-        ref, ref_same = (job.result() for job in refs)
+    if refs is not None:
+        ref, ref_same = beside.collect(refs)
     else:
         indep = rrru3.reference_torques(path, res.t, geom)
         fig["rigid_vs_independent_reference_max_rel"] = float(

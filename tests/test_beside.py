@@ -86,13 +86,66 @@ def test_the_flagship_gives_the_same_bits_with_its_rigid_references_beside(monke
     p = dict(case.PARAMS, analysis="line", dt_s=0.02)
     here = case._run_one(p, None)
     monkeypatch.setenv("FEM_BESIDE", "1")
+    handed: list = []
+    collect = beside.collect
+
+    def spy(jobs):
+        handed.extend(type(job).__name__ for job in jobs)
+        return collect(jobs)
+
+    monkeypatch.setattr(beside, "collect", spy)
     beside.allow(True)
     try:
         there = case._run_one(p, None)
-        assert beside.pending() == 2
+        assert handed == ["_Job", "_Job"]          # both references went to the worker
         beside.drain()
     finally:
         beside.allow(False)
     for key in here:
         if key not in ("wall_s", "real_time_factor"):
             assert json.dumps(here[key], default=str) == json.dumps(there[key], default=str), key
+
+
+def _frames(n: int) -> list[dict]:
+    points = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    return [{"time": 0.1 * i, "points": points, "cells": {"triangle": np.array([[0, 1, 2]])},
+             "point_data": {"displacement": 0.01 * i * points}} for i in range(n)]
+
+
+def test_a_series_written_beside_the_run_is_the_same_files(tmp_path, workers):
+    """Frames after the first go to the worker in batches; the collection lists them
+    once written.  Reference: the same frames written in this process alone."""
+    from fem.io.vtk import SeriesWriter, write_series
+
+    frames = _frames(40)
+    series = SeriesWriter(tmp_path / "beside", "s")
+    for frame in frames:
+        series.add(frame)
+    assert len(series) == 40
+    series.close()
+    beside.drain()
+    beside.allow(False)
+    write_series(tmp_path / "here", "s", frames)
+    here = sorted(p.relative_to(tmp_path / "here") for p in (tmp_path / "here").rglob("*"))
+    there = sorted(p.relative_to(tmp_path / "beside") for p in (tmp_path / "beside").rglob("*"))
+    assert here == there and len(here) == 42           # s.pvd, s/, 40 frames
+    for rel in here:
+        if (tmp_path / "here" / rel).is_file():
+            assert (tmp_path / "here" / rel).read_bytes() == \
+                (tmp_path / "beside" / rel).read_bytes(), rel
+
+
+def test_an_interrupted_series_keeps_every_frame_computed(tmp_path, workers):
+    """A run stopped while the worker has frames to write (busy with other work) writes
+    them itself: the collection lists every frame added, each readable."""
+    from fem.io.vtk import SeriesWriter, read_series
+
+    beside.call(time.sleep, 30.0)                      # the worker is busy
+    series = SeriesWriter(tmp_path, "s")
+    for frame in _frames(40):
+        series.add(frame)
+    assert len(series.entries) == 1                    # the first, written here at once
+    beside.abandon()
+    times, meshes = read_series(tmp_path / "s.pvd")
+    assert np.allclose(times, 0.1 * np.arange(40))
+    assert np.allclose(meshes[-1].point_data["displacement"][1], [0.39, 0.0, 0.0])

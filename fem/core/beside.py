@@ -24,10 +24,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["allow", "allowed", "call", "drain", "abandon", "pending", "usable"]
+__all__ = ["allow", "allowed", "call", "collect", "drain", "abandon", "pending", "usable",
+           "on_settle"]
 
 _POOL: Any = None
 _JOBS: list = []
+_SETTLE: list = []
 _ALLOWED = False
 
 
@@ -90,6 +92,8 @@ def _start_child(preload: Callable[[], object] | None) -> None:
         import matplotlib.backends.backend_agg  # noqa: F401
         import matplotlib.figure  # noqa: F401
 
+        from ..io import vtk  # noqa: F401 - the frames of a series (meshio)
+
         if preload is not None:
             preload()
     except Exception:                     # noqa: BLE001 - the run reports its own errors
@@ -107,6 +111,12 @@ class _Done:
 
     def result(self) -> Any:
         return self.value
+
+    def done(self) -> bool:
+        return True
+
+    def succeeded(self) -> bool:
+        return True
 
 
 class _Job:
@@ -126,6 +136,17 @@ class _Job:
     def result(self) -> Any:
         return self.local.result() if self.local is not None else self.future.result()
 
+    def done(self) -> bool:
+        """Whether the work is finished (by the worker or here), well or not."""
+        return self.local is not None or self.future.done()
+
+    def succeeded(self) -> bool:
+        """Whether the work is finished and raised nothing (without waiting)."""
+        if self.local is not None:
+            return True
+        f = self.future
+        return f.done() and not f.cancelled() and f.exception() is None
+
 
 def call(function: Callable, *args: Any):
     """``function(*args)`` in the worker when :func:`allowed` (started on first use), else
@@ -142,6 +163,55 @@ def call(function: Callable, *args: Any):
 def pending() -> int:
     """How many pieces of work handed to the worker are not collected by :func:`drain`."""
     return len(_JOBS)
+
+
+def collect(jobs: list) -> list:
+    """Finish these pieces of work (from :func:`call`) and give their values, in order:
+    what the worker has not started is done here, the last first, while it finishes the
+    rest (as :func:`drain` does for all); raises the first error one met."""
+    mine = [job for job in jobs if isinstance(job, _Job)]
+    _JOBS[:] = [job for job in _JOBS if all(job is not m for m in mine)]
+    first: BaseException | None = None
+    for job in reversed(mine):
+        try:
+            if not job.take_back():
+                break                      # the worker has started this one and all before
+        except BaseException as err:       # noqa: BLE001 - re-raised below, the first one
+            first = first or err
+    values = []
+    for job in jobs:
+        try:
+            values.append(job.result())
+        except BaseException as err:       # noqa: BLE001
+            first = first or err
+            values.append(None)
+    if first is not None:
+        raise first
+    return values
+
+
+def on_settle(callback: Callable[[], object]) -> None:
+    """Call ``callback()`` once the work beside the run is over: after :func:`drain` has
+    finished it all, or after :func:`abandon` has stopped the worker (then ``callback``
+    does here what must not be lost of the work not done: a series' frames computed but
+    not written)."""
+    if all(callback is not c for c in _SETTLE):
+        _SETTLE.append(callback)
+
+
+def _settle(strict: bool = True) -> None:
+    """Run the :func:`on_settle` callbacks; ``strict=False`` (an abandoned run, which is
+    failing already): each does what it can, and its error does not hide the run's."""
+    callbacks = list(_SETTLE)
+    _SETTLE.clear()
+    first: BaseException | None = None
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception as err:          # noqa: BLE001 - the first is raised when strict
+            first = first or err
+    if first is not None and strict:
+        raise first
 
 
 def drain() -> float:
@@ -165,6 +235,10 @@ def drain() -> float:
         except BaseException as err:       # noqa: BLE001
             first = first or err
     _shutdown(wait=True)
+    try:
+        _settle()
+    except BaseException as err:           # noqa: BLE001
+        first = first or err
     if first is not None:
         from concurrent.futures.process import BrokenProcessPool
 
@@ -185,6 +259,7 @@ def abandon() -> None:
         job.future.cancel()
     _JOBS.clear()
     _shutdown(wait=False)
+    _settle(strict=False)
 
 
 def _shutdown(wait: bool) -> None:

@@ -86,12 +86,33 @@ def _draw(t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi) -> None:
     fig = _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi)
     tmp = temporary_path(path, keep_suffix=True)
     try:
-        fig.savefig(tmp, bbox_inches="tight", format=path.suffix.lstrip(".") or "png")
+        # the layout fits the axes, labels and legend in the figure; the image is cropped
+        # to what it draws (another full drawing of the text) only when something still
+        # sticks out (a title wider than the figure)
+        fig.savefig(tmp, bbox_inches="tight" if _sticks_out(fig) else None,
+                    format=path.suffix.lstrip(".") or "png")
         os.replace(tmp, path)
     except OSError as err:
         raise ModelError(f"cannot write the plot {path}: {_write_reason(err, path)}") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _sticks_out(fig) -> bool:
+    """Whether the title or the legend of a laid-out figure reaches past its edges."""
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    for ax in fig.axes:
+        for artist in (ax.title, ax.get_legend()):
+            if artist is None or not artist.get_visible():
+                continue
+            if isinstance(artist, type(ax.title)) and not artist.get_text():
+                continue
+            ext = artist.get_window_extent(renderer)
+            if ext.x0 < box.x0 - 0.5 or ext.x1 > box.x1 + 0.5 or ext.y0 < box.y0 - 0.5 \
+                    or ext.y1 > box.y1 + 0.5:
+                return True
+    return False
 
 
 LINE_STYLES = ("-", "--", ":", "-.")

@@ -17,7 +17,9 @@ scale 1 shows the current configuration and a larger scale exaggerates it.  See
 
 :class:`SeriesWriter` writes each frame as it comes and rewrites the ``.pvd`` after every
 frame (atomically), so a run that is interrupted leaves a valid collection of the frames
-written so far.
+written so far.  Under ``fem run`` with a worker beside the run (:mod:`fem.core.beside`)
+it hands the frames after the first to the worker in batches, lists them as they are
+written, and an interrupted run writes in its own process those the worker had not.
 """
 
 from __future__ import annotations
@@ -262,6 +264,16 @@ def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
         raise
 
 
+def _write_frame(frame: Frame, index: int, file: Path, compression: bool) -> None:
+    _write_vtu(file, to_meshio(frame, index), "zlib" if compression else None)
+
+
+def _write_frames(frames: list[tuple[Frame, int, Path]], compression: bool) -> None:
+    """Write a batch of a series' frames (the work handed to the worker beside a run)."""
+    for frame, index, file in frames:
+        _write_frame(frame, index, file, compression)
+
+
 def _pvd_line(time: float, file: str) -> str:
     return (f'    <DataSet timestep="{float(time)!r}" group="" part="0" '
             f'file={quoteattr(file)} />\n')
@@ -321,31 +333,106 @@ class SeriesWriter:
             stale.unlink()
         self.entries: list[tuple[float, str]] = []
         self._lines: list[str] = []
+        # frames handed to the worker beside the run: (frame, index, file, pvd entry) in
+        # order, the first ``_handed`` of them given on in ``_jobs`` (job, frames)
+        self._waiting: list[tuple[Frame, int, Path, tuple[float, str]]] = []
+        self._handed = 0
+        self._jobs: list[tuple[Any, int]] = []
         self.closed = False
         _write_pvd(self.pvd_path, self.entries, self._lines)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        """Frames added (listed in the ``.pvd``, or on their way to it)."""
+        return len(self.entries) + len(self._waiting)
 
     def add(self, frame: Frame | Mapping[str, Any]) -> Path:
-        """Write one frame's ``.vtu`` now and rewrite the ``.pvd``; return the ``.vtu`` path."""
+        """Write one frame's ``.vtu`` and rewrite the ``.pvd``; return the ``.vtu`` path.
+
+        Under ``fem run`` with a worker beside the run (:mod:`fem.core.beside`), frames
+        after the first are handed to it in batches of :attr:`BATCH` and the ``.pvd``
+        lists them once they are written; :meth:`close` (or the end of the run) waits for
+        them, and an interrupted run writes here the frames the worker had not: the
+        files are the same bytes either way."""
         if self.closed:
             raise ModelError(f"series '{self.name}' is closed")
-        index = len(self.entries)
+        index = len(self.entries) + len(self._waiting)
         f = _as_frame(frame, index)
         time = float(f.time)
         if not np.isfinite(time):
             raise ModelError(f"frame {index} of series '{self.name}': time is {time}")
-        mesh = to_meshio(f, index)
         file = self.frame_dir / f"{self.name}_{index:06d}.vtu"
-        _write_vtu(file, mesh, "zlib" if self.compression else None)
-        self.entries.append((time, file.relative_to(self.directory).as_posix()))
-        self._lines.append(_pvd_line(*self.entries[-1]))
-        _write_pvd(self.pvd_path, self.entries, self._lines)
+        entry = (time, file.relative_to(self.directory).as_posix())
+        from ..core import beside
+
+        if index > 0 and beside.allowed():
+            self._waiting.append((f, index, file, entry))
+            if len(self._waiting) - self._handed >= self.BATCH:
+                self._hand_on()
+            self._confirm(block=False)
+            return file
+        _write_frame(f, index, file, self.compression)
+        self._listed([entry])
         return file
 
+    BATCH = 16
+    """Frames a batch handed to the worker beside the run."""
+
+    def _listed(self, entries: list[tuple[float, str]]) -> None:
+        self.entries.extend(entries)
+        self._lines.extend(_pvd_line(*e) for e in entries)
+        _write_pvd(self.pvd_path, self.entries, self._lines)
+
+    def _hand_on(self) -> None:
+        """Give the frames not handed on yet to the worker beside the run."""
+        from ..core import beside
+
+        batch = self._waiting[self._handed:]
+        if not batch:
+            return
+        self._handed = len(self._waiting)
+        job = beside.call(_write_frames, [(f, i, file) for f, i, file, _ in batch],
+                          self.compression)
+        self._jobs.append((job, len(batch)))
+        beside.on_settle(self._settle)
+
+    def _confirm(self, block: bool) -> None:
+        """List in the ``.pvd`` the batches the worker has written, in order; with
+        ``block``, wait for all of them (taking back what it has not started)."""
+        from ..core import beside
+
+        if block:
+            self._hand_on()
+            beside.collect([job for job, _ in self._jobs])
+        while self._jobs and self._jobs[0][0].done():
+            job, n = self._jobs.pop(0)
+            job.result()                        # the worker's error (a full disk), here
+            done, self._waiting = self._waiting[:n], self._waiting[n:]
+            self._handed -= n
+            self._listed([entry for *_, entry in done])
+
+    def _settle(self) -> None:
+        """The work beside the run is over: list what the worker wrote, and write here
+        (then list) what it did not — an interrupted run keeps every frame computed.  A
+        frame that cannot be written here either (a full disk) ends the series there."""
+        written = []
+        try:
+            for job, n in self._jobs:
+                batch, self._waiting = self._waiting[:n], self._waiting[n:]
+                if not job.succeeded():
+                    _write_frames([(f, i, file) for f, i, file, _ in batch], self.compression)
+                written.extend(batch)
+            for item in list(self._waiting):                  # never handed on
+                _write_frame(*item[:3], self.compression)
+                written.append(item)
+        finally:
+            self._jobs, self._waiting, self._handed = [], [], 0
+            if written:
+                self._listed([entry for *_, entry in written])
+
     def close(self) -> Path:
-        """Finish the series (the ``.pvd`` is already complete); return its path."""
+        """Finish the series: every frame written and listed; return the ``.pvd`` path."""
+        if not self.closed and (self._waiting or self._jobs):
+            self._confirm(block=True)
         self.closed = True
         return self.pvd_path
 
