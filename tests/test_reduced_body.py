@@ -928,3 +928,25 @@ def test_compressed_quartic_potential_keeps_the_cubic_force(tmp_path):
     with pytest.raises(ModelError, match="K3_factor"):
         red.K3_factor = red.K3_factor[1:]
         fem.Model("r").add_reduced_body("beam", red)
+
+
+@pytest.mark.parametrize("m", [1, 2, 4, 7, 12])
+def test_cubic_force_tensor_is_whole_from_the_pairs_within_three_groups(m):
+    """The reduction evaluates the mixed tangents only for pairs of modes of the same
+    group (index mod 3); the fully symmetric fourth-order tensor follows from those
+    slices.  Reference: a random fully symmetric tensor, its other slices set to zero."""
+    from itertools import permutations
+
+    from fem.reduction.body import _fill_symmetric
+
+    x = np.random.default_rng(m).standard_normal((m, m, m, m))
+    full = sum(x.transpose(p) for p in permutations(range(4))) / 24.0
+    group = np.arange(m) % 3
+    known = group[:, None] == group[None, :]
+    assert known.sum() <= m + m * m / 3 + 1                    # about a third of the pairs
+    filled = _fill_symmetric(np.where(known[None, None], full, 0.0), known)
+    assert np.abs(filled - full).max() <= 1e-14 * np.abs(full).max()
+    if m >= 4:                            # without the diagonal, some entry has no pair
+        fewer = known & ~np.eye(m, dtype=bool)
+        with pytest.raises(AssertionError, match="miss an entry"):
+            _fill_symmetric(np.where(fewer[None, None], full, 0.0), fewer)

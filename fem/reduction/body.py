@@ -586,8 +586,17 @@ def _cubic_force(asm, q, Psi, A) -> tuple[np.ndarray, np.ndarray]:
     its mixed part.  Exact for a polynomial force whatever ``ε`` (the ANCF beam: 1e-12;
     the Bézier plate with ``shear_factor="auto"``: 3e-7, its shear remedy is not exactly
     cubic); ``ε`` is large (a deflection of 1 % of the body's size) to keep round-off
-    small.  The tensors are
-    symmetrized over all their indices (the force derives from a potential)."""
+    small.  The tensors are symmetrized over all their indices (the force derives from a
+    potential).
+
+    The force deriving from a potential, ``K3[a, b, j, k]`` is symmetric in all four
+    indices, so a mixed tangent ``K(ε (e_j + e_k))`` — the slice ``K3[:, :, j, k]`` —
+    gives every entry whose indices include ``j`` and ``k``.  Only the pairs within
+    three groups of modes are evaluated: any four indices include two of one group (or
+    a repeated one, from the diagonal), so every entry is known, from ``2m + m²/6``
+    tangents instead of ``2m + m²/2`` (Turán: the pairs left out, those across groups,
+    contain no four mutually paired modes).  For 44 modes: 398 tangents instead of 1034.
+    """
     n, m = Psi.shape
     size = np.ptp(q) if q.size else 1.0
 
@@ -605,19 +614,42 @@ def _cubic_force(asm, q, Psi, A) -> tuple[np.ndarray, np.ndarray]:
         Kp, Km = tangent(e), tangent(-e)
         K2[:, :, j] = (Kp - Km) / (2 * eps[j])
         D[:, :, j] = (Kp + Km - 2 * A) / (2 * eps[j] ** 2)
+    group = np.arange(m) % 3
     K3 = np.zeros((m, m, m, m))
+    known = np.zeros((m, m), bool)                 # the pairs (j, k) whose slice is known
     for j in range(m):
         K3[:, :, j, j] = D[:, :, j]
+        known[j, j] = True
         for k in range(j):
+            if group[j] != group[k]:
+                continue
             e = np.zeros(m)
             e[j], e[k] = eps[j], eps[k]
             Kjk = tangent(e) - A - K2[:, :, j] * eps[j] - K2[:, :, k] * eps[k] \
                 - D[:, :, j] * eps[j] ** 2 - D[:, :, k] * eps[k] ** 2
             K3[:, :, j, k] = K3[:, :, k, j] = Kjk / (2 * eps[j] * eps[k])
+            known[j, k] = known[k, j] = True
+    K3 = _fill_symmetric(K3, known)
     K2 = (K2 + K2.transpose(0, 2, 1) + K2.transpose(1, 0, 2) + K2.transpose(1, 2, 0)
           + K2.transpose(2, 0, 1) + K2.transpose(2, 1, 0)) / 6.0
     K3 = sum(K3.transpose(p) for p in permutations(range(4))) / 24.0
     return K2, K3
+
+
+def _fill_symmetric(K3: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """A fully symmetric ``K3`` from its slices ``K3[:, :, j, k]`` of the ``known`` pairs:
+    ``K3[a, b, j, k]`` is read where two of its indices form a known pair (in the last
+    two places, the others in the first two); raises if some entry has none."""
+    have0 = np.broadcast_to(known[None, None], K3.shape)
+    out, have = K3.copy(), have0.copy()
+    # the transpositions that bring (a, b), (a, j), (a, k), (b, j), (b, k) to the end
+    for t in ((2, 3, 0, 1), (2, 0, 3, 1), (2, 0, 1, 3), (0, 2, 3, 1), (0, 2, 1, 3)):
+        src = have0.transpose(t) & ~have
+        out = np.where(src, K3.transpose(t), out)
+        have |= src
+    if not have.all():
+        raise AssertionError("_fill_symmetric: the known pairs miss an entry")
+    return out
 
 
 def _compress_quartic(K3: np.ndarray, w2: np.ndarray, tol: float) -> np.ndarray:
@@ -673,7 +705,7 @@ def _fingerprint(model, interfaces, kw) -> str:
     return h.hexdigest()[:24]
 
 
-_FORMAT_KEY = "fem.reduction/3"   # /3: Lanczos from a generic start, load modes at unit M-norm
+_FORMAT_KEY = "fem.reduction/4"   # /4: the cubic force from the pairs within three groups
 
 
 def cached_reduction(model, interfaces: dict | None = None, **kw) -> Reduction:
