@@ -751,7 +751,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
             error = (f"case {name!r} failed: {type(err).__name__}: {err} (raised at "
                      f"{where_raised(err, run_file)})")
             extra["traceback"] = traceback.format_exc()
-        beside.abandon()           # an interrupted or failed run: work not done goes
+        if status != "finished":
+            beside.abandon()       # an interrupted or failed run: work not done goes
         compile_s = jit.compile_seconds() - compiled_before
         wall = time.perf_counter() - t0 - compile_s
         options.TIMING["run"] = wall + compile_s

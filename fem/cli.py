@@ -168,17 +168,29 @@ def _timing_line(timing: dict[str, float], kernels: str = "numpy") -> str:
 def cmd_run(args) -> int:
     import functools
 
-    from .cases import load_case
     from .core import beside
 
     # plots and reference runs done by a worker beside the run where a second core is
     # free; only within this command (a test or notebook that calls main() goes on alone)
-    beside.allow(True, preload=functools.partial(load_case, args.case))
+    beside.allow(True, preload=functools.partial(_preload, args.case, not args.no_render))
     try:
         return _run_command(args)
     finally:
         beside.abandon()
         beside.allow(False)
+
+
+def _preload(case: str, render: bool) -> None:
+    """What the worker beside a run loads while the run builds and solves: the case (its
+    functions are handed to the worker) and, when the run will make pictures, the
+    renderer (:func:`fem.io.render.prepare`)."""
+    from .cases import load_case
+
+    load_case(case)
+    if render:
+        from .io.render import prepare
+
+        prepare()
 
 
 def _run_command(args) -> int:

@@ -149,3 +149,29 @@ def test_an_interrupted_series_keeps_every_frame_computed(tmp_path, workers):
     times, meshes = read_series(tmp_path / "s.pvd")
     assert np.allclose(times, 0.1 * np.arange(40))
     assert np.allclose(meshes[-1].point_data["displacement"][1], [0.39, 0.0, 0.0])
+
+
+def test_the_worker_renders_the_runs_pictures_as_the_run_would(tmp_path):
+    """Under ``fem run`` the worker loads the renderer while the run solves and then
+    draws the run's pictures.  Reference: the same run with everything in its own
+    process (``FEM_BESIDE=0``): the same snapshot, pixel for pixel."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import imageio.v2 as imageio
+
+    root = Path(__file__).resolve().parents[1]
+    images = {}
+    for flag in ("1", "0"):
+        env = {**os.environ, "FEM_BESIDE": flag, "PYTHONPATH": os.pathsep.join(
+            [str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        out = tmp_path / f"beside_{flag}"
+        proc = subprocess.run([sys.executable, "-m", "fem", "run", "cantilever_cable",
+                               "-p", "analysis=static", "--out", str(out)], cwd=root,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-1500:]
+        images[flag] = imageio.imread(out / "snapshot.png")
+    assert images["1"].shape == images["0"].shape
+    assert np.array_equal(images["1"], images["0"])

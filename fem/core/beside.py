@@ -165,14 +165,15 @@ def pending() -> int:
     return len(_JOBS)
 
 
-def collect(jobs: list) -> list:
+def collect(jobs: list, take_back: bool = True) -> list:
     """Finish these pieces of work (from :func:`call`) and give their values, in order:
     what the worker has not started is done here, the last first, while it finishes the
-    rest (as :func:`drain` does for all); raises the first error one met."""
+    rest (as :func:`drain` does for all); raises the first error one met.  With
+    ``take_back=False`` the worker does it all (work it has prepared for, the pictures)."""
     mine = [job for job in jobs if isinstance(job, _Job)]
     _JOBS[:] = [job for job in _JOBS if all(job is not m for m in mine)]
     first: BaseException | None = None
-    for job in reversed(mine):
+    for job in reversed(mine if take_back else []):
         try:
             if not job.take_back():
                 break                      # the worker has started this one and all before
@@ -218,7 +219,8 @@ def drain() -> float:
     """Finish all work handed to the worker — what it has not started is done here, the
     last first, while it finishes the rest — and raise the first error one met (a
     :class:`fem.ModelError` for a plot that could not be written).  Returns the seconds
-    this took."""
+    this took.  The worker stays for more work (a run's pictures) until
+    :func:`abandon`."""
     t0 = time.perf_counter()
     jobs = list(_JOBS)
     _JOBS.clear()
@@ -234,7 +236,6 @@ def drain() -> float:
             job.result()
         except BaseException as err:       # noqa: BLE001
             first = first or err
-    _shutdown(wait=True)
     try:
         _settle()
     except BaseException as err:           # noqa: BLE001

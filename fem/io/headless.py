@@ -99,6 +99,22 @@ def ensure_offscreen() -> str:
     return _BACKEND
 
 
+def needs_server() -> bool:
+    """Whether rendering here would start a virtual X server (no display, no EGL or
+    OSMesa): a process that renders for another should not, since the server is
+    stopped when the process that started it exits normally."""
+    if _BACKEND is not None:
+        return _BACKEND == "xvfb"
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") \
+            or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("VTK_DEFAULT_OPENGL_WINDOW"):
+        return False
+    import pyvista as pv
+
+    if tuple(pv.vtk_version_info) < (9, 4):
+        return True
+    return not (ctypes.util.find_library("EGL") or ctypes.util.find_library("OSMesa"))
+
+
 def _start_xvfb() -> None:
     """Start a virtual X server on a free display number and point DISPLAY at it."""
     global _XVFB

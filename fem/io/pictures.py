@@ -106,12 +106,36 @@ def plot_residuals(t: np.ndarray, stats: dict, path: Path, name: str) -> Path:
 
 
 def render_pending() -> list[Path]:
-    """Render what :func:`fem.io.output.write_outputs` deferred (``OPTIONS.defer_render``)."""
+    """Render what :func:`fem.io.output.write_outputs` deferred (``OPTIONS.defer_render``).
+
+    Under ``fem run`` the worker beside the run (:mod:`fem.core.beside`) renders them:
+    it loaded the renderer while the run solved (:func:`fem.io.render.prepare`)."""
+    from ..core import beside
+    from .headless import needs_server
+
+    if OPTIONS.pending and beside.allowed() and not needs_server():
+        settings = {"fps": OPTIONS.fps, "progress": OPTIONS.progress}
+        jobs = [beside.call(_render_beside, out, kind, settings)
+                for out, kind in OPTIONS.pending]
+        OPTIONS.pending.clear()
+        t0 = _time.perf_counter()
+        try:
+            done = beside.collect(jobs, take_back=False)
+        finally:
+            TIMING["rendering"] += _time.perf_counter() - t0
+        return [path for paths in done for path in paths]
     written = []
     while OPTIONS.pending:
         out, kind = OPTIONS.pending.pop(0)
         written += render_pictures(out, kind)
     return written
+
+
+def _render_beside(out: Path, kind: str, settings: dict) -> list[Path]:
+    """:func:`render_pictures` in the worker beside the run, with the run's options."""
+    for key, value in settings.items():
+        setattr(OPTIONS, key, value)
+    return render_pictures(out, kind)
 
 
 def camera_of(directory: Path) -> str | dict:

@@ -34,6 +34,27 @@ def _window(window_size: Sequence[int]) -> tuple[int, int]:
     return (-(-w // 16) * 16, -(-h // 16) * 16)
 
 
+def prepare() -> bool:
+    """Load the renderer ahead, without opening a window: PyVista and VTK's OpenGL,
+    text and interaction modules (1.5–2 s of imports, most of a snapshot's time).  The
+    worker beside a ``fem run`` (:mod:`fem.core.beside`) does it while the run solves, so
+    that it renders the run's pictures at once.  Returns False (nothing loaded) where
+    rendering would start a virtual X server (:func:`fem.io.headless.needs_server`)."""
+    from .headless import ensure_offscreen, needs_server
+
+    if needs_server():
+        return False
+    ensure_offscreen()
+    import pyvista.plotting  # noqa: F401
+    import vtkmodules.vtkInteractionStyle  # noqa: F401
+    import vtkmodules.vtkRenderingContextOpenGL2  # noqa: F401
+    import vtkmodules.vtkRenderingFreeType  # noqa: F401
+    import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
+
+    from . import movies, pictures  # noqa: F401
+    return True
+
+
 def new_plotter(window_size: Sequence[int], background: str) -> pv.Plotter:
     ensure_offscreen()
     import pyvista as pv
