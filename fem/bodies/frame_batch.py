@@ -119,6 +119,18 @@ class FrameBatch:
         lk = self.bodies[0].link
         return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
 
+    def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
+        """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
+        np.add.at(f, self.idx.ravel(), F.ravel())
+
+    @staticmethod
+    def body_terms(F: np.ndarray, T, i: int) -> tuple:
+        """Body ``i``'s force and tangent (or None) from what :meth:`inertia_all` or
+        :meth:`forces_all` returned (``T`` (B, k, k) or a tuple of them)."""
+        if T is None:
+            return F[i], None
+        return F[i], (tuple(x[i] for x in T) if isinstance(T, tuple) else T[i])
+
     # ------------------------------------------------------------ kinematics
     def line(self, q: np.ndarray, second: bool = False) -> np.ndarray:
         """The centre lines at the quadrature points at ``q``: ``r`` and ``J`` into the
