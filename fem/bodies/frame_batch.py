@@ -151,33 +151,33 @@ class FrameBatch:
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
         e = qB[:, 12:]
         R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
-        band = slice(na, na + 2 * nb)
-        eb = e[:, band]
+        band = slice(na, na + 2 * nb)                       # the y and z fields
+        eb2 = e[:, band].reshape(B, 2, nb).transpose(0, 2, 1)              # (B, nb, 2)
         # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
-        # the quadrature points and the tip (row P)
+        # the quadrature points and the tip (row P); ``corr`` holds what comes off
+        # p_x (column 0) and off ∂p_x/∂e_band (the rest)
         Hc, P1 = self.Hcx, P + 1
-        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
-        Qe = Qe.reshape(B, P1, nb, 2).transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb2).reshape(B, P1, nb, 2)
+        corr = np.empty((B, P1, 1 + 2 * nb))
+        corr[:, :, 1:] = Qe.transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        corr[:, :, 0] = 0.5 * (corr[:, :, 1:] @ e[:, band, None])[:, :, 0]
         p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
-        p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
-        Pe = self.L1x.copy()
-        Pe[:, :, 0, band] -= Qe
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
             D = self.D
-            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
-            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
+            ac = D @ eb2                                                    # (B, N, 2)
+            a, c = ac[:, :, 0], ac[:, :, 1]
             s = a * a + c * c
             F = np.empty((*a.shape, 1 + 2 * nb))
             F[:, :, 0] = 0.125 * s * s
-            F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
-            F[:, :, 1 + nb:] = (0.5 * s * c)[:, :, None] * D
-            out = self.Wx @ F
-            p[:, :, 0] -= out[:, :, 0]
-            Pe[:, :, 0, self.sl["y"]] -= out[:, :, 1:1 + nb]
-            Pe[:, :, 0, self.sl["z"]] -= out[:, :, 1 + nb:]
+            F[:, :, 1:] = ((0.5 * s)[:, :, None, None] * ac[:, :, :, None]
+                           * D[:, :, None, :]).reshape(*a.shape, 2 * nb)
+            corr += self.Wx @ F
             rule = (a, c, s)
+        p[:, :, 0] -= corr[:, :, 0]
+        Pe = self.L1x.copy()
+        Pe[:, :, 0, band] -= corr[:, :, 1:]
         self._tip_first = (p[:, P], Pe[:, P])
         p, Pe = p[:, :P], Pe[:, :P]
         # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
@@ -233,14 +233,14 @@ class FrameBatch:
         out = np.empty((B, self.rows[2], 3))
         ve = vB[:, 12:]
         Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
-        pdot = (Pe @ ve[:, None, :, None])[..., 0]                          # (B, P, 3)
-        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb)
-        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb.transpose(0, 2, 1)).reshape(B, P, nb, 2)
-        sQ = np.einsum("bpkf,bfk->bp", Hv, vb)                             # ėᵀ H ė, both
+        pdot = (Pe.reshape(B, 3 * P, -1) @ ve[:, :, None]).reshape(B, P, 3)
+        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb).transpose(0, 2, 1)     # (B, nb, 2)
+        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb).reshape(B, P, nb * 2)
+        sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
             D = self.D
-            avc = D @ vb.transpose(0, 2, 1)                                  # (B, N, 2)
+            avc = D @ vb                                                     # (B, N, 2)
             av, cv = avc[:, :, 0], avc[:, :, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
@@ -561,17 +561,38 @@ def _section_rotations(alpha: np.ndarray, second: bool = False):
     (B, 3): ``T`` (B, 3, 3), ``∂T/∂α_i`` (B, 3, 3, 3) and, with ``second``,
     ``∂²T/∂α_i∂α_j`` (B, 3, 3, 3, 3)."""
     B = alpha.shape[0]
-    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
-    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
-    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
-    # T and ∂T/∂α_i in one product chain: the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1)
-    o = _ORDER01
-    P = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    # T and ∂T/∂α_i (the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1) of the factors) are
+    # trilinear in g_m = (1, cos α_m, sin α_m): one product with the constant tensor
+    g = np.empty((B, 3, 3))
+    g[:, :, 0] = 1.0
+    g[:, :, 1] = np.cos(alpha)
+    g[:, :, 2] = np.sin(alpha)
+    ggg = (g[:, 0, :, None] * g[:, 1, None, :]).reshape(B, 9, 1) * g[:, 2, None, :]
+    P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
     T, dT = P[:, 0], P[:, 1:]
     if not second:
         return T, dT
+    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
+    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
+    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
     o = _ORDER2
     return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
 
 
 _ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), _ORDER1])
+
+
+def _trilinear01() -> np.ndarray:
+    """``C`` (27, 4·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the orders
+    ``_ORDER01`` as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
+    phi = np.zeros((3, 3, 3, 3, 3))          # factor m, derivative d, i, j, term of g_m
+    phi[..., 0] = _F0
+    for m, d, i, j, sg, src in zip(*_F_IDX, _F_SIGN, _F_SRC, strict=True):
+        phi[m, d, i, j, 1 + src // 3] += sg
+    o = _ORDER01
+    C = np.einsum("oika,oklb,oljc->abcoij", phi[0, o[:, 0]], phi[1, o[:, 1]],
+                  phi[2, o[:, 2]])
+    return np.ascontiguousarray(C.reshape(27, 36))
+
+
+_TRILINEAR01 = _trilinear01()
