@@ -495,21 +495,26 @@ class FrameBatch:
         m = a * A + c * C
         k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
         ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
-        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise, written
-        # out per component (∂m/∂z = (A, a, C, c))
+        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
+        # (∂m/∂z = (A, a, C, c)); the gradient EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C)
+        # is  (EI₁ k₁ ½m, EI₁ (k₁ − A), EI₂ k₂ ½m, EI₂ (k₂ − C)) + u ∂m/∂z  with
+        # u = ½ (EI₁ k₁ a + EI₂ k₂ c)
+        e1k, e2k = ei1 * k1, ei2 * k2
+        u = 0.5 * (e1k * a + e2k * c)
+        gz = np.empty((B, Pb, 4))
+        gz[..., 0] = e1k * (0.5 * m) + u * A
+        gz[..., 1] = ei1 * (k1 - A) + u * a
+        gz[..., 2] = e2k * (0.5 * m) + u * C
+        gz[..., 3] = ei2 * (k2 - C) + u * c
+        Bt = Bf.transpose(0, 2, 1)
+        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        if not hessian:
+            return grad, None
         hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
         d1 = np.empty((B, Pb, 4))
         d2 = np.empty((B, Pb, 4))
         d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
         d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
-        e1k, e2k = (ei1 * k1)[..., None], (ei2 * k2)[..., None]
-        gz = e1k * d1 + e2k * d2
-        gz[..., 1] -= ei1 * A
-        gz[..., 3] -= ei2 * C
-        Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
-        if not hessian:
-            return grad, None
         ei1, ei2 = ei1[..., None], ei2[..., None]
         dm = np.stack([A, a, C, c], axis=-1)
         eye = np.eye(4)
