@@ -130,3 +130,14 @@ def test_general_rows_between_bodies_batched_equal_the_loop():
     for x, y in zip(rows.state(q, 0.3), loop.state(q, 0.3), strict=True):
         _close(x, y)
     _close(rows.hessian_values(lam, q, keep, 0.3), loop.hessian_values(lam, q, keep, 0.3))
+
+
+def test_a_body_given_fe_forces_later_leaves_the_batch():
+    mb, bodies, _ = _model()
+    asm = mb.assemble()
+    batch = asm.body_batches[0]
+    fe = fem.Model("fe")
+    straight_beam(fe, (0, 0, 0), (0.8, 0, 0), 6, fem.Material(2.1e11, 0.3, 7800.0),
+                  section="circle", radius=R)              # body 0's FE model, again
+    bodies[0].use_fe_forces(fe)
+    assert not batch.numpy_path()

@@ -79,10 +79,11 @@ class ReducedBatch:
 
     def numpy_path(self) -> bool:
         """Whether the bodies run on the NumPy path (else each evaluates alone, with the
-        compiled inertia kernel)."""
+        compiled inertia kernel) and are all still plain (a body given the FE model's
+        forces after the batch was formed evaluates alone, and so do its peers)."""
         from .kernels import reduced_inertia
 
-        return reduced_inertia() is None
+        return reduced_inertia() is None and all(_plain(b) for b in self.bodies)
 
     # ------------------------------------------------------------ the contract
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
