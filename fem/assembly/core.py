@@ -58,9 +58,11 @@ class Assembly(ConstraintEquations, System):
         # bodies nonlinear in their coordinates (fem.bodies): M(q), quadratic-velocity
         # forces and configuration-dependent weight, added to the constant part
         self.bodies = list(model.nonlinear_bodies)
-        # floating frames of one shape evaluated together on the NumPy path
+        # floating frames of one shape, and reduced bodies, evaluated together on the
+        # NumPy path
         from ..bodies.frame_batch import batch_bodies
-        self.body_batches = batch_bodies(self.bodies)
+        from ..bodies.reduced_batch import batch_reduced
+        self.body_batches = batch_bodies(self.bodies) + batch_reduced(self.bodies)
         self.has_elastic = bool(self.elastic) or any(b.elastic for b in self.bodies)
         # element families interpolate linearly in their coordinates: constant mass
         bad = [g.name for g in self.groups if not g.family.constant_mass]
@@ -273,22 +275,20 @@ class Assembly(ConstraintEquations, System):
         return f
 
     def _batched_terms(self, f: np.ndarray, evaluate, tangent: bool) -> dict:
-        """The forces of the floating-frame batches on the NumPy path
-        (:mod:`fem.bodies.frame_batch`) added into ``f`` (one scatter per batch):
-        ``evaluate(batch)`` gives ``(F (B, k), tangents (B, k, k) or tuple of them, or
-        None)``; returns ``{id(body): (its force, its tangent or None)}`` for the loop
-        over the bodies (the tangents keep the bodies' order)."""
+        """The forces of the body batches on the NumPy path (floating frames,
+        :mod:`fem.bodies.frame_batch`; reduced bodies, :mod:`fem.bodies.reduced_batch`)
+        added into ``f`` (one scatter per batch, ``batch.add_into``): ``evaluate(batch)``
+        gives the batch's ``(F, tangents or None)``, ``batch.body_terms(F, T, i)`` body
+        ``i``'s share; returns ``{id(body): (its force, its tangent or None)}`` for the
+        loop over the bodies (the tangents keep the bodies' order)."""
         done: dict = {}
         for bt in self.body_batches:
             if not bt.numpy_path():
                 continue
             F, T = evaluate(bt)
-            np.add.at(f, bt.idx.ravel(), F.ravel())
+            bt.add_into(f, F)
             for i, b in enumerate(bt.bodies):
-                t = None
-                if tangent:
-                    t = tuple(x[i] for x in T) if isinstance(T, tuple) else T[i]
-                done[id(b)] = (F[i], t)
+                done[id(b)] = bt.body_terms(F, T if tangent else None, i)
         return done
 
     # ================================================================ inertia

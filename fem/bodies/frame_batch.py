@@ -119,6 +119,18 @@ class FrameBatch:
         lk = self.bodies[0].link
         return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
 
+    def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
+        """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
+        np.add.at(f, self.idx.ravel(), F.ravel())
+
+    @staticmethod
+    def body_terms(F: np.ndarray, T, i: int) -> tuple:
+        """Body ``i``'s force and tangent (or None) from what :meth:`inertia_all` or
+        :meth:`forces_all` returned (``T`` (B, k, k) or a tuple of them)."""
+        if T is None:
+            return F[i], None
+        return F[i], (tuple(x[i] for x in T) if isinstance(T, tuple) else T[i])
+
     # ------------------------------------------------------------ kinematics
     def line(self, q: np.ndarray, second: bool = False) -> np.ndarray:
         """The centre lines at the quadrature points at ``q``: ``r`` and ``J`` into the
@@ -139,33 +151,33 @@ class FrameBatch:
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
         e = qB[:, 12:]
         R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
-        band = slice(na, na + 2 * nb)
-        eb = e[:, band]
+        band = slice(na, na + 2 * nb)                       # the y and z fields
+        eb2 = e[:, band].reshape(B, 2, nb).transpose(0, 2, 1)              # (B, nb, 2)
         # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
-        # the quadrature points and the tip (row P)
+        # the quadrature points and the tip (row P); ``corr`` holds what comes off
+        # p_x (column 0) and off ∂p_x/∂e_band (the rest)
         Hc, P1 = self.Hcx, P + 1
-        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb.reshape(B, 2, nb).transpose(0, 2, 1))
-        Qe = Qe.reshape(B, P1, nb, 2).transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb2).reshape(B, P1, nb, 2)
+        corr = np.empty((B, P1, 1 + 2 * nb))
+        corr[:, :, 1:] = Qe.transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
+        corr[:, :, 0] = 0.5 * (corr[:, :, 1:] @ e[:, band, None])[:, :, 0]
         p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
-        p[:, :, 0] -= 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
-        Pe = self.L1x.copy()
-        Pe[:, :, 0, band] -= Qe
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
             D = self.D
-            a = (D @ e[:, self.sl["y"], None])[:, :, 0]
-            c = (D @ e[:, self.sl["z"], None])[:, :, 0]
+            ac = D @ eb2                                                    # (B, N, 2)
+            a, c = ac[:, :, 0], ac[:, :, 1]
             s = a * a + c * c
             F = np.empty((*a.shape, 1 + 2 * nb))
             F[:, :, 0] = 0.125 * s * s
-            F[:, :, 1:1 + nb] = (0.5 * s * a)[:, :, None] * D
-            F[:, :, 1 + nb:] = (0.5 * s * c)[:, :, None] * D
-            out = self.Wx @ F
-            p[:, :, 0] -= out[:, :, 0]
-            Pe[:, :, 0, self.sl["y"]] -= out[:, :, 1:1 + nb]
-            Pe[:, :, 0, self.sl["z"]] -= out[:, :, 1 + nb:]
+            F[:, :, 1:] = ((0.5 * s)[:, :, None, None] * ac[:, :, :, None]
+                           * D[:, :, None, :]).reshape(*a.shape, 2 * nb)
+            corr += self.Wx @ F
             rule = (a, c, s)
+        p[:, :, 0] -= corr[:, :, 0]
+        Pe = self.L1x.copy()
+        Pe[:, :, 0, band] -= corr[:, :, 1:]
         self._tip_first = (p[:, P], Pe[:, P])
         p, Pe = p[:, :P], Pe[:, :P]
         # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
@@ -221,14 +233,14 @@ class FrameBatch:
         out = np.empty((B, self.rows[2], 3))
         ve = vB[:, 12:]
         Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
-        pdot = (Pe @ ve[:, None, :, None])[..., 0]                          # (B, P, 3)
-        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb)
-        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb.transpose(0, 2, 1)).reshape(B, P, nb, 2)
-        sQ = np.einsum("bpkf,bfk->bp", Hv, vb)                             # ėᵀ H ė, both
+        pdot = (Pe.reshape(B, 3 * P, -1) @ ve[:, :, None]).reshape(B, P, 3)
+        vb = ve[:, na:na + 2 * nb].reshape(B, 2, nb).transpose(0, 2, 1)     # (B, nb, 2)
+        Hv = (self.Hc.reshape(B, P * nb, nb) @ vb).reshape(B, P, nb * 2)
+        sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
             D = self.D
-            avc = D @ vb.transpose(0, 2, 1)                                  # (B, N, 2)
+            avc = D @ vb                                                     # (B, N, 2)
             av, cv = avc[:, :, 0], avc[:, :, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
@@ -483,21 +495,26 @@ class FrameBatch:
         m = a * A + c * C
         k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
         ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
-        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise, written
-        # out per component (∂m/∂z = (A, a, C, c))
+        # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
+        # (∂m/∂z = (A, a, C, c)); the gradient EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C)
+        # is  (EI₁ k₁ ½m, EI₁ (k₁ − A), EI₂ k₂ ½m, EI₂ (k₂ − C)) + u ∂m/∂z  with
+        # u = ½ (EI₁ k₁ a + EI₂ k₂ c)
+        e1k, e2k = ei1 * k1, ei2 * k2
+        u = 0.5 * (e1k * a + e2k * c)
+        gz = np.empty((B, Pb, 4))
+        gz[..., 0] = e1k * (0.5 * m) + u * A
+        gz[..., 1] = ei1 * (k1 - A) + u * a
+        gz[..., 2] = e2k * (0.5 * m) + u * C
+        gz[..., 3] = ei2 * (k2 - C) + u * c
+        Bt = Bf.transpose(0, 2, 1)
+        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        if not hessian:
+            return grad, None
         hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
         d1 = np.empty((B, Pb, 4))
         d2 = np.empty((B, Pb, 4))
         d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
         d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
-        e1k, e2k = (ei1 * k1)[..., None], (ei2 * k2)[..., None]
-        gz = e1k * d1 + e2k * d2
-        gz[..., 1] -= ei1 * A
-        gz[..., 3] -= ei2 * C
-        Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
-        if not hessian:
-            return grad, None
         ei1, ei2 = ei1[..., None], ei2[..., None]
         dm = np.stack([A, a, C, c], axis=-1)
         eye = np.eye(4)
@@ -549,17 +566,38 @@ def _section_rotations(alpha: np.ndarray, second: bool = False):
     (B, 3): ``T`` (B, 3, 3), ``∂T/∂α_i`` (B, 3, 3, 3) and, with ``second``,
     ``∂²T/∂α_i∂α_j`` (B, 3, 3, 3, 3)."""
     B = alpha.shape[0]
-    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
-    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
-    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
-    # T and ∂T/∂α_i in one product chain: the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1)
-    o = _ORDER01
-    P = F[:, 0, o[:, 0]] @ F[:, 1, o[:, 1]] @ F[:, 2, o[:, 2]]
+    # T and ∂T/∂α_i (the orders (0,0,0), (1,0,0), (0,1,0), (0,0,1) of the factors) are
+    # trilinear in g_m = (1, cos α_m, sin α_m): one product with the constant tensor
+    g = np.empty((B, 3, 3))
+    g[:, :, 0] = 1.0
+    g[:, :, 1] = np.cos(alpha)
+    g[:, :, 2] = np.sin(alpha)
+    ggg = (g[:, 0, :, None] * g[:, 1, None, :]).reshape(B, 9, 1) * g[:, 2, None, :]
+    P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
     T, dT = P[:, 0], P[:, 1:]
     if not second:
         return T, dT
+    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
+    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
+    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
     o = _ORDER2
     return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
 
 
 _ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), _ORDER1])
+
+
+def _trilinear01() -> np.ndarray:
+    """``C`` (27, 4·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the orders
+    ``_ORDER01`` as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
+    phi = np.zeros((3, 3, 3, 3, 3))          # factor m, derivative d, i, j, term of g_m
+    phi[..., 0] = _F0
+    for m, d, i, j, sg, src in zip(*_F_IDX, _F_SIGN, _F_SRC, strict=True):
+        phi[m, d, i, j, 1 + src // 3] += sg
+    o = _ORDER01
+    C = np.einsum("oika,oklb,oljc->abcoij", phi[0, o[:, 0]], phi[1, o[:, 1]],
+                  phi[2, o[:, 2]])
+    return np.ascontiguousarray(C.reshape(27, 36))
+
+
+_TRILINEAR01 = _trilinear01()

@@ -832,27 +832,66 @@ class ReducedPoint(PointMap):
         return x, J, (self._H if second else None)
 
     def batch_key(self) -> int:
-        """Points with the same key are evaluated together (:meth:`evaluate_batch`)."""
-        return id(self.body)
+        """Points with the same key are evaluated together (:meth:`evaluate_batch`): the
+        points of all reduced bodies."""
+        return 0
 
     @staticmethod
     def evaluate_batch(points: list[ReducedPoint]):
-        """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points of one body at
-        once (what :meth:`evaluate` gives each; their ``H`` are constant)."""
-        b = points[0].body
+        """An evaluator ``q -> (x (n, 3), J)`` of ``n`` points at once (what
+        :meth:`evaluate` gives each; their ``H`` are constant): ``J`` (n, 3, k) when
+        the points are of one body, else flat, every point's (3, k) after the other's.
+        Points of bodies of fewer modes than the most are padded with zero weights."""
+        bodies = list({id(p.body): p.body for p in points}.values())
+        if len(bodies) == 1:
+            return _one_body_points(points)
+        where = {id(b): i for i, b in enumerate(bodies)}
+        bi = np.array([where[id(p.body)] for p in points], np.int64)
+        ms = np.array([b.m for b in bodies], np.int64)
+        mm, n = int(ms.max()), len(points)
+        mask = np.arange(mm)[None, :] < ms[:, None]                 # (B, m̄)
+        modal = np.concatenate([b.modal_dofs for b in bodies])
+        frames = np.stack([b.frame_dofs for b in bodies])           # (B, 12)
         v0 = np.array([p.v[0] for p in points])
-        S0 = np.array([p.v[1:4] for p in points])                # (n, 3)
-        Y = np.array([p._Y for p in points])                    # (n, 3, m)
-        n, k = len(points), b.k
-        Yf = Y.reshape(3 * n, b.m)
+        S0 = np.array([p.v[1:4] for p in points])                   # (n, 3)
+        Y = np.zeros((n, 3, mm))
+        for j, p in enumerate(points):
+            Y[j, :, :p.body.m] = p._Y
+        # the entries of the padded (n, 3, 12 + m̄) Jacobians that are the points' own
+        kp = 12 + ms[bi]
+        take = (np.arange(12 + mm)[None, None, :] < kp[:, None, None]).repeat(3, axis=1)
 
         def run(q):
-            E, eta, r = b._parts(q)
-            s = S0 + (Yf @ eta).reshape(n, 3)
-            x = v0[:, None] * r + s @ E
-            J = np.empty((n, 3, k))
+            qf = q[frames]
+            E = qf[:, 3:12].reshape(-1, 3, 3)[bi]                   # (n, 3, 3)
+            eta = np.zeros(mask.shape)
+            eta[mask] = q[modal]
+            s = S0 + (Y @ eta[bi, :, None])[:, :, 0]
+            x = v0[:, None] * qf[bi, :3] + (s[:, None, :] @ E)[:, 0]
+            J = np.empty((n, 3, 12 + mm))
             J[:, :, :12] = (np.column_stack([v0, s]) @ _BLOCKS).reshape(n, 3, 12)
-            J[:, :, 12:] = np.matmul(E.T, Y)
-            return x, J
+            J[:, :, 12:] = np.matmul(E.transpose(0, 2, 1), Y)
+            return x, J[take]
 
         return run
+
+
+def _one_body_points(points: list[ReducedPoint]):
+    """:meth:`ReducedPoint.evaluate_batch` for the points of one body."""
+    b = points[0].body
+    v0 = np.array([p.v[0] for p in points])
+    S0 = np.array([p.v[1:4] for p in points])                # (n, 3)
+    Y = np.array([p._Y for p in points])                    # (n, 3, m)
+    n, k = len(points), b.k
+    Yf = Y.reshape(3 * n, b.m)
+
+    def run(q):
+        E, eta, r = b._parts(q)
+        s = S0 + (Yf @ eta).reshape(n, 3)
+        x = v0[:, None] * r + s @ E
+        J = np.empty((n, 3, k))
+        J[:, :, :12] = (np.column_stack([v0, s]) @ _BLOCKS).reshape(n, 3, 12)
+        J[:, :, 12:] = np.matmul(E.T, Y)
+        return x, J
+
+    return run

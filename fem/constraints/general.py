@@ -340,9 +340,13 @@ class _Batched:
             coef = np.array([e[1] for e in entries])
             xdest = np.concatenate([e[2] for e in entries])
             jdest = np.concatenate([e[3].ravel() for e in entries])
+            # every Jacobian entry's coefficient, in the evaluator's order (points of
+            # one size, (n, 3, k); or of several, flat, point after point)
+            jcoef = np.concatenate([np.full(e[3].size, e[1]) for e in entries])
             unique = np.unique(xdest).size == xdest.size and \
                 np.unique(jdest).size == jdest.size
-            self._groups.append((kind.evaluate_batch(pts), coef, xdest, jdest, unique))
+            self._groups.append((kind.evaluate_batch(pts), coef, jcoef, xdest, jdest,
+                                 unique))
         self._others = others
         self._oJ, self._ks = oJ, ks
         # ---- the terms: Φ, Φ_q and the β slots of X
@@ -387,9 +391,9 @@ class _Batched:
             return last[1], last[2]
         x = self._A @ q[self._lin_dofs] + self._x0
         J = self._J0.copy()
-        for run, coef, xdest, jdest, unique in self._groups:
+        for run, coef, jcoef, xdest, jdest, unique in self._groups:
             xb, Jb = run(q)
-            xv, Jv = (coef[:, None] * xb).ravel(), (coef[:, None, None] * Jb).ravel()
+            xv, Jv = (coef[:, None] * xb).ravel(), jcoef * Jb.ravel()
             if unique:
                 x[xdest] += xv
                 J[jdest] += Jv

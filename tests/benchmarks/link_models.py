@@ -9,11 +9,21 @@ elements.  For each model: the error of the three motors' torque histories (larg
 over the motors of max |τ − τ_ref| / range τ_ref), the wall time of the simulation,
 cold (its first run in a fresh process: a child started for it) and warm (median of the
 repeats in this process after a first, untimed one), the coordinates and the Newton
-iterations.  One JSON line per model, then the machine.
+iterations, and the CPU seconds of the warm runs (median) with their CPU milliseconds per
+Newton iteration (the honest measure on a shared machine).  One JSON line per model,
+then the machine.
+
+``--arm STEPS``: instead, the vehicle manipulator's arm (``cases/vehicle_manipulator_cms``,
+its swing from the static equilibrium) with ANCF cables and with reduced bodies, ``STEPS``
+steps of the swing each, interleaved over ``-r`` rounds: CPU seconds and wall of the
+steps (median), coordinates, Newton iterations, CPU milliseconds per iteration.
+
+The NumPy path is ``FEM_JIT=numpy`` (no compiled kernels); else the compiled one.
 
     python tests/benchmarks/link_models.py                     # the defaults
     python tests/benchmarks/link_models.py --speed 0.5 -r 2 --reference 16
     python tests/benchmarks/link_models.py --models "ancf_beam 8" "floating_frame 2×4"
+    FEM_JIT=numpy python tests/benchmarks/link_models.py --arm 400 -r 3
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import json
 import statistics
 import subprocess
 import sys
+import time
 
 from benchtools import clock, last_json, machine, one_thread, one_thread_env
 
@@ -53,12 +64,51 @@ def run(spec: dict, speed: float, dt: float, t_end: float):
     path = liu2018_circle_path(geom, speed)
     rm = build_flexible_links_robot(geom, mode="inverse", drive="joints", path=path, **spec)
     st = rm.robot.rest()
-    t0 = clock()
+    t0, c0 = clock(), time.process_time()
     res = fem.simulate(rm.model, t_end, dt, q0=st.q, rho_inf=0.5,
                        sensors=rm.robot.sensors(deflections=False))
-    wall = clock() - t0
+    wall, cpu = clock() - t0, time.process_time() - c0
     tau = np.array([res.sensors[f"motor {k + 1} effort_Nm"] for k in range(3)])
-    return tau, wall, rm.model.assemble().n, float(np.mean(res.stats["iterations"]))
+    its = np.asarray(res.stats["iterations"])
+    return tau, wall, rm.model.assemble().n, float(np.mean(its)), cpu, int(its.sum())
+
+
+def run_arm(kind: str, steps: int) -> dict:
+    """The vehicle manipulator's arm (``kind`` "ancf" or "reduced") swung for ``steps``
+    steps from its static equilibrium: CPU seconds and wall of the steps."""
+    import vehicle_manipulator_cms as vm
+
+    p = dict(vm.PARAMS)
+    a = vm.arm(kind, "drive", **p)
+    st = fem.solve_static(a.model, q0=a.model.q0, tol=1e-10)
+    t0, c0 = clock(), time.process_time()
+    res = fem.simulate(a.model, steps * p["dt_s"], p["dt_s"], rho_inf=p["rho_inf"], q0=st.q)
+    wall, cpu = clock() - t0, time.process_time() - c0
+    its = int(np.sum(res.stats["iterations"]))
+    return {"model": f"{kind} arm", "coordinates": int(a.model.assemble().n), "steps": steps,
+            "iterations": its, "cpu_s": cpu, "wall_s": wall,
+            "cpu_ms_per_iteration": 1e3 * cpu / its}
+
+
+def arms(steps: int, rounds: int) -> None:
+    """:func:`run_arm` of both arms interleaved (the order flips each round); the medians."""
+    out: dict = {"ancf": [], "reduced": []}
+    for r in range(rounds):
+        for kind in (("ancf", "reduced") if r % 2 == 0 else ("reduced", "ancf")):
+            out[kind].append(run_arm(kind, steps))
+    for runs in out.values():
+        row = dict(runs[0])
+        for key in ("cpu_s", "wall_s", "cpu_ms_per_iteration"):
+            row[key] = round(statistics.median(x[key] for x in runs), 4)
+        print(json.dumps(row), flush=True)
+    print(json.dumps({"machine": machine(), "rounds": rounds, "path": fem_path()}))
+
+
+def fem_path() -> str:
+    """Which kernels ran: "numpy" or "compiled"."""
+    from fem.core.jit import disabled
+
+    return "numpy" if disabled() else "compiled"
 
 
 def cold(name: str, a) -> float:
@@ -76,11 +126,16 @@ def main() -> None:
     ap.add_argument("--reference", type=int, default=16)
     ap.add_argument("-r", "--repeats", type=int, default=2)
     ap.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
+    ap.add_argument("--arm", type=int, metavar="STEPS",
+                    help="the vehicle manipulator's arm, ANCF against reduced, STEPS steps")
     ap.add_argument("--child", help=argparse.SUPPRESS)      # one cold run, in a child
     a = ap.parse_args()
+    if a.arm:
+        arms(a.arm, max(a.repeats, 1))
+        return
     t_end = 2.0 * np.pi * 0.1 / (0.6 * a.speed)
     if a.child:
-        _, wall, _, _ = run(MODELS[a.child], a.speed, a.dt, t_end)
+        _, wall, *_ = run(MODELS[a.child], a.speed, a.dt, t_end)
         print(json.dumps({"model": a.child, "wall_s": wall}))
         return
     ref, *_ = run(dict(link_model="ancf_beam", n_elements=a.reference), a.speed, a.dt, t_end)
@@ -88,18 +143,22 @@ def main() -> None:
     for name in a.models:
         spec = MODELS[name]
         t_cold = cold(name, a)
-        walls = []
+        walls, cpus = [], []
         for _ in range(1 + a.repeats):
-            tau, wall, n, its = run(spec, a.speed, a.dt, t_end)
+            tau, wall, n, its, cpu, n_its = run(spec, a.speed, a.dt, t_end)
             walls.append(wall)
+            cpus.append(cpu)
         err = float((np.abs(tau - ref).max(axis=1) / span).max())
+        cpu = statistics.median(cpus[1:])
         print(json.dumps({"model": name, "error_of_range": round(err, 5),
                           "cold_s": round(t_cold, 3),
                           "warm_s": round(statistics.median(walls[1:]), 3),
+                          "warm_cpu_s": round(cpu, 3),
+                          "cpu_ms_per_iteration": round(1e3 * cpu / n_its, 3),
                           "coordinates": n, "iterations_per_step": round(its, 2)}),
               flush=True)
     print(json.dumps({"machine": machine(), "reference": f"ancf_beam {a.reference}",
-                      "speed_mps": a.speed, "dt_s": a.dt}))
+                      "speed_mps": a.speed, "dt_s": a.dt, "path": fem_path()}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,164 @@
+"""Reduced bodies evaluated together (the NumPy path).
+
+A robot of reduced links (:class:`~fem.bodies.ReducedBody`, one per substructure) has a
+handful of bodies of a few to a few tens of modes each.  Evaluated one by one, each
+spends its time in the overhead of a few tens of small NumPy calls on arrays of tens of
+entries; a :class:`ReducedBatch` evaluates all of them in the same calls on arrays with a
+leading body axis and hands every body its slice.  Bodies of different mode counts share
+one batch: each is padded to the largest count ``m̄`` with modes of no mass and no
+stiffness (zero rows and columns of ``W`` and ``K_r``, zero coordinates), which adds
+exact zeros to every sum, so a body's forces are those of
+:meth:`ReducedBody.inertia_blocks` and :meth:`ReducedBody.forces` to rounding (the order
+of the sums may differ).
+
+Per body the coordinates are ``[r, u, v, w, η]`` (12 + m, the body's own ``dofs``
+order), padded at the end; the generalized vectors ``X`` (4 + 3 m̄ rows) hold ``η_k e_a``
+at row ``4 + a m̄ + k``.  The residual's terms (the inertia forces ``Lᵀ W Ẍ``, the weight
+and point loads ``−Lᵀ h_g``, the modal forces ``f₀ + K_r η``) are batched; their tangents
+(asked once per factorization) come from the bodies' own methods.  Bodies with the
+cubic modal force, the FE model's forces or its damping evaluate alone as before, and so
+does every body on the compiled path (numba present: :func:`fem.bodies.kernels.
+reduced_inertia`).  :func:`batch_reduced` forms the batch (the assembly calls it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .reduced import ReducedBody
+
+__all__ = ["ReducedBatch", "batch_reduced"]
+
+
+def _plain(b) -> bool:
+    """A reduced body whose terms the batch evaluates (linear modal force, no FE damping,
+    no FE forces)."""
+    return (type(b) is ReducedBody and b._poly is None and b._Cx is None
+            and getattr(b, "_fe", None) is None)
+
+
+def batch_reduced(bodies: list) -> list[ReducedBatch]:
+    """The reduced bodies of ``bodies`` that the batch can evaluate, as one
+    :class:`ReducedBatch` when there are two or more (else an empty list)."""
+    plain = [b for b in bodies if _plain(b)]
+    return [ReducedBatch(plain)] if len(plain) > 1 else []
+
+
+class ReducedBatch:
+    """Reduced bodies evaluated together (see the module docstring).
+
+    Parameters
+    ----------
+    bodies : list of ReducedBody
+        Bodies with the linear modal force and no FE damping or forces.
+    """
+
+    def __init__(self, bodies: list):
+        self.bodies = list(bodies)
+        B = len(bodies)
+        ms = np.array([b.m for b in bodies], np.int64)
+        mm = self.mm = int(ms.max())
+        self.kmax, self.nV = 12 + mm, 4 + 3 * mm
+        self.ks = 12 + ms
+        self.mask = np.arange(self.kmax)[None, :] < self.ks[:, None]      # (B, k̄)
+        self.dofs = np.concatenate([b.dofs for b in bodies])              # = mask order
+        self.W = np.zeros((B, self.nV, self.nV))
+        self.K = np.zeros((B, mm, mm))
+        self.f0 = np.zeros((B, mm))
+        self._rows = []
+        for i, b in enumerate(bodies):
+            m = b.m
+            rows = np.concatenate([np.arange(4), 4 + (np.arange(3)[:, None] * mm
+                                                      + np.arange(m)[None, :]).ravel()])
+            self.W[i][np.ix_(rows, rows)] = b.W
+            self.K[i, :m, :m] = b.Kr
+            self.f0[i, :m] = b.f0
+            self._rows.append(rows)
+        self._hg_key = None
+        self._hg = None
+
+    def numpy_path(self) -> bool:
+        """Whether the bodies run on the NumPy path (else each evaluates alone, with the
+        compiled inertia kernel) and are all still plain (a body given the FE model's
+        forces after the batch was formed evaluates alone, and so do its peers)."""
+        from .kernels import reduced_inertia
+
+        return reduced_inertia() is None and all(_plain(b) for b in self.bodies)
+
+    # ------------------------------------------------------------ the contract
+    def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
+        """Add the bodies' forces ``F`` (B, k̄, padded) into the global ``f``."""
+        np.add.at(f, self.dofs, F[self.mask])
+
+    def body_terms(self, F: np.ndarray, T, i: int) -> tuple:
+        """Body ``i``'s force (its ``k``) and tangent (or None) from what
+        :meth:`inertia_all` or :meth:`forces_all` returned."""
+        return F[i, :self.ks[i]], (None if T is None else T[i])
+
+    # ------------------------------------------------------------ coordinates
+    def _gather(self, x: np.ndarray) -> np.ndarray:
+        """``x`` at the bodies' coordinates (B, k̄), zeros at the padded modes."""
+        out = np.zeros(self.mask.shape)
+        out[self.mask] = x[self.dofs]
+        return out
+
+    def _project(self, E: np.ndarray, eta: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """``Lᵀ h`` (B, k̄) of every body (:meth:`ReducedBody._project`)."""
+        B, mm = eta.shape
+        f = np.empty((B, self.kmax))
+        f[:, :3] = h[:, 0]
+        hm = h[:, 4:].reshape(B, 3, mm, 3)                      # (b, a, k, i)
+        f[:, 3:12] = (h[:, 1:4] + (eta[:, None, None, :] @ hm)[:, :, 0]).reshape(B, 9)
+        f[:, 12:] = np.einsum("bai,baki->bk", E, hm)
+        return f
+
+    def _padded_tangents(self, terms: list) -> tuple:
+        """The bodies' own ``(f, tangent)`` as ``(F (B, k̄) padded, [tangent, …])``."""
+        F = np.zeros(self.mask.shape)
+        for i, (f, _) in enumerate(terms):
+            F[i, :self.ks[i]] = f
+        return F, [t for _, t in terms]
+
+    # ------------------------------------------------------------ terms
+    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                    tangent: bool) -> tuple:
+        """Every body's :meth:`ReducedBody.inertia`: ``F`` (B, k̄) and, with ``tangent``,
+        the bodies' ``(M, ∂/∂q, ∂/∂q̇)`` (a list; else None)."""
+        if tangent:
+            return self._padded_tangents([b.inertia(q, v, a, True) for b in self.bodies])
+        qB, vB, aB = self._gather(q), self._gather(v), self._gather(a)
+        B, mm = qB.shape[0], self.mm
+        E, eta = qB[:, 3:12].reshape(B, 3, 3), qB[:, 12:]
+        Ed, etad = vB[:, 3:12].reshape(B, 3, 3), vB[:, 12:]
+        Edd, etadd = aB[:, 3:12].reshape(B, 3, 3), aB[:, 12:]
+        G = np.empty((B, self.nV, 3))                           # Ẍ
+        G[:, 0] = aB[:, :3]
+        G[:, 1:4] = Edd
+        # η_k ë_a + η̈_k e_a + 2 η̇_k ė_a at row 4 + a m̄ + k
+        G[:, 4:] = (eta[:, None, :, None] * Edd[:, :, None, :]
+                    + etadd[:, None, :, None] * E[:, :, None, :]
+                    + 2.0 * etad[:, None, :, None] * Ed[:, :, None, :]).reshape(B, 3 * mm, 3)
+        return self._project(E, eta, self.W @ G), None
+
+    def _load_vectors(self, gravity) -> np.ndarray:
+        """Every body's ``h_g`` (B, n̄_V, 3), kept while the gravity and loads are."""
+        g = np.array(gravity, float)
+        key = (g.tobytes(), tuple(len(b.loads) for b in self.bodies))
+        if self._hg_key != key:
+            hg = np.zeros((len(self.bodies), self.nV, 3))
+            for i, b in enumerate(self.bodies):
+                hg[i, self._rows[i]] = b._load_vectors(g)
+            self._hg_key, self._hg = key, hg
+        return self._hg
+
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
+        """Every body's :meth:`ReducedBody.forces` (``F`` (B, k̄), tangents as
+        :meth:`inertia_all`)."""
+        if tangent:
+            return self._padded_tangents([b.forces(q, gravity, True) for b in self.bodies])
+        qB = self._gather(q)
+        B = qB.shape[0]
+        E, eta = qB[:, 3:12].reshape(B, 3, 3), qB[:, 12:]
+        f = -self._project(E, eta, self._load_vectors(gravity))
+        f[:, 12:] += self.f0 + (self.K @ eta[:, :, None])[:, :, 0]
+        return f, None
