@@ -1,4 +1,4 @@
-"""Convergence audit of every case's defaults (issue 21, item 2).
+"""Convergence audit of every case's defaults.
 
 For every case of ``fem list`` (the case contract: ``cases/*.py`` with ``PARAMS``,
 ``build``, ``run``), run the defaults, then the defaults with the time step halved and,
