@@ -10,9 +10,9 @@ iterations, storage of the iteration matrix and the platform's sag ``|P − mean
 refinement, as the built-in ones are made); it takes minutes and 3 GB.
 
 ``--reference PATH`` writes the sags of the meshes run, the Richardson extrapolation of
-the last three and how they were made to ``PATH``
-(``tests/data/flagship_static_sag.json``, the converged value the flagship's tests hold
-its default sag to).
+the last three, the reference value (``--reference-mesh``) and how they were made to
+``PATH`` (``tests/data/flagship_static_sag.json``, the value the flagship's tests hold its
+default sag to).
 
 Run: ``python tests/benchmarks/platform_statics.py [mesh ...] [--reference PATH]``.
 """
@@ -86,6 +86,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("meshes", nargs="*", default=["hexagon_96"])
     ap.add_argument("--reference", metavar="PATH",
                     help="write the sags and their Richardson limit (three meshes or more)")
+    ap.add_argument("--reference-mesh", metavar="MESH",
+                    help="with --reference: the mesh whose sag is the reference (default: "
+                         "the Richardson limit where the last increments shrink "
+                         "monotonically, else the finest mesh)")
     args = ap.parse_args(argv)
     rows = []
     for name in args.meshes:
@@ -103,14 +107,17 @@ def main(argv: list[str] | None = None) -> None:
                "date": time.strftime("%Y-%m-%d"), "commit": commit,
                "sag_mm": {r["mesh"]: r["sag_mm"] for r in rows}}
         rich = richardson(sags[-3:]) if len(sags) >= 3 else None
-        # the converged value: the Richardson limit where the last increments shrink
-        # monotonically, else the finest mesh's sag
-        if rich is not None and 0 < rich["ratio"] < 1:
-            out.update(converged_mm=rich["limit_mm"], converged_from="Richardson limit of "
-                       f"{', '.join(args.meshes[-3:])}", richardson_last_three=rich)
+        out["richardson_last_three"] = rich
+        # the reference: the mesh asked for, else the Richardson limit where the last
+        # increments shrink monotonically, else the finest mesh's sag
+        if args.reference_mesh:
+            out.update(reference_mm=out["sag_mm"][args.reference_mesh],
+                       reference_from=args.reference_mesh)
+        elif rich is not None and 0 < rich["ratio"] < 1:
+            out.update(reference_mm=rich["limit_mm"], reference_from="Richardson limit of "
+                       f"{', '.join(args.meshes[-3:])}")
         else:
-            out.update(converged_mm=sags[-1], converged_from=args.meshes[-1],
-                       richardson_last_three=rich)
+            out.update(reference_mm=sags[-1], reference_from=args.meshes[-1])
         Path(args.reference).write_text(json.dumps(out, indent=1) + "\n")
 
 
