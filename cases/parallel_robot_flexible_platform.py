@@ -124,7 +124,7 @@ DOCS = {
     "nu": "Poisson's ratio of the platform plate [-]",
     "payload_kg": "payload at the platform centre P",
     "mesh": "platform mesh of the run: auto (hexagon_96 for the static analysis, whose "
-            "sag it holds within 1 % of the converged one; hexagon_6, the paper's six "
+            "sag it holds within 1 % of hexagon_384's; hexagon_6, the paper's six "
             "elements, on the paths), hexagon_6, hexagon_24, hexagon_96 or hexagon_384 "
             "(elements)",
     "static_mesh": "line, circle, sweep: the platform mesh of the static figures "
@@ -159,8 +159,8 @@ three limbs spread apart and the platform lies in front of them."""
 AUTO = {"mesh": "hexagon_6", "static_mesh": "hexagon_96"}
 """The meshes ``"auto"`` stands for on a path (the static analysis runs on
 ``AUTO["static_mesh"]``): the paper's six elements for the dynamics, whose run time they
-keep; 96 elements for the static state, whose sag d they hold within 1 % of the converged
-value (``docs/parallel_robot.md``, "Mesh refinement")."""
+keep; 96 elements for the static state, whose sag d they hold within 1 % of 384 elements
+(``docs/parallel_robot.md``, "Mesh refinement", with the caveat of 1536 elements)."""
 
 
 def meshes(p) -> tuple[str, str]:
