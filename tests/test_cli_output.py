@@ -169,7 +169,7 @@ def test_series_carry_element_fields(tmp_path):
     # a radius field for ParaView's Tube filter on line elements
     out = tmp_path / "robot"
     assert main(["run", "parallel_robot_flexible_platform", "-p", "analysis=static",
-                 "--out", str(out), "--no-render"]) == 0
+                 "-p", "mesh=hexagon_6", "--out", str(out), "--no-render"]) == 0
     _, meshes = read_series(out / "rrru3_flexible.pvd")
     m = meshes[0]
     vm = np.concatenate([np.asarray(b, float) for b in m.cell_data["von_mises_top_Pa"]])

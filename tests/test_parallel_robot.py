@@ -11,10 +11,19 @@ Validation table (reference — tolerance — why):
   quadrature; round-off only.
 * sag d — seed 1.269 mm — same order (1–3 mm); our default element (shear remedy) gives
   2.07 mm, the plain continuum 1.30 mm on the same 6 elements (docs/parallel_robot.md).
+* sag d at the defaults (the static analysis on hexagon_96; a path run's static figures
+  from there) — the sag of the same robot on hexagon_384, four times finer, stored with
+  hexagon_6 … hexagon_1536 and their provenance in tests/data/flagship_static_sag.json
+  (tests/benchmarks/platform_statics.py) — 2 % — hexagon_96 is 0.95 % below it and 1.2 %
+  below the Richardson limit of 24/96/384.  Not a proven converged value: hexagon_1536
+  gives 3.8 % less (the file's note; docs/parallel_robot.md).
 * paths — path error ≤ 1e-9 mm, constraint residual ≤ 1e-10, dynamics residual ≤ 1e-6 at
   every step (seed §5: 1.2e-12 mm, 1e-14, 1e-6).
 * modulus sweep — deviation from the rigid robot falls monotonically with E (seed §5.4).
 """
+
+import json
+from pathlib import Path
 
 import numpy as np
 import parallel_robot_flexible_platform as case
@@ -58,9 +67,31 @@ def test_static_state_symmetric_and_sag_of_seed_order():
     assert fig["W1_m"][0] == pytest.approx(0.01, abs=1e-3)
     assert fig["W2_m"][1] == pytest.approx(-0.0779, abs=1e-3)
     assert fig["W3_m"][1] == pytest.approx(0.0779, abs=1e-3)
-    # the plain continuum on the same mesh gives the seed's sag closely
-    plain = case.run(analysis="static", shear_factor="1.0")
+    # the paper's setting, one parameter away: the plain continuum on six elements gives
+    # the seed's sag closely
+    plain = case.run(analysis="static", shear_factor="1.0", mesh="hexagon_6")
+    assert plain["mesh"] == plain["static_mesh"] == "hexagon_6"
     assert plain["static_sag_mm"] == pytest.approx(1.269, rel=0.05)
+
+
+REFINED = json.loads((Path(__file__).parent / "data" / "flagship_static_sag.json")
+                       .read_text())
+
+
+def test_default_static_sag_within_two_percent_of_the_finer_mesh():
+    # the reference is not the default's own mesh: hexagon_384 of the stored study
+    # (tests/data/flagship_static_sag.json, provenance and the caveat of hexagon_1536 inside)
+    ref = REFINED["reference_mm"]
+    assert REFINED["reference_from"] == "hexagon_384"
+    assert ref == pytest.approx(REFINED["richardson_24_96_384"]["limit_mm"], rel=0.005)
+    fig = case.run(analysis="static")
+    assert fig["mesh"] == fig["static_mesh"] == case.AUTO["static_mesh"]
+    assert fig["static_sag_mm"] == pytest.approx(ref, rel=0.02)
+    # the stored study's own value of that mesh: the same robot today
+    assert fig["static_sag_mm"] == pytest.approx(REFINED["sag_mm"][fig["mesh"]], rel=1e-8)
+    # six elements, the paper's mesh, are 11 % short: why the default is not six
+    six = case.run(analysis="static", mesh="hexagon_6")
+    assert six["static_sag_mm"] < 0.9 * ref
 
 
 @pytest.mark.parametrize("path", ["line", "circle"])
@@ -71,6 +102,13 @@ def test_path_accuracy_and_residuals(path):
     assert fig["max_dynamics_residual"] <= 1e-6
     assert fig["torque_max_Nm"] < 0          # holding torques are negative (seed)
     assert 0 < fig["max_torque_dev_vs_rigid_Nm"] < 5
+    # the path runs on six elements; its static figures come from the static mesh (beside
+    # the run under fem run), its own start's sag is named for the run's mesh
+    assert (fig["mesh"], fig["static_mesh"]) == ("hexagon_6", "hexagon_96")
+    assert fig["static_sag_mm"] == pytest.approx(REFINED["reference_mm"], rel=0.02)
+    assert fig["run_mesh_static_sag_mm"] == pytest.approx(REFINED["sag_mm"]["hexagon_6"],
+                                                          rel=1e-8)
+    assert fig["sag_range_mm"][0] <= fig["run_mesh_static_sag_mm"] <= fig["sag_range_mm"][1]
 
 
 @pytest.mark.slow
@@ -88,6 +126,8 @@ def test_bad_parameters():
         case.run(platform="wobbly")
     with pytest.raises(fem.ModelError, match="unknown builtin|available"):
         case.run(analysis="static", mesh="hexagon_7")
+    with pytest.raises(fem.ModelError, match="available"):     # refused before the run
+        case.run(analysis="circle", static_mesh="square_s2")
 
 
 def _static_sag(mesh):

@@ -1,4 +1,4 @@
-"""Convergence audit of every case's defaults (issue 21, item 2).
+"""Convergence audit of every case's defaults.
 
 For every case of ``fem list`` (the case contract: ``cases/*.py`` with ``PARAMS``,
 ``build``, ``run``), run the defaults, then the defaults with the time step halved and,
@@ -85,8 +85,15 @@ are samples of a history at one instant where it sweeps fast through a small val
 links robot's platform tilt at the stop: 1.7° falling at 58°/s, against its 13.2°
 peak)."""
 
-def refined(params: dict) -> tuple[str, object] | None:
-    """The case's refinement parameter and its refined value, or None."""
+def _finer_hexagon(name: str) -> str:
+    return f"hexagon_{4 * int(name.split('_')[1])}"
+
+
+def refined(params: dict, auto: dict | None = None) -> tuple[str, object] | None:
+    """The case's refinement parameter and its refined value, or None.  A mesh ``"auto"``
+    stands for the meshes of the case's ``AUTO`` (``auto``): each is refined once, and
+    the value is the parameters that say so (the flagship: its path run on hexagon_24,
+    its static figures on hexagon_384)."""
     for key in REFINE:
         if key not in params:
             continue
@@ -95,8 +102,10 @@ def refined(params: dict) -> tuple[str, object] | None:
             continue
         if isinstance(value, int):
             return key, 2 * value
+        if value == "auto" and auto:
+            return key, {k: _finer_hexagon(v) for k, v in auto.items()}
         if isinstance(value, str) and value.startswith("hexagon_"):
-            return key, f"hexagon_{4 * int(value.split('_')[1])}"
+            return key, _finer_hexagon(value)
         if isinstance(value, list | tuple) and all(isinstance(v, int) for v in value):
             return key, [2 * v for v in value]
     return None
@@ -204,8 +213,11 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
     variants = {"default": dict(overrides)}
     if "dt_s" in params:
         variants["dt/2"] = {**overrides, "dt_s": params["dt_s"] / 2}
-    ref = refined(params)
-    if ref is not None:
+    ref = refined(params, getattr(module, "AUTO", None))
+    if isinstance(ref, tuple) and isinstance(ref[1], dict):     # "auto": several meshes
+        variants[", ".join(f"{k}={v}" for k, v in ref[1].items())] = {**overrides, **ref[1]}
+        ref = (ref[0], [module.AUTO, ref[1]])
+    elif ref is not None:
         variants[f"{ref[0]}={ref[1]}"] = {**overrides, ref[0]: ref[1]}
     runs, walls, notes = {}, {}, {}
     for label, p in variants.items():
@@ -218,7 +230,8 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
         if label == "default" and summary is None:
             break
     record = {"case": name, "overrides": overrides, "dt_s": params.get("dt_s"),
-              "refined": None if ref is None else {ref[0]: [params[ref[0]], ref[1]]},
+              "refined": None if ref is None else {ref[0]: ref[1] if isinstance(ref[1], list)
+                                                   else [params[ref[0]], ref[1]]},
               "wall_s": walls, "notes": notes, "moves": {}}
     if "default" not in runs:
         return record
