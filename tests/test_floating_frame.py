@@ -231,33 +231,32 @@ def test_bad_input():
 # ---------------------------------------------------------------- spin-up beam
 def test_spinup_bases_agree_with_ancf_omega4():
     """Ω0 = 4 rad/s over the first 12 s (the deflection peaks near 8 s): every basis
-    within 1 % of the peak tip deflection of the ANCF model (16 elements)."""
+    within 1 % of the peak tip deflection of the ANCF model (16 elements), and Bézier 4
+    (the validation check ``spinup_vs_ancf``'s model, which the quick suite does not run
+    through ``fem validate``) within that check's 0.25 % of the peak (it measures 0.076 %
+    over 20 s)."""
     kw = {"omega0_rad_s": 4.0, "t_end_s": 12.0, "dt_s": 0.01}
     ref = np.array(spin.run(basis="ancf", n_coordinates=8, **kw)["tip_v_m"])
     peak = np.abs(ref).max()
     assert 0.4 < peak < 0.7             # the seed's Fig 3: about −0.54 m
     for basis in ("modes", "fe", "bezier", "bspline"):
         v = np.array(spin.run(basis=basis, n_coordinates=4, **kw)["tip_v_m"])
-        assert np.abs(v - ref).max() <= 0.01 * peak, basis
+        assert np.abs(v - ref).max() <= (2.5e-3 if basis == "bezier" else 0.01) * peak, basis
 
 
-@pytest.mark.xdist_group("spinup_30s")
 def test_spinup_stretch_and_frequency_after_spinup():
-    """Ω0 = 4 to 30 s (ρ∞ = 1): the mean axial stretch after T within 1 % of ρΩ²L³/3E,
-    the tip vibration frequency within 0.5 % of the rotating beam's first in-plane
-    eigenfrequency (power series).  The run is the validation check
-    ``spinup_frequency_stretch``'s (the quick set of tests/test_validate_cli.py, which
-    holds it to 0.1 %): the two share it through :func:`fem.validation.runs.run` in one
-    test process."""
-    from fem.validation.runs import run
+    """Ω0 = 4 to 30 s (ρ∞ = 1): the mean axial stretch after T within 0.1 % of ρΩ²L³/3E,
+    the tip vibration frequency within 0.1 % of the rotating beam's first in-plane
+    eigenfrequency (power series): the validation check ``spinup_frequency_stretch``
+    itself, measured here (tests/test_validate_cli.py runs the rest of the quick set
+    through ``fem validate``)."""
+    from fem.validation.checks import CHECKS, run_check
 
-    f = run("spinup_beam", basis="bezier", n_coordinates=4, omega0_rad_s=4.0, t_end_s=30.0,
-            rho_inf=1.0)
-    t = np.array(f["time_s"])
-    stretch = np.array(f["tip_stretch_m"])[t > 16.0].mean()
-    assert stretch == pytest.approx(f["axial_stretch_reference_m"], rel=0.01)
-    assert f["after_spinup_frequency_rad_s"] == pytest.approx(
-        f["inplane_frequency_reference_rad_s"], rel=0.005)
+    out = run_check(CHECKS["spinup_frequency_stretch"], True)
+    assert out.passed, out.failures
+    values = out.measurement.values
+    assert set(values) == {"frequency_error_rel", "stretch_error_rel"}
+    assert max(values.values()) <= 1e-3
 
 
 def test_without_coupling_omega10_diverges():
