@@ -111,13 +111,17 @@ def test_free_cable_pendulum_energy():
     E, K, res = _pendulum(1.0)
     assert np.abs(E - E[0]).max() / K < 1e-3
     assert res.stats["residual_constraints"].max() < 1e-11
+    # the dissipation at ρ∞ < 1 at twice the step (1000 steps of 1 ms each): the ordering
+    # and the falling envelope are properties of the scheme at any step, and at 1 ms the
+    # losses are 4-5× those at 0.5 ms, so the three stay further apart (1.6e-4, 8.2e-4,
+    # 6.3e-3 of the largest kinetic energy; 3.5e-5, 1.5e-4, 1.8e-3 at 0.5 ms)
     losses = []
     for rho in (0.8, 0.5, 0.0):
-        Er, Kr, _ = _pendulum(rho, t_end=1.0)
+        Er, Kr, _ = _pendulum(rho, h=1e-3, t_end=1.0)
         losses.append((Er[0] - Er[-1]) / Kr)
         if rho <= 0.5:
             # with strong dissipation the energy envelope (max over 0.1 s windows) falls
-            w = 200
+            w = 100
             env = np.array([Er[i:i + w].max() for i in range(0, len(Er) - w + 1, w)])
             assert np.all(np.diff(env) <= 1e-9 * Kr)
     # more dissipation as ρ∞ falls
