@@ -236,8 +236,12 @@ def test_serial_sweep_matches_run_case():
 
 
 def test_flagship_sweep_analysis_runs_through_fem_sweep(tmp_path):
+    """The case's sweep analysis at E_Pa = 2e8: the payload line's 2e8 Pa / 6 kg point is
+    the modulus line's first, run once and read by both (two points, two flexible runs
+    instead of three: the sharing is checked as well as the table, the histories and the
+    plot)."""
     case = load_case("parallel_robot_flexible_platform")
-    fig = case.run(out=tmp_path, analysis="sweep", sweep_E_Pa=[2e8, 7e10],
+    fig = case.run(out=tmp_path, analysis="sweep", sweep_E_Pa=[2e8, 7e10], E_Pa=2e8,
                    sweep_payload_kg=[6.0], dt_s=0.01)       # 160 steps: quicker, same order
     assert [r["E_Pa"] for r in fig["modulus_sweep"]] == [2e8, 7e10]
     assert set(fig["modulus_sweep"][0]) == {"E_Pa", "max_torque_dev_vs_rigid_Nm",
@@ -245,15 +249,16 @@ def test_flagship_sweep_analysis_runs_through_fem_sweep(tmp_path):
                                             "sag_range_mm", "wall_s"}
     assert fig["deviation_falls_with_E"]
     assert fig["payload_sweep"][0]["payload_kg"] == 6.0
-    # the 6.9e8 Pa / 6 kg point is shared by both lines only when E_Pa is 6.9e8: here 3
-    # points, each with its folder, and the seed's plot
-    assert len(list(tmp_path.glob("points/*/done.json"))) == 3
+    # the shared point: one folder, its figures in both lines
+    assert len(list(tmp_path.glob("points/*/done.json"))) == 2
+    assert fig["payload_sweep"][0]["torque_min_Nm"] == fig["modulus_sweep"][0]["torque_min_Nm"]
+    assert fig["payload_sweep"][0]["torque_max_Nm"] == fig["modulus_sweep"][0]["torque_max_Nm"]
     assert (tmp_path / "deviation_vs_E.png").is_file()
     rows = pd.read_csv(tmp_path / "table.csv")
-    assert len(rows) == 3 and set(rows["status"]) == {"done"}
+    assert len(rows) == 2 and set(rows["status"]) == {"done"}
     hist = pd.read_parquet(tmp_path / "histories.parquet")        # one row per point and time
     first = json.loads(next(tmp_path.glob("points/*/summary.json")).read_text())
-    assert len(hist) == 3 * len(first["time_s"]) == 3 * 161
+    assert len(hist) == 2 * len(first["time_s"]) == 2 * 161
     mine = hist[hist["point"] == rows["point"][0]]
     torque = json.loads((tmp_path / "points" / rows["point"][0] / "summary.json").read_text())[
         "torque_Nm"]
