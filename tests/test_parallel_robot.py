@@ -32,10 +32,25 @@ import pytest
 import fem
 from fem.robots import rrru3
 from fem.robots.rrru3_model import build_robot, static_state
+from fem.validation.runs import run as shared_run
+
+SHARED = pytest.mark.xdist_group("validation_runs")
+"""The runs these tests make more than once, or that the validation quick set makes too
+(the rigid circle, the static state at the default mesh and on six elements, the default
+circle: ``fem.validation.checks_robots``): the same process runs tests/test_validate_cli.py's
+quick set, and :func:`fem.validation.runs.run` makes each of them once for all (the
+checks hold the same figures to the same limits or others; each test still checks its
+own)."""
 
 
+def _shared(**params) -> dict:
+    """``case.run(**params)``, made once per process with the validation checks."""
+    return shared_run("parallel_robot_flexible_platform", **params)
+
+
+@SHARED
 def test_rigid_platform_matches_independent_reference():
-    fig = case.run(analysis="circle", platform="rigid")
+    fig = _shared(analysis="circle", platform="rigid")
     assert fig["rigid_vs_independent_reference_max_rel"] < 1e-8
     assert fig["n_coordinates"] == fig["n_constraints"] == 48
     line = case.run(analysis="line", platform="rigid")
@@ -59,8 +74,9 @@ def test_shared_and_constraint_only_plates_give_the_same_sag():
     assert counts[0]["n_plate_coordinates"] == 123
 
 
+@SHARED
 def test_static_state_symmetric_and_sag_of_seed_order():
-    fig = case.run(analysis="static")
+    fig = _shared(analysis="static")
     assert fig["static_symmetry_error_m"] < 1e-9
     assert 1.0 < fig["static_sag_mm"] < 3.0
     # W1 on the −X side near (0.01, 0, −0.8), W2/W3 mirrored (seed §5.1)
@@ -78,25 +94,27 @@ REFINED = json.loads((Path(__file__).parent / "data" / "flagship_static_sag.json
                        .read_text())
 
 
+@SHARED
 def test_default_static_sag_within_two_percent_of_the_finer_mesh():
     # the reference is not the default's own mesh: hexagon_384 of the stored study
     # (tests/data/flagship_static_sag.json, provenance and the caveat of hexagon_1536 inside)
     ref = REFINED["reference_mm"]
     assert REFINED["reference_from"] == "hexagon_384"
     assert ref == pytest.approx(REFINED["richardson_24_96_384"]["limit_mm"], rel=0.005)
-    fig = case.run(analysis="static")
+    fig = _shared(analysis="static")
     assert fig["mesh"] == fig["static_mesh"] == case.AUTO["static_mesh"]
     assert fig["static_sag_mm"] == pytest.approx(ref, rel=0.02)
     # the stored study's own value of that mesh: the same robot today
     assert fig["static_sag_mm"] == pytest.approx(REFINED["sag_mm"][fig["mesh"]], rel=1e-8)
     # six elements, the paper's mesh, are 11 % short: why the default is not six
-    six = case.run(analysis="static", mesh="hexagon_6")
+    six = _shared(analysis="static", mesh="hexagon_6")
     assert six["static_sag_mm"] < 0.9 * ref
 
 
+@SHARED
 @pytest.mark.parametrize("path", ["line", "circle"])
 def test_path_accuracy_and_residuals(path):
-    fig = case.run(analysis=path)
+    fig = _shared(analysis=path)
     assert fig["max_path_error_mm"] <= 1e-9
     assert fig["max_constraint_residual"] <= 1e-10
     assert fig["max_dynamics_residual"] <= 1e-6

@@ -158,11 +158,14 @@ def _check_quick_report(record, html, printed, n_checks: int) -> None:
     assert html.count('src="data:image/png;base64,') >= 6
 
 
+@pytest.mark.xdist_group("validation_runs")
 def test_quick_set_passes(tmp_path, capsys):
     """The quick set through the CLI, in CI: ``fem validate --quick --only`` every check of
     ``--quick`` but the two in :data:`GUARDED_ELSEWHERE` (a check added to the quick set is
     run here without a word).  The selection ``--quick`` makes is checked too: the quick
-    set is the declared one, the spin-up checks in it."""
+    set is the declared one, the spin-up checks in it.  The flagship's runs of the checks
+    are shared with tests/test_parallel_robot.py (one test process, the same
+    :func:`fem.validation.runs.run`)."""
     from fem.validation.checks import CHECKS
     from fem.validation.registry import selected
 
