@@ -90,7 +90,7 @@ def cases_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def client(cases_dir):
+def _cluster_client(cases_dir):
     """Two worker processes.  A point is declared a killer (``KilledWorker``) after it
     took down 2 workers, not Dask's default 4: the same verdict with half the worker
     deaths and restarts (each costs seconds, and a burst of them is what Dask's nanny
@@ -103,6 +103,16 @@ def client(cases_dir):
                          dashboard_address=None, env=env) as cluster, Client(cluster) as c:
         assert cluster.scheduler.allowed_failures == 1
         yield c
+
+
+@pytest.fixture
+def client(_cluster_client):
+    """The module's client, its two workers there: a worker a test killed is restarted by
+    its nanny; on a loaded machine a restart that never came left the next sweep waiting
+    for a worker for ever (seen: an hour), so a missing worker fails the test after 2
+    minutes instead."""
+    _cluster_client.wait_for_workers(2, timeout=120)
+    return _cluster_client
 
 
 def _cli(*args) -> int:
