@@ -182,12 +182,14 @@ def cmd_run(args) -> int:
 
 def _preload(case: str, render: bool) -> None:
     """What the worker beside a run loads while the run builds and solves: the case (its
-    functions are handed to the worker) and, when the run will make pictures, the
-    renderer (:func:`fem.io.render.prepare`)."""
+    functions are handed to the worker), the VTK writer and, when the run will make
+    pictures, the renderer (:func:`fem.io.render.prepare`)."""
     from .cases import load_case
+    from .io import vtk  # noqa: F401 - the frames of a series (meshio)
 
     load_case(case)
     if render:
+        from .io import movies, pictures  # noqa: F401
         from .io.render import prepare
 
         prepare()

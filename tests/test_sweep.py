@@ -89,30 +89,60 @@ def cases_dir(tmp_path_factory):
         os.environ["FEM_CASES"] = old
 
 
-@pytest.fixture(scope="module")
-def _cluster_client(cases_dir):
+class _Cluster:
     """Two worker processes.  A point is declared a killer (``KilledWorker``) after it
     took down 2 workers, not Dask's default 4: the same verdict with half the worker
     deaths and restarts (each costs seconds, and a burst of them is what Dask's nanny
     handles worst)."""
-    import dask
 
-    env = {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=None, env=env) as cluster, Client(cluster) as c:
-        assert cluster.scheduler.allowed_failures == 1
-        yield c
+    def __init__(self) -> None:
+        self.cluster = self.client = None
+        self.start()
+
+    def start(self) -> None:
+        import dask
+
+        env = {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+            self.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, env=env)
+        self.client = Client(self.cluster)
+        assert self.cluster.scheduler.allowed_failures == 1
+
+    def close(self) -> None:
+        for part in (self.client, self.cluster):
+            try:
+                part.close()
+            except Exception:     # noqa: BLE001 - a cluster half gone after the kill tests
+                pass
+
+    def ready(self) -> Client:
+        """The client with its two workers there.  A worker a test killed is restarted by
+        its nanny; after the worker-killing tests on a loaded machine a nanny sometimes
+        closed instead, and the next sweep waited for a worker for ever (seen: an hour):
+        then the cluster is made anew."""
+        try:
+            self.client.wait_for_workers(2, timeout=60)
+        except Exception:         # noqa: BLE001 - distributed's WorkerStartTimeoutError
+            self.close()
+            self.start()
+            self.client.wait_for_workers(2, timeout=120)
+        return self.client
+
+
+@pytest.fixture(scope="module")
+def _cluster_client(cases_dir):
+    cluster = _Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
 
 
 @pytest.fixture
 def client(_cluster_client):
-    """The module's client, its two workers there: a worker a test killed is restarted by
-    its nanny; on a loaded machine a restart that never came left the next sweep waiting
-    for a worker for ever (seen: an hour), so a missing worker fails the test after 2
-    minutes instead."""
-    _cluster_client.wait_for_workers(2, timeout=120)
-    return _cluster_client
+    """The module's client, its two workers there (:meth:`_Cluster.ready`)."""
+    return _cluster_client.ready()
 
 
 def _cli(*args) -> int:

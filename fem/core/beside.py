@@ -92,8 +92,6 @@ def _start_child(preload: Callable[[], object] | None) -> None:
         import matplotlib.backends.backend_agg  # noqa: F401
         import matplotlib.figure  # noqa: F401
 
-        from ..io import vtk  # noqa: F401 - the frames of a series (meshio)
-
         if preload is not None:
             preload()
     except Exception:                     # noqa: BLE001 - the run reports its own errors

@@ -50,8 +50,6 @@ def prepare() -> bool:
     import vtkmodules.vtkRenderingContextOpenGL2  # noqa: F401
     import vtkmodules.vtkRenderingFreeType  # noqa: F401
     import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
-
-    from . import movies, pictures  # noqa: F401
     return True
 
 
