@@ -218,13 +218,18 @@ def _execute(tasks: list[PointTask], client, workers: int | None,
             on_result(t, res)
 
         try:
-            for fut in as_completed(futures):
-                report(futures[fut], fut, retry=False)
+            # each result is let go once reported: a result the scheduler still holds is
+            # recomputed when its worker dies (a point that kills its worker, later on
+            # the same worker), and the rerun would clear the reported point's folder
+            for fut in as_completed(list(futures)):
+                report(futures.pop(fut), fut, retry=False)
+                fut.release()
             for t in killed:         # one at a time: bystanders finish, culprits fail
                 fut = c.submit(run_point, t, key=f"fem-point-{token}-{t.name}-alone",
                                pure=False)
                 futures[fut] = t
-                report(t, fut, retry=True)
+                report(futures.pop(fut), fut, retry=True)
+                fut.release()
         except BaseException:
             c.cancel(list(futures))
             raise
