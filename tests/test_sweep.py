@@ -119,10 +119,10 @@ class _Cluster:
     def ready(self) -> Client:
         """The client with its two workers there.  A worker a test killed is restarted by
         its nanny; after the worker-killing tests on a loaded machine a nanny sometimes
-        closed instead, and the next sweep waited for a worker for ever (seen: an hour):
-        then the cluster is made anew."""
-        try:
-            self.client.wait_for_workers(2, timeout=60)
+        closed instead, and the next sweep waited for a worker for ever (seen: an hour;
+        in every CI run since, after the kill tests): then the cluster is made anew."""
+        try:       # a nanny's restart takes a few seconds; a closed nanny never comes
+            self.client.wait_for_workers(2, timeout=15)
         except Exception:         # noqa: BLE001 - distributed's WorkerStartTimeoutError
             self.close()
             self.start()
