@@ -159,15 +159,14 @@ def _history_figure(time, series, ylabel, title, xlabel, logy, reference, refere
 def _curves(time, series, reference, reference_label, styles=None):
     """Check the histories of :func:`plot_histories` and give ``(t, drawn)``: every curve
     to draw as (label, values, colour, line style), the references dashed beside their
-    series."""
-    import matplotlib
-
+    series.  The colours stay numbers of the colour cycle (``int``) or the ``k``-th curve
+    of :func:`curve_style` (``("auto", k)``), resolved where the figure is drawn
+    (:func:`_figure`): checking needs no matplotlib (a third of a second to import)."""
     t = np.asarray(time, dtype=float).ravel()
     reference = dict(reference or {})
     unknown = set(reference) - set(series)
     if unknown:
         raise ModelError(f"reference curves {sorted(unknown)} have no series of the same label")
-    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
     styles = dict(styles or {})
 
     def curves(label: str, values: npt.ArrayLike) -> list[tuple[str, np.ndarray]]:
@@ -187,9 +186,9 @@ def _curves(time, series, reference, reference_label, styles=None):
         for j, (name, y) in enumerate(curves(label, values)):
             if name in styles:
                 number, style = styles[name]
-                colour = cycle[int(number) % len(cycle)]
+                colour = int(number)
             else:
-                colour, style = curve_style(n_auto)
+                colour, style = ("auto", n_auto), None
                 n_auto += 1
                 if ref:
                     style = "-"            # the reference is the dashed one
@@ -210,7 +209,15 @@ def _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi):
     offset = 0.0
     if not logy:
         offset, ylabel = _shifted(ylabel, [y for _, y, _, _ in drawn])
+    import matplotlib
+
+    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
     for name, y, colour, style in drawn:
+        if isinstance(colour, tuple):             # ("auto", k): colour × line style
+            colour, auto = curve_style(colour[1])
+            style = style or auto
+        else:
+            colour = cycle[colour % len(cycle)]
         if logy:
             y = np.where(y > 0, y, np.nan)
             if not np.isfinite(y).any():
