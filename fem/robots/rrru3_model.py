@@ -128,9 +128,13 @@ class JointMotion:
         return angle
 
 
-def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0):
+def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
+               edges: str = "tangent"):
     """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
-    centre elements and the continuity constraint; the U edges kept straight."""
+    centre elements and the continuity constraint.  ``edges="tangent"``: each U edge's
+    direction is the plate's edge tangent at its first corner, the edge kept straight
+    (the paper's eq. 36); ``"chord"``: the chord between the edge's two corners, no
+    straight-edge rows (the mesh study in ``tests/benchmarks/flagship_joint_modes.py``)."""
     m = load_builtin_mesh(mesh)
     from ..model.mesh import Mesh
     m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
@@ -156,6 +160,10 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
         except ModelError:
             raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
                              "the geometry expects it") from None
+        if edges == "chord":
+            c0, c1 = (plate_point(plate_group, w + s * half * t) for s in (-1.0, 1.0))
+            edge_dirs.append((c1 - c0).named(f"E{k + 1}"))
+            continue
         T0 = edge_tangent_along(plate_group, ends[0], t)    # along +t at the first end
         T1 = edge_tangent_along(plate_group, ends[1], -t)   # along −t at the other end
         model.add_constraint(Coincident(T0, -T1, f"U{k + 1} edge straight"))

@@ -14,6 +14,7 @@ Run: ``python tests/benchmarks/flagship_joint_modes.py [mesh ...] [--chord] [--c
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -31,39 +32,11 @@ import parallel_robot_flexible_platform as case  # noqa: E402
 
 import fem.robots.rrru3_model as rrru3_model  # noqa: E402
 from fem.elements.bezier_plate import (  # noqa: E402
-    add_continuity,
     edge_tangent_along,
     plate_point,
     vertex_at,
-    vertex_elements,
 )
-from fem.elements.materials import Material  # noqa: E402
-from fem.model.mesh import Mesh  # noqa: E402
 from fem.solvers.modal import modes  # noqa: E402
-
-
-def _chord_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0):
-    """``rrru3_model._add_plate`` with the edge directions read as corner-to-corner chords
-    and no straight-edge rows."""
-    m = rrru3_model.load_builtin_mesh(mesh)
-    m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
-    family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
-    mat = Material(E, nu, geom.platform_density, name="platform")
-    g = model.add_mesh(m, family, mat, name="platform", thickness=geom.platform_thickness,
-                       shear_factor=shear_factor)
-    con = add_continuity(model, g, "plate continuity")
-    if damping_beta:
-        model.add_damping(g, damping_beta)
-    P = plate_point(g, P0).named("P")
-    centre = vertex_elements(g, vertex_at(g, P0))
-    W = [plate_point(g, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
-         for k in range(3)]
-    dirs = []
-    for k in range(3):
-        t, w = geom.tangent(k), P0 + geom.edge_midpoint_offset(k)
-        c0, c1 = (plate_point(g, w + s * 0.5 * geom.platform_side * t) for s in (-1.0, 1.0))
-        dirs.append((c1 - c0).named(f"E{k + 1}"))
-    return g, m, P, W, dirs, centre, con
 
 
 def _kinks(rm):
@@ -117,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--circle", action="store_true", help="also run the collocated circle")
     args = ap.parse_args(argv)
     if args.chord:
-        rrru3_model._add_plate = _chord_plate
+        rrru3_model._add_plate = functools.partial(rrru3_model._add_plate, edges="chord")
     for mesh in args.meshes:
         print(json.dumps(run(mesh, args.chord, args.circle)), flush=True)
 
