@@ -50,7 +50,7 @@ def camera_axes(camera: str | Mapping) -> tuple[np.ndarray, np.ndarray]:
 
     if isinstance(camera, str):
         camera = {"view": camera}
-    _keys(camera, "camera", ("view", "direction", "up"),
+    check_keys(camera, "camera", ("view", "direction", "up"),
           f"a camera is a named view ({', '.join(CAMERAS)}) or a mapping")
     view = camera.get("view", "iso")
     if view not in _DIRECTIONS:
@@ -150,7 +150,7 @@ def fit_view(plotter: pv.Plotter, corners: np.ndarray, fill: float = 0.8,
     renderer.ResetCameraClippingRange()
 
 
-def _keys(value: Any, what: str, allowed: Sequence[str], kind: str) -> None:
+def check_keys(value: Any, what: str, allowed: Sequence[str], kind: str) -> None:
     """Check that ``value`` is a mapping with no keys but ``allowed`` (picture settings
     as data: a camera, a close-up); ``kind`` says what it should be."""
     if not isinstance(value, Mapping):

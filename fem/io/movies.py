@@ -23,9 +23,9 @@ import numpy.typing as npt
 
 from fem.core.errors import ModelError
 from fem.core.files import temporary_path
-from fem.io.cameras import _keys, camera_axes, set_camera
+from fem.io.cameras import camera_axes, check_keys, set_camera
 from fem.io.plots import curve_style
-from fem.io.render import _window, _write_reason, check_writable, new_plotter
+from fem.io.render import check_writable, new_plotter, video_window, write_reason
 from fem.io.scenes import (
     _caption,
     _magnified,
@@ -79,7 +79,7 @@ def _check_movie(path: Path, final: Path) -> None:
                           timeout=120, check=False)
     if proc.returncode != 0:
         said = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
-        reason = (_write_reason(None, final) or "the encoder (ffmpeg) failed and left an "
+        reason = (write_reason(None, final) or "the encoder (ffmpeg) failed and left an "
                   "unreadable file (a full disk or a file size limit?)")
         detail = f"; ffmpeg: {said[-1][:200]}" if said else ""
         raise ModelError(f"cannot write the movie {final}: {reason}{detail}")
@@ -320,7 +320,7 @@ def animate(
     path = Path(path)
     check_writable(path.parent, path)
     # the column right of the 3D view: the close-up above the history panel
-    height = _window(window_size)[1]
+    height = video_window(window_size)[1]
     column = 0
     if panel is not None:
         column = panel.pixels(height)
@@ -354,7 +354,7 @@ def animate(
                 writer.append_data(image)
             except Exception as err:        # ffmpeg died: a full disk, a broken pipe
                 raise ModelError(f"cannot write the movie {written}: "
-                                 f"{_write_reason(err, written)}") from None
+                                 f"{write_reason(err, written)}") from None
             count += 1
             if progress is not None:
                 progress(1)
@@ -362,13 +362,13 @@ def animate(
             writer.close()
         except Exception as err:            # the encoder's final write failed
             raise ModelError(f"cannot write the movie {written}: "
-                             f"{_write_reason(err, written)}") from None
+                             f"{write_reason(err, written)}") from None
         _check_movie(partial, written)      # ffmpeg's own exit status is not reported
         try:
             os.replace(partial, written)
         except OSError as err:
             raise ModelError(f"cannot write the movie {written}: "
-                             f"{_write_reason(err, written)}") from None
+                             f"{write_reason(err, written)}") from None
         done = True
     finally:
         if renderer is not None:
@@ -480,7 +480,7 @@ class _FrameRenderer:
             if inset is not None:
                 side.append(_picture(inset))
             if job.panel is not None:
-                height = _window(job.window_size)[1]
+                height = video_window(job.window_size)[1]
                 side.append(job.panel.image(job.times[k], job.column,
                                             height - job.inset_height))
             image = np.hstack([image, np.vstack(side)])
@@ -563,7 +563,7 @@ def _close_up(detail: Mapping | None) -> dict | None:
     "title": ...}`` (see :func:`animate`); None for none."""
     if not detail:
         return None
-    _keys(detail, "animate: detail", ("groups", "camera", "title"),
+    check_keys(detail, "animate: detail", ("groups", "camera", "title"),
           "a close-up is a mapping with 'groups' (names of the groups to show close up)")
     if not detail.get("groups"):
         raise ModelError("animate: detail needs 'groups' (names of the groups to show "

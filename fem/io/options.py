@@ -32,7 +32,7 @@ spent in it writing results (series frames, result arrays, plots of
 ``summary.json`` of ``fem run`` only, never for a result."""
 
 
-def _warn(message: str) -> None:
+def warn(message: str) -> None:
     from ..core.validate import warn
 
     warn(message)

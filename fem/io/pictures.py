@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import OPTIONS, TIMING, _warn, progress_bar
+from .options import OPTIONS, TIMING, progress_bar, warn
 
 __all__ = ["render_directory", "render_pictures", "request_pictures", "render_pending",
            "picture_options", "picture_settings", "camera_of", "effort_panel",
@@ -58,10 +58,10 @@ def render_pictures(out: Path, kind: str) -> list[Path]:
         return written
     except (Exception, KeyboardInterrupt) as err:   # noqa: BLE001 - reported, not lost
         if isinstance(err, KeyboardInterrupt):
-            _warn(f"rendering in {out} interrupted; the data and summary are complete — "
+            warn(f"rendering in {out} interrupted; the data and summary are complete — "
                   f"`fem render {out}` makes the pictures later")
             raise
-        _warn(f"rendering in {out} failed ({type(err).__name__}: {err}); the results are "
+        warn(f"rendering in {out} failed ({type(err).__name__}: {err}); the results are "
               f"complete — retry with `fem render {out}`")
         return []
     finally:
@@ -152,7 +152,7 @@ def camera_of(directory: Path) -> str | dict:
         camera_axes(camera)
         return camera
     except (json.JSONDecodeError, AttributeError, OSError, ModelError) as err:
-        _warn(f"{settings} is unreadable ({err}); using the default camera")
+        warn(f"{settings} is unreadable ({err}); using the default camera")
         return "iso"
 
 
@@ -324,7 +324,7 @@ def render_directory(directory, fps: int = 20) -> list[Path]:
         with progress_bar(n, f"reading {pvd.stem}", "frame") as bar:
             times, meshes = read_series(pvd, skip_unreadable=True, progress=bar.update)
         if len(meshes) == 0:
-            _warn(f"{pvd}: no readable frame; nothing to animate")
+            warn(f"{pvd}: no readable frame; nothing to animate")
             continue
         stride = max(1, int(np.ceil(len(meshes) / OPTIONS.max_frames)))
         settings = picture_settings(directory)

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from fem.core.errors import ModelError
 from fem.core.files import temporary_path
-from fem.io.render import _write_reason, check_writable
+from fem.io.render import check_writable, write_reason
 
 __all__ = ["plot_histories", "curve_style", "LINE_STYLES"]
 
@@ -93,7 +93,7 @@ def _draw(t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi) -> None:
                     format=path.suffix.lstrip(".") or "png")
         os.replace(tmp, path)
     except OSError as err:
-        raise ModelError(f"cannot write the plot {path}: {_write_reason(err, path)}") from None
+        raise ModelError(f"cannot write the plot {path}: {write_reason(err, path)}") from None
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["new_plotter", "snapshot", "check_writable"]
 
 
-def _window(window_size: Sequence[int]) -> tuple[int, int]:
+def video_window(window_size: Sequence[int]) -> tuple[int, int]:
     """Window size rounded up to multiples of 16 (what H.264 encoders want)."""
     w, h = (int(v) for v in window_size)
     return (-(-w // 16) * 16, -(-h // 16) * 16)
@@ -57,7 +57,7 @@ def new_plotter(window_size: Sequence[int], background: str) -> pv.Plotter:
     ensure_offscreen()
     import pyvista as pv
 
-    plotter = pv.Plotter(off_screen=True, window_size=list(_window(window_size)))
+    plotter = pv.Plotter(off_screen=True, window_size=list(video_window(window_size)))
     plotter.set_background(background)
     return plotter
 
@@ -146,7 +146,7 @@ def snapshot(
         plotter.screenshot(str(tmp))
         os.replace(tmp, path)
     except OSError as err:
-        raise ModelError(f"cannot write the picture {path}: {_write_reason(err, path)}"
+        raise ModelError(f"cannot write the picture {path}: {write_reason(err, path)}"
                          ) from None
     finally:
         plotter.close()
@@ -192,7 +192,7 @@ def check_writable(folder: Path, target: Path) -> None:
                          "render into a folder you can write to") from None
 
 
-def _write_reason(err: BaseException | None, path: Path) -> str:
+def write_reason(err: BaseException | None, path: Path) -> str:
     """Why writing ``path`` failed, in words: the disk is full, the folder is not
     writable, or the encoder's own message (its last lines); "" when none is known."""
     folder = path.parent
