@@ -220,20 +220,11 @@ def drain() -> float:
     this took.  The worker stays for more work (a run's pictures) until
     :func:`abandon`."""
     t0 = time.perf_counter()
-    jobs = list(_JOBS)
-    _JOBS.clear()
     first: BaseException | None = None
-    for job in reversed(jobs):
-        try:
-            if not job.take_back():
-                break                      # the worker has started this one and all before
-        except BaseException as err:       # noqa: BLE001 - re-raised below, the first one
-            first = first or err
-    for job in jobs:
-        try:
-            job.result()
-        except BaseException as err:       # noqa: BLE001
-            first = first or err
+    try:
+        collect(list(_JOBS))
+    except BaseException as err:           # noqa: BLE001 - re-raised below, the first one
+        first = err
     try:
         _settle()
     except BaseException as err:           # noqa: BLE001
