@@ -549,10 +549,10 @@ def start_in_folder(out: Path) -> list[str]:
     """Make ``out`` this run's: remove the previous run's files (:func:`previous_run_files`)
     and its summary, and the folders that leaves empty — nothing the user put there —,
     then note what stays (:data:`_BEFORE`).  Returns the names removed."""
-    # moved aside into a hidden folder, then deleted beside the run (fem.core.beside; at
-    # once elsewhere): a rename frees no disk block, where a deletion can wait for the
-    # disk (2–3 ms a file on a disk mounted with `discard`: 0.5 s for the main job's
-    # 170 files, on the run's start)
+    # moved aside into a hidden folder, then deleted beside the run (below; at once
+    # elsewhere): a rename frees no disk block, where a deletion can wait for the disk
+    # (2–3 ms a file on a disk mounted with `discard`: 0.5 s for the main job's 170
+    # files, on the run's start)
     trash = out / f"{_TRASH}{os.getpid()}"
     removed, made = [], set()
     for name in previous_run_files(out):
@@ -576,8 +576,19 @@ def start_in_folder(out: Path) -> list[str]:
             folder = folder.parent
     from .core import beside
 
-    for old in sorted(out.glob(f"{_TRASH}*")):    # this run's, and any an interrupted left
-        beside.call(_remove_tree, str(old))
+    old = [str(d) for d in sorted(out.glob(f"{_TRASH}*"))]   # this run's, and leftovers
+    if old and beside.allowed():
+        # under `fem run`: deleted by a thread of the run's own process — the deletions
+        # wait on the disk, not the processor (and release the interpreter lock), so the
+        # worker beside the run stays free for the run's references; what a run that
+        # ends first leaves is deleted by the next run into the folder
+        import threading
+
+        threading.Thread(target=lambda: [_remove_tree(d) for d in old], daemon=True,
+                         name="fem: previous run's files").start()
+    else:
+        for d in old:
+            _remove_tree(d)
     _BEFORE[str(root)] = _folder_files(out)
     return removed
 

@@ -5,6 +5,7 @@ run is interrupted."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -44,6 +45,40 @@ def test_a_plot_drawn_beside_the_run_is_the_same_image(tmp_path, workers):
                          reference=ref)
     assert (tmp_path / "worker.png").read_bytes() == (tmp_path / "here.png").read_bytes()
     assert not list(tmp_path.glob(".*"))                 # no temporary file left
+
+
+def _pid_unless(k: int, fail: int) -> int:
+    if k == fail:
+        raise fem.ModelError(f"plot {k} could not be written")
+    return os.getpid()
+
+
+def test_batched_plots_are_drawn_in_two_processes_with_the_same_images(tmp_path, workers):
+    """Plots are handed on in groups of four, each group drawn by the worker and a fork
+    of it at once: the same images as one process draws, every one of them; a value per
+    call in its place; an error of the fork's half raised where the work is collected."""
+    t, series, ref = _series()
+    for k in range(5):                         # a group of four, then one at the drain
+        plots.plot_histories(t, series, tmp_path / f"w{k}.png", "torque [N·m]", f"p{k}",
+                             reference=ref)
+    assert beside.pending() == 5
+    beside.drain()
+    away = ("a_module_this_process_has_not_loaded",)    # so not taken back by collect
+    items = [beside.call(_pid_unless, k, -1, batch=True, needs=away) for k in range(4)]
+    pids = beside.collect(items)
+    assert len(set(pids[:2])) == 1 and len(set(pids[2:])) == 1 and pids[0] != pids[2]
+    assert os.getpid() not in pids
+    for k in range(3):
+        beside.call(_pid_unless, k, 2, batch=True, needs=away)
+    with pytest.raises(fem.ModelError, match="plot 2 could not be written"):
+        beside.drain()                        # the fork's half: plots 2 (of 0, 1 | 2)
+    assert beside.pending() == 0
+    beside.allow(False)
+    for k in range(5):
+        plots.plot_histories(t, series, tmp_path / f"h{k}.png", "torque [N·m]", f"p{k}",
+                             reference=ref)
+        assert (tmp_path / f"w{k}.png").read_bytes() == (tmp_path / f"h{k}.png").read_bytes()
+    assert not list(tmp_path.glob(".*"))
 
 
 def test_bad_input_is_refused_at_the_call_not_in_the_worker(tmp_path, workers):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,14 @@ __all__ = ["allow", "allowed", "call", "collect", "drain", "abandon", "pending",
 _POOL: Any = None
 _JOBS: list = []
 _SETTLE: list = []
+_BATCH: list = []
 _ALLOWED = False
+
+BATCH_SIZE = 4
+"""Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
+the worker does each group in two processes (itself and a fork of itself, which has its
+imports loaded already), so that the run's plots, handed on when the solve ends and the
+run's own process waits, take both cores."""
 
 
 def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
@@ -121,9 +129,19 @@ class _Job:
     """Work handed to the worker; :func:`drain` does it here instead when the worker has
     not started it (the run's own process is free by then)."""
 
-    def __init__(self, future: Any, function: Callable, args: tuple) -> None:
+    def __init__(self, future: Any, function: Callable, args: tuple,
+                 needs: tuple[str, ...] = ()) -> None:
         self.future, self.function, self.args = future, function, args
+        self.needs = needs
+        self.count = len(args[1]) if function is _run_all else 1   # pieces of work
         self.local: _Done | None = None
+
+    def worth_taking_back(self) -> bool:
+        """Whether doing the work here could finish sooner than waiting for the worker:
+        not when it needs a module this process has not loaded (matplotlib for a plot:
+        a second of imports here, against a fifth of a second a plot in the worker,
+        which has it loaded)."""
+        return all(name in sys.modules for name in self.needs)
 
     def take_back(self) -> bool:
         """Do the work here if the worker has not started it; whether it was."""
@@ -146,21 +164,135 @@ class _Job:
         return f.done() and not f.cancelled() and f.exception() is None
 
 
-def call(function: Callable, *args: Any):
+def call(function: Callable, *args: Any, needs: tuple[str, ...] = (), batch: bool = False):
     """``function(*args)`` in the worker when :func:`allowed` (started on first use), else
     at once here.  Returns an object whose ``result()`` gives the value (waiting for the
     worker, and raising what the work raised).  ``function`` must be importable by name
-    (a module's function) and its arguments and value picklable."""
+    (a module's function) and its arguments and value picklable.  ``needs``: modules the
+    work imports that the worker loads ahead (``("matplotlib",)`` for a plot); the run
+    does not take such work back while it has not loaded them itself (:func:`collect`).
+    ``batch=True``: independent pieces of the same function (the plots) are handed on
+    together, :data:`BATCH_SIZE` at a time or at the next other call, collect or drain,
+    and the worker does each group in two processes."""
     if not _ALLOWED:
         return _Done(function(*args))
-    job = _Job(_pool().submit(function, *args), function, args)
+    if batch:
+        if _BATCH and _BATCH[0][0] is not function:
+            _flush()
+        item = _BatchItem()
+        _BATCH.append((function, args, tuple(needs), item))
+        if len(_BATCH) >= BATCH_SIZE:
+            _flush()
+        return item
+    _flush()
+    job = _Job(_pool().submit(function, *args), function, args, tuple(needs))
     _JOBS.append(job)
     return job
 
 
+class _BatchItem:
+    """One piece of batched work: its value is its place in its group's values."""
+
+    def __init__(self) -> None:
+        self.job: _Job | None = None
+        self.index = 0
+
+    def result(self) -> Any:
+        _flush()
+        return self.job.result()[self.index]
+
+    def done(self) -> bool:
+        return self.job is not None and self.job.done()
+
+    def succeeded(self) -> bool:
+        return self.job is not None and self.job.succeeded()
+
+
+def _flush() -> None:
+    """Hand the batched work on as one job (:func:`_split`)."""
+    if not _BATCH:
+        return
+    group = list(_BATCH)
+    _BATCH.clear()
+    function, needs = group[0][0], group[0][2]
+    arglist = [args for _, args, _, _ in group]
+    job = _Job(_pool().submit(_split, function, arglist), _run_all, (function, arglist),
+               needs)
+    for k, (*_, item) in enumerate(group):
+        item.job, item.index = job, k
+    _JOBS.append(job)
+
+
+def _run_all(function: Callable, arglist: list) -> list:
+    """The values of ``function`` over ``arglist``, one after the other."""
+    return [function(*args) for args in arglist]
+
+
+def _split(function: Callable, arglist: list) -> list:
+    """In the worker: the values of ``function`` over ``arglist``, the second half done by
+    a fork of the worker (which has matplotlib and the case loaded) at the same time;
+    the first error met is raised."""
+    import pickle
+
+    if len(arglist) < 2 or not usable():
+        return _run_all(function, arglist)
+    half = (len(arglist) + 1) // 2
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # the helper: its half, then gone
+        status = 0
+        try:
+            os.close(read)
+            _die_with_parent()
+            try:
+                out = ("ok", _run_all(function, arglist[half:]))
+            except BaseException as err:       # noqa: BLE001 - handed to the worker
+                out = ("error", err)
+            try:
+                data = pickle.dumps(out)
+            except Exception:                  # noqa: BLE001 - an unpicklable error
+                data = pickle.dumps(("error", RuntimeError(repr(out[1]))))
+            with os.fdopen(write, "wb") as f:
+                f.write(data)
+        except BaseException:                  # noqa: BLE001
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write)
+    first: BaseException | None = None
+    try:
+        mine = _run_all(function, arglist[:half])
+    except BaseException as err:               # noqa: BLE001 - raised after the helper's
+        first, mine = err, []
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    if first is not None:
+        raise first
+    if not data:
+        raise RuntimeError("the helper process beside the worker stopped before its work "
+                           "was done (killed, or out of memory)")
+    kind, value = pickle.loads(data)
+    if kind == "error":
+        raise value
+    return mine + value
+
+
+def _die_with_parent() -> None:
+    """Linux: the helper gets SIGTERM when the worker that forked it ends (a run that is
+    abandoned stops the worker; its helper must not go on writing into the folder)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)              # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):              # pragma: no cover - not Linux
+        pass
+
+
 def pending() -> int:
     """How many pieces of work handed to the worker are not collected by :func:`drain`."""
-    return len(_JOBS)
+    return sum(job.count for job in _JOBS) + len(_BATCH)
 
 
 def collect(jobs: list, take_back: bool = True) -> list:
@@ -168,10 +300,17 @@ def collect(jobs: list, take_back: bool = True) -> list:
     what the worker has not started is done here, the last first, while it finishes the
     rest (as :func:`drain` does for all); raises the first error one met.  With
     ``take_back=False`` the worker does it all (work it has prepared for, the pictures)."""
-    mine = [job for job in jobs if isinstance(job, _Job)]
+    _flush()
+    mine: list[_Job] = []
+    for job in jobs:
+        job = job.job if isinstance(job, _BatchItem) else job
+        if isinstance(job, _Job) and all(job is not m for m in mine):
+            mine.append(job)
     _JOBS[:] = [job for job in _JOBS if all(job is not m for m in mine)]
     first: BaseException | None = None
     for job in reversed(mine if take_back else []):
+        if not job.worth_taking_back():
+            continue                       # the worker gets to it sooner
         try:
             if not job.take_back():
                 break                      # the worker has started this one and all before
@@ -221,6 +360,7 @@ def drain() -> float:
     :func:`abandon`."""
     t0 = time.perf_counter()
     first: BaseException | None = None
+    _flush()
     try:
         collect(list(_JOBS))
     except BaseException as err:           # noqa: BLE001 - re-raised below, the first one
@@ -245,6 +385,7 @@ def drain() -> float:
 
 def abandon() -> None:
     """Drop the work not done yet and stop the worker (an interrupted or failed run)."""
+    _BATCH.clear()
     for job in _JOBS:
         job.future.cancel()
     _JOBS.clear()

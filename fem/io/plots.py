@@ -76,7 +76,9 @@ def plot_histories(
     args = (t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi)
     from ..core import beside
 
-    beside.call(_draw, *args)          # under ``fem run``: drawn by the worker beside the run
+    # under ``fem run``: drawn by the worker beside the run, which has matplotlib loaded,
+    # a few plots at a time in two processes
+    beside.call(_draw, *args, needs=("matplotlib",), batch=True)
     return path
 
 
