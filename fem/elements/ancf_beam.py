@@ -426,12 +426,26 @@ class AncfBeam(ElementFamily):
         return 0.5 * np.einsum("ep,epk,pkl,epl->e", self._wts, s, self.C, s)
 
     # -------------------------------------------------------------- outputs
+    def _section_shapes(self, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(H′, l, l′)`` at the points ``xi``, kept for the points asked again (outputs
+        read the same gauges and mid-points at every recorded step)."""
+        key = xi.tobytes() + bytes(str(xi.shape), "ascii")
+        cache = self.__dict__.setdefault("_shape_cache", {})
+        got = cache.get(key)
+        if got is None:
+            s = 0.5 * (xi[:, 0] + 1.0)
+            got = (hermite(s, self.L, 1), linear(s, self.L, 0), linear(s, self.L, 1))
+            for a in got:
+                a.flags.writeable = False
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = got
+        return got
+
     def _section_vectors(self, q, xi):
         xi = np.atleast_2d(np.asarray(xi, dtype=float))
-        s = 0.5 * (xi[:, 0] + 1.0)
         Q = q.reshape(self.n_elements, 8, 3)
-        H1 = hermite(s, self.L, 1)
-        l0, l1 = linear(s, self.L, 0), linear(s, self.L, 1)
+        H1, l0, l1 = self._section_shapes(xi)
         d = np.einsum("eqk,ekd->eqd", H1, Q[:, _CENTRE])
         ry = np.einsum("eqk,ekd->eqd", l0, Q[:, _DIR_Y])
         rz = np.einsum("eqk,ekd->eqd", l0, Q[:, _DIR_Z])

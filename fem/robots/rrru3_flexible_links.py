@@ -374,7 +374,8 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     qe = q[g.dofs]
     if recovered and len(L) > 1:
         centres = 0.5 * (edges[1:] + edges[:-1])
-        at = np.array([g.family.surface_strain(qe, [[0.0]], y, z)[:, 0] for y, z in sides])
+        st = g.family.strains(qe, [[0.0]])          # one evaluation for the four sides
+        at = np.array([_fibre(st, y, z)[:, 0] for y, z in sides])
         out = np.zeros((len(distances), 4))
         for i, s in enumerate(distances):
             e = int(np.clip(np.searchsorted(centres, s) - 1, 0, len(centres) - 2))
@@ -385,9 +386,16 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     for i, s in enumerate(distances):
         e = int(min(np.searchsorted(edges, s, side="right") - 1, len(L) - 1))
         xi = 2.0 * (s - edges[e]) / L[e] - 1.0
+        st = g.family.strains(qe, [[xi]])           # one evaluation for the four sides
         for j, (y, z) in enumerate(sides):
-            out[i, j] = g.family.surface_strain(qe, [[xi]], y, z)[e, 0]
+            out[i, j] = _fibre(st, y, z)[e, 0]
     return out
+
+
+def _fibre(st: dict, y: float, z: float) -> np.ndarray:
+    """The axial strain of the fibre at ``(y, z)`` from a beam's strains: the same sum as
+    the family's ``surface_strain``."""
+    return st["axial_strain"] - y * st["curvature_z"] - z * st["curvature_y"]
 
 
 def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
