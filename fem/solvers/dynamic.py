@@ -379,6 +379,15 @@ class GeneralizedAlpha:
         Raises :class:`ConvergenceError` (with a diagnosis) when it does not converge."""
         if self._compiled_newton and self._substitution:
             return self._newton_compiled(q, v, qdd, lam, t1, k, refactor)
+        # an iterate that runs away overflows on its way: the non-finite residual ends the
+        # iterations and the step is retried (advance), so NumPy's own warnings about it
+        # would only alarm — the error says where if no retry helps
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._newton_numpy(q, v, qdd, lam, t1, k, refactor)
+
+    def _newton_numpy(self, q, v, qdd, lam, t1: float, k: StepCoefficients,
+                      refactor: bool) -> tuple[list, float]:
+        """:meth:`_newton` on the general path."""
         asm, pol, opts = self.asm, self.policy, self.options
         rhs = np.empty(asm.n + asm.m)
         res = np.empty(asm.n)
