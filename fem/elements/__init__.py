@@ -162,8 +162,22 @@ class ElementFamily:
 
     def positions(self, q: np.ndarray, xi: np.ndarray) -> np.ndarray:
         """Positions of reference points ``xi`` in every element: (n_el, n_pts, 3)."""
-        N = self.shape(np.atleast_2d(xi))
+        N = self._shape_at(np.atleast_2d(np.asarray(xi, dtype=float)))
         return np.einsum("epk,ekd->epd", N, q.reshape(self.n_elements, -1, 3))
+
+    def _shape_at(self, xi: np.ndarray) -> np.ndarray:
+        """:meth:`shape` at ``xi``, kept (read-only) for points asked again: outputs read
+        the same points at every recorded step."""
+        key = xi.tobytes() + bytes(str(xi.shape), "ascii")
+        cache = self.__dict__.setdefault("_positions_cache", {})
+        N = cache.get(key)
+        if N is None:
+            N = np.array(self.shape(xi))         # a copy: never a family's own array
+            N.flags.writeable = False
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = N
+        return N
 
     def draw_points(self) -> np.ndarray:
         """Reference points used to draw one element (for VTK output)."""
