@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 from . import DeformationBasis, gauss_rule, register
 
 
 def cantilever_eigenvalues(n: int) -> np.ndarray:
     """Roots ``βL`` of ``1 + cos βL cosh βL = 0`` (clamped–free Euler–Bernoulli beam)."""
+    from scipy.optimize import brentq  # when needed: half a second to import
+
     f = lambda z: np.cos(z) * np.cosh(z) + 1.0
     # past cosh's range (βL > 700, n ≳ 220) the same roots of cos z + 1/cosh z: no
     # overflow (f would be ±inf there)

@@ -9,7 +9,6 @@ spinning at Ω (an exact Frobenius power series).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..core.errors import ModelError
 from ..core.validate import checked, integer, nonnegative, positive
@@ -40,6 +39,8 @@ def clamped_free_beta_l(n_modes: int) -> np.ndarray:
     ndarray (n_modes,)
         βₙL, ascending (1.87510, 4.69409, 7.85476, 10.99554, ...).
     """
+    from scipy.optimize import brentq  # when needed: half a second to import
+
     def f(x: float) -> float:
         return float(np.cos(x) + 1.0 / np.cosh(x))
 
@@ -90,6 +91,8 @@ def beam_beta_l(boundary: str, n_modes: int) -> np.ndarray:
     ndarray (n_modes,)
         βₙL, ascending.
     """
+    from scipy.optimize import brentq  # when needed: half a second to import
+
     if boundary not in _FREQUENCY_EQUATIONS:
         raise ValueError(f"beam_beta_l: boundary must be one of {BOUNDARIES}, "
                          f"got {boundary!r}")
@@ -124,6 +127,7 @@ def cantilever_elastica(load: float, n_points: int = 0) -> tuple[float, float] |
         Tip (x/L, w/L), or the centre line's (x/L, w/L).
     """
     from scipy.integrate import solve_ivp
+    from scipy.optimize import brentq  # when needed: half a second to import
 
     k = float(nonnegative(load, "load"))
     if k == 0.0:
@@ -329,6 +333,8 @@ def rotating_beam_frequency(omega: float, L: float, EI: float, rho_A: float,
     float
         ω₁ [rad/s].
     """
+    from scipy.optimize import brentq  # when needed: half a second to import
+
     def det(w: float) -> float:
         return float(_boundary_determinant(np.array([w]), omega, L, EI, rho_A, n_terms)[0])
 
