@@ -103,6 +103,10 @@ def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
                 pixelformat="yuv420p",
                 macro_block_size=16,
                 ffmpeg_log_level="error",
+                # x264's "veryfast": 40 % less of the encoder's time than its default
+                # ("medium"), the file a few per cent larger; the encoder runs beside the
+                # frames' drawing and shares the cores with it
+                output_params=["-preset", "veryfast"],
             )
             return writer, path.with_suffix(".mp4")
         except Exception:  # no ffmpeg binary or codec: fall back to GIF below
