@@ -46,7 +46,7 @@ def env_for(src: Path) -> dict:
 def shipped_cases(src: Path) -> list[str]:
     """The names ``fem list`` prints."""
     proc = subprocess.run([sys.executable, "-m", "fem.cli", "list"], env=env_for(src),
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return [line.split()[0] for line in proc.stdout.splitlines() if line.strip()]
 
 
@@ -68,7 +68,9 @@ def one_run(case: str, src: Path, out: Path, params: list[str]) -> dict:
     for p in params:
         cmd += ["-p", p]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env_for(src), capture_output=True, text=True)
+    # run from outside any checkout: ``python -m`` puts the working folder first on the
+    # path, ahead of PYTHONPATH, and would run the code there instead of ``src``'s
+    proc = subprocess.run(cmd, env=env_for(src), capture_output=True, text=True, cwd=out.parent)
     wall = time.perf_counter() - t0
     load = os.getloadavg()[0]
     if proc.returncode != 0:
@@ -98,8 +100,11 @@ def main() -> None:
     args = ap.parse_args()
     srcs = [s.resolve() for s in (args.src or [ROOT])]
     cases = args.cases or shipped_cases(srcs[0])
-    print(json.dumps({"machine": machine(), "srcs": [str(s) for s in srcs],
-                      "cases": cases}), flush=True)
+    used = {str(s): subprocess.run([sys.executable, "-c", "import fem; print(fem.__file__)"],
+                                   env=env_for(s), capture_output=True, text=True,
+                                   cwd=tempfile.gettempdir()).stdout.strip() for s in srcs}
+    print(json.dumps({"machine": machine(), "fem_imported": used, "cases": cases}),
+          flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
