@@ -7,7 +7,9 @@ the code (e.g. an exported earlier commit), so that two versions can be timed
 interleaved on the same cases: with several ``--src`` every case is run once by each,
 the order flipping every repeat (:func:`benchtools.interleaved`).  Besides the times a
 line holds the movie's frame count and size and the one-minute load average at the end
-of the run.  Prints one JSON line per run (the first line names the machine) and a table.
+of the run.  Prints one JSON line per run (the first line names the machine and the
+``fem`` each ``--src`` imported; runs start outside any checkout, where ``python -m``
+would import the checkout's own code first) and a table.
 
     python tests/benchmarks/render_time.py [CASE ...] [--src DIR ...] [--repeat N]
 
