@@ -108,11 +108,22 @@ def needs_server() -> bool:
     if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") \
             or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("VTK_DEFAULT_OPENGL_WINDOW"):
         return False
-    import pyvista as pv
-
-    if tuple(pv.vtk_version_info) < (9, 4):
+    if _vtk_version() < (9, 4):
         return True
     return not (ctypes.util.find_library("EGL") or ctypes.util.find_library("OSMesa"))
+
+
+def _vtk_version() -> tuple[int, ...]:
+    """VTK's version, read without loading PyVista (a second in the run's own process,
+    which asks only whether the worker beside it may render)."""
+    import vtkmodules
+
+    try:
+        return tuple(int(v) for v in str(vtkmodules.__version__).split(".")[:2])
+    except (AttributeError, ValueError):     # no version there: ask VTK itself
+        from vtkmodules.vtkCommonCore import vtkVersion
+
+        return (vtkVersion.GetVTKMajorVersion(), vtkVersion.GetVTKMinorVersion())
 
 
 def _start_xvfb() -> None:

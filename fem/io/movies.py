@@ -35,8 +35,10 @@ from fem.io.scenes import (
     camera_samples,
     display_units,
     draw_scene,
+    rescale_field,
     scalar_range,
     scene_bounds,
+    unit_change,
 )
 from fem.io.vtk import Frame, read_series
 
@@ -103,6 +105,10 @@ def _open_writer(path: Path, fps: float) -> tuple[Any, Path]:
                 pixelformat="yuv420p",
                 macro_block_size=16,
                 ffmpeg_log_level="error",
+                # x264's "veryfast": 40 % less of the encoder's time than its default
+                # ("medium"), the file a few per cent larger; the encoder runs beside the
+                # frames' drawing and shares the cores with it
+                output_params=["-preset", "veryfast"],
             )
             return writer, path.with_suffix(".mp4")
         except Exception:  # no ffmpeg binary or codec: fall back to GIF below
@@ -269,8 +275,9 @@ def animate(
     progress : callable, optional
         Called with 1 after each rendered frame (a progress bar's ``update``).
     workers : int, optional
-        Processes drawing the frames, each on its own off-screen plotter; the movie
-        holds the frames in order, the same as drawn by one.  Default: one per core
+        Processes building and drawing the frames, each every ``workers``-th frame on
+        its own off-screen plotter; the movie holds the frames in order, the same as
+        drawn by one.  Default: one per core
         (``FEM_RENDER_WORKERS`` overrides), at most one per 8 frames; 1 draws them in
         this process (also where processes cannot be forked).
     scalars, camera, warp, scale, tube_radius, window_size, clim, cmap, show_edges
@@ -305,39 +312,29 @@ def animate(
         raise ModelError("animate: no frames to render")
     selected = range(0, len(items), max(int(stride), 1))
     close_up = _close_up(detail)
-    scenes = [build_scene(items[i], scalars, warp, scale, tube_radius, deform, factor,
-                     close_up["groups"] if close_up else ()) for i in selected]
-    clim = display_units(scenes, clim)
-    title = _magnified(title, deform, factor)
-    colour_range = clim or scalar_range(scenes)
-    bounds = scene_bounds(scenes)
-    detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
-        any(s.detail for s in scenes) else None
 
     from fem.core.validate import in_range
 
     fps = in_range(fps, "animate: fps (frames per second)", 0.0, 1000.0, low_open=True)
     path = Path(path)
     check_writable(path.parent, path)
-    # the column right of the 3D view: the close-up above the history panel
-    height = video_window(window_size)[1]
-    column = 0
-    if panel is not None:
-        column = panel.pixels(height)
-    elif detail_points is not None:
-        column = max(16, int(round(0.75 * height / 16)) * 16)
-    inset_height = 0
-    if detail_points is not None:
-        inset_height = height if panel is None else max(16, int(round(0.45 * height / 16)) * 16)
-    job = _Job(scenes=scenes, times=[float(times[i]) for i in selected],
-               indices=list(selected), window_size=tuple(window_size), background=background,
-               column=column, inset_height=inset_height, colour_range=colour_range,
-               cmap=cmap, show_edges=show_edges, camera=camera, bounds=bounds,
-               samples=camera_samples(scenes), close_up=close_up, detail_points=detail_points,
-               triad=triad, title=title, panel=panel)
-    n_workers = _worker_count(len(scenes), workers)
-    pool = _start_workers(job, n_workers) if n_workers > 1 else None
-    renderer = None if pool is not None else _FrameRenderer(job)
+    build = (scalars, warp, scale, tube_radius, deform, factor,
+             close_up["groups"] if close_up else ())
+    n_workers = _worker_count(len(selected), workers)
+    # several workers build the scenes of their frames, and here only their outlines
+    crew = _Crew(items, list(selected), build, n_workers) if n_workers > 1 else None
+    try:
+        job, change = _fitted(crew.outlines() if crew is not None else
+                              [build_scene(items[i], *build) for i in selected],
+                              times, selected, window_size=window_size, background=background,
+                              clim=clim, cmap=cmap, show_edges=show_edges, camera=camera,
+                              close_up=close_up, triad=triad,
+                              title=_magnified(title, deform, factor), panel=panel)
+    except BaseException:
+        if crew is not None:
+            crew.stop()
+        raise
+    renderer = None if crew is not None else _FrameRenderer(job)
     count = 0
     done = False
     writer = partial = None
@@ -347,8 +344,8 @@ def animate(
         # started: they must not inherit the encoder's pipe)
         writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
         written = path.with_suffix(partial.suffix)
-        images = (renderer.image(k) for k in range(len(scenes))) if pool is None else \
-            pool.imap(_worker_image, range(len(scenes)))
+        images = (renderer.image(k) for k in range(len(job.scenes))) if crew is None else \
+            crew.images(job, change)
         for image in images:
             try:
                 writer.append_data(image)
@@ -373,17 +370,45 @@ def animate(
     finally:
         if renderer is not None:
             renderer.close()
-        if pool is not None:
-            if done:
-                pool.close()
-            else:
-                pool.terminate()
-            pool.join()
+        if crew is not None:
+            crew.stop()
         if not done and writer is not None:
             with contextlib.suppress(Exception):
                 writer.close()
             partial.unlink(missing_ok=True)     # never a truncated movie left behind
     return written, count
+
+
+def _fitted(scenes: list, times: Sequence[float], selected: range, *, window_size, background,
+            clim, cmap, show_edges, camera, close_up, triad, title, panel
+            ) -> tuple[_Job, tuple | None]:
+    """The job of a movie, its camera, colours and close-up fitted over all frames'
+    ``scenes`` (or their outlines), and the colour field's change of unit
+    (:func:`fem.io.scenes.unit_change`), which :func:`display_units` has made to them."""
+    change = unit_change(scenes)
+    clim = display_units(scenes, clim)
+    colour_range = clim or scalar_range(scenes)
+    bounds = scene_bounds(scenes)
+    detail_points = np.concatenate([p for s in scenes for p in s.detail]) if close_up and \
+        any(s.detail for s in scenes) else None
+
+    # the column right of the 3D view: the close-up above the history panel
+    height = video_window(window_size)[1]
+    column = 0
+    if panel is not None:
+        column = panel.pixels(height)
+    elif detail_points is not None:
+        column = max(16, int(round(0.75 * height / 16)) * 16)
+    inset_height = 0
+    if detail_points is not None:
+        inset_height = height if panel is None else max(16, int(round(0.45 * height / 16)) * 16)
+    job = _Job(scenes=scenes, times=[float(times[i]) for i in selected],
+               indices=list(selected), window_size=tuple(window_size), background=background,
+               column=column, inset_height=inset_height, colour_range=colour_range,
+               cmap=cmap, show_edges=show_edges, camera=camera, bounds=bounds,
+               samples=camera_samples(scenes), close_up=close_up, detail_points=detail_points,
+               triad=triad, title=title, panel=panel)
+    return job, change
 
 
 @dataclass
@@ -420,9 +445,10 @@ class _FrameRenderer:
 
     def __init__(self, job: _Job) -> None:
         self.job = job
-        self.plotter = new_plotter(job.window_size, job.background)
-        self.inset = (new_plotter((job.column, job.inset_height), _INSET_BACKGROUND)
-                      if job.inset_height else None)
+        # without multi-sampling: a third of the time per frame (see new_plotter)
+        self.plotter = new_plotter(job.window_size, job.background, smooth_edges=False)
+        self.inset = (new_plotter((job.column, job.inset_height), _INSET_BACKGROUND,
+                                  smooth_edges=False) if job.inset_height else None)
         self.views = [self.plotter] if self.inset is None else [self.plotter, self.inset]
         self.shown: list | None = None    # the datasets on screen
         self.caption = None
@@ -489,8 +515,7 @@ class _FrameRenderer:
 
 # ---------------------------------------------------------------------- worker processes
 _WORK: dict = {}
-"""The job of the worker processes (set before they are forked: they inherit it) and,
-in a worker, its renderer."""
+"""What the worker processes draw from (set before they are forked: they inherit it)."""
 
 
 def _worker_count(n_frames: int, asked: int | None) -> int:
@@ -514,23 +539,108 @@ def _worker_count(n_frames: int, asked: int | None) -> int:
     return max(1, min(int(asked), n_frames))
 
 
-def _start_workers(job: _Job, n: int):
-    """A pool of ``n`` forked processes, each drawing frames of ``job`` on its own
-    off-screen plotters (:func:`_worker_image`)."""
-    import multiprocessing
-    import warnings
+def _share(k: int, n_frames: int, n_workers: int) -> range:
+    """The frames worker ``k`` of ``n_workers`` builds and draws: every ``n_workers``-th
+    from its ``k``-th (each worker's frames spread over the whole movie, so that the
+    workers finish together)."""
+    return range(k, n_frames, n_workers)
 
-    _WORK.clear()
-    _WORK["job"] = job
-    try:
-        with warnings.catch_warnings():      # (3.12+) a progress bar's monitor thread
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return multiprocessing.get_context("fork").Pool(n, initializer=_worker_start)
-    finally:
+
+class _Crew:
+    """Forked processes that each build and draw their own share of a movie's frames
+    (:func:`_share`) on their own off-screen plotters.  First every worker builds the
+    scenes of its frames and sends their outlines (:func:`_outline`: extents, camera
+    samples, value ranges), from which :func:`animate` fits the camera and colours over
+    the whole movie as in one process; then each draws its frames in order, the first
+    frame of the movie first (as one process does), and the pictures are read back in
+    the movie's order.  Building the scenes (tubes around the links) is shared by the
+    workers too, not done here before them."""
+
+    def __init__(self, items: Sequence, selected: list[int], build: tuple,
+                 n_workers: int) -> None:
+        import multiprocessing
+        import warnings
+
+        context = multiprocessing.get_context("fork")
+        self.n_frames = len(selected)
+        self.links: list = []
+        self.procs: list = []
         _WORK.clear()
+        _WORK.update(items=items, selected=selected, build=build)
+        try:
+            with warnings.catch_warnings():  # (3.12+) a progress bar's monitor thread
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for k in range(n_workers):
+                    here, there = context.Pipe()
+                    proc = context.Process(target=_crew_worker, daemon=True,
+                                           args=(there, k, n_workers))
+                    proc.start()
+                    there.close()
+                    self.links.append(here)
+                    self.procs.append(proc)
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            _WORK.clear()
+
+    def _receive(self, k: int) -> Any:
+        """The next message of worker ``k``; its error raised here."""
+        try:
+            kind, value = self.links[k].recv()
+        except (EOFError, OSError):
+            raise ModelError("a process drawing the movie's frames stopped (killed, or "
+                             "out of memory); set FEM_RENDER_WORKERS=1 to draw them in "
+                             "one process") from None
+        if kind == "error":
+            raise value
+        return value
+
+    def outlines(self) -> list:
+        """The outlines of all frames' scenes, in the movie's order."""
+        out: list = [None] * self.n_frames
+        for k in range(len(self.links)):
+            for i, outline in zip(_share(k, self.n_frames, len(self.links)),
+                                  self._receive(k), strict=True):
+                out[i] = outline
+        return out
+
+    def images(self, job: _Job, change: tuple | None):
+        """The pictures of the frames, in the movie's order: ``job`` fitted over all
+        frames and the colour field's ``change`` of unit (:func:`unit_change`)."""
+        for link in self.links:
+            link.send((job, change))
+        for i in range(self.n_frames):
+            yield self._receive(i % len(self.links))
+
+    def stop(self) -> None:
+        """End the workers (at once: their work is done, or not wanted any more)."""
+        for link in self.links:
+            link.close()
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            proc.join()
+        self.links, self.procs = [], []
 
 
-def _worker_start() -> None:
+def _outline(scene: _Scene) -> _Scene:
+    """What :func:`animate` needs of a scene drawn elsewhere: its extents, camera
+    samples and close-up points, each colour array's finite least and largest value (the
+    colour range and the unit of the whole movie are those of all values); no parts."""
+    values = []
+    for v in scene.values:
+        finite = v[np.isfinite(v)]
+        values.append(np.array([finite.min(), finite.max()]) if finite.size else finite)
+    return _Scene(parts=[], scalars=scene.scalars, boxes=scene.boxes, values=values,
+                  samples=scene.samples, detail=scene.detail)
+
+
+def _crew_worker(link: Any, k: int, n_workers: int) -> None:
+    """Worker ``k`` of a :class:`_Crew`: builds the scenes of its frames (and of the
+    first frame), sends their outlines, receives the fitted job and sends its frames'
+    pictures in order; an error is sent, not raised."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C stops the parent, which ends us
@@ -541,18 +651,37 @@ def _worker_start() -> None:
     # already, and llvmpipe's threads wait for each other at every frame, which on a
     # busy machine doubled a movie's rendering time (the pixels are the same)
     os.environ.setdefault("LP_NUM_THREADS", "1")
-    _WORK["renderer"] = None
-
-
-def _worker_image(k: int) -> np.ndarray:
-    """Frame ``k`` of the inherited job, drawn in a worker process."""
-    if _WORK.get("renderer") is None:
-        _WORK["renderer"] = _FrameRenderer(_WORK["job"])
-        if k != 0:
+    renderer = None
+    try:
+        items, selected, build = _WORK["items"], _WORK["selected"], _WORK["build"]
+        mine = _share(k, len(selected), n_workers)
+        scenes = {i: build_scene(items[selected[i]], *build) for i in mine}
+        link.send(("outlines", [_outline(scenes[i]) for i in mine]))
+        job, change = link.recv()
+        if 0 not in scenes:
+            scenes[0] = build_scene(items[selected[0]], *build)
+        if change is not None:
+            for scene in scenes.values():
+                rescale_field(scene, *change)
+        job.scenes = scenes
+        renderer = _FrameRenderer(job)
+        if mine[0] != 0:
             # drawn first, as in one process: the axes triad's labels are placed at the
             # first picture and keep that place (a few pixels apart otherwise)
-            _WORK["renderer"].image(0)
-    return _WORK["renderer"].image(k)
+            renderer.image(0)
+        for i in mine:
+            link.send(("image", renderer.image(i)))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        pass                                         # the parent stopped: nothing to say
+    except BaseException as err:                     # noqa: BLE001 - raised by the parent
+        try:
+            link.send(("error", err))
+        except Exception:                            # noqa: BLE001 - not picklable
+            link.send(("error", ModelError(f"{type(err).__name__}: {err}")))
+    finally:
+        if renderer is not None:
+            renderer.close()
+        link.close()
 
 
 _INSET_BACKGROUND = "#f2f2f2"

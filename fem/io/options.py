@@ -16,7 +16,7 @@ class OutputOptions:
     max_vtk: int = 200
     progress: bool = True    # progress bars
     fps: int = 20
-    max_frames: int = 150    # animation frames at most (VTK keeps every frame)
+    max_frames: int = 120    # animation frames at most, 6 s at 20 fps (VTK keeps every frame)
     window_size: tuple = (800, 600)
     defer_render: bool = False   # `fem run`: render after summary.json is written
     pending: list = field(default_factory=list)   # deferred pictures (folder, kind)

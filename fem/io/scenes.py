@@ -25,7 +25,7 @@ from fem.model.mesh_files import read_meshio
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["bar_title", "display_units", "rescale_field", "normalize", "MODE_SHAPE",
+__all__ = ["bar_title", "display_units", "unit_change", "rescale_field", "normalize", "MODE_SHAPE",
            "build_scene", "draw_scene", "scene_bounds", "camera_samples", "scalar_range"]
 
 
@@ -98,16 +98,25 @@ def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
     """Rename the colour field of every scene to its colour-bar title and divide its
     values by the title's factor (:func:`bar_title`), the same for all frames.
     Returns the colour range ``clim`` (given in the field's own unit) in the new one."""
+    change = unit_change(scenes)
+    if change is None:
+        return clim
+    for scene in scenes:
+        rescale_field(scene, *change)
+    return None if clim is None else [float(c) / change[2] for c in clim]
+
+
+def unit_change(scenes: Sequence[_Scene]) -> tuple[str, str, float] | None:
+    """What :func:`display_units` does to every scene: ``(name, title, scale)`` for
+    :func:`rescale_field`, or None (no one colour field)."""
     names = {s.scalars for s in scenes if s.scalars}
     if len(names) != 1:
-        return clim
+        return None
     name = names.pop()
     finite = [np.abs(v[np.isfinite(v)]) for s in scenes for v in s.values]
     largest = max((float(v.max()) for v in finite if v.size), default=None)
     title, scale = bar_title(name, largest)
-    for scene in scenes:
-        rescale_field(scene, name, title, scale)
-    return None if clim is None else [float(c) / scale for c in clim]
+    return name, title, scale
 
 
 def rescale_field(scene: _Scene, name: str, title: str, scale: float) -> None:

@@ -1,4 +1,4 @@
-"""Pictures and movies of issue 44: movies drawn by several processes are the movie drawn
+"""Pictures and movies: movies drawn by several processes are the movie drawn
 by one, the torque panel's marker, supports and the screen deck drawn, the plate's level
 lines, the mode picture's colour bar."""
 
@@ -164,6 +164,47 @@ def test_interrupted_movie_with_workers_leaves_nothing(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         movies.animate(_frames(18), tmp_path / "m.mp4", warp=True, window_size=(96, 96),
                        workers=2, progress=stop)
+    assert list(tmp_path.iterdir()) == []
+    import multiprocessing
+
+    assert not multiprocessing.active_children()
+
+
+def test_frames_are_shared_out_evenly():
+    """Every frame is drawn by exactly one worker, each worker's frames spread over the
+    movie."""
+    shares = [list(movies._share(k, 10, 3)) for k in range(3)]
+    assert shares == [[0, 3, 6, 9], [1, 4, 7], [2, 5, 8]]
+    assert sorted(i for s in shares for i in s) == list(range(10))
+
+
+def test_outlines_fit_the_movie_as_the_scenes_do():
+    """The camera, colour range and unit fitted from the workers' outlines of the scenes
+    are those fitted from the scenes themselves."""
+    frames = _frames(6)
+    full = [scenes.build_scene(f, "displacement", True, 1.0, None) for f in frames]
+    outlines = [movies._outline(s) for s in full]
+    fit = {"window_size": (192, 144), "background": "white", "clim": None,
+           "cmap": "viridis", "show_edges": True, "camera": "iso", "close_up": None,
+           "triad": True, "title": None, "panel": None}
+    a, change_a = movies._fitted(full, list(range(6)), range(6), **fit)
+    b, change_b = movies._fitted(outlines, list(range(6)), range(6), **fit)
+    assert change_a == change_b and change_a is not None
+    assert a.colour_range == b.colour_range and a.bounds == b.bounds
+    assert np.array_equal(a.samples, b.samples)
+    assert all(not s.parts for s in b.scenes)              # outlines carry no geometry
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="movie workers are forked")
+def test_an_error_building_frames_in_a_worker_is_raised_here(tmp_path):
+    """A frame the workers cannot draw: the same error as drawn in one process, the
+    workers ended, no movie."""
+    from fem.core.errors import ModelError
+
+    with pytest.raises(ModelError, match="no point or cell data 'nothing'"):
+        movies.animate(_frames(18), tmp_path / "m.mp4", scalars="nothing",
+                       window_size=(96, 96), workers=2)
     assert list(tmp_path.iterdir()) == []
     import multiprocessing
 
