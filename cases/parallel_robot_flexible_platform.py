@@ -43,8 +43,9 @@ concentrated moment whose local rotation has no limit as the elements shrink, so
 robot's lowest (sideways) mode falls 1.81 → 1.62 → 1.44 Hz and the quasi-static swing
 grows as 1/f².  Read as the chord between the edge's corners, the mode converges
 (1.98 → 2.02 → 2.04 Hz) and so do the path error (40.5 / 40.5 / 40.4 mm) and the path
-drive's torques (0.77 %, then 0.26 % of their range); that is not the paper's eq 36 and
-is not the default (``docs/parallel_robot.md``, ``tests/benchmarks/flagship_joint_modes.py``).
+drive's torques (0.77 %, then 0.26 % of their range).  The chord is the default
+(``u_joint_edge="chord"``); the paper's eq 36 is ``u_joint_edge="tangent"``
+(``docs/parallel_robot.md``, ``tests/benchmarks/flagship_joint_modes.py``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ PARAMS = {
     "static_mesh": "auto",         # path analyses: the mesh of the static figures (auto:
                                    # hexagon_96 where mesh is auto, else the run's mesh)
     "continuity": "shared",        # "shared" or "constraints" (the paper's formulation)
+    "u_joint_edge": "chord",       # "chord" or "tangent" (the paper's eq 36)
     "shear_factor": "auto",        # "auto" or a number in (0, 1] (1: plain continuum)
     "damping_beta_s": 1e-5,        # plate structural damping C = β K (ζ = β ω / 2)
     "rho_inf": 0.1,
@@ -94,7 +96,8 @@ LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "cubic_tol": "[0, 1)",
           "drive": ("path", "joints"),
           "E_Pa": ">0", "nu": "(-1, 0.5)", "payload_kg": ">=0",
-          "continuity": ("shared", "constraints"), "damping_beta_s": ">=0",
+          "continuity": ("shared", "constraints"), "u_joint_edge": ("chord", "tangent"),
+          "damping_beta_s": ">=0",
           "rho_inf": "[0, 1]", "dt_s": ">0", "line_direction": "direction", "newton_tol": ">0",
           "sweep_workers": ">=0"}
 
@@ -133,6 +136,12 @@ DOCS = {
                    "auto, else the run's mesh) or a mesh name",
     "continuity": "plate continuity: shared vertices with the middle G¹ row per edge, or the "
                   "paper's 33 constraint equations per adjacent pair",
+    "u_joint_edge": "how each U joint reads the platform's edge it turns about (flexible "
+                    "and reduced platform): chord (the line between the edge's two "
+                    "corners; converges as the mesh is refined) or tangent (the paper's "
+                    "eq 36: the plate's edge tangent at one corner, the edge kept "
+                    "straight; the joint's moment then acts on one point of the plate and "
+                    "the robot softens with every refinement) [-]",
     "shear_factor": "transverse-shear factor of the plate: auto, or a number in (0, 1] (1: "
                     "plain continuum) [-]",
     "damping_beta_s": "structural damping of the plate, C = βK (ζ = βω/2)",
@@ -226,7 +235,7 @@ def _robot(p, platform=None, E=None, geom=None, mesh=None):
                        _shear(p["shear_factor"]), float(p["damping_beta_s"]),
                        int(p["n_modes"]), drive=p["drive"], reduction=p["reduction"],
                        n_derivatives=int(p["n_derivatives"]), n_enrich=int(p["n_enrich"]),
-                       cubic_tol=float(p["cubic_tol"]))
+                       cubic_tol=float(p["cubic_tol"]), u_joint_edge=p["u_joint_edge"])
 
 
 def _static_figures(rm, st) -> dict:

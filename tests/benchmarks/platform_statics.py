@@ -53,9 +53,9 @@ def _mesh(name: str, **kw):
 rrru3_model.load_builtin_mesh = _mesh     # the robot builder loads its platform here
 
 
-def run(mesh: str = "hexagon_96") -> dict:
+def run(mesh: str = "hexagon_96", u_joint_edge: str = "chord") -> dict:
     geom = rrru3.RRRU3Geometry()
-    rm = build_robot(geom, "flexible", mesh, shear_factor="auto")
+    rm = build_robot(geom, "flexible", mesh, shear_factor="auto", u_joint_edge=u_joint_edge)
     asm = rm.model.assemble()
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -84,6 +84,9 @@ def richardson(sags: list[float]) -> dict:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("meshes", nargs="*", default=["hexagon_96"])
+    ap.add_argument("--u-joint-edge", choices=("chord", "tangent"), default="chord",
+                    help="the U joints' edge reading (default: chord, the case's default; "
+                         "tangent: the paper's eq 36)")
     ap.add_argument("--reference", metavar="PATH",
                     help="write the sags and their Richardson limit (three meshes or more)")
     ap.add_argument("--reference-mesh", metavar="MESH",
@@ -93,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     rows = []
     for name in args.meshes:
-        rows.append(run(name))
+        rows.append(run(name, args.u_joint_edge))
         print(json.dumps(rows[-1]), flush=True)
     if args.reference:
         sags = [r["sag_mm"] for r in rows]
