@@ -22,30 +22,29 @@ static state, the servo-constrained system has unstable internal dynamics (ω² 
 damps them numerically; with smaller steps it resolves them and the run diverges
 (h = 4 ms at t = 1.2 s, 2.5 ms at 0.10 s, 1 ms at 0.009 s; hexagon_24 at 2.5 ms at
 0.27 s), whatever the damping, ρ∞ or Newton settings.  The dynamic figures are those of
-this numerically regularized inverse at 5 ms.  *Mesh:* the static sag d is 2.069,
-2.194, 2.311, 2.3335 mm on hexagon_6, 24, 96 and 384 (Richardson limit 2.339 mm; but
-hexagon_1536 gives 2.244 mm, not yet explained: ``tests/data/flagship_static_sag.json``):
-six elements are 11 % short, so the static figures come from hexagon_96 (within 1 % of
-hexagon_384) — the static analysis solves there, and a path run solves that static state
+this numerically regularized inverse at 5 ms.  *U joints:* each U joint turns about an
+axis along the platform's edge, read by default as the chord between the edge's two
+corners (``u_joint_edge="chord"``).  The paper's eq 36 (``"tangent"``) reads it as the
+edge tangent at one corner vertex and keeps the edge straight through two vertex
+tangents: a moment at a point of the plate, whose local rotation has no limit as the
+elements shrink, so with it the robot softens with every refinement (lowest mode with
+the motors holding 1.81 → 1.62 → 1.44 Hz on hexagon_6, 24, 96; the path drive's torque
+histories moving 4.3 % then 6.0 % of their range).  With the chord the mode converges
+(1.98 → 2.02 → 2.04 Hz), and so do the collocated path error (40.5 / 40.5 / 40.4 mm) and
+the path drive's torques (0.77 %, then 0.26 % of their range).  *Mesh:* the static sag
+d is 2.134, 2.177, 2.297, 2.349 mm on hexagon_6, 24, 96 and 384; from 24 on each
+halving of the element size shrinks the increment by 0.434 (observed order 1.20), and
+the Richardson limit is 2.388 mm (``tests/data/flagship_static_sag.json``).  No mesh
+is both within 2 % and cheap (hexagon_96: −3.8 %; hexagon_384: −1.7 % for 8 s of CPU),
+so the static figures come from hexagon_96 with the sag carried to the limit with
+hexagon_24's (``static_sag="extrapolated"``: 2.389 mm, 0.02 % from the limit, 0.15 s of
+CPU more) — the static analysis solves there, and a path run solves that static state
 beside its own (``static_mesh``), reporting its own mesh's start as
-``run_mesh_static_sag_mm``.  The dynamics stay on six elements
-(``mesh="auto"``; ``-p mesh=hexagon_6`` is the paper's setting throughout): hexagon_24
-moves the torque histories by 4.3 % of their range and the largest torque deviation from
-the rigid robot by 17 %, so no mesh within 3× the run time is converged to 1 %, and
-these are the measure of the default's error.  *The
-collocated drive* (``drive=joints``) converges in the step with ``rho_inf=0.8`` (0.93 %
-of the torque range at 5 ms) but not in the mesh: the path error grows 40 → 45 → 58 mm
-from hexagon_6 to hexagon_96 (96 mm at hexagon_384, linear reduction), the torque
-histories moving about 50 % of their range at each refinement.  The cause is the joint
-model, not a resonance the mesh resolves: each U joint reads the plate through the edge
-tangent at one corner vertex (and keeps the edge straight through two vertex tangents), a
-concentrated moment whose local rotation has no limit as the elements shrink, so the
-robot's lowest (sideways) mode falls 1.81 → 1.62 → 1.44 Hz and the quasi-static swing
-grows as 1/f².  Read as the chord between the edge's corners, the mode converges
-(1.98 → 2.02 → 2.04 Hz) and so do the path error (40.5 / 40.5 / 40.4 mm) and the path
-drive's torques (0.77 %, then 0.26 % of their range).  The chord is the default
-(``u_joint_edge="chord"``); the paper's eq 36 is ``u_joint_edge="tangent"``
-(``docs/parallel_robot.md``, ``tests/benchmarks/flagship_joint_modes.py``).
+``run_mesh_static_sag_mm``.  The dynamics stay on six elements (``mesh="auto"``;
+``-p mesh=hexagon_6 -p u_joint_edge=tangent`` is the paper's setting throughout).
+*The collocated drive* (``drive=joints``) converges in the step with ``rho_inf=0.8``
+(0.93 % of the torque range at 5 ms) (``docs/parallel_robot.md``,
+``tests/benchmarks/flagship_joint_modes.py``).
 """
 
 from __future__ import annotations
@@ -129,10 +128,10 @@ DOCS = {
     "E_Pa": "Young's modulus of the platform plate",
     "nu": "Poisson's ratio of the platform plate [-]",
     "payload_kg": "payload at the platform centre P",
-    "mesh": "platform mesh of the run: auto (hexagon_96 for the static analysis, whose "
-            "sag it holds within 1 % of hexagon_384's; hexagon_6, the paper's six "
-            "elements, on the paths), hexagon_6, hexagon_24, hexagon_96 or hexagon_384 "
-            "(elements)",
+    "mesh": "platform mesh of the run: auto (hexagon_96 for the static analysis, its "
+            "sag carried to the fine-mesh limit with hexagon_24's, see static_sag; "
+            "hexagon_6, the paper's six elements, on the paths), hexagon_6, hexagon_24, "
+            "hexagon_96 or hexagon_384 (elements)",
     "static_mesh": "line, circle, sweep: the platform mesh of the static figures "
                    "(static_sag_mm, W1_m … W3_m, static torques and strains; solved beside "
                    "the run when it is not the run's mesh): auto (hexagon_96 where mesh is "
@@ -177,8 +176,9 @@ three limbs spread apart and the platform lies in front of them."""
 AUTO = {"mesh": "hexagon_6", "static_mesh": "hexagon_96"}
 """The meshes ``"auto"`` stands for on a path (the static analysis runs on
 ``AUTO["static_mesh"]``): the paper's six elements for the dynamics, whose run time they
-keep; 96 elements for the static state, whose sag d they hold within 1 % of 384 elements
-(``docs/parallel_robot.md``, "Mesh refinement", with the caveat of 1536 elements)."""
+keep; 96 elements for the static state, whose sag d, carried to the limit with 24
+elements' (:func:`extrapolated_sag`), is within 0.1 % of the limit of 24, 96 and 384
+elements (``docs/parallel_robot.md``, "Mesh refinement")."""
 
 
 SAG_ORDER = 1.2
