@@ -32,13 +32,14 @@ the motors holding 1.81 → 1.62 → 1.44 Hz on hexagon_6, 24, 96; the path driv
 histories moving 4.3 % then 6.0 % of their range).  With the chord the mode converges
 (1.98 → 2.02 → 2.04 Hz), and so do the collocated path error (40.5 / 40.5 / 40.4 mm) and
 the path drive's torques (0.77 %, then 0.26 % of their range).  *Mesh:* the static sag
-d is 2.134, 2.177, 2.297, 2.349 mm on hexagon_6, 24, 96 and 384; from 24 on each
-halving of the element size shrinks the increment by 0.434 (observed order 1.20), and
-the Richardson limit is 2.388 mm (``tests/data/flagship_static_sag.json``).  No mesh
-is both within 2 % and cheap (hexagon_96: −3.8 %; hexagon_384: −1.7 % for 8 s of CPU),
-so the static figures come from hexagon_96 with the sag carried to the limit with
-hexagon_24's (``static_sag="extrapolated"``: 2.389 mm, 0.02 % from the limit, 0.15 s of
-CPU more) — the static analysis solves there, and a path run solves that static state
+d is 2.134, 2.177, 2.297, 2.349, 2.372 mm on hexagon_6, 24, 96, 384 and 1536; from 24 on
+each halving of the element size shrinks the increment by 0.43–0.45 (observed order
+1.20, then 1.14), and the Richardson limit of the finest three is 2.392 mm
+(``tests/data/flagship_static_sag.json``).  No mesh is both within 2 % and cheap
+(hexagon_96: −4.0 %; hexagon_384: −1.8 % for 8 s of CPU), so the static figures come
+from hexagon_96 with the sag carried to the limit with hexagon_24's
+(``static_sag="extrapolated"``: 2.389 mm, 0.12 % below the limit, 0.15 s of CPU
+more) — the static analysis solves there, and a path run solves that static state
 beside its own (``static_mesh``), reporting its own mesh's start as
 ``run_mesh_static_sag_mm``.  The dynamics stay on six elements (``mesh="auto"``;
 ``-p mesh=hexagon_6 -p u_joint_edge=tangent`` is the paper's setting throughout):
@@ -180,14 +181,15 @@ AUTO = {"mesh": "hexagon_6", "static_mesh": "hexagon_96"}
 """The meshes ``"auto"`` stands for on a path (the static analysis runs on
 ``AUTO["static_mesh"]``): the paper's six elements for the dynamics, whose run time they
 keep; 96 elements for the static state, whose sag d, carried to the limit with 24
-elements' (:func:`extrapolated_sag`), is within 0.1 % of the limit of 24, 96 and 384
+elements' (:func:`extrapolated_sag`), is within 0.2 % of the limit of 96, 384 and 1536
 elements (``docs/parallel_robot.md``, "Mesh refinement")."""
 
 
 SAG_ORDER = 1.2
 """Observed order p of the static sag's convergence in the element size (sag error ∝
-hᵖ; hexagon_N → hexagon_4N halves h), measured on hexagon_24, 96 and 384
-(``tests/data/flagship_static_sag.json``): the order :func:`extrapolated_sag` uses."""
+hᵖ; hexagon_N → hexagon_4N halves h), measured on hexagon_24, 96 and 384 (1.14 on 96,
+384 and 1536; ``tests/data/flagship_static_sag.json``): the order
+:func:`extrapolated_sag` uses."""
 
 EXTRAPOLATE_FROM = 96
 """The coarsest static mesh (elements) whose sag is extrapolated: from hexagon_6 to

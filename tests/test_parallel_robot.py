@@ -14,10 +14,10 @@ Validation table (reference — tolerance — why):
   plain continuum with the paper's joints 1.30 mm (docs/parallel_robot.md).
 * sag d at the defaults (hexagon_96's sag carried to the fine-mesh limit with
   hexagon_24's, Richardson with the order 1.2 observed on hexagon_24/96/384; a path
-  run's static figures from there) — the Richardson limit of hexagon_24, 96 and 384 of
+  run's static figures from there) — the Richardson limit of hexagon_96, 384 and 1536 of
   the stored study (tests/data/flagship_static_sag.json, provenance inside;
-  tests/benchmarks/platform_statics.py) — 2 % — measured 0.02 %; hexagon_96 alone is
-  3.8 % short; slow: against today's hexagon_384 solve, 1 %.
+  tests/benchmarks/platform_statics.py) — 2 % — measured −0.12 %; hexagon_96 alone is
+  4.0 % short; slow: against today's hexagon_384 solve, 1 %.
 * paths — path error ≤ 1e-9 mm, constraint residual ≤ 1e-10, dynamics residual ≤ 1e-6 at
   every step (seed §5: 1.2e-12 mm, 1e-14, 1e-6).
 * modulus sweep — deviation from the rigid robot falls monotonically with E (seed §5.4).
