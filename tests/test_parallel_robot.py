@@ -10,13 +10,14 @@ Validation table (reference — tolerance — why):
 * static state — mirror symmetry about XOZ — 1e-9 m — symmetric geometry, load, mesh and
   quadrature; round-off only.
 * sag d — seed 1.269 mm — same order (1–3 mm); our default element (shear remedy) gives
-  2.07 mm, the plain continuum 1.30 mm on the same 6 elements (docs/parallel_robot.md).
-* sag d at the defaults (the static analysis on hexagon_96; a path run's static figures
-  from there) — the sag of the same robot on hexagon_384, four times finer, stored with
-  hexagon_6 … hexagon_1536 and their provenance in tests/data/flagship_static_sag.json
-  (tests/benchmarks/platform_statics.py) — 2 % — hexagon_96 is 0.95 % below it and 1.2 %
-  below the Richardson limit of 24/96/384.  Not a proven converged value: hexagon_1536
-  gives 3.8 % less (the file's note; docs/parallel_robot.md).
+  2.13 mm on the same 6 elements (2.07 mm with the paper's vertex-tangent U joints), the
+  plain continuum with the paper's joints 1.30 mm (docs/parallel_robot.md).
+* sag d at the defaults (hexagon_96's sag carried to the fine-mesh limit with
+  hexagon_24's, Richardson with the order 1.2 observed on hexagon_24/96/384; a path
+  run's static figures from there) — the Richardson limit of hexagon_96, 384 and 1536 of
+  the stored study (tests/data/flagship_static_sag.json, provenance inside;
+  tests/benchmarks/platform_statics.py) — 2 % — measured −0.12 %; hexagon_96 alone is
+  4.0 % short; slow: against today's hexagon_384 solve, 1 %.
 * paths — path error ≤ 1e-9 mm, constraint residual ≤ 1e-10, dynamics residual ≤ 1e-6 at
   every step (seed §5: 1.2e-12 mm, 1e-14, 1e-6).
 * modulus sweep — deviation from the rigid robot falls monotonically with E (seed §5.4).
@@ -83,11 +84,13 @@ def test_static_state_symmetric_and_sag_of_seed_order():
     assert fig["W1_m"][0] == pytest.approx(0.01, abs=1e-3)
     assert fig["W2_m"][1] == pytest.approx(-0.0779, abs=1e-3)
     assert fig["W3_m"][1] == pytest.approx(0.0779, abs=1e-3)
-    # the paper's setting, one parameter away: the plain continuum on six elements gives
-    # the seed's sag closely
-    plain = case.run(analysis="static", shear_factor="1.0", mesh="hexagon_6")
+    # the paper's setting, one parameter each away: the plain continuum on six elements,
+    # the U joints reading vertex tangents (eq 36), gives the seed's sag closely
+    plain = case.run(analysis="static", shear_factor="1.0", mesh="hexagon_6",
+                     u_joint_edge="tangent")
     assert plain["mesh"] == plain["static_mesh"] == "hexagon_6"
     assert plain["static_sag_mm"] == pytest.approx(1.269, rel=0.05)
+    assert "static_sag_extrapolation" not in plain      # six elements: the mesh's own
 
 
 REFINED = json.loads((Path(__file__).parent / "data" / "flagship_static_sag.json")
@@ -95,20 +98,59 @@ REFINED = json.loads((Path(__file__).parent / "data" / "flagship_static_sag.json
 
 
 @SHARED
-def test_default_static_sag_within_two_percent_of_the_finer_mesh():
-    # the reference is not the default's own mesh: hexagon_384 of the stored study
-    # (tests/data/flagship_static_sag.json, provenance and the caveat of hexagon_1536 inside)
+def test_default_static_sag_within_two_percent_of_the_converged_estimate():
+    # the reference is the converged estimate of the stored mesh study
+    # (tests/data/flagship_static_sag.json, its provenance inside), not the default's meshes
     ref = REFINED["reference_mm"]
-    assert REFINED["reference_from"] == "hexagon_384"
-    assert ref == pytest.approx(REFINED["richardson_24_96_384"]["limit_mm"], rel=0.005)
+    assert REFINED["u_joint_edge"] == case.PARAMS["u_joint_edge"] == "chord"
     fig = _shared(analysis="static")
-    assert fig["mesh"] == fig["static_mesh"] == case.AUTO["static_mesh"]
+    assert fig["mesh"] == fig["static_mesh"] == case.AUTO["static_mesh"] == "hexagon_96"
+    ext = fig["static_sag_extrapolation"]
+    assert ext["coarse_mesh"] == "hexagon_24"
+    assert ext["order"] == REFINED["extrapolated_order"] == case.SAG_ORDER
     assert fig["static_sag_mm"] == pytest.approx(ref, rel=0.02)
-    # the stored study's own value of that mesh: the same robot today
-    assert fig["static_sag_mm"] == pytest.approx(REFINED["sag_mm"][fig["mesh"]], rel=1e-8)
-    # six elements, the paper's mesh, are 11 % short: why the default is not six
+    # the stored study's own values of the two meshes: the same robot today
+    assert fig["static_sag_mesh_mm"] == pytest.approx(REFINED["sag_mm"]["hexagon_96"],
+                                                      rel=1e-8)
+    assert ext["coarse_sag_mm"] == pytest.approx(REFINED["sag_mm"]["hexagon_24"], rel=1e-8)
+    assert fig["static_sag_mm"] == pytest.approx(
+        REFINED["extrapolated_mm"]["hexagon_24, hexagon_96"], rel=1e-8)
+    # hexagon_96 alone is short by more than the 2 %: why the sag is extrapolated
+    assert fig["static_sag_mesh_mm"] < 0.98 * ref
+    # six elements, the paper's mesh, are 9 % short and not extrapolated
     six = _shared(analysis="static", mesh="hexagon_6")
-    assert six["static_sag_mm"] < 0.9 * ref
+    assert six["static_sag_mm"] == six["static_sag_mesh_mm"] < 0.92 * ref
+    assert "static_sag_extrapolation" not in six
+    # static_sag="mesh": the static mesh's own sag as static_sag_mm
+    own = case.run(analysis="static", static_sag="mesh")
+    assert own["static_sag_mm"] == pytest.approx(fig["static_sag_mesh_mm"], rel=1e-12)
+
+
+def test_stored_mesh_study_supports_the_extrapolation():
+    # the order the case uses is the one observed on hexagon_24, 96, 384, and the
+    # extrapolations of the successive pairs from hexagon_24 on agree with the converged
+    # estimate within 1 % (tests/data/flagship_static_sag.json)
+    rich = REFINED["richardson"]["hexagon_24, hexagon_96, hexagon_384"]
+    assert 0 < rich["ratio"] < 1
+    assert case.SAG_ORDER == pytest.approx(rich["order"], abs=0.05)
+    for pair, value in REFINED["extrapolated_mm"].items():
+        if not pair.startswith("hexagon_6,"):
+            assert value == pytest.approx(REFINED["reference_mm"], rel=0.01), pair
+
+
+@pytest.mark.slow
+def test_extrapolated_sag_against_the_finest_regular_mesh():
+    # hexagon_384 solved today (8 s of CPU): the stored study's value, and the default's
+    # extrapolation from hexagon_24 and 96 agrees with the one from hexagon_96 and 384
+    # within 1 % (the hexagon_1536 row of the stored study checks it once more finely)
+    fine = case.run(analysis="static", mesh="hexagon_384")
+    assert fine["static_sag_mesh_mm"] == pytest.approx(REFINED["sag_mm"]["hexagon_384"],
+                                                       rel=1e-8)
+    assert fine["static_sag_extrapolation"]["coarse_mesh"] == "hexagon_96"
+    fig = _shared(analysis="static")
+    assert fig["static_sag_mm"] == pytest.approx(fine["static_sag_mm"], rel=0.01)
+    # the extrapolation from 24/96 lies beyond hexagon_384, on the side the sag rises to
+    assert fig["static_sag_mesh_mm"] < fine["static_sag_mesh_mm"] < fig["static_sag_mm"]
 
 
 @SHARED
@@ -124,6 +166,8 @@ def test_path_accuracy_and_residuals(path):
     # the run under fem run), its own start's sag is named for the run's mesh
     assert (fig["mesh"], fig["static_mesh"]) == ("hexagon_6", "hexagon_96")
     assert fig["static_sag_mm"] == pytest.approx(REFINED["reference_mm"], rel=0.02)
+    assert fig["static_sag_mm"] == pytest.approx(
+        REFINED["extrapolated_mm"]["hexagon_24, hexagon_96"], rel=1e-8)
     assert fig["run_mesh_static_sag_mm"] == pytest.approx(REFINED["sag_mm"]["hexagon_6"],
                                                           rel=1e-8)
     assert fig["sag_range_mm"][0] <= fig["run_mesh_static_sag_mm"] <= fig["sag_range_mm"][1]

@@ -12,10 +12,16 @@ Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
   (eq 33₄); R3 perpendicular to link 3: ``(U − C)·(t × (C − B)) = 0`` (eq 33₅);
 * U joint: ``U = W_k`` (eq 34, Δh from the geometry) and the first U axis
   ``a = t × (C − B)`` perpendicular to the second, the platform edge direction
-  ``b`` through ``W_k`` (eq 36₁).  For the flexible plate the edge also stays straight
-  along the joint axis: the edge tangents at its two end vertices are equal (eq 36₂₋₃,
-  written per unit reference length so it holds on refined meshes too), and ``b`` is that
-  tangent; for the rigid platform ``b`` is the body-fixed edge direction;
+  ``b`` through ``W_k`` (eq 36₁).  For the flexible plate ``b`` is read in one of two
+  ways (``u_joint_edge``): ``"tangent"``, the paper's eq 36, is the plate's edge tangent
+  at the edge's first corner vertex, the edge kept straight along the joint axis by
+  equal tangents at its two end vertices (eq 36₂₋₃, written per unit reference length
+  so it holds on refined meshes too); ``"chord"`` is the chord between the edge's two
+  corner points, with no straight-edge rows.  The tangent puts the joint's moment on
+  one vertex's slopes, a point moment on a shear-deformable plate, whose local rotation
+  has no limit as the mesh is refined; the chord spreads it over the edge and converges
+  (``docs/parallel_robot.md``).  For the rigid platform ``b`` is the body-fixed edge
+  direction;
 * a motor in R1: :class:`~fem.model.actuators.RevoluteActuator` about ``u_k`` on link 1.
 
 Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
@@ -81,7 +87,7 @@ class RobotModel:
 
 @dataclass
 class ReducedPlatform:
-    """The platform's FE model (Bézier plate, continuity, straight U edges, payload) and
+    """The platform's FE model (Bézier plate, continuity, U edges, payload) and
     the reduced body made from it."""
 
     fe: Model
@@ -128,13 +134,17 @@ class JointMotion:
         return angle
 
 
+U_JOINT_EDGES = ("chord", "tangent")
+"""How a U joint reads the flexible platform's edge direction (:func:`build_robot`)."""
+
+
 def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
-               edges: str = "tangent"):
+               u_joint_edge: str = "tangent"):
     """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
-    centre elements and the continuity constraint.  ``edges="tangent"``: each U edge's
-    direction is the plate's edge tangent at its first corner, the edge kept straight
-    (the paper's eq. 36); ``"chord"``: the chord between the edge's two corners, no
-    straight-edge rows (the mesh study in ``tests/benchmarks/flagship_joint_modes.py``)."""
+    centre elements and the continuity constraint.  ``u_joint_edge="tangent"``: each U
+    edge's direction is the plate's edge tangent at its first corner, the edge kept
+    straight (the paper's eq. 36); ``"chord"``: the chord between the edge's two
+    corners, no straight-edge rows."""
     m = load_builtin_mesh(mesh)
     from ..model.mesh import Mesh
     m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
@@ -160,7 +170,7 @@ def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta,
         except ModelError:
             raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
                              "the geometry expects it") from None
-        if edges == "chord":
+        if u_joint_edge == "chord":
             c0, c1 = (plate_point(plate_group, w + s * half * t) for s in (-1.0, 1.0))
             edge_dirs.append((c1 - c0).named(f"E{k + 1}"))
             continue
@@ -204,7 +214,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 reduce_at: str = "static", drive: str = "path",
                 reduction: str = "nonlinear", n_derivatives: int = 4,
                 n_enrich: int = 16, enrich_weight: str = "energy",
-                cubic_tol: float = 3e-4) -> RobotModel:
+                cubic_tol: float = 3e-4, u_joint_edge: str = "tangent") -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -232,6 +242,10 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         (:func:`fem.reduction.reduce_body` ``enrich``, ``enrich_weight``; 0: none)
     cubic_tol : the reduced platform's quartic potential compressed to this relative
         tolerance (:func:`fem.reduction.reduce_body` ``cubic_tol``; 0: whole)
+    u_joint_edge : the flexible or reduced platform's edge direction at each U joint:
+        "tangent" (default here: the paper's eq 36, the edge tangent at one corner vertex
+        and the edge kept straight) or "chord" (the chord between the edge's corners,
+        which converges under mesh refinement; the flagship case's default)
     reduce_at : "static" (default) linearizes the plate about the robot's static hold at the
         path start (:func:`static_state` of the full flexible robot): the reduced platform
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
@@ -244,6 +258,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     choice(continuity, ("shared", "constraints"), "continuity")
     choice(drive, ("path", "joints"), "drive")
     choice(reduction, ("linear", "nonlinear"), "reduction")
+    choice(u_joint_edge, U_JOINT_EDGES, "u_joint_edge")
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
@@ -251,16 +266,18 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     plate_group, centre, body, fe = None, None, None, None
     if platform == "flexible":
         plate_group, m, P, W, edge_dirs, centre, con = _add_plate(
-            model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0)
+            model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
+            u_joint_edge)
     elif platform == "reduced":
         fe = Model("platform FE", gravity=(0.0, 0.0, -geom.gravity))
         fe_group, m, Pf, Wf, Ef, centre, con = _add_plate(
-            fe, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0)
+            fe, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
+            u_joint_edge)
         fe.add_point_mass(Pf, geom.payload_mass)          # the payload rides in the modes
         state = None
         if reduce_at == "static":     # the plate as it hangs: its stresses and their stiffness
             full = build_robot(geom, "flexible", mesh, E, nu, continuity, None, shear_factor,
-                               damping_beta, drive=drive)
+                               damping_beta, drive=drive, u_joint_edge=u_joint_edge)
             qs = static_state(full).q
             state = fe.q0.copy()
             for nf, nt in zip(full.plate_group.nodes.ravel(), fe_group.nodes.ravel(),

@@ -26,13 +26,15 @@ BOOKKEEPING = ("wall", "time_s", "iteration", "residual", "n_coordinates", "n_el
                "n_dof", "counts", "dofs", "size", "n_modes", "method_difference",
                "chain_residual", "loop_closure", "analysis", "mesh", "basis",
                "n_frequencies", "load_steps", "speedup", "error", "drift", "total_j",
-               "shear_factor", "real_time", "span_over", "rigidity", "duration")
+               "shear_factor", "real_time", "span_over", "rigidity", "duration",
+               "extrapolation")
 """Substrings of figure names that are not headline figures.  Error measures (an error
 against a reference, an energy drift, the history of a conserved total energy) are left
 out too: they measure the discretization error themselves and fall with the step by
 design; so are inputs a case echoes (a plate's shear factor, which depends on the element
-size by construction) and, by the prefix ``rigid_``, the figures of a case's rigid
-reference model."""
+size by construction), the inputs of an extrapolation a case reports beside its result
+(the flagship's coarser-mesh sag and the order) and, by the prefix ``rigid_``, the
+figures of a case's rigid reference model."""
 
 
 def headline(name: str) -> bool:

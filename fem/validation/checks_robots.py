@@ -40,7 +40,8 @@ def flagship_static_state(quick: bool) -> Measurement:
                         "reduced_vs_full_rel": abs(reduced["static_sag_mm"] / s - 1),
                         "symmetry_error_m": max(f["static_symmetry_error_m"]
                                                 for f in (shared, paper, reduced))},
-                       "Default element settings (shear remedy 'auto').", rows)
+                       "Default element settings (shear remedy 'auto') and U joints (the "
+                       "edges read as chords).", rows)
 
 
 @check

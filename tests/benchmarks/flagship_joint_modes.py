@@ -1,20 +1,20 @@
-"""Benchmark: why the flagship's collocated drive does not converge in the mesh.
+"""Benchmark: how the flagship's U-joint model decides whether it converges in the mesh.
 
 For each platform mesh, the robot with ``drive=joints`` at its static state: the lowest
-modes with the motors holding (``fem.modes`` with the static multipliers), the kink of
-each U joint's edge tangent against the edge's chord, W2, and (``--circle``) the
-collocated circle's largest path error and torque extremes.  ``--chord`` reads each U
-joint's edge direction as the chord between the edge's two corner points instead of the
-tangent at one corner vertex, and drops the straight-edge rows (the experiment of
-``docs/parallel_robot.md``, "Neither drive converges in the mesh").
+modes with the motors holding (``fem.modes`` with the static multipliers), W2, with the
+tangent reading the kink of each U joint's edge tangent against the edge's chord, and
+(``--circle``) the collocated circle's largest path error and torque extremes.
+``--tangent`` reads each U joint's edge direction as the paper's eq 36 (the tangent at
+one corner vertex, the edge kept straight) instead of the case's default, the chord
+between the edge's two corner points (``docs/parallel_robot.md``, "The U joints' edge
+reading").
 
-Run: ``python tests/benchmarks/flagship_joint_modes.py [mesh ...] [--chord] [--circle]``.
+Run: ``python tests/benchmarks/flagship_joint_modes.py [mesh ...] [--tangent] [--circle]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 import time
@@ -62,7 +62,8 @@ def _kinks(rm):
 
 
 def run(mesh: str, chord: bool, circle: bool) -> dict:
-    p = {**case.PARAMS, "drive": "joints", "rho_inf": 0.8, "mesh": mesh, "static_mesh": mesh}
+    p = {**case.PARAMS, "drive": "joints", "rho_inf": 0.8, "mesh": mesh, "static_mesh": mesh,
+         "u_joint_edge": "chord" if chord else "tangent"}
     rm = case._robot(p)
     st = rrru3_model.static_state(rm)
     with warnings.catch_warnings():
@@ -75,7 +76,8 @@ def run(mesh: str, chord: bool, circle: bool) -> dict:
         out["edge_kink_deg"] = np.round(np.degrees(_kinks(rm)(st.q)), 3).tolist()
     if circle:
         c0 = time.process_time()
-        f = case.run(None, **{k: p[k] for k in ("drive", "rho_inf", "mesh", "static_mesh")})
+        f = case.run(None, **{k: p[k] for k in ("drive", "rho_inf", "mesh", "static_mesh",
+                                                "u_joint_edge")})
         out.update(max_path_error_mm=round(f["max_path_error_mm"], 2),
                    torque_extremes_Nm=[round(f["torque_min_Nm"], 2),
                                        round(f["torque_max_Nm"], 2)],
@@ -86,13 +88,12 @@ def run(mesh: str, chord: bool, circle: bool) -> dict:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("meshes", nargs="*", default=["hexagon_6", "hexagon_24", "hexagon_96"])
-    ap.add_argument("--chord", action="store_true", help="edge directions as chords")
+    ap.add_argument("--tangent", action="store_true",
+                    help="edge directions as the paper's vertex tangents (eq 36)")
     ap.add_argument("--circle", action="store_true", help="also run the collocated circle")
     args = ap.parse_args(argv)
-    if args.chord:
-        rrru3_model._add_plate = functools.partial(rrru3_model._add_plate, edges="chord")
     for mesh in args.meshes:
-        print(json.dumps(run(mesh, args.chord, args.circle)), flush=True)
+        print(json.dumps(run(mesh, not args.tangent, args.circle)), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,11 +10,17 @@ iterations, storage of the iteration matrix and the platform's sag ``|P − mean
 refinement, as the built-in ones are made); it takes minutes and 3 GB.
 
 ``--reference PATH`` writes the sags of the meshes run, the Richardson extrapolation of
-the last three, the reference value (``--reference-mesh``) and how they were made to
-``PATH`` (``tests/data/flagship_static_sag.json``, the value the flagship's tests hold its
-default sag to).
+every three successive meshes (ratio of the increments, observed order, limit), the
+two-mesh extrapolation of every successive pair with the order the case uses
+(``SAG_ORDER`` of ``cases/parallel_robot_flexible_platform.py``), the reference value
+(``--reference-mesh``, else the last three's limit) and how they were made to ``PATH``
+(``tests/data/flagship_static_sag.json``, the value the flagship's tests hold its
+default sag to).  ``--rows FILE`` takes the meshes' rows from the JSON lines an earlier
+run printed instead of solving again.  ``--u-joint-edge tangent`` runs the paper's
+joint model (eq 36) instead of the case's default, the chord.
 
-Run: ``python tests/benchmarks/platform_statics.py [mesh ...] [--reference PATH]``.
+Run: ``python tests/benchmarks/platform_statics.py [mesh ...] [--reference PATH]
+[--rows FILE] [--u-joint-edge chord|tangent]``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import argparse
 import json
 import math
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -53,9 +60,9 @@ def _mesh(name: str, **kw):
 rrru3_model.load_builtin_mesh = _mesh     # the robot builder loads its platform here
 
 
-def run(mesh: str = "hexagon_96") -> dict:
+def run(mesh: str = "hexagon_96", u_joint_edge: str = "chord") -> dict:
     geom = rrru3.RRRU3Geometry()
-    rm = build_robot(geom, "flexible", mesh, shear_factor="auto")
+    rm = build_robot(geom, "flexible", mesh, shear_factor="auto", u_joint_edge=u_joint_edge)
     asm = rm.model.assemble()
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -68,6 +75,7 @@ def run(mesh: str = "hexagon_96") -> dict:
             "increments": st.info.get("increments"),
             "iterations": int(st.iterations) if hasattr(st, "iterations") else None,
             "sag_mm": float(np.linalg.norm(P - W)) * 1e3,
+            "max_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
             "machine": f"{platform.machine()}, {fem.__version__}, python "
                        f"{sys.version.split()[0]}"}
 
@@ -84,6 +92,12 @@ def richardson(sags: list[float]) -> dict:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("meshes", nargs="*", default=["hexagon_96"])
+    ap.add_argument("--u-joint-edge", choices=("chord", "tangent"), default="chord",
+                    help="the U joints' edge reading (default: chord, the case's default; "
+                         "tangent: the paper's eq 36)")
+    ap.add_argument("--note", default="", help="with --reference: a note stored with it")
+    ap.add_argument("--rows", metavar="FILE",
+                    help="the rows of an earlier run (its printed JSON lines), not solved")
     ap.add_argument("--reference", metavar="PATH",
                     help="write the sags and their Richardson limit (three meshes or more)")
     ap.add_argument("--reference-mesh", metavar="MESH",
@@ -92,20 +106,43 @@ def main(argv: list[str] | None = None) -> None:
                          "monotonically, else the finest mesh)")
     args = ap.parse_args(argv)
     rows = []
-    for name in args.meshes:
-        rows.append(run(name))
-        print(json.dumps(rows[-1]), flush=True)
+    if args.rows:
+        lines = Path(args.rows).read_text().splitlines()
+        found = {r["mesh"]: r for r in map(json.loads, filter(None, lines))}
+        rows = [found[name] for name in args.meshes]
+    else:
+        for name in args.meshes:
+            rows.append(run(name, args.u_joint_edge))
+            print(json.dumps(rows[-1]), flush=True)
     if args.reference:
+        sys.path.insert(0, str(ROOT / "cases"))
+        import parallel_robot_flexible_platform as case
+
         sags = [r["sag_mm"] for r in rows]
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                 capture_output=True, text=True).stdout.strip()
         out = {"what": "static sag d = |P − mean(W1, W2, W3)| of the flagship robot at its "
                        "default settings (P held at (0.1, 0, −0.8) m, 6 kg, E = 6.9e8 Pa, "
-                       "shear_factor auto), per platform mesh",
+                       "shear_factor auto, U joints reading the platform's edges as "
+                       f"{args.u_joint_edge}s), per platform mesh",
                "made_by": "python tests/benchmarks/platform_statics.py "
-                          + " ".join(args.meshes) + " --reference PATH",
+                          + " ".join(args.meshes) + f" --u-joint-edge {args.u_joint_edge}"
+                          + " --reference PATH"
+                          + (" --rows ROWS (the lines the same command printed without "
+                             "--rows)" if args.rows else ""),
                "date": time.strftime("%Y-%m-%d"), "commit": commit,
-               "sag_mm": {r["mesh"]: r["sag_mm"] for r in rows}}
+               "u_joint_edge": args.u_joint_edge,
+               "sag_mm": {r["mesh"]: r["sag_mm"] for r in rows},
+               "solve": {r["mesh"]: {k: r.get(k) for k in ("unknowns", "increments",
+                                                          "iterations", "cpu_s", "wall_s",
+                                                          "max_rss_gb") if k in r}
+                         for r in rows}}
+        out["richardson"] = {", ".join(args.meshes[i:i + 3]): richardson(sags[i:i + 3])
+                             for i in range(len(sags) - 2)}
+        out["extrapolated_order"] = case.SAG_ORDER
+        out["extrapolated_mm"] = {
+            f"{args.meshes[i]}, {args.meshes[i + 1]}":
+                case.extrapolated_sag(sags[i + 1], sags[i]) for i in range(len(sags) - 1)}
         rich = richardson(sags[-3:]) if len(sags) >= 3 else None
         out["richardson_last_three"] = rich
         # the reference: the mesh asked for, else the Richardson limit where the last
@@ -118,6 +155,8 @@ def main(argv: list[str] | None = None) -> None:
                        f"{', '.join(args.meshes[-3:])}")
         else:
             out.update(reference_mm=sags[-1], reference_from=args.meshes[-1])
+        if args.note:
+            out["note"] = args.note
         Path(args.reference).write_text(json.dumps(out, indent=1) + "\n")
 
 
