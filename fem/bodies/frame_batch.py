@@ -102,6 +102,15 @@ class FrameBatch:
             b._J_all, b._H_all = self.J[i], self.H[i]
             b._batch, b._batch_index = self, i
         self._tip_extend()
+        self._flat = self.idx.ravel()
+        self._unique = np.unique(self._flat).size == self._flat.size
+        P, k = self.P, self.k
+        self.Jc = self.J[:, :P].reshape(len(bodies), 3 * P, k)            # views of J
+        if not np.shares_memory(self.Jc, self.J):
+            raise AssertionError("the centre line's J is not a view of the points' J")
+        self.w3c = self.w3[:, :3 * P]
+        if self.Xt is not None:
+            self._director_invariants(w)
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
@@ -121,7 +130,28 @@ class FrameBatch:
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
-        np.add.at(f, self.idx.ravel(), F.ravel())
+        if self._unique:             # no coordinate shared by two bodies
+            f[self._flat] += F.ravel()
+        else:
+            np.add.at(f, self._flat, F.ravel())
+
+    def _director_invariants(self, w: np.ndarray) -> None:
+        """The section directors' inertia invariants (constant): with the weights
+        ``μ_p = ½ρI_p w_p`` of the director points (equal for ``d_y`` and ``d_z``) and
+        the twist functions ``X_p``::
+
+            m_d = Σ_p μ_p,   s = Σ_p μ_p X_p,   S = Σ_p μ_p X_p X_pᵀ
+
+        (B,), (B, nt), (B, nt, nt): what :meth:`_director_forces` needs instead of the
+        director points."""
+        o, Pd = self.rows[1], self.Xt.shape[1]
+        wy, wz = w[:, o:o + Pd], w[:, o + Pd:]
+        if not np.array_equal(wy, wz) or self.rows[2] != o + 2 * Pd:
+            raise AssertionError("the directors d_y, d_z have unequal weights")
+        Xt = self.Xt
+        self.m_dir = wy.sum(axis=1)
+        self.s_dir = (wy[:, None, :] @ Xt)[:, 0]
+        self.S_dir = Xt.transpose(0, 2, 1) @ (wy[:, :, None] * Xt)
 
     @staticmethod
     def body_terms(F: np.ndarray, T, i: int) -> tuple:
@@ -224,13 +254,11 @@ class FrameBatch:
             b._line_q = self._q[i]
 
     def _quadratic(self, vB: np.ndarray) -> np.ndarray:
-        """``q̇ᵀH q̇`` (B, Pall, 3) of every point at the coordinates of :meth:`_first`
-        without ``H``: on the centre line ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q``
-        the coupling with the fourth-order blocks from the running rule), on the
-        directors ``d_y``, ``d_z``: ``2 φ̇ ẇ`` and ``−2 φ̇ v̇``."""
+        """``q̇ᵀH q̇`` (B, P, 3) of the centre line's points at the coordinates of
+        :meth:`_first` without ``H``: ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q`` the
+        coupling with the fourth-order blocks from the running rule)."""
         R, _, Pe, rule = self._state
         B, P, nb, na = len(self.bodies), self.P, self.nb, self.na
-        out = np.empty((B, self.rows[2], 3))
         ve = vB[:, 12:]
         Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
         pdot = (Pe.reshape(B, 3 * P, -1) @ ve[:, :, None]).reshape(B, P, 3)
@@ -239,22 +267,49 @@ class FrameBatch:
         sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
-            D = self.D
-            avc = D @ vb                                                     # (B, N, 2)
+            avc = self.D @ vb                                                # (B, N, 2)
             av, cv = avc[:, :, 0], avc[:, :, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
             g = 0.5 * s * (av * av + cv * cv) + t * t
-            sQ = sQ + (self.W @ g[:, :, None])[:, :, 0]
-        out[:, :P] = 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
-        if self.Xt is not None:
-            t = self.sl["torsion"]
-            o = self.rows[1]
-            Pd = self.Xt.shape[1]
-            phid = self.Xt @ vB[:, 12 + t.start:12 + t.stop, None]               # (B, Pd, 1)
-            out[:, o:o + Pd] = 2.0 * phid * vB[:, None, 9:12]
-            out[:, o + Pd:] = -2.0 * phid * vB[:, None, 6:9]
-        return out
+            sQ += (self.W @ g[:, :, None])[:, :, 0]
+        return 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
+
+    def _director_forces(self, qB, vB, aB, f) -> None:
+        """Add the section directors' inertia forces ``Σ_p μ_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)``
+        of ``d_y = v + φw``, ``d_z = w − φv`` (``φ_p = X_p·e_t``) into ``f`` (B, k), in
+        closed form from the invariants ``m_d, s, S`` (:meth:`_director_invariants`).
+        With ``d̈_y = v̈ + φẅ + φ̈w + 2φ̇ẇ`` and ``d̈_z = ẅ − φv̈ − φ̈v − 2φ̇v̇``, the sums
+        over the points reduce to ``σ = s·(e, ë, ė)`` and ``κ = eᵀS(e, ë, ė)``:
+
+            f_v = (m_d + κ₀) v̈ + κ_a v + σ_a w + 2κ_v v̇ + 2σ_v ẇ
+            f_w = (m_d + κ₀) ẅ + κ_a w − σ_a v + 2κ_v ẇ − 2σ_v v̇
+            f_e = s (w·v̈ − v·ẅ) + S e (v·v̈ + w·ẅ) + S ë (v·v + w·w) + 2 S ė (v·v̇ + w·ẇ)
+
+        (the terms ``±σ₀`` of the two directors cancel)."""
+        B = f.shape[0]
+        t = self.sl["torsion"]
+        tc = slice(12 + t.start, 12 + t.stop)
+        E = np.stack((qB[:, tc], aB[:, tc], vB[:, tc]), axis=1)             # (B, 3, nt)
+        SE = E @ self.S_dir                                                 # S e, S ë, S ė
+        sig = E @ self.s_dir[:, :, None]                                    # (B, 3, 1)
+        kap = SE @ E[:, 0, :, None]
+        m = self.m_dir[:, None] + kap[:, 0]
+        fr = qB[:, 6:12].reshape(B, 2, 3)                                   # v, w
+        ac = aB[:, 6:12].reshape(B, 2, 3)
+        ve = vB[:, 6:12].reshape(B, 2, 3)
+        vv, ww = fr[:, 0], fr[:, 1]
+        ka, kv, sa, sv = kap[:, 1], kap[:, 2], sig[:, 1], sig[:, 2]
+        f[:, 6:9] += m * ac[:, 0] + ka * vv + sa * ww + 2.0 * (kv * ve[:, 0] + sv * ve[:, 1])
+        f[:, 9:12] += m * ac[:, 1] + ka * ww - sa * vv + 2.0 * (kv * ve[:, 1] - sv * ve[:, 0])
+        # the dot products v·v̈, w·ẅ, w·v̈, v·ẅ, v·v, w·w, v·v̇, w·ẇ
+        ga = fr @ ac.transpose(0, 2, 1)                                     # (B, 2, 2)
+        c = np.empty((B, 4, 1))
+        c[:, 0, 0] = ga[:, 1, 0] - ga[:, 0, 1]
+        c[:, 1, 0] = ga[:, 0, 0] + ga[:, 1, 1]
+        c[:, 2, 0] = (fr * fr).sum(axis=(1, 2))
+        c[:, 3, 0] = 2.0 * (fr * ve).sum(axis=(1, 2))
+        f[:, tc] += self.s_dir * c[:, 0] + (SE * c[:, 1:]).sum(axis=1)
 
     def _directors(self, qB: np.ndarray) -> None:
         """The section directors' ``J`` of every body (their ``H`` is constant)."""
@@ -386,11 +441,11 @@ class FrameBatch:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
         qB = self.line(q, tangent)
-        if self.Xt is not None:
+        if tangent and self.Xt is not None:
             self._directors(qB)
         idx = self.idx
         vB, aB = v[idx], a[idx]
-        self._inertia = self._inertia_forces(vB, aB, tangent)
+        self._inertia = self._inertia_forces(qB, vB, aB, tangent)
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
@@ -410,30 +465,36 @@ class FrameBatch:
         if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
                 and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
             qB = self.line(q, tangent)
-            if self.Xt is not None:
+            if tangent and self.Xt is not None:
                 self._directors(qB)
-            self._inertia = self._inertia_forces(vB, aB, tangent)
+            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
             self._inertia_key = (qB, vB, aB, tangent)
         f, tan = self._inertia
         return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
 
-    def _inertia_forces(self, vB, aB, tangent):
-        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading); the
-        quadratic-velocity part from :meth:`_quadratic` (``H`` only for the tangent)."""
+    def _inertia_forces(self, qB, vB, aB, tangent):
+        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading).
+
+        Without ``tangent``: the centre line's points ``Σ_p w_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)``
+        (the quadratic-velocity part from :meth:`_quadratic`, no ``H``) and the section
+        directors in closed form from their invariants (:meth:`_director_forces`, no
+        director points); with it, every point's ``J`` and ``H``."""
         B, k = vB.shape
-        Jf = self.J.reshape(B, -1, k)
-        n3 = Jf.shape[1]
-        if tangent:
-            H = self.H
-            Hf = H.reshape(B, -1, k)
-            Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
-            acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
-        else:
-            acc = (Jf @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, n3)
-            f = ((self.w3 * acc)[:, None, :] @ Jf)[:, 0]
+        if not tangent:
+            Jc = self.Jc
+            acc = (Jc @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, -1)
+            f = ((self.w3c * acc)[:, None, :] @ Jc)[:, 0]
+            if self.Xt is not None:
+                self._director_forces(qB, vB, aB, f)
             if self.has_M_const:
                 f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
             return f, None
+        Jf = self.J.reshape(B, -1, k)
+        n3 = Jf.shape[1]
+        H = self.H
+        Hf = H.reshape(B, -1, k)
+        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+        acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
         if self.has_M_const:
