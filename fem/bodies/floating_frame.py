@@ -188,6 +188,7 @@ class FloatingFrameBody(NonlinearBody):
                     batch.line(q, True)    # every body of the batch at once
                     return self._line_cache
                 batch._q = batch._qH = None     # its rows are about to change
+                batch._bodies_cached = True
             P = self._rows[0]
             self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],
                                             self._H_all[:P])

@@ -106,6 +106,16 @@ class FrameBatch:
         self._unique = np.unique(self._flat).size == self._flat.size
         P, k = self.P, self.k
         self.Jc = self.J[:, :P].reshape(len(bodies), 3 * P, k)            # views of J
+        st = self.J.strides              # J[:, :P, c, 3 + 3j + c] (the p_j I blocks)
+        self.Jd = np.lib.stride_tricks.as_strided(
+            self.J[:, :, 0, 3:], shape=(len(bodies), P, 3, 3),
+            strides=(st[0], st[1], st[2] + st[3], 3 * st[3]))
+        nb = self.nb
+        Q2 = np.zeros((len(bodies), P + 1, 2 * nb, 2 * nb))            # Q of both fields
+        Q2[:, :, :nb, :nb] = Q2[:, :, nb:, nb:] = self.Hcx
+        self.Hc2 = Q2.reshape(len(bodies), (P + 1) * 2 * nb, 2 * nb)
+        self._band = slice(12 + self.na, 12 + self.na + 2 * nb)
+        self._bodies_cached = True
         if not np.shares_memory(self.Jc, self.J):
             raise AssertionError("the centre line's J is not a view of the points' J")
         self.w3c = self.w3[:, :3 * P]
@@ -176,27 +186,27 @@ class FrameBatch:
         return self._q
 
     def _first(self, qB: np.ndarray) -> None:
-        """``r``, ``J`` of the centre lines (and what :meth:`_second` and
-        :meth:`_quadratic` take from them)."""
+        """``J`` of the centre lines (and what :meth:`_second`, :meth:`_quadratic` and
+        :meth:`tips` take from them: ``R``, ``p``, ``P_e``, the running rule's values)."""
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
+        P1 = P + 1
         e = qB[:, 12:]
         R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
-        band = slice(na, na + 2 * nb)                       # the y and z fields
-        eb2 = e[:, band].reshape(B, 2, nb).transpose(0, 2, 1)              # (B, nb, 2)
+        eb = qB[:, self._band]                                # the y and z fields (B, 2nb)
         # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
         # the quadrature points and the tip (row P); ``corr`` holds what comes off
-        # p_x (column 0) and off ∂p_x/∂e_band (the rest)
-        Hc, P1 = self.Hcx, P + 1
-        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb2).reshape(B, P1, nb, 2)
+        # p_x (column 0) and off ∂p_x/∂e_band (the rest); Q e of both fields in one
+        # product with the block-diagonal Q (Hc2)
         corr = np.empty((B, P1, 1 + 2 * nb))
-        corr[:, :, 1:] = Qe.transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
-        corr[:, :, 0] = 0.5 * (corr[:, :, 1:] @ e[:, band, None])[:, :, 0]
+        Qe = (self.Hc2 @ eb[:, :, None]).reshape(B, P1, 2 * nb)
+        corr[:, :, 1:] = Qe
+        corr[:, :, 0] = 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
         p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
             D = self.D
-            ac = D @ eb2                                                    # (B, N, 2)
+            ac = D @ eb.reshape(B, 2, nb).transpose(0, 2, 1)                # (B, N, 2)
             a, c = ac[:, :, 0], ac[:, :, 1]
             s = a * a + c * c
             F = np.empty((*a.shape, 1 + 2 * nb))
@@ -207,23 +217,24 @@ class FrameBatch:
             rule = (a, c, s)
         p[:, :, 0] -= corr[:, :, 0]
         Pe = self.L1x.copy()
-        Pe[:, :, 0, band] -= corr[:, :, 1:]
+        Pe[:, :, 0, na:na + 2 * nb] -= corr[:, :, 1:]
         self._tip_first = (p[:, P], Pe[:, P])
         p, Pe = p[:, :P], Pe[:, :P]
-        # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
-        r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
-        J = self.J[:, :P]
-        J[:, :, _C, _FRAME_COLS] = p[:, :, None, :]
-        np.matmul(R[:, None], Pe, out=J[..., 12:])
+        # J (FloatingFrameBody._position_jacobian): ∂r/∂R_j = p_j I on the strided
+        # diagonal view, ∂r/∂e = R P_e (∂r/∂r₀ = I is constant)
+        self.Jd[...] = p[:, :, None, :]
+        np.matmul(R[:, None], Pe, out=self.J[:, :P, :, 12:])
         self._q, self._qH = qB, None
-        self._state = (R, r, Pe, rule)
-        for b in self.bodies:          # their rows of H are not those of qB (yet)
-            b._line_q = None
+        self._state = (R, p, Pe, rule)
+        if self._bodies_cached:        # their rows of H are not those of qB (yet)
+            for b in self.bodies:
+                b._line_q = None
+            self._bodies_cached = False
 
     def _second(self) -> None:
         """``H`` of the centre lines at the coordinates of :meth:`_first`, and every body's
         line cache."""
-        R, r, Pe, rule = self._state
+        R, p, Pe, rule = self._state
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
         Hc = self.Hc
         Qb = np.zeros((B, P, 2 * nb, 2 * nb))
@@ -249,9 +260,11 @@ class FrameBatch:
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
         self._qH = self._q
+        r = self._q[:, None, :3] + p @ R.transpose(0, 2, 1)             # r = r₀ + R p
         for i, b in enumerate(self.bodies):
             b._line_cache = (r[i], b._J_all[:P], b._H_all[:P])
             b._line_q = self._q[i]
+        self._bodies_cached = True
 
     def _quadratic(self, vB: np.ndarray) -> np.ndarray:
         """``q̇ᵀH q̇`` (B, P, 3) of the centre line's points at the coordinates of
