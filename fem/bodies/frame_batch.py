@@ -29,6 +29,9 @@ from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, Float
 
 __all__ = ["FrameBatch", "batch_bodies"]
 
+_K12 = np.array([1.0, 2.0, 1.0])
+_ONE_I = np.array([1.0, 1j])            # (v, w) -> v + i w
+
 
 def _signature(b: FloatingFrameBody):
     """Bodies with the same signature have arrays of the same shapes."""
@@ -162,6 +165,9 @@ class FrameBatch:
         self.m_dir = wy.sum(axis=1)
         self.s_dir = (wy[:, None, :] @ Xt)[:, 0]
         self.S_dir = Xt.transpose(0, 2, 1) @ (wy[:, :, None] * Xt)
+        self._is_dir = 1j * self.s_dir
+        t = self.sl["torsion"]
+        self._tc = slice(12 + t.start, 12 + t.stop)
 
     @staticmethod
     def body_terms(F: np.ndarray, T, i: int) -> tuple:
@@ -292,37 +298,30 @@ class FrameBatch:
         """Add the section directors' inertia forces ``Σ_p μ_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)``
         of ``d_y = v + φw``, ``d_z = w − φv`` (``φ_p = X_p·e_t``) into ``f`` (B, k), in
         closed form from the invariants ``m_d, s, S`` (:meth:`_director_invariants`).
-        With ``d̈_y = v̈ + φẅ + φ̈w + 2φ̇ẇ`` and ``d̈_z = ẅ − φv̈ − φ̈v − 2φ̇v̇``, the sums
-        over the points reduce to ``σ = s·(e, ë, ė)`` and ``κ = eᵀS(e, ë, ė)``:
 
-            f_v = (m_d + κ₀) v̈ + κ_a v + σ_a w + 2κ_v v̇ + 2σ_v ẇ
-            f_w = (m_d + κ₀) ẅ + κ_a w − σ_a v + 2κ_v ẇ − 2σ_v v̇
-            f_e = s (w·v̈ − v·ẅ) + S e (v·v̈ + w·ẅ) + S ë (v·v + w·w) + 2 S ė (v·v̇ + w·ẇ)
+        With ``d̈_y = v̈ + φẅ + φ̈w + 2φ̇ẇ`` and ``d̈_z = ẅ − φv̈ − φ̈v − 2φ̇v̇`` the sums
+        over the points reduce to ``σ_x = s·x`` and ``κ_x = eᵀS x`` for ``x = e, ë, ė``
+        (the terms ``±σ_e`` of the two directors cancel).  In the complex form
+        ``z = v + i w``, ``χ_x = κ_x − i σ_x = x·(S e − i s)``::
 
-        (the terms ``±σ₀`` of the two directors cancel)."""
+            f_v + i f_w = (m_d + κ_e) z̈ + χ_ë z + 2 χ_ė ż
+            f_e = Re(z̈·z̄) S e − Im(z̈·z̄) s + |z|² S ë + 2 Re(ż·z̄) S ė
+
+        (``z̈·z̄ = v·v̈ + w·ẅ + i (v·ẅ − w·v̈)``): a few products on (B, 3) arrays instead
+        of 2 × 6 director points per body."""
         B = f.shape[0]
-        t = self.sl["torsion"]
-        tc = slice(12 + t.start, 12 + t.stop)
-        E = np.stack((qB[:, tc], aB[:, tc], vB[:, tc]), axis=1)             # (B, 3, nt)
-        SE = E @ self.S_dir                                                 # S e, S ë, S ė
-        sig = E @ self.s_dir[:, :, None]                                    # (B, 3, 1)
-        kap = SE @ E[:, 0, :, None]
-        m = self.m_dir[:, None] + kap[:, 0]
-        fr = qB[:, 6:12].reshape(B, 2, 3)                                   # v, w
-        ac = aB[:, 6:12].reshape(B, 2, 3)
-        ve = vB[:, 6:12].reshape(B, 2, 3)
-        vv, ww = fr[:, 0], fr[:, 1]
-        ka, kv, sa, sv = kap[:, 1], kap[:, 2], sig[:, 1], sig[:, 2]
-        f[:, 6:9] += m * ac[:, 0] + ka * vv + sa * ww + 2.0 * (kv * ve[:, 0] + sv * ve[:, 1])
-        f[:, 9:12] += m * ac[:, 1] + ka * ww - sa * vv + 2.0 * (kv * ve[:, 1] - sv * ve[:, 0])
-        # the dot products v·v̈, w·ẅ, w·v̈, v·ẅ, v·v, w·w, v·v̇, w·ẇ
-        ga = fr @ ac.transpose(0, 2, 1)                                     # (B, 2, 2)
-        c = np.empty((B, 4, 1))
-        c[:, 0, 0] = ga[:, 1, 0] - ga[:, 0, 1]
-        c[:, 1, 0] = ga[:, 0, 0] + ga[:, 1, 1]
-        c[:, 2, 0] = (fr * fr).sum(axis=(1, 2))
-        c[:, 3, 0] = 2.0 * (fr * ve).sum(axis=(1, 2))
-        f[:, tc] += self.s_dir * c[:, 0] + (SE * c[:, 1:]).sum(axis=1)
+        tc = self._tc
+        E = np.concatenate((aB[:, tc], vB[:, tc], qB[:, tc]), axis=1).reshape(B, 3, -1)
+        SE = E @ self.S_dir                                     # S ë, S ė, S e
+        chi = (E @ (SE[:, 2] - self._is_dir)[:, :, None])[:, :, 0] * _K12   # χ_ë, 2χ_ė, χ_e
+        chi[:, 2] = self.m_dir + chi[:, 2].real
+        Y = np.concatenate((qB[:, 6:12], vB[:, 6:12], aB[:, 6:12]), axis=1).reshape(B, 3, 2, 3)
+        Z = Y.transpose(0, 1, 3, 2) @ _ONE_I                    # z, ż, z̈ (B, 3, 3)
+        fz = (chi[:, None, :] @ Z)[:, 0]
+        f[:, 6:9] += fz.real
+        f[:, 9:12] += fz.imag
+        G = (Z @ Z[:, 0].conj()[:, :, None])[:, :, 0] * _K12    # |z|², 2 ż·z̄, z̈·z̄
+        f[:, tc] += (G.real[:, None, :] @ SE)[:, 0] - G[:, 2:].imag * self.s_dir
 
     def _directors(self, qB: np.ndarray) -> None:
         """The section directors' ``J`` of every body (their ``H`` is constant)."""
