@@ -187,7 +187,7 @@ class FloatingFrameBody(NonlinearBody):
                 if batch.numpy_path():
                     batch.line(q, True)    # every body of the batch at once
                     return self._line_cache
-                batch._q = batch._qH = None     # its rows are about to change
+                batch._q = batch._qH = batch._qkey = None   # its rows are about to change
                 batch._bodies_cached = True
             P = self._rows[0]
             self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],

@@ -128,6 +128,7 @@ class FrameBatch:
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
         self._q = None                  # the coordinates of the lines in J
+        self._qkey = None               # their bytes
         self._qH = None                 # the same when H holds them too
         self._state = None              # what _first leaves for _second and _quadratic
         self._inertia_key = None
@@ -185,8 +186,10 @@ class FrameBatch:
         quadratic-velocity forces come from :meth:`_quadratic`); returns the bodies'
         coordinates (B, k)."""
         qB = q[self.idx]
-        if self._q is None or not np.array_equal(qB, self._q):
+        key = qB.tobytes()           # the same bytes: the same line (cheaper than equal)
+        if key != self._qkey:
             self._first(qB)
+            self._qkey = key
         if second and self._qH is None:
             self._second()
         return self._q
@@ -379,7 +382,8 @@ class FrameBatch:
         3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
         bodies in one pass, kept for the last coordinates."""
         qB = q[self.idx]
-        if self._tips is not None and np.array_equal(self._tips[0], qB):
+        key = qB.tobytes()
+        if self._tips is not None and self._tips[0] == key:
             return self._tips[1]
         self.line(q)
         A = self.A_tip
@@ -402,7 +406,7 @@ class FrameBatch:
         Js[..., 12:] = R[:, None] @ G
         d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
         out = (r, J, d, Js)
-        self._tips = (qB, out)
+        self._tips = (key, out)
         self._tip_state = (R, Pe, vals, alpha, G)
         self._tips_second = None
         return out
