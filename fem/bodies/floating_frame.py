@@ -502,11 +502,13 @@ def _batch_runner(points: list, kind: int):
     rows = np.array([p.body._batch_index for p in points]) if tips else None
     axes = np.array([getattr(p, "axis", 0) for p in points])
 
+    every = tips and kind == 0 and np.array_equal(rows, np.arange(len(batch.bodies)))
+
     def run(q):
         if tips and batch.numpy_path():
             r, J, d, Js = batch.tips(q)
             if kind == 0:
-                return r[rows], J[rows]
+                return (r, J) if every else (r[rows], J[rows])
             return d[rows, axes], Js[rows, axes]
         ev = [p.evaluate(q) for p in points]
         return np.array([e[0] for e in ev]), np.array([e[1] for e in ev])

@@ -345,6 +345,8 @@ class _Batched:
             jcoef = np.concatenate([np.full(e[3].size, e[1]) for e in entries])
             unique = np.unique(xdest).size == xdest.size and \
                 np.unique(jdest).size == jdest.size
+            if np.all(coef == 1.0) and np.all(jcoef == 1.0):
+                coef = jcoef = None          # the points as they are (no products)
             self._groups.append((kind.evaluate_batch(pts), coef, jcoef, xdest, jdest,
                                  unique))
         self._others = others
@@ -394,7 +396,10 @@ class _Batched:
         J = self._J0.copy()
         for run, coef, jcoef, xdest, jdest, unique in self._groups:
             xb, Jb = run(q)
-            xv, Jv = (coef[:, None] * xb).ravel(), jcoef * Jb.ravel()
+            if coef is None:
+                xv, Jv = xb.ravel(), Jb.ravel()
+            else:
+                xv, Jv = (coef[:, None] * xb).ravel(), jcoef * Jb.ravel()
             if unique:
                 x[xdest] += xv
                 J[jdest] += Jv
