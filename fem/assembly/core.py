@@ -294,16 +294,15 @@ class Assembly(ConstraintEquations, System):
         then visits only the bodies of no batch, ``_alone``), else ``{id(body): …}`` of
         the batches that ran."""
         done: dict = {}
-        every = True
-        for bt in self.body_batches:
-            if not bt.numpy_path():
-                every = False
-                continue
+        ran = [bt for bt in self.body_batches if bt.numpy_path()]
+        shares = tangent or len(ran) < len(self.body_batches)
+        for bt in ran:
             F, T = evaluate(bt)
             bt.add_into(f, F)
-            for i, b in enumerate(bt.bodies):
-                done[id(b)] = bt.body_terms(F, T if tangent else None, i)
-        return None if every and not tangent else done
+            if shares:
+                for i, b in enumerate(bt.bodies):
+                    done[id(b)] = bt.body_terms(F, T if tangent else None, i)
+        return done if shares else None
 
     # ================================================================ inertia
     def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.floating_frame import bending_kernel, fourth_order_kernel
+from ..core.jit import path as jit_path
 from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, FloatingFrameBody
 
 __all__ = ["FrameBatch", "batch_bodies"]
@@ -68,6 +68,7 @@ class FrameBatch:
     def __init__(self, bodies: list):
         self.bodies = list(bodies)
         b0 = bodies[0]
+        self._link0 = b0.link
         lk0 = b0.link
         lks = [b.link for b in bodies]
         self.idx = np.stack([b.dofs for b in bodies])                      # (B, k)
@@ -139,8 +140,9 @@ class FrameBatch:
     def numpy_path(self) -> bool:
         """Whether the bodies run on the NumPy path (else each evaluates alone, with the
         compiled fourth-order and bending kernels)."""
-        lk = self.bodies[0].link
-        return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
+        # the kernels exist exactly on the compiled path (fem.core.jit.path, a lookup
+        # after the first call: this runs several times a residual)
+        return not self._link0.use_kernel or jit_path() != "compiled"
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
