@@ -553,7 +553,7 @@ class FrameBatch:
             if tangent:
                 K[:, 12:, 12:] += h
         f[:, 12:] = fe
-        if np.any(gravity):
+        if any(gravity):                # (three numbers: no NumPy call)
             self.line(q, tangent)
             P = self.P
             wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
