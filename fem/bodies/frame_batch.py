@@ -7,8 +7,10 @@ overhead of a few hundred small NumPy calls (the arrays are tens of entries); a
 :class:`FrameBatch` evaluates all of them in the same calls on arrays with a leading
 body axis — the centre line at the quadrature points with its first and second
 derivatives, the section directors, the inertia forces and their tangents, the elastic
-forces and the weight — and hands every body its slice.  The arithmetic is that of the
-single body's methods (:meth:`FloatingFrameBody._centre`,
+forces and the weight — and hands every body its slice.  In a residual (no tangent) the
+section directors' inertia forces come in closed form from constant invariants of the
+twist functions (:meth:`FrameBatch._director_invariants`) instead of their points.  The
+arithmetic is that of the single body's methods (:meth:`FloatingFrameBody._centre`,
 :func:`~fem.bodies.base.inertia_from_points`,
 :meth:`~fem.elements.floating_frame.FloatingFrameLink.elastic_forces`), equal to
 rounding.
