@@ -571,26 +571,28 @@ class FrameBatch:
         wb, Bz = self.wb, self.Bz
         B, Pb, _, ne = Bz.shape
         Bf = Bz.reshape(B, 4 * Pb, ne)
-        z = (Bf @ e[:, :, None]).reshape(B, Pb, 4)
-        a, A, c, C = z[..., 0], z[..., 1], z[..., 2], z[..., 3]
-        m = a * A + c * C
-        k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
-        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
+        z = (Bf @ e[:, :, None]).reshape(B, Pb, 2, 2)     # z = (v′, v″, w′, w″) by field
+        d1, d2 = z[..., 0], z[..., 1]                     # (a, c) = (v′, w′), (A, C)
+        ei = self.ei[:, None, :]                          # (EI₁, EI₂)
         # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
-        # (∂m/∂z = (A, a, C, c)); the gradient EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C)
-        # is  (EI₁ k₁ ½m, EI₁ (k₁ − A), EI₂ k₂ ½m, EI₂ (k₂ − C)) + u ∂m/∂z  with
-        # u = ½ (EI₁ k₁ a + EI₂ k₂ c)
-        e1k, e2k = ei1 * k1, ei2 * k2
-        u = 0.5 * (e1k * a + e2k * c)
-        gz = np.empty((B, Pb, 4))
-        gz[..., 0] = e1k * (0.5 * m) + u * A
-        gz[..., 1] = ei1 * (k1 - A) + u * a
-        gz[..., 2] = e2k * (0.5 * m) + u * C
-        gz[..., 3] = ei2 * (k2 - C) + u * c
+        # (m = aA + cC, ∂m/∂z = (A, a, C, c), k₁ = A + ½am, k₂ = C + ½cm); the gradient
+        # EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C) is, field by field,
+        # (EIₖ kₖ ½m + u ∂ₖ, EIₖ (kₖ − ∂ₖ) + u ∂ₖ′) with u = ½ (EI₁ k₁ a + EI₂ k₂ c):
+        # both fields in each operation
+        hm = 0.5 * (d1 * d2).sum(axis=-1, keepdims=True)                    # ½m
+        k = d2 + d1 * hm
+        ek = ei * k
+        u = 0.5 * (ek * d1).sum(axis=-1, keepdims=True)
+        gz = np.empty((B, Pb, 2, 2))
+        gz[..., 0] = ek * hm + u * d2
+        gz[..., 1] = ei * (k - d2) + u * d1
         Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        grad = (Bt @ (wb[:, :, None, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
+        a, c, A, C = d1[..., 0], d1[..., 1], d2[..., 0], d2[..., 1]
+        m, k1, k2 = 2.0 * hm[..., 0], k[..., 0], k[..., 1]
+        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
         hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
         d1 = np.empty((B, Pb, 4))
         d2 = np.empty((B, Pb, 4))
