@@ -88,3 +88,28 @@ def test_general_rows_on_tips_batched_equal_the_loop():
     h, h_loop = rows.hessian_values(lam, q, keep, 0.3), loop.hessian_values(lam, q, keep, 0.3)
     assert np.allclose(h, h_loop, rtol=1e-13, atol=1e-13 * np.abs(h_loop).max())
     assert rows.compiled_form(q) is None           # second derivatives change with q
+
+
+@pytest.mark.parametrize("basis", ["bezier", "bspline"])
+def test_director_invariants_equal_the_director_points(basis):
+    """The section directors' inertia forces in closed form from the invariants
+    (``m_d, s, S``: ``FrameBatch._director_forces``) equal the quadrature over the
+    director points ``Σ_p μ_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)`` (their ``J``, ``H``)."""
+    m, _ = _model("fourth_order", "section", basis)
+    asm = m.assemble()
+    bt = asm.body_batches[0]
+    rng = np.random.default_rng(11)
+    q = asm.q0 + 0.1 * rng.normal(size=asm.n)
+    v, a = rng.normal(size=asm.n), rng.normal(size=asm.n)
+    qB, vB, aB = q[bt.idx], v[bt.idx], a[bt.idx]
+    f = np.zeros(qB.shape)
+    bt._director_forces(qB, vB, aB, f)
+    bt._directors(qB)
+    o = bt.rows[1]
+    B, k = qB.shape
+    J = bt.J[:, o:].reshape(B, -1, k)
+    H = bt.H[:, o:].reshape(B, -1, k, k)
+    acc = (J @ aB[:, :, None])[:, :, 0] + np.einsum("bi,bpij,bj->bp", vB, H, vB)
+    ref = ((bt.w3[:, 3 * o:] * acc)[:, None, :] @ J)[:, 0]
+    assert np.abs(ref).max() > 0
+    assert np.allclose(f, ref, rtol=1e-13, atol=1e-13 * np.abs(ref).max())

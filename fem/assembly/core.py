@@ -63,6 +63,7 @@ class Assembly(ConstraintEquations, System):
         from ..bodies.frame_batch import batch_bodies
         from ..bodies.reduced_batch import batch_reduced
         self.body_batches = batch_bodies(self.bodies) + batch_reduced(self.bodies)
+        self._alone: tuple = (None, [])      # (body_batches, the bodies of none of them)
         self.has_elastic = bool(self.elastic) or any(b.elastic for b in self.bodies)
         # element families interpolate linearly in their coordinates: constant mass
         bad = [g.name for g in self.groups if not g.family.constant_mass]
@@ -235,8 +236,8 @@ class Assembly(ConstraintEquations, System):
                     cv.append(dv.ravel())
         done = self._batched_terms(f, lambda bt: bt.forces_all(q, self.model.gravity,
                                                               tangent), tangent)
-        for b in self.bodies:
-            if id(b) in done:
+        for b in (self.bodies if tangent or done is not None else self._bodies_alone()):
+            if done is not None and id(b) in done:
                 fb, Kb = done[id(b)]
             else:
                 fb, Kb = b.forces(q, self.model.gravity, tangent)
@@ -274,22 +275,34 @@ class Assembly(ConstraintEquations, System):
             np.add.at(f, a.dofs, a.B(self.q0 if q is None else q) * float(a.effort(t)))
         return f
 
-    def _batched_terms(self, f: np.ndarray, evaluate, tangent: bool) -> dict:
+    def _bodies_alone(self) -> list:
+        """The bodies of no batch of :attr:`body_batches` (kept while the list is)."""
+        if self._alone[0] is not self.body_batches:
+            batched = {id(b) for bt in self.body_batches for b in bt.bodies}
+            self._alone = (self.body_batches,
+                           [b for b in self.bodies if id(b) not in batched])
+        return self._alone[1]
+
+    def _batched_terms(self, f: np.ndarray, evaluate, tangent: bool) -> dict | None:
         """The forces of the body batches on the NumPy path (floating frames,
         :mod:`fem.bodies.frame_batch`; reduced bodies, :mod:`fem.bodies.reduced_batch`)
         added into ``f`` (one scatter per batch, ``batch.add_into``): ``evaluate(batch)``
         gives the batch's ``(F, tangents or None)``, ``batch.body_terms(F, T, i)`` body
         ``i``'s share; returns ``{id(body): (its force, its tangent or None)}`` for the
-        loop over the bodies (the tangents keep the bodies' order)."""
+        loop over the bodies (the tangents keep the bodies' order).  Without ``tangent``
+        the bodies' shares are not formed: returns None when every batch ran (the caller
+        then visits only the bodies of no batch, ``_alone``), else ``{id(body): …}`` of
+        the batches that ran."""
         done: dict = {}
-        for bt in self.body_batches:
-            if not bt.numpy_path():
-                continue
+        ran = [bt for bt in self.body_batches if bt.numpy_path()]
+        shares = tangent or len(ran) < len(self.body_batches)
+        for bt in ran:
             F, T = evaluate(bt)
             bt.add_into(f, F)
-            for i, b in enumerate(bt.bodies):
-                done[id(b)] = bt.body_terms(F, T if tangent else None, i)
-        return done
+            if shares:
+                for i, b in enumerate(bt.bodies):
+                    done[id(b)] = bt.body_terms(F, T if tangent else None, i)
+        return done if shares else None
 
     # ================================================================ inertia
     def inertia_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
@@ -301,8 +314,8 @@ class Assembly(ConstraintEquations, System):
             return f, None
         vals = ([], [], [])
         done = self._batched_terms(f, lambda bt: bt.inertia_all(q, v, a, tangent), tangent)
-        for b in self.bodies:
-            if id(b) in done:
+        for b in (self.bodies if tangent or done is not None else self._bodies_alone()):
+            if done is not None and id(b) in done:
                 fb, tb = done[id(b)]
             else:
                 fb, tb = b.inertia(q, v, a, tangent)

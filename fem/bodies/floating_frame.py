@@ -187,7 +187,8 @@ class FloatingFrameBody(NonlinearBody):
                 if batch.numpy_path():
                     batch.line(q, True)    # every body of the batch at once
                     return self._line_cache
-                batch._q = batch._qH = None     # its rows are about to change
+                batch._q = batch._qH = batch._qkey = None   # its rows are about to change
+                batch._bodies_cached = True
             P = self._rows[0]
             self._line_cache = self._centre(q, self._q_smp, self._J_all[:P],
                                             self._H_all[:P])
@@ -501,11 +502,13 @@ def _batch_runner(points: list, kind: int):
     rows = np.array([p.body._batch_index for p in points]) if tips else None
     axes = np.array([getattr(p, "axis", 0) for p in points])
 
+    every = tips and kind == 0 and np.array_equal(rows, np.arange(len(batch.bodies)))
+
     def run(q):
         if tips and batch.numpy_path():
             r, J, d, Js = batch.tips(q)
             if kind == 0:
-                return r[rows], J[rows]
+                return (r, J) if every else (r[rows], J[rows])
             return d[rows, axes], Js[rows, axes]
         ev = [p.evaluate(q) for p in points]
         return np.array([e[0] for e in ev]), np.array([e[1] for e in ev])

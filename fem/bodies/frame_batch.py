@@ -7,8 +7,10 @@ overhead of a few hundred small NumPy calls (the arrays are tens of entries); a
 :class:`FrameBatch` evaluates all of them in the same calls on arrays with a leading
 body axis — the centre line at the quadrature points with its first and second
 derivatives, the section directors, the inertia forces and their tangents, the elastic
-forces and the weight — and hands every body its slice.  The arithmetic is that of the
-single body's methods (:meth:`FloatingFrameBody._centre`,
+forces and the weight — and hands every body its slice.  In a residual (no tangent) the
+section directors' inertia forces come in closed form from constant invariants of the
+twist functions (:meth:`FrameBatch._director_invariants`) instead of their points.  The
+arithmetic is that of the single body's methods (:meth:`FloatingFrameBody._centre`,
 :func:`~fem.bodies.base.inertia_from_points`,
 :meth:`~fem.elements.floating_frame.FloatingFrameLink.elastic_forces`), equal to
 rounding.
@@ -24,10 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.floating_frame import bending_kernel, fourth_order_kernel
+from ..core.jit import path as jit_path
 from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, FloatingFrameBody
 
 __all__ = ["FrameBatch", "batch_bodies"]
+
+_K12 = np.array([1.0, 2.0, 1.0])
+_ONE_I = np.array([1.0, 1j])            # (v, w) -> v + i w
 
 
 def _signature(b: FloatingFrameBody):
@@ -65,6 +70,7 @@ class FrameBatch:
     def __init__(self, bodies: list):
         self.bodies = list(bodies)
         b0 = bodies[0]
+        self._link0 = b0.link
         lk0 = b0.link
         lks = [b.link for b in bodies]
         self.idx = np.stack([b.dofs for b in bodies])                      # (B, k)
@@ -102,10 +108,30 @@ class FrameBatch:
             b._J_all, b._H_all = self.J[i], self.H[i]
             b._batch, b._batch_index = self, i
         self._tip_extend()
+        self._flat = self.idx.ravel()
+        self._unique = np.unique(self._flat).size == self._flat.size
+        P, k = self.P, self.k
+        self.Jc = self.J[:, :P].reshape(len(bodies), 3 * P, k)            # views of J
+        st = self.J.strides              # J[:, :P, c, 3 + 3j + c] (the p_j I blocks)
+        self.Jd = np.lib.stride_tricks.as_strided(
+            self.J[:, :, 0, 3:], shape=(len(bodies), P, 3, 3),
+            strides=(st[0], st[1], st[2] + st[3], 3 * st[3]))
+        nb = self.nb
+        Q2 = np.zeros((len(bodies), P + 1, 2 * nb, 2 * nb))            # Q of both fields
+        Q2[:, :, :nb, :nb] = Q2[:, :, nb:, nb:] = self.Hcx
+        self.Hc2 = Q2.reshape(len(bodies), (P + 1) * 2 * nb, 2 * nb)
+        self._band = slice(12 + self.na, 12 + self.na + 2 * nb)
+        self._bodies_cached = True
+        if not np.shares_memory(self.Jc, self.J):
+            raise AssertionError("the centre line's J is not a view of the points' J")
+        self.w3c = self.w3[:, :3 * P]
+        if self.Xt is not None:
+            self._director_invariants(w)
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
         self._q = None                  # the coordinates of the lines in J
+        self._qkey = None               # their bytes
         self._qH = None                 # the same when H holds them too
         self._state = None              # what _first leaves for _second and _quadratic
         self._inertia_key = None
@@ -116,12 +142,37 @@ class FrameBatch:
     def numpy_path(self) -> bool:
         """Whether the bodies run on the NumPy path (else each evaluates alone, with the
         compiled fourth-order and bending kernels)."""
-        lk = self.bodies[0].link
-        return not lk.use_kernel or (fourth_order_kernel() is None and bending_kernel() is None)
+        # the kernels exist exactly on the compiled path (fem.core.jit.path, a lookup
+        # after the first call: this runs several times a residual)
+        return not self._link0.use_kernel or jit_path() != "compiled"
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
-        np.add.at(f, self.idx.ravel(), F.ravel())
+        if self._unique:             # no coordinate shared by two bodies
+            f[self._flat] += F.ravel()
+        else:
+            np.add.at(f, self._flat, F.ravel())
+
+    def _director_invariants(self, w: np.ndarray) -> None:
+        """The section directors' inertia invariants (constant): with the weights
+        ``μ_p = ½ρI_p w_p`` of the director points (equal for ``d_y`` and ``d_z``) and
+        the twist functions ``X_p``::
+
+            m_d = Σ_p μ_p,   s = Σ_p μ_p X_p,   S = Σ_p μ_p X_p X_pᵀ
+
+        (B,), (B, nt), (B, nt, nt): what :meth:`_director_forces` needs instead of the
+        director points."""
+        o, Pd = self.rows[1], self.Xt.shape[1]
+        wy, wz = w[:, o:o + Pd], w[:, o + Pd:]
+        if not np.array_equal(wy, wz) or self.rows[2] != o + 2 * Pd:
+            raise AssertionError("the directors d_y, d_z have unequal weights")
+        Xt = self.Xt
+        self.m_dir = wy.sum(axis=1)
+        self.s_dir = (wy[:, None, :] @ Xt)[:, 0]
+        self.S_dir = Xt.transpose(0, 2, 1) @ (wy[:, :, None] * Xt)
+        self._is_dir = 1j * self.s_dir
+        t = self.sl["torsion"]
+        self._tc = slice(12 + t.start, 12 + t.stop)
 
     @staticmethod
     def body_terms(F: np.ndarray, T, i: int) -> tuple:
@@ -139,34 +190,36 @@ class FrameBatch:
         quadratic-velocity forces come from :meth:`_quadratic`); returns the bodies'
         coordinates (B, k)."""
         qB = q[self.idx]
-        if self._q is None or not np.array_equal(qB, self._q):
+        key = qB.tobytes()           # the same bytes: the same line (cheaper than equal)
+        if key != self._qkey:
             self._first(qB)
+            self._qkey = key
         if second and self._qH is None:
             self._second()
         return self._q
 
     def _first(self, qB: np.ndarray) -> None:
-        """``r``, ``J`` of the centre lines (and what :meth:`_second` and
-        :meth:`_quadratic` take from them)."""
+        """``J`` of the centre lines (and what :meth:`_second`, :meth:`_quadratic` and
+        :meth:`tips` take from them: ``R``, ``p``, ``P_e``, the running rule's values)."""
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
+        P1 = P + 1
         e = qB[:, 12:]
         R = qB[:, 3:12].reshape(B, 3, 3).transpose(0, 2, 1)
-        band = slice(na, na + 2 * nb)                       # the y and z fields
-        eb2 = e[:, band].reshape(B, 2, nb).transpose(0, 2, 1)              # (B, nb, 2)
+        eb = qB[:, self._band]                                # the y and z fields (B, 2nb)
         # the paper's part: p = p0 + L1 e − ½ x̂ eᵀQe, P_e = L1 − x̂ (Q e)ᵀ
         # the quadrature points and the tip (row P); ``corr`` holds what comes off
-        # p_x (column 0) and off ∂p_x/∂e_band (the rest)
-        Hc, P1 = self.Hcx, P + 1
-        Qe = (Hc.reshape(B, P1 * nb, nb) @ eb2).reshape(B, P1, nb, 2)
+        # p_x (column 0) and off ∂p_x/∂e_band (the rest); Q e of both fields in one
+        # product with the block-diagonal Q (Hc2)
         corr = np.empty((B, P1, 1 + 2 * nb))
-        corr[:, :, 1:] = Qe.transpose(0, 1, 3, 2).reshape(B, P1, 2 * nb)
-        corr[:, :, 0] = 0.5 * (corr[:, :, 1:] @ e[:, band, None])[:, :, 0]
+        Qe = (self.Hc2 @ eb[:, :, None]).reshape(B, P1, 2 * nb)
+        corr[:, :, 1:] = Qe
+        corr[:, :, 0] = 0.5 * (Qe @ eb[:, :, None])[:, :, 0]
         p = self.p0x + (self.L1x.reshape(B, 3 * P1, -1) @ e[:, :, None]).reshape(B, P1, 3)
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
             D = self.D
-            ac = D @ eb2                                                    # (B, N, 2)
+            ac = D @ eb.reshape(B, 2, nb).transpose(0, 2, 1)                # (B, N, 2)
             a, c = ac[:, :, 0], ac[:, :, 1]
             s = a * a + c * c
             F = np.empty((*a.shape, 1 + 2 * nb))
@@ -177,23 +230,24 @@ class FrameBatch:
             rule = (a, c, s)
         p[:, :, 0] -= corr[:, :, 0]
         Pe = self.L1x.copy()
-        Pe[:, :, 0, band] -= corr[:, :, 1:]
+        Pe[:, :, 0, na:na + 2 * nb] -= corr[:, :, 1:]
         self._tip_first = (p[:, P], Pe[:, P])
         p, Pe = p[:, :P], Pe[:, :P]
-        # r = r₀ + R p, J (FloatingFrameBody._position_jacobian)
-        r = qB[:, None, :3] + p @ R.transpose(0, 2, 1)
-        J = self.J[:, :P]
-        J[:, :, _C, _FRAME_COLS] = p[:, :, None, :]
-        np.matmul(R[:, None], Pe, out=J[..., 12:])
+        # J (FloatingFrameBody._position_jacobian): ∂r/∂R_j = p_j I on the strided
+        # diagonal view, ∂r/∂e = R P_e (∂r/∂r₀ = I is constant)
+        self.Jd[...] = p[:, :, None, :]
+        np.matmul(R[:, None], Pe, out=self.J[:, :P, :, 12:])
         self._q, self._qH = qB, None
-        self._state = (R, r, Pe, rule)
-        for b in self.bodies:          # their rows of H are not those of qB (yet)
-            b._line_q = None
+        self._state = (R, p, Pe, rule)
+        if self._bodies_cached:        # their rows of H are not those of qB (yet)
+            for b in self.bodies:
+                b._line_q = None
+            self._bodies_cached = False
 
     def _second(self) -> None:
         """``H`` of the centre lines at the coordinates of :meth:`_first`, and every body's
         line cache."""
-        R, r, Pe, rule = self._state
+        R, p, Pe, rule = self._state
         B, P, na, nb = len(self.bodies), self.P, self.na, self.nb
         Hc = self.Hc
         Qb = np.zeros((B, P, 2 * nb, 2 * nb))
@@ -219,18 +273,18 @@ class FrameBatch:
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
         self._qH = self._q
+        r = self._q[:, None, :3] + p @ R.transpose(0, 2, 1)             # r = r₀ + R p
         for i, b in enumerate(self.bodies):
             b._line_cache = (r[i], b._J_all[:P], b._H_all[:P])
             b._line_q = self._q[i]
+        self._bodies_cached = True
 
     def _quadratic(self, vB: np.ndarray) -> np.ndarray:
-        """``q̇ᵀH q̇`` (B, Pall, 3) of every point at the coordinates of :meth:`_first`
-        without ``H``: on the centre line ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q``
-        the coupling with the fourth-order blocks from the running rule), on the
-        directors ``d_y``, ``d_z``: ``2 φ̇ ẇ`` and ``−2 φ̇ v̇``."""
+        """``q̇ᵀH q̇`` (B, P, 3) of the centre line's points at the coordinates of
+        :meth:`_first` without ``H``: ``2 Ṙ ṗ − R x̂ (ėᵀQ ė)`` (``ṗ = P_e ė``, ``Q`` the
+        coupling with the fourth-order blocks from the running rule)."""
         R, _, Pe, rule = self._state
         B, P, nb, na = len(self.bodies), self.P, self.nb, self.na
-        out = np.empty((B, self.rows[2], 3))
         ve = vB[:, 12:]
         Rd = vB[:, 3:12].reshape(B, 3, 3)                  # (Ṙᵀ)[j, c] = q̇ of axis j, c
         pdot = (Pe.reshape(B, 3 * P, -1) @ ve[:, :, None]).reshape(B, P, 3)
@@ -239,22 +293,42 @@ class FrameBatch:
         sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
-            D = self.D
-            avc = D @ vb                                                     # (B, N, 2)
+            avc = self.D @ vb                                                # (B, N, 2)
             av, cv = avc[:, :, 0], avc[:, :, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
             g = 0.5 * s * (av * av + cv * cv) + t * t
-            sQ = sQ + (self.W @ g[:, :, None])[:, :, 0]
-        out[:, :P] = 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
-        if self.Xt is not None:
-            t = self.sl["torsion"]
-            o = self.rows[1]
-            Pd = self.Xt.shape[1]
-            phid = self.Xt @ vB[:, 12 + t.start:12 + t.stop, None]               # (B, Pd, 1)
-            out[:, o:o + Pd] = 2.0 * phid * vB[:, None, 9:12]
-            out[:, o + Pd:] = -2.0 * phid * vB[:, None, 6:9]
-        return out
+            sQ += (self.W @ g[:, :, None])[:, :, 0]
+        return 2.0 * (pdot @ Rd) - R[:, None, :, 0] * sQ[:, :, None]
+
+    def _director_forces(self, qB, vB, aB, f) -> None:
+        """Add the section directors' inertia forces ``Σ_p μ_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)``
+        of ``d_y = v + φw``, ``d_z = w − φv`` (``φ_p = X_p·e_t``) into ``f`` (B, k), in
+        closed form from the invariants ``m_d, s, S`` (:meth:`_director_invariants`).
+
+        With ``d̈_y = v̈ + φẅ + φ̈w + 2φ̇ẇ`` and ``d̈_z = ẅ − φv̈ − φ̈v − 2φ̇v̇`` the sums
+        over the points reduce to ``σ_x = s·x`` and ``κ_x = eᵀS x`` for ``x = e, ë, ė``
+        (the terms ``±σ_e`` of the two directors cancel).  In the complex form
+        ``z = v + i w``, ``χ_x = κ_x − i σ_x = x·(S e − i s)``::
+
+            f_v + i f_w = (m_d + κ_e) z̈ + χ_ë z + 2 χ_ė ż
+            f_e = Re(z̈·z̄) S e − Im(z̈·z̄) s + |z|² S ë + 2 Re(ż·z̄) S ė
+
+        (``z̈·z̄ = v·v̈ + w·ẅ + i (v·ẅ − w·v̈)``): a few products on (B, 3) arrays instead
+        of 2 × 6 director points per body."""
+        B = f.shape[0]
+        tc = self._tc
+        E = np.concatenate((aB[:, tc], vB[:, tc], qB[:, tc]), axis=1).reshape(B, 3, -1)
+        SE = E @ self.S_dir                                     # S ë, S ė, S e
+        chi = (E @ (SE[:, 2] - self._is_dir)[:, :, None])[:, :, 0] * _K12   # χ_ë, 2χ_ė, χ_e
+        chi[:, 2] = self.m_dir + chi[:, 2].real
+        Y = np.concatenate((qB[:, 6:12], vB[:, 6:12], aB[:, 6:12]), axis=1).reshape(B, 3, 2, 3)
+        Z = Y.transpose(0, 1, 3, 2) @ _ONE_I                    # z, ż, z̈ (B, 3, 3)
+        fz = (chi[:, None, :] @ Z)[:, 0]
+        f[:, 6:9] += fz.real
+        f[:, 9:12] += fz.imag
+        G = (Z @ Z[:, 0].conj()[:, :, None])[:, :, 0] * _K12    # |z|², 2 ż·z̄, z̈·z̄
+        f[:, tc] += (G.real[:, None, :] @ SE)[:, 0] - G[:, 2:].imag * self.s_dir
 
     def _directors(self, qB: np.ndarray) -> None:
         """The section directors' ``J`` of every body (their ``H`` is constant)."""
@@ -312,7 +386,8 @@ class FrameBatch:
         3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
         bodies in one pass, kept for the last coordinates."""
         qB = q[self.idx]
-        if self._tips is not None and np.array_equal(self._tips[0], qB):
+        key = qB.tobytes()
+        if self._tips is not None and self._tips[0] == key:
             return self._tips[1]
         self.line(q)
         A = self.A_tip
@@ -335,7 +410,7 @@ class FrameBatch:
         Js[..., 12:] = R[:, None] @ G
         d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
         out = (r, J, d, Js)
-        self._tips = (qB, out)
+        self._tips = (key, out)
         self._tip_state = (R, Pe, vals, alpha, G)
         self._tips_second = None
         return out
@@ -386,11 +461,11 @@ class FrameBatch:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
         qB = self.line(q, tangent)
-        if self.Xt is not None:
+        if tangent and self.Xt is not None:
             self._directors(qB)
         idx = self.idx
         vB, aB = v[idx], a[idx]
-        self._inertia = self._inertia_forces(vB, aB, tangent)
+        self._inertia = self._inertia_forces(qB, vB, aB, tangent)
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
@@ -410,30 +485,36 @@ class FrameBatch:
         if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
                 and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
             qB = self.line(q, tangent)
-            if self.Xt is not None:
+            if tangent and self.Xt is not None:
                 self._directors(qB)
-            self._inertia = self._inertia_forces(vB, aB, tangent)
+            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
             self._inertia_key = (qB, vB, aB, tangent)
         f, tan = self._inertia
         return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
 
-    def _inertia_forces(self, vB, aB, tangent):
-        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading); the
-        quadratic-velocity part from :meth:`_quadratic` (``H`` only for the tangent)."""
+    def _inertia_forces(self, qB, vB, aB, tangent):
+        """:func:`~fem.bodies.base.inertia_from_points` of every body (B leading).
+
+        Without ``tangent``: the centre line's points ``Σ_p w_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)``
+        (the quadratic-velocity part from :meth:`_quadratic`, no ``H``) and the section
+        directors in closed form from their invariants (:meth:`_director_forces`, no
+        director points); with it, every point's ``J`` and ``H``."""
         B, k = vB.shape
-        Jf = self.J.reshape(B, -1, k)
-        n3 = Jf.shape[1]
-        if tangent:
-            H = self.H
-            Hf = H.reshape(B, -1, k)
-            Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
-            acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
-        else:
-            acc = (Jf @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, n3)
-            f = ((self.w3 * acc)[:, None, :] @ Jf)[:, 0]
+        if not tangent:
+            Jc = self.Jc
+            acc = (Jc @ aB[:, :, None])[:, :, 0] + self._quadratic(vB).reshape(B, -1)
+            f = ((self.w3c * acc)[:, None, :] @ Jc)[:, 0]
+            if self.Xt is not None:
+                self._director_forces(qB, vB, aB, f)
             if self.has_M_const:
                 f = f + (self.M_const @ aB[:, :, None])[:, :, 0]
             return f, None
+        Jf = self.J.reshape(B, -1, k)
+        n3 = Jf.shape[1]
+        H = self.H
+        Hf = H.reshape(B, -1, k)
+        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+        acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
         if self.has_M_const:
@@ -474,7 +555,7 @@ class FrameBatch:
             if tangent:
                 K[:, 12:, 12:] += h
         f[:, 12:] = fe
-        if np.any(gravity):
+        if any(gravity):                # (three numbers: no NumPy call)
             self.line(q, tangent)
             P = self.P
             wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
@@ -490,26 +571,28 @@ class FrameBatch:
         wb, Bz = self.wb, self.Bz
         B, Pb, _, ne = Bz.shape
         Bf = Bz.reshape(B, 4 * Pb, ne)
-        z = (Bf @ e[:, :, None]).reshape(B, Pb, 4)
-        a, A, c, C = z[..., 0], z[..., 1], z[..., 2], z[..., 3]
-        m = a * A + c * C
-        k1, k2 = A + 0.5 * a * m, C + 0.5 * c * m
-        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
+        z = (Bf @ e[:, :, None]).reshape(B, Pb, 2, 2)     # z = (v′, v″, w′, w″) by field
+        d1, d2 = z[..., 0], z[..., 1]                     # (a, c) = (v′, w′), (A, C)
+        ei = self.ei[:, None, :]                          # (EI₁, EI₂)
         # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
-        # (∂m/∂z = (A, a, C, c)); the gradient EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C)
-        # is  (EI₁ k₁ ½m, EI₁ (k₁ − A), EI₂ k₂ ½m, EI₂ (k₂ − C)) + u ∂m/∂z  with
-        # u = ½ (EI₁ k₁ a + EI₂ k₂ c)
-        e1k, e2k = ei1 * k1, ei2 * k2
-        u = 0.5 * (e1k * a + e2k * c)
-        gz = np.empty((B, Pb, 4))
-        gz[..., 0] = e1k * (0.5 * m) + u * A
-        gz[..., 1] = ei1 * (k1 - A) + u * a
-        gz[..., 2] = e2k * (0.5 * m) + u * C
-        gz[..., 3] = ei2 * (k2 - C) + u * c
+        # (m = aA + cC, ∂m/∂z = (A, a, C, c), k₁ = A + ½am, k₂ = C + ½cm); the gradient
+        # EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C) is, field by field,
+        # (EIₖ kₖ ½m + u ∂ₖ, EIₖ (kₖ − ∂ₖ) + u ∂ₖ′) with u = ½ (EI₁ k₁ a + EI₂ k₂ c):
+        # both fields in each operation
+        hm = 0.5 * (d1 * d2).sum(axis=-1, keepdims=True)                    # ½m
+        k = d2 + d1 * hm
+        ek = ei * k
+        u = 0.5 * (ek * d1).sum(axis=-1, keepdims=True)
+        gz = np.empty((B, Pb, 2, 2))
+        gz[..., 0] = ek * hm + u * d2
+        gz[..., 1] = ei * (k - d2) + u * d1
         Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        grad = (Bt @ (wb[:, :, None, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
+        a, c, A, C = d1[..., 0], d1[..., 1], d2[..., 0], d2[..., 1]
+        m, k1, k2 = 2.0 * hm[..., 0], k[..., 0], k[..., 1]
+        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
         hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
         d1 = np.empty((B, Pb, 4))
         d2 = np.empty((B, Pb, 4))

@@ -345,6 +345,8 @@ class _Batched:
             jcoef = np.concatenate([np.full(e[3].size, e[1]) for e in entries])
             unique = np.unique(xdest).size == xdest.size and \
                 np.unique(jdest).size == jdest.size
+            if np.all(coef == 1.0) and np.all(jcoef == 1.0):
+                coef = jcoef = None          # the points as they are (no products)
             self._groups.append((kind.evaluate_batch(pts), coef, jcoef, xdest, jdest,
                                  unique))
         self._others = others
@@ -387,13 +389,17 @@ class _Batched:
     def _maps(self, q: np.ndarray):
         """``(X of the maps (3 n_maps,), J (flat))`` at ``q``; the last is reused."""
         last = self._last
-        if last is not None and np.array_equal(last[0], q):
+        key = q.tobytes()            # the same bytes: the same maps (cheaper than equal)
+        if last is not None and last[0] == key:
             return last[1], last[2]
         x = self._A @ q[self._lin_dofs] + self._x0
         J = self._J0.copy()
         for run, coef, jcoef, xdest, jdest, unique in self._groups:
             xb, Jb = run(q)
-            xv, Jv = (coef[:, None] * xb).ravel(), jcoef * Jb.ravel()
+            if coef is None:
+                xv, Jv = xb.ravel(), Jb.ravel()
+            else:
+                xv, Jv = (coef[:, None] * xb).ravel(), jcoef * Jb.ravel()
             if unique:
                 x[xdest] += xv
                 J[jdest] += Jv
@@ -404,7 +410,7 @@ class _Batched:
             xa, Ja, _ = a.evaluate(q)
             x[xdest] += c * xa
             np.add.at(J, dest.ravel(), c * Ja.ravel())
-        self._last = (q.copy(), x, J)
+        self._last = (key, x, J)
         return x, J
 
     def _X(self, q: np.ndarray, t: float, deriv: int = 0):
