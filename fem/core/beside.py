@@ -172,8 +172,9 @@ def call(function: Callable, *args: Any, needs: tuple[str, ...] = (), batch: boo
     work imports that the worker loads ahead (``("matplotlib",)`` for a plot); the run
     does not take such work back while it has not loaded them itself (:func:`collect`).
     ``batch=True``: independent pieces of the same function (the plots) are handed on
-    together, :data:`BATCH_SIZE` at a time or at the next other call, collect or drain,
-    and the worker does each group in two processes."""
+    together, :data:`BATCH_SIZE` at a time or when one of them is collected or at the
+    drain, and the worker does each group in two processes (other work handed on in
+    between goes first: nothing waits for a plot)."""
     if not _ALLOWED:
         return _Done(function(*args))
     if batch:
@@ -184,7 +185,6 @@ def call(function: Callable, *args: Any, needs: tuple[str, ...] = (), batch: boo
         if len(_BATCH) >= BATCH_SIZE:
             _flush()
         return item
-    _flush()
     job = _Job(_pool().submit(function, *args), function, args, tuple(needs))
     _JOBS.append(job)
     return job
@@ -300,7 +300,8 @@ def collect(jobs: list, take_back: bool = True) -> list:
     what the worker has not started is done here, the last first, while it finishes the
     rest (as :func:`drain` does for all); raises the first error one met.  With
     ``take_back=False`` the worker does it all (work it has prepared for, the pictures)."""
-    _flush()
+    if any(isinstance(job, _BatchItem) and job.job is None for job in jobs):
+        _flush()                          # only for the batch asked for: a group stays whole
     mine: list[_Job] = []
     for job in jobs:
         job = job.job if isinstance(job, _BatchItem) else job
