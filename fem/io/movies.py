@@ -27,14 +27,14 @@ from fem.io.cameras import camera_axes, check_keys, set_camera
 from fem.io.plots import curve_style
 from fem.io.render import check_writable, new_plotter, video_window, write_reason
 from fem.io.scenes import (
-    _caption,
-    _magnified,
-    _Scene,
-    _triad,
+    Scene,
+    add_caption,
+    add_triad,
     build_scene,
     camera_samples,
     display_units,
     draw_scene,
+    magnified_title,
     rescale_field,
     scalar_range,
     scene_bounds,
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["HistoryPanel", "animate"]
 
 
-def _same_topology(shown: list, scene: _Scene) -> bool:
+def _same_topology(shown: list, scene: Scene) -> bool:
     if len(shown) != len(scene.parts):
         return False
     return all(ds.n_points == poly.n_points and ds.n_cells == poly.n_cells
@@ -329,7 +329,7 @@ def animate(
                               times, selected, window_size=window_size, background=background,
                               clim=clim, cmap=cmap, show_edges=show_edges, camera=camera,
                               close_up=close_up, triad=triad,
-                              title=_magnified(title, deform, factor), panel=panel)
+                              title=magnified_title(title, deform, factor), panel=panel)
     except BaseException:
         if crew is not None:
             crew.stop()
@@ -480,7 +480,7 @@ class _FrameRenderer:
             if inset is not None:       # the same datasets: updated together
                 draw_scene(inset, scene, job.colour_range, job.cmap, job.show_edges,
                            reset_camera=False, bar=False)
-                _caption(inset, job.close_up["title"])
+                add_caption(inset, job.close_up["title"])
             # the datasets given to add_mesh, not the mappers' ones: with smooth shading
             # (tubes) PyVista puts a normals filter between them, whose cached output
             # keeps the first frame's colours when only it is updated
@@ -491,12 +491,12 @@ class _FrameRenderer:
                 set_camera(inset, job.close_up["camera"] or job.camera,
                            _box(job.detail_points), job.detail_points, fill=0.85)
             if job.triad:
-                _triad(plotter)
+                add_triad(plotter)
             self.framed = True
         if job.title:
             text = job.title.format(time=job.times[k], index=job.indices[k])
             if self.caption is None:
-                _caption(plotter, text)
+                add_caption(plotter, text)
                 self.caption = plotter.actors.get("caption")
             else:
                 self.caption.SetInput(text)        # a vtkTextActor
@@ -625,7 +625,7 @@ class _Crew:
         self.links, self.procs = [], []
 
 
-def _outline(scene: _Scene) -> _Scene:
+def _outline(scene: Scene) -> Scene:
     """What :func:`animate` needs of a scene drawn elsewhere: its extents, camera
     samples and close-up points, each colour array's finite least and largest value (the
     colour range and the unit of the whole movie are those of all values); no parts."""
@@ -633,7 +633,7 @@ def _outline(scene: _Scene) -> _Scene:
     for v in scene.values:
         finite = v[np.isfinite(v)]
         values.append(np.array([finite.min(), finite.max()]) if finite.size else finite)
-    return _Scene(parts=[], scalars=scene.scalars, boxes=scene.boxes, values=values,
+    return Scene(parts=[], scalars=scene.scalars, boxes=scene.boxes, values=values,
                   samples=scene.samples, detail=scene.detail)
 
 

@@ -180,16 +180,16 @@ def _composed(obj: Any, *, scalars, camera, warp, scale, tube_radius, window_siz
         scenes.normalize([scene], normalized)
     else:
         clim = scenes.display_units([scene], clim)
-    title = scenes._magnified(title, deform, factor)
+    title = scenes.magnified_title(title, deform, factor)
     plotter = new_plotter(window_size, background)
     try:
         scenes.draw_scene(plotter, scene, clim or scenes.scalar_range([scene]), cmap,
                           show_edges, reset_camera=True, contours=contours)
         set_camera(plotter, camera, scenes.scene_bounds([scene]), scenes.camera_samples([scene]))
         if triad:
-            scenes._triad(plotter)
+            scenes.add_triad(plotter)
         if title:
-            scenes._caption(plotter, title)
+            scenes.add_caption(plotter, title)
     except BaseException:
         plotter.close()
         raise

@@ -25,7 +25,8 @@ from fem.model.mesh_files import read_meshio
 if TYPE_CHECKING:
     import pyvista as pv
 
-__all__ = ["bar_title", "display_units", "unit_change", "rescale_field", "normalize", "MODE_SHAPE",
+__all__ = ["Scene", "add_caption", "add_triad", "magnified_title", "bar_title",
+           "display_units", "unit_change", "rescale_field", "normalize", "MODE_SHAPE",
            "build_scene", "draw_scene", "scene_bounds", "camera_samples", "scalar_range"]
 
 
@@ -93,7 +94,7 @@ def bar_title(name: str, largest: float | None = None) -> tuple[str, float]:
     return title, scale
 
 
-def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
+def display_units(scenes: Sequence[Scene], clim: Sequence[float] | None = None
                    ) -> Sequence[float] | None:
     """Rename the colour field of every scene to its colour-bar title and divide its
     values by the title's factor (:func:`bar_title`), the same for all frames.
@@ -106,7 +107,7 @@ def display_units(scenes: Sequence[_Scene], clim: Sequence[float] | None = None
     return None if clim is None else [float(c) / change[2] for c in clim]
 
 
-def unit_change(scenes: Sequence[_Scene]) -> tuple[str, str, float] | None:
+def unit_change(scenes: Sequence[Scene]) -> tuple[str, str, float] | None:
     """What :func:`display_units` does to every scene: ``(name, title, scale)`` for
     :func:`rescale_field`, or None (no one colour field)."""
     names = {s.scalars for s in scenes if s.scalars}
@@ -119,7 +120,7 @@ def unit_change(scenes: Sequence[_Scene]) -> tuple[str, str, float] | None:
     return name, title, scale
 
 
-def rescale_field(scene: _Scene, name: str, title: str, scale: float) -> None:
+def rescale_field(scene: Scene, name: str, title: str, scale: float) -> None:
     """Divide the colour field ``name`` of ``scene`` by ``scale`` and call it ``title``:
     in its parts' point and cell data and in its value ranges."""
     for _, part in scene.parts:
@@ -138,7 +139,7 @@ drawn at a fraction of the model's size), so its colours are its displacement ov
 largest, without a unit."""
 
 
-def normalize(scenes: Sequence[_Scene], title: str = MODE_SHAPE) -> None:
+def normalize(scenes: Sequence[Scene], title: str = MODE_SHAPE) -> None:
     """Every scene's colour field divided by its own largest magnitude (0–1) and renamed
     ``title``: the colours of a mode shape, whose scale is arbitrary (the web view and
     the mode picture alike)."""
@@ -190,7 +191,7 @@ def _meshes(obj: Any) -> list[meshio.Mesh]:
 
 
 @dataclass
-class _Scene:
+class Scene:
     """What one frame draws: PolyData parts by kind, its colour array, extent, value range."""
 
     parts: list[tuple[str, Any]] = field(default_factory=list)
@@ -292,12 +293,12 @@ def build_scene(
     deform: str | None = None,
     factor: float = 1.0,
     detail: Sequence[str] = (),
-) -> _Scene:
+) -> Scene:
     """Warp, colour and split the meshes of one frame into PolyData by cell kind;
     ``detail``: names of the groups a close-up shows (their points are collected)."""
     import pyvista as pv
 
-    scene = _Scene()
+    scene = Scene()
     meshes = _meshes(obj)
     if scalars and not any(scalars in m.point_data or scalars in m.cell_data for m in meshes):
         have = sorted({k for m in meshes for k in (*m.point_data, *m.cell_data)})
@@ -393,7 +394,7 @@ def build_scene(
 # ---------------------------------------------------------------------- drawing
 def draw_scene(
     plotter: pv.Plotter,
-    scene: _Scene,
+    scene: Scene,
     clim: Sequence[float] | None,
     cmap: str,
     show_edges: bool,
@@ -500,7 +501,7 @@ def _space_bar_title(bar: Any, height: int) -> None:
     bar.SetTextPad(max(2, height // 150))
 
 
-def scene_bounds(scenes: Iterable[_Scene]) -> list[float]:
+def scene_bounds(scenes: Iterable[Scene]) -> list[float]:
     """Union of the scenes' extents, padded by 2 %, as (xmin, xmax, ymin, ymax, zmin, zmax)."""
     boxes = [b for s in scenes for b in s.boxes]
     if not boxes:
@@ -511,13 +512,13 @@ def scene_bounds(scenes: Iterable[_Scene]) -> list[float]:
     return [float(v) for pair in zip(lo - pad, hi + pad, strict=True) for v in pair]
 
 
-def camera_samples(scenes: Sequence[_Scene]) -> np.ndarray:
+def camera_samples(scenes: Sequence[Scene]) -> np.ndarray:
     """Points of the scenes (a few hundred per part and frame) for fitting the camera."""
     pts = [p for s in scenes for p in s.samples if len(p)]
     return np.concatenate(pts) if pts else np.zeros((0, 3))
 
 
-def scalar_range(scenes: Iterable[_Scene]) -> list[float] | None:
+def scalar_range(scenes: Iterable[Scene]) -> list[float] | None:
     values = [v[np.isfinite(v)] for s in scenes for v in s.values]
     values = [v for v in values if v.size]
     if not values:
@@ -527,7 +528,7 @@ def scalar_range(scenes: Iterable[_Scene]) -> list[float] | None:
     return [lo, hi if hi > lo else lo + max(abs(lo), 1.0) * 1e-6]
 
 
-def _caption(plotter: pv.Plotter, text: str) -> None:
+def add_caption(plotter: pv.Plotter, text: str) -> None:
     """Text in the upper-left corner, inset so that it lies fully inside the picture, on
     a half-transparent backing of the background's colour (links may pass behind it)."""
     w, h = plotter.window_size
@@ -539,13 +540,13 @@ def _caption(plotter: pv.Plotter, text: str) -> None:
     prop.SetBackgroundOpacity(0.75)
 
 
-def _triad(plotter: pv.Plotter) -> None:
+def add_triad(plotter: pv.Plotter) -> None:
     """x/y/z axes in the lower-left corner (an orientation triad)."""
     plotter.add_axes(interactive=False, line_width=3, color="black", labels_off=False,
                      viewport=(0.0, 0.0, 0.16, 0.22))
 
 
-def _magnified(title: str | None, deform: str | None, factor: float) -> str | None:
+def magnified_title(title: str | None, deform: str | None, factor: float) -> str | None:
     """The caption with the magnification stated (every picture that warps says so)."""
     if title is None or not deform:
         return title
