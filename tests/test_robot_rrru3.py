@@ -276,3 +276,44 @@ def test_reduced_frame_with_a_point_and_its_x(tmp_path, monkeypatch):
         with pytest.raises(fem.ModelError, match="rod b"):
             robot.frame("rod", "b").axis(1)
     assert cached == [False, True]
+
+
+@pytest.mark.parametrize("mesh_name", ["hexagon_6", "hexagon_24"])
+@pytest.mark.parametrize("reading", ["chord", "tangent"])
+def test_plate_edge_frames_read_the_sides_as_the_private_builder(mesh_name, reading):
+    """robot layer: a plate's frame at the midpoint of one of the hexagon's sides (a mesh
+    edge on hexagon_6, a vertex between two edges on hexagon_24), its x along the side,
+    reads the side as ``Plate(edges=...)`` says: its origin is the plate point there and
+    its x the private builder's edge direction (``rrru3_model._add_plate``) — the chord
+    between the side's corners (unit at build) or the tangent at its first corner, with
+    the same straight-side rows."""
+    from fem.robot import Plate, Robot, pose
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import _add_plate
+
+    geom = rrru3.RRRU3Geometry()
+    P0 = np.asarray(geom.start_point, float)
+    mat = fem.Material(6.9e8, 0.3, geom.platform_density, name="platform")
+    old = fem.Model("old")
+    _, _, _, W, E, _, _ = _add_plate(old, geom, mesh_name, 6.9e8, 0.3, "shared", 1.0, 0.0,
+                                     P0, reading)
+    robot = Robot("new")
+    frames = {"P": pose(P0), **{f"U{k + 1}": pose(P0 + geom.edge_midpoint_offset(k),
+                                                 x=geom.tangent(k)) for k in range(3)}}
+    robot.add_link("platform", Plate(fem.load_builtin_mesh(mesh_name), mat,
+                                     geom.platform_thickness, edges=reading), frames)
+    q0 = robot.model.assemble().q0
+    for k in range(3):
+        f = robot.frame("platform", f"U{k + 1}")
+        for new, ref in ((f.origin, W[k]), (f.axis(0), E[k] * (1.0 / np.linalg.norm(
+                E[k](q0))))):
+            assert np.array_equal(new.dofs, ref.dofs)
+            assert np.allclose(new.coef, ref.coef, rtol=0, atol=1e-14)
+            assert np.allclose(new.offset, ref.offset, rtol=0, atol=1e-14)
+        assert f.basis[1] is None and f.basis[2] is None
+    straight = lambda m: sorted(c.name.split()[-3] for c in m.constraints      # noqa: E731
+                                if c.name.endswith("edge straight"))
+    assert len(straight(robot.model)) == len(straight(old)) == (3 if reading == "tangent"
+                                                               else 0)
+    with pytest.raises(fem.ModelError, match="edges"):
+        Plate(fem.load_builtin_mesh(mesh_name), mat, 0.01, edges="secant")
