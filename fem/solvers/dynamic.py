@@ -218,6 +218,9 @@ class GeneralizedAlpha:
             # its factorizations with the linear rows eliminated (fem.solvers.elimination;
             # from the structure alone: the same estimate without numba)
             self.policy.operations = self._constant.eliminable.operations()
+            if self._constant.eliminated_beyond_dense:
+                # (sparse with them: the NumPy factorizations eliminate them too)
+                self.policy.elimination = self._constant.eliminable
         self._substitution = False
         # the compiled loop renews dense and banded factorizations itself (set at the
         # first one)
