@@ -397,6 +397,9 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
     robot = Robot(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
     model = robot.model
     model.view = "iso"
+    # 372 unknowns on hexagon_6, 234 with the joints' linear rows eliminated: dense
+    # (fem.solvers.reduced_factorization)
+    model._eliminate_beyond_dense = True
     dh = np.array([0.0, 0.0, geom.u_joint_offset])
     frames = {"P": pose(P0), **{f"U{k + 1}": pose(P0 + geom.edge_midpoint_offset(k) + dh,
                                                   x=geom.tangent(k)) for k in range(3)}}

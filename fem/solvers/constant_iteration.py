@@ -52,7 +52,7 @@ class ConstantIteration:
         (``System.constant_structure()``).
     """
 
-    def __init__(self, structure):
+    def __init__(self, structure, beyond_dense: bool = False):
         self.structure = s = structure
         self.n = n = structure.mass.shape[0]
         self.m = m = structure.jacobian.shape[0]
@@ -95,10 +95,11 @@ class ConstantIteration:
         and it pays (:meth:`~fem.solvers.elimination.Elimination.pays`), decided from the
         structure alone (the factorization policy's estimate reads it with or without
         numba); None otherwise."""
-        if n + m >= MIN_UNKNOWNS:
+        if n + m >= MIN_UNKNOWNS and (n + m <= DENSE_LIMIT or beyond_dense):
             rows = linear_rows(s, m)
-            # above DENSE_LIMIT only where the rows bring the matrix under it (a robot of
-            # rigid links joined by frames: every joint's point rows are linear)
+            # above DENSE_LIMIT (``beyond_dense``: the model's ``_eliminate_beyond_dense``)
+            # where the rows bring the matrix under it: a robot of rigid links joined by
+            # frames, every joint's point rows linear
             if rows.size and n + m - 2 * rows.size <= DENSE_LIMIT:
                 try:
                     el = Elimination(sp.csr_matrix(s.jacobian)[rows].toarray(), rows, n, m)
