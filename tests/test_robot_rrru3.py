@@ -354,9 +354,10 @@ def test_flexible_platform_in_robot_words_as_recorded(name, in_words):
     assert after["n_coordinates"] > before["n_coordinates"]
 
 
-def test_flexible_platform_in_robot_words_line_as_recorded(in_words):
-    # the flexible platform on the line: as test_flexible_platform_runs_as_recorded
-    before, after = _run("parallel_robot_flexible_platform", "line")
+@pytest.mark.parametrize("name", ["line", pytest.param("default", marks=pytest.mark.slow)])
+def test_flexible_platform_in_robot_words_runs_as_recorded(name, in_words):
+    # the flexible platform on its paths: as test_flexible_platform_runs_as_recorded
+    before, after = _run("parallel_robot_flexible_platform", name)
     _compare(before, after, 3e-7, {"max_path_error_mm": 1e-12, "real_time_factor": np.inf,
                                    "static_residual_relative": np.inf,
                                    "static_symmetry_error_m": 1e-15,
