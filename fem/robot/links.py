@@ -554,11 +554,17 @@ class Plate(LinkModel):
     The mesh is in the axes of the link's first frame (its *link frame*), as a URDF link's
     geometry; every frame must sit on a mesh vertex, whose position and gradient fields
     (``r``, ``r_x``, ``r_y``, ``r_z``) are the frame's origin and basis, or at the midpoint
-    of a mesh edge with its x axis along the edge: the frame's basis is then the edge's
-    tangent alone, and the edge is held straight (the tangents at its two ends equal: the
-    pin of a joint along the edge).  ``element`` "bezier_plate" gives every triangle its
-    own coordinates joined by the continuity equations of Liu et al. (2023) (a vertex
-    frame is then a point).  ``options`` go to the element family (``shear_factor``)."""
+    of an *edge* with its x axis along it — a mesh edge, or a straight side of the plate
+    (collinear boundary edges, its midpoint a vertex or not): the frame's basis is then
+    the edge's direction alone, read as ``edges`` says.  ``"tangent"`` (default): the
+    plate's tangent at the edge's first end, the edge held straight (the tangents at its
+    two ends equal: the pin of a joint along the edge; Liu et al. 2023, eq 36);
+    ``"chord"``: the chord between the edge's two end vertices, unit at build, no
+    straight-edge rows (the joint's moment spread over the edge rather than put on one
+    vertex's slopes: it converges as the mesh is refined, docs/parallel_robot.md).
+    ``element`` "bezier_plate" gives every triangle its own coordinates joined by the
+    continuity equations of Liu et al. (2023) (a vertex frame is then a point).
+    ``options`` go to the element family (``shear_factor``)."""
 
     mesh: object
     material: Material
@@ -566,6 +572,7 @@ class Plate(LinkModel):
     element: str = "bezier_plate_shared"
     damping: float = 0.0
     options: dict = field(default_factory=dict)
+    edges: str = "tangent"
     kind = "plate"
     flexible = True
 
@@ -580,6 +587,7 @@ class Plate(LinkModel):
         self.element = choice(self.element, ("bezier_plate_shared", "bezier_plate"),
                               "plate link: element")
         self.damping = damping_ratio(self.damping, "plate link")
+        self.edges = choice(self.edges, PLATE_EDGES, "plate link: edges")
         if not isinstance(self.options, dict):
             raise ModelError(f"plate link: options must be a dict of the element family's "
                              f"options (e.g. {{'shear_factor': 'auto'}}); got "
@@ -599,6 +607,10 @@ class Plate(LinkModel):
         size = float(np.ptp(world, axis=0).max())
         built = {}
         for f, p in frames.items():
+            ends = _plate_edge(mesh, p, 1e-9 * size)
+            if ends is not None:
+                built[f] = _plate_edge_frame(model, group, name, f, p, ends, self.edges)
+                continue
             d = np.linalg.norm(world - p.position, axis=1)
             v = int(np.argmin(d))
             node = int(group.mesh_vertex_node[v])
@@ -630,36 +642,90 @@ def _plate_continuity(model, group, name: str) -> None:
     add_continuity(model, group, f"{name} continuity")
 
 
-def _plate_point_frame(model, group, name: str, f: str, p: Pose, size: float) -> Frame:
-    """A plate frame that is not on a shared vertex: at a mesh edge's midpoint (its x
-    along the edge: the basis is the edge's tangent at its first end, and a row holds
-    the tangents at both ends equal), or at a vertex of a per-element plate (a point)."""
+PLATE_EDGES = ("tangent", "chord")
+"""How a plate frame at an edge's midpoint reads the edge's direction (:class:`Plate`)."""
+
+
+def _plate_edge(mesh, p: Pose, tol: float) -> tuple[int, int] | None:
+    """The end vertices ``(a, b)`` (``b − a`` along the frame's x) of the edge whose
+    midpoint the frame sits at, its x along it: a mesh edge, or a straight side of the
+    plate — the run of collinear boundary edges through the frame; None elsewhere."""
+    V, edges = np.asarray(mesh.vertices, float), np.asarray(mesh.edges)
+    e = p.rotation[:, 0]
+    d = V[edges[:, 1]] - V[edges[:, 0]]
+    L = np.linalg.norm(d, axis=1)
+    along = np.abs(np.abs(d @ e) - L) <= 1e-9 * L
+    rel = p.position - V[edges[:, 0]]
+    s = rel @ e * np.sign(d @ e)
+    off = np.linalg.norm(rel - np.outer(rel @ e, e), axis=1)
+    on = np.flatnonzero(along & (off <= tol) & (s >= -tol) & (s <= L + tol))
+    if not on.size:
+        return None
+    boundary = np.zeros(len(edges), bool)
+    boundary[mesh.boundary_edges] = True
+    run = set(int(i) for i in on)
+    if boundary[on].all():          # a side of the plate: its collinear boundary edges
+        line = along & boundary & (off <= tol)
+        verts = set(edges[list(run)].ravel().tolist())
+        grown = True
+        while grown:
+            nxt = {int(i) for i in np.flatnonzero(line & np.isin(edges, list(verts)).any(1))}
+            grown = bool(nxt - run)
+            run |= nxt
+            verts |= set(edges[list(run)].ravel().tolist())
+    elif len(run) > 1:              # a vertex between interior edges: a vertex frame
+        return None
+    verts = np.unique(edges[list(run)])
+    x = V[verts] @ e
+    a, b = int(verts[np.argmin(x)]), int(verts[np.argmax(x)])
+    if np.linalg.norm(0.5 * (V[a] + V[b]) - p.position) > tol:
+        return None
+    return a, b
+
+
+def _plate_edge_frame(model, group, name: str, f: str, p: Pose, ends, reading: str) -> Frame:
+    """A plate frame at the midpoint of the edge ``ends`` (its x along it): the basis is
+    the edge's direction alone — the tangent at its first end with the edge held straight,
+    or the chord between its ends (:class:`Plate`, ``edges``)."""
     from ..constraints import Coincident
     from ..elements.bezier_plate import edge_tangent_along, plate_point
 
+    V = np.asarray(group.mesh.vertices, float)
+    a, b = ends
+    e = p.rotation[:, 0]
+    origin = plate_point(group, p.position).named(f"{name} {f}")
+    if reading == "chord":
+        c0, c1 = (plate_point(group, V[v]) for v in (a, b))
+        chord = (c1 - c0).named(f"{name} {f} chord")
+        return Frame(name, f, p, origin, [chord, None, None],
+                     np.column_stack([chord(model.q0), p.rotation[:, 1:]]))
+    t0, t1 = edge_tangent_along(group, a, e), edge_tangent_along(group, b, -e)
+    model.add_constraint(Coincident(t0, -t1, f"{name} {f} edge straight"))
+    return Frame(name, f, p, origin, [t0, None, None], p.rotation)
+
+
+def _plate_point_frame(model, group, name: str, f: str, p: Pose, size: float) -> Frame:
+    """A plate frame that is not on a shared vertex nor at an edge's midpoint along the
+    edge: at a vertex of a per-element plate (a point); refused elsewhere."""
+    from ..elements.bezier_plate import plate_point
+
     V, tol = group.mesh.vertices, 1e-9 * size
     on_vertex = np.linalg.norm(V - p.position, axis=1).min() <= tol
-    edges = np.asarray(group.mesh.edges)
-    mid = 0.5 * (V[edges[:, 0]] + V[edges[:, 1]])
-    hit = np.flatnonzero(np.linalg.norm(mid - p.position, axis=1) <= tol)
-    if not on_vertex and not hit.size:
+    if not on_vertex:
+        edges = np.asarray(group.mesh.edges)
+        mid = 0.5 * (V[edges[:, 0]] + V[edges[:, 1]])
+        hit = np.flatnonzero(np.linalg.norm(mid - p.position, axis=1) <= tol)
+        if hit.size:
+            a, b = (int(i) for i in edges[hit[0]])
+            d = (V[b] - V[a]) / np.linalg.norm(V[b] - V[a])
+            raise ModelError(f"link {name!r} (plate): frame {f!r} sits on an edge's "
+                             f"midpoint; its x axis must run along the edge "
+                             f"({np.round(d, 6).tolist()})")
         raise ModelError(f"link {name!r} (plate): frame {f!r} is neither on a mesh vertex nor "
                          f"at an edge's midpoint; a plate's frame sits on one (add a vertex "
                          f"to the mesh there)")
     origin = plate_point(group, p.position).named(f"{name} {f}")
-    basis = [None, None, None]
-    if not on_vertex:
-        a, b = (int(i) for i in edges[hit[0]])
-        e = p.rotation[:, 0]
-        d = (V[b] - V[a]) / np.linalg.norm(V[b] - V[a])
-        if abs(abs(d @ e) - 1.0) > 1e-9:
-            raise ModelError(f"link {name!r} (plate): frame {f!r} sits on an edge's midpoint; "
-                             f"its x axis must run along the edge ({np.round(d, 6).tolist()})")
-        a, b = (a, b) if d @ e > 0 else (b, a)
-        t0, t1 = edge_tangent_along(group, a, e), edge_tangent_along(group, b, -e)
-        model.add_constraint(Coincident(t0, -t1, f"{name} {f} edge straight"))
-        basis[0] = t0
-    return Frame(name, f, p, origin, basis, p.rotation)
+    return Frame(name, f, p, origin, [None, None, None], p.rotation)
 
 
 def _free_plate_frequency(mesh, spec: Plate, name: str, normal) -> float:

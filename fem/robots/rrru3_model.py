@@ -74,6 +74,7 @@ class RobotModel:
     centre_elements: list | None = None    # [(element, local vertex)] of P
     counts: dict = field(default_factory=dict)
     reduced: ReducedPlatform | None = None  # platform="reduced": its FE model and body
+    robot: object | None = None             # the fem.Robot (built in robot words)
 
     def plate_state(self, q: np.ndarray):
         """``(plate group, coordinates it reads)`` of the flexible or reduced platform
@@ -214,7 +215,8 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 reduce_at: str = "static", drive: str = "path",
                 reduction: str = "nonlinear", n_derivatives: int = 4,
                 n_enrich: int = 16, enrich_weight: str = "energy",
-                cubic_tol: float = 3e-4, u_joint_edge: str = "tangent") -> RobotModel:
+                cubic_tol: float = 3e-4, u_joint_edge: str = "tangent",
+                words: bool = False) -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
@@ -251,6 +253,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
         the flat, unstressed plate (measured: the circle's servo-constrained inverse
         dynamics then grows unstable after 0.6 s, docs/reduced_bodies.md)
+    words : build it with :class:`fem.Robot` (:func:`build_robot_in_words`)
     """
     geom = RRRU3Geometry() if geom is None else geom
     choice(platform, ("flexible", "rigid", "reduced"), "platform")
@@ -259,6 +262,11 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     choice(drive, ("path", "joints"), "drive")
     choice(reduction, ("linear", "nonlinear"), "reduction")
     choice(u_joint_edge, U_JOINT_EDGES, "u_joint_edge")
+    if words:
+        return build_robot_in_words(geom, platform, mesh, E, nu, continuity, path,
+                                    shear_factor, damping_beta, n_modes, reduce_at, drive,
+                                    reduction, n_derivatives, n_enrich, enrich_weight,
+                                    cubic_tol, u_joint_edge)
     P0 = np.asarray(geom.start_point, float)
     jp = joint_positions(geom, P0)
     model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
@@ -351,6 +359,155 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                  "n_continuity_constraints": 0 if con is None else int(con.A.shape[0]),
                  "n_continuity_written": 0 if con is None else int(con.written)}
     return rm
+
+
+def _platform_plate(geom, mesh, E, nu, continuity, shear_factor, u_joint_edge):
+    """The Bézier-plate platform as a :class:`fem.robot.Plate` link: the hexagon mesh in
+    the frame at P, its U frames at the edge midpoints, x along the edge (read as
+    ``u_joint_edge``)."""
+    from ..robot import Plate
+
+    return Plate(load_builtin_mesh(mesh), Material(E, nu, geom.platform_density,
+                                                   name="platform"),
+                 geom.platform_thickness, "bezier_plate_shared" if continuity == "shared"
+                 else "bezier_plate", options={"shear_factor": shear_factor},
+                 edges=u_joint_edge)
+
+
+def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float,
+                         nu: float, continuity: str, path, shear_factor, damping_beta: float,
+                         n_modes: int, reduce_at: str, drive: str, reduction: str,
+                         n_derivatives: int, n_enrich: int, enrich_weight: str,
+                         cubic_tol: float, u_joint_edge: str) -> RobotModel:
+    """The robot of :func:`build_robot` (its arguments) with :class:`fem.Robot`: per
+    limb rigid links 1–3 (slender: their mass on their axis, as ``rigid_bar``), revolute
+    joints R1 (the motor) at A about ``u``, R2 at B about ``t``, R3 at C about ``a = t ×
+    (C − B)``, and a universal joint at U whose axes are link 3's ``a`` and the platform
+    frame's x, along the edge; the platform a :class:`~fem.robot.Plate` (its edge frames
+    read by ``u_joint_edge``), a :class:`~fem.robot.Rigid` body or a
+    :class:`~fem.robot.Reduced` link of that plate.  The payload is a point mass at P."""
+    from ..robot import Reduced, Rigid, Robot, pose
+    from .rrru3_flexible_links import _from_build
+
+    if platform != "rigid" and geom.u_joint_offset:
+        raise ModelError(f"u_joint_offset {geom.u_joint_offset:g} m: on the {platform} "
+                         "platform the U centres are the plate's edge midpoints (Δh = 0)")
+    P0 = np.asarray(geom.start_point, float)
+    jp = joint_positions(geom, P0)
+    robot = Robot(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
+    model = robot.model
+    model.view = "iso"
+    # 372 unknowns on hexagon_6, 234 with the joints' linear rows eliminated: dense
+    # (fem.solvers.reduced_factorization)
+    model._eliminate_beyond_dense = True
+    dh = np.array([0.0, 0.0, geom.u_joint_offset])
+    frames = {"P": pose(P0), **{f"U{k + 1}": pose(P0 + geom.edge_midpoint_offset(k) + dh,
+                                                  x=geom.tangent(k)) for k in range(3)}}
+    spec = _platform_plate(geom, mesh, E, nu, continuity, shear_factor, u_joint_edge)
+    reduced = None
+    if platform == "reduced":
+        fe = Robot("platform FE", gravity=(0.0, 0.0, -geom.gravity))
+        plate = fe.add_link("platform", spec, frames)
+        if damping_beta:
+            fe.model.add_damping(plate.group, damping_beta)
+        Pf = fe.frame("platform", "P").origin
+        fe.model.add_point_mass(Pf, geom.payload_mass)      # the payload rides in the modes
+        state = None
+        if reduce_at == "static":   # the plate as it hangs: its stresses and their stiffness
+            full = build_robot_in_words(geom, "flexible", mesh, E, nu, continuity, None,
+                                        shear_factor, damping_beta, n_modes, reduce_at, drive,
+                                        reduction, n_derivatives, n_enrich, enrich_weight,
+                                        cubic_tol, u_joint_edge)
+            qs = static_state(full).q
+            state = fe.model.q0.copy()
+            for nf, nt in zip(full.plate_group.nodes.ravel(), plate.group.nodes.ravel(),
+                              strict=True):
+                for f, start in full.model.node_fields[nf].items():
+                    t0 = fe.model.node_fields[nt][f]
+                    state[t0:t0 + 3] = qs[start:start + 3]
+        # the U interfaces: the point and the edge direction as the frame reads it (the
+        # tangent, or the chord as it is, not made unit)
+        inter = {"P": Pf, **{f"U{k + 1}": [fe.frame("platform", f"U{k + 1}").origin,
+                                           fe.frame("platform", f"U{k + 1}").basis[0]]
+                             for k in range(3)}}
+        spec = Reduced(fe.model, inter, n_modes, _reduction_options(
+            reduction, state, n_derivatives, n_enrich, enrich_weight, cubic_tol))
+        reduced = ReducedPlatform(fe.model, plate.group, None)
+    elif platform == "rigid":
+        spec = Rigid(geom.platform_mass + geom.payload_mass, inertia=geom.platform_inertia())
+    link = robot.add_link("platform", spec, frames)
+    P = robot.frame("platform", "P").origin
+    con, centre = None, None
+    if platform == "flexible":
+        if damping_beta:
+            model.add_damping(link.group, damping_beta)
+        model.add_point_mass(P, geom.payload_mass)
+    if platform == "rigid":
+        W = [link.body.point(geom.edge_midpoint_offset(k), f"W{k + 1}") for k in range(3)]
+    else:
+        W = [robot.frame("platform", f"U{k + 1}").origin for k in range(3)]
+    if reduced is not None:
+        reduced.body = link.body
+    group = link.group if platform == "flexible" else (reduced.group if reduced else None)
+    if group is not None:
+        centre = vertex_elements(group, vertex_at(group, P0))
+        owner = model if platform == "flexible" else reduced.fe
+        con = next(c for c in owner.constraints if c.name == "platform continuity")
+    motion = JointMotion(geom, path or constant_path(P0)) if drive == "joints" else None
+    for k in range(3):
+        t, u = geom.tangent(k), geom.actuator_axis(k)
+        A, B, C, U = jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]
+        a = np.cross(t, C - B)
+        limb = f"limb {k + 1}"
+        for i, (p, q, z0, z1) in enumerate(((A, B, u, t), (B, C, t, a), (C, U, a, a))):
+            m, L = geom.link_masses[i], float(np.linalg.norm(q - p))
+            robot.add_link(f"{limb} link{i + 1}", Rigid(m, com=(L / 2, 0, 0), inertia=np.diag(
+                [0.0, 1.0, 1.0]) * m * L**2 / 12), {"ABCU"[i]: pose(p, z=z0, x=q - p),
+                                                     "ABCU"[i + 1]: pose(q, z=z1, x=q - p)})
+        robot.add_joint(f"{limb} R1", "revolute", "ground", (f"{limb} link1", "A"))
+        robot.add_joint(f"{limb} R2", "revolute", (f"{limb} link1", "B"),
+                        (f"{limb} link2", "B"))
+        robot.add_joint(f"{limb} R3", "revolute", (f"{limb} link2", "C"),
+                        (f"{limb} link3", "C"))
+        robot.add_joint(f"U{k + 1}", "universal", (f"{limb} link3", "U"),
+                        ("platform", f"U{k + 1}"), axis="z", axis2="x")
+        servo = None
+        if motion is not None:
+            d = B - A
+            zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
+            servo = _from_build(motion.motion(k), zero)
+        robot.add_motor(f"motor {k + 1}", f"{limb} R1", servo=servo)
+    base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
+    model.add_sketch(base, "static platform")
+    if platform != "reduced":
+        model.add_sketch([*W, W[0]], "U joints")
+    path_con = (robot.add_path("path of P", ("platform", "P"), path or constant_path(P0))
+                if motion is None else [m.drive for m in robot.motors.values()])
+    rm = RobotModel(model, geom, platform, P, W,
+                    [robot.frame(f"limb {k + 1} link1", "A").origin for k in range(3)],
+                    [robot.frame(f"limb {k + 1} link1", "B").origin for k in range(3)],
+                    [m.actuator for m in robot.motors.values()], path_con,
+                    link.group if platform == "flexible" else None, centre, reduced=reduced,
+                    robot=robot)
+    asm = model.assemble()
+    rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
+                 "n_plate_coordinates": int(len(np.unique(link.group.dofs)))
+                 if platform == "flexible" else (link.body.dofs.size if reduced else 0),
+                 "n_continuity_constraints": 0 if con is None else int(con.A.shape[0]),
+                 "n_continuity_written": 0 if con is None else int(con.written)}
+    return rm
+
+
+def _reduction_options(reduction, state, n_derivatives, n_enrich, enrich_weight,
+                       cubic_tol) -> dict:
+    """The options of :class:`fem.robot.Reduced` for :func:`reduced_platform`'s
+    reduction (:func:`fem.reduction.reduce_body`, cached on disk by content)."""
+    extra = {} if not n_enrich else {"enrich": int(n_enrich), "enrich_weight": enrich_weight}
+    if cubic_tol and reduction == "nonlinear":
+        extra["cubic_tol"] = float(cubic_tol)
+    return {"cache": True, "loads": "gravity", "state": state,
+            "derivatives": n_derivatives if reduction == "nonlinear" else 0,
+            "nonlinear": reduction == "nonlinear", "damping": "fe", **extra}
 
 
 def actuator_angles_from_state(rm: RobotModel, q: np.ndarray, v: np.ndarray | None = None):

@@ -52,7 +52,7 @@ class ConstantIteration:
         (``System.constant_structure()``).
     """
 
-    def __init__(self, structure):
+    def __init__(self, structure, beyond_dense: bool = False):
         self.structure = s = structure
         self.n = n = structure.mass.shape[0]
         self.m = m = structure.jacobian.shape[0]
@@ -91,13 +91,16 @@ class ConstantIteration:
         self._kernels = kernels if have_state and (self.compiled or s.plain) else None
         self.eliminable = None
         """The constant linear rows' elimination (:class:`fem.solvers.elimination
-        .Elimination`) where the matrix is dense and it pays
-        (:meth:`~fem.solvers.elimination.Elimination.pays`), decided from the structure
-        alone (the factorization policy's estimate reads it with or without numba);
-        None otherwise."""
-        if self.dense and n + m >= MIN_UNKNOWNS:
+        .Elimination`) where the matrix is dense, or is dense once they are eliminated,
+        and it pays (:meth:`~fem.solvers.elimination.Elimination.pays`), decided from the
+        structure alone (the factorization policy's estimate reads it with or without
+        numba); None otherwise."""
+        if n + m >= MIN_UNKNOWNS and (n + m <= DENSE_LIMIT or beyond_dense):
             rows = linear_rows(s, m)
-            if rows.size:
+            # above DENSE_LIMIT (``beyond_dense``: the model's ``_eliminate_beyond_dense``)
+            # where the rows bring the matrix under it: a robot of rigid links joined by
+            # frames, every joint's point rows linear
+            if rows.size and n + m - 2 * rows.size <= DENSE_LIMIT:
                 try:
                     el = Elimination(sp.csr_matrix(s.jacobian)[rows].toarray(), rows, n, m)
                 except ValueError:       # dependent rows: the full matrix (and its
@@ -141,7 +144,7 @@ class ConstantIteration:
             self.forces = (s.forces.kind, s.forces.dofs, s.forces.arrays3, s.forces.arrays2)
         if s.tangents is not None:
             loop._body_tangents = s.tangents
-        self.factorizes = (self.compiled and n + m <= DENSE_LIMIT
+        self.factorizes = (self.compiled and self.dense
                            and (s.tangents is not None or not s.has_bodies))
         """Whether the compiled loop can form and factorize the iteration matrix itself
         (every tangent compiled, a dense factorization; :meth:`workspace`)."""
@@ -179,9 +182,19 @@ class ConstantIteration:
     @property
     def dense(self) -> bool:
         """Whether the iteration matrix is small enough for a dense factorization
-        (n + m ≤ ``DENSE_LIMIT``), which the compiled loop makes itself where its kernels
+        (n + m ≤ ``DENSE_LIMIT``, or its size with the linear rows eliminated, where they
+        are: :attr:`eliminable`), which the compiled loop makes itself where its kernels
         are there (:attr:`factorizes`); a property of the structure alone."""
-        return self.n + self.m <= DENSE_LIMIT
+        return self.n + self.m <= DENSE_LIMIT or (
+            getattr(self, "eliminable", None) is not None
+            and self.eliminable.size <= DENSE_LIMIT)
+
+    @property
+    def eliminated_beyond_dense(self) -> bool:
+        """Whether the full matrix is above ``DENSE_LIMIT`` and dense only with its linear
+        rows eliminated: every factorization is then made eliminated, the NumPy ones too
+        (:func:`fem.solvers.reduced_factorization.eliminated_factorization`)."""
+        return self.n + self.m > DENSE_LIMIT and self.dense
 
     def _constraints(self, t: float) -> tuple:
         """The constraint arguments of the compiled kernels at ``t``."""

@@ -82,6 +82,9 @@ class FactorizationPolicy:
         # (factorization, solve) operations of the factorizations made after the first
         # where they differ from it (the compiled loop's elimination), for the estimate
         self.operations: tuple[float, float] | None = None
+        # the constant linear rows' elimination of a matrix above DENSE_LIMIT that is
+        # dense without them: every factorization eliminates them (ReducedFactorization)
+        self.elimination = None
 
     def begin_step(self, h: float) -> bool:
         """Drop the factorization where a step ``h`` should not start from it; returns
@@ -118,7 +121,13 @@ class FactorizationPolicy:
         fb = {} if self.feedback is None else {"feedback": self.feedback}
         S = sys_.saddle(1.0, 1.0 / bp, kv, hv, jv, 1.0, q=q, cC=k.gamma_prime / bp,
                         inertia=self.inertia, **fb)
-        self.lu = Factorization(S, f"iteration matrix at t = {t:.6g} s", hint=None)
+        what = f"iteration matrix at t = {t:.6g} s"
+        if self.elimination is not None:      # dense only once its linear rows are out
+            from .reduced_factorization import ReducedFactorization
+
+            self.lu = ReducedFactorization(S, self.elimination, what)
+        else:
+            self.lu = Factorization(S, what, hint=None)
         if self.factor_cost is None and self.reuse and not self.timed:
             # once, from counts of the model and this matrix: no clock (module docstring);
             # full Newton (reuse=False) needs no ratio
