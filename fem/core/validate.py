@@ -466,6 +466,7 @@ SOLVER_OPTIONS: dict[str, Rule] = {
     "correction": _one_of("none", "projection", "rigid"),
     "predictor": _one_of("linear", "constant"),
     "corotate": boolean,
+    "eliminate_beyond_dense": boolean,
     "project_velocities": boolean,
     "perturbed_start": boolean,
     "line_search": boolean,

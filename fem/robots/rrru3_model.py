@@ -75,6 +75,7 @@ class RobotModel:
     counts: dict = field(default_factory=dict)
     reduced: ReducedPlatform | None = None  # platform="reduced": its FE model and body
     robot: object | None = None             # the fem.Robot (built in robot words)
+    solver_settings: dict = field(default_factory=dict)   # AlphaOptions its runs take
 
     def plate_state(self, q: np.ndarray):
         """``(plate group, coordinates it reads)`` of the flexible or reduced platform
@@ -397,9 +398,6 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
     robot = Robot(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
     model = robot.model
     model.view = "iso"
-    # 372 unknowns on hexagon_6, 234 with the joints' linear rows eliminated: dense
-    # (fem.solvers.reduced_factorization)
-    model._eliminate_beyond_dense = True
     dh = np.array([0.0, 0.0, geom.u_joint_offset])
     frames = {"P": pose(P0), **{f"U{k + 1}": pose(P0 + geom.edge_midpoint_offset(k) + dh,
                                                   x=geom.tangent(k)) for k in range(3)}}
@@ -488,7 +486,10 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
                     [robot.frame(f"limb {k + 1} link1", "B").origin for k in range(3)],
                     [m.actuator for m in robot.motors.values()], path_con,
                     link.group if platform == "flexible" else None, centre, reduced=reduced,
-                    robot=robot)
+                    robot=robot,
+                    # 372 unknowns on hexagon_6, 234 with the joints' linear rows
+                    # eliminated: dense (fem.solvers.reduced_factorization)
+                    solver_settings={"eliminate_beyond_dense": True})
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
                  "n_plate_coordinates": int(len(np.unique(link.group.dofs)))
@@ -554,7 +555,7 @@ def run_path(rm: RobotModel, t_end: float, dt: float, rho_inf: float = 0.1, q0=N
     # 2× faster on hexagon_24/96, no change on the 6-element default (docs/performance.md)
     return simulate(rm.model, t_end, dt, rho_inf=rho_inf, q0=q0, tol=tol,
                     constraint_tol=1e-11, result=result, progress=progress, reuse="step",
-                    corotate=True)
+                    corotate=True, **rm.solver_settings)
 
 
 def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:

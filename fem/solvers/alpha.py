@@ -112,6 +112,12 @@ class AlphaOptions:
         best-fit rigid rotation since then (:mod:`fem.solvers.corotation`); ignored
         where there is no elastic group to turn or the compiled loop factorizes the
         system itself (small dense systems: a fresh factorization costs less).
+    eliminate_beyond_dense : bool
+        Also where the iteration matrix is above ``DENSE_LIMIT`` but dense once its
+        constant linear rows are eliminated (:mod:`fem.solvers.elimination`): a robot of
+        rigid links joined at frames, whose joints' point rows are linear, then
+        factorizes densely and eliminated (:mod:`fem.solvers.reduced_factorization`).
+        Off by default: measured only on the 3-RRRU robot built in robot words.
     """
 
     rho_inf: float = 0.8
@@ -126,6 +132,7 @@ class AlphaOptions:
     factor_cost: float | str | None = "estimated"
     predictor: str = "linear"
     corotate: bool = False
+    eliminate_beyond_dense: bool = False
 
     @classmethod
     def checked(cls, where: str, project_velocities: bool = False,

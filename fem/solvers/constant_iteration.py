@@ -97,7 +97,7 @@ class ConstantIteration:
         numba); None otherwise."""
         if n + m >= MIN_UNKNOWNS and (n + m <= DENSE_LIMIT or beyond_dense):
             rows = linear_rows(s, m)
-            # above DENSE_LIMIT (``beyond_dense``: the model's ``_eliminate_beyond_dense``)
+            # above DENSE_LIMIT (``beyond_dense``: the solver's ``eliminate_beyond_dense``)
             # where the rows bring the matrix under it: a robot of rigid links joined by
             # frames, every joint's point rows linear
             if rows.size and n + m - 2 * rows.size <= DENSE_LIMIT:

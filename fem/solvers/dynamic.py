@@ -194,12 +194,12 @@ class GeneralizedAlpha:
         self.corrector = KinematicCorrection(self.asm, opts.correction)
         # constant mass and linear constraints: the residual in one compiled pass
         structure = self.asm.constant_structure()
-        # (a model above DENSE_LIMIT only by its constant linear rows may ask for them
-        # eliminated (its _eliminate_beyond_dense), opt-in while the other models in that
-        # window — the private builder's hexagon_24 robot, the links robot with 4 elements
-        # per link — keep their sparse, co-rotated path)
+        # (a model above DENSE_LIMIT only by its constant linear rows may have them
+        # eliminated, options.eliminate_beyond_dense: opt-in while the other models in
+        # that window — the private builder's hexagon_24 robot, the links robot with 4
+        # elements per link — keep their sparse, co-rotated path)
         self._constant = None if structure is None else ConstantIteration(
-            structure, bool(getattr(model, "_eliminate_beyond_dense", False)))
+            structure, opts.eliminate_beyond_dense)
         # whole iterations compiled: a compiled force kernel, a dense or banded
         # factorization (known after the first one), no clock, no rotations
         # co-rotation turns kept factorizations of elastic groups (none: nothing to turn);
