@@ -59,6 +59,47 @@ def test_series_round_trip(tmp_path):
         assert np.array_equal(np.concatenate(m.cell_data["id"]), np.arange(36.0))
 
 
+def test_frames_kept_beside_a_run_are_what_their_files_read(tmp_path):
+    # the worker beside `fem run` keeps the frames it writes and renders the movie from
+    # them: each must be what reading its file gives, array by array and type by type
+    from fem.io import vtk
+
+    mesh, series = frames(4)
+    for k, f in enumerate(series):
+        f.field_data.update({"time_s": f.time, "step": k, "ok": True,
+                             "torques [N·m]": np.array([1.5, -2.0, 0.25])})
+        f.point_data["group:platform"] = np.ones(len(mesh.vertices))
+    d = tmp_path / "out"
+    (d / "platform").mkdir(parents=True)
+    files = [d / "platform" / f"platform_{k:06d}.vtu" for k in range(len(series))]
+    vtk._KEPT.clear()
+    vtk._write_frames_beside([(f, k, file) for k, (f, file) in
+                              enumerate(zip(series, files, strict=True))], True)
+    for file in files:
+        kept, read = vtk._kept(file), vtk.read_meshio(file)
+        assert kept is not None
+        assert np.array_equal(kept.points, read.points) and kept.points.dtype == read.points.dtype
+        assert [(c.type, c.data.dtype) for c in kept.cells] == \
+            [(c.type, c.data.dtype) for c in read.cells]
+        assert all(np.array_equal(a.data, b.data) for a, b in zip(kept.cells, read.cells,
+                                                                strict=True))
+        for ours, theirs in ((kept.point_data, read.point_data),
+                             (kept.field_data, read.field_data)):
+            assert list(ours) == list(theirs)
+            for key in ours:
+                assert ours[key].dtype == theirs[key].dtype, key
+                assert ours[key].shape == theirs[key].shape, key
+                assert np.array_equal(ours[key], theirs[key]), key
+        assert list(kept.cell_data) == list(read.cell_data)
+        for key in kept.cell_data:
+            for a, b in zip(kept.cell_data[key], read.cell_data[key], strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+    # a file changed since it was written is read again
+    vtk._write_frame(series[0], 0, files[1], True)
+    assert vtk._kept(files[1]) is None
+    vtk._KEPT.clear()
+
+
 def test_polylines_and_cell_data_layouts():
     points = np.array([[0, 0], [1, 0], [2, 0], [2, 1], [3, 1.0]])
     frame = {

@@ -269,9 +269,71 @@ def _write_frame(frame: Frame, index: int, file: Path, compression: bool) -> Non
 
 
 def _write_frames(frames: list[tuple[Frame, int, Path]], compression: bool) -> None:
-    """Write a batch of a series' frames (the work handed to the worker beside a run)."""
+    """Write a batch of a series' frames."""
     for frame, index, file in frames:
         _write_frame(frame, index, file, compression)
+
+
+def _write_frames_beside(frames: list[tuple[Frame, int, Path]], compression: bool) -> None:
+    """Write a batch of a series' frames in the worker beside a run, keeping each
+    frame's mesh as :func:`read_series` would read it back (:func:`_keep`): the worker
+    renders the run's movie from them without reading its files again."""
+    for frame, index, file in frames:
+        mesh = to_meshio(frame, index)
+        _write_vtu(file, mesh, "zlib" if compression else None)
+        _keep(file, mesh)
+
+
+_KEPT: dict[Path, tuple[tuple, meshio.Mesh]] = {}
+"""Frames this process wrote beside a run, by file: the file's identity when written
+(inode, size, modification time) and its mesh.  Read by :func:`read_series` while the
+file is unchanged."""
+
+KEEP_BYTES = 256 * 2**20
+"""At most this many bytes of kept frames' arrays (beyond: read from their files)."""
+
+_KEPT_BYTES = [0]
+
+#: the array types a ``.vtu`` gives back as written (others are read back converted)
+_ROUND_TRIP = (np.dtype(np.float64), np.dtype(np.int64))
+
+
+def _identity(file: Path) -> tuple:
+    st = os.stat(file)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _keep(file: Path, mesh: meshio.Mesh) -> None:
+    """Keep ``mesh`` (just written to ``file``) as reading the file would give it: the
+    field data as :func:`_field_data_xml` writes it, nothing kept where an array would
+    come back in another type, or past :data:`KEEP_BYTES`."""
+    arrays = [mesh.points, *(c.data for c in mesh.cells), *mesh.point_data.values(),
+              *(a for v in mesh.cell_data.values() for a in v)]
+    if any(np.asarray(a).dtype not in _ROUND_TRIP for a in arrays):
+        return
+    size = sum(np.asarray(a).nbytes for a in arrays)
+    if _KEPT_BYTES[0] + size > KEEP_BYTES:
+        return
+    as_read = {"f": np.float64, "i": np.int64, "u": np.uint64, "b": np.uint8}
+    mesh.field_data = {k: v.astype(as_read[v.dtype.kind]).ravel()
+                       for k, v in mesh.field_data.items()}
+    try:
+        _KEPT[Path(file)] = (_identity(file), mesh)
+    except OSError:
+        return
+    _KEPT_BYTES[0] += size
+
+
+def _kept(file: Path) -> meshio.Mesh | None:
+    """The mesh kept for ``file`` while the file is the one written (None otherwise)."""
+    entry = _KEPT.get(Path(file))
+    if entry is None:
+        return None
+    try:
+        same = _identity(file) == entry[0]
+    except OSError:
+        same = False
+    return entry[1] if same else None
 
 
 def _pvd_line(time: float, file: str) -> str:
@@ -390,7 +452,7 @@ class SeriesWriter:
         if not batch:
             return
         self._handed = len(self._waiting)
-        job = beside.call(_write_frames, [(f, i, file) for f, i, file, _ in batch],
+        job = beside.call(_write_frames_beside, [(f, i, file) for f, i, file, _ in batch],
                           self.compression)
         self._jobs.append((job, len(batch)))
         beside.on_settle(self._settle)
@@ -496,7 +558,7 @@ def read_series(pvd_path: str | Path, *, skip_unreadable: bool = False,
     for time, name in entries:
         file = pvd_path.parent / name
         try:
-            meshes.append(read_meshio(file))
+            meshes.append(_kept(file) or read_meshio(file))
         except Exception as exc:   # noqa: BLE001 - a corrupt file surfaces as anything
             if not skip_unreadable:
                 raise ModelError(f"collection {pvd_path}: {exc}") from exc
