@@ -37,7 +37,7 @@ LOOP_LIMIT = 200
 compiled loop (:attr:`ConstantIteration.loops`).  Larger ones (``LOOP_LIMIT < n + m ≤
 DENSE_LIMIT``: the flagship's full platform, 219) iterate as on the NumPy path, through
 the general methods, with the compiled element and constraint kernels: on the flagship's
-320 steps the loop's saving did not pay back the loading of its compiled code (1.5–2.7 s
+320 steps the loop's saving did not pay back the loading of its compiled code (1.2–2.7 s
 a process: each entry point carries its whole call tree) and its compile took minutes
 against seconds for those kernels (issue 46, item 2; ``docs/performance.md``).  Systems
 stored banded (cables from 12 elements on), sparse ones and smaller dense ones keep the
@@ -111,8 +111,9 @@ class ConstantIteration:
         constraint kernels on the compiled path."""
         self.fused = (self.loops and not s.has_bodies) or s.plain
         """Whether :meth:`residual` takes the system's internal forces (the compiled
-        loop's without bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
-        runs; with bodies only the compiled loop evaluates them."""
+        loop's without bodies, or the NumPy form of a plain structure) and
+        :meth:`velocity_residual` runs; with bodies only the compiled loop evaluates
+        them."""
         self._kernels = kernels if have_state and (self.loops or s.plain) else None
         self.eliminable = None
         """The constant linear rows' elimination (:class:`fem.solvers.elimination
