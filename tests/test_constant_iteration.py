@@ -85,6 +85,38 @@ def test_the_cable_runs_compiled_and_without_its_kernel_the_fused_residual(monke
     _agree(compiled, numpy_forces)
 
 
+@needs_numba
+def test_the_compiled_loop_runs_where_it_pays(monkeypatch):
+    """``LOOP_LIMIT`` (issue 46, item 2): a system stored dense of more than 200 unknowns
+    (the 32-element cable forced dense, 204; the flagship's full platform, 219) iterates
+    as on the NumPy path, through the general methods with the compiled element and
+    constraint kernels — the general path's run to the Newton tolerance, a rerun to the
+    bit; stored banded (its own storage) or smaller, the compiled loop runs it."""
+    from fem.assembly import linalg
+    from fem.solvers.constant_iteration import LOOP_LIMIT
+
+    model = _cable(32)[0]
+    ga = GeneralizedAlpha(model, 0.8)
+    assert model.assemble().storage == "banded" and ga._compiled_newton
+    assert _cable(16)[0].assemble().n + 6 < LOOP_LIMIT
+    assert GeneralizedAlpha(_cable(16)[0], 0.8)._compiled_newton
+    with monkeypatch.context() as mp:
+        mp.setattr(linalg, "STORAGE", "dense")
+        model = _cable(32)[0]
+        asm = model.assemble()
+        assert asm.storage == "dense" and asm.n + asm.m > LOOP_LIMIT
+        ga = GeneralizedAlpha(model, 0.8)
+        assert ga._constant.compiled and not ga._constant.loops
+        assert not ga._compiled_newton and not ga.can_march()
+        # the fused residual only where the NumPy path has it too (a plain structure)
+        assert ga._constant.fused == ga._constant.structure.plain
+        runs = [_simulate(model, False, monkeypatch) for _ in range(2)]
+        general = _simulate(model, True, monkeypatch)
+    _agree(runs[0], general)
+    for key in ("q", "v", "a", "lam"):
+        assert np.array_equal(getattr(runs[0], key), getattr(runs[1], key)), key
+
+
 def test_constant_structure_is_declared_only_where_it_holds():
     model, _ = _cable(4)
     cs = model.assemble().constant_structure()

@@ -197,6 +197,13 @@ class Assembly(ConstraintEquations, System):
             at += size
 
     @property
+    def storage(self) -> str:
+        """How the iteration matrix is stored: "dense", "banded" or "sparse" (the
+        linear-algebra layer's choice for its pattern, :func:`fem.assembly.linalg
+        .choose_storage`)."""
+        return self._pat_S.kind
+
+    @property
     def has_damping(self) -> bool:
         """Whether the model has a constant damping matrix ``C`` (:meth:`Model.add_damping`
         of kind "reference", bodies' damping matrices such as

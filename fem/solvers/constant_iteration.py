@@ -29,7 +29,19 @@ from . import constant_kernels
 from .constant_kernels import _kernels
 from .elimination import MIN_UNKNOWNS, EliminatedFactorization, Elimination, linear_rows
 
-__all__ = ["ConstantIteration"]
+__all__ = ["LOOP_LIMIT", "ConstantIteration"]
+
+
+LOOP_LIMIT = 200
+"""The largest system stored dense (``n + m``) whose Newton iterations run in the
+compiled loop (:attr:`ConstantIteration.loops`).  Larger ones (``LOOP_LIMIT < n + m ≤
+DENSE_LIMIT``: the flagship's full platform, 219) iterate as on the NumPy path, through
+the general methods, with the compiled element and constraint kernels: on the flagship's
+320 steps the loop's saving did not pay back the loading of its compiled code (1.2–2.7 s
+a process: each entry point carries its whole call tree) and its compile took minutes
+against seconds for those kernels (issue 46, item 2; ``docs/performance.md``).  Systems
+stored banded (cables from 12 elements on), sparse ones and smaller dense ones keep the
+loop: their steps are cheap, the Python round trips the loop saves are most of them."""
 
 
 def _csr(A: sp.spmatrix, drop_zeros: bool = False) -> tuple[np.ndarray, np.ndarray,
@@ -50,9 +62,16 @@ class ConstantIteration:
     structure : fem.assembly.system.ConstantStructure
         The system's constant matrices and compiled parts
         (``System.constant_structure()``).
+    storage : str, optional
+        How the system stores its iteration matrix ("dense", "banded", "sparse";
+        ``Assembly.storage``); None: dense where :attr:`dense`.  Only :attr:`loops`
+        reads it.
+    beyond_dense : bool
+        Eliminate the constant linear rows also where the full matrix is above
+        ``DENSE_LIMIT`` and dense without them (``AlphaOptions.eliminate_beyond_dense``).
     """
 
-    def __init__(self, structure, beyond_dense: bool = False):
+    def __init__(self, structure, storage: str | None = None, beyond_dense: bool = False):
         self.structure = s = structure
         self.n = n = structure.mass.shape[0]
         self.m = m = structure.jacobian.shape[0]
@@ -84,11 +103,21 @@ class ConstantIteration:
         self._rate_left = s.timed and not s.plain
         # ... from its terms in t (ConstantStructure.rate_terms) where declared
         self._rate_terms = s.rate_terms if self._rate_left else None
-        self.fused = (self.compiled and not s.has_bodies) or s.plain
-        """Whether :meth:`residual` takes the system's internal forces (compiled without
-        bodies, or the NumPy form of a plain structure) and :meth:`velocity_residual`
-        runs; with bodies only the compiled loop evaluates them."""
-        self._kernels = kernels if have_state and (self.compiled or s.plain) else None
+        stored_dense = self.dense if storage is None else storage == "dense"
+        self.loops = self.compiled and not (stored_dense and n + m > LOOP_LIMIT)
+        """Whether the compiled Newton loop (:meth:`iterate`, :meth:`step`,
+        :meth:`march`, the factorizations made in it, the fused :meth:`residual`) runs
+        this system: compiled kernels for every part and not a system stored dense of
+        more than :data:`LOOP_LIMIT` unknowns.  Decided from the structure alone, never the
+        clock, so a rerun takes the same loop.  Where not, the solver iterates as on the
+        NumPy path, through the general methods — with the compiled element and
+        constraint kernels on the compiled path."""
+        self.fused = (self.loops and not s.has_bodies) or s.plain
+        """Whether :meth:`residual` takes the system's internal forces (the compiled
+        loop's without bodies, or the NumPy form of a plain structure) and
+        :meth:`velocity_residual` runs; with bodies only the compiled loop evaluates
+        them."""
+        self._kernels = kernels if have_state and (self.loops or s.plain) else None
         self.eliminable = None
         """The constant linear rows' elimination (:class:`fem.solvers.elimination
         .Elimination`) where the matrix is dense, or is dense once they are eliminated,
@@ -262,7 +291,7 @@ class ConstantIteration:
         """Whether :meth:`march` can run: the compiled loop is there and every time term
         of a step can be evaluated before it (no prescribed directions written in place
         at each time, ``ConstantStructure.products``)."""
-        return self._kernels is not None and self.compiled and self._directions is None
+        return self._kernels is not None and self.loops and self._directions is None
 
     def march(self, count: int, q0, v0, qdd0, a0, prev, c: float, linear: bool, h: float,
               par, lam0, f_ext, times: np.ndarray, floor2: float, k, tol: float,

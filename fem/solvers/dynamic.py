@@ -199,7 +199,7 @@ class GeneralizedAlpha:
         # that window — the private builder's hexagon_24 robot, the links robot with 4
         # elements per link — keep their sparse, co-rotated path)
         self._constant = None if structure is None else ConstantIteration(
-            structure, opts.eliminate_beyond_dense)
+            structure, getattr(self.asm, "storage", None), opts.eliminate_beyond_dense)
         # whole iterations compiled: a compiled force kernel, a dense or banded
         # factorization (known after the first one), no clock, no rotations
         # co-rotation turns kept factorizations of elastic groups (none: nothing to turn);
@@ -212,7 +212,8 @@ class GeneralizedAlpha:
         corotate = (opts.corotate and bool(CoRotation(self.asm))
                     and not (fusible and self._constant.dense))
         fused = fusible and not corotate
-        self._compiled_newton = fused and self._constant.compiled
+        # the compiled loop where it pays (ConstantIteration.loops, from the structure)
+        self._compiled_newton = fused and self._constant.loops
         # the policy's cost estimate depends on the structure, not on whether numba is
         # there: the same decisions with the compiled kernels and their NumPy forms
         self.policy = FactorizationPolicy(
@@ -375,7 +376,7 @@ class GeneralizedAlpha:
         if not asm.m:
             return 0.0
         fast = self._constant
-        if fast is not None and (fast.compiled or fast.fused):
+        if fast is not None and (fast.loops or fast.fused):
             return fast.velocity_residual(q, v, t)
         vel = asm.j_dot(asm.jacobian_values(q, t), v) + asm.phi_t(q, t)
         return float(np.abs(vel).max())
