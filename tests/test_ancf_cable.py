@@ -99,9 +99,16 @@ def _pendulum(rho_inf, h=5e-4, t_end=2.0):
     _, nodes = fem.straight_cable(m, (0, 0, 0), (1.2, 0, 0), 8, fem.Material(0.7e6, 0.3, 5540),
                                   0.0018, 1.215e-8)
     m.fix(nodes[0], "r")
+    last = []            # the energies of the last state recorded: E and K take one sum
+
+    def energy(q, v):
+        if not (last and np.array_equal(last[0], q) and np.array_equal(last[1], v)):
+            last[:] = [q.copy(), v.copy(), m.energy(q, v)]
+        return last[2]
+
     res = fem.simulate(m, t_end, h, rho_inf=rho_inf, tol=1e-8, sensors={
-        "E": lambda t, q, v, a, l: m.energy(q, v)["total_J"],
-        "K": lambda t, q, v, a, l: m.energy(q, v)["kinetic_J"]})
+        "E": lambda t, q, v, a, l: energy(q, v)["total_J"],
+        "K": lambda t, q, v, a, l: energy(q, v)["kinetic_J"]})
     return res.sensors["E"], res.sensors["K"].max(), res
 
 

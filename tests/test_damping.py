@@ -194,7 +194,9 @@ def spinning_state(m, Omega: float, moving: np.ndarray, vectors: np.ndarray):
         v, a = np.zeros(asm.n), np.zeros(asm.n)
         for i in vectors:
             x = q[i:i + 3]
-            v[i:i + 3] = np.cross(Wz, x)
+            # Ω × x as numpy.cross forms it (its axis handling was a third of this Newton)
+            v[i:i + 3] = (Wz[1] * x[2] - Wz[2] * x[1], Wz[2] * x[0] - Wz[0] * x[2],
+                          Wz[0] * x[1] - Wz[1] * x[0])
             a[i:i + 3] = -Omega**2 * np.array([x[0], x[1], 0.0])
         return v, a
 

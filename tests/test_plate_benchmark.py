@@ -18,10 +18,19 @@ import plate_benchmark as pb
 import pytest
 
 import fem
+from fem.validation.runs import run as shared_run
+
+# One test process runs this module and the validation quick set (tests/test_validate_cli.py):
+# the plate's runs are made once there — the simply supported a/h = 50 and clamped a/h = 100
+# refinements are the checks plate_navier_convergence and plate_clamped_convergence, and the
+# 8 × 8 × 2 plates at a/h = 50 and 100 recur in four tests here.
+pytestmark = pytest.mark.xdist_group("validation_runs")
 
 
 def _static(**params) -> dict:
-    return pb.run(**params)
+    """The case's figures (read only: a run is shared), on its whole parameter set, as
+    :func:`fem.validation.checks_plates._refinement` asks for them."""
+    return shared_run("plate_benchmark", **{**pb.PARAMS, **params})
 
 
 # ------------------------------------------------------------------------- closed forms

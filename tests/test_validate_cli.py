@@ -21,6 +21,7 @@ def _report(out, capsys):
     return record, md, html, capsys.readouterr().out
 
 
+@pytest.mark.xdist_group("validation_runs")      # its check's run is the quick set's
 def test_report_links_are_relative_and_work_from_its_folder(tmp_path, capsys):
     """The report's links work wherever its folder goes (moved, zipped, mailed): every
     link is an anchor of the page or a path relative to the report that names a file

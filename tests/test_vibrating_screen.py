@@ -199,8 +199,13 @@ def test_case_run_summary(tmp_path):
     assert [lk["ends"] for lk in geo["links"]][3] == ["R5", "S6"]
 
 
+@pytest.mark.xdist_group("validation_runs")
 def test_three_methods_agree_over_whole_run():
-    r = case.run()
+    # the default run, shared with the validation check screen_three_methods (the same
+    # fem.validation.runs.run in the same test process; read only)
+    from fem.validation.runs import run as shared_run
+
+    r = shared_run("vibrating_screen_1t2r")
     tau = np.asarray(r["torque_Nmm"])
     tol = max(1e-6, 1e-9 * np.abs(tau).max())
     assert set(r["method_differences_Nmm"]) == {"newton_euler-lagrange", "newton_euler-dae",

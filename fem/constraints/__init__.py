@@ -27,6 +27,7 @@ quadratic form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -471,20 +472,30 @@ class AngleDrive(Constraint):
                               beta_motion=beta, beta_rows=np.array([0]))
 
 
+def _what(t: float, name: str, owner: str | None) -> str:
+    return (f"{owner} at t = {t:g} s" if owner else
+            f"constraint {name!r}: its motion function at t = {t:g} s")
+
+
 def motion_values(motion: Callable, t: float, n: int | None, name: str,
                   owner: str | None = None):
     """``motion(t)`` as three finite float arrays of ``n`` values (scalars for ``n`` None):
     a function of time that returns the wrong thing is named, not a numpy error.
     ``owner``: who calls it, for the message (default: the constraint ``name``)."""
-    what = (f"{owner} at t = {t:g} s" if owner else
-            f"constraint {name!r}: its motion function at t = {t:g} s")
     try:
         out = motion(t)
         x, xd, xdd = out
     except (TypeError, ValueError):
+        what = _what(t, name, owner)
         raise ModelError(f"{what} must return (value, rate, acceleration); got "
                          f"{out!r:.80}" if "out" in locals() else
                          f"{what} must return (value, rate, acceleration)") from None
+    if n is None and all((type(v) is float or type(v) is np.float64) and math.isfinite(v)
+                         for v in (x, xd, xdd)):
+        # the usual answer, three finite floats, taken as they are (the checks below cost
+        # ten times the motion itself, which runs once a row and Newton iteration)
+        return float(x), float(xd), float(xdd)
+    what = _what(t, name, owner)
     vals = []
     for label, v in (("value", x), ("rate", xd), ("acceleration", xdd)):
         try:

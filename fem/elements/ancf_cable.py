@@ -26,6 +26,23 @@ from . import ElementFamily, kernels, register
 from .quadrature import gauss_legendre
 from .shape import hermite
 
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a × b`` over the last axis (of length 3): the products and differences of
+    :func:`numpy.cross` in its order (the same numbers, bit for bit) without its axis
+    handling, which was 60 % of its time on the cable's (elements, points, 3) arrays (the
+    damping forces take four products an evaluation)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.multiply(a1, b2, out=out[..., 0])
+    out[..., 0] -= a2 * b1
+    np.multiply(a2, b0, out=out[..., 1])
+    out[..., 1] -= a0 * b2
+    np.multiply(a0, b1, out=out[..., 2])
+    out[..., 2] -= a1 * b0
+    return out
+
 # the permutation symbol ε_ijk
 _LEVI_CIVITA = np.zeros((3, 3, 3))
 for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
@@ -227,10 +244,10 @@ class AncfCable(ElementFamily):
         A = np.einsum("eqd,eqd->eq", a, a)
         phi = A ** -1.5
         p1 = -1.5 * A ** -2.5                      # φ′(A)
-        c = np.cross(a, b)
+        c = _cross(a, b)
         epsd = np.einsum("eqd,eqd->eq", a, ad)     # ε̇
         # k̇ = φ (ȧ × b + a × ḃ) + 2 φ′ (a·ȧ) c, and its part normal to the tangent
-        kd = (phi[..., None] * (np.cross(ad, b) + np.cross(a, bd))
+        kd = (phi[..., None] * (_cross(ad, b) + _cross(a, bd))
               + (2.0 * p1 * epsd)[..., None] * c)
         pa = np.einsum("eqd,eqd->eq", a, kd)      # a·k̇
         kp = kd - (pa / A)[..., None] * a          # P k̇
@@ -239,8 +256,8 @@ class AncfCable(ElementFamily):
         ck = np.einsum("eqd,eqd->eq", c, kp)
         # (∂k/∂a)ᵀ x = φ b × x + 2 φ′ (c·x) a;  (∂k/∂b)ᵀ x = φ x × a
         ga = (wa * epsd)[..., None] * a + wb[..., None] * (
-            phi[..., None] * np.cross(b, kp) + (2.0 * p1 * ck)[..., None] * a)
-        gb = wb[..., None] * phi[..., None] * np.cross(kp, a)
+            phi[..., None] * _cross(b, kp) + (2.0 * p1 * ck)[..., None] * a)
+        gb = wb[..., None] * phi[..., None] * _cross(kp, a)
         f = (self._NdT @ np.concatenate([ga, gb], axis=1)).reshape(n, 12)
         if not tangent:
             return f, None, None
@@ -291,7 +308,7 @@ class AncfCable(ElementFamily):
     def energy(self, q):
         a, b = self._ab(q)
         A = np.einsum("eqd,eqd->eq", a, a)
-        cr = np.cross(a, b)
+        cr = _cross(a, b)
         kappa2 = np.einsum("eqd,eqd->eq", cr, cr) / A**3
         eps = 0.5 * (A - 1.0)
         dens = 0.5 * self.EA[:, None] * eps**2 + 0.5 * self.EI[:, None] * kappa2
@@ -303,7 +320,7 @@ class AncfCable(ElementFamily):
         a = np.einsum("eqk,ekd->eqd", hermite(s, self.L, 1), Q)
         b = np.einsum("eqk,ekd->eqd", hermite(s, self.L, 2), Q)
         A = np.einsum("eqd,eqd->eq", a, a)
-        kappa = np.linalg.norm(np.cross(a, b), axis=-1) / A**1.5
+        kappa = np.linalg.norm(_cross(a, b), axis=-1) / A**1.5
         eps = 0.5 * (A - 1.0)
         return {"axial_strain": eps, "curvature": kappa,
                 "axial_force": self.EA[:, None] * eps,

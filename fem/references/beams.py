@@ -102,7 +102,8 @@ def beam_beta_l(boundary: str, n_modes: int) -> np.ndarray:
                             xtol=1e-15) for n in range(1, n_modes + 1)])
 
 
-def cantilever_elastica(load: float, n_points: int = 0) -> tuple[float, float] | np.ndarray:
+def cantilever_elastica(load: float, n_points: int = 0,
+                        method: str = "RK45") -> tuple[float, float] | np.ndarray:
     """Tip of the inextensible, unshearable cantilever elastica under a dead tip load
     perpendicular to the undeformed axis.
 
@@ -120,6 +121,9 @@ def cantilever_elastica(load: float, n_points: int = 0) -> tuple[float, float] |
     n_points : int
         0: the tip only; otherwise the deformed centre line at ``n_points`` equally
         spaced arc lengths.
+    method : str
+        ``solve_ivp``'s method at the same tolerances: "DOP853" takes a third of the
+        time of the default and differs from it by ~1e-13 (a curve to draw).
 
     Returns
     -------
@@ -139,7 +143,7 @@ def cantilever_elastica(load: float, n_points: int = 0) -> tuple[float, float] |
 
     def shoot(c, s_eval=None):
         return solve_ivp(rhs, (0.0, 1.0), [0.0, c, 0.0, 0.0], rtol=1e-12, atol=1e-12,
-                         t_eval=s_eval)
+                         t_eval=s_eval, method=method)
 
     c = brentq(lambda c: shoot(c).y[1, -1], 0.0, k * (1 + 1e-9))
     if n_points:

@@ -655,7 +655,7 @@ def _frame_rotation(f: Frame, q: np.ndarray) -> np.ndarray:
         t = B[:, 0] / np.linalg.norm(B[:, 0])
         R = _rotation_between(t0, t)
         return R @ f.pose.rotation
-    U, _, Vt = np.linalg.svd(B @ np.linalg.inv(f.basis0))
+    U, _, Vt = np.linalg.svd(B @ f._inv)           # inv(basis0), made with the frame
     R = U @ Vt
     if np.linalg.det(R) < 0:
         U[:, -1] *= -1

@@ -82,6 +82,7 @@ class ConstantIteration:
         self._C = (_csr(structure.damping) if structure.damping is not None
                    else (np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)))
         self.phi = np.empty(m)
+        self._jacobian_t = None           # (Φ_q, Φ_qᵀ) of the NumPy residual
         self._t = None
         self._c_t = np.zeros(m)
         self._beta_t = np.zeros(0)
@@ -480,7 +481,12 @@ class ConstantIteration:
         c_t = self._terms(t)[0]
         s = self.structure
         Mq = s.mass @ qdd
-        JTl = s.jacobian.T @ lam
+        jt = self._jacobian_t
+        if jt is None or jt[0] is not s.jacobian:
+            # Φ_qᵀ of the constant rows made once (its arrays are the Jacobian's): forming
+            # the transpose anew was half of this residual's time (ANCF cable pendulum)
+            jt = self._jacobian_t = (s.jacobian, s.jacobian.T)
+        JTl = jt[1] @ lam
         np.add(Mq, f_int, out=res)
         res -= f_ext
         res += JTl
