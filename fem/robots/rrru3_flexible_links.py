@@ -252,7 +252,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
             if isinstance(controllers[k], dict):
                 c = dict(controllers[k])
-                c.setdefault("reference", _from_build(motion.motion(k), zero))
+                c.setdefault("reference", motion.motion(k, zero))
                 ctrl = PD(**c)
             else:                           # a controller object (one law for all three)
                 ctrl = controllers[k]
@@ -260,8 +260,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         elif motion is not None:
             d = B - A
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
-            robot.add_motor(f"motor {k + 1}", f"{limb} R1", servo=_from_build(
-                motion.motion(k), zero))
+            robot.add_motor(f"motor {k + 1}", f"{limb} R1", servo=motion.motion(k, zero))
         else:
             robot.add_motor(f"motor {k + 1}", f"{limb} R1")
     model = robot.model
@@ -294,14 +293,6 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     if not ancf:
         rm.counts["n_segments_per_link"] = S
     return rm
-
-
-def _from_build(motion, zero: float):
-    """The joint's motion from its build angle ``zero``: ``α(t) − zero``."""
-    def f(t):
-        x, xd, xdd = motion(t)
-        return x - zero, xd, xdd
-    return f
 
 
 def _segment_at(chain, s: float):

@@ -129,10 +129,13 @@ class JointMotion:
             self._t, self._val = t, (c * th[0], c * thd[0], c * thdd[0])
         return self._val
 
-    def motion(self, k: int):
+    def motion(self, k: int, zero: float = 0.0):
+        """Limb ``k``'s ``t -> (α, α̇, α̈)``, the angle counted from ``zero`` [rad] (a
+        joint's angle at the robot's build pose: a motor of :mod:`fem.robot` measures
+        from there)."""
         def angle(t):
             a, ad, add = self.at(t)
-            return a[k], ad[k], add[k]
+            return a[k] - zero, ad[k], add[k]
         return angle
 
 
@@ -388,7 +391,6 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
     read by ``u_joint_edge``), a :class:`~fem.robot.Rigid` body or a
     :class:`~fem.robot.Reduced` link of that plate.  The payload is a point mass at P."""
     from ..robot import Reduced, Rigid, Robot, pose
-    from .rrru3_flexible_links import _from_build
 
     if platform != "rigid" and geom.u_joint_offset:
         raise ModelError(f"u_joint_offset {geom.u_joint_offset:g} m: on the {platform} "
@@ -473,7 +475,7 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
         if motion is not None:
             d = B - A
             zero = np.arctan2(d @ np.cross(u, geom.radial(k)), d @ geom.radial(k))
-            servo = _from_build(motion.motion(k), zero)
+            servo = motion.motion(k, zero)
         robot.add_motor(f"motor {k + 1}", f"{limb} R1", servo=servo)
     base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
     model.add_sketch(base, "static platform")
