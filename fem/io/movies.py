@@ -11,6 +11,7 @@ efforts.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -323,27 +324,24 @@ def animate(
     n_workers = _worker_count(len(selected), workers)
     # several workers build the scenes of their frames, and here only their outlines
     crew = _Crew(items, list(selected), build, n_workers) if n_workers > 1 else None
+    count = 0
+    done = False
+    writer = partial = renderer = None
     try:
+        # rendered to a private temporary name, renamed when complete: an interrupted or
+        # failed movie never sits under the final name; the encoder starts while the
+        # workers build their scenes (after they are forked: they must not inherit its
+        # pipe)
+        writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
+        written = path.with_suffix(partial.suffix)
         job, change = _fitted(crew.outlines() if crew is not None else
                               [build_scene(items[i], *build) for i in selected],
                               times, selected, window_size=window_size, background=background,
                               clim=clim, cmap=cmap, show_edges=show_edges, camera=camera,
                               close_up=close_up, triad=triad,
                               title=magnified_title(title, deform, factor), panel=panel)
-    except BaseException:
-        if crew is not None:
-            crew.stop()
-        raise
-    renderer = None if crew is not None else _FrameRenderer(job)
-    count = 0
-    done = False
-    writer = partial = None
-    try:
-        # rendered to a private temporary name, renamed when complete: an interrupted or
-        # failed movie never sits under the final name (opened after the workers are
-        # started: they must not inherit the encoder's pipe)
-        writer, partial = _open_writer(temporary_path(path, keep_suffix=True), fps)
-        written = path.with_suffix(partial.suffix)
+        if crew is None:
+            renderer = _FrameRenderer(job)
         images = (renderer.image(k) for k in range(len(job.scenes))) if crew is None else \
             crew.images(job, change)
         for image in images:
@@ -625,6 +623,8 @@ class _Crew:
     def images(self, job: _Job, change: tuple | None):
         """The pictures of the frames, in the movie's order: ``job`` fitted over all
         frames and the colour field's ``change`` of unit (:func:`unit_change`)."""
+        # without the outlines of every frame: each worker draws from its own scenes
+        job = dataclasses.replace(job, scenes=[])
         for link in self.links:
             link.send((job, change))
         for i in range(self.n_frames):
