@@ -301,6 +301,12 @@ def compiled(build: Callable[[ModuleType], object]) -> Callable[[], object | Non
 
     @functools.wraps(build)
     def get():
+        # the decided path first: asked at every element-force call (a few µs each)
+        decided = _state["path"]
+        if decided == "numpy":
+            return None
+        if decided == "compiled" and made:
+            return made[0]
         numba = numba_module()
         if numba is None:
             return None
