@@ -211,3 +211,32 @@ def test_the_worker_renders_the_runs_pictures_as_the_run_would(tmp_path):
         images[flag] = imageio.imread(out / "snapshot.png")
     assert images["1"].shape == images["0"].shape
     assert np.array_equal(images["1"], images["0"])
+
+
+@pytest.mark.skipif(__import__("sys").version_info >= (3, 12),
+                    reason="Python 3.12's pool ignores the error itself")
+def test_the_pools_error_on_cancelled_work_is_not_printed(monkeypatch):
+    # Python 3.11's process pool, its worker terminated (abandon), sets an error on the
+    # work still waiting, cancelled work too, and raises InvalidStateError in its manager
+    # thread: that one is let pass, every other thread error goes on to the hook before
+    import threading
+    from concurrent.futures import InvalidStateError
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    passed = []
+    monkeypatch.setattr(threading, "excepthook", passed.append)
+    beside._quiet_cancelled_work()
+    beside._quiet_cancelled_work()                       # installed once
+    hook = threading.excepthook
+    assert hook is not passed.append and hook._fem_beside
+
+    def args(exc_type, thread):
+        return threading.ExceptHookArgs((exc_type, exc_type("x"), None, thread))
+
+    manager = _ExecutorManagerThread.__new__(_ExecutorManagerThread)
+    hook(args(InvalidStateError, manager))
+    assert passed == []
+    other = threading.Thread()
+    for a in (args(InvalidStateError, other), args(ValueError, manager)):
+        hook(a)
+    assert [a.exc_type for a in passed] == [InvalidStateError, ValueError]

@@ -58,10 +58,37 @@ def _pool(preload: Callable[[], object] | None = None):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        _quiet_cancelled_work()
+
         _POOL = ProcessPoolExecutor(max_workers=1, initializer=_start_child,
                                     initargs=(preload,),
                                     mp_context=multiprocessing.get_context("fork"))
     return _POOL
+
+
+def _quiet_cancelled_work() -> None:
+    """Python 3.11's process pool, when its worker is terminated, sets an error on every
+    piece of work still waiting, those cancelled too, and so raises ``InvalidStateError``
+    in its manager thread (Python 3.12 ignores it there).  :func:`abandon` terminates the
+    worker with work cancelled (taken back, or not wanted any more): nothing is lost, and
+    the thread's traceback, printed at the end of a run, would only alarm.  The thread
+    hook lets that one exception of that thread pass and hands every other on."""
+    import threading
+
+    if sys.version_info >= (3, 12) or getattr(threading.excepthook, "_fem_beside", False):
+        return
+    from concurrent.futures import InvalidStateError
+
+    previous = threading.excepthook
+
+    def hook(args):
+        if (args.exc_type is not None and issubclass(args.exc_type, InvalidStateError)
+                and type(args.thread).__name__ == "_ExecutorManagerThread"):
+            return
+        previous(args)
+
+    hook._fem_beside = True
+    threading.excepthook = hook
 
 
 def allowed() -> bool:
