@@ -214,7 +214,7 @@ def test_the_worker_renders_the_runs_pictures_as_the_run_would(tmp_path):
 
 
 @pytest.mark.skipif(__import__("sys").version_info >= (3, 12),
-                    reason="Python 3.12's pool ignores the error itself")
+                    reason="the pool ignores the error itself (CPython gh-107219)")
 def test_the_pools_error_on_cancelled_work_is_not_printed(monkeypatch):
     # Python 3.11's process pool, its worker terminated (abandon), sets an error on the
     # work still waiting, cancelled work too, and raises InvalidStateError in its manager

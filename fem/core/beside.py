@@ -69,10 +69,11 @@ def _pool(preload: Callable[[], object] | None = None):
 def _quiet_cancelled_work() -> None:
     """Python 3.11's process pool, when its worker is terminated, sets an error on every
     piece of work still waiting, those cancelled too, and so raises ``InvalidStateError``
-    in its manager thread (Python 3.12 ignores it there).  :func:`abandon` terminates the
-    worker with work cancelled (taken back, or not wanted any more): nothing is lost, and
-    the thread's traceback, printed at the end of a run, would only alarm.  The thread
-    hook lets that one exception of that thread pass and hands every other on."""
+    in its manager thread (CPython issue gh-107219; later versions ignore it there).
+    :func:`abandon` terminates the worker with work cancelled (taken back, or not wanted
+    any more): nothing is lost, and the thread's traceback, printed at the end of a run,
+    would only alarm.  The thread hook lets that one exception of that thread pass and
+    hands every other on."""
     import threading
 
     if sys.version_info >= (3, 12) or getattr(threading.excepthook, "_fem_beside", False):
