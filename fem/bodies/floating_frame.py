@@ -60,9 +60,9 @@ ROTARY_INERTIA = ("section", "twist")
 _I3 = np.eye(3)
 # index arrays of the natural coordinates' blocks: component c (rows, (3, 1)) of the
 # frame columns 3j + c, j = 0 (r₀), 1, 2, 3 (u, v, w) and of the axis columns alone
-_C = np.arange(3)[:, None]
-_FRAME_COLS = 3 * np.arange(1, 4)[None, :] + _C          # (3, 3): the axes u, v, w
-_AXIS_ROWS = 3 * np.arange(3)[None, :] + _C               # the same within H[3:12]
+XYZ = np.arange(3)[:, None]
+FRAME_COLS = 3 * np.arange(1, 4)[None, :] + XYZ          # (3, 3): the axes u, v, w
+AXIS_ROWS = 3 * np.arange(3)[None, :] + XYZ               # the same within H[3:12]
 _P_OF_COL = np.arange(3)                                  # p_j multiplies axis j
 
 
@@ -217,8 +217,8 @@ class FloatingFrameBody(NonlinearBody):
         if J is None:
             J = np.zeros((P, 3, self.k))
         # ∂r/∂r₀ = I, ∂r/∂R_j = p_j I: J[:, c, 3j + c] = (1, p)_j
-        J[:, _C, _FRAME_COLS] = p[:, None, _P_OF_COL]
-        J[:, _C, _C] = 1.0
+        J[:, XYZ, FRAME_COLS] = p[:, None, _P_OF_COL]
+        J[:, XYZ, XYZ] = 1.0
         np.matmul(R, Pe, out=J[:, :, 12:])
         return r, J
 
@@ -229,7 +229,7 @@ class FloatingFrameBody(NonlinearBody):
             H = np.zeros((P, 3, k, k))
         # ∂²r/∂R_j∂e = I ⊗ P_e,j (the zeros of the other blocks stay)
         B = H[:, :, 3:12, 12:]
-        B[:, _C, _AXIS_ROWS] = Pe[:, None, :, :]
+        B[:, XYZ, AXIS_ROWS] = Pe[:, None, :, :]
         H[:, :, 12:, 3:12] = B.transpose(0, 1, 3, 2)
         np.multiply(-R[None, :, 0, None, None], Q[:, None], out=H[:, :, 12:, 12:])
         return r, J, H
@@ -260,8 +260,8 @@ class FloatingFrameBody(NonlinearBody):
         o = self._rows[1]
         J = self._J_all[o:]
         t = slice(12 + self._sl_t.start, 12 + self._sl_t.stop)
-        J[:P, _C, 9 + _C] = phi[:, None, None]                    # d_y: ∂/∂w = φ I
-        J[P:, _C, 6 + _C] = -phi[:, None, None]                   # d_z: ∂/∂v = −φ I
+        J[:P, XYZ, 9 + XYZ] = phi[:, None, None]                    # d_y: ∂/∂w = φ I
+        J[P:, XYZ, 6 + XYZ] = -phi[:, None, None]                   # d_z: ∂/∂v = −φ I
         np.multiply(ww[None, :, None], Xt[:, None, :], out=J[:P, :, t])
         np.multiply(-vv[None, :, None], Xt[:, None, :], out=J[P:, :, t])
         return J, self._H_all[o:]
@@ -469,7 +469,7 @@ class SectionDirection(PointMap):
         t, dt = T[:, ax], dT[:, :, ax].T                       # (3,), (3, 3): ∂t/∂α_i
         k = b.k
         J = np.zeros((3, k))
-        J[_C, _FRAME_COLS] = t[None, :]
+        J[XYZ, FRAME_COLS] = t[None, :]
         G = dt @ self.A                                            # ∂t/∂e (3, ne)
         J[:, 12:] = R @ G
         H = None
@@ -517,8 +517,8 @@ def _batch_runner(points: list, kind: int):
 
 
 # the order of the derivative of each factor R_z, R_y, R_x (m) in ∂T/∂α_i and ∂²T/∂α_i∂α_j
-_ORDER1 = np.eye(3, dtype=np.int64)                                  # [i, m]
-_ORDER2 = _ORDER1[:, None, :] + _ORDER1[None, :, :]                  # [i, j, m]
+ORDER1 = np.eye(3, dtype=np.int64)                                  # [i, m]
+ORDER2 = ORDER1[:, None, :] + ORDER1[None, :, :]                  # [i, j, m]
 
 
 def section_rotation(alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -529,7 +529,7 @@ def section_rotation(alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     F = np.empty((3, 3, 3, 3))
     for m, axis in enumerate((2, 1, 0)):
         F[m] = axis_rotation(axis, alpha[m])
-    ddT = F[0, _ORDER2[..., 0]] @ F[1, _ORDER2[..., 1]] @ F[2, _ORDER2[..., 2]]
-    dT = F[0, _ORDER1[:, 0]] @ F[1, _ORDER1[:, 1]] @ F[2, _ORDER1[:, 2]]
+    ddT = F[0, ORDER2[..., 0]] @ F[1, ORDER2[..., 1]] @ F[2, ORDER2[..., 2]]
+    dT = F[0, ORDER1[:, 0]] @ F[1, ORDER1[:, 1]] @ F[2, ORDER1[:, 2]]
     T = F[0, 0] @ F[1, 0] @ F[2, 0]
     return T, dT, ddT

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import path as jit_path
-from .floating_frame import _AXIS_ROWS, _C, _FRAME_COLS, _ORDER1, _ORDER2, FloatingFrameBody
+from .floating_frame import AXIS_ROWS, FRAME_COLS, ORDER1, ORDER2, XYZ, FloatingFrameBody
 
 __all__ = ["FrameBatch", "batch_bodies"]
 
@@ -103,7 +103,7 @@ class FrameBatch:
         # the directors' H, copied over first)
         self.J = np.stack([b._J_all for b in bodies])                       # (B, Pall, 3, k)
         self.H = np.stack([b._H_all for b in bodies])
-        self.J[:, :self.P, _C, _C] = 1.0                                     # ∂r/∂r₀ = I
+        self.J[:, :self.P, XYZ, XYZ] = 1.0                                     # ∂r/∂r₀ = I
         for i, b in enumerate(bodies):
             b._J_all, b._H_all = self.J[i], self.H[i]
             b._batch, b._batch_index = self, i
@@ -268,7 +268,7 @@ class FrameBatch:
         Qb[:, :, nb:, nb:] += Hc
         H = self.H[:, :P]
         Hb = H[..., 3:12, 12:]
-        Hb[:, :, _C, _AXIS_ROWS] = Pe[:, :, None]
+        Hb[:, :, XYZ, AXIS_ROWS] = Pe[:, :, None]
         H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
@@ -339,8 +339,8 @@ class FrameBatch:
         o = self.rows[1]
         J = self.J
         tc = slice(12 + t.start, 12 + t.stop)
-        J[:, o:o + Pd, _C, 9 + _C] = phi[:, :, None, None]
-        J[:, o + Pd:, _C, 6 + _C] = -phi[:, :, None, None]
+        J[:, o:o + Pd, XYZ, 9 + XYZ] = phi[:, :, None, None]
+        J[:, o + Pd:, XYZ, 6 + XYZ] = -phi[:, :, None, None]
         np.multiply(qB[:, None, 9:12, None], Xt[:, :, None, :], out=J[:, o:o + Pd, :, tc])
         np.multiply(-qB[:, None, 6:9, None], Xt[:, :, None, :], out=J[:, o + Pd:, :, tc])
 
@@ -398,15 +398,15 @@ class FrameBatch:
         vals = self._state[3]
         r = qB[:, :3] + (R @ p[:, :, None])[:, :, 0]
         J = np.zeros((B, 3, k))
-        J[:, _C, _FRAME_COLS] = p[:, None, :]
-        J[:, _C, _C] = 1.0
+        J[:, XYZ, FRAME_COLS] = p[:, None, :]
+        J[:, XYZ, XYZ] = 1.0
         J[:, :, 12:] = R @ Pe
         # the section's axes: T(α) R_z R_y R_x, α = A e (SectionDirection)
         alpha = (A @ e[:, :, None])[:, :, 0]                                # (B, 3)
         T, dT = _section_rotations(alpha)                                   # (B,3,3), (B,3,3,3)
         G = dT.transpose(0, 3, 2, 1) @ A[:, None]                           # (B, axis, 3, ne)
         Js = np.zeros((B, 3, 3, k))
-        Js[:, :, _C, _FRAME_COLS] = T.transpose(0, 2, 1)[:, :, None, :]
+        Js[:, :, XYZ, FRAME_COLS] = T.transpose(0, 2, 1)[:, :, None, :]
         Js[..., 12:] = R[:, None] @ G
         d = (R @ T).transpose(0, 2, 1)                                      # (B, axis, 3)
         out = (r, J, d, Js)
@@ -429,7 +429,7 @@ class FrameBatch:
         # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
         Hp = np.zeros((B, 3, k, k))
         Hb = Hp[:, :, 3:12, 12:]
-        Hb[:, _C, _AXIS_ROWS] = Pe[:, None]
+        Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
         Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
         Qb = np.zeros((B, 2 * nb, 2 * nb))
         if vals is not None:
@@ -449,7 +449,7 @@ class FrameBatch:
         _, _, ddT = _section_rotations(alpha, True)
         Hs = np.zeros((B, 3, 3, k, k))
         Hsb = Hs[..., 3:12, 12:]
-        Hsb[:, :, _C, _AXIS_ROWS] = G[:, :, None]
+        Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
         Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
         T2 = np.einsum("bijra,bim,bjn->barmn", ddT, A, A)
         Hs[..., 12:, 12:] = np.einsum("bcr,barmn->bacmn", R, T2)
@@ -663,11 +663,11 @@ def _section_rotations(alpha: np.ndarray, second: bool = False):
     F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
     cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
     F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
-    o = _ORDER2
+    o = ORDER2
     return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
 
 
-_ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), _ORDER1])
+_ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), ORDER1])
 
 
 def _trilinear01() -> np.ndarray:
