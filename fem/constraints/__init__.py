@@ -495,6 +495,12 @@ def motion_values(motion: Callable, t: float, n: int | None, name: str,
         # the usual answer, three finite floats, taken as they are (the checks below cost
         # ten times the motion itself, which runs once a row and Newton iteration)
         return float(x), float(xd), float(xdd)
+    if (n is not None and type(x) is np.ndarray and type(xd) is np.ndarray
+            and type(xdd) is np.ndarray and x.dtype == xd.dtype == xdd.dtype == np.float64
+            and x.size == xd.size == xdd.size == n
+            and math.isfinite(x.sum() + xd.sum() + xdd.sum())):
+        # the usual vector answer (a path's point): a finite sum has no NaN or inf in it
+        return x.reshape(n), xd.reshape(n), xdd.reshape(n)
     what = _what(t, name, owner)
     vals = []
     for label, v in (("value", x), ("rate", xd), ("acceleration", xdd)):

@@ -310,33 +310,32 @@ class ConstantIteration:
         ``rows = (Q, V, QDD, L, AA, stats)`` with the converged steps' states,
         algorithmic accelerations and statistics in their first ``done`` rows."""
         n, m = self.n, self.m
+        cdots = bdots = np.empty((1, 0))
+        by_terms = self._rate_left and self._rate_terms is not None
         if self.structure.timed:
+            # every time term of a step at once, so that the prescribed motions are
+            # evaluated once a time (the structure keeps the last time's values)
+            count_t = len(times)
             c_ts = beta_ts = None
-            for i, t in enumerate(times):       # copied: a term may be a kept buffer
-                c_t, beta_t = self._terms(float(t))
+            rates = np.empty((1, 0) if self._rate_left else (count_t, m))
+            if by_terms:
+                cdots = np.empty((count_t, m))
+            for i, t in enumerate(times.tolist()):   # copied: a term may be a kept buffer
+                c_t, beta_t = self._terms(t)
                 if c_ts is None:
-                    c_ts = np.empty((len(times), m))
-                    beta_ts = np.empty((len(times), beta_t.size))
+                    c_ts = np.empty((count_t, m))
+                    beta_ts = np.empty((count_t, beta_t.size))
                 c_ts[i], beta_ts[i] = c_t, beta_t
-        else:
+                if by_terms:
+                    cd, bd = self._rate_terms(t)
+                    if i == 0:
+                        bdots = np.empty((count_t, np.size(bd)))
+                    cdots[i], bdots[i] = cd, bd
+                elif not self._rate_left:
+                    rates[i] = self._rate_at(t, q0)
+        else:                            # untimed (so no rate left to the kernel)
             c_t, beta_t = self._terms(float(times[0]))
             c_ts, beta_ts = c_t.reshape(1, m), beta_t.reshape(1, -1)
-        cdots = bdots = np.empty((1, 0))
-        by_terms = self._rate_terms is not None
-        if self._rate_left:
-            rates = np.empty((1, 0))
-            if by_terms:                 # at the times just evaluated (kept motions)
-                cdots = np.empty((len(times), m))
-                for i, t in enumerate(times):
-                    cd, bd = self._rate_terms(float(t))
-                    if i == 0:
-                        bdots = np.empty((len(times), np.size(bd)))
-                    cdots[i], bdots[i] = cd, bd
-        elif self.structure.timed:
-            rates = np.empty((len(times), m))
-            for i, t in enumerate(times):
-                rates[i] = self._rate_at(float(t), q0)
-        else:
             rates = self._rate_at(float(times[0]), q0).reshape(1, m)
         kind, dofs, arrays3, arrays2 = self.forces
         rows = (np.empty((count, n)), np.empty((count, n)), np.empty((count, n)),
