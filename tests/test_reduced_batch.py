@@ -52,9 +52,9 @@ def _model():
 
 
 @pytest.fixture
-def numpy_path(monkeypatch):
+def batch_on(monkeypatch):
     """The batch on, with or without the compiled kernels."""
-    monkeypatch.setattr(ReducedBatch, "numpy_path", lambda self: True)
+    monkeypatch.setattr(ReducedBatch, "evaluates", lambda self: True)
 
 
 def _state(asm, seed=7):
@@ -67,7 +67,7 @@ def _close(x, y, rtol=1e-12):
     assert np.allclose(x, y, rtol=rtol, atol=rtol * max(np.abs(y).max(), 1e-300))
 
 
-def test_batch_equals_the_bodies_alone(numpy_path):
+def test_batch_equals_the_bodies_alone(batch_on):
     mb, bodies, mids = _model()
     asm = mb.assemble()
     assert len(asm.body_batches) == 1
@@ -140,4 +140,4 @@ def test_a_body_given_fe_forces_later_leaves_the_batch():
     straight_beam(fe, (0, 0, 0), (0.8, 0, 0), 6, fem.Material(2.1e11, 0.3, 7800.0),
                   section="circle", radius=R)              # body 0's FE model, again
     bodies[0].use_fe_forces(fe)
-    assert not batch.numpy_path()
+    assert not batch.evaluates()

@@ -301,7 +301,7 @@ class Assembly(ConstraintEquations, System):
         then visits only the bodies of no batch, ``_alone``), else ``{id(body): …}`` of
         the batches that ran."""
         done: dict = {}
-        ran = [bt for bt in self.body_batches if bt.numpy_path()]
+        ran = [bt for bt in self.body_batches if bt.evaluates()]
         shares = tangent or len(ran) < len(self.body_batches)
         for bt in ran:
             F, T = evaluate(bt)

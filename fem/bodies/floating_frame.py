@@ -184,7 +184,7 @@ class FloatingFrameBody(NonlinearBody):
         if self._line_q is None or not np.array_equal(qb, self._line_q):
             batch = self._batch
             if batch is not None:
-                if batch.numpy_path():
+                if batch.evaluates():
                     batch.line(q, True)    # every body of the batch at once
                     return self._line_cache
                 batch._q = batch._qH = batch._qkey = None   # its rows are about to change
@@ -289,7 +289,7 @@ class FloatingFrameBody(NonlinearBody):
 
     # ------------------------------------------------------------ the contract part
     def inertia(self, q, v, a, tangent=False):
-        if self._batch is not None and self._batch.numpy_path():
+        if self._batch is not None and self._batch.evaluates():
             return self._batch.inertia(q, v, a, tangent, self._batch_index)
         w, J, H = self._inertia_points(q)
         d = self.dofs
@@ -305,7 +305,7 @@ class FloatingFrameBody(NonlinearBody):
         return (np.repeat(w, 3)[:, None] * Jf).T @ Jf + self.M_const
 
     def forces(self, q, gravity, tangent=False):
-        if self._batch is not None and self._batch.numpy_path():
+        if self._batch is not None and self._batch.evaluates():
             return self._batch.forces(q, gravity, tangent, self._batch_index)
         k = self.k
         f = np.zeros(k)
@@ -399,7 +399,7 @@ class LinkPoint(PointMap):
 
     def evaluate(self, q, second=False):
         b = self.body
-        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+        if self.x == b.link.length and b._batch is not None and b._batch.evaluates():
             r, J, _, _ = b._batch.tips(q)             # every body's tip at once
             i = b._batch_index
             return r[i], J[i], (b._batch.tips_second(q)[0][i] if second else None)
@@ -459,7 +459,7 @@ class SectionDirection(PointMap):
 
     def evaluate(self, q, second=False):
         b = self.body
-        if self.x == b.link.length and b._batch is not None and b._batch.numpy_path():
+        if self.x == b.link.length and b._batch is not None and b._batch.evaluates():
             _, _, d, Js = b._batch.tips(q)           # every body's tip section at once
             i, ax = b._batch_index, self.axis
             return d[i, ax], Js[i, ax], (b._batch.tips_second(q)[1][i, ax] if second
@@ -505,7 +505,7 @@ def _batch_runner(points: list, kind: int):
     every = tips and kind == 0 and np.array_equal(rows, np.arange(len(batch.bodies)))
 
     def run(q):
-        if tips and batch.numpy_path():
+        if tips and batch.evaluates():
             r, J, d, Js = batch.tips(q)
             if kind == 0:
                 return (r, J) if every else (r[rows], J[rows])

@@ -77,10 +77,11 @@ class ReducedBatch:
         self._hg_key = None
         self._hg = None
 
-    def numpy_path(self) -> bool:
-        """Whether the bodies run on the NumPy path (else each evaluates alone, with the
-        compiled inertia kernel) and are all still plain (a body given the FE model's
-        forces after the batch was formed evaluates alone, and so do its peers)."""
+    def evaluates(self) -> bool:
+        """Whether the batch evaluates its bodies: on the NumPy path (else each evaluates
+        alone, with the compiled inertia kernel) while they are all still plain (a body
+        given the FE model's forces after the batch was formed evaluates alone, and so do
+        its peers)."""
         from .kernels import reduced_inertia
 
         return reduced_inertia() is None and all(_plain(b) for b in self.bodies)
