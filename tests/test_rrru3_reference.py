@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fem.core.errors import ModelError
 from fem.model.trajectory import (
     CosineAccelerationProfile,
     SCurveProfile,
@@ -207,6 +208,22 @@ def test_actuator_rates_match_finite_differences(path):
     # the analytic Jacobian is ∂θ/∂P
     Jt = rrru3.actuator_jacobian(GEOM, P)
     np.testing.assert_allclose(np.einsum("nij,nj->ni", Jt, Pd), thd, atol=1e-14)
+
+
+@pytest.mark.parametrize("path", [LINE, CIRCLE], ids=["line", "circle"])
+def test_one_pose_motion_is_the_vectorized_one(path):
+    # the drive's scalar form (ActuatorMotion, solved by blocks) against the vectorized
+    # closed forms, which the finite differences above check
+    one = rrru3.ActuatorMotion(GEOM)
+    for t in np.linspace(0.0, path.duration, 23):
+        P, Pd, Pdd = path(t)
+        ref = rrru3.actuator_motion(GEOM, P, Pd, Pdd)
+        for got, want in zip(one(P, Pd, Pdd), ref, strict=True):
+            np.testing.assert_allclose(got, want[0], rtol=0, atol=1e-12 * max(
+                1.0, np.abs(want).max()))
+    far = np.asarray(GEOM.start_point, float) + np.array([0.0, 0.0, 5.0])
+    with pytest.raises(ModelError, match="limb 1"):
+        one(far, np.zeros(3), np.zeros(3))
 
 
 def test_forward_kinematics_inverts_the_inverse():

@@ -69,6 +69,7 @@ Units: SI throughout (m, kg, s, rad, N·m).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -94,6 +95,7 @@ __all__ = [
     "actuator_angles",
     "actuator_jacobian",
     "actuator_motion",
+    "ActuatorMotion",
     "forward_kinematics",
     "rigid_constraint_residuals",
     "potential_energy",
@@ -473,6 +475,76 @@ def actuator_motion(geom: RRRU3Geometry, P: ArrayLike, Pd: ArrayLike, Pdd: Array
     st = limb_state(geom, P, Pd, Pdd)
     s = -geom.actuator_axis_sign
     return s * st.q[:, :, 0], s * st.qd[:, :, 0], s * st.qdd[:, :, 0]
+
+
+def _limb_rates(pose: tuple, bx: float, by: float, bz: float) -> tuple[float, float, float]:
+    """``J⁻¹ b`` for one limb's Jacobian ``J = [l1 e'(φ1) | L23 e'(φ2) | l3 (−sin β e(φ2)
+    + cos β ŷ)]`` (``e = (cos, 0, sin)``, ``e' = (−sin, 0, cos)`` in the limb frame) by
+    blocks: its middle row is ``(0, 0, l3 cos β)``.  ``pose = (l1, l3, L23, sin β,
+    cos β, sin φ1, cos φ1, sin φ2, cos φ2, det)`` with ``det = l1 L23 sin(φ2 − φ1)``."""
+    l1, l3, L23, sb, cb, s1, c1, s2, c2, det = pose
+    wb = by / (l3 * cb)
+    rx = bx + wb * l3 * sb * c2
+    rz = bz + wb * l3 * sb * s2
+    return L23 * (rx * c2 + rz * s2) / det, -l1 * (rx * c1 + rz * s1) / det, wb
+
+
+class ActuatorMotion:
+    """:func:`actuator_motion` at one pose, in scalar arithmetic: what a drive asks for
+    at every time step (the vectorized form spends about a millisecond in NumPy calls on
+    arrays of one pose, a quarter of the flexible-links robot's run).  The same closed
+    forms: ``J q̇ = U̇`` and ``J q̈ = Ü − h`` of :func:`limb_state`, solved by blocks —
+    the limb Jacobian's middle row is ``(0, 0, l3 cos β)``, so ``β̇`` first, then the
+    2 × 2 block of ``φ̇1, φ̇2`` (determinant ``l1 L23 sin(φ2 − φ1)``)."""
+
+    def __init__(self, geom: RRRU3Geometry):
+        self.geom = geom
+        self.frames = [np.asarray(geom.limb_frame(k), float) for k in range(3)]
+        self.offsets = [np.asarray(geom.attachment_offset(k), float) for k in range(3)]
+
+    def __call__(self, P, Pd, Pdd) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(θ, θ̇, θ̈)`` of the three actuators [rad, rad/s, rad/s²] for the platform
+        centre's position, velocity and acceleration ``P, Ṗ, P̈`` (3,) each."""
+        g = self.geom
+        l1, l2, l3 = g.link_lengths
+        R, elbow = g.base_radius, g.elbow
+        s = -g.actuator_axis_sign
+        P, Pd, Pdd = (np.asarray(x, float).reshape(3) for x in (P, Pd, Pdd))
+        th, thd, thdd = np.empty(3), np.empty(3), np.empty(3)
+        for k in range(3):
+            Q = self.frames[k]
+            ux, uy, uz = ((P + self.offsets[k]) @ Q).tolist()
+            vx, vy, vz = (Pd @ Q).tolist()
+            ax_, ay, az = (Pdd @ Q).tolist()
+            sb = uy / l3
+            if abs(sb) >= 1.0:
+                raise ModelError(f"3-RRRU limb {k + 1}: U joint out of reach of link 3 "
+                                 "(|y| ≥ l3)")
+            beta = math.asin(sb)
+            cb = math.cos(beta)
+            L23 = l2 + l3 * cb
+            Dr, Dz = ux - R, uz
+            d = math.hypot(Dr, Dz)
+            c = (l1 * l1 + d * d - L23 * L23) / (2.0 * l1 * d)
+            if abs(c) > 1.0:
+                raise ModelError(f"3-RRRU limb {k + 1}: P outside the workspace (triangle "
+                                 f"A-B-U cannot close, cos = {c:.4f})")
+            phi1 = math.atan2(Dz, Dr) + elbow * math.acos(c)
+            s1, c1 = math.sin(phi1), math.cos(phi1)
+            phi2 = math.atan2(Dz - l1 * s1, Dr - l1 * c1)
+            s2, c2 = math.sin(phi2), math.cos(phi2)
+            pose = (l1, l3, L23, sb, cb, s1, c1, s2, c2, l1 * L23 * (s2 * c1 - s1 * c2))
+            w1, w2, wb = _limb_rates(pose, vx, vy, vz)
+            # h = −l1 φ̇1² e(φ1) − L23 φ̇2² e(φ2) − 2 l3 sin β β̇ φ̇2 e'(φ2)
+            #     − l3 cos β β̇² e(φ2) − l3 sin β β̇² ŷ
+            e2 = -L23 * w2 * w2 - l3 * cb * wb * wb
+            p2 = -2.0 * l3 * sb * wb * w2
+            hx = -l1 * w1 * w1 * c1 + e2 * c2 - p2 * s2
+            hy = -l3 * sb * wb * wb
+            hz = -l1 * w1 * w1 * s1 + e2 * s2 + p2 * c2
+            a1 = _limb_rates(pose, ax_ - hx, ay - hy, az - hz)[0]
+            th[k], thd[k], thdd[k] = s * phi1, s * w1, s * a1
+        return th, thd, thdd
 
 
 def forward_kinematics(geom: RRRU3Geometry, theta: ArrayLike, guess: ArrayLike | None = None,

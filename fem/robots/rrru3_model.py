@@ -52,7 +52,7 @@ from ..maps.linear_map import LinearMap
 from ..model.actuators import RevoluteActuator
 from ..model.core import Model
 from ..model.mesh_files import load_builtin_mesh
-from .rrru3 import RRRU3Geometry, actuator_motion, joint_positions
+from .rrru3 import ActuatorMotion, RRRU3Geometry, joint_positions
 
 __all__ = ["RobotModel", "build_robot", "actuator_angles_from_state"]
 
@@ -119,14 +119,14 @@ class JointMotion:
         self.sign = np.array([np.cross(geom.actuator_axis(k), geom.radial(k))[2]
                               for k in range(3)])
         self._t, self._val = None, None
+        self._motion = ActuatorMotion(geom)
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(α, α̇, α̈)`` of the three limbs at ``t`` [rad, rad/s, rad/s²]."""
         if self._t != t:
-            x, xd, xdd = (np.asarray(v, float).reshape(1, 3) for v in self.path(t))
-            th, thd, thdd = actuator_motion(self.geom, x, xd, xdd)
+            th, thd, thdd = self._motion(*self.path(t))
             c = -self.geom.actuator_axis_sign * self.sign      # α = c θ
-            self._t, self._val = t, (c * th[0], c * thd[0], c * thdd[0])
+            self._t, self._val = t, (c * th, c * thd, c * thdd)
         return self._val
 
     def motion(self, k: int, zero: float = 0.0):
