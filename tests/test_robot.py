@@ -691,3 +691,25 @@ def test_floating_frame_links_are_drawn_on_their_deformed_centre_line():
     i = int(np.argmin(np.linalg.norm(drawn - tip(q), axis=1)))
     assert np.allclose(d.velocities(v, q)[i], tip.jacobian(q) @ v[tip.dofs])
     assert d.radius[i] == pytest.approx(R)
+
+
+def test_joint_angle_projection_by_coefficients_is_the_maps():
+    # a joint between two moving links measures its angle as the child's direction in the
+    # parent's axes; with every map linear the projection runs from the maps' stacked
+    # coefficients: the same value, Jacobian and second derivatives as map by map
+    from fem.robot.frames import Projection
+
+    robot = two_link(rigid_rod(), rigid_rod())
+    q = robot.model.q0 + 1e-2 * np.random.default_rng(3).normal(size=robot.model.q0.size)
+    m = robot.joints["elbow"].coordinate_map()
+    assert isinstance(m, Projection) and m._linear is not None
+    for second in (False, True, True):
+        fast = m._evaluate(q, second)
+        kept, m._linear = m._linear, None
+        slow = m._evaluate(q, second)
+        m._linear = kept
+        for a, b in zip(fast, slow, strict=True):
+            if b is None:
+                assert a is None
+            else:
+                np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)

@@ -201,6 +201,17 @@ class Projection(PointMap):
         self.constant_hessian = not any(is_nonlinear(m) for m in maps)
         self._H = None
         self._last = None          # (q[dofs], with second derivatives, (x, J, H))
+        self._linear = None
+        if all(isinstance(m, LinearMap) for m in maps):
+            # all four maps linear in q[dofs]: their coefficients over the union, so a
+            # value and its Jacobian are four products (x_i = a_i·d, J_i = a_iᵀD + dᵀA_i)
+            k = self.dofs.size
+            A = np.zeros((4, 3, k))
+            off = np.empty((4, 3))
+            for i, (m, c) in enumerate(zip(maps, self._cols, strict=True)):
+                A[i][:, c] = m.coef
+                off[i] = m.offset
+            self._linear = (A[:3].reshape(9, k), off[:3].reshape(9), A[3], off[3])
 
     def evaluate(self, q, second=False):
         # the last configuration's values again when q[dofs] is the same: a joint's
@@ -221,6 +232,13 @@ class Projection(PointMap):
         return x, J, H
 
     def _evaluate(self, q, second=False):
+        if self._linear is not None and (not second or self._H is not None):
+            Aa, oa, D, od = self._linear
+            ql = q[self.dofs]
+            xa = (Aa @ ql + oa).reshape(3, 3)         # the axes, one a row
+            xd = D @ ql + od
+            J = xa @ D + (xd @ Aa.reshape(3, 3, -1))
+            return xa @ xd, J, (self._H if second else None)
         k = self.dofs.size
         build = second and (self._H is None or not self.constant_hessian)
         xd, Jd, Hd = evaluate(self.d, q, build and not self.constant_hessian)
