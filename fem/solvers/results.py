@@ -16,6 +16,7 @@ modes and their frequencies (:class:`Modes`, no times).  ``meta.json`` names the
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import warnings
@@ -130,7 +131,12 @@ class Result:
 
     def _sensed(self, name: str, fn: Callable, t: float, q, v, a, lam) -> np.ndarray:
         """Sensor ``name``'s value at ``t``: numbers, of the shape of its first sample."""
-        val = np.asarray(fn(t, q, v, a, lam))
+        raw = fn(t, q, v, a, lam)
+        if (type(raw) is float or type(raw) is np.float64) and math.isfinite(raw):
+            first = self._sens.get(name)     # the usual sensor: one finite number
+            if not first or np.ndim(first[0]) == 0:
+                return raw
+        val = np.asarray(raw)
         if val.dtype.kind not in "biufc":
             raise ModelError(f"sensor {name!r} returned {val.dtype} values at t = {t:g} s "
                              f"({_short_repr(val)}); a sensor returns numbers (a float or "
