@@ -96,6 +96,8 @@ class ConstraintEquations:
         self._beta_motions = beta_motions
         self._motion_t: float | None = None       # time of the cached motion values
         self._motion_cache: tuple[list, list] = ([], [])
+        self._beta_t: float | None = None         # time of the kept β and its rates
+        self._beta_kept: dict = {}
         # Jacobian contributions: A-part, B-part, G-part, each in CSR order (canonical:
         # the compiled evaluation walks the CSR arrays in the same order)
         for M in (self._G, self._A, self._B):
@@ -208,12 +210,22 @@ class ConstraintEquations:
         calls them again instead of using the values cached for its time."""
         self._motion_t = None
         self._terms_t = None
+        self._beta_t = None
 
     def _beta(self, t: float, deriv: int = 0) -> np.ndarray:
+        """``β(t)`` (or its ``deriv``-th time derivative) of the bilinear rows, kept for
+        the last time (read-only): every residual of a Newton step asks for it."""
+        if t != self._beta_t:
+            self._beta_t, self._beta_kept = t, {}
+        b = self._beta_kept.get(deriv)
+        if b is not None:
+            return b
         b = self._beta0.copy() if deriv == 0 else np.zeros_like(self._beta0)
         values = self.motion_values(t)[1]
         for (idx, _fn), val in zip(self._beta_motions, values, strict=True):
             b[(3 * idx[:, None] + np.arange(3)).ravel()] = val[deriv].reshape(len(idx), 3).ravel()
+        b.setflags(write=False)
+        self._beta_kept[deriv] = b
         return b
 
     def _h(self, t: float, deriv: int) -> np.ndarray:
