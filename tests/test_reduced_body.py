@@ -945,12 +945,13 @@ def test_compressed_quartic_potential_holds_at_the_motors_drives_deflections(tmp
     definite as the whole one's (smallest eigenvalue 0.0249 against 0.0254); compressed
     to 3e-4 the force is more than 5 % off (measured 9 %) and the tangent indefinite
     (−0.0027): the potential has lost its convexity where the plate swings, which is
-    what made that run diverge."""
+    what made that run diverge, and a solver failing there says so."""
     import copy
 
     from fem.reduction.body import _compress_quartic
     from fem.robots import rrru3
     from fem.robots.rrru3_model import CUBIC_TOL, build_robot, run_path, static_state
+    from fem.solvers.diagnosis import newton_failure
 
     monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
     geom = rrru3.RRRU3Geometry()
@@ -967,21 +968,32 @@ def test_compressed_quartic_potential_holds_at_the_motors_drives_deflections(tmp
     def measured(tol):
         red = copy.copy(whole.reduction)
         red.K3_factor = _compress_quartic(whole.reduction.K3, np.diag(red.K), tol)
-        red.K3 = None
-        body = fem.Model("c", gravity=(0, 0, 0)).add_reduced_body("platform", red)
-        err, lowest = 0.0, np.inf
+        red.K3, red.info = None, {**red.info, "cubic_tol": tol}
+        model = fem.Model("c", gravity=(0, 0, 0))
+        body = model.add_reduced_body("platform", red)
+        err, lowest, worst = 0.0, np.inf, None
         for eta in etas:
             fw = whole._elastic(eta, False)[0]
             fc, Kc = body._elastic(eta, True)
             err = max(err, np.linalg.norm((fc - fw) / w) / np.linalg.norm(fw / w))
-            lowest = min(lowest, np.linalg.eigvalsh(0.5 * (Kc + Kc.T) / np.outer(w, w))[0])
-        return err, lowest
+            low = np.linalg.eigvalsh(0.5 * (Kc + Kc.T) / np.outer(w, w))[0]
+            if low < lowest:
+                lowest, worst = low, eta
+        q = np.zeros(body.dofs.size)
+        q[body.modal_dofs] = worst
+        note = newton_failure(model.assemble(), solver="generalized-α Newton",
+                              where="t = 0.6 s", history=[1.0, 1.0, 1.0], q_start=q)
+        return err, lowest, note
 
     assert CUBIC_TOL["joints"] == 1e-5
-    err, lowest = measured(CUBIC_TOL["joints"])
+    err, lowest, note = measured(CUBIC_TOL["joints"])
     assert err <= 5e-3 and lowest > 0.0, (err, lowest)
-    err, lowest = measured(3e-4)
+    assert "compressed" not in note
+    err, lowest, note = measured(3e-4)
     assert err >= 5e-2 and lowest < 0.0, (err, lowest)
+    # a failing solver says so, from the last converged state
+    assert "quartic potential is compressed (cubic_tol 0.0003" in note, note
+    assert "smaller cubic_tol" in note
 
 
 @pytest.mark.parametrize("m", [1, 2, 4, 7, 12])
