@@ -935,7 +935,7 @@ def test_compressed_quartic_potential_holds_at_the_motors_drives_deflections(tmp
     """The flagship's default drive (the motors following the rigid robot's angles)
     swings the soft plate (E = 6.9e8 Pa) about twenty times its sag, P 40 mm off the
     circle.  There the plate's energy is a near cancellation — the quadratic, cubic and
-    quartic parts of the modal potential reach 10–20 J each, their sum less than 1 J — so
+    quartic parts of the modal potential reach 20, −38 and 19 J, their sum 0.9 J — so
     the compression's error, relative to the force, grows with the square of the
     deflection.  Along the first 0.64 s of that circle (hexagon_6, chord joints, the
     whole quartic potential; the run compressed to 3e-4 diverged at 0.63 s), at every
