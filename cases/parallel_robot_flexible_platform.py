@@ -3,52 +3,67 @@
 Reproduces Liu et al. (2023) (``docs/references.md``).
 Three RRRU limbs of natural-coordinate rigid bars carry a hexagonal moving platform of
 Bézier-triangle ANCF thick-plate elements (``meshes/hexagon_*``; ``mesh="auto"``:
-hexagon_96 for the static analysis, the paper's six elements on the paths) with a 6 kg
-payload at its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m
-(the paper's §5.1: sag d, W1..W3); ``line`` / ``circle`` — inverse dynamics along the
-paper's paths (eq 45 profiles, generalized-α ρ∞ = 0.1, 5 ms), with the rigid-platform
-robot as the reference (§5.2–5.3); ``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10,
-2e11} Pa and payload 6 / 10 kg (§5.4), each point one run of this case through
-:func:`fem.sweep` (``sweep_workers`` > 0: on that many Dask worker processes).
-``platform="rigid"`` runs the rigid robot alone.  Geometry and every choice the paper
-leaves open: ``docs/rrru3_robot.md``; the model and our figures beside the paper's:
-``docs/parallel_robot.md``.
+hexagon_96 for the static analysis, six elements on the paths) with a 6 kg payload at
+its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m (the
+paper's §5.1: sag d, W1..W3); ``line`` / ``circle`` — the robot driven along the paper's
+paths (eq 45 profiles), with the rigid-platform robot as the reference (§5.2–5.3);
+``sweep`` — the circle for E ∈ {2e8, 6.9e8, 7e10, 2e11} Pa and payload 6 / 10 kg
+(§5.4), each point one run of this case through :func:`fem.sweep` (``sweep_workers`` >
+0: on that many Dask worker processes).  ``platform="rigid"`` runs the rigid robot
+alone.  Geometry and every choice the paper leaves open: ``docs/rrru3_robot.md``; the
+model and our figures beside the paper's: ``docs/parallel_robot.md``.
+
+*Drive.*  By default each motor follows the angle the rigid robot needs for the path
+(``drive="joints"``, collocated): the torques are what the flexible robot needs for
+those angles, and P leaves the path by the platform's deflection
+(``max_path_error_mm``: 40.5 mm, the swing of the mechanism's 2 Hz mode on the soft
+plate).  This problem is well posed in time and converges in the step (generalized-α
+ρ∞ = 0.8, h = 2.5 ms: halving the step moves every headline figure by less than 1 %,
+the torque histories by 0.3 % of their range; at 4 ms the centre strains' ranges moved
+2 %).  The static analysis is the paper's whatever the drive: P held at the path's
+start (the motors' drive starts its runs from the motors holding the rigid robot's
+angles, where the plate's compliance moves P a few millimetres off that point).  The
+paper solves the inverse problem with P prescribed (``-p drive=path -p rho_inf=0.1 -p
+dt_s=0.005``, the setting of every paper comparison): with a flexible platform that
+problem is
+non-minimum-phase — linearized at the static state the servo-constrained system has
+unstable internal dynamics (growth rates from 1.0e3 s⁻¹) — and its figures are those of
+a numerically regularized inverse: generalized-α at ρ∞ = 0.1, h = 5 ms damps them, and
+smaller steps resolve them and diverge (h = 4 ms at t = 1.2 s, 2.5 ms at 0.10 s).
+
+*U joints:* each U joint turns about an axis along the platform's edge, read by default
+as the chord between the edge's two corners (``u_joint_edge="chord"``).  The paper's eq
+36 (``"tangent"``) reads it as the edge tangent at one corner vertex and keeps the edge
+straight through two vertex tangents: a moment at a point of the plate, whose local
+rotation has no limit as the elements shrink, so with it the robot softens with every
+refinement (lowest mode with the motors holding 1.81 → 1.62 → 1.44 Hz on hexagon_6, 24,
+96).  With the chord the mode converges (1.98 → 2.02 → 2.04 Hz).
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
-``docs/validation.md``).  *Time step:* it cannot be refined.  Prescribing the centre of
-the flexible platform makes the inverse problem non-minimum-phase: linearized at the
-static state, the servo-constrained system has unstable internal dynamics (ω² down to
-−1.0e6 s⁻², growth rates from 1.0e3 s⁻¹ up).  Generalized-α with ρ∞ = 0.1 at h = 5 ms
-damps them numerically; with smaller steps it resolves them and the run diverges
-(h = 4 ms at t = 1.2 s, 2.5 ms at 0.10 s, 1 ms at 0.009 s; hexagon_24 at 2.5 ms at
-0.27 s), whatever the damping, ρ∞ or Newton settings.  The dynamic figures are those of
-this numerically regularized inverse at 5 ms.  *U joints:* each U joint turns about an
-axis along the platform's edge, read by default as the chord between the edge's two
-corners (``u_joint_edge="chord"``).  The paper's eq 36 (``"tangent"``) reads it as the
-edge tangent at one corner vertex and keeps the edge straight through two vertex
-tangents: a moment at a point of the plate, whose local rotation has no limit as the
-elements shrink, so with it the robot softens with every refinement (lowest mode with
-the motors holding 1.81 → 1.62 → 1.44 Hz on hexagon_6, 24, 96; the path drive's torque
-histories moving 4.3 % then 6.0 % of their range).  With the chord the mode converges
-(1.98 → 2.02 → 2.04 Hz), and so do the collocated path error (40.5 / 40.5 / 40.4 mm) and
-the path drive's torques (0.77 %, then 0.26 % of their range).  *Mesh:* the static sag
-d is 2.134, 2.177, 2.297, 2.349, 2.372 mm on hexagon_6, 24, 96, 384 and 1536; from 24 on
-each halving of the element size shrinks the increment by 0.43–0.45 (observed order
-1.20, then 1.14), and the Richardson limit of the finest three is 2.392 mm
-(``tests/data/flagship_static_sag.json``).  No mesh is both within 2 % and cheap
-(hexagon_96: −4.0 %; hexagon_384: −1.8 % for 8 s of CPU), so the static figures come
-from hexagon_96 with the sag carried to the limit with hexagon_24's
-(``static_sag="extrapolated"``: 2.389 mm, 0.12 % below the limit, 0.15 s of CPU
-more) — the static analysis solves there, and a path run solves that static state
-beside its own (``static_mesh``), reporting its own mesh's start as
-``run_mesh_static_sag_mm``.  The dynamics stay on six elements (``mesh="auto"``;
-``-p mesh=hexagon_6 -p u_joint_edge=tangent`` is the paper's setting throughout):
-hexagon_24 moves the torque histories by 0.77 % of their range, but the sag range by
-2.2 % and the largest torque deviation from the rigid robot by 6.1 %, at four times the
-run time; these are the measure of the default's error.
-*The collocated drive* (``drive=joints``) converges in the step with ``rho_inf=0.8``
-(0.93 % of the torque range at 5 ms) (``docs/parallel_robot.md``,
-``tests/benchmarks/flagship_joint_modes.py``).
+``docs/validation.md``).  *Static sag:* d is 2.134, 2.177, 2.297, 2.349, 2.372 mm on
+hexagon_6, 24, 96, 384 and 1536; from 24 on each halving of the element size shrinks
+the increment by 0.43–0.45 (observed order 1.20, then 1.14), and the Richardson limit of
+the finest three is 2.392 mm (``tests/data/flagship_static_sag.json``).  No mesh is both
+within 2 % and cheap (hexagon_96: −4.0 %; hexagon_384: −1.8 % for 8 s of CPU), so the
+static figures come from hexagon_96 with the sag carried to the limit with hexagon_24's
+(``static_sag="extrapolated"``: 2.389 mm, 0.12 % below the limit) — the static analysis
+solves there, and a path run solves that static state beside its own (``static_mesh``),
+reporting its own mesh's start as ``run_mesh_static_sag_mm``.  *The paths' mesh* (the
+documented exception): the dynamics run on six elements.  Refining moves the collocated
+torque histories by 5.5 % (hexagon_6 → 24), 3.2 % (24 → 96) and 1.8 % (96 → 384) of
+their range: first order in the element size, so a path run within 1 % needs hexagon_384
+or finer, which takes more than ten times the default run (at h = 5 ms a hexagon_384
+circle took 236.7 s of wall time against 39.1 s for hexagon_96 and about 20 s for
+hexagon_6 in the same audits on the loaded 2-core machine, and hexagon_384 itself is not
+yet within 1 %).  The centre strains are read at the point where the payload's weight acts:
+a plate's strains under a point load grow without limit as the elements shrink (they
+moved 100 % from hexagon_96 to hexagon_384), so they are a picture of the load, not a
+converged figure.  *The reduced platform* (``platform="reduced"``) runs the default
+circle through with its quartic potential compressed to ``cubic_tol=1e-5`` (3e-4, enough
+for the path drive's deflections, diverges under this drive's swing), but its default
+basis is 8.6 % (hexagon_6) and 5.3 % (hexagon_24) of the torque range off the full
+plate's torques; ``-p n_modes=12 -p n_enrich=24`` brings hexagon_6 to 1.0 %
+(``docs/parallel_robot.md``, ``docs/reduced_bodies.md``).
 """
 
 from __future__ import annotations
@@ -69,9 +84,9 @@ PARAMS = {
     "reduction": "nonlinear",      # reduced: "nonlinear" (cubic modal force) or "linear"
     "n_derivatives": 4,            # reduced, nonlinear: modal derivatives of the k lowest
     "n_enrich": 16,                # reduced, nonlinear: + r vectors of every pair's response
-    "cubic_tol": 3e-4,             # reduced, nonlinear: quartic potential compressed (0: whole)
-    "drive": "path",               # "path": P prescribed (the paper's inverse dynamics);
-                                   # "joints": motors follow the rigid robot's angles
+    "cubic_tol": 1e-5,             # reduced, nonlinear: quartic potential compressed (0: whole)
+    "drive": "joints",             # "joints": motors follow the rigid robot's angles
+                                   # (collocated); "path": P prescribed (the paper's)
     "E_Pa": 6.9e8,
     "nu": 0.3,
     "payload_kg": 6.0,
@@ -85,8 +100,8 @@ PARAMS = {
     "u_joint_edge": "chord",       # "chord" or "tangent" (the paper's eq 36)
     "shear_factor": "auto",        # "auto" or a number in (0, 1] (1: plain continuum)
     "damping_beta_s": 1e-5,        # plate structural damping C = β K (ζ = β ω / 2)
-    "rho_inf": 0.1,
-    "dt_s": 0.005,
+    "rho_inf": 0.8,                # the paper's problem: drive=path, rho_inf=0.1, dt_s=0.005
+    "dt_s": 0.0025,
     "circle_closed": True,         # False: liu2023's printed H = 0.011 (373° sweep)
     "line_direction": [0.0, 1.0, 0.0],
     "newton_tol": 1e-8,
@@ -108,10 +123,12 @@ LIMITS = {"analysis": ("static", "line", "circle", "sweep"),
           "sweep_workers": ">=0"}
 
 DOCS = {
-    "drive": "path: P follows the path, the motors' torques are the unknowns (the paper's "
-             "non-collocated inverse dynamics); joints: each motor follows the rigid robot's "
-             "angle for the path, P leaves it by the deflection (collocated, converges in "
-             "the step) [-]",
+    "drive": "joints: each motor follows the rigid robot's angle for the path and P "
+             "leaves the path by the platform's deflection (collocated; converges in the "
+             "step); path: P follows the path exactly and the motors' torques are the "
+             "unknowns (the paper's non-collocated inverse dynamics: unstable internal "
+             "dynamics, regularized numerically by generalized-α at rho_inf=0.1 and "
+             "dt_s=0.005, and diverging at smaller steps) [-]",
     "analysis": "static (P held at (0.1, 0, −0.8) m); line or circle (inverse dynamics along "
                 "the path); sweep (the circle over sweep_E_Pa and sweep_payload_kg)",
     "platform": "flexible plate, rigid platform, or reduced (Craig–Bampton modes of the "
@@ -127,8 +144,10 @@ DOCS = {
                 "hexagon_96; docs/reduced_bodies.md, \"The basis chosen\") [-]",
     "cubic_tol": "reduced platform, nonlinear: the quartic part of the modal force kept "
                  "by the eigenvalues of its pair matrix above this fraction of the largest "
-                 "(0: whole; the default 3e-4 moves the torques by < 0.1 % of their range "
-                 "at a third of the cost; docs/reduced_bodies.md) [-]",
+                 "(0: whole).  The default 1e-5 keeps the modal force within 0.3 % of the "
+                 "whole one at the deflections of the motors' drive, which swings the plate "
+                 "about twenty times its sag; 3e-4, enough on the path drive, loses the "
+                 "potential's convexity there and diverges (docs/reduced_bodies.md) [-]",
     "E_Pa": "Young's modulus of the platform plate",
     "nu": "Poisson's ratio of the platform plate [-]",
     "payload_kg": "payload at the platform centre P",
@@ -212,9 +231,17 @@ def _sag_coarse_mesh(p, mesh) -> str | None:
     return f"hexagon_{n // 4}"
 
 
+def _static_problem(p) -> dict:
+    """The parameters of the static problem: P held at the path's start (the paper's
+    §5.1), whatever the drive.  The motors' drive (``drive="joints"``) holds the rigid
+    robot's angles instead, and the platform's compliance then moves P off that point
+    (W1 by 9 mm on hexagon_96): the start of its runs, not the paper's static state."""
+    return {**p, "drive": "path"}
+
+
 def _mesh_sag(p, mesh) -> float:
     """The static sag d [mm] of the flexible robot on ``mesh``."""
-    rm = _robot(p, platform="flexible", mesh=mesh)
+    rm = _robot(_static_problem(p), platform="flexible", mesh=mesh)
     q = static_state(rm).q
     return 1e3 * float(np.linalg.norm(rm.P(q) - np.mean([w(q) for w in rm.W], axis=0)))
 
@@ -336,6 +363,7 @@ def _static_reference(p, mesh) -> dict:
     from fem.core.files import atomic_write_text
     from fem.io.output import jsonable
 
+    p = _static_problem(p)
     path = _static_cache_file(p, mesh)
     try:
         return json.loads(path.read_text())
@@ -495,7 +523,7 @@ def _run_one(p, out=None) -> dict:
     if coarse_mesh is not None:
         coarse = beside.call(_mesh_sag, p, coarse_mesh)
     geom = _geometry(p)
-    rm = _robot(p, geom=geom)
+    rm = _robot(_static_problem(p) if p["analysis"] == "static" else p, geom=geom)
     fig: dict = {**rm.counts, "platform": p["platform"], "paper": PAPER}
     if p["platform"] != "rigid":
         fig.update({"mesh": run_mesh, "static_mesh": static_mesh if beside_static
@@ -505,6 +533,11 @@ def _run_one(p, out=None) -> dict:
     if p["analysis"] != "static" and p["platform"] != "rigid":
         # the run's own start: its mesh's sag (the sag range below is on that mesh too)
         fig["run_mesh_static_sag_mm"] = fig["static_sag_mm"]
+        if p["drive"] != "path" and not beside_static:
+            # the static figures: P held at the path's start (the run starts from the
+            # motors holding the rigid robot's angles)
+            rs = _robot(_static_problem(p), geom=geom)
+            fig.update(_static_figures(rs, static_state(rs)))
     if p["platform"] != "rigid" and not beside_static:
         _with_extrapolated_sag(fig, coarse_mesh,
                                None if coarse is None else beside.collect([coarse])[0])

@@ -930,6 +930,92 @@ def test_compressed_quartic_potential_keeps_the_cubic_force(tmp_path):
         fem.Model("r").add_reduced_body("beam", red)
 
 
+def test_compressed_quartic_potential_holds_at_the_motors_drives_deflections(tmp_path,
+                                                                            monkeypatch):
+    """The flagship's default drive (the motors following the rigid robot's angles)
+    swings the soft plate (E = 6.9e8 Pa) about twenty times its sag, P 40 mm off the
+    circle.  There the plate's energy is a near cancellation — the quadratic, cubic and
+    quartic parts of the modal potential reach 20, −38 and 19 J, their sum 0.9 J — so
+    the compression's error, relative to the force, grows with the square of the
+    deflection.  Along the first 0.64 s of that circle (hexagon_6, chord joints, the
+    whole quartic potential; the run compressed to 3e-4 diverged at 0.63 s), at every
+    fourth state, in the norm of equal modal strain energy (each coordinate over its
+    ``ω``): compressed to 1e-5 (the case's default for this drive) the elastic force
+    stays within 0.5 % of the whole one (measured 0.15 %) and its tangent positive
+    definite as the whole one's (smallest eigenvalue 0.0249 against 0.0254); compressed
+    to 3e-4 the force is more than 5 % off (measured 9 %) and the tangent indefinite
+    (−0.0027): the potential has lost its convexity where the plate swings, which is
+    what made that run diverge, and a solver failing there says so."""
+    import copy
+
+    from fem.reduction.body import _compress_quartic
+    from fem.robots import rrru3
+    from fem.robots.rrru3_model import CUBIC_TOL, build_robot, run_path, static_state
+    from fem.solvers.diagnosis import newton_failure
+
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    geom = rrru3.RRRU3Geometry()
+    rm = build_robot(geom, "reduced", "hexagon_6", 6.9e8, 0.3, "shared",
+                     rrru3.paper_circle_path(geom), "auto", 1e-5, cubic_tol=0.0,
+                     drive="joints", u_joint_edge="chord")
+    whole = rm.model.nonlinear_bodies[0]
+    res = run_path(rm, 0.64, 4e-3, 0.8, q0=static_state(rm).q)
+    assert res.t[-1] >= 0.64 - 1e-9
+    w = np.sqrt(np.diag(whole.Kr))
+    etas = [q[whole.modal_dofs] for q in np.asarray(res.q)[::4]]
+    assert max(np.linalg.norm(eta * w) for eta in etas) > 1.0     # far from the sag
+
+    def measured(tol):
+        red = copy.copy(whole.reduction)
+        red.K3_factor = _compress_quartic(whole.reduction.K3, np.diag(red.K), tol)
+        red.K3, red.info = None, {**red.info, "cubic_tol": tol}
+        model = fem.Model("c", gravity=(0, 0, 0))
+        body = model.add_reduced_body("platform", red)
+        err, lowest, worst = 0.0, np.inf, None
+        for eta in etas:
+            fw = whole._elastic(eta, False)[0]
+            fc, Kc = body._elastic(eta, True)
+            err = max(err, np.linalg.norm((fc - fw) / w) / np.linalg.norm(fw / w))
+            low = np.linalg.eigvalsh(0.5 * (Kc + Kc.T) / np.outer(w, w))[0]
+            if low < lowest:
+                lowest, worst = low, eta
+        q = np.zeros(body.dofs.size)
+        q[body.modal_dofs] = worst
+        note = newton_failure(model.assemble(), solver="generalized-α Newton",
+                              where="t = 0.6 s", history=[1.0, 1.0, 1.0], q_start=q)
+        return err, lowest, note
+
+    assert CUBIC_TOL["joints"] == 1e-5
+    err, lowest, note = measured(CUBIC_TOL["joints"])
+    assert err <= 5e-3 and lowest > 0.0, (err, lowest)
+    assert "compressed" not in note
+    err, lowest, note = measured(3e-4)
+    assert err >= 5e-2 and lowest < 0.0, (err, lowest)
+    # a failing solver says so, from the last converged state
+    assert "quartic potential is compressed (cubic_tol 0.0003" in note, note
+    assert "smaller cubic_tol" in note
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mesh, bound", [("hexagon_6", 0.10), ("hexagon_24", 0.07)])
+def test_reduced_platform_runs_the_default_circle_through(mesh, bound, tmp_path,
+                                                          monkeypatch):
+    """The case's defaults (the motors' drive, ρ∞ = 0.8, h = 2.5 ms, the quartic potential
+    compressed to 1e-5): the reduced platform runs the whole circle (3e-4 diverged at
+    0.63 s on hexagon_6 and 1.43 s on hexagon_24) with P's swing within 1 % of the full
+    plate's; its default basis, chosen on the path drive's deflections, leaves the
+    torques 8.6 % (hexagon_6) and 5.3 % (hexagon_24) of their range off the full plate's
+    (measured at h = 4 ms; docs/parallel_robot.md) — bounds 10 % and 7 %."""
+    monkeypatch.setenv("FEM_CACHE_DIR", str(tmp_path))
+    c = _flagship()
+    full = c.run(None, mesh=mesh)
+    red = c.run(None, platform="reduced", mesh=mesh)
+    assert red["steps"] == full["steps"] == 640
+    tau, tau_r = np.asarray(full["torque_Nm"]), np.asarray(red["torque_Nm"])
+    assert np.abs(tau_r - tau).max() <= bound * np.ptp(tau)
+    assert red["max_path_error_mm"] == pytest.approx(full["max_path_error_mm"], rel=0.01)
+
+
 @pytest.mark.parametrize("m", [1, 2, 4, 7, 12])
 def test_cubic_force_tensor_is_whole_from_the_pairs_within_three_groups(m):
     """The reduction evaluates the mixed tangents only for pairs of modes of the same

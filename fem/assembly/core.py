@@ -430,6 +430,10 @@ class Assembly(ConstraintEquations, System):
         return [g.name for g in self.groups if d.intersection(g.dofs.ravel().tolist())] + \
             [b.name for b in self.bodies if d.intersection(b.dofs.tolist())]
 
+    def failure_notes(self, q: np.ndarray) -> list[str]:
+        """The bodies' notes on a failure at ``q`` (:meth:`NonlinearBody.failure_notes`)."""
+        return [note for b in self.bodies for note in b.failure_notes(q)]
+
     def coupling(self) -> tuple[np.ndarray, np.ndarray]:
         rows, cols = [], []
         for d in [g.dofs for g in self.groups] + [b.dofs[None, :] for b in self.bodies]:

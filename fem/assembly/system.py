@@ -369,6 +369,11 @@ class System(ABC):
         """Names of the parts (element groups, bodies) that own any of ``dofs``."""
         return []
 
+    def failure_notes(self, q: np.ndarray) -> list[str]:
+        """What the parts can say about a solver's failure at the state ``q`` (the last
+        converged one), for the diagnosis; none by default."""
+        return []
+
     def coupling(self) -> tuple[np.ndarray, np.ndarray]:
         """Pairs of coordinates joined by a part (not by constraints), for the loose-part
         diagnosis."""

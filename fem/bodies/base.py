@@ -124,3 +124,9 @@ class NonlinearBody:
     def energy(self, q: np.ndarray, v: np.ndarray, gravity: np.ndarray) -> dict[str, float]:
         """``{"kinetic_J", "potential_J", "elastic_J"}``."""
         raise NotImplementedError
+
+    def failure_notes(self, q: np.ndarray) -> list[str]:
+        """What this body can say about a solver's failure at the state ``q`` (the last
+        converged one): sentences for the diagnosis (:mod:`fem.solvers.diagnosis`);
+        none by default."""
+        return []

@@ -713,6 +713,31 @@ class ReducedBody(NonlinearBody):
         np.add.at(H, kk[off], K3s[off] * eta[jj[off], None])
         return C / 3.0 + (2.0 / 3.0) * (H @ H.T)
 
+    def failure_notes(self, q: np.ndarray) -> list[str]:
+        """:meth:`NonlinearBody.failure_notes`: with the quartic potential compressed
+        (``cubic_tol``), whether its tangent is indefinite at ``q``.  The compression's
+        error grows with the square of the deflection, and it softens the potential: far
+        beyond the deflections it was made for, it loses the whole potential's convexity
+        first (docs/reduced_bodies.md, "The compression at large deflections")."""
+        if self._poly is None or self._poly[1].ndim != 2 or getattr(self, "_fe", None):
+            return []
+        eta = np.asarray(q, float)[self.modal_dofs]
+        if not np.all(np.isfinite(eta)):
+            return []
+        Kt = self._elastic(eta, True)[1]
+        w = np.sqrt(np.maximum(np.abs(np.diag(self.Kr)), 1e-300))
+        low = float(np.linalg.eigvalsh(0.5 * (Kt + Kt.T) / np.outer(w, w))[0])
+        if low >= 0.0:
+            return []
+        tol = self.reduction.info.get("cubic_tol")
+        return [f"{self.name}: its quartic potential is compressed (cubic_tol "
+                f"{tol if tol is not None else '?'}, rank {self._poly[1].shape[1]} of "
+                f"{self._poly[1].shape[0]}) and its elastic tangent is indefinite at the "
+                f"last converged state (smallest eigenvalue {low:.2g} of the modal "
+                f"stiffness); unless the body buckles there, the compression does not hold "
+                f"at these deflections (its error grows with their square): reduce it "
+                f"with a smaller cubic_tol (0: the whole potential)"]
+
     def add_load(self, point: ReducedPoint, force: np.ndarray) -> None:
         """A constant force [N] on a point of this body (:meth:`fem.Model.add_force`)."""
         if not isinstance(point, ReducedPoint) or point.body is not self:

@@ -214,7 +214,14 @@ def reduce_body(model, interfaces: dict | None = None, n_modes: int = 8,
         energy (``1/ω_j``), it keeps its eigenvalues above ``cubic_tol`` times the
         largest: ``S ≈ G Gᵀ`` (:attr:`~fem.bodies.Reduction.K3_factor`, ``r`` columns),
         still semidefinite, at ``2 P r`` instead of ``P²/2`` operations per evaluation
-        (``P = m (m + 1) / 2``; docs/reduced_bodies.md).
+        (``P = m (m + 1) / 2``; docs/reduced_bodies.md).  The compressed potential is
+        softer than the whole one, by an error that grows with the square of the
+        deflection relative to the force: choose the tolerance for the largest
+        deflections the body will see.  Where the whole potential is barely convex (large
+        slopes at little membrane strain) a loose tolerance makes its tangent indefinite
+        and a run diverges (the flagship's plate swinging 20 times its sag: 3e-4 fails,
+        1e-5 holds the force to 0.3 %; docs/reduced_bodies.md, "The compression at large
+        deflections").
     """
     if method not in ("craig_bampton", "free"):
         raise ModelError(f"reduce_body: method must be 'craig_bampton' or 'free', got "

@@ -238,5 +238,8 @@ def newton_failure(asm, *, solver: str, where: str, history: list[float],
                 parts.append("so the singularity comes from a diverged iterate, not from "
                              "the model: the increment was too large for Newton (or the "
                              "structure has buckled/snapped through)")
+    notes = getattr(asm, "failure_notes", None)
+    if notes is not None and q_start is not None:
+        parts.extend(notes(q_start))
     msg = "; ".join(parts) + "."
     return msg + (f" {advice}" if advice else "")
