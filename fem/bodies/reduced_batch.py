@@ -1,4 +1,4 @@
-"""Reduced bodies evaluated together (the NumPy path).
+"""Reduced bodies evaluated together.
 
 A robot of reduced links (:class:`~fem.bodies.ReducedBody`, one per substructure) has a
 handful of bodies of a few to a few tens of modes each.  Evaluated one by one, each
@@ -16,9 +16,11 @@ order), padded at the end; the generalized vectors ``X`` (4 + 3 m̄ rows) hold `
 at row ``4 + a m̄ + k``.  The residual's terms (the inertia forces ``Lᵀ W Ẍ``, the weight
 and point loads ``−Lᵀ h_g``, the modal forces ``f₀ + K_r η``) are batched; their tangents
 (asked once per factorization) come from the bodies' own methods.  Bodies with the
-cubic modal force, the FE model's forces or its damping evaluate alone as before, and so
-does every body on the compiled path (numba present: :func:`fem.bodies.kernels.
-reduced_inertia`).  :func:`batch_reduced` forms the batch (the assembly calls it).
+cubic modal force, the FE model's forces or its damping evaluate alone as before.  The
+batch runs on both kernel paths: on the compiled one it is faster than the bodies alone
+with their compiled inertia kernel (:meth:`ReducedBatch.evaluates`); a system whose
+Newton loop is compiled whole evaluates its bodies inside it.  :func:`batch_reduced`
+forms the batch (the assembly calls it).
 """
 
 from __future__ import annotations
@@ -78,13 +80,12 @@ class ReducedBatch:
         self._hg = None
 
     def evaluates(self) -> bool:
-        """Whether the batch evaluates its bodies: on the NumPy path (else each evaluates
-        alone, with the compiled inertia kernel) while they are all still plain (a body
+        """Whether the batch evaluates its bodies: while they are all still plain (a body
         given the FE model's forces after the batch was formed evaluates alone, and so do
-        its peers)."""
-        from .kernels import reduced_inertia
-
-        return reduced_inertia() is None and all(_plain(b) for b in self.bodies)
+        its peers), on both kernel paths — the bodies alone with the compiled inertia
+        kernel cost 1.7 times the batch (the vehicle manipulator's nine reduced links,
+        300 steps: a median of 1.49 against 0.90 CPU s over six interleaved rounds)."""
+        return all(_plain(b) for b in self.bodies)
 
     # ------------------------------------------------------------ the contract
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
