@@ -151,9 +151,9 @@ def _cli(*args) -> int:
 
 def test_grid_of_four_matches_four_sequential_runs(tmp_path, client):
     """On the module's cluster (``--scheduler``): a cluster of its own (``--workers``)
-    cost 10 s of CPU for four static points, its start and its workers' imports; the
-    CLI's own cluster is :func:`test_rerun_after_interruption_runs_only_the_missing_points`'s,
-    which checks its workers import this same fem."""
+    started two more worker processes (a bare one costs 2.5 s of CPU); the CLI's own
+    cluster is :func:`test_rerun_after_interruption_runs_only_the_missing_points`'s,
+    which checks that its workers import this same fem."""
     grid = {"E_Pa": ["2.1e11", "7e10"], "n_elements": ["4", "8"]}
     rc = _cli("sweep", "cantilever_cable", "-p", "E_Pa=2.1e11,7e10", "-p", "n_elements=4,8",
               "-p", "analysis=static", "--scheduler", client.scheduler.address,
