@@ -149,11 +149,15 @@ def _cli(*args) -> int:
     return main([str(a) for a in args])
 
 
-def test_grid_of_four_matches_four_sequential_runs(tmp_path):
+def test_grid_of_four_matches_four_sequential_runs(tmp_path, client):
+    """On the module's cluster (``--scheduler``): a cluster of its own (``--workers``)
+    started two more worker processes (a bare one costs 2.5 s of CPU); the CLI's own
+    cluster is :func:`test_rerun_after_interruption_runs_only_the_missing_points`'s,
+    which checks that its workers import this same fem."""
     grid = {"E_Pa": ["2.1e11", "7e10"], "n_elements": ["4", "8"]}
     rc = _cli("sweep", "cantilever_cable", "-p", "E_Pa=2.1e11,7e10", "-p", "n_elements=4,8",
-              "-p", "analysis=static", "--workers", 2, "--out", tmp_path / "sweep",
-              "--plot", "tip_z_m:E_Pa", "--quiet")
+              "-p", "analysis=static", "--scheduler", client.scheduler.address,
+              "--out", tmp_path / "sweep", "--plot", "tip_z_m:E_Pa", "--quiet")
     assert rc == 0
     table = pd.read_parquet(tmp_path / "sweep" / "table.parquet")
     assert len(table) == 4 and set(table["status"]) == {"done"}
@@ -223,6 +227,8 @@ def test_rerun_after_interruption_runs_only_the_missing_points(tmp_path, client,
     assert proc.returncode == 130, err.decode()[-2000:]
     complete = len(list(out.glob("points/*/done.json")))
     assert 2 <= complete < 6
+    for done in out.glob("points/*/done.json"):     # the CLI's cluster: this same fem
+        assert json.loads(done.read_text())["fem"] == str(Path(fem.__file__).parent)
     starts_before = len(log.read_text().splitlines())
     res = fem.sweep("sleepy", {"x": ["1", "2", "3", "4", "5", "6"], "sleep_s": "0.4",
                                "log": str(log)}, client, out=out, progress=False)

@@ -397,6 +397,10 @@ def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
     Newton on P (3 unknowns) over static solves with P held (central-difference
     Jacobian, 1 µm); the torque-driven model's own static tangent is singular at rest
     (its three mechanism freedoms carry no stiffness before the multipliers exist).
+    Each static solve starts from the last one's state (the first from the reference
+    configuration): the differences' solves are 1 µm away from it, the next Newton
+    point a small correction (seed 001, 2 elements a link: 46 Newton iterations over the
+    29 solves instead of 236; q and P the same to 1.4e-15).
     ``build``: keyword arguments of :func:`build_flexible_links_robot`.  Returns
     ``(q, P)``; ``q`` has the layout of both the forward and the inverse model.
     """
@@ -404,20 +408,21 @@ def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
 
     target = np.asarray(torques, float).reshape(3)
 
-    def holding(P):
+    def holding(P, start=None):
         rm = build_flexible_links_robot(geom, path=constant_path(P), **build)
-        st = solve_static(rm.model, tol=1e-12)
+        st = solve_static(rm.model, start, tol=1e-12)
         asm = rm.model.assemble()
         return np.array([asm.efforts(st.lam)[a.name] for a in rm.actuators]), st.q
 
     P = np.asarray(geom.start_point, float).copy()
+    q = None
     for _ in range(max_iter):
-        tau, q = holding(P)
+        tau, q = holding(P, q)
         r = tau - target
         if np.abs(r).max() <= tol * max(1.0, np.abs(target).max()):
             return q, P
         h = 1e-6
-        J = np.column_stack([(holding(P + h * e)[0] - holding(P - h * e)[0]) / (2 * h)
+        J = np.column_stack([(holding(P + h * e, q)[0] - holding(P - h * e, q)[0]) / (2 * h)
                              for e in np.eye(3)])
         P = P - np.linalg.solve(J, r)
     raise ModelError(f"no static state holds the torques {target.tolist()} N·m near "
