@@ -53,6 +53,7 @@ def prepare() -> bool:
     import vtkmodules.vtkRenderingFreeType  # noqa: F401
     import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
 
+    _load_movie_tools()
     # one tiny picture drawn and closed: the software OpenGL driver is loaded and set up
     # here, so the first window of a snapshot, and of each process forked to draw a
     # movie's frames, opens in ≈ 0.1 s instead of 0.3–0.45 s
@@ -63,6 +64,21 @@ def prepare() -> bool:
     finally:
         plotter.close()
     return True
+
+
+def _load_movie_tools() -> None:
+    """What a movie needs beside the renderer: the encoder's writer and the hull the
+    camera is fitted to (:func:`fem.io.movies.animate`), loaded ahead; missing ones are
+    left to the movie to report or do without."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        import scipy.spatial  # noqa: F401
+    with contextlib.suppress(Exception):
+        import imageio.v2  # noqa: F401
+        import imageio_ffmpeg
+
+        imageio_ffmpeg.get_ffmpeg_exe()
 
 
 def new_plotter(window_size: Sequence[int], background: str, *,
