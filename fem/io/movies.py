@@ -730,6 +730,17 @@ def _box(points: np.ndarray) -> list[float]:
 
 
 def _picture(plotter: pv.Plotter) -> np.ndarray:
-    """The plotter's current picture (height, width, 3), rendered."""
+    """The plotter's current picture (height, width, 3), rendered: the window's front
+    buffer read straight into an array, the pixels PyVista's ``screenshot`` gives (which
+    copies them through an image filter: 2.5 against 0.9 ms for 800 × 608)."""
+    if getattr(plotter, "_first_time", False):     # PyVista's first render of the window
+        return np.asarray(plotter.screenshot(return_img=True))[..., :3]
     plotter.render()
-    return np.asarray(plotter.screenshot(return_img=True))[..., :3]
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
+
+    window = plotter.render_window
+    width, height = window.GetSize()
+    pixels = vtkUnsignedCharArray()
+    window.GetPixelData(0, 0, width - 1, height - 1, 1, pixels, 0)     # front buffer, RGB
+    return vtk_to_numpy(pixels).reshape(height, width, 3)[::-1]
