@@ -743,4 +743,5 @@ def _picture(plotter: pv.Plotter) -> np.ndarray:
     width, height = window.GetSize()
     pixels = vtkUnsignedCharArray()
     window.GetPixelData(0, 0, width - 1, height - 1, 1, pixels, 0)     # front buffer, RGB
-    return vtk_to_numpy(pixels).reshape(height, width, 3)[::-1]
+    # a copy, top row first: the array must not outlive the VTK one whose memory it views
+    return np.ascontiguousarray(vtk_to_numpy(pixels).reshape(height, width, 3)[::-1])
