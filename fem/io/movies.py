@@ -39,7 +39,9 @@ from fem.io.scenes import (
     rescale_field,
     scalar_range,
     scene_bounds,
+    smooth_shaded,
     unit_change,
+    with_normals,
 )
 from fem.io.vtk import Frame, read_series
 
@@ -476,7 +478,11 @@ class _FrameRenderer:
     def image(self, k: int) -> np.ndarray:
         """The picture of the job's frame ``k`` (height, width, 3)."""
         job, plotter, inset = self.job, self.plotter, self.inset
-        scene = job.scenes[k]
+        # the parts drawn smooth with their normals, computed here once for both views
+        # (PyVista's normals filter ran in Python at each render of each view)
+        scene = dataclasses.replace(job.scenes[k], parts=[
+            (kind, with_normals(poly) if smooth_shaded(kind, poly, job.show_edges) else poly)
+            for kind, poly in job.scenes[k].parts])
         if self.shown is not None and _same_topology(self.shown, scene):
             for ds, (_, poly) in zip(self.shown, scene.parts, strict=True):
                 ds.points = poly.points
@@ -491,14 +497,14 @@ class _FrameRenderer:
                 view.clear_actors()
             self.caption = None
             draw_scene(plotter, scene, job.colour_range, job.cmap, job.show_edges,
-                       reset_camera=False)
+                       reset_camera=False, shaded=True)
             if inset is not None:       # the same datasets: updated together
                 draw_scene(inset, scene, job.colour_range, job.cmap, job.show_edges,
-                           reset_camera=False, bar=False)
+                           reset_camera=False, bar=False, shaded=True)
                 add_caption(inset, job.close_up["title"])
-            # the datasets given to add_mesh, not the mappers' ones: with smooth shading
-            # (tubes) PyVista puts a normals filter between them, whose cached output
-            # keeps the first frame's colours when only it is updated
+            # the datasets given to add_mesh (with their normals: PyVista puts no filter
+            # between them and the mappers, whose cached output would keep the first
+            # frame's colours)
             self.shown = [poly for _, poly in scene.parts]
         if not self.framed:
             set_camera(plotter, job.camera, job.bounds, job.samples)
