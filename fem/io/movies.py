@@ -485,11 +485,7 @@ class _FrameRenderer:
             for kind, poly in job.scenes[k].parts])
         if self.shown is not None and _same_topology(self.shown, scene):
             for ds, (_, poly) in zip(self.shown, scene.parts, strict=True):
-                ds.points = poly.points
-                for name in poly.point_data:
-                    ds.point_data[name] = poly.point_data[name]
-                for name in poly.cell_data:
-                    ds.cell_data[name] = poly.cell_data[name]
+                ds.ShallowCopy(poly)       # points, cells and data, by reference
         else:
             for view in self.views:
                 for bar in list(view.scalar_bars.keys()):
