@@ -25,6 +25,7 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -95,6 +96,42 @@ def _defines_params(path: Path) -> bool:
     return False
 
 
+class _CaseFinder:
+    """Finds the modules ``fem_case_<name>`` of :func:`load_case` for the import system."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith(_CASE_PREFIX):
+            return None
+        name = fullname.removeprefix(_CASE_PREFIX)
+        if _case_file(name) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _CaseLoader(name))
+
+
+class _CaseLoader:
+    """Loads a case by :func:`load_case` (which registers it) for the import system."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def create_module(self, spec: Any) -> ModuleType:
+        return load_case(self.name)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing: :func:`load_case` has run it."""
+
+
+_CASE_PREFIX = "fem_case_"
+
+
+def import_cases_on_demand() -> None:
+    """Let ``import fem_case_<name>`` load case ``name`` (:func:`load_case`): a function of
+    a case handed by reference to another process (the worker beside ``fem run``) loads
+    its case there when it arrives, and only then."""
+    if not any(isinstance(f, _CaseFinder) for f in sys.meta_path):
+        sys.meta_path.append(_CaseFinder())
+
+
 def load_case(name: str) -> ModuleType:
     """Import a case module by name; a ModelError lists the known cases.
 
@@ -113,7 +150,7 @@ def load_case(name: str) -> ModuleType:
         raise ModelError(f"unknown case {name!r}; available cases: "
                          f"{', '.join(sorted(available_cases())) or '(none found)'} "
                          f"(searched {', '.join(str(d) for d in case_dirs())})")
-    mod_name = f"fem_case_{name}"
+    mod_name = f"{_CASE_PREFIX}{name}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -181,13 +181,15 @@ def cmd_run(args) -> int:
 
 
 def _preload(case: str, render: bool) -> None:
-    """What the worker beside a run loads while the run builds and solves: the case (its
-    functions are handed to the worker), the VTK writer and, when the run will make
-    pictures, the renderer (:func:`fem.io.render.prepare`)."""
-    from .cases import load_case
+    """What the worker beside a run loads while the run builds and solves: the VTK writer
+    and, when the run will make pictures, the renderer (:func:`fem.io.render.prepare`).
+    The case is loaded when work handed to the worker names one of its functions
+    (:func:`fem.cases.import_cases_on_demand`), not before: most cases hand on only plots,
+    frames and pictures, and a snapshot's worker is ready sooner without it."""
+    from .cases import import_cases_on_demand
     from .io import vtk  # noqa: F401 - the frames of a series (meshio)
 
-    load_case(case)
+    import_cases_on_demand()
     if render:
         from .io import movies, pictures  # noqa: F401
         from .io.render import prepare

@@ -240,3 +240,29 @@ def test_the_pools_error_on_cancelled_work_is_not_printed(monkeypatch):
     for a in (args(InvalidStateError, other), args(ValueError, manager)):
         hook(a)
     assert [a.exc_type for a in passed] == [InvalidStateError, ValueError]
+
+
+def test_a_case_function_loads_its_case_where_it_arrives(tmp_path):
+    """The worker beside ``fem run`` loads the case only when work names one of its
+    functions: handed by reference, such a function imports its case there."""
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from fem.cases import load_case
+
+    root = Path(fem.__file__).resolve().parent.parent
+    data = pickle.dumps(load_case("cantilever_cable").run)
+    code = ("import pickle, sys\n"
+            "from fem.cases import import_cases_on_demand\n"
+            "assert 'fem_case_cantilever_cable' not in sys.modules\n"
+            "import_cases_on_demand()\n"
+            "function = pickle.loads(sys.stdin.buffer.read())\n"
+            "print(function.__module__, callable(function))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
+                          env=env, cwd=tmp_path, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()[-800:]
+    assert proc.stdout.decode().split() == ["fem_case_cantilever_cable", "True"]

@@ -4,6 +4,8 @@ lines, the mode picture's colour bar."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,43 @@ def test_an_error_building_frames_in_a_worker_is_raised_here(tmp_path):
     import multiprocessing
 
     assert not multiprocessing.active_children()
+
+
+def test_parts_drawn_with_their_own_normals_are_drawn_as_pyvista_smooth_shades_them():
+    """A movie gives the parts it draws smooth (a tube, a surface without edges) their
+    point normals itself and draws them without PyVista's normals filter: the pixels are
+    those of PyVista's smooth shading; read from the window's front buffer, they are
+    those of PyVista's screenshot."""
+    import pyvista as pv
+
+    mesh = load_builtin_mesh("hexagon_24")
+    x = mesh.vertices
+    dish = np.zeros_like(x)
+    dish[:, 2] = -0.02 * (1.0 - (x[:, :2] ** 2).sum(axis=1) / (x[:, :2] ** 2).sum(axis=1).max())
+    plate = scenes.build_scene(Frame.from_mesh(mesh, 0.0, displacement=dish), "displacement",
+                               True, 1.0, None, None, 1.0)
+    line = pv.Spline(np.array([[0.0, 0.0, 0.0], [0.3, 0.2, 0.1], [0.6, 0.1, 0.3]]), 20)
+    line["curvature"] = np.linspace(0.0, 1.0, line.n_points)
+    tube = line.tube(radius=0.02, n_sides=16, capping=True)
+    parts = [*plate.parts, ("line", tube)]
+    assert scenes.smooth_shaded("line", tube, True)
+    assert scenes.smooth_shaded("surface", plate.parts[0][1], False)
+    pictures = []
+    for shaded in (False, True):
+        scene = dataclasses.replace(plate, parts=[
+            (kind, scenes.with_normals(poly) if shaded and
+             scenes.smooth_shaded(kind, poly, False) else poly) for kind, poly in parts])
+        plotter = render.new_plotter((160, 128), "white", smooth_edges=False)
+        try:
+            scenes.draw_scene(plotter, scene, scenes.scalar_range([plate]), "viridis", False,
+                              reset_camera=True, shaded=shaded)
+            plotter.camera_position = "iso"
+            plotter.reset_camera()
+            first = np.asarray(plotter.screenshot(return_img=True))[..., :3]
+            pictures.append(first)
+            again = movies._picture(plotter)          # the front buffer, read directly
+            assert np.array_equal(again, first)
+        finally:
+            plotter.close()
+    assert pictures[0].std() > 0                       # something drawn
+    assert np.array_equal(pictures[0], pictures[1])

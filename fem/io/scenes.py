@@ -401,11 +401,15 @@ def draw_scene(
     reset_camera: bool,
     bar: bool = True,
     contours: int = 0,
+    shaded: bool = False,
 ) -> None:
     """Put the parts of ``scene`` on ``plotter``: coloured by the scene's field in the
     range ``clim`` (with one colour bar unless ``bar`` is false), plain elsewhere;
     ``contours`` > 0 draws that many black level lines of the field across surfaces
-    coloured by it at points (a plate's dish reads from them)."""
+    coloured by it at points (a plate's dish reads from them).  ``shaded``: the parts
+    drawn smooth (:func:`smooth_shaded`) come with their point normals
+    (:func:`with_normals`) and are drawn as given, without PyVista's normals filter (a
+    Python step of the pipeline, run at every render of a movie's updated frame)."""
     bar_shown = not bar
     for i, (kind, poly) in enumerate(scene.parts):
         colour_by = scene.scalars if scene.scalars in poly.array_names else None
@@ -436,9 +440,10 @@ def draw_scene(
                 "n_labels": 3 if height < 500 else 5,
                 "fmt": "%.3g",
             }
+        smooth = smooth_shaded(kind, poly, show_edges)
         if kind == "surface":
             kwargs.update(show_edges=show_edges, edge_color="black",
-                          smooth_shading=not show_edges)     # a connected plate reads curved
+                          smooth_shading=smooth)     # a connected plate reads curved
         elif kind == "ground":              # the static platform, a wall: see-through
             kwargs.update(opacity=0.35, show_edges=False)
         elif kind == "path":                # the prescribed path of a point
@@ -448,13 +453,18 @@ def draw_scene(
                           render_points_as_spheres=True)
         elif kind == "line":
             kwargs.update(line_width=2)
-            if poly.GetNumberOfStrips() + poly.GetNumberOfPolys():      # a tube
+            if smooth:                                                   # a tube
                 kwargs.update(smooth_shading=True, color=None if colour_by else _COLOUR["tube"])
             elif not colour_by:
                 kwargs.update(color=_COLOUR["sketch"])
         else:
             kwargs.update(point_size=10, render_points_as_spheres=True)
-        plotter.add_mesh(poly, **kwargs)
+        if shaded and kwargs.get("smooth_shading"):
+            kwargs["smooth_shading"] = False          # the normals are the dataset's own
+            actor = plotter.add_mesh(poly, **kwargs)
+            actor.prop.interpolation = "phong"        # what smooth shading draws with
+        else:
+            plotter.add_mesh(poly, **kwargs)
         if contours > 0 and kind == "surface" and colour_by in poly.point_data and clim:
             levels = np.linspace(clim[0], clim[1], contours + 2)[1:-1]
             lines = poly.compute_normals(point_normals=True, cell_normals=False,
@@ -538,6 +548,24 @@ def add_caption(plotter: pv.Plotter, text: str) -> None:
     prop = actor.GetTextProperty()
     prop.SetBackgroundColor(plotter.background_color.float_rgb)
     prop.SetBackgroundOpacity(0.75)
+
+
+def smooth_shaded(kind: str, poly: Any, show_edges: bool) -> bool:
+    """Whether :func:`draw_scene` draws a part smooth: a tube, a surface without edges."""
+    if kind == "surface":
+        return not show_edges
+    return kind == "line" and bool(poly.GetNumberOfStrips() + poly.GetNumberOfPolys())
+
+
+def with_normals(poly: Any) -> Any:
+    """The dataset PyVista's smooth shading draws for ``poly``: ``poly`` itself where it
+    has point normals or no faces, else its point normals computed as PyVista computes
+    them (``compute_normals``, no split vertices; strips become triangles)."""
+    if poly.point_data.active_normals is not None or \
+            poly.n_verts + poly.n_lines == poly.n_cells:
+        return poly
+    return poly.compute_normals(cell_normals=False, split_vertices=False,
+                                feature_angle=30.0)
 
 
 def add_triad(plotter: pv.Plotter) -> None:
