@@ -53,6 +53,9 @@ DOCS = {
     **fem.cases.STANDARD.docs("rho_inf", "E_Pa", "n_modes", "load_steps"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+KERNELS = "numpy"
+"""Its runs are too short to repay loading the compiled kernels: 35 % more CPU on them
+(``tests/benchmarks/kernel_paths.py``, 3 rounds, 2026-11-29)."""
 
 
 def build(**params) -> fem.Model:

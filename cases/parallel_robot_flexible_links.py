@@ -158,6 +158,9 @@ DOCS = {
                      "worker processes",
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+KERNELS = "numpy"
+"""Its runs are too short to repay loading the compiled kernels: 7 % more CPU on them
+(``tests/benchmarks/kernel_paths.py``, 3 rounds, 2026-11-29)."""
 REFERENCES = ("liu2018",)
 """The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 

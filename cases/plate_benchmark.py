@@ -102,6 +102,9 @@ DOCS = {
     **fem.cases.STANDARD.docs("E_Pa", "nu", "n_modes"),
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+KERNELS = "numpy"
+"""Its runs are too short to repay loading the compiled kernels: 33 % more CPU on them
+(``tests/benchmarks/kernel_paths.py``, 3 rounds, 2026-11-29)."""
 REFERENCES = ("liu2023",)
 """The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 

@@ -84,6 +84,9 @@ DOCS = {
     "m5_kg": "mass of the strut",
 }
 """What each parameter means, with its unit where the name does not carry it (``fem info``)."""
+KERNELS = "numpy"
+"""Its runs are too short to repay loading the compiled kernels: 24 % more CPU on them
+(``tests/benchmarks/kernel_paths.py``, 3 rounds, 2026-11-29)."""
 REFERENCES = ("shen2021",)
 """The papers this case reproduces (keys of :mod:`fem.references.citations`)."""
 

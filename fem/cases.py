@@ -742,6 +742,13 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
     module = load_case(name)
     params = parse_params(module, params or [])
+    kernels = getattr(module, "KERNELS", "auto")
+    if kernels not in ("auto", "numpy"):
+        raise ModelError(f"case {name!r}: KERNELS must be 'auto' or 'numpy' (a run too "
+                         f"short to repay loading the compiled kernels), got {kernels!r}")
+    if kernels == "numpy":
+        jit.prefer_numpy(f"case {name!r} declares KERNELS = 'numpy': its runs are too short "
+                         "to repay loading the compiled kernels")
     if isinstance(every, bool) or not isinstance(every, int) or every < 0:
         raise ModelError(f"--every must be ≥ 0 (an integer; 0: about 200 frames), got "
                          f"{every!r}")
@@ -827,6 +834,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         # which path ran (fem.core.jit.path: a process that asked for no kernel ran only
         # NumPy forms) and the compiling, apart from every wall time
         summary["kernels"] = jit.decided() or "numpy"
+        if jit.why():
+            summary["kernels_why"] = jit.why()
         summary["compile_s"] = compile_s
         if out is not None:
             try:

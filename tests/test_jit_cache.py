@@ -9,13 +9,16 @@ from pathlib import Path
 
 import pytest
 
+import fem
+import fem.cases
 from fem.core import jit
 
 
 @pytest.fixture
 def fresh_state(monkeypatch, tmp_path):
     """An undecided process with an empty cache of its own and no background compile."""
-    monkeypatch.setattr(jit, "_state", {**jit._state, "path": None, "background": None})
+    monkeypatch.setattr(jit, "_state", {**jit._state, "path": None, "background": None,
+                                        "why": None})
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("FEM_JIT_BACKGROUND", "0")
@@ -165,3 +168,31 @@ def test_compile_time_is_counted_apart(monkeypatch):
         took = jit.compile_seconds() - c0
         assert took > 0 and events[0] == "start" and events[-1] == "end"
         assert jit.clock() - t0 < took
+
+
+def test_a_run_too_short_for_the_kernels_takes_numpy_where_the_choice_is_open(fresh_state,
+                                                                             monkeypatch):
+    # a case with KERNELS = "numpy" (fem.cases.run_case asks for it) takes the NumPy path
+    # though the kernels are ready, and says why; FEM_JIT=compiled still forces them, and
+    # a path already taken is kept (one path per process)
+    pytest.importorskip("numba")
+    monkeypatch.setenv("FEM_JIT", "auto")
+    jit.mark_ready()
+    assert jit.prefer_numpy("short") and jit.path() == "numpy" and jit.why() == "short"
+    monkeypatch.setattr(jit, "_state", {**jit._state, "path": None, "why": None})
+    monkeypatch.setenv("FEM_JIT", "compiled")
+    assert not jit.prefer_numpy("short") and jit.path() == "compiled" and jit.why() is None
+    monkeypatch.setattr(jit, "_state", {**jit._state, "path": None, "why": None})
+    monkeypatch.setenv("FEM_JIT", "auto")
+    assert jit.path() == "compiled" and not jit.prefer_numpy("late")
+    assert jit.path() == "compiled"
+
+
+def test_the_cases_declaring_numpy_kernels_are_read_and_checked(monkeypatch):
+    from fem.cases import load_case
+
+    assert load_case("cantilever_beam").KERNELS == "numpy"
+    case = load_case("double_pendulum")
+    monkeypatch.setattr(case, "KERNELS", "fast", raising=False)
+    with pytest.raises(fem.ModelError, match="KERNELS must be 'auto' or 'numpy'"):
+        fem.cases.run_case("double_pendulum", {}, None, render=False, progress=False)

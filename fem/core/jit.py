@@ -48,7 +48,8 @@ from types import ModuleType
 __all__ = ["PATHS", "bar_while_compiling", "cache_dir", "clock", "compile_lock",
            "compile_report", "compile_seconds", "compiled", "compiling", "decided",
            "disabled", "kernels_ready", "mark_failed", "mark_ready", "numba_module",
-           "on_compile", "path", "source_stamp", "start_background_compile", "use_path"]
+           "on_compile", "path", "prefer_numpy", "source_stamp", "start_background_compile",
+           "use_path", "why"]
 
 PATHS = ("compiled", "numpy")
 """The two paths a process can run: the compiled kernels or their NumPy forms."""
@@ -231,7 +232,7 @@ def _install_locator(numba: ModuleType) -> None:
 
 # -- the path of this process --------------------------------------------------------------
 
-_state: dict = {"path": None, "numba": None, "background": None}
+_state: dict = {"path": None, "numba": None, "background": None, "why": None}
 
 
 def _import_numba() -> ModuleType | None:
@@ -244,6 +245,26 @@ def _import_numba() -> ModuleType | None:
         _watch_compiles(numba)
         _state["numba"] = numba
     return _state["numba"]
+
+
+def prefer_numpy(reason: str) -> bool:
+    """Take the NumPy path in this process where the choice is left to it (``FEM_JIT``
+    unset or "auto") and not made yet: for work measured too short to repay loading numba
+    and the compiled code (about half a second to a second on the project's 2-core
+    machine; ``tests/benchmarks/kernel_paths.py``).  A case says so with ``KERNELS =
+    "numpy"`` (``fem run`` calls this for it).  Returns whether the NumPy path was taken
+    for that ``reason`` (kept in :func:`why`)."""
+    if _state["path"] is not None or disabled() or _requested() != "auto":
+        return False
+    _state["path"] = "numpy"
+    _state["why"] = reason
+    return True
+
+
+def why() -> str | None:
+    """Why this process runs the NumPy path though the environment left the choice open
+    (:func:`prefer_numpy`), or None."""
+    return _state.get("why")
 
 
 def path() -> str:
