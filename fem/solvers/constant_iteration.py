@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from ..assembly.linalg import DENSE_LIMIT, BandedMatrix, Factorization
 from . import constant_kernels
-from .constant_kernels import _kernels
+from .constant_kernels import loop_kernels
 from .elimination import MIN_UNKNOWNS, EliminatedFactorization, Elimination, linear_rows
 
 __all__ = ["LOOP_LIMIT", "ConstantIteration"]
@@ -90,7 +90,7 @@ class ConstantIteration:
         self._directions = None
         self.hist_r = self.hist_p = np.empty(0)
         self._factorization = self._lu = None      # the last factorization's arrays
-        kernels = _kernels()
+        kernels = loop_kernels()
         bil, bodies, prod = s.bilinear, s.bodies, s.products
         have_state = (kernels is not None and bil is not None and bil.state is not None
                       and prod is not None and prod.state is not None)

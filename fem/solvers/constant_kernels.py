@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.jit import compiled
 
-__all__ = ["CONVERGED", "ROUNDOFF", "FACTORIZE", "EXHAUSTED", "SINGULAR"]
+__all__ = ["CONVERGED", "ROUNDOFF", "FACTORIZE", "EXHAUSTED", "SINGULAR", "loop_kernels"]
 
 
 CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED, SINGULAR = 0, 1, 2, 3, 4
@@ -41,7 +41,7 @@ CONVERGED, ROUNDOFF, FACTORIZE, EXHAUSTED, SINGULAR = 0, 1, 2, 3, 4
 the compiled factorization failed its pivot test (the caller factorizes as FACTORIZE
 asks, with the general methods and their diagnosis)."""
 
-# compiled functions the loop calls, globals set by _kernels and ConstantIteration
+# compiled functions the loop calls, globals set by loop_kernels and ConstantIteration
 _group_forces = _constraint_state = _body_terms = _body_tangents = _dense_lu = None
 _band_lu = None
 _substitute_dense = _substitute_banded = _apply_correction = _predict = _acceleration = None
@@ -60,7 +60,10 @@ _step = _bilinear_rate = None
 
 
 @compiled
-def _kernels(numba):
+def loop_kernels(numba):
+    """The compiled Newton loop (:class:`~fem.solvers.constant_iteration.ConstantIteration`):
+    ``(residual, velocity_residual, iterate, step, form, state, form_into,
+    factor_eliminated, march, bilinear_rate)``; None on the NumPy path."""
     global _substitute_dense, _substitute_banded, _apply_correction, _predict, _acceleration
     global _residual, _velocity_residual, _iterate, _factor, _form, _dense_lu, _state
     global _servo_reaction, _servo_columns, _band_lu, _factor_banded, _form_into
