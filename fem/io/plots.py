@@ -92,15 +92,32 @@ def _draw(t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi) -> None:
         # to what it draws (another full drawing of the text) only when something still
         # sticks out (a title wider than the figure)
         fmt = path.suffix.lstrip(".").lower() or "png"
-        # PNG at zlib level 3 instead of Pillow's 6: the same pixels in a file about 8 %
-        # larger, 40 ms less of a plot's 0.2-0.4 s of CPU (a robot case writes 30)
-        fig.savefig(tmp, bbox_inches="tight" if _sticks_out(fig) else None, format=fmt,
-                    **({"pil_kwargs": {"compress_level": 3}} if fmt == "png" else {}))
+        if fmt == "png" and not _sticks_out(fig):
+            _write_png(fig, tmp)
+        else:
+            fig.savefig(tmp, bbox_inches="tight" if _sticks_out(fig) else None, format=fmt)
         os.replace(tmp, path)
     except OSError as err:
         raise ModelError(f"cannot write the plot {path}: {write_reason(err, path)}") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _write_png(fig, path: Path) -> None:
+    """The figure drawn once on its Agg canvas and its pixels written as PNG.
+
+    ``savefig`` draws a figure laid out by ``tight_layout`` twice (a layout pass, then
+    the pixels: 0.08 of a plot's 0.37 s of CPU); the pixels are the same.  zlib level 3
+    instead of Pillow's 6: a file about 8 % larger, 40 ms less a plot (a robot case writes
+    up to 30)."""
+    from PIL import Image
+
+    fig.canvas.draw()
+    width, height = fig.canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", (width, height), fig.canvas.buffer_rgba(), "raw",
+                             "RGBA", 0, 1)
+    dpi = float(fig.dpi)
+    image.save(path, format="png", compress_level=3, dpi=(dpi, dpi))
 
 
 def _sticks_out(fig) -> bool:
