@@ -8,7 +8,7 @@ Pass a :class:`Frame` or any mapping with those keys.
 Layout on disk::
 
     out/robot.pvd                  the collection (times, relative file names)
-    out/robot/robot_000000.vtu     one file per frame (binary, zlib-compressed)
+    out/robot/robot_000000.vtu     one file per frame (binary; zlib-compressed when large)
 
 Convention (what ParaView's *Warp By Vector* expects): ``points`` are the reference
 configuration and ``point_data["displacement"]`` is current − reference, so warping with
@@ -251,16 +251,125 @@ def _write_vtu(path: Path, mesh: meshio.Mesh, compression: str | None) -> None:
 
     tmp = temporary_path(path)
     try:
-        meshio.write(tmp, mesh, file_format="vtu", compression=compression)
-        if mesh.field_data:
-            data = tmp.read_bytes()
-            tag = b"<UnstructuredGrid>"
-            at = data.index(tag) + len(tag)
-            tmp.write_bytes(data[:at] + _field_data_xml(mesh.field_data) + data[at:])
+        data = _vtu_bytes(mesh, compression)
+        if data is not None:
+            tmp.write_bytes(data)
+        else:                   # cells this writer does not know: meshio's writer
+            meshio.write(tmp, mesh, file_format="vtu", compression=compression)
+            if mesh.field_data:
+                data = tmp.read_bytes()
+                tag = b"<UnstructuredGrid>"
+                at = data.index(tag) + len(tag)
+                tmp.write_bytes(data[:at] + _field_data_xml(mesh.field_data) + data[at:])
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+#: VTK's numbers of the cell types written directly (their point order is VTK's)
+_VTK_CELL = {"vertex": 1, "line": 3, "triangle": 5, "quad": 9, "tetra": 10,
+             "hexahedron": 12, "wedge": 13, "pyramid": 14}
+
+#: VTK XML names of the array types written directly
+_VTU_ARRAY = {np.dtype(np.float64): "Float64", np.dtype(np.float32): "Float32",
+              np.dtype(np.int64): "Int64", np.dtype(np.int32): "Int32",
+              np.dtype(np.uint8): "UInt8", np.dtype(np.uint64): "UInt64"}
+
+VTU_BLOCK = 32768
+"""Bytes per compressed block of a ``.vtu`` array (VTK's default block size)."""
+
+ZLIB_LEVEL = 1
+"""zlib level of a compressed ``.vtu``'s arrays (the default 6 gains 1 % of size here)."""
+
+COMPRESS_ABOVE = 2**17
+"""A ``.vtu`` is compressed only when its arrays hold more bytes than this: below, zlib's
+set-up for each array costs more than the bytes it saves (a frame of the flagship's
+6-element plate: 0.96 ms and 47 kB plain, 2.3 ms and 34 kB compressed)."""
+
+
+def _vtu_array(name: str, values: np.ndarray, compression: str | None,
+               tuples: bool = False) -> str:
+    """One binary ``<DataArray>``: a UInt32 header and the base64 of the (zlib blocks
+    of the) little-endian bytes, as VTK's XML readers (and meshio's) read it."""
+    import base64
+    import zlib
+
+    values = np.ascontiguousarray(values)
+    if values.dtype == bool:
+        values = values.astype(np.uint8)
+    kind = _VTU_ARRAY[values.dtype]
+    raw = values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()
+    if compression:
+        blocks = [zlib.compress(raw[i:i + VTU_BLOCK], ZLIB_LEVEL)
+                  for i in range(0, len(raw), VTU_BLOCK)] or [zlib.compress(b"", ZLIB_LEVEL)]
+        last = len(raw) - (len(blocks) - 1) * VTU_BLOCK
+        header = np.array([len(blocks), VTU_BLOCK, last] + [len(b) for b in blocks],
+                          dtype="<u4").tobytes()
+        text = (base64.b64encode(header).decode() + base64.b64encode(b"".join(blocks))
+                .decode())
+    else:
+        text = base64.b64encode(np.array([len(raw)], dtype="<u4").tobytes() + raw).decode()
+    comps = (f' NumberOfComponents="{values.shape[1]}"' if values.ndim == 2 else
+             f' NumberOfTuples="{len(values)}"' if tuples else "")
+    return (f'<DataArray type="{kind}" Name={quoteattr(name)}{comps} format="binary">'
+            f"{text}</DataArray>\n")
+
+
+def _vtu_bytes(mesh: meshio.Mesh, compression: str | None) -> bytes | None:
+    """The ``.vtu`` file of ``mesh`` (unstructured grid, binary arrays, field data
+    included), written directly: several times faster than meshio's writer, which builds
+    an XML tree per frame.  None where the mesh has something this writer does not write
+    (a cell type outside :data:`_VTK_CELL`, an array type outside :data:`_VTU_ARRAY`,
+    more than 2 GB)."""
+    arrays = [mesh.points, *mesh.point_data.values(),
+              *(v for vals in mesh.cell_data.values() for v in vals)]
+    if (compression not in (None, "zlib")
+            or any(c.type not in _VTK_CELL for c in mesh.cells)
+            or any(np.asarray(a).dtype not in _VTU_ARRAY and np.asarray(a).dtype != bool
+                   for a in [*arrays, *mesh.field_data.values()])
+            or any(np.ndim(a) > 2 for a in arrays)
+            or sum(np.asarray(a).nbytes for a in arrays) > 2**31):
+        return None
+    if sum(np.asarray(a).nbytes for a in arrays) <= COMPRESS_ABOVE:
+        compression = None
+    points = np.asarray(mesh.points, dtype=float)
+    conn = [np.asarray(c.data, dtype=np.int64).reshape(len(c.data), -1) for c in mesh.cells]
+    n_cells = sum(len(c) for c in conn)
+    sizes = np.concatenate([np.full(len(c), c.shape[1], dtype=np.int64) for c in conn]) \
+        if conn else np.zeros(0, np.int64)
+    types = np.concatenate([np.full(len(c), _VTK_CELL[b.type], dtype=np.uint8)
+                            for b, c in zip(mesh.cells, conn, strict=True)]) \
+        if conn else np.zeros(0, np.uint8)
+    head = ('<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" version="0.1" '
+            'byte_order="LittleEndian"'
+            + (' compressor="vtkZLibDataCompressor"' if compression else "") + ">\n"
+            "<UnstructuredGrid>\n")
+    parts = [head.encode()]
+    if mesh.field_data:
+        # binary, as the other arrays (their text took half of the writing)
+        parts.append(("<FieldData>\n" + "".join(
+            _vtu_array(name, np.atleast_1d(values).ravel(), compression, tuples=True)
+            for name, values in mesh.field_data.items()) + "</FieldData>\n").encode())
+    body = [f'<Piece NumberOfPoints="{len(points)}" NumberOfCells="{n_cells}">\n<Points>\n',
+            _vtu_array("Points", points, compression), "</Points>\n<Cells>\n",
+            _vtu_array("connectivity", np.concatenate([c.ravel() for c in conn])
+                       if conn else np.zeros(0, np.int64), compression),
+            _vtu_array("offsets", np.cumsum(sizes), compression),
+            _vtu_array("types", types, compression), "</Cells>\n"]
+    if mesh.point_data:
+        body.append("<PointData>\n")
+        body += [_vtu_array(name, np.asarray(v), compression)
+                 for name, v in mesh.point_data.items()]
+        body.append("</PointData>\n")
+    if mesh.cell_data:
+        body.append("<CellData>\n")
+        body += [_vtu_array(name, np.concatenate([np.asarray(b) for b in vals]), compression)
+                 for name, vals in mesh.cell_data.items()]
+        body.append("</CellData>\n")
+    body.append("</Piece>\n</UnstructuredGrid>\n</VTKFile>\n")
+    parts.append("".join(body).encode())
+    return b"".join(parts)
 
 
 def _write_frame(frame: Frame, index: int, file: Path, compression: bool) -> None:
