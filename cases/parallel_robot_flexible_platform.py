@@ -24,7 +24,7 @@ the torque histories by 0.3 % of their range; at 4 ms the centre strains' ranges
 start (the motors' drive starts its runs from the motors holding the rigid robot's
 angles, where the plate's compliance moves P a few millimetres off that point).  The
 paper solves the inverse problem with P prescribed (``-p drive=path``, the setting of
-every paper comparison: ``rho_inf`` and ``dt_s`` then default to the paper's 0.1 and
+every paper comparison: ``rho_inf`` and ``dt_s`` then default to 0.1 and the paper's
 5 ms): with a flexible platform that problem is non-minimum-phase — linearized at the
 static state the servo-constrained system has unstable internal dynamics (growth rates
 from 1.0e3 s⁻¹) — and its figures are those of a numerically regularized inverse:
@@ -204,7 +204,7 @@ DRIVE_STEP = {"joints": {"rho_inf": 0.8, "dt_s": 0.0025},
 drive converges in the step: ρ∞ = 0.8 leaves the mechanism's 2 Hz swing to the physics,
 and at h = 2.5 ms halving the step moves every headline figure by less than 1 %.  The
 paper's problem (P prescribed) has unstable internal dynamics: generalized-α at
-ρ∞ = 0.1, h = 5 ms damps them (the paper's setting), and smaller steps diverge.  So
+ρ∞ = 0.1 and the paper's step, h = 5 ms, damps them, and smaller steps diverge.  So
 ``-p drive=path`` alone is the paper's problem; a ``rho_inf`` or ``dt_s`` given still
 wins."""
 

@@ -167,7 +167,7 @@ numerical damping it needs follow the drive (the validation's paper runs,
 
 
 def test_the_papers_problem_is_one_parameter_away(tmp_path):
-    # drive=path alone: the paper's step and damping (ρ∞ = 0.1, h = 5 ms, liu2023 §5);
+    # drive=path alone: the paper's step, h = 5 ms, and the damping it needs, ρ∞ = 0.1;
     # the motors' drive keeps its converged ones; a value given still wins
     from fem.cases import parse_params, resolve_params, run_case
 
