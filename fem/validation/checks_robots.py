@@ -17,10 +17,11 @@ FLAGSHIP = "parallel_robot_flexible_platform"
 
 @check
 def rrru3_rigid_vs_independent(quick: bool) -> Measurement:
-    from ..cases import load_case
+    from ..cases import load_case, resolve_params
 
     f = run(FLAGSHIP, analysis="circle", platform="rigid")
-    dt = load_case(FLAGSHIP).PARAMS["dt_s"]
+    # the step the run took (the case's "auto" step follows its drive)
+    dt = resolve_params(load_case(FLAGSHIP), {"analysis": "circle", "platform": "rigid"})["dt_s"]
     return Measurement({"torque_difference_rel": f["rigid_vs_independent_reference_max_rel"]},
                        f"{f['steps']} steps of {1e3 * dt:g} ms; torques {f['torque_min_Nm']:.3f} … "
                        f"{f['torque_max_Nm']:.3f} N·m.")
