@@ -2,8 +2,10 @@
 
 A case is a plain module in a ``cases/`` folder with ``PARAMS`` (defaults), ``build``
 and ``run(out=None, **params) -> dict``; optionally ``LIMITS`` (allowed values),
-``DOCS`` (each parameter's meaning and unit) and ``REFERENCES`` (the papers it
-reproduces, keys of :mod:`fem.references.citations`).  Folders searched, in order: the ``FEM_CASES``
+``DOCS`` (each parameter's meaning and unit), ``REFERENCES`` (the papers it
+reproduces, keys of :mod:`fem.references.citations`) and ``resolve(params) -> dict``
+(the values its ``"auto"`` defaults stand for, which ``summary.json`` records:
+:func:`resolve_params`).  Folders searched, in order: the ``FEM_CASES``
 environment variable (``os.pathsep``-separated), ``./cases`` and the ``cases/`` folder
 beside the installed ``fem`` package (a source checkout).
 
@@ -32,6 +34,7 @@ import numpy as np
 from .core.errors import ModelError
 
 __all__ = ["case_dirs", "available_cases", "load_case", "parse_params", "check_params",
+           "resolve_params",
            "describe", "shorten", "references", "parameter_table", "output_folder",
            "write_summary", "add_files_to_summary", "previous_run_files", "start_in_folder",
            "run_case", "SharedParameters", "STANDARD", "CHAIN_FALL",
@@ -202,7 +205,7 @@ def check_case_module(module: ModuleType, name: str, path: Path) -> None:
     if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
         raise ModelError(f"{what}: PARAMS must be a dict of parameter names (str) to default "
                          f"values; got {type(params).__name__} {params!r:.60}")
-    for attr in ("run", "build"):
+    for attr in ("run", "build", "resolve"):
         if hasattr(module, attr) and not callable(getattr(module, attr)):
             raise ModelError(f"{what}: {attr} must be a function; got "
                              f"{type(getattr(module, attr)).__name__}")
@@ -278,7 +281,17 @@ def references(module: ModuleType) -> list[str]:
     return [cite(k) for k in getattr(module, "REFERENCES", ())]
 
 
+def _auto_number(default, rule) -> bool:
+    """A parameter whose default is ``"auto"`` and whose ``LIMITS`` rule is a range
+    (``">0"``, ``"[0, 1]"``): it takes ``"auto"`` (the case's :func:`resolve_params`
+    says what that stands for) or a number within the range."""
+    return (default == "auto" and isinstance(rule, str)
+            and rule.strip() not in ("3-vector", "direction"))
+
+
 def _allowed(default, rule) -> str:
+    if _auto_number(default, rule):
+        return "auto, " + rule.strip().replace(" ", "")
     if isinstance(rule, tuple | list):
         return ", ".join(str(v) for v in rule)
     if isinstance(rule, str):
@@ -399,6 +412,14 @@ def parse_params(module: ModuleType, items: list[str] | dict) -> dict:
         if k not in params:
             raise ModelError(f"unknown parameter {k!r}; this case takes: "
                              + ", ".join(f"{p}={params[p]!r}" for p in params))
+        if isinstance(v, str) and _auto_number(params[k], limits.get(k)):
+            v = v.strip()
+            if v != "auto":
+                try:
+                    v = float(v)
+                except ValueError:
+                    raise ModelError(f"parameter {k!r} is 'auto' or a number "
+                                     f"({limits[k].strip()}); got {v!r}") from None
         out[k] = _renamed(_convert(v, params[k], k) if isinstance(v, str) else v,
                           limits.get(k))
     return check_params(module, out)
@@ -436,8 +457,9 @@ def check_params(module: ModuleType, params: dict) -> dict:
     finite numbers.
     ``LIMITS`` (optional, in the case module) maps a parameter to a rule: ``">0"``,
     ``">=1"``, ``"<=90"``, an interval ``"[0, 1]"``/``"(0, 1]"``, ``"3-vector"``,
-    ``"direction"`` (a non-zero 3-vector), or a tuple of allowed values.  Returns
-    ``params`` (values unchanged).
+    ``"direction"`` (a non-zero 3-vector), or a tuple of allowed values.  A parameter
+    whose default is ``"auto"`` and whose rule is a range takes ``"auto"`` or a finite
+    number within the range.  Returns ``params`` (values unchanged).
     """
     defaults = module.PARAMS
     limits = getattr(module, "LIMITS", {})
@@ -471,6 +493,12 @@ def check_params(module: ModuleType, params: dict) -> dict:
         rule = limits.get(key)
         if rule is None:
             continue
+        if _auto_number(default, rule):
+            if value == "auto":
+                continue
+            if not number or not math.isfinite(value):
+                raise ModelError(f"parameter {key!r} is 'auto' or a finite number "
+                                 f"({rule.strip()}); got {value!r:.60}")
         if isinstance(rule, str) and rule.strip() == "3-vector":
             if not (isinstance(value, list | tuple) and len(value) == 3):
                 raise ModelError(f"parameter {key!r} is a 3-vector [x, y, z]; got {value!r}")
@@ -491,6 +519,36 @@ def check_params(module: ModuleType, params: dict) -> dict:
             _within(value, rule, key)
     return params
 
+
+
+def resolve_params(module: ModuleType, params: dict) -> dict:
+    """All the parameters of a run of the case, as it uses them.
+
+    Parameters
+    ----------
+    module : ModuleType
+        The case (:func:`load_case`).
+    params : dict
+        Its checked overrides (:func:`parse_params`); the defaults of ``PARAMS`` fill the
+        rest.
+
+    Returns
+    -------
+    dict
+        ``{**PARAMS, **params}`` passed through the case's optional ``resolve(params)``,
+        which replaces an ``"auto"`` that stands for a number by that number (a time step
+        that follows the drive, say).  ``summary.json`` records these values, so that a
+        run made again from its summary's ``parameters`` is the same run.
+    """
+    p = {**module.PARAMS, **params}
+    resolve = getattr(module, "resolve", None)
+    if resolve is None:
+        return p
+    out = resolve(p)
+    if not isinstance(out, dict):
+        raise ModelError(f"case {module.__name__!r}: resolve(params) must return the dict of "
+                         f"parameters; got {type(out).__name__}")
+    return out
 
 
 def output_folder(arg: str | Path | None, case: str) -> Path:
@@ -724,7 +782,8 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
     dict
         The summary: ``case``, ``status`` ("finished"; "failed" with ``error`` — whatever
         ``run()`` raised, a write error such as a full disk, or a ``run()`` that returned
-        no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters``, the
+        no dict of figures —; or "interrupted" by Ctrl-C or SIGTERM), ``parameters`` (all of
+        them as the run used them, :func:`resolve_params`), the
         figures (for a failed or interrupted run, those the case had written), ``wall_s``
         (compiling excluded), ``kernels`` (the path that ran: "compiled" or "numpy",
         :func:`fem.core.jit.path`), ``compile_s`` (seconds spent compiling kernels),
@@ -742,6 +801,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
 
     module = load_case(name)
     params = parse_params(module, params or [])
+    recorded = resolve_params(module, params)   # the values used, "auto" resolved
     kernels = getattr(module, "KERNELS", "auto")
     if kernels not in ("auto", "numpy"):
         raise ModelError(f"case {name!r}: KERNELS must be 'auto' or 'numpy' (a run too "
@@ -772,7 +832,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
         if out is not None:     # what a killed run leaves: its parameters, "running", its pid
             try:
                 write_summary(out, {"case": name, "status": "running",
-                                    "parameters": {**module.PARAMS, **params},
+                                    "parameters": recorded,
                                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                     **writer()}, pad=True)
             except OSError as err:
@@ -823,7 +883,7 @@ def run_case(name: str, params: list[str] | dict | None = None, out: str | Path 
                 if not isinstance(figures, dict):
                     figures = {}
             options.OPTIONS.pending.clear()
-        summary = {"case": name, "status": status, "parameters": {**module.PARAMS, **params},
+        summary = {"case": name, "status": status, "parameters": recorded,
                    **figures}
         if error:
             summary["error"] = error
@@ -1034,7 +1094,7 @@ WARMUPS: tuple[tuple[str, dict], ...] = (
     ("parallel_robot_flexible_platform", {}),
     ("parallel_robot_flexible_platform", {"platform": "reduced"}),
     # the paper's problem (P prescribed), no longer the default
-    ("parallel_robot_flexible_platform", {"drive": "path", "rho_inf": 0.1, "dt_s": 0.005}),
+    ("parallel_robot_flexible_platform", {"drive": "path"}),
     ("spinup_beam", {"t_end_s": 0.05}),
     ("two_link_arm_fall", {"t_end_s": 0.02}),
     ("five_link_arm_fall", {"t_end_s": 0.03}),

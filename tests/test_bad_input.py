@@ -262,6 +262,8 @@ CASE_PARAMS = [
     ("parallel_robot_flexible_platform", ["line_direction=[1,2]"], "is a 3-vector"),
     ("parallel_robot_flexible_platform", ["sweep_E_Pa=[1e9, 1e999]"], "list of finite numbers"),
     ("parallel_robot_flexible_platform", ["payload_kg=-1"], "'payload_kg' must be >= 0"),
+    ("parallel_robot_flexible_platform", ["dt_s=5ms"], r"'dt_s' is 'auto' or a number \(>0\)"),
+    ("parallel_robot_flexible_platform", ["rho_inf=-0.1"], r"'rho_inf' must lie in \[0, 1\]"),
     ("plate_benchmark", ["nu=0.5"], r"'nu' must lie in \(-1, 0.5\)"),
     ("double_pendulum", ["dt_s=-1"], "'dt_s' must be > 0"),
     ("double_pendulum", ["joint=hinge"], "'joint' must be one of"),

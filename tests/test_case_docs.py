@@ -122,6 +122,41 @@ def test_table_units_come_from_docs_or_the_name():
     assert rows["n"]["meaning"] == ""
 
 
+def test_an_auto_number_takes_auto_or_a_number_and_the_case_says_what_auto_is():
+    # a default "auto" beside a range rule: -p takes auto or a number in the range; the
+    # case's resolve() gives the number auto stands for, the values a run used
+    from fem.cases import parse_params, resolve_params
+
+    mod = types.ModuleType("m")
+    mod.PARAMS = {"fast": False, "dt_s": "auto", "label": "auto"}
+    mod.LIMITS = {"dt_s": ">0"}
+    mod.DOCS = {"dt_s": "time step; auto: 0.01, or 0.1 when fast",
+                "fast": "a coarse run", "label": "a name"}
+    rows = {r["name"]: r for r in parameter_table(mod)}
+    assert (rows["dt_s"]["default"], rows["dt_s"]["allowed"]) == ("auto", "auto, >0")
+    assert parse_params(mod, ["dt_s=0.5"]) == {"dt_s": 0.5}
+    assert parse_params(mod, ["dt_s= auto"]) == {"dt_s": "auto"}
+    assert parse_params(mod, ["label=0.5"]) == {"label": "0.5"}      # no rule: text
+    for bad, match in ((["dt_s=0"], "'dt_s' must be > 0"),
+                       (["dt_s=soon"], r"'dt_s' is 'auto' or a number \(>0\)"),
+                       (["dt_s=inf"], "'dt_s' is 'auto' or a finite number"),
+                       ({"dt_s": [0.1]}, "'dt_s' is 'auto' or a finite number")):
+        with pytest.raises(ModelError, match=match):
+            parse_params(mod, bad)
+    assert resolve_params(mod, {"fast": True}) == {"fast": True, "dt_s": "auto",
+                                                   "label": "auto"}
+    mod.resolve = lambda p: {**p, "dt_s": (0.1 if p["fast"] else 0.01)
+                             if p["dt_s"] == "auto" else p["dt_s"]}
+    assert resolve_params(mod, {"fast": True})["dt_s"] == 0.1
+    assert resolve_params(mod, {"fast": True, "dt_s": 0.2})["dt_s"] == 0.2
+    assert resolve_params(mod, {})["dt_s"] == 0.01
+    mod.run = lambda out=None, **p: {}
+    check_case_module(mod, "m", "m.py")
+    mod.resolve = 3
+    with pytest.raises(ModelError, match="resolve must be a function"):
+        check_case_module(mod, "m", "m.py")
+
+
 @pytest.mark.parametrize("key, label", [
     ("torque_Nm", "torque [N·m]"), ("tip_z_m", "tip z [m]"),
     ("omega0_rad_s", "omega0 [rad/s]"), ("time_s", "time [s]"),

@@ -18,7 +18,8 @@ Validation table (reference — tolerance — why):
   the stored study (tests/data/flagship_static_sag.json, provenance inside;
   tests/benchmarks/platform_statics.py) — 2 % — measured −0.12 %; hexagon_96 alone is
   4.0 % short; slow: against today's hexagon_384 solve, 1 %.
-* paths, the paper's problem (P prescribed: ``drive="path"``, ρ∞ = 0.1, h = 5 ms) — path
+* paths, the paper's problem (P prescribed: ``drive="path"``, whose ``rho_inf`` and
+  ``dt_s`` default to the paper's ρ∞ = 0.1, h = 5 ms) — path
   error ≤ 1e-9 mm, constraint residual ≤ 1e-10, dynamics residual ≤ 1e-6 at every step
   (seed §5: 1.2e-12 mm, 1e-14, 1e-6).
 * the default circle (the motors following the rigid robot's angles, ρ∞ = 0.8,
@@ -159,9 +160,41 @@ def test_extrapolated_sag_against_the_finest_regular_mesh():
     assert fig["static_sag_mesh_mm"] < fine["static_sag_mesh_mm"] < fig["static_sag_mm"]
 
 
-PAPER_DRIVE = {"drive": "path", "rho_inf": 0.1, "dt_s": 0.005}
-"""The paper's problem: P prescribed on the path, at the step and numerical damping it
-needs (the validation's paper runs, ``fem.validation.papers``)."""
+PAPER_DRIVE = {"drive": "path"}
+"""The paper's problem: P prescribed on the path, one parameter away; the step and the
+numerical damping it needs follow the drive (the validation's paper runs,
+``fem.validation.papers``)."""
+
+
+def test_the_papers_problem_is_one_parameter_away(tmp_path):
+    # drive=path alone: the paper's step, h = 5 ms, and the damping it needs, ρ∞ = 0.1;
+    # the motors' drive keeps its converged ones; a value given still wins
+    from fem.cases import parse_params, resolve_params, run_case
+
+    def used(*items):
+        p = resolve_params(case, parse_params(case, list(items)))
+        return p["drive"], p["rho_inf"], p["dt_s"]
+
+    assert used() == ("joints", 0.8, 0.0025)
+    assert used("drive=path") == ("path", 0.1, 0.005)
+    assert used("drive=path", "dt_s=0.004") == ("path", 0.1, 0.004)
+    assert used("drive=path", "rho_inf=0.3") == ("path", 0.3, 0.005)
+    assert used("drive=joints", "dt_s=auto") == ("joints", 0.8, 0.0025)
+    for bad, match in ((["dt_s=fast"], r"'dt_s' is 'auto' or a number \(>0\)"),
+                       (["drive=path", "dt_s=0"], "'dt_s' must be > 0"),
+                       (["rho_inf=1.5"], r"'rho_inf' must lie in \[0, 1\]"),
+                       (["drive=motors"], "'drive' must be one of")):
+        with pytest.raises(fem.ModelError, match=match):
+            parse_params(case, bad)
+    with pytest.raises(fem.ModelError, match="dt_s must be 'auto' or a number"):
+        case.resolve({"dt_s": "fast"})                 # the Python API, unchecked
+    # the summary records the values the run used: a rerun from it is the same run
+    summary = run_case("parallel_robot_flexible_platform",
+                       ["analysis=static", "mesh=hexagon_6", "drive=path"], tmp_path,
+                       render=False, progress=False)
+    assert summary["status"] == "finished"
+    recorded = json.loads((tmp_path / "summary.json").read_text())["parameters"]
+    assert (recorded["drive"], recorded["rho_inf"], recorded["dt_s"]) == ("path", 0.1, 0.005)
 
 
 @SHARED
@@ -187,8 +220,8 @@ def test_path_accuracy_and_residuals(path):
 @SHARED
 def test_default_circle_drives_the_motors():
     fig = _shared(analysis="circle")
-    assert (case.PARAMS["drive"], case.PARAMS["rho_inf"], case.PARAMS["dt_s"]) == (
-        "joints", 0.8, 0.0025)
+    p = case.resolve({})
+    assert (p["drive"], p["rho_inf"], p["dt_s"]) == ("joints", 0.8, 0.0025)
     assert fig["steps"] == 640
     assert fig["max_constraint_residual"] <= 1e-10
     assert fig["max_dynamics_residual"] <= 1e-6

@@ -88,15 +88,15 @@ BEFORE = {"parallel_robot_flexible_links": {"drive": "path", "n_elements_per_lin
                                              "gauges": "point"},
           "parallel_robot_flexible_platform": {"mesh": "hexagon_6",
                                                "u_joint_edge": "tangent", "drive": "path",
-                                               "rho_inf": 0.1, "dt_s": 0.005,
                                                "cubic_tol": 3e-4}}
 """The defaults the figures were recorded at, where a case's defaults changed since (the
 links robot's default is the collocated drive, its gauges recovered; the flagship's
 ``mesh="auto"`` solves the static analysis on hexagon_96 and takes a path run's static
 figures from there, where the records are of six elements throughout, its U joints
 read the platform's edges as chords, where the records read them as the paper's vertex
-tangents, eq 36, its motors follow the rigid robot's angles at ρ∞ = 0.8 and h = 4 ms,
-where the records prescribe P at ρ∞ = 0.1 and h = 5 ms, and its reduced platform's
+tangents, eq 36, its motors follow the rigid robot's angles at ρ∞ = 0.8 and h = 2.5 ms,
+where the records prescribe P, at ρ∞ = 0.1 and h = 5 ms, the step and damping the case
+takes with that drive, and its reduced platform's
 quartic potential is compressed to 1e-5, where the records compress it to 3e-4)."""
 
 

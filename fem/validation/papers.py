@@ -94,16 +94,18 @@ _CHOICES = (_PR, "Choices where the paper is open (reasons in `docs/rrru3_robot.
 _BESIDE = (_PR, "Our figures beside the paper's")
 _SEED6 = (_RR, "6. The paper's figures beside the rigid reference")
 
-_PAPER_DRIVE = {"drive": "path", "rho_inf": 0.1, "dt_s": 0.005}
+_PAPER_DRIVE = {"drive": "path"}
 """The paper's problem on the flagship's paths: P prescribed (the case's default drives
-the motors instead), at the paper's step and the numerical damping that problem needs."""
+the motors instead); the case's ``rho_inf`` and ``dt_s`` then default to the paper's step
+and the numerical damping that problem needs (ρ∞ = 0.1, h = 5 ms)."""
 
 LIU2023 = Paper(
     key="liu2023", cases=(FLAGSHIP,), pages=(_PR, _RR, "bezier_plate.md"),
     intro="The flagship case: the 3-RRRU robot with a flexible hexagonal platform of "
           "Bézier-triangle ANCF thick plates, inverse dynamics along the paper's line and "
           "circle.  Our figures are those of the case's defaults on the paper's problem, P "
-          "prescribed on the path (`drive='path'`, h = 5 ms, ρ∞ = 0.1; the case's own "
+          "prescribed on the path (`-p drive=path`, which takes the paper's h = 5 ms and "
+          "ρ∞ = 0.1; the case's own "
           "default drives the motors along the rigid robot's angles, which converges in "
           "the step, see docs/parallel_robot.md) with `mesh='auto'` (the paths on "
           "the paper's `hexagon_6`, the static state on `hexagon_96`, its sag carried to the "

@@ -209,7 +209,7 @@ def audit(name: str, overrides: dict, limit: float) -> dict:
     import fem
 
     module = fem.cases.load_case(name)
-    params = {**module.PARAMS, **overrides}
+    params = fem.cases.resolve_params(module, overrides)     # "auto" steps as used
     variants = {"default": dict(overrides)}
     if "dt_s" in params:
         variants["dt/2"] = {**overrides, "dt_s": params["dt_s"] / 2}
