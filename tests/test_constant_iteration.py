@@ -483,11 +483,32 @@ def _two_link() -> fem.Model:
     return load_case("two_link_arm_fall").build(n_coordinates=4)
 
 
+def _cable_circle(n: int = 8) -> fem.Model:
+    """The cable's tip driven on a small circle in the x–z plane by a path of
+    :mod:`fem.model.trajectory` (its ``at_times``: a block's time terms in one call,
+    ``ConstantStructure.terms_at``) through a servo row per component."""
+    from fem.model.trajectory import CosineAccelerationProfile, circle_path
+
+    model = load_case("cantilever_cable").build(n_elements=n)
+    tip = model.point(model.node("tip"))
+    p0 = np.asarray(tip(model.q0), float)
+    r = 2e-3
+    path = circle_path(p0 - np.array([r, 0.0, 0.0]), r, (0.0, 1.0, 0.0), 0.0,
+                       CosineAccelerationProfile(duration=0.2, distance=2.0 * np.pi * r),
+                       sweep=2.0 * np.pi)
+    model.add_constraint(fem.constraints.PrescribedPoint(tip, path, (0, 2), "circle",
+                                                         servo=True))
+    for axis, name in (((1.0, 0.0, 0.0), "push x"), ((0.0, 0.0, 1.0), "push z")):
+        model.add_actuator(fem.model.actuators.LinearActuator(tip, axis, name))
+    return model
+
+
 _BLOCK_MODELS = {
     "cable, dense": (lambda: _cable(8)[0], {}),
     "cable, banded": (lambda: _cable(16)[0], {}),
     "cable, driven tip": (lambda: _cable(8, drive=True)[0], {}),
     "cable, turned chord": (_cable_angle_drive, {}),
+    "cable, tip on a circle": (_cable_circle, {}),
     "cable, damped, every 3rd": (lambda: _cable(8, damping=1e-4)[0], {"record_every": 3}),
     "cable, failing steps": (lambda: _cable(8)[0], {"max_iter": 3, "dt": 2e-3}),
     "two-link chain": (_two_link, {"dt": 5e-3, "rho_inf": 1.0}),
@@ -525,3 +546,13 @@ def test_steps_in_compiled_blocks_are_the_steps_one_by_one(monkeypatch, name):
     assert a.info == b.info
     if name == "cable, failing steps":
         assert a.info["fresh_retries"] > 0 and a.stats["step_size"][1:].min() < dt
+    if name == "cable, tip on a circle":     # the path moved the tip, in blocks of terms
+        asm = build().assemble()
+        times = np.linspace(0.0, 0.25, 7)
+        c, beta, cdot, bdot = asm.constant_structure().terms_at(times)
+        for i, t in enumerate(times.tolist()):
+            assert np.array_equal(c[i], asm._timed_terms(t)[0])
+            assert np.array_equal(beta[i], asm._timed_terms(t)[1])
+            assert np.array_equal(cdot[i], asm._h(t, 1))
+            assert np.array_equal(bdot[i], asm._beta(t, 1))
+        assert np.ptp(a.q[:, -1]) > 1e-3

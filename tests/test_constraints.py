@@ -106,3 +106,30 @@ def test_compiled_constraint_state_matches_numpy(case):
         for a, row in zip(asm._act, asm._servo_rows, strict=True):    # −B(q) u, servo rows
             np.add.at(r0, a.dofs, -a.B(q) * lam[row])
         assert np.abs(r - r0).max() <= 1e-13 * np.abs(r0).max()
+
+
+@pytest.mark.parametrize("shape", ["cosine", "sine", "s-curve"])
+def test_paths_at_many_times_are_their_values_at_each_to_the_bit(shape):
+    """``at_times`` of the paths (a solver's block of steps' motions in one call,
+    ``ConstantStructure.terms_at``) gives every time's values exactly as the call at that
+    time — the same operations elementwise — through the phases' ends and outside."""
+    from fem.model import trajectory as tr
+
+    make = {"cosine": tr.CosineAccelerationProfile, "sine": tr.SineAccelerationProfile,
+            "s-curve": tr.SCurveProfile}[shape]
+    prof = make(duration=1.6, distance=0.2 * np.pi)
+    paths = [tr.circle_path((0.3, 0.1, 0.2), 0.1, (0.0, 0.0, 1.0), 0.4, prof, sweep=2 * np.pi),
+             tr.circle_path((0.0, 0.0, 0.0), 0.1, (1.0, 0.0, 0.0), 0.0, prof),
+             tr.line_path((0.0, 0.1, 0.0), (0.3, -0.2, 0.5), prof)]
+    times = np.concatenate([np.arange(0.0, 1.7, 0.0025), prof.breakpoints(),
+                            [-0.1, 1.7, 0.64 + 1e-12, 0.96 - 1e-12]])
+    for path in paths:
+        many = path.at_times(times)
+        if shape == "s-curve":          # its powers of u differ in the last bit: per time
+            assert many is None and not prof.vector_exact
+            continue
+        assert all(x.shape == (times.size, 3) for x in many)
+        for i, t in enumerate(times.tolist()):
+            one = path(t)
+            for k in range(3):
+                assert np.array_equal(many[k][i], one[k]), (type(path).__name__, t, k)

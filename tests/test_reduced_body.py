@@ -932,6 +932,16 @@ def test_compressed_quartic_potential_keeps_the_cubic_force(tmp_path):
     with pytest.raises(ModelError, match="K3_factor"):
         red.K3_factor = red.K3_factor[1:]
         fem.Model("r").add_reduced_body("beam", red)
+    # the compressed tangent's H made row by row is np.add.at's, pair by pair, to the bit
+    K3s, jj, kk = body._poly[1], body._poly[2], body._poly[3]
+    off = jj != kk
+    for eta in (etas[0], 1e3 * etas[1], np.zeros(whole.n_modes)):
+        H = np.zeros((whole.n_modes, K3s.shape[1]))
+        np.add.at(H, jj, K3s * eta[kk, None])
+        np.add.at(H, kk[off], K3s[off] * eta[jj[off], None])
+        C = body._poly_terms(eta)[1]
+        assert np.array_equal(body._quartic_tangent(eta, C),
+                              C / 3.0 + (2.0 / 3.0) * (H @ H.T))
 
 
 def test_compressed_quartic_potential_holds_at_the_motors_drives_deflections(tmp_path,

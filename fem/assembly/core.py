@@ -407,7 +407,8 @@ class Assembly(ConstraintEquations, System):
             forces=forces, timed=timed, bilinear=bilinear, bodies=bodies,
             tangents=body_tangents(), products=products, servo=self._servo(affine),
             rate_terms=(None if self._general is not None and self._general.directed
-                        else lambda t: (self._h(t, 1), self._beta(t, 1))))
+                        else lambda t: (self._h(t, 1), self._beta(t, 1))),
+            terms_at=self._timed_terms_at)
 
     def mass_matrix(self, q: np.ndarray | None = None):
         """``M(q)`` (the constant mass when no body depends on the configuration)."""

@@ -178,6 +178,11 @@ class ConstantStructure:
     products : ProductRows or None
     servo : ServoRows or None
         None: no servo rows.
+    terms_at : callable or None
+        Optional: ``times ↦ (c (n, m), β (n, 3 n_bil), ċ (n, m), β̇ (n, 3 n_bil))``, the
+        rows of ``offset``, ``bilinear.beta`` and ``rate_terms`` at every time of
+        ``times`` (n,) to the bit, or None where they cannot be had at once (then per
+        time); a compiled solver marching a block of steps takes them in one call.
     """
 
     mass: sp.csr_matrix
@@ -193,6 +198,7 @@ class ConstantStructure:
     products: ProductRows | None = None
     servo: ServoRows | None = None
     rate_terms: Callable[[float], tuple] | None = None
+    terms_at: Callable[[np.ndarray], tuple | None] | None = None
 
     @property
     def has_bodies(self) -> bool:

@@ -707,11 +707,39 @@ class ReducedBody(NonlinearBody):
         K3s, jj, kk = self._poly[1], self._poly[2], self._poly[3]
         if K3s.ndim == 1:
             return C
-        H = np.zeros((self.m, K3s.shape[1]))
-        np.add.at(H, jj, K3s * eta[kk, None])
+        # H[j] += G[p] η_k over the pairs p = (j, k) in order, then H[k] += G[p] η_j over
+        # those with j ≠ k: the additions np.add.at made (a pair at a time), each row's
+        # in the same order from a table of its terms (padded with a zero term: x + 0 =
+        # x), all rows at a time (hexagon_96: 3.2 → 0.8 ms, the same values to the bit)
         off = jj != kk
-        np.add.at(H, kk[off], K3s[off] * eta[jj[off], None])
+        X = np.concatenate([K3s * eta[kk, None], K3s[off] * eta[jj[off], None],
+                            np.zeros((1, K3s.shape[1]))])
+        terms = self._pair_terms()
+        H = np.zeros((self.m, K3s.shape[1]))
+        for c in terms.T:                           # every row's next term
+            H += X[c]
         return C / 3.0 + (2.0 / 3.0) * (H @ H.T)
+
+    def _pair_terms(self) -> np.ndarray:
+        """(m, L): for row ``j`` of :meth:`_quartic_tangent`'s ``H``, the rows of its
+        stacked terms (the pairs ``(j, k)`` in order, then the pairs ``(i, j)``, ``i ≠ j``,
+        in order), padded with the zero term; made once."""
+        terms = getattr(self, "_terms_of_rows", None)
+        if terms is None:
+            jj, kk = self._poly[2], self._poly[3]
+            off = np.flatnonzero(jj != kk)
+            rows = [[] for _ in range(self.m)]
+            for p, j in enumerate(jj.tolist()):
+                rows[j].append(p)
+            for i, p in enumerate(off.tolist()):
+                rows[int(kk[p])].append(jj.size + i)
+            zero = jj.size + off.size
+            width = max(len(r) for r in rows)
+            terms = np.full((self.m, width), zero, np.int64)
+            for j, r in enumerate(rows):
+                terms[j, :len(r)] = r
+            self._terms_of_rows = terms
+        return terms
 
     def failure_notes(self, q: np.ndarray) -> list[str]:
         """:meth:`NonlinearBody.failure_notes`: with the quartic potential compressed

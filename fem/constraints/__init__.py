@@ -379,6 +379,23 @@ class PrescribedPoint(Constraint):
             x, xd, xdd = motion_values(self.motion, t, 3, self.name)
             return x[comps], xd[comps], xdd[comps]
 
+        def at_times(times):
+            """``h`` at every time of ``times`` ((n, k) arrays, row i as ``h(times[i])``)
+            where the motion has the same at once (``at_times``, the paths of
+            :mod:`fem.model.trajectory`) and gives finite values; None otherwise (then
+            ``h`` per time, whose checks name what is wrong)."""
+            batch = getattr(self.motion, "at_times", None)
+            if batch is None:
+                return None
+            n = len(times)
+            out = batch(times)
+            if not (isinstance(out, tuple) and len(out) == 3 and all(
+                    type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n, 3)
+                    for x in out) and all(np.isfinite(x).all() for x in out)):
+                return None
+            return tuple(x[:, comps] for x in out)
+
+        h.at_times = at_times
         xyz = "xyz"
         return ConstraintRows(len(c), [f"{self.name} [{xyz[k]}]" for k in comps], c, G,
                               bilinear=bil, motion=h, motion_rows=np.arange(len(c)),

@@ -312,7 +312,17 @@ class ConstantIteration:
         n, m = self.n, self.m
         cdots = bdots = np.empty((1, 0))
         by_terms = self._rate_left and self._rate_terms is not None
-        if self.structure.timed:
+        s = self.structure
+        batch = (s.terms_at(times) if s.timed and self._rate_left
+                 and s.terms_at is not None and s.bilinear is not None else None)
+        if batch is not None:
+            # every step's time terms in one call (ConstantStructure.terms_at: the same
+            # values to the bit as the loop below)
+            c_ts, beta_ts, cd, bd = batch
+            rates = np.empty((1, 0))
+            if by_terms:
+                cdots, bdots = cd, bd
+        elif s.timed:
             # every time term of a step at once, so that the prescribed motions are
             # evaluated once a time (the structure keeps the last time's values)
             count_t = len(times)
