@@ -549,12 +549,6 @@ def _run_one(p, out=None) -> dict:
     # the static mesh's figures in this run: the sag extrapolated with a coarser mesh's
     coarse_mesh = (_sag_coarse_mesh(p, static_mesh)
                    if p["platform"] != "rigid" and not beside_static else None)
-    if p["analysis"] != "static" and p["platform"] != "rigid":
-        # beside the flexible run from its start: the rigid references on the same path,
-        # then the static figures on the finer mesh (needed last)
-        refs = [beside.call(_rigid_reference, p, exact) for exact in (True, False)]
-        if beside_static:
-            fine = beside.call(_static_reference, p, static_mesh)
     if coarse_mesh is not None:
         coarse = beside.call(_mesh_sag, p, coarse_mesh)
     geom = _geometry(p)
@@ -582,7 +576,15 @@ def _run_one(p, out=None) -> dict:
             fem.write_outputs(out, rm.model, None, fig, state=st, picture=PICTURE)
         return {**fig, "wall_s": wall}      # run metadata (summary.json), not a result
     path, t_end = _path(p, geom)
+    # the output stream first: under `fem run` it starts the worker beside the run again
+    # from here (the model built, the kernels loaded: fem.core.beside.refork)
     result = fem.io.output.stream(out, rm.model) if out is not None else None
+    if p["platform"] != "rigid":
+        # beside the flexible run: the rigid references on the same path, then the static
+        # figures on the finer mesh (needed last)
+        refs = [beside.call(_rigid_reference, p, exact) for exact in (True, False)]
+        if beside_static:
+            fine = beside.call(_static_reference, p, static_mesh)
     res = run_path(rm, t_end, p["dt_s"], p["rho_inf"], q0=st.q, tol=p["newton_tol"],
                    result=result, progress=out is not None and fem.io.options.OPTIONS.progress)
     wall = fem.cases.clock() - t0

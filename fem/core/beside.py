@@ -26,13 +26,15 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["allow", "allowed", "call", "collect", "drain", "abandon", "pending", "usable",
-           "on_settle"]
+           "on_settle", "share", "shared", "knows", "refork"]
 
 _POOL: Any = None
 _JOBS: list = []
 _SETTLE: list = []
 _BATCH: list = []
 _ALLOWED = False
+_SHARED: list = []        # objects of the run the worker may be given by number (share)
+_FORKED_WITH = 0          # how many of them the worker has: those shared before its fork
 
 BATCH_SIZE = 4
 """Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
@@ -53,8 +55,9 @@ def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
 
 
 def _pool(preload: Callable[[], object] | None = None):
-    global _POOL
+    global _POOL, _FORKED_WITH
     if _POOL is None:
+        _FORKED_WITH = len(_SHARED)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -90,6 +93,48 @@ def _quiet_cancelled_work() -> None:
 
     hook._fem_beside = True
     threading.excepthook = hook
+
+
+def share(obj: Any) -> int:
+    """Number ``obj`` (a run's drawing, say) for work beside the run: a worker forked
+    after this has it (:func:`knows`), and work handed to it names it by that number
+    (:func:`shared`) instead of sending it.  -1 (known to no worker) where work is not
+    handed on (:func:`allowed`): nothing is kept."""
+    if not _ALLOWED:
+        return -1
+    _SHARED.append(obj)
+    return len(_SHARED) - 1
+
+
+def shared(key: int) -> Any:
+    """In the worker (or here): the object :func:`share` numbered ``key``."""
+    return _SHARED[key]
+
+
+def knows(key: int) -> bool:
+    """Whether the worker was forked after ``key`` was shared (so it has that object)."""
+    return _ALLOWED and _POOL is not None and 0 <= key < _FORKED_WITH
+
+
+def refork() -> bool:
+    """Start the worker again, as a fork of this process as it is now — with the run's
+    model built, its compiled kernels loaded and its shared objects (:func:`share`) —
+    when it has no work: work handed on afterwards needs neither load again what the
+    run has loaded (a second of imports and kernels for the flagship's rigid robot) nor
+    be sent what the run has built (its drawing: the frames of a series are then made in
+    the worker from the states alone).  Returns whether it did.  Not while work is
+    pending or while the worker prepares pictures (``fem run`` without ``--no-render``:
+    the renderer it is loading would be lost)."""
+    global _POOL
+    if not _ALLOWED or _POOL is None or _JOBS or _BATCH:
+        return False
+    from ..io.options import OPTIONS
+
+    if OPTIONS.render:
+        return False
+    _shutdown(wait=False)
+    _pool(None).submit(int)               # the new worker starts at once
+    return True
 
 
 def allowed() -> bool:

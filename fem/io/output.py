@@ -59,16 +59,31 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     if out is None:
         return Result(sensors)
     out = Path(out)
-    from .vtk import SeriesWriter
+    from .vtk import SeriesWriter, StateFrame
 
     drawing = drawing_for(model)
     writer = SeriesWriter(out, name or model.name)
+    from ..core import beside
+
+    # the worker beside the run started again from here, with the model built and the
+    # drawing shared: it makes the frames from the states (a sixth of the flagship's
+    # solve) and runs the references with the kernels loaded
+    key = beside.share(drawing)
+    beside.refork()
 
     def on_record(i, t, q, v, a, lam):
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))
         if i % k == 0 or i == res.expected_records - 1:
             t0 = _time.perf_counter()
-            file = writer.add(drawing.frame(t, q, v, lam, res.latest_sensors()))
+            sensors = res.latest_sensors()
+            if len(writer) and beside.knows(key):   # copies: the solver reuses its arrays
+                frame = StateFrame(key, float(t), (
+                    float(t), np.array(q), None if v is None else np.array(v),
+                    None if lam is None else np.array(lam),
+                    {n: np.array(s) for n, s in sensors.items()}))
+            else:
+                frame = drawing.frame(t, q, v, lam, sensors)
+            file = writer.add(frame)
             if len(writer) == 1:
                 _disk_for_frames(file, 1 + -(-(res.expected_records - 1) // k), out)
             TIMING["writing"] += _time.perf_counter() - t0

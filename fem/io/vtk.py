@@ -111,9 +111,29 @@ def sensor_fields(sensors: dict | None) -> dict[str, np.ndarray]:
     return out
 
 
+@dataclass(frozen=True)
+class StateFrame:
+    """A frame still to be made: the state ``(t, q, q̇, λ, sensors)`` of a run and the
+    number under which its drawing is shared with the worker beside the run
+    (:func:`fem.core.beside.share`).  The worker makes the frame from it
+    (``drawing.frame(*state)``) while the run goes on; wherever it is written in the
+    run's own process (the first frame, an interrupted run) it is made there, the same."""
+
+    key: int
+    time: float
+    state: tuple
+
+    def make(self) -> Frame:
+        from ..core import beside
+
+        return beside.shared(self.key).frame(*self.state)
+
+
 def _as_frame(frame: Frame | Mapping[str, Any], index: int) -> Frame:
     if isinstance(frame, Frame):
         return frame
+    if isinstance(frame, StateFrame):
+        return frame.make()
     if isinstance(frame, Mapping):
         unknown = set(frame) - {"time", "points", "cells", "point_data", "cell_data",
                                 "field_data"}
@@ -515,25 +535,29 @@ class SeriesWriter:
         """Frames added (listed in the ``.pvd``, or on their way to it)."""
         return len(self.entries) + len(self._waiting)
 
-    def add(self, frame: Frame | Mapping[str, Any]) -> Path:
+    def add(self, frame: Frame | StateFrame | Mapping[str, Any]) -> Path:
         """Write one frame's ``.vtu`` and rewrite the ``.pvd``; return the ``.vtu`` path.
 
         Under ``fem run`` with a worker beside the run (:mod:`fem.core.beside`), frames
-        after the first are handed to it in batches of :attr:`BATCH` and the ``.pvd``
+        after the first are handed to it in batches of :attr:`BATCH` (a
+        :class:`StateFrame` whose drawing the worker has is made there) and the ``.pvd``
         lists them once they are written; :meth:`close` (or the end of the run) waits for
         them, and an interrupted run writes here the frames the worker had not: the
         files are the same bytes either way."""
         if self.closed:
             raise ModelError(f"series '{self.name}' is closed")
         index = len(self.entries) + len(self._waiting)
-        f = _as_frame(frame, index)
-        time = float(f.time)
+        from ..core import beside
+
+        if index > 0 and isinstance(frame, StateFrame) and beside.knows(frame.key):
+            f, time = frame, float(frame.time)      # made by the worker
+        else:
+            f = _as_frame(frame, index)
+            time = float(f.time)
         if not np.isfinite(time):
             raise ModelError(f"frame {index} of series '{self.name}': time is {time}")
         file = self.frame_dir / f"{self.name}_{index:06d}.vtu"
         entry = (time, file.relative_to(self.directory).as_posix())
-        from ..core import beside
-
         if index > 0 and beside.allowed():
             self._waiting.append((f, index, file, entry))
             if len(self._waiting) - self._handed >= self.BATCH:
