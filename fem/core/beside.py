@@ -35,6 +35,8 @@ _BATCH: list = []
 _ALLOWED = False
 _SHARED: list = []        # objects of the run the worker may be given by number (share)
 _FORKED_WITH = 0          # how many of them the worker has: those shared before its fork
+_REFORKED = False         # the worker was started again (refork): plotting loaded late
+_LATE = False             # its plotting modules not asked for yet (after its first work)
 
 BATCH_SIZE = 4
 """Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
@@ -48,8 +50,9 @@ def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
     it now: while the run builds and solves, the worker imports what plots need and
     calls ``preload`` (``fem run``: loads the case, so that the case's own functions can
     be handed to it)."""
-    global _ALLOWED
+    global _ALLOWED, _REFORKED, _LATE
     _ALLOWED = bool(flag) and usable() and os.environ.get("FEM_BESIDE", "1") != "0"
+    _REFORKED = _LATE = False
     if _ALLOWED:
         _pool(preload).submit(int)         # a first job: the worker starts at once
 
@@ -64,7 +67,7 @@ def _pool(preload: Callable[[], object] | None = None):
         _quiet_cancelled_work()
 
         _POOL = ProcessPoolExecutor(max_workers=1, initializer=_start_child,
-                                    initargs=(preload,),
+                                    initargs=(preload, not _REFORKED),
                                     mp_context=multiprocessing.get_context("fork"))
     return _POOL
 
@@ -132,9 +135,26 @@ def refork() -> bool:
 
     if OPTIONS.render:
         return False
+    global _REFORKED, _LATE
     _shutdown(wait=False)
+    _REFORKED = _LATE = True
     _pool(None).submit(int)               # the new worker starts at once
     return True
+
+
+def _after_first_work() -> None:
+    """A worker started again loads matplotlib (half a second) after the first work it
+    is given — the run's references start at once — and before the plots that come
+    when the run ends."""
+    global _LATE
+    if _LATE:
+        _LATE = False
+        _pool().submit(_load_plotting)
+
+
+def _load_plotting() -> None:
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
 
 
 def allowed() -> bool:
@@ -154,7 +174,7 @@ def usable() -> bool:
     return cores >= 2
 
 
-def _start_child(preload: Callable[[], object] | None) -> None:
+def _start_child(preload: Callable[[], object] | None, plotting: bool = True) -> None:
     """The worker leaves signals to the run that started it (Ctrl-C and SIGTERM reach the
     whole process group, and the run decides what happens to pending work), computes
     with one BLAS thread as the run's solvers do, and loads ahead what it will need: the
@@ -170,9 +190,8 @@ def _start_child(preload: Callable[[], object] | None) -> None:
     except ImportError:                   # pragma: no cover - a dependency of scipy
         pass
     try:
-        import matplotlib.backends.backend_agg  # noqa: F401
-        import matplotlib.figure  # noqa: F401
-
+        if plotting:
+            _load_plotting()
         if preload is not None:
             preload()
     except Exception:                     # noqa: BLE001 - the run reports its own errors
@@ -260,6 +279,7 @@ def call(function: Callable, *args: Any, needs: tuple[str, ...] = (), batch: boo
         return item
     job = _Job(_pool().submit(function, *args), function, args, tuple(needs))
     _JOBS.append(job)
+    _after_first_work()
     return job
 
 
@@ -294,6 +314,7 @@ def _flush() -> None:
     for k, (*_, item) in enumerate(group):
         item.job, item.index = job, k
     _JOBS.append(job)
+    _after_first_work()
 
 
 def _run_all(function: Callable, arglist: list) -> list:
