@@ -266,3 +266,40 @@ def test_a_case_function_loads_its_case_where_it_arrives(tmp_path):
                           env=env, cwd=tmp_path, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr.decode()[-800:]
     assert proc.stdout.decode().split() == ["fem_case_cantilever_cable", "True"]
+
+
+def test_frames_made_by_a_worker_started_again_are_the_same_files(tmp_path, workers,
+                                                                 monkeypatch):
+    """With no pictures to prepare, the output stream starts the worker again from the
+    built model (``refork``) and hands on the states of the frames after the first (the
+    worker makes them; the run makes here those it takes back): the files are the bytes
+    of a run that makes and writes every frame itself, the figures equal to the bit."""
+    import json
+
+    from fem.cases import load_case
+    from fem.io import options
+    from fem.io.vtk import SeriesWriter, StateFrame
+
+    case = load_case("parallel_robot_flexible_platform")
+    p = dict(case.PARAMS, analysis="line", dt_s=0.02)
+    kinds: list = []
+    add = SeriesWriter.add
+    monkeypatch.setattr(SeriesWriter, "add",
+                        lambda self, frame: kinds.append(type(frame)) or add(self, frame))
+    monkeypatch.setattr(options.OPTIONS, "render", False)
+    there = case._run_one(p, tmp_path / "beside")
+    beside.drain()
+    assert kinds[0] is not StateFrame and set(kinds[1:]) == {StateFrame}
+    n_frames = len(kinds)
+    beside.abandon()
+    beside.allow(False)
+    here = case._run_one(p, tmp_path / "here")
+    for key in here:
+        if key not in ("wall_s", "real_time_factor"):
+            assert json.dumps(here[key], default=str) == json.dumps(there[key], default=str), key
+    files = sorted(f.relative_to(tmp_path / "here")
+                   for f in (tmp_path / "here").rglob("*.vtu"))
+    assert len(files) == n_frames > 10
+    for rel in files:
+        assert (tmp_path / "here" / rel).read_bytes() == \
+            (tmp_path / "beside" / rel).read_bytes(), rel
