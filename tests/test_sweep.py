@@ -214,10 +214,8 @@ def test_killed_worker_does_not_lose_the_sweep(tmp_path, client):
 
 def test_rerun_after_interruption_runs_only_the_missing_points(tmp_path, client, cases_dir):
     out, log = tmp_path / "sweep", tmp_path / "starts.log"
-    # the command's own LocalCluster of one worker process (the rerun below is on the
-    # module's two): one worker's start-up less, the same interruption and resume
     args = ["sweep", "sleepy", "-p", "x=1,2,3,4,5,6", "-p", "sleep_s=0.4", "-p", f"log={log}",
-            "--workers", "1", "--out", str(out), "--quiet"]
+            "--workers", "2", "--out", str(out), "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FEM_CASES": str(cases_dir)}
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from fem.cli import main; "
                              "sys.exit(main())", *args], cwd=ROOT, env=env,
