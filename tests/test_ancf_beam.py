@@ -154,12 +154,8 @@ def test_elastica_reference_matches_published_values():
         assert z == pytest.approx(w, abs=2e-5) and 1 - x == pytest.approx(u, abs=2e-5)
 
 
-@pytest.mark.slow      # the quick suite: the check beam_elastica (test_validate_cli.py)
 @pytest.mark.parametrize("k", [1, 2, 5])
 def test_tip_dead_load_matches_elastica(k):
-    # -m slow: `fem validate --quick`'s beam_elastica, which the quick suite runs
-    # (tests/test_validate_cli.py::test_quick_set_passes), solves the same cantilever
-    # (16 elements, L/h = 100, PL²/EI = 1, 2, 5) against the same elastica within 0.5 %
     # L/h = 100 (shear and stretch below 1e-4 of the elastica's inextensible, unshearable
     # reference); 16 elements: measured errors ≤ 0.23 % (x) and 0.15 % (w) at k = 5
     L = 2.0
