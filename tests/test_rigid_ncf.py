@@ -58,7 +58,12 @@ def test_double_pendulum_energy_and_constraints_5s():
     assert fig["n_coordinates"] - fig["n_constraints"] == 2   # two degrees of freedom
 
 
+@pytest.mark.slow
 def test_double_pendulum_matches_minimal_coordinate_ode_second_order():
+    # -m slow (7000 steps): the quick suite runs `fem validate --quick`'s
+    # generalized_alpha_order (tests/test_validate_cli.py::test_quick_set_passes), the
+    # case's double pendulum against the same ODE at h = 4, 2, 1 ms, its angles', rates'
+    # and a multiplier's orders within 1.8 … 2.3
     errs = []
     for h in (2e-3, 1e-3, 5e-4):
         fig = dp.run(t_end_s=2.0, dt_s=h, rho_inf=1.0)

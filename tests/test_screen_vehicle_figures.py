@@ -115,22 +115,28 @@ VEHICLE_EXPLAINED = {
     r".*(difference|error_percent).*":
         lambda a, b: float(np.abs(a - b).max()) <= 1e-6 * max(float(np.abs(a).max()), 1.0),
 }
-FRAME_ANALYSES = ("modal_cms", "modal_full", "convergence", "dynamic", "dynamic_0.3",
-                  "sweep_2")
+FRAME_ANALYSES = ("modal_cms", "modal_full", "dynamic", "dynamic_0.3")
+"""The frame's analyses compared here.  The others are compared by the tests that make
+the same runs anyway, each run once (15 s of CPU): "sweep_2" and "convergence" by
+tests/test_vehicle_manipulator.py::test_sweep_and_convergence_runs_write_their_tables,
+"start_pose_frequencies" and "large_motion_short" (the robot's figures) by
+tests/test_vehicle_large_motion.py (test_start_pose_frequencies_equal_the_cms_modal_analysis,
+test_large_motion_run_writes_the_common_layout)."""
+
+
+def recorded_vehicle(parts) -> dict:
+    """The recorded figures of the vehicle's analyses ``parts``."""
+    recorded = json.loads((DATA / "vehicle_manipulator_figures.json").read_text())
+    return {k: recorded[k] for k in parts}
 
 
 def _vehicle(parts) -> float:
-    recorded = json.loads((DATA / "vehicle_manipulator_figures.json").read_text())
-    return _compare({k: recorded[k] for k in parts}, record.vehicle(parts), VEHICLE_EXPLAINED)
+    return _compare(recorded_vehicle(parts), record.vehicle(parts), VEHICLE_EXPLAINED)
 
 
 def test_vehicle_frame_analyses_equal_the_recorded_ones():
     # modal, sweep, convergence and dynamic stay on the linear FE frame (not multibody)
     assert _vehicle(FRAME_ANALYSES) <= RTOL
-
-
-def test_vehicle_robot_figures_equal_the_recorded_ones():
-    assert _vehicle(("start_pose_frequencies", "large_motion_short")) <= RTOL
 
 
 @pytest.mark.slow

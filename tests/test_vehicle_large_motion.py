@@ -107,6 +107,22 @@ def test_start_pose_frequencies_equal_the_cms_modal_analysis():
     np.testing.assert_allclose(red, cms, rtol=5e-4)
     np.testing.assert_allclose(ancf, full, rtol=5e-4)
     assert np.all(red >= ancf * (1 - 1e-9))          # a Ritz reduction: from above
+    _as_recorded("start_pose_frequencies", f)
+
+
+def _as_recorded(name: str, figures: dict) -> None:
+    """``figures`` equal the recorded ones of the vehicle's analysis ``name`` (compared
+    here, where they are made, not again in tests/test_screen_vehicle_figures.py)."""
+    from test_screen_vehicle_figures import (
+        RTOL,
+        VEHICLE_EXPLAINED,
+        _compare,
+        record,
+        recorded_vehicle,
+    )
+
+    now = {name: record.numbers(figures)}
+    assert _compare(recorded_vehicle(now), now, VEHICLE_EXPLAINED) <= RTOL
 
 
 def _gripper(runs):
@@ -144,6 +160,7 @@ def test_large_motion_run_writes_the_common_layout(tmp_path, monkeypatch):
     d = np.linalg.norm(z["points_reduced_m"][:, iG] - z["points_ancf_m"][:, iG], axis=1)
     assert d.max() == pytest.approx(figs["gripper_max_difference_m"], rel=1e-12)
     assert (tmp_path / "vehicle_manipulator_reduced.pvd").is_file()
+    _as_recorded("large_motion_short", figs)
 
 
 @pytest.mark.slow

@@ -154,3 +154,15 @@ def test_sweep_and_convergence_runs_write_their_tables(tmp_path):
     conv = vm.run(out=tmp_path / "c", analysis="convergence")
     assert len(conv["convergence"]) == 9
     assert (tmp_path / "c" / "figures.json").is_file()
+    # and their figures are the recorded ones (tests/test_screen_vehicle_figures.py, which
+    # leaves these two analyses to this test: each run once, 8 s of CPU)
+    from test_screen_vehicle_figures import (
+        RTOL,
+        VEHICLE_EXPLAINED,
+        _compare,
+        record,
+        recorded_vehicle,
+    )
+
+    now = {"sweep_2": record.numbers(figs), "convergence": record.numbers(conv)}
+    assert _compare(recorded_vehicle(now), now, VEHICLE_EXPLAINED) <= RTOL

@@ -38,18 +38,33 @@ def _fem(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+def _main(*args: str) -> subprocess.CompletedProcess:
+    """``fem ARGS`` through the CLI's entry point in this process (what it printed kept as
+    a process's would be): the module's run and page without two interpreters' start-up
+    and imports (about 3 s of CPU); the command as a process: test_cli_errors_name_the_problem."""
+    import contextlib
+    import io
+
+    from fem.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return subprocess.CompletedProcess(args, rc, out.getvalue(), err.getvalue())
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("view") / "cable"
-    proc = _fem("run", "cantilever_cable", "-p", "analysis=dynamic", "-p", "t_end_s=0.2",
-                "--no-render", "--json", "--out", str(out))
+    proc = _main("run", "cantilever_cable", "-p", "analysis=dynamic", "-p", "t_end_s=0.2",
+                 "--no-render", "--json", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out
 
 
 @pytest.fixture(scope="module")
 def page(run_dir) -> Path:
-    proc = _fem("view", str(run_dir), "--quiet", "-o", str(run_dir / "cable.html"))
+    proc = _main("view", str(run_dir), "--quiet", "-o", str(run_dir / "cable.html"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "wrote" in proc.stdout
     return run_dir / "cable.html"

@@ -1,7 +1,9 @@
 """Record the headline figures of the vibrating screen and the vehicle manipulator.
 
 Run once before a rebuild of the two cases (issue 40) and kept as the reference of
-``tests/test_screen_vehicle_figures.py``::
+``tests/test_screen_vehicle_figures.py`` (and of the vehicle's tests that compare the
+runs they make themselves with it, in test_vehicle_manipulator.py and
+test_vehicle_large_motion.py)::
 
     FEM_JIT=numpy python tests/data/record_screen_vehicle.py [screen|vehicle]
 
