@@ -29,14 +29,14 @@ __all__ = ["allow", "allowed", "call", "collect", "drain", "abandon", "pending",
            "on_settle", "share", "shared", "knows", "refork"]
 
 _POOL: Any = None
+_PLOTTER: Any = None      # the first worker, kept for the plots when the worker was forked again
 _JOBS: list = []
 _SETTLE: list = []
 _BATCH: list = []
 _ALLOWED = False
 _SHARED: list = []        # objects of the run the worker may be given by number (share)
 _FORKED_WITH = 0          # how many of them the worker has: those shared before its fork
-_REFORKED = False         # the worker was started again (refork): plotting loaded late
-_LATE = False             # its plotting modules not asked for yet (after its first work)
+_REFORKED = False         # the worker was forked again (refork): the plots go to _PLOTTER
 
 BATCH_SIZE = 4
 """Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
@@ -50,9 +50,9 @@ def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
     it now: while the run builds and solves, the worker imports what plots need and
     calls ``preload`` (``fem run``: loads the case, so that the case's own functions can
     be handed to it)."""
-    global _ALLOWED, _REFORKED, _LATE
+    global _ALLOWED, _REFORKED
     _ALLOWED = bool(flag) and usable() and os.environ.get("FEM_BESIDE", "1") != "0"
-    _REFORKED = _LATE = False
+    _REFORKED = False
     if _ALLOWED:
         _pool(preload).submit(int)         # a first job: the worker starts at once
 
@@ -125,31 +125,25 @@ def refork() -> bool:
     when it has no work: work handed on afterwards needs neither load again what the
     run has loaded (a second of imports and kernels for the flagship's rigid robot) nor
     be sent what the run has built (its drawing: the frames of a series are then made in
-    the worker from the states alone).  Returns whether it did.  Not while work is
-    pending or while the worker prepares pictures (``fem run`` without ``--no-render``:
-    the renderer it is loading would be lost)."""
-    global _POOL
+    the worker from the states alone).  The first worker stays, idle, for the plots:
+    it has matplotlib loaded (half a second to import in the new one).  Returns whether
+    it did.  Not while work is pending or while the worker prepares pictures (``fem
+    run`` without ``--no-render``: the renderer it is loading would be lost)."""
+    global _POOL, _REFORKED, _PLOTTER
     if not _ALLOWED or _POOL is None or _JOBS or _BATCH:
         return False
     from ..io.options import OPTIONS
 
     if OPTIONS.render:
         return False
-    global _REFORKED, _LATE
-    _shutdown(wait=False)
-    _REFORKED = _LATE = True
+    if _PLOTTER is None:                  # it has matplotlib loaded: it draws the plots
+        _PLOTTER, _POOL = _POOL, None
+    else:
+        _shutdown_pool(_POOL, wait=False)
+        _POOL = None
+    _REFORKED = True
     _pool(None).submit(int)               # the new worker starts at once
     return True
-
-
-def _after_first_work() -> None:
-    """A worker started again loads matplotlib (half a second) after the first work it
-    is given — the run's references start at once — and before the plots that come
-    when the run ends."""
-    global _LATE
-    if _LATE:
-        _LATE = False
-        _pool().submit(_load_plotting)
 
 
 def _load_plotting() -> None:
@@ -279,7 +273,6 @@ def call(function: Callable, *args: Any, needs: tuple[str, ...] = (), batch: boo
         return item
     job = _Job(_pool().submit(function, *args), function, args, tuple(needs))
     _JOBS.append(job)
-    _after_first_work()
     return job
 
 
@@ -309,12 +302,12 @@ def _flush() -> None:
     _BATCH.clear()
     function, needs = group[0][0], group[0][2]
     arglist = [args for _, args, _, _ in group]
-    job = _Job(_pool().submit(_split, function, arglist), _run_all, (function, arglist),
+    pool = _PLOTTER if _PLOTTER is not None else _pool()
+    job = _Job(pool.submit(_split, function, arglist), _run_all, (function, arglist),
                needs)
     for k, (*_, item) in enumerate(group):
         item.job, item.index = job, k
     _JOBS.append(job)
-    _after_first_work()
 
 
 def _run_all(function: Callable, arglist: list) -> list:
@@ -489,8 +482,13 @@ def abandon() -> None:
 
 
 def _shutdown(wait: bool) -> None:
-    global _POOL
-    pool, _POOL = _POOL, None
+    global _POOL, _PLOTTER
+    (pool, _POOL), (plotter, _PLOTTER) = (_POOL, None), (_PLOTTER, None)
+    _shutdown_pool(pool, wait)
+    _shutdown_pool(plotter, wait)
+
+
+def _shutdown_pool(pool, wait: bool) -> None:
     if pool is None:
         return
     if not wait:

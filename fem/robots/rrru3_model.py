@@ -595,17 +595,17 @@ def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:
         out["path_error"] = np.linalg.norm(P - x, axis=1)
     if rm.plate_state(res.q[0]) is not None:
         # strains at P averaged over the elements meeting there (the element strains are
-        # not continuous across elements): one evaluation a step at the three corners'
-        # points of the three layers, each element read at its own corner on P
+        # not continuous across elements): one evaluation of the whole history at the
+        # three corners. points of the three layers, each element read at its corner on P
         corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
         xi = np.array([[x, y, c] for x, y in corners for c in (-1.0, 0.0, 1.0)])
         els = np.array([e for e, _ in rm.centre_elements], dtype=int)
         pts = 3 * np.array([lv for _, lv in rm.centre_elements], dtype=int)[:, None] \
             + np.arange(3)                                      # (els, layer)
-        strains = np.zeros((n, 3, 3))
-        for i, q in enumerate(res.q):
-            grp, qp = rm.plate_state(q)
-            E = grp.family.strains(qp[grp.dofs], xi)["E_global"]   # (el, 9 points, 3, 3)
-            strains[i] = np.diagonal(E[els[:, None], pts], axis1=-2, axis2=-1).sum(axis=0)
+        grp, _ = rm.plate_state(res.q[0])
+        qs = np.array([rm.plate_state(q)[1][grp.dofs] for q in res.q])
+        E = grp.family.green_lagrange_global(qs, xi, els)       # (n, els, 9 points, 3, 3)
+        rows = np.arange(len(els))[:, None]
+        strains = np.diagonal(E[:, rows, pts], axis1=-2, axis2=-1).sum(axis=1)
         out["centre_strain"] = strains / len(rm.centre_elements)   # (n, layer, xx/yy/zz)
     return out

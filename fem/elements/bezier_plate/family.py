@@ -827,6 +827,34 @@ class BezierTrianglePlate(ElementFamily):
         cache[key] = (dS, J0, R, G, L, chi, dSt, J0t)
         return cache[key]
 
+    def green_lagrange_global(self, qs: np.ndarray, xi: ArrayLike,
+                              elements: ArrayLike) -> np.ndarray:
+        """The Green–Lagrange strain in global reference axes (``E_global`` of
+        :meth:`strains`) of the elements ``elements`` at the points ``xi``, for a stack of
+        coordinate vectors ``qs`` (n_states, n_el·48, or n_el × 48) at once:
+        (n_states, len(elements), n_pts, 3, 3).  The same arithmetic as :meth:`strains`,
+        one evaluation for a whole history (a robot's strain gauge over its run)."""
+        els = np.asarray(elements, dtype=int)
+        qs = np.asarray(qs, dtype=float)
+        qs = qs.reshape(len(qs), -1) if qs.ndim > 1 else qs
+        if qs.ndim != 2 or qs.shape[1] != self.n_elements * self.n_dof:
+            raise ModelError(f"element {self.name!r}: a stack of coordinates must have shape "
+                             f"(n, {self.n_elements * self.n_dof}), got {qs.shape}")
+        Q = qs.reshape(len(qs), self.n_elements, 16, 3)[:, els]
+        xi = np.atleast_2d(np.asarray(xi, dtype=float))
+        dS, J0, R, G, L, chi, dSt, J0t = self._strain_reference(xi)
+        dS, J0, R, G = dS[els], J0[els], R[els], G[els]
+        J = np.einsum("epak,sekd->sepad", dS, Q)
+        dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
+        if self.thickness_ans:
+            Jt = dSt[els] @ Q
+            dt = (np.einsum("setd,setd->set", Jt, Jt)
+                  - np.einsum("etd,etd->et", J0t[els], J0t[els]))
+            dd[..., 2, 2] = np.einsum("sepv,pv->sep", dt.reshape(*dt.shape[:2], 3, len(chi))
+                                      .transpose(0, 1, 3, 2), L)
+        E = 0.5 * G @ dd @ np.swapaxes(G, -1, -2)
+        return R @ E @ np.swapaxes(R, -1, -2)
+
     def strains(self, q: np.ndarray, xi: ArrayLike) -> dict[str, np.ndarray]:
         """Green–Lagrange strain and stresses at reference points ``xi`` (n_pts, 3).
 
