@@ -24,6 +24,7 @@ import numbers
 import os
 import re
 import shutil
+import stat
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -587,16 +588,22 @@ def _folder_files(out: Path) -> dict[str, tuple]:
     """The folder's files (hidden ones and summary.json left out), relative name →
     (modification time, size, inode): what tells a file this run wrote."""
     found = {}
-    for p in out.rglob("*"):
-        rel = p.relative_to(out)
-        if any(part.startswith(".") for part in rel.parts) or rel.as_posix() == "summary.json":
-            continue
-        try:
-            if p.is_file():
-                st = p.stat()
-                found[rel.as_posix()] = (st.st_mtime_ns, st.st_size, st.st_ino)
-        except OSError:
-            continue
+    # os.walk, not rglob: hidden folders are not entered (a previous run's files, moved
+    # aside, are being deleted beside the run: a folder that vanishes while rglob lists
+    # it raised FileNotFoundError and ended the run), and errors are skipped
+    for folder, dirs, files in os.walk(out):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel_folder = Path(folder).relative_to(out)
+        for name in files:
+            rel = (rel_folder / name).as_posix()
+            if name.startswith(".") or rel == "summary.json":
+                continue
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
     return found
 
 
