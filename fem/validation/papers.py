@@ -331,8 +331,11 @@ LIU2018 = Paper(
             "positions; velocities follow from the integrator)."),
         Row("coordinates / constraint equations (inverse)", "78 / 24",
             lambda f: f"{f['inverse']['n_coordinates']} / {f['inverse']['n_constraints']}",
-            "Same mechanism, more coordinates: links 1–2 as 3D natural-coordinate bars "
-            "(the paper: planar), 8 beam elements per link (the paper: 1).", _AB),
+            "Same mechanism, more coordinates, built in the robot layer's words: the "
+            "platform and links 1–2 as rigid bodies of 12 natural coordinates and 6 "
+            "rigidity equations each (the paper: planar bars), 8 ANCF beam elements per "
+            "third link (the paper: 1), and each joint's equations written from the "
+            "frames of the links it joins (60 in all).", _AB),
     ))
 
 
@@ -390,9 +393,11 @@ FAN2016 = Paper(
                     max(r["relative_time"] for r in rows))
                 for om in (4.0, 10.0)
                 for rows in [[r for r in _table_rows(f, om) if r["basis"] != "ancf"]]),
-            "Agrees: the FE basis (10 functions per field, the most) is the slowest; Bézier "
-            "and B-spline (4 functions) are the fastest, their order within the timing "
-            "noise of a loaded machine.",
+            "The models' sizes agree with the paper's order: the FE basis has 10 "
+            "functions per field (the most), Bézier and B-spline 4.  Our times are the "
+            "wall times of single runs of about a second each, so their order moves "
+            "with the machine's load from one run to the next (the FE basis was the "
+            "slowest in most of our runs).",
             (_FF, "Tables 1–3 (our timings; `fem run spinup_beam -p analysis=compare`)")),
         Row("assumed modes lose accuracy as Ω0 grows", "yes",
             lambda f: "modes error at Ω0 = " + ", ".join(
