@@ -127,14 +127,11 @@ def refork() -> bool:
     be sent what the run has built (its drawing: the frames of a series are then made in
     the worker from the states alone).  The first worker stays, idle, for the plots:
     it has matplotlib loaded (half a second to import in the new one).  Returns whether
-    it did.  Not while work is pending or while the worker prepares pictures (``fem
-    run`` without ``--no-render``: the renderer it is loading would be lost)."""
+    it did.  Not while work is pending; the caller does not ask while the worker
+    prepares pictures (``fem run`` without ``--no-render``: the renderer it is loading
+    would be lost)."""
     global _POOL, _REFORKED, _PLOTTER
     if not _ALLOWED or _POOL is None or _JOBS or _BATCH:
-        return False
-    from ..io.options import OPTIONS
-
-    if OPTIONS.render:
         return False
     if _PLOTTER is None:                  # it has matplotlib loaded: it draws the plots
         _PLOTTER, _POOL = _POOL, None

@@ -69,7 +69,8 @@ def stream(out, model, sensors=None, name: str | None = None, every: int | None 
     # drawing shared: it makes the frames from the states (a sixth of the flagship's
     # solve) and runs the references with the kernels loaded
     key = beside.share(drawing)
-    beside.refork()
+    if not OPTIONS.render:          # with pictures, the worker is loading the renderer
+        beside.refork()
 
     def on_record(i, t, q, v, a, lam):
         k = every or OPTIONS.every or max(1, -(-res.expected_records // OPTIONS.max_vtk))

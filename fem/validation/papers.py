@@ -259,18 +259,19 @@ LIU2023 = Paper(
 _AB = ("ancf_beam.md", "The robot of Liu et al. (2018) with flexible links "
                        "(`cases/parallel_robot_flexible_links.py`)")
 
-LIU2018_SETTING = {"drive": "path", "n_elements_per_link": 8, "gauges": "point"}
-"""The paper's problem at the links robot's defaults before issue 43: P prescribed (its
-non-minimum-phase inverse), 8 elements per link, gauges read at their points."""
+LIU2018_SETTING = {"drive": "path"}
+"""The paper's problem, one parameter from the links robot's defaults: P prescribed (its
+non-minimum-phase inverse), at the case's converged mesh (16 elements per link) and gauge
+reading (recovered from the element centres)."""
 
 LIU2018 = Paper(
     key="liu2018", cases=(LINKS,), pages=("ancf_beam.md", _RR),
-    intro="The 3-RRRU robot with shear-deformable ANCF third links (8 elements per link) "
+    intro="The 3-RRRU robot with shear-deformable ANCF third links (16 elements per link) "
           "and a rigid triangular platform, the paper's inverse dynamics along one turn of "
           "its circle (P prescribed; h = 5 ms, ρ∞ = 0.1), forward dynamics driven by the "
-          "rigid robot's torques, and the strain-gauge experiment (gauges read at their "
-          "points): `-p drive=path -p n_elements_per_link=8 -p gauges=point`, the case's "
-          "former defaults.  The paper's inverse problem is non-minimum-phase: "
+          "rigid robot's torques, and the strain-gauge experiment (gauges recovered from "
+          "the element centres): `-p drive=path`, one parameter from the case's "
+          "defaults.  The paper's inverse problem is non-minimum-phase: "
           "halving the step moves the torque histories by 2.9 % of their range and finer "
           "steps diverge, so it has no converged answer; the case's default is the "
           "collocated drive (`drive=joints`, 16 elements per link, gauges recovered from "
@@ -333,7 +334,7 @@ LIU2018 = Paper(
             lambda f: f"{f['inverse']['n_coordinates']} / {f['inverse']['n_constraints']}",
             "Same mechanism, more coordinates, built in the robot layer's words: the "
             "platform and links 1–2 as rigid bodies of 12 natural coordinates and 6 "
-            "rigidity equations each (the paper: planar bars), 8 ANCF beam elements per "
+            "rigidity equations each (the paper: planar bars), 16 ANCF beam elements per "
             "third link (the paper: 1), and each joint's equations written from the "
             "frames of the links it joins (60 in all).", _AB),
     ))
