@@ -28,8 +28,8 @@ follows the angle the rigid robot needs for the circle, P leaves it by the links
 droop), 16 elements per link, gauges recovered from the element centres
 (``gauges=recovered``).  **The paper's problem is one parameter away: ``-p
 drive=path``** (P prescribed, the torques unknown), its figures beside the paper's on
-``docs/papers/liu2018.md`` and ``docs/ancf_beam.md`` (8 elements per link, gauges at
-their points: the former defaults).
+``docs/papers/liu2018.md`` and ``docs/ancf_beam.md`` (at the defaults' 16 elements per
+link and recovered gauges).
 
 Convergence of the defaults (``tests/benchmarks/convergence_audit.py``,
 ``docs/validation.md``): every headline figure moves less than 1 % with ``dt_s`` halved
