@@ -112,6 +112,38 @@ def _disk_for_frames(first: Path, n_frames: int, out: Path) -> None:
                          f"steps) or free some space")
 
 
+def _sensor_plots(sensors: dict, n: int) -> dict[str, dict[str, np.ndarray]]:
+    """The history plots of a run's sensors: file stem → {curve label: values}.
+
+    One plot a sensor (``energy_J.png``), except where several sensors measure the same
+    quantity of different parts — named ``"<part> <quantity>_<unit>"``, as a robot's
+    joints and motors are (``"limb 1 R1 angle_rad"``, ``"motor 2 effort_Nm"``): those share
+    one plot, a curve a part (``angle_rad.png``: every joint's angle), unless a sensor is
+    named as that plot would be.  Sensors that are not numbers over the run's steps are
+    left out."""
+    from ..core.units import split_unit
+
+    numeric = {}
+    for k, v in sensors.items():
+        v = np.asarray(v)
+        if v.ndim <= 2 and v.shape[0] == n and np.issubdtype(v.dtype, np.number):
+            numeric[k] = v
+    parts: dict[str, list[str]] = {}
+    for k, v in numeric.items():
+        if " " in k.strip() and v.ndim == 1:
+            parts.setdefault(k.strip().rsplit(" ", 1)[1], []).append(k)
+    shared = {q: names for q, names in parts.items() if len(names) > 1 and q not in numeric}
+    grouped = {k for names in shared.values() for k in names}
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for k, v in numeric.items():
+        if k in grouped:
+            q = k.strip().rsplit(" ", 1)[1]
+            out.setdefault(q, {})[k.strip().rsplit(" ", 1)[0]] = v
+        else:
+            out[k] = {split_unit(k)[0].replace("_", " "): v}
+    return out
+
+
 def write_outputs(out, model, result=None, figures: dict | None = None,
                   state=None, picture: dict | None = None) -> list[Path]:
     """Write what a finished run leaves behind: the result arrays in ``out/result/``
@@ -180,15 +212,11 @@ def write_outputs(out, model, result=None, figures: dict | None = None,
         st = result.stats
         if "residual_dynamics" in st and len(result.t) > 1:
             written.append(plot_residuals(result.t, st, out / "residuals.png", model.name))
-        for k, v in result.sensors.items():
-            v = np.asarray(v)
-            if v.ndim <= 2 and v.shape[0] == len(result.t) and np.issubdtype(v.dtype,
-                                                                             np.number):
-                label = axis_label(k)                 # energy_J → energy [J]
-                quantity = split_unit(k)[0].replace("_", " ")
-                written.append(plots.plot_histories(result.t, {quantity: v},
-                                                     out / f"{k}.png", label,
-                                                     f"{model.name}: {quantity}"))
+        for k, series in _sensor_plots(result.sensors, len(result.t)).items():
+            label = axis_label(k)                     # energy_J → energy [J]
+            quantity = split_unit(k)[0].replace("_", " ")
+            written.append(plots.plot_histories(result.t, series, out / f"{k}.png", label,
+                                                 f"{model.name}: {quantity}"))
         kind = "animation" if len(result.t) > 1 else "snapshot"
     elif state is not None:
         written.append(_write_static(out, model, drawing, state))
