@@ -45,7 +45,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # instead of leaving one process alone with them at the end.  The order within a module
 # is kept.
 LONG_FIRST = ("test_validate_cli.py", "test_cases_default.py", "test_sweep.py",
-              "test_damping.py", "test_flexible_links_robot.py", "test_floating_frame.py")
+              "test_damping.py", "test_flexible_links_robot.py", "test_floating_frame.py",
+              # single tests of 8–13 s (CI's slowest list, 2026-11-29)
+              "test_kernel_paths.py", "test_wheel.py", "test_reduced_body.py",
+              "test_parallel_robot.py", "test_web_view.py", "test_ancf_cable.py",
+              "test_six_joint_arm.py", "test_urdf.py")
 
 
 def pytest_collection_modifyitems(config, items):
