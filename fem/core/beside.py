@@ -36,7 +36,6 @@ _BATCH: list = []
 _ALLOWED = False
 _SHARED: list = []        # objects of the run the worker may be given by number (share)
 _FORKED_WITH = 0          # how many of them the worker has: those shared before its fork
-_REFORKED = False         # the worker was forked again (refork): the plots go to _PLOTTER
 
 BATCH_SIZE = 4
 """Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
@@ -50,9 +49,8 @@ def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
     it now: while the run builds and solves, the worker imports what plots need and
     calls ``preload`` (``fem run``: loads the case, so that the case's own functions can
     be handed to it)."""
-    global _ALLOWED, _REFORKED
+    global _ALLOWED
     _ALLOWED = bool(flag) and usable() and os.environ.get("FEM_BESIDE", "1") != "0"
-    _REFORKED = False
     if _ALLOWED:
         _pool(preload).submit(int)         # a first job: the worker starts at once
 
@@ -67,7 +65,9 @@ def _pool(preload: Callable[[], object] | None = None):
         _quiet_cancelled_work()
 
         _POOL = ProcessPoolExecutor(max_workers=1, initializer=_start_child,
-                                    initargs=(preload, not _REFORKED),
+                                    # a worker forked again leaves the plots to the
+                                    # first one (_PLOTTER), which has matplotlib loaded
+                                    initargs=(preload, _PLOTTER is None),
                                     mp_context=multiprocessing.get_context("fork"))
     return _POOL
 
@@ -130,7 +130,7 @@ def refork() -> bool:
     it did.  Not while work is pending; the caller does not ask while the worker
     prepares pictures (``fem run`` without ``--no-render``: the renderer it is loading
     would be lost)."""
-    global _POOL, _REFORKED, _PLOTTER
+    global _POOL, _PLOTTER
     if not _ALLOWED or _POOL is None or _JOBS or _BATCH:
         return False
     if _PLOTTER is None:                  # it has matplotlib loaded: it draws the plots
@@ -138,7 +138,6 @@ def refork() -> bool:
     else:
         _shutdown_pool(_POOL, wait=False)
         _POOL = None
-    _REFORKED = True
     _pool(None).submit(int)               # the new worker starts at once
     return True
 

@@ -128,17 +128,18 @@ def _sensor_plots(sensors: dict, n: int) -> dict[str, dict[str, np.ndarray]]:
         v = np.asarray(v)
         if v.ndim <= 2 and v.shape[0] == n and np.issubdtype(v.dtype, np.number):
             numeric[k] = v
-    parts: dict[str, list[str]] = {}
-    for k, v in numeric.items():
-        if " " in k.strip() and v.ndim == 1:
-            parts.setdefault(k.strip().rsplit(" ", 1)[1], []).append(k)
-    shared = {q: names for q, names in parts.items() if len(names) > 1 and q not in numeric}
-    grouped = {k for names in shared.values() for k in names}
+    # "<part> <quantity>" of a scalar history: (part, quantity), else None
+    split = {k: tuple(k.strip().rsplit(" ", 1)) if " " in k.strip() and v.ndim == 1
+             else None for k, v in numeric.items()}
+    count: dict[str, int] = {}
+    for pq in split.values():
+        if pq is not None:
+            count[pq[1]] = count.get(pq[1], 0) + 1
     out: dict[str, dict[str, np.ndarray]] = {}
     for k, v in numeric.items():
-        if k in grouped:
-            q = k.strip().rsplit(" ", 1)[1]
-            out.setdefault(q, {})[k.strip().rsplit(" ", 1)[0]] = v
+        pq = split[k]
+        if pq is not None and count[pq[1]] > 1 and pq[1] not in numeric:
+            out.setdefault(pq[1], {})[pq[0]] = v
         else:
             out[k] = {split_unit(k)[0].replace("_", " "): v}
     return out

@@ -92,10 +92,11 @@ def _draw(t, drawn, path, ylabel, title, xlabel, logy, figsize, dpi) -> None:
         # to what it draws (another full drawing of the text) only when something still
         # sticks out (a title wider than the figure)
         fmt = path.suffix.lstrip(".").lower() or "png"
-        if fmt == "png" and not _sticks_out(fig):
+        crop = _sticks_out(fig)
+        if fmt == "png" and not crop:
             _write_png(fig, tmp)
         else:
-            fig.savefig(tmp, bbox_inches="tight" if _sticks_out(fig) else None, format=fmt)
+            fig.savefig(tmp, bbox_inches="tight" if crop else None, format=fmt)
         os.replace(tmp, path)
     except OSError as err:
         raise ModelError(f"cannot write the plot {path}: {write_reason(err, path)}") from None

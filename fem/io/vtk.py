@@ -342,16 +342,16 @@ def _vtu_bytes(mesh: meshio.Mesh, compression: str | None) -> bytes | None:
     an XML tree per frame.  None where the mesh has something this writer does not write
     (a cell type outside :data:`_VTK_CELL`, an array type outside :data:`_VTU_ARRAY`,
     more than 2 GB)."""
-    arrays = [mesh.points, *mesh.point_data.values(),
-              *(v for vals in mesh.cell_data.values() for v in vals)]
-    if (compression not in (None, "zlib")
+    arrays = [np.asarray(a) for a in (mesh.points, *mesh.point_data.values(),
+                                      *(v for vals in mesh.cell_data.values() for v in vals))]
+    size = sum(a.nbytes for a in arrays)
+    if (compression not in (None, "zlib") or size > 2**31
             or any(c.type not in _VTK_CELL for c in mesh.cells)
+            or any(a.ndim > 2 for a in arrays)
             or any(np.asarray(a).dtype not in _VTU_ARRAY and np.asarray(a).dtype != bool
-                   for a in [*arrays, *mesh.field_data.values()])
-            or any(np.ndim(a) > 2 for a in arrays)
-            or sum(np.asarray(a).nbytes for a in arrays) > 2**31):
+                   for a in [*arrays, *mesh.field_data.values()])):
         return None
-    if sum(np.asarray(a).nbytes for a in arrays) <= COMPRESS_ABOVE:
+    if size <= COMPRESS_ABOVE:
         compression = None
     points = np.asarray(mesh.points, dtype=float)
     conn = [np.asarray(c.data, dtype=np.int64).reshape(len(c.data), -1) for c in mesh.cells]

@@ -596,7 +596,7 @@ def histories(rm: RobotModel, res, path=None) -> dict[str, np.ndarray]:
     if rm.plate_state(res.q[0]) is not None:
         # strains at P averaged over the elements meeting there (the element strains are
         # not continuous across elements): one evaluation of the whole history at the
-        # three corners. points of the three layers, each element read at its corner on P
+        # corners' points of the three layers, each element read at its own corner on P
         corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
         xi = np.array([[x, y, c] for x, y in corners for c in (-1.0, 0.0, 1.0)])
         els = np.array([e for e, _ in rm.centre_elements], dtype=int)

@@ -841,19 +841,29 @@ class BezierTrianglePlate(ElementFamily):
             raise ModelError(f"element {self.name!r}: a stack of coordinates must have shape "
                              f"(n, {self.n_elements * self.n_dof}), got {qs.shape}")
         Q = qs.reshape(len(qs), self.n_elements, 16, 3)[:, els]
-        xi = np.atleast_2d(np.asarray(xi, dtype=float))
-        dS, J0, R, G, L, chi, dSt, J0t = self._strain_reference(xi)
-        dS, J0, R, G = dS[els], J0[els], R[els], G[els]
-        J = np.einsum("epak,sekd->sepad", dS, Q)
+        ref = self._strain_reference(np.atleast_2d(np.asarray(xi, dtype=float)))
+        E, _ = self._local_strain(Q, ref, els)
+        R = ref[2][els]
+        return R @ E @ np.swapaxes(R, -1, -2)
+
+    def _local_strain(self, Q: np.ndarray, ref: tuple, els=slice(None)):
+        """The Green–Lagrange strain in the local frames, and ``J`` (the current
+        gradients), of element coordinates ``Q`` (…, n_el, 16, 3) — one state or a stack
+        of states — at the points of ``ref`` (:meth:`_strain_reference`), for the elements
+        ``els``: the one arithmetic of :meth:`strains` and :meth:`green_lagrange_global`."""
+        dS, J0, _, G, L, chi, dSt, J0t = ref
+        dS, J0, G = dS[els], J0[els], G[els]
+        J = np.einsum("epak,...ekd->...epad", dS, Q)
         dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
         if self.thickness_ans:
+            # the assumed E_χχ of the energy: vertex values at the same χ, linear in (x, y)
             Jt = dSt[els] @ Q
-            dt = (np.einsum("setd,setd->set", Jt, Jt)
-                  - np.einsum("etd,etd->et", J0t[els], J0t[els]))
-            dd[..., 2, 2] = np.einsum("sepv,pv->sep", dt.reshape(*dt.shape[:2], 3, len(chi))
-                                      .transpose(0, 1, 3, 2), L)
-        E = 0.5 * G @ dd @ np.swapaxes(G, -1, -2)
-        return R @ E @ np.swapaxes(R, -1, -2)
+            J0t = J0t[els]
+            dt = (np.einsum("...etd,...etd->...et", Jt, Jt)
+                  - np.einsum("etd,etd->et", J0t, J0t))
+            dd[..., 2, 2] = np.einsum("...epv,pv->...ep", np.swapaxes(
+                dt.reshape(*dt.shape[:-1], 3, len(chi)), -1, -2), L)
+        return 0.5 * G @ dd @ np.swapaxes(G, -1, -2), J
 
     def strains(self, q: np.ndarray, xi: ArrayLike) -> dict[str, np.ndarray]:
         """Green–Lagrange strain and stresses at reference points ``xi`` (n_pts, 3).
@@ -876,17 +886,9 @@ class BezierTrianglePlate(ElementFamily):
             ``von_mises`` (n_el, n_pts) of ``sigma``.
         """
         Q = self._check_q(q)
-        xi = np.atleast_2d(np.asarray(xi, dtype=float))
-        dS, J0, R, G, L, chi, dSt, J0t = self._strain_reference(xi)
-        J = np.einsum("epak,ekd->epad", dS, Q)
-        dd = J @ np.swapaxes(J, -1, -2) - J0 @ np.swapaxes(J0, -1, -2)
-        if self.thickness_ans:
-            # the assumed E_χχ of the energy: vertex values at the same χ, linear in (x, y)
-            Jt = dSt @ Q
-            dt = (np.einsum("etd,etd->et", Jt, Jt) - np.einsum("etd,etd->et", J0t, J0t))
-            dd[:, :, 2, 2] = np.einsum("epv,pv->ep", dt.reshape(-1, 3, len(chi))
-                                       .transpose(0, 2, 1), L)
-        E = 0.5 * G @ dd @ np.swapaxes(G, -1, -2)
+        ref = self._strain_reference(np.atleast_2d(np.asarray(xi, dtype=float)))
+        E, J = self._local_strain(Q, ref)
+        R, G = ref[2], ref[3]
         lam_, mu = self.material.lame
         tr = np.trace(E, axis1=-2, axis2=-1)[..., None, None]
         S = lam_ * tr * np.eye(3) + 2.0 * mu * E
