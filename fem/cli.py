@@ -180,21 +180,24 @@ def cmd_run(args) -> int:
         beside.allow(False)
 
 
-def _preload(case: str, render: bool) -> None:
+def _preload(case: str, render: bool) -> list:
     """What the worker beside a run loads while the run builds and solves: the VTK writer
-    and, when the run will make pictures, the renderer (:func:`fem.io.render.prepare`).
-    The case is loaded when work handed to the worker names one of its functions
+    and, when the run will make pictures, the renderer (:func:`fem.io.render.prepare`);
+    returned, what it loads next while the run does not wait for it (after the plots'
+    matplotlib, :func:`fem.core.beside._start_child`): a movie's encoder and hull.  The
+    case is loaded when work handed to the worker names one of its functions
     (:func:`fem.cases.import_cases_on_demand`), not before: most cases hand on only plots,
     frames and pictures, and a snapshot's worker is ready sooner without it."""
     from .cases import import_cases_on_demand
     from .io import vtk  # noqa: F401 - the frames of a series (meshio)
 
     import_cases_on_demand()
-    if render:
-        from .io import movies, pictures  # noqa: F401
-        from .io.render import prepare
+    if not render:
+        return []
+    from .io import movies, pictures  # noqa: F401
+    from .io.render import load_movie_tools, prepare
 
-        prepare()
+    return [load_movie_tools] if prepare(movie_tools=False) else []
 
 
 def _run_command(args) -> int:

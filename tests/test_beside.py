@@ -303,3 +303,47 @@ def test_frames_made_by_a_worker_started_again_are_the_same_files(tmp_path, work
     for rel in files:
         assert (tmp_path / "here" / rel).read_bytes() == \
             (tmp_path / "beside" / rel).read_bytes(), rel
+
+
+def _preload_until_the_run_waits(marker: str, later: list) -> list:
+    """A preload whose own part lasts until the run waits for the worker."""
+    deadline = time.monotonic() + 30.0
+    while not beside._WAITING.is_set() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    _stage(marker)
+    return later
+
+
+def _stage(marker: str) -> None:
+    with open(marker, "w") as f:
+        f.write("loaded")
+
+
+def test_the_worker_stops_loading_ahead_when_the_run_waits(tmp_path, monkeypatch):
+    """What the worker loads after ``preload``'s own part (matplotlib, the stages it
+    returns) is loaded one stage at a time while the run does not wait: once the run
+    collects work, the stage in progress ends and the rest is left to the work that
+    needs it — a snapshot's run that ends before its worker loaded the plots' and
+    movies' modules does not wait for them.  Left alone, the worker loads every stage."""
+    first, second, third = (str(tmp_path / n) for n in ("first", "second", "third"))
+    import matplotlib.backends.backend_agg  # noqa: F401 - the worker's plotting stage at once
+    monkeypatch.setenv("FEM_BESIDE", "1")
+    beside.allow(True, preload=lambda: _preload_until_the_run_waits(
+        first, [lambda: _stage(second)]))
+    try:
+        job = beside.call(os.getpid)
+        assert beside.collect([job], take_back=False) == [job.result()]
+        assert job.result() != os.getpid()              # done by the worker
+        assert os.path.exists(first) and not os.path.exists(second)
+    finally:
+        beside.abandon()
+        beside.allow(False)
+    beside.allow(True, preload=lambda: [lambda: _stage(third)])
+    try:
+        deadline = time.monotonic() + 30.0
+        while not os.path.exists(third) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.path.exists(third)
+    finally:
+        beside.abandon()
+        beside.allow(False)

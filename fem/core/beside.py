@@ -36,6 +36,7 @@ _BATCH: list = []
 _ALLOWED = False
 _SHARED: list = []        # objects of the run the worker may be given by number (share)
 _FORKED_WITH = 0          # how many of them the worker has: those shared before its fork
+_WAITING: Any = None      # set when the run waits for its worker: the worker stops preloading
 
 BATCH_SIZE = 4
 """Batched work (:func:`call` with ``batch=True``) is handed on in groups of this many:
@@ -56,19 +57,21 @@ def allow(flag: bool, preload: Callable[[], object] | None = None) -> None:
 
 
 def _pool(preload: Callable[[], object] | None = None):
-    global _POOL, _FORKED_WITH
+    global _POOL, _FORKED_WITH, _WAITING
     if _POOL is None:
         _FORKED_WITH = len(_SHARED)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         _quiet_cancelled_work()
-
+        context = multiprocessing.get_context("fork")
+        if _WAITING is None:
+            _WAITING = context.Event()
         _POOL = ProcessPoolExecutor(max_workers=1, initializer=_start_child,
                                     # a worker forked again leaves the plots to the
                                     # first one (_PLOTTER), which has matplotlib loaded
-                                    initargs=(preload, _PLOTTER is None),
-                                    mp_context=multiprocessing.get_context("fork"))
+                                    initargs=(preload, _PLOTTER is None, _WAITING),
+                                    mp_context=context)
     return _POOL
 
 
@@ -164,12 +167,18 @@ def usable() -> bool:
     return cores >= 2
 
 
-def _start_child(preload: Callable[[], object] | None, plotting: bool = True) -> None:
+def _start_child(preload: Callable[[], object] | None, plotting: bool = True,
+                 waiting: Any = None) -> None:
     """The worker leaves signals to the run that started it (Ctrl-C and SIGTERM reach the
     whole process group, and the run decides what happens to pending work), computes
-    with one BLAS thread as the run's solvers do, and loads ahead what it will need: the
-    plots' matplotlib and ``preload``'s.  A failure to load is left to the run's own
-    process to report."""
+    with one BLAS thread as the run's solvers do, and loads ahead what it will need:
+    first ``preload``'s, then what may be needed later — the plots' matplotlib and the
+    further stages ``preload`` returns (a list of callables: a movie's encoder) — one
+    stage after the other, as long as the run does not wait for it (``waiting``, set by
+    :func:`collect`): the work that arrives is not held up by loads it may not need (a
+    snapshot's run that ends before its worker has loaded matplotlib for plots it has
+    none of).  What work needs and was not loaded it imports itself.  A failure to load
+    is left to the run's own process to report."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
@@ -180,12 +189,16 @@ def _start_child(preload: Callable[[], object] | None, plotting: bool = True) ->
     except ImportError:                   # pragma: no cover - a dependency of scipy
         pass
     try:
-        if plotting:
-            _load_plotting()
-        if preload is not None:
-            preload()
+        later = list((preload() if preload is not None else None) or ())
     except Exception:                     # noqa: BLE001 - the run reports its own errors
-        pass
+        later = []
+    for stage in ([_load_plotting] if plotting else []) + later:
+        if waiting is not None and waiting.is_set():
+            break
+        try:
+            stage()
+        except Exception:                 # noqa: BLE001
+            pass
 
 
 _BLAS_LIMIT: Any = None
@@ -383,6 +396,8 @@ def collect(jobs: list, take_back: bool = True) -> list:
     what the worker has not started is done here, the last first, while it finishes the
     rest (as :func:`drain` does for all); raises the first error one met.  With
     ``take_back=False`` the worker does it all (work it has prepared for, the pictures)."""
+    if _WAITING is not None:
+        _WAITING.set()                    # the run waits: the worker stops loading ahead
     if any(isinstance(job, _BatchItem) and job.job is None for job in jobs):
         _flush()                          # only for the batch asked for: a group stays whole
     mine: list[_Job] = []
@@ -478,8 +493,9 @@ def abandon() -> None:
 
 
 def _shutdown(wait: bool) -> None:
-    global _POOL, _PLOTTER
+    global _POOL, _PLOTTER, _WAITING
     (pool, _POOL), (plotter, _PLOTTER) = (_POOL, None), (_PLOTTER, None)
+    _WAITING = None                       # the next run's worker loads ahead again
     _shutdown_pool(pool, wait)
     _shutdown_pool(plotter, wait)
 

@@ -34,13 +34,15 @@ def video_window(window_size: Sequence[int]) -> tuple[int, int]:
     return (-(-w // 16) * 16, -(-h // 16) * 16)
 
 
-def prepare() -> bool:
+def prepare(movie_tools: bool = True) -> bool:
     """Load the renderer ahead: PyVista and VTK's OpenGL, text and interaction modules
     (1.5–2 s of imports, most of a snapshot's time), and the OpenGL driver, by drawing
-    one tiny off-screen picture.  The
-    worker beside a ``fem run`` (:mod:`fem.core.beside`) does it while the run solves, so
-    that it renders the run's pictures at once.  Returns False (nothing loaded) where
-    rendering would start a virtual X server (:func:`fem.io.headless.needs_server`)."""
+    one tiny off-screen picture; with ``movie_tools``, also what a movie needs beside
+    the renderer (:func:`load_movie_tools`).  The worker beside a ``fem run``
+    (:mod:`fem.core.beside`) does it while the run solves, so that it renders the run's
+    pictures at once (the movie tools after the rest, while the run does not wait).
+    Returns False (nothing loaded) where rendering would start a virtual X server
+    (:func:`fem.io.headless.needs_server`)."""
     from .headless import ensure_offscreen, needs_server
 
     if needs_server():
@@ -53,7 +55,8 @@ def prepare() -> bool:
     import vtkmodules.vtkRenderingFreeType  # noqa: F401
     import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
 
-    _load_movie_tools()
+    if movie_tools:
+        load_movie_tools()
     # one tiny picture drawn and closed: the software OpenGL driver is loaded and set up
     # here, so the first window of a snapshot, and of each process forked to draw a
     # movie's frames, opens in ≈ 0.1 s instead of 0.3–0.45 s
@@ -66,7 +69,7 @@ def prepare() -> bool:
     return True
 
 
-def _load_movie_tools() -> None:
+def load_movie_tools() -> None:
     """What a movie needs beside the renderer: the encoder's writer and the hull the
     camera is fitted to (:func:`fem.io.movies.animate`), loaded ahead; missing ones are
     left to the movie to report or do without."""
