@@ -326,6 +326,12 @@ def test_history_plot_reference_and_log_axis():
     y = fig.axes[0].lines[0].get_ydata()
     assert np.isnan(y[[1, 3]]).all() and np.array_equal(y[[0, 2, 4]], r[[0, 2, 4]])
     assert fig.axes[0].get_yscale() == "log" and fig.axes[0].get_ylim()[0] > 1e-12
+    # its labels in plain text (no TeX to parse): the decades, and between them a factor
+    fig.canvas.draw()
+    labels = [tk.get_text() for tk in fig.axes[0].get_yticklabels() if tk.get_text()]
+    assert "10⁻⁶" in labels and not any("$" in s for s in labels)
+    assert [plots._power_of_ten(v) for v in (1e-10, 2e-5, 2.5e-5, 1.0, 300.0, 0.0)] == \
+        ["10⁻¹⁰", "2×10⁻⁵", "2.5×10⁻⁵", "10⁰", "3×10²", ""]
     with pytest.raises(fem.ModelError, match="no series"):
         plots._history_figure(t, flex, "", "", "", False, {"limb 9": t}, "rigid",
                                (6.0, 3.0), 80)

@@ -221,6 +221,35 @@ def _curves(time, series, reference, reference_label, styles=None):
     return t, drawn
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(value: float) -> str:
+    """``value`` as ``10⁻¹⁰`` or ``2×10⁻⁵`` (Unicode superscripts, plain text)."""
+    if not np.isfinite(value) or value <= 0.0:
+        return ""
+    exponent = int(np.floor(np.log10(value) + 1e-9))
+    mantissa = value / 10.0 ** exponent
+    power = f"10{str(exponent).translate(_SUPERSCRIPT)}"
+    if abs(mantissa - round(mantissa)) > 1e-6 * mantissa:
+        return f"{mantissa:.3g}×{power}"
+    return power if round(mantissa) == 1 else f"{round(mantissa)}×{power}"
+
+
+def _log_labels(ax) -> None:
+    """A log y axis labelled in plain text (:func:`_power_of_ten`) where matplotlib writes
+    mathtext (``$10^{-10}$``): the same reading and the same choice of labelled ticks,
+    without parsing TeX for every label (a fifth of a log plot's CPU)."""
+    from matplotlib.ticker import LogFormatter
+
+    class Decades(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return _power_of_ten(x)
+
+    ax.yaxis.set_major_formatter(Decades(10.0))
+    ax.yaxis.set_minor_formatter(Decades(10.0, labelOnlyBase=False))
+
+
 def _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi):
     """The Figure of checked curves (:func:`_curves`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -250,6 +279,7 @@ def _figure(t, drawn, ylabel, title, xlabel, logy, figsize, dpi):
         ax.ticklabel_format(axis="y", useOffset=False)
     if logy:
         ax.set_yscale("log")
+        _log_labels(ax)
         positive = [y[np.isfinite(y) & (y > 0)] for _, y, _, _ in drawn]
         values = np.concatenate(positive) if positive else np.zeros(0)
         if values.size and np.log10(values.max() / values.min()) > 3.0:
