@@ -337,3 +337,26 @@ def test_missing_cell_type(tmp_path):
 
 def test_mesh_dir_is_next_to_the_package():
     assert MESH_DIR == Path(__file__).resolve().parent.parent / "meshes"
+
+
+@pytest.mark.parametrize("n, r", [(1, 1e-9), (7, 1e-9), (300, 1e-9), (300, 0.08),
+                                  (3000, 0.5)])
+def test_close_pairs_are_scipys_query_pairs(n, r):
+    """Coincident vertices found by sorting and sweeping along x are the pairs scipy's
+    k-d tree finds (points on one x with different y, z; a point at the tolerance; a
+    tolerance wide enough for the tree fallback)."""
+    from scipy.spatial import cKDTree
+
+    from fem.model.mesh_checks import _close_pairs
+
+    rng = np.random.default_rng(n)
+    p = rng.random((n, 3))
+    if n > 3:
+        p[n // 2] = p[0] + 1e-12
+        p[-1] = p[1]
+        p[2, 0] = p[1, 0]
+        p[3] = p[2] + [0.0, 0.0, 0.5 * r]
+    mine = sorted(map(tuple, _close_pairs(p, r).tolist()))
+    tree = sorted(map(tuple, np.sort(cKDTree(p).query_pairs(r, output_type="ndarray"),
+                                     axis=1).tolist()))
+    assert mine == tree

@@ -95,10 +95,7 @@ class MeshChecks:
         used = np.unique(np.concatenate([self.triangles.ravel(), self.lines.ravel()]))
         if used.size < 2:
             return np.zeros((0, 2), dtype=np.int64)
-        from scipy.spatial import cKDTree
-
-        tree = cKDTree(self.vertices[used])
-        pairs = tree.query_pairs(self._tol(tol), output_type="ndarray")
+        pairs = _close_pairs(self.vertices[used], self._tol(tol))
         if len(pairs) == 0:
             return np.zeros((0, 2), dtype=np.int64)
         return np.sort(used[pairs], axis=1)
@@ -179,3 +176,30 @@ class MeshChecks:
                 f"across edges {ie.vertices[clash].tolist()[:10]}"
             )
         return label, component
+
+
+def _close_pairs(points: np.ndarray, r: float) -> np.ndarray:
+    """Index pairs ``(i, j)``, ``i < j``, of points at most ``r`` apart (as scipy's
+    ``cKDTree.query_pairs(r)``), shape (k, 2).
+
+    Sort and sweep along x: only points within ``r`` of each other in x are compared,
+    which for a mesh's tolerance (10⁻⁹ of its size) is almost never more than one
+    candidate a point — O(n log n), without importing ``scipy.spatial`` (0.1 s, on the
+    path of every run that loads a mesh)."""
+    n = len(points)
+    order = np.argsort(points[:, 0], kind="stable")
+    x = points[order, 0]
+    end = np.searchsorted(x, x + r, side="right")       # candidates k+1 … end-1 in order
+    count = end - np.arange(n) - 1
+    if not count.any():
+        return np.zeros((0, 2), dtype=np.int64)
+    if count.sum() > 4 * n + 1_000_000:        # a tolerance wide for the mesh: a tree
+        from scipy.spatial import cKDTree
+
+        return np.sort(cKDTree(points).query_pairs(r, output_type="ndarray"), axis=1)
+    a = np.repeat(np.arange(n), count)
+    b = a + 1 + (np.arange(len(a)) - np.repeat(np.cumsum(count) - count, count))
+    i, j = order[a], order[b]
+    close = ((points[i] - points[j]) ** 2).sum(axis=1) <= r * r
+    pairs = np.column_stack([np.minimum(i, j), np.maximum(i, j)])[close]
+    return pairs.astype(np.int64, copy=False)
