@@ -69,6 +69,15 @@ SCREEN_EXPLAINED = {
     r".*\.dae_max_dynamics_residual_N": lambda a, b: b <= 1e-12,
     r".*\.(max_method_difference_Nmm|method_differences_Nmm\..*dae)":
         lambda a, b: b <= max(1e-9 * 65.62, float(a)),
+    # figures that are round-off by nature — the two rigid references' difference, the
+    # moment a revolute R3 carries about its own axis, the kinematic chains' residuals:
+    # another NumPy/SciPy build (a fresh install took numpy 2.4.6, scipy 1.17.1) gives
+    # other round-off (7.0e-13 for 7.8e-13 N·mm): they are held at round-off, 1e-9 of the
+    # torque (65.62 N·mm) and 1e-12 N, not to 1e-8 of themselves
+    r".*\.method_differences_Nmm\.newton_euler-lagrange": lambda a, b: b <= 1e-9 * 65.62,
+    r".*\.reaction_moment_Nmm\.R3\..*":
+        lambda a, b: float(np.abs(b).max()) <= 1e-9 * 65.62,
+    r".*\.max_chain_residual_N\..*": lambda a, b: b <= 1e-12,
 }
 
 
@@ -107,6 +116,10 @@ VEHICLE_EXPLAINED = {
     r"rocker_swing_deg\.ancf|gripper_motion_from_rigid_swing_max_m\.ancf)": _rel(5e-2),
     r"large_motion_0\.4\.lift_force_ancf_N": _rel(1e-4),
     r".*max_constraint_residual\..*": lambda a, b: b <= 1e-11,
+    # the frame's dynamic runs (generalized-α on the linear FE frame) stop Newton at its
+    # tolerance: another NumPy/SciPy build's round-off (numpy 2.4.6, scipy 1.17.1) moves
+    # the converged iterates within it, the tip's history by 6.8e-8 of its range
+    r"dynamic(_0\.3)?\.tip_z_(full_m|cms_m|peak_m)": _rel(1e-6),
     # differences of nearly equal figures (the convergence study's error percentages,
     # down to 6e-5 %; the CMS-against-full tip differences): the linear algebra's
     # round-off, which moves with the BLAS thread count (1 in the tests, 2 when
