@@ -139,6 +139,7 @@ class JointMotion:
         return angle
 
 
+BARS = True
 U_JOINT_EDGES = ("chord", "tangent")
 """How a U joint reads the flexible platform's edge direction (:func:`build_robot`)."""
 
@@ -405,7 +406,9 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
     frame's x, along the edge; the platform a :class:`~fem.robot.Plate` (its edge frames
     read by ``u_joint_edge``), a :class:`~fem.robot.Rigid` body or a
     :class:`~fem.robot.Reduced` link of that plate.  The payload is a point mass at P."""
-    from ..robot import Reduced, Rigid, Robot, pose
+    from ..robot import Bar, Reduced, Rigid, Robot, pose
+
+    bars = BARS
 
     if platform != "rigid" and geom.u_joint_offset:
         raise ModelError(f"u_joint_offset {geom.u_joint_offset:g} m: on the {platform} "
@@ -476,9 +479,11 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
         limb = f"limb {k + 1}"
         for i, (p, q, z0, z1) in enumerate(((A, B, u, t), (B, C, t, a), (C, U, a, a))):
             m, L = geom.link_masses[i], float(np.linalg.norm(q - p))
-            robot.add_link(f"{limb} link{i + 1}", Rigid(m, com=(L / 2, 0, 0), inertia=np.diag(
-                [0.0, 1.0, 1.0]) * m * L**2 / 12), {"ABCU"[i]: pose(p, z=z0, x=q - p),
-                                                     "ABCU"[i + 1]: pose(q, z=z1, x=q - p)})
+            shared = {} if i == 0 else {"ABCU"[i]: robot.frame(f"{limb} link{i}", "ABCU"[i])}
+            spec = Bar(m, share=shared) if bars else Rigid(m, com=(L / 2, 0, 0), inertia=np.diag(
+                [0.0, 1.0, 1.0]) * m * L**2 / 12)
+            robot.add_link(f"{limb} link{i + 1}", spec, {"ABCU"[i]: pose(p, z=z0, x=q - p),
+                                                         "ABCU"[i + 1]: pose(q, z=z1, x=q - p)})
         robot.add_joint(f"{limb} R1", "revolute", "ground", (f"{limb} link1", "A"))
         robot.add_joint(f"{limb} R2", "revolute", (f"{limb} link1", "B"),
                         (f"{limb} link2", "B"))
@@ -506,7 +511,7 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
                     robot=robot,
                     # 372 unknowns on hexagon_6, 234 with the joints' linear rows
                     # eliminated: dense (fem.solvers.reduced_factorization)
-                    solver_settings={"eliminate_beyond_dense": True})
+                    solver_settings={} if bars else {"eliminate_beyond_dense": True})
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
                  "n_plate_coordinates": int(len(np.unique(link.group.dofs)))
