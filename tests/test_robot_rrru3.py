@@ -195,8 +195,11 @@ the rest to 1e-8 of their largest value."""
                                   "line_rigid"])
 def test_flexible_platform_figures_as_recorded(name):
     before, after = _run("parallel_robot_flexible_platform", name)
-    # the exact rigid inverse dynamics against the closed form: round-off either way
-    _compare(before, after, 1e-8, STATIC_ATOL)
+    # the exact rigid inverse dynamics against the closed form: round-off either way;
+    # measured: statics 1e-10 (the centre strains; the sag 2e-13), the rigid paths 3e-13;
+    # the symmetry error is round-off (the reduced platform's 2.9e-15 m, the record's
+    # 2.2e-16)
+    _compare(before, after, 1e-8, {**STATIC_ATOL, "static_symmetry_error_m": 1e-14})
 
 
 PATH_ATOL = {"max_path_error_mm": 1e-12, "real_time_factor": np.inf,

@@ -401,6 +401,7 @@ class JointActuator(Actuator):
         self.c = joint.coordinate_map(on)
         self.dofs = np.asarray(self.c.dofs, np.int64)
         self.r2 = 1.0
+        self._affine = None       # (D, b) of B = D q[dofs] + b once bound (linear c)
 
     def bind(self, q0: np.ndarray) -> None:
         if self.joint.kind == "revolute":
@@ -409,14 +410,27 @@ class JointActuator(Actuator):
             if self.r2 < 1e-12:
                 raise ModelError(f"motor {self.name!r}: the child's reference direction is "
                                  f"along the joint axis of {self.joint.name!r}")
+        # a linear direction (a ground or fixed-axis parent): B affine, ∂B/∂q constant —
+        # a product and a sum where the general form evaluates the map each call (the
+        # solvers ask for B at every residual and for ∂B/∂q at every factorization)
+        aff = self.affine()
+        if aff is not None:
+            D, b = aff
+            D.setflags(write=False)
+            self._affine = (D, b)
 
     def B(self, q):
+        if self._affine is not None:
+            D, b = self._affine
+            return D @ q[self.dofs] + b
         x, J, _ = evaluate(self.c, q)
         if self.joint.kind == "prismatic":
             return J[2].copy()
         return (x[0] * J[1] - x[1] * J[0]) / self.r2
 
     def dB(self, q):
+        if self._affine is not None:
+            return self._affine[0]
         x, J, H = evaluate(self.c, q, True)
         if self.joint.kind == "prismatic":
             return H[2].copy()
