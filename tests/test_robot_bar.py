@@ -137,6 +137,15 @@ def test_bar_joint_rows_and_spin():
     R = f.pose.rotation
     for i in range(3):
         assert np.allclose(f.axis(i)(q0), R[:, i], atol=1e-12)
+    # placing closes the joints moving each link rigidly (a shared point with its first
+    # bar), and a start in motion meets the drives' rates with rigid link velocities
+    q = q0 + 0.02 * np.sin(np.arange(q0.size))
+    assert robot.place(q=q, report=True).residual < 1e-12
+    robot.add_motor("m1", "shoulder", servo=lambda t: (0.5 * t, 0.5, 0.0))
+    robot.add_motor("m2", "elbow", servo=lambda t: (0.7 + 0.2 * t, 0.2, 0.0))
+    v, residual = robot.start_velocity(robot.place(), 0.0)
+    assert residual < 1e-12 and robot.joint_rate("elbow", robot.place(), v) == \
+        pytest.approx(0.2, rel=1e-10)
     # a frame between the ends sits on the segment
     robot2 = Robot("r")
     robot2.add_link("rod", Bar(1.0), {"a": pose((0, 0, 0), x="x"), "mid": pose((0.3, 0, 0)),

@@ -328,8 +328,12 @@ class Bar(LinkModel):
             built[f] = BarFrame(name, f, pz, origin, spin,
                                 node=int(nodes[0]) if f == names[0] else
                                 int(nodes[1]) if f == names[-1] else None)
+        # the link's own points (a shared end is the other bar's: each coordinate moves
+        # with one link in Robot.place and Robot.start_velocity)
+        own = [int(n) for f, n in zip((names[0], names[-1]), nodes, strict=True)
+               if f not in self.share]
         return BuiltLink(name, self.kind, False, built,
-                         [(int(model.node_fields[int(n)]["r"]), True) for n in nodes])
+                         [(int(model.node_fields[n]["r"]), True) for n in own])
 
 
 class _BarSpin:
