@@ -1,7 +1,8 @@
 """3-RRRU parallel robot with a flexible moving platform (the flagship case).
 
 Reproduces Liu et al. (2023) (``docs/references.md``).
-Three RRRU limbs of natural-coordinate rigid bars carry a hexagonal moving platform of
+Three RRRU limbs of natural-coordinate rigid bars (``fem.robot.Bar`` links of a
+``fem.Robot``, :func:`fem.robots.rrru3_model.build_robot`) carry a hexagonal moving platform of
 Bézier-triangle ANCF thick-plate elements (``meshes/hexagon_*``; ``mesh="auto"``:
 hexagon_96 for the static analysis, six elements on the paths) with a 6 kg payload at
 its centre P.  Analyses: ``static`` — equilibrium with P at (0.1, 0, −0.8) m (the

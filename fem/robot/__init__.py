@@ -1,6 +1,6 @@
 """Robots in robot words: links of any model, joints between their frames, motors.
 
-The layer above the model: a :class:`Robot` holds links (:class:`Rigid`,
+The layer above the model: a :class:`Robot` holds links (:class:`Rigid`, :class:`Bar`,
 :class:`AncfBeam`, :class:`AncfCable`, :class:`FloatingFrame`, :class:`Reduced`,
 :class:`Plate`, :class:`Substructure`) with named frames (:func:`pose`), joints between
 any two frames that build their own constraint rows (:data:`JOINT_KINDS`; planar ones:
@@ -21,6 +21,7 @@ from .joints import JOINT_KINDS, Joint
 from .links import (
     AncfBeam,
     AncfCable,
+    Bar,
     FloatingFrame,
     LinkModel,
     Plate,
@@ -35,7 +36,8 @@ from .substructure import Substructure
 from .urdf import from_urdf, read_urdf
 
 __all__ = ["Robot", "Placement", "Motor", "Joint", "JOINT_KINDS", "Frame", "Pose", "pose",
-           "LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
+           "LinkModel", "Rigid", "Bar", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced",
+           "Plate",
            "Substructure", "section_properties", "from_urdf", "read_urdf", "PD",
            "Controller", "ComputedTorque", "InverseDynamics",
            "add_spring", "add_cylinder", "SpringDamper", "Cylinder", "keep_in_plane",

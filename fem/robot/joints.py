@@ -162,11 +162,63 @@ class Joint:
             return [Dot(C.vector(c, w), P.vector(p, w), 0.0, f"{self.name} twist")]
         return []
 
+    def _bar_rows(self) -> list[Constraint] | None:
+        """The rows of a joint on a :class:`~fem.robot.Bar` frame whose spin no joint has
+        fixed yet: a revolute's point and the bar normal to the axis (one row), the axis
+        then fixing the bar's spin; None where the ordinary rows serve (a spherical or
+        universal joint, or every bar's spin fixed).  A joint that needs the bar's
+        orientation about its own axis is refused."""
+        P, C, k, w = self.parent, self.child, self.kind, f"joint {self.name!r}"
+        free = [f for f in (P, C) if getattr(f, "bar", None) is not None and f.bar.n is None]
+        if not free or k in ("spherical", "universal"):
+            return None
+        bar = free[0]
+        if k != "revolute":
+            raise ModelError(
+                f"{w} ({k}): link {bar.link!r} is a Bar (a slender rod), which has no "
+                f"orientation about its own axis until a revolute joint normal to it fixes "
+                f"it, and a {k} joint needs it; add that revolute joint first (from the "
+                f"fixed end out), or make the link Rigid")
+        if len(free) == 2:
+            raise ModelError(
+                f"{w}: both links, {P.link!r} and {C.link!r}, are bars whose spin no joint "
+                f"has fixed, so neither carries the joint's axis; add the joints from the "
+                f"fixed end out (a joint to the ground or to a fixed-spin link first), or "
+                f"make one link Rigid")
+        other = C if bar is P else P
+        world = P.pose.rotation @ self.axis
+        cos = float(bar.bar.e0 @ world)
+        if abs(cos) > 1e-9:
+            raise ModelError(
+                f"{w}: link {bar.link!r} is a Bar (a slender rod): a revolute joint on it "
+                f"must have its axis normal to the bar, which fixes the bar's spin; the "
+                f"axis is {np.degrees(np.arccos(np.clip(abs(cos), 0.0, 1.0))):.6g}° from "
+                f"the bar's normal plane. Give the frames an axis normal to the bar, or "
+                f"make the link Rigid")
+        n = other.vector(self.axis, w)
+        rows: list[Constraint] = self._point_rows()
+        rows.append(Dot(bar.bar.e, n, 0.0, f"{self.name} axis"))
+        bar.bar.fix(n, world, self.name)
+        return rows
+
+    def _point_rows(self) -> list[Constraint]:
+        """The origins' coincidence; none where both frames are on one point (two bars
+        sharing an end, :class:`~fem.robot.Bar` ``share``)."""
+        P, C = self.parent, self.child
+        if getattr(P, "node", None) is not None and getattr(P, "node", None) == \
+                getattr(C, "node", None):
+            return []
+        return [Coincident(P.origin, C.origin, f"{self.name} point")]
+
     def build_rows(self) -> list[Constraint]:
         P, C, k, w = self.parent, self.child, self.kind, f"joint {self.name!r}"
-        rows: list[Constraint] = []
+        rows: list[Constraint] | None = self._bar_rows()
+        if rows is not None:
+            self.constraints = rows
+            return rows
+        rows = []
         if k in ("revolute", "spherical", "universal", "fixed"):
-            rows.append(Coincident(P.origin, C.origin, f"{self.name} point"))
+            rows += self._point_rows()
         if k in ("prismatic", "cylindrical"):
             d = C.origin - P.origin
             rows += [Dot(d, P.vector(n, w), 0.0, f"{self.name} offset {i}")
@@ -349,6 +401,7 @@ class JointActuator(Actuator):
         self.c = joint.coordinate_map(on)
         self.dofs = np.asarray(self.c.dofs, np.int64)
         self.r2 = 1.0
+        self._affine = None       # (D, b) of B = D q[dofs] + b once bound (linear c)
 
     def bind(self, q0: np.ndarray) -> None:
         if self.joint.kind == "revolute":
@@ -357,14 +410,27 @@ class JointActuator(Actuator):
             if self.r2 < 1e-12:
                 raise ModelError(f"motor {self.name!r}: the child's reference direction is "
                                  f"along the joint axis of {self.joint.name!r}")
+        # a linear direction (a ground or fixed-axis parent): B affine, ∂B/∂q constant —
+        # a product and a sum where the general form evaluates the map each call (the
+        # solvers ask for B at every residual and for ∂B/∂q at every factorization)
+        aff = self.affine()
+        if aff is not None:
+            D, b = aff
+            D.setflags(write=False)
+            self._affine = (D, b)
 
     def B(self, q):
+        if self._affine is not None:
+            D, b = self._affine
+            return D @ q[self.dofs] + b
         x, J, _ = evaluate(self.c, q)
         if self.joint.kind == "prismatic":
             return J[2].copy()
         return (x[0] * J[1] - x[1] * J[0]) / self.r2
 
     def dB(self, q):
+        if self._affine is not None:
+            return self._affine[0]
         x, J, H = evaluate(self.c, q, True)
         if self.joint.kind == "prismatic":
             return H[2].copy()

@@ -8,6 +8,7 @@ coordinates and how each frame becomes maps of them:
 model                     coordinates                                         frames
 ========================  ==================================================  ==========
 :class:`Rigid`            a natural-coordinate rigid body (``r, u, v, w``)    anywhere
+:class:`Bar`              a slender rigid rod: its two end points              on its axis
 :class:`AncfBeam`         ANCF shear-deformable beam elements, root → tip     two: ends
 :class:`AncfCable`        ANCF cable elements (tangent only, no twist)        two: ends
 :class:`FloatingFrame`    a rigid frame + the elastic coordinates of a basis  two: ends
@@ -36,8 +37,8 @@ from ..elements.materials import Material
 from ..elements.materials import material as validate_material
 from .frames import Frame, Pose
 
-__all__ = ["LinkModel", "Rigid", "AncfBeam", "AncfCable", "FloatingFrame", "Reduced", "Plate",
-           "BuiltLink", "section_properties"]
+__all__ = ["LinkModel", "Rigid", "Bar", "BarFrame", "AncfBeam", "AncfCable", "FloatingFrame",
+           "Reduced", "Plate", "BuiltLink", "section_properties"]
 
 
 def _skew(x: np.ndarray) -> np.ndarray:
@@ -241,6 +242,179 @@ class Rigid(LinkModel):
         dofs = model.node_dofs(body.node, ("r", "u", "v", "w"))
         fields = [(int(dofs[0]), True)] + [(int(dofs[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, False, built, fields, body=body)
+
+
+@dataclass
+class Bar(LinkModel):
+    """A slender rigid link: a uniform rod of ``mass`` [kg] whose coordinates are its two
+    end points (6 coordinates and one length row, the natural-coordinate bar of Liu et
+    al. 2023, eq 32): its mass on its axis, inertia ``m l²/12`` across it and none about
+    it.
+
+    The bar runs from its first frame to its last; other frames sit on the segment
+    between.  A bar has no orientation about its own axis (*spin*) until a joint fixes
+    it: a revolute joint whose axis is normal to the bar, with a link on its other side
+    that carries that axis (the ground, a :class:`Rigid` link, a bar whose spin is
+    fixed), keeps the bar normal to the axis with one row (instead of a rigid link's
+    two and its six rigidity rows) and from then on every frame of the bar has the axis
+    as a basis vector (and ``bar × axis``), so the next joints may use any of its
+    directions.  Before that a frame of the bar carries its axis only: a spherical
+    joint, or a universal joint whose axes the bar need not carry, joins it; a joint
+    that needs the bar's orientation about its own axis is refused, naming it.  Add the
+    joints from the fixed end out (a serial chain's order).
+
+    ``share={frame: other bar's end frame}`` (a :class:`BarFrame`, ``robot.frame(link,
+    name)``) builds that end on the other bar's end point: the two bars share its three
+    coordinates, where separate points would take three coordinates more and a joint's
+    three point rows.  The joint between the two frames then writes no point rows
+    (only its axis rows); a chain of bars joined so has the coordinates of its joint
+    points alone, as a model of bars sharing their nodes."""
+
+    mass: float
+    share: dict = field(default_factory=dict)
+    kind = "bar"
+
+    def __post_init__(self):
+        self.mass = nonnegative(self.mass, "bar link: mass", "kg")
+        if not isinstance(self.share, dict) or not all(
+                isinstance(f, BarFrame) and f.node is not None for f in self.share.values()):
+            raise ModelError("bar link: share maps a frame name of this bar to an end frame "
+                             "of another Bar (robot.frame(link, frame)), whose point the "
+                             "bar's end then shares")
+
+    def build(self, model, name, frames):
+        if len(frames) < 2:
+            raise ModelError(f"link {name!r} (bar) runs between two frames, its ends; it "
+                             f"has {len(frames)} ({', '.join(frames) or 'none'})")
+        names = list(frames)
+        p0, p1 = frames[names[0]].position, frames[names[-1]].position
+        d = p1 - p0
+        L = float(np.linalg.norm(d))
+        if L <= 1e-9 * max(1.0, float(np.abs(p0).max())):
+            raise ModelError(f"link {name!r} (bar): its end frames {names[0]!r} and "
+                             f"{names[-1]!r} are at the same place; a bar needs a length")
+        e0 = d / L
+        for f, other in self.share.items():
+            if f not in (names[0], names[-1]):
+                raise ModelError(f"link {name!r} (bar): share names frame {f!r}, which is "
+                                 f"not one of its ends ({names[0]!r}, {names[-1]!r})")
+            gap = float(np.linalg.norm(other.pose.position - frames[f].position))
+            if gap > 1e-9 * max(1.0, L):
+                raise ModelError(f"link {name!r} (bar): frame {f!r} shares the point of "
+                                 f"{other.label!r}, {gap:.3g} m away; build the shared end "
+                                 f"where the other bar's end is")
+        ends = []
+        for f, pz in ((names[0], p0), (names[-1], p1)):
+            if f in self.share:
+                ends.append(self.share[f].node)
+            else:
+                ends.append(int(model.add_nodes(r=[pz], names=[f"{name} {f}"])[0]))
+        nodes = np.array(ends, np.int64)
+        model.add_element("rigid_bar", [int(nodes[0]), int(nodes[1])], mass=self.mass,
+                          name=name)
+        a, b = model.point(int(nodes[0])), model.point(int(nodes[1]))
+        spin = _BarSpin(name, ((b - a) * (1.0 / L)).named(f"{name} axis"), e0)
+        built = {}
+        for f, pz in frames.items():
+            s = float((pz.position - p0) @ e0) / L
+            off = np.linalg.norm(pz.position - p0 - s * L * e0)
+            if off > 1e-9 * max(1.0, L) or not -1e-12 <= s <= 1.0 + 1e-12:
+                raise ModelError(f"link {name!r} (bar): frame {f!r} is {off:.3g} m off the "
+                                 f"bar's axis or beyond its ends (a bar's frames sit on the "
+                                 f"segment from {names[0]!r} to {names[-1]!r}); use a Rigid "
+                                 f"link for a frame beside the axis")
+            origin = a if f == names[0] else b if f == names[-1] else \
+                (a * (1.0 - s) + b * s).named(f"{name} {f}")
+            built[f] = BarFrame(name, f, pz, origin, spin,
+                                node=int(nodes[0]) if f == names[0] else
+                                int(nodes[1]) if f == names[-1] else None)
+        # the link's own points (a shared end is the other bar's: each coordinate moves
+        # with one link in Robot.place and Robot.start_velocity)
+        own = [int(n) for f, n in zip((names[0], names[-1]), nodes, strict=True)
+               if f not in self.share]
+        return BuiltLink(name, self.kind, False, built,
+                         [(int(model.node_fields[n]["r"]), True) for n in own])
+
+
+class _BarSpin:
+    """A bar's axis and, once a joint has fixed it, its spin: the vector ``n`` normal to
+    the bar (a map of the link on the joint's other side) that its frames' bases take."""
+
+    def __init__(self, link: str, e, e0: np.ndarray):
+        self.link, self.e, self.e0 = link, e, e0
+        self.n = None
+        self.joint: str | None = None
+        self.frames: list[BarFrame] = []
+
+    def fix(self, n, n0: np.ndarray, joint: str) -> None:
+        """The bar's spin from ``n`` (a map, ``n0`` at build, normal to the bar), fixed
+        by ``joint``: every frame's basis becomes ``(e, n, e × n)``."""
+        from ..maps.linear_map import LinearMap
+        from ..maps.point_maps import CrossMap
+
+        self.n, self.joint = n, joint
+        if isinstance(n, LinearMap) and not n.dofs.size:
+            m = -self.e.crossed(n.offset)                 # e × n = −(n × e): linear
+        elif isinstance(n, LinearMap):
+            m = CrossMap(self.e, n, f"{self.link} axis × {n.label}")
+        else:
+            m = None                    # a nonlinear n: the third direction is not kept
+        basis0 = np.column_stack([self.e0, n0, np.cross(self.e0, n0)])
+        for f in self.frames:
+            f.basis = [self.e, n, m]
+            f.basis0 = basis0
+            f._inv = np.linalg.inv(basis0)
+
+
+class BarFrame(Frame):
+    """A frame of a :class:`Bar`: its basis is the bar's axis alone until a joint fixes
+    the bar's spin (:meth:`_BarSpin.fix`), then the axis, the spin vector and their
+    cross product."""
+
+    def __init__(self, link: str, name: str, pose: Pose, origin, spin: _BarSpin,
+                 node: int | None = None):
+        R = pose.rotation
+        e0 = spin.e0
+        k = int(np.argmin(np.abs(R.T @ e0)))          # the pose's axis most normal to it
+        y0 = R[:, k] - (R[:, k] @ e0) * e0
+        y0 /= np.linalg.norm(y0)
+        super().__init__(link, name, pose, origin, [spin.e, None, None],
+                         np.column_stack([e0, y0, np.cross(e0, y0)]))
+        self.bar = spin
+        self.node = node            # the end point's node (None: a frame between the ends)
+        spin.frames.append(self)
+
+    def vector(self, local, what: str | None = None, tangent: bool = False):
+        local = np.asarray(local, float)
+        world = self.pose.rotation @ local
+        c = self._inv @ world
+        small = 1e-9 * max(1.0, float(np.abs(c).max()))
+        need = [j for j in (1, 2) if abs(c[j]) > small and self.basis[j] is None]
+        if need:
+            w = what or "a joint"
+            if self.bar.n is None:
+                raise ModelError(
+                    f"{w}: link {self.link!r} is a Bar (a slender rod), which has no "
+                    f"orientation about its own axis until a joint fixes it; frame "
+                    f"{self.label!r} has no direction {np.round(world, 6).tolist()} "
+                    f"(it is not along the bar). Add first a revolute joint on the bar "
+                    f"whose axis is normal to it (from the fixed end out), give this joint "
+                    f"an axis the bar carries, or make the link Rigid")
+            raise ModelError(
+                f"{w}: link {self.link!r} (bar) carries its axis and the spin vector of "
+                f"joint {self.bar.joint!r} but not their cross product (that vector is "
+                f"not linear in the coordinates); give this joint the bar's axis or that "
+                f"joint's, or make the link Rigid")
+        c[np.abs(c) <= small] = 0.0
+        out = None
+        for j in range(3):
+            if c[j] != 0.0:
+                term = c[j] * self.basis[j]
+                out = term if out is None else out + term
+        if out is None:
+            from ..maps.linear_map import constant
+            return constant(np.zeros(3))
+        return out
 
 
 def _span(name: str, kind: str, frames: dict[str, Pose]):

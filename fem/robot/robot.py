@@ -127,17 +127,18 @@ class Robot:
 
     # ------------------------------------------------------------------ links
     def add_link(self, name: str, model: LinkModel, frames: Mapping[str, Pose]) -> BuiltLink:
-        """A link made of ``model`` (:class:`~fem.robot.Rigid`, :class:`~fem.robot.AncfBeam`,
-        :class:`~fem.robot.AncfCable`, :class:`~fem.robot.FloatingFrame`) with named
-        ``frames`` (poses at build, :func:`fem.robot.pose`).  A flexible model spans its
-        first frame to its last."""
+        """A link made of ``model`` (:class:`~fem.robot.Rigid`, :class:`~fem.robot.Bar`,
+        :class:`~fem.robot.AncfBeam`, :class:`~fem.robot.AncfCable`,
+        :class:`~fem.robot.FloatingFrame`, …) with named ``frames`` (poses at build,
+        :func:`fem.robot.pose`).  A flexible model and a bar span their first frame to
+        their last."""
         name = text(name, "add_link: name")
         if name == "ground" or name in self.links:
             raise ModelError(f"add_link: there is already a link named {name!r}"
                              if name != "ground" else "add_link: 'ground' is the fixed world")
         if not isinstance(model, LinkModel):
             raise ModelError(f"link {name!r}: model must be a link model (fem.robot.Rigid, "
-                             f"AncfBeam, AncfCable, FloatingFrame); got "
+                             f"Bar, AncfBeam, AncfCable, FloatingFrame, Reduced, Plate); got "
                              f"{type(model).__name__}")
         if not isinstance(frames, Mapping) or not frames:
             raise ModelError(f"link {name!r}: frames must be a dict of frame name → "

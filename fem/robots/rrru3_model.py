@@ -1,34 +1,38 @@
-"""The 3-RRRU robot of Liu et al. 2023 as a constrained DAE: natural-coordinate links and a
-rigid or flexible (Bézier-triangle ANCF plate) moving platform.
+"""The 3-RRRU robot of Liu et al. 2023 in robot words (:class:`fem.Robot`): its geometry
+and paper data made into links, joints and motors, with a rigid or flexible (Bézier-triangle
+ANCF plate) moving platform.
 
 Shares only the geometry (:class:`~fem.robots.rrru3.RRRU3Geometry`) with the independent
 rigid reference of :mod:`fem.robots.rrru3`.
 
 Per limb k (joint centres A → B → C → U, see :mod:`fem.robots.rrru3`):
 
-* nodes A, B, C, U (positions only); ``rigid_bar`` links A–B, B–C, C–U with the paper's
-  masses (eq 32) — their lengths are the bars' own constraints (eq 33₁₋₃);
-* A fixed; links 1 and 2 in the limb plane: ``(B − A)·t = 0``, ``(C − A)·t = 0``
-  (eq 33₄); R3 perpendicular to link 3: ``(U − C)·(t × (C − B)) = 0`` (eq 33₅);
-* U joint: ``U = W_k`` (eq 34, Δh from the geometry) and the first U axis
-  ``a = t × (C − B)`` perpendicular to the second, the platform edge direction
-  ``b`` through ``W_k`` (eq 36₁).  For the flexible plate ``b`` is read in one of two
-  ways (``u_joint_edge``): ``"tangent"``, the paper's eq 36, is the plate's edge tangent
-  at the edge's first corner vertex, the edge kept straight along the joint axis by
-  equal tangents at its two end vertices (eq 36₂₋₃, written per unit reference length
-  so it holds on refined meshes too); ``"chord"`` is the chord between the edge's two
-  corner points, with no straight-edge rows.  The tangent puts the joint's moment on
-  one vertex's slopes, a point moment on a shear-deformable plate, whose local rotation
-  has no limit as the mesh is refined; the chord spreads it over the edge and converges
-  (``docs/parallel_robot.md``).  For the rigid platform ``b`` is the body-fixed edge
-  direction;
-* a motor in R1: :class:`~fem.model.actuators.RevoluteActuator` about ``u_k`` on link 1.
+* links 1–3 (A–B, B–C, C–U) are :class:`~fem.robot.Bar` links with the paper's masses:
+  the natural-coordinate bar of eq 32, whose coordinates are its end points and whose
+  length is its one row (eq 33₁₋₃); link 2 is built on link 1's B and link 3 on link 2's
+  C (``Bar(share=...)``), so the limb's coordinates are the points A, B, C, U alone;
+* revolute R1 at A about ``u_k`` (the motor, ground → link 1), R2 at B about ``t_k``,
+  R3 at C about ``a_k = t_k × (C − B)``: each keeps its bar normal to its axis with one
+  row (eq 33₄₋₅) and gives the bar its spin, the axis the next joint turns about;
+* a universal joint U between link 3 (its ``a_k``) and the platform frame at the edge
+  midpoint ``W_k`` (x along the edge): ``U = W_k`` (eq 34, Δh = 0) and ``a · b = 0``
+  (eq 36₁).  For the flexible plate ``b`` is read in one of two ways (``u_joint_edge``,
+  :class:`~fem.robot.Plate` ``edges``): ``"tangent"``, the paper's eq 36, the plate's
+  edge tangent at the edge's first corner vertex, the edge kept straight (eq 36₂₋₃);
+  ``"chord"``, the chord between the edge's two corner points, with no straight-edge
+  rows.  The tangent puts the joint's moment on one vertex's slopes, a point moment on
+  a shear-deformable plate, whose local rotation has no limit as the mesh is refined;
+  the chord spreads it over the edge and converges (``docs/parallel_robot.md``);
+* a motor on R1: servo (``drive="joints"``) or the equation of the path (``"path"``).
 
-Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) moved to the start
-point, as ``bezier_plate_shared`` (shared vertex coordinates + the middle G¹ row of eq 29)
-or ``bezier_plate`` (48 coordinates per element + the paper's continuity equations); or a
-``rigid_body`` with the hexagonal prism's inertia.  The payload is a point mass at P.
-Trajectory: P follows a path through servo constraints (eq 37), one motor per row.
+Platform: the hexagon mesh (built-in ``hexagon_6`` … ``hexagon_384``) in the frame at P
+as a :class:`~fem.robot.Plate` (``bezier_plate_shared``: shared vertex coordinates + the
+middle G¹ row of eq 29, or ``bezier_plate``: 48 coordinates per element + the paper's
+continuity equations), a :class:`~fem.robot.Rigid` body with the hexagonal prism's
+inertia, or a :class:`~fem.robot.Reduced` link of the plate.  The payload is a point mass
+at P.  Trajectory: P follows a path through servo constraints (eq 37), one motor per row.
+The model has the coordinates and rows of the paper's (hexagon_6, chord edges: 159 + 60;
+rigid platform: 48 + 48).
 """
 
 from __future__ import annotations
@@ -37,19 +41,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..constraints import AngleDrive, Coincident, Dot, PrescribedPoint
+from ..constraints import Constraint
 from ..core.errors import ModelError
 from ..core.validate import choice
-from ..elements.bezier_plate import (
-    add_continuity,
-    edge_tangent_along,
-    plate_point,
-    vertex_at,
-    vertex_elements,
-)
+from ..elements.bezier_plate import vertex_at, vertex_elements
 from ..elements.materials import Material
 from ..maps.linear_map import LinearMap
-from ..model.actuators import RevoluteActuator
+from ..model.actuators import Actuator
 from ..model.core import Model
 from ..model.mesh_files import load_builtin_mesh
 from .rrru3 import ActuatorMotion, RRRU3Geometry, joint_positions
@@ -68,8 +66,8 @@ class RobotModel:
     W: list[LinearMap]                 # edge midpoints (U-joint centres on the platform)
     A: list[LinearMap]
     B: list[LinearMap]
-    actuators: list[RevoluteActuator]
-    path_constraint: PrescribedPoint | list[AngleDrive]
+    actuators: list[Actuator]          # the motors' efforts (joint actuators)
+    path_constraint: Constraint | list[Constraint]   # the path's rows or the motors' drives
     plate_group: object | None = None
     centre_elements: list | None = None    # [(element, local vertex)] of P
     counts: dict = field(default_factory=dict)
@@ -143,81 +141,12 @@ U_JOINT_EDGES = ("chord", "tangent")
 """How a U joint reads the flexible platform's edge direction (:func:`build_robot`)."""
 
 
-def _add_plate(model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
-               u_joint_edge: str = "tangent"):
-    """The Bézier-plate platform in ``model``: group, mesh, P, W_k, edge directions,
-    centre elements and the continuity constraint.  ``u_joint_edge="tangent"``: each U
-    edge's direction is the plate's edge tangent at its first corner, the edge kept
-    straight (the paper's eq. 36); ``"chord"``: the chord between the edge's two
-    corners, no straight-edge rows."""
-    m = load_builtin_mesh(mesh)
-    from ..model.mesh import Mesh
-    m = Mesh.from_arrays(m.vertices + P0, m.triangles, m.lines, m.groups, name=m.name)
-    family = "bezier_plate_shared" if continuity == "shared" else "bezier_plate"
-    mat = Material(E, nu, geom.platform_density, name="platform")
-    plate_group = model.add_mesh(m, family, mat, name="platform",
-                                 thickness=geom.platform_thickness,
-                                 shear_factor=shear_factor)
-    con = add_continuity(model, plate_group, "plate continuity")
-    if damping_beta:
-        model.add_damping(plate_group, damping_beta)
-    P = plate_point(plate_group, P0).named("P")
-    centre = vertex_elements(plate_group, vertex_at(plate_group, P0))
-    W = [plate_point(plate_group, P0 + geom.edge_midpoint_offset(k)).named(f"W{k + 1}")
-         for k in range(3)]
-    edge_dirs = []
-    for k in range(3):
-        t = geom.tangent(k)
-        w = P0 + geom.edge_midpoint_offset(k)
-        half = 0.5 * geom.platform_side
-        try:
-            ends = [vertex_at(plate_group, w + s * half * t) for s in (-1.0, 1.0)]
-        except ModelError:
-            raise ModelError(f"mesh {mesh!r}: the side facing limb {k + 1} is not where "
-                             "the geometry expects it") from None
-        if u_joint_edge == "chord":
-            c0, c1 = (plate_point(plate_group, w + s * half * t) for s in (-1.0, 1.0))
-            edge_dirs.append((c1 - c0).named(f"E{k + 1}"))
-            continue
-        T0 = edge_tangent_along(plate_group, ends[0], t)    # along +t at the first end
-        T1 = edge_tangent_along(plate_group, ends[1], -t)   # along −t at the other end
-        model.add_constraint(Coincident(T0, -T1, f"U{k + 1} edge straight"))
-        edge_dirs.append(T0.named(f"E{k + 1}"))
-    return plate_group, m, P, W, edge_dirs, centre, con
-
-
 CUBIC_TOL = {"path": 3e-4, "joints": 1e-5}
 """The reduced platform's quartic potential compressed (``reduce_body``'s ``cubic_tol``)
 by drive: the path drive deflects the plate by about its sag, the motors' drive swings it
 about twenty times further, where the compression's error (growing with the square of
 the deflection) at 3e-4 turns the potential's tangent indefinite and the run diverges
 (docs/reduced_bodies.md, "The compression at large deflections")."""
-
-
-def reduced_platform(fe: Model, P, W, E, n_modes: int = 2, state=None,
-                     reduction: str = "nonlinear", n_derivatives: int = 4,
-                     n_enrich: int = 16, enrich_weight: str = "energy",
-                     cubic_tol: float = 3e-4):
-    """Craig–Bampton reduction of the platform's FE model: static modes for P, the U
-    centres W_k and the edge directions E_k (every component), ``n_modes``
-    fixed-interface modes and the static sag under the platform's weight; with
-    ``reduction="nonlinear"`` the modal derivatives of the ``n_derivatives`` lowest modes
-    and the plate's exact cubic modal force (geometric nonlinearity); the plate's damping
-    as the full plate applies it (``damping="fe"``: ``β K`` on the absolute velocities,
-    which also damps the sagged plate's turning); ``n_enrich`` vectors compressed from
-    the quadratic response of every pair of the linear basis (``reduce_body(...,
-    enrich=)``, 0: none); cached on disk (:func:`fem.reduction.cached_reduction`) by the
-    model's content."""
-    from ..reduction import cached_reduction
-
-    inter = {"P": P, **{f"W{k + 1}": w for k, w in enumerate(W)},
-             **{f"E{k + 1}": e for k, e in enumerate(E)}}
-    extra = {} if not n_enrich else {"enrich": int(n_enrich), "enrich_weight": enrich_weight}
-    if cubic_tol and reduction == "nonlinear":
-        extra["cubic_tol"] = float(cubic_tol)
-    return cached_reduction(fe, inter, n_modes=n_modes, loads="gravity", state=state,
-                            derivatives=n_derivatives if reduction == "nonlinear" else 0,
-                            nonlinear=reduction == "nonlinear", damping="fe", **extra)
 
 
 def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
@@ -228,13 +157,14 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
                 reduction: str = "nonlinear", n_derivatives: int = 4,
                 n_enrich: int = 16, enrich_weight: str = "energy",
                 cubic_tol: float | None = None, u_joint_edge: str = "tangent",
-                words: bool = False) -> RobotModel:
+                links: str = "bar") -> RobotModel:
     """Assemble the robot (see module docstring).
 
     Parameters
     ----------
     platform : "flexible", "rigid" or "reduced" (the flexible plate's Craig–Bampton
-        modes in a floating frame: :func:`reduced_platform`)
+        modes in a floating frame: a :class:`~fem.robot.Reduced` link whose interfaces
+        are P and each U frame's point and edge direction)
     mesh : built-in hexagon mesh name (flexible platform)
     E, nu : plate material (density from the platform mass and the hexagon volume)
     continuity : "shared" (``bezier_plate_shared`` + middle G¹ rows) or "constraints"
@@ -250,7 +180,7 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         hexagon_24 and hexagon_96 (docs/reduced_bodies.md, "The basis chosen")
     n_modes : fixed-interface normal modes of the reduced platform
     reduction : "nonlinear" (default: the plate's exact cubic modal force on a basis
-        with modal derivatives, :func:`reduced_platform`) or "linear" (``f0 + K η``)
+        with modal derivatives) or "linear" (``f0 + K η``)
     n_derivatives : modal derivatives of this many lowest modes (nonlinear reduction)
     n_enrich, enrich_weight : vectors compressed from every pair's modal derivative
         (:func:`fem.reduction.reduce_body` ``enrich``, ``enrich_weight``; 0: none)
@@ -270,7 +200,10 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
         keeps that state's stresses (``f0``) and their geometric stiffness; "reference" about
         the flat, unstressed plate (measured: the circle's servo-constrained inverse
         dynamics then grows unstable after 0.6 s, docs/reduced_bodies.md)
-    words : build it with :class:`fem.Robot` (:func:`build_robot_in_words`)
+    links : "bar" (default: links 1–3 :class:`~fem.robot.Bar` links, the paper's
+        eq 32 bars sharing their joint points) or "rigid" (:class:`~fem.robot.Rigid`
+        links with the bar's mass on their axis, each its own 12 natural coordinates and
+        6 rows: the same mechanism, 231 + 132 unknowns on hexagon_6, for comparison)
     """
     geom = RRRU3Geometry() if geom is None else geom
     choice(platform, ("flexible", "rigid", "reduced"), "platform")
@@ -279,133 +212,10 @@ def build_robot(geom: RRRU3Geometry | None = None, platform: str = "flexible",
     choice(drive, ("path", "joints"), "drive")
     choice(reduction, ("linear", "nonlinear"), "reduction")
     choice(u_joint_edge, U_JOINT_EDGES, "u_joint_edge")
+    choice(links, ("bar", "rigid"), "links")
     if cubic_tol is None:
         cubic_tol = CUBIC_TOL[drive]
-    if words:
-        return build_robot_in_words(geom, platform, mesh, E, nu, continuity, path,
-                                    shear_factor, damping_beta, n_modes, reduce_at, drive,
-                                    reduction, n_derivatives, n_enrich, enrich_weight,
-                                    cubic_tol, u_joint_edge)
-    P0 = np.asarray(geom.start_point, float)
-    jp = joint_positions(geom, P0)
-    model = Model(f"rrru3_{platform}", gravity=(0.0, 0.0, -geom.gravity))
-    model.view = "iso"
-    plate_group, centre, body, fe = None, None, None, None
-    if platform == "flexible":
-        plate_group, m, P, W, edge_dirs, centre, con = _add_plate(
-            model, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
-            u_joint_edge)
-    elif platform == "reduced":
-        fe = Model("platform FE", gravity=(0.0, 0.0, -geom.gravity))
-        fe_group, m, Pf, Wf, Ef, centre, con = _add_plate(
-            fe, geom, mesh, E, nu, continuity, shear_factor, damping_beta, P0,
-            u_joint_edge)
-        fe.add_point_mass(Pf, geom.payload_mass)          # the payload rides in the modes
-        state = None
-        if reduce_at == "static":     # the plate as it hangs: its stresses and their stiffness
-            full = build_robot(geom, "flexible", mesh, E, nu, continuity, None, shear_factor,
-                               damping_beta, drive=drive, u_joint_edge=u_joint_edge)
-            qs = static_state(full).q
-            state = fe.q0.copy()
-            for nf, nt in zip(full.plate_group.nodes.ravel(), fe_group.nodes.ravel(),
-                              strict=True):
-                for f, start in full.model.node_fields[nf].items():
-                    t0 = fe.node_fields[nt][f]
-                    state[t0:t0 + 3] = qs[start:start + 3]
-        red = reduced_platform(fe, Pf, Wf, Ef, n_modes, state, reduction, n_derivatives,
-                               n_enrich, enrich_weight, cubic_tol)
-        body = model.add_reduced_body("platform", red, fe_model=fe)
-        P = body.interface("P")
-        W = [body.interface(f"W{k + 1}") for k in range(3)]
-        edge_dirs = [body.interface(f"E{k + 1}") for k in range(3)]
-        fe = ReducedPlatform(fe, fe_group, body)
-    else:
-        R = np.eye(3)
-        hexagon = geom.platform_vertices(np.zeros(3))
-        body = model.add_rigid_body("platform", geom.platform_mass, P0, R,
-                                    inertia=geom.platform_inertia(),
-                                    sketch=np.vstack([hexagon, hexagon[:1]]))
-        P = body.point((0, 0, 0), "P")
-        W = [body.point(geom.edge_midpoint_offset(k), f"W{k + 1}") for k in range(3)]
-        edge_dirs = [body.vector(geom.tangent(k), f"edge {k + 1}") for k in range(3)]
-        con = None
-    if platform != "reduced":
-        model.add_point_mass(P, geom.payload_mass)
-    A_maps, B_maps, acts, drives = [], [], [], []
-    joint_motion = JointMotion(geom, path or constant_path(P0)) if drive == "joints" else None
-    for k in range(3):
-        t = geom.tangent(k)
-        nodes = model.add_nodes(r=[jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]],
-                                names=[f"limb {k + 1} {j}" for j in "ABCU"])
-        A, B, C, U = (model.point(n) for n in nodes)
-        for (a, b), mass, nm in zip(((0, 1), (1, 2), (2, 3)), geom.link_masses,
-                                    ("link1", "link2", "link3"), strict=True):
-            model.add_element("rigid_bar", [nodes[a], nodes[b]], mass=mass,
-                              name=f"limb {k + 1} {nm}")
-        model.fix(nodes[0], name=f"limb {k + 1} R1 centre")
-        tk = model.ground(t, f"t{k + 1}")
-        model.add_constraint(Dot(B - A, tk, 0.0, f"limb {k + 1} link 1 in plane"))
-        model.add_constraint(Dot(C - A, tk, 0.0, f"limb {k + 1} link 2 in plane"))
-        axis3 = (C - B).crossed(t)                        # R3 axis a = t × (C − B)
-        model.add_constraint(Dot(U - C, axis3, 0.0, f"limb {k + 1} R3"))
-        offset = model.ground((0.0, 0.0, geom.u_joint_offset), "Δh")
-        model.add_constraint(Coincident(U, W[k] + offset, f"U{k + 1} centre"))
-        model.add_constraint(Dot(axis3, edge_dirs[k], 0.0, f"U{k + 1} axes"))
-        act = RevoluteActuator(A, B, geom.actuator_axis(k), f"motor {k + 1}")
-        model.add_actuator(act)
-        if joint_motion is not None:
-            drives.append(model.add_constraint(AngleDrive(
-                A, B, geom.actuator_axis(k), geom.radial(k), joint_motion.motion(k),
-                f"motor {k + 1} angle", servo=True)))
-        A_maps.append(A)
-        B_maps.append(B)
-        acts.append(act)
-    base = [model.ground(geom.actuator_position(k)) for k in (0, 1, 2, 0)]
-    model.add_sketch(base, "static platform")
-    if platform != "reduced":
-        model.add_sketch([*W, W[0]], "U joints")
-    if joint_motion is None:
-        path_con = model.add_constraint(PrescribedPoint(P, path or constant_path(P0),
-                                                        (0, 1, 2), "path of P", servo=True))
-    else:
-        path_con = drives
-    rm = RobotModel(model, geom, platform, P, W, A_maps, B_maps, acts, path_con,
-                    plate_group, centre, reduced=fe)
-    asm = model.assemble()
-    rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
-                 "n_plate_coordinates": int(len(np.unique(plate_group.dofs)))
-                 if plate_group is not None else (fe.body.dofs.size if fe is not None else 0),
-                 "n_continuity_constraints": 0 if con is None else int(con.A.shape[0]),
-                 "n_continuity_written": 0 if con is None else int(con.written)}
-    return rm
-
-
-def _platform_plate(geom, mesh, E, nu, continuity, shear_factor, u_joint_edge):
-    """The Bézier-plate platform as a :class:`fem.robot.Plate` link: the hexagon mesh in
-    the frame at P, its U frames at the edge midpoints, x along the edge (read as
-    ``u_joint_edge``)."""
-    from ..robot import Plate
-
-    return Plate(load_builtin_mesh(mesh), Material(E, nu, geom.platform_density,
-                                                   name="platform"),
-                 geom.platform_thickness, "bezier_plate_shared" if continuity == "shared"
-                 else "bezier_plate", options={"shear_factor": shear_factor},
-                 edges=u_joint_edge)
-
-
-def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float,
-                         nu: float, continuity: str, path, shear_factor, damping_beta: float,
-                         n_modes: int, reduce_at: str, drive: str, reduction: str,
-                         n_derivatives: int, n_enrich: int, enrich_weight: str,
-                         cubic_tol: float, u_joint_edge: str) -> RobotModel:
-    """The robot of :func:`build_robot` (its arguments) with :class:`fem.Robot`: per
-    limb rigid links 1–3 (slender: their mass on their axis, as ``rigid_bar``), revolute
-    joints R1 (the motor) at A about ``u``, R2 at B about ``t``, R3 at C about ``a = t ×
-    (C − B)``, and a universal joint at U whose axes are link 3's ``a`` and the platform
-    frame's x, along the edge; the platform a :class:`~fem.robot.Plate` (its edge frames
-    read by ``u_joint_edge``), a :class:`~fem.robot.Rigid` body or a
-    :class:`~fem.robot.Reduced` link of that plate.  The payload is a point mass at P."""
-    from ..robot import Reduced, Rigid, Robot, pose
+    from ..robot import Bar, Reduced, Rigid, Robot, pose
 
     if platform != "rigid" and geom.u_joint_offset:
         raise ModelError(f"u_joint_offset {geom.u_joint_offset:g} m: on the {platform} "
@@ -429,10 +239,9 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
         fe.model.add_point_mass(Pf, geom.payload_mass)      # the payload rides in the modes
         state = None
         if reduce_at == "static":   # the plate as it hangs: its stresses and their stiffness
-            full = build_robot_in_words(geom, "flexible", mesh, E, nu, continuity, None,
-                                        shear_factor, damping_beta, n_modes, reduce_at, drive,
-                                        reduction, n_derivatives, n_enrich, enrich_weight,
-                                        cubic_tol, u_joint_edge)
+            full = build_robot(geom, "flexible", mesh, E, nu, continuity, None, shear_factor,
+                               damping_beta, drive=drive, u_joint_edge=u_joint_edge,
+                               links=links)
             qs = static_state(full).q
             state = fe.model.q0.copy()
             for nf, nt in zip(full.plate_group.nodes.ravel(), plate.group.nodes.ravel(),
@@ -476,9 +285,11 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
         limb = f"limb {k + 1}"
         for i, (p, q, z0, z1) in enumerate(((A, B, u, t), (B, C, t, a), (C, U, a, a))):
             m, L = geom.link_masses[i], float(np.linalg.norm(q - p))
-            robot.add_link(f"{limb} link{i + 1}", Rigid(m, com=(L / 2, 0, 0), inertia=np.diag(
-                [0.0, 1.0, 1.0]) * m * L**2 / 12), {"ABCU"[i]: pose(p, z=z0, x=q - p),
-                                                     "ABCU"[i + 1]: pose(q, z=z1, x=q - p)})
+            shared = {} if i == 0 else {"ABCU"[i]: robot.frame(f"{limb} link{i}", "ABCU"[i])}
+            spec = Bar(m, share=shared) if links == "bar" else Rigid(
+                m, com=(L / 2, 0, 0), inertia=np.diag([0.0, 1.0, 1.0]) * m * L**2 / 12)
+            robot.add_link(f"{limb} link{i + 1}", spec, {"ABCU"[i]: pose(p, z=z0, x=q - p),
+                                                         "ABCU"[i + 1]: pose(q, z=z1, x=q - p)})
         robot.add_joint(f"{limb} R1", "revolute", "ground", (f"{limb} link1", "A"))
         robot.add_joint(f"{limb} R2", "revolute", (f"{limb} link1", "B"),
                         (f"{limb} link2", "B"))
@@ -504,9 +315,9 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
                     [m.actuator for m in robot.motors.values()], path_con,
                     link.group if platform == "flexible" else None, centre, reduced=reduced,
                     robot=robot,
-                    # 372 unknowns on hexagon_6, 234 with the joints' linear rows
-                    # eliminated: dense (fem.solvers.reduced_factorization)
-                    solver_settings={"eliminate_beyond_dense": True})
+                    # rigid links: 363 unknowns on hexagon_6, 225 with the joints' linear
+                    # rows eliminated: dense (fem.solvers.reduced_factorization)
+                    solver_settings={} if links == "bar" else {"eliminate_beyond_dense": True})
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
                  "n_plate_coordinates": int(len(np.unique(link.group.dofs)))
@@ -516,10 +327,27 @@ def build_robot_in_words(geom: RRRU3Geometry, platform: str, mesh: str, E: float
     return rm
 
 
+def _platform_plate(geom, mesh, E, nu, continuity, shear_factor, u_joint_edge):
+    """The Bézier-plate platform as a :class:`fem.robot.Plate` link: the hexagon mesh in
+    the frame at P, its U frames at the edge midpoints, x along the edge (read as
+    ``u_joint_edge``)."""
+    from ..robot import Plate
+
+    return Plate(load_builtin_mesh(mesh), Material(E, nu, geom.platform_density,
+                                                   name="platform"),
+                 geom.platform_thickness, "bezier_plate_shared" if continuity == "shared"
+                 else "bezier_plate", options={"shear_factor": shear_factor},
+                 edges=u_joint_edge)
+
+
 def _reduction_options(reduction, state, n_derivatives, n_enrich, enrich_weight,
                        cubic_tol) -> dict:
-    """The options of :class:`fem.robot.Reduced` for :func:`reduced_platform`'s
-    reduction (:func:`fem.reduction.reduce_body`, cached on disk by content)."""
+    """The options of the reduced platform's :class:`fem.robot.Reduced` link: static modes
+    for its interfaces, fixed-interface modes, the static sag under gravity, with
+    ``reduction="nonlinear"`` the modal derivatives and the plate's exact cubic modal
+    force, the plate's damping as the full plate applies it (``damping="fe"``) and
+    ``n_enrich`` vectors compressed from every pair's quadratic response
+    (:func:`fem.reduction.reduce_body`, cached on disk by content)."""
     extra = {} if not n_enrich else {"enrich": int(n_enrich), "enrich_weight": enrich_weight}
     if cubic_tol and reduction == "nonlinear":
         extra["cubic_tol"] = float(cubic_tol)

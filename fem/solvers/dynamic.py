@@ -196,7 +196,7 @@ class GeneralizedAlpha:
         structure = self.asm.constant_structure()
         # (a model above DENSE_LIMIT only by its constant linear rows may have them
         # eliminated, options.eliminate_beyond_dense: opt-in while the other models in
-        # that window — the private builder's hexagon_24 robot, the links robot with 4
+        # that window — the flagship's hexagon_24 robot of bars, the links robot with 4
         # elements per link — keep their sparse, co-rotated path)
         self._constant = None if structure is None else ConstantIteration(
             structure, getattr(self.asm, "storage", None), opts.eliminate_beyond_dense)

@@ -26,18 +26,26 @@ one_thread()
 import numpy as np  # noqa: E402
 
 import fem  # noqa: E402
+from fem.robot import Robot, pose  # noqa: E402
 from fem.robots import rrru3  # noqa: E402
-from fem.robots.rrru3_model import _add_plate  # noqa: E402
+from fem.robots.rrru3_model import _platform_plate  # noqa: E402
 
 
 def build(mesh: str = "hexagon_6", general: bool = False) -> fem.Model:
     """The platform held at W₁…W₃ under gravity, payload at P; ``general``: without the
     plate's compiled-kernel declaration."""
     geom = rrru3.RRRU3Geometry()
-    model = fem.Model(f"platform {mesh}", gravity=(0.0, 0.0, -geom.gravity))
+    robot = Robot(f"platform {mesh}", gravity=(0.0, 0.0, -geom.gravity))
+    model = robot.model
     P0 = np.asarray(geom.start_point, float)
-    group, _, P, W, _, _, _ = _add_plate(model, geom, mesh, 6.9e8, 0.3, "shared", "auto",
-                                         1e-5, P0)
+    frames = {"P": pose(P0), **{f"U{k + 1}": pose(P0 + geom.edge_midpoint_offset(k),
+                                                  x=geom.tangent(k)) for k in range(3)}}
+    link = robot.add_link("platform", _platform_plate(geom, mesh, 6.9e8, 0.3, "shared",
+                                                      "auto", "tangent"), frames)
+    group = link.group
+    model.add_damping(group, 1e-5)
+    P = robot.frame("platform", "P").origin
+    W = [robot.frame("platform", f"U{k + 1}").origin for k in range(3)]
     model.add_point_mass(P, geom.payload_mass)
     for k, w in enumerate(W):
         model.add_constraint(fem.Coincident(w, model.ground(w(model.q0)), f"hold W{k + 1}"))
