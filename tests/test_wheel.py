@@ -14,6 +14,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _can_build_here() -> bool:
+    """Whether this environment builds the wheel itself: the setuptools of
+    ``pyproject.toml``'s build requirements and its ``bdist_wheel`` (the ``wheel``
+    package, built into setuptools from 70.1).  Then pip makes no isolated build
+    environment, whose setuptools it would download on every fresh machine (15 s of the
+    test there); otherwise it does."""
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
+
+    try:          # asked of the installed metadata: importing setuptools patches distutils
+        found = tuple(int(p) for p in version("setuptools").split(".")[:2] if p.isdigit())
+    except PackageNotFoundError:
+        return False
+    return found >= (70, 1) or (found >= (65, 0) and find_spec("wheel") is not None)
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A virtual environment (with this Python's packages) holding the wheel of this
@@ -21,6 +37,7 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
     wheels = tmp / "wheels"
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                            *(["--no-build-isolation"] if _can_build_here() else []),
                             str(ROOT), "-w", str(wheels)],
                            capture_output=True, text=True, timeout=600)
     if build.returncode != 0:
