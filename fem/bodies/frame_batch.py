@@ -130,6 +130,7 @@ class FrameBatch:
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
+        self._tips_second_buf = None
         self._q = None                  # the coordinates of the lines in J
         self._qkey = None               # their bytes
         self._qH = None                 # the same when H holds them too
@@ -427,8 +428,10 @@ class FrameBatch:
         Ht, A = self.Hcx[:, self.P], self.A_tip
         R, Pe, vals, alpha, G = self._tip_state
         B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
-        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
-        Hp = np.zeros((B, 3, k, k))
+        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates;
+        # the points' and the axes' H in one buffer (tips_second_flat)
+        buf = np.zeros(12 * B * k * k)
+        Hp = buf[:3 * B * k * k].reshape(B, 3, k, k)
         Hb = Hp[:, :, 3:12, 12:]
         Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
         Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
@@ -448,14 +451,32 @@ class FrameBatch:
         Hp[:, :, bs, bs] = -R[:, :, 0, None, None] * Qb[:, None]
         # the section axes: ∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e, ∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j
         _, _, ddT = _section_rotations(alpha, True)
-        Hs = np.zeros((B, 3, 3, k, k))
+        Hs = buf[3 * B * k * k:].reshape(B, 3, 3, k, k)
         Hsb = Hs[..., 3:12, 12:]
         Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
         Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
-        T2 = np.einsum("bijra,bim,bjn->barmn", ddT, A, A)
-        Hs[..., 12:, 12:] = np.einsum("bcr,barmn->bacmn", R, T2)
+        # R ∂²T/∂α_i∂α_j (B, i, j, c, a) against A_i ⊗ A_j (B, ij, mn): one product
+        ne = A.shape[2]
+        RT = (R[:, None, None] @ ddT).reshape(B, 9, 9).transpose(0, 2, 1)
+        AA = (A[:, :, None, :, None] * A[:, None, :, None, :]).reshape(B, 9, ne * ne)
+        Hs[..., 12:, 12:] = (RT @ AA).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
         self._tips_second = (Hp, Hs)
+        self._tips_second_buf = buf
         return self._tips_second
+
+    def tips_second_flat(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`tips_second` as one flat array: the points' ``H`` (B, 3, k, k), then
+        the axes' (B, 3, 3, k, k) (the arrays :meth:`tips_second` gives are views of
+        it); where each map's starts: :meth:`tip_second_offset`."""
+        self.tips_second(q)
+        return self._tips_second_buf
+
+    def tip_second_offset(self, i: int, kind: int, axis: int = 0) -> int:
+        """Where body ``i``'s tip point (``kind`` 0) or tip section axis ``axis``
+        (``kind`` 1) starts in :meth:`tips_second_flat`."""
+        kk3 = 3 * self.k * self.k
+        B = len(self.bodies)
+        return i * kk3 if kind == 0 else B * kk3 + (3 * i + axis) * kk3
 
     # ------------------------------------------------------------ the contract part
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:

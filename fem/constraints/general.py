@@ -458,22 +458,45 @@ class _Batched:
 
     def _build_hessian_changing(self) -> None:
         """Index arrays of ``λ·Φ_qq`` when the point atoms' second derivatives change
-        with ``q`` (:attr:`constant` False): every entry of every point atom's dense
-        ``H`` (3, kₐ, kₐ), concatenated atom after atom, times its coefficient and the
-        other factor, and ``J_aᵀ J_b`` as in :meth:`_build_hessian`."""
+        with ``q`` (:attr:`constant` False): the entries of every point atom's ``H``
+        (3, kₐ, kₐ) where it can be nonzero (:meth:`PointMap.second_pattern`), atom after
+        atom, times its coefficient and the other factor, and ``J_aᵀ J_b`` as in
+        :meth:`_build_hessian`.  The atoms' ``H`` are read from one flat array: the
+        arrays their batches form (:meth:`PointMap.second_source`, one per batch) and
+        then the others' own, concatenated (:meth:`_second_all`)."""
         rows = self.rows
         oJ, ks = self._oJ, self._ks
         by_map: dict = {}
-        oH, off = [], 0
-        for u, (_a, c, i, cols) in enumerate(self._points):
-            ka = cols.size
+        sources: dict = {}               # key -> (get, its base in the flat array)
+        own = []                         # the atoms without a source
+        oH = []
+        for u, (a, c, i, cols) in enumerate(self._points):
             by_map.setdefault(i, []).append((u, c, cols))
-            oH.append(off)
+            src = a.second_source()
+            if src is None:
+                oH.append(None)
+                own.append(u)
+            else:
+                key, get, off = src
+                if key not in sources:
+                    sources[key] = (get, get(self._q_hess).size)
+                oH.append((key, off))
+        base, off = {}, 0
+        for key, (_get, size) in sources.items():
+            base[key] = off
+            off += size
+        for u in own:
+            ka = self._points[u][3].size
+            oH[u] = off
             off += 3 * ka * ka
+        oH = [o if isinstance(o, (int, np.integer)) else base[o[0]] + o[1] for o in oH]
+        self._h_gets = [get for get, _size in sources.values()]
+        self._h_own = [self._points[u][0] for u in own]
         ho, hi, hc, hx = [], [], [], []
         po, pa, pb = [], [], []
         sizes = []
         oh = 0
+        patterns: dict = {}
         for (_row, ia, ib, _ca, _cb, k, _beta), (faa, fbb, fab, fba), ixb, ixa in zip(
                 rows.terms, rows._flat, self._xb3.reshape(-1, 3), self._xa3.reshape(-1, 3),
                 strict=True):
@@ -484,8 +507,11 @@ class _Batched:
                 fm = f.reshape(km, km)
                 for u, c, cols in by_map.get(im, ()):
                     ka = cols.size
-                    cc, i, j = (g.ravel() for g in np.meshgrid(
-                        np.arange(3), np.arange(ka), np.arange(ka), indexing="ij"))
+                    if u not in patterns:
+                        mask = self._points[u][0].second_pattern()
+                        patterns[u] = np.nonzero(np.ones((3, ka, ka), bool) if mask is None
+                                                 else mask)
+                    cc, i, j = patterns[u]
                     ho.append(oh + fm[cols[i], cols[j]])
                     hi.append(oH[u] + (cc * ka + i) * ka + j)
                     hc.append(np.full(cc.size, c))
@@ -498,14 +524,24 @@ class _Batched:
         self._hess = (cat(ho + po), cat(hi), cat(hc, float), cat(hx), cat(pa), cat(pb),
                       np.asarray(sizes, np.int64), oh)
 
+    def _second_all(self, q: np.ndarray) -> np.ndarray:
+        """The point atoms' second derivatives as :meth:`_build_hessian_changing` laid
+        them out: the batches' arrays, then the other atoms' ``H`` (the batch's own
+        array when there is nothing else)."""
+        parts = [get(q) for get in self._h_gets]
+        parts += [a.evaluate(q, True)[2].ravel() for a in self._h_own]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
     def hessian_values(self, lam, q, keep, t=0.0):
         if not self.constant:
             if self._hess is None:
+                self._q_hess = q
                 self._build_hessian_changing()
             out, hi, hc, hx, pa, pb, sizes, nout = self._hess
             X, J = self._X(q, t)
-            Hall = np.concatenate([a.evaluate(q, True)[2].ravel()
-                                   for a, *_ in self._points] or [np.zeros(0)])
+            Hall = self._second_all(q)
             w = np.repeat(lam[self.rows.rows] * keep[self.rows.rows], sizes)
             vals = np.concatenate([hc * Hall[hi] * X[hx], J[pa] * J[pb]])
             return np.bincount(out, vals, minlength=nout) * w
