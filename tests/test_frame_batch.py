@@ -102,7 +102,7 @@ def test_second_patterns_hold_every_nonzero(kinematics):
     maps = [mp for b in bodies for mp in [LinkPoint(b, b.link.length)]
             + [SectionDirection(b, b.link.length, ax) for ax in range(3)]
             + [LinkPoint(b, 0.3 * b.link.length)]]
-    for alone in (False, True):
+    for _alone in (False, True):      # batched, then alone
         for _ in range(3):
             q = asm.q0 + 0.2 * rng.normal(size=asm.n)
             for mp in maps:
