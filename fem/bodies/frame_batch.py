@@ -612,28 +612,33 @@ class FrameBatch:
         grad = (Bt @ (wb[:, :, None, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
-        a, c, A, C = d1[..., 0], d1[..., 1], d2[..., 0], d2[..., 1]
-        m, k1, k2 = 2.0 * hm[..., 0], k[..., 0], k[..., 1]
-        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
-        hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
-        d1 = np.empty((B, Pb, 4))
-        d2 = np.empty((B, Pb, 4))
-        d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
-        d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
-        ei1, ei2 = ei1[..., None], ei2[..., None]
-        dm = np.stack([A, a, C, c], axis=-1)
-        eye = np.eye(4)
-        M2 = np.zeros((4, 4))
-        M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0                    # ∂²m/∂z²
-        outer = lambda x, y: x[..., :, None] * y[..., None, :]
-        h1 = 0.5 * (outer(np.broadcast_to(eye[0], dm.shape), dm)
-                    + outer(dm, np.broadcast_to(eye[0], dm.shape)) + a[..., None, None] * M2)
-        h2 = 0.5 * (outer(np.broadcast_to(eye[2], dm.shape), dm)
-                    + outer(dm, np.broadcast_to(eye[2], dm.shape)) + c[..., None, None] * M2)
-        E11, E33 = np.zeros((4, 4)), np.zeros((4, 4))
-        E11[1, 1] = E33[3, 3] = 1.0
-        hz = (ei1[..., None] * (outer(d1, d1) + k1[..., None, None] * h1 - E11)
-              + ei2[..., None] * (outer(d2, d2) + k2[..., None, None] * h2 - E33))
+        # ∂k₁/∂z = ½a ∂m/∂z + (½m, 1, 0, 0), ∂k₂/∂z = ½c ∂m/∂z + (0, 0, ½m, 1) and
+        # ∂²kᵢ/∂z² = ½(eⱼ ∂m/∂zᵀ + ∂m/∂z eⱼᵀ + aⱼ M₂) (j = 0, 2; a₀ = a, a₂ = c): the
+        # Hessian Σᵢ EIᵢ (∂kᵢ/∂z ∂kᵢ/∂zᵀ + kᵢ ∂²kᵢ/∂z²) − diag(0, EI₁, 0, EI₂) as
+        # X Yᵀ with X = [∂k₁/∂z, ∂k₂/∂z, g, ∂m/∂z], Y = [EI₁ ∂k₁/∂z, EI₂ ∂k₂/∂z, ∂m/∂z,
+        # g], g = ½ (EI₁k₁, 0, EI₂k₂, 0), plus (g₀a + g₂c) M₂ (M₂ = ∂²m/∂z²)
+        X = np.empty((B, Pb, 4, 4))
+        Y = np.empty((B, Pb, 4, 4))
+        dm = X[..., 3]
+        dm[..., 0::2], dm[..., 1::2] = d2, d1                      # (A, a, C, c)
+        np.multiply(dm[..., None, :], 0.5 * d1[..., :, None], out=X[..., :, :2].swapaxes(-1, -2))
+        X[..., 0, 0] += hm[..., 0]
+        X[..., 1, 0] += 1.0
+        X[..., 2, 1] += hm[..., 0]
+        X[..., 3, 1] += 1.0
+        g = X[..., 2]
+        g[..., 1::2] = 0.0
+        g[..., 0::2] = 0.5 * ek
+        np.multiply(X[..., :2], ei[:, :, None, :], out=Y[..., :2])
+        Y[..., 2], Y[..., 3] = dm, g
+        hz = X @ Y.swapaxes(-1, -2)
+        sm = (g[..., 0::2] * d1).sum(axis=-1)                      # g₀a + g₂c
+        hz[..., 0, 1] += sm
+        hz[..., 1, 0] += sm
+        hz[..., 2, 3] += sm
+        hz[..., 3, 2] += sm
+        hz[..., 1, 1] -= self.ei[:, None, 0]
+        hz[..., 3, 3] -= self.ei[:, None, 1]
         hess = Bt @ ((wb[:, :, None, None] * hz) @ Bz).reshape(B, 4 * Pb, -1)
         return grad, hess
 
