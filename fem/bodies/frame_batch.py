@@ -83,6 +83,7 @@ class FrameBatch:
         self.fourth = smps[0].rule is not None
         if self.fourth:
             self.D = np.stack([s.rule.D for s in smps])                     # (B, N, nb)
+            self.DT = np.ascontiguousarray(self.D.transpose(0, 2, 1))      # (B, nb, N)
             self.DD = np.stack([s.rule.DD for s in smps])                   # (B, N, nb²)
             self.W = np.stack([s.rule.W for s in smps])                     # (B, P, N)
         self.curvature = lk0.nonlinear_curvature
@@ -220,15 +221,18 @@ class FrameBatch:
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
-            D = self.D
-            ac = D @ eb.reshape(B, 2, nb).transpose(0, 2, 1)                # (B, N, 2)
-            a, c = ac[:, :, 0], ac[:, :, 1]
+            # (the rule points last: the elementwise work on rows of N contiguous
+            # numbers, not on N rows of two)
+            DT = self.DT
+            ac = eb.reshape(B, 2, nb) @ DT                                 # (B, 2, N)
+            a, c = ac[:, 0], ac[:, 1]
             s = a * a + c * c
-            F = np.empty((*a.shape, 1 + 2 * nb))
-            F[:, :, 0] = 0.125 * s * s
-            F[:, :, 1:] = ((0.5 * s)[:, :, None, None] * ac[:, :, :, None]
-                           * D[:, :, None, :]).reshape(*a.shape, 2 * nb)
-            corr += self.Wx @ F
+            N = s.shape[1]
+            F = np.empty((B, 1 + 2 * nb, N))
+            F[:, 0] = 0.125 * s * s
+            F[:, 1:] = (((0.5 * s)[:, None, :] * ac)[:, :, None, :]
+                        * DT[:, None, :, :]).reshape(B, 2 * nb, N)
+            corr += self.Wx @ F.transpose(0, 2, 1)
             rule = (a, c, s)
         p[:, :, 0] -= corr[:, :, 0]
         Pe = self.L1x.copy()
@@ -295,8 +299,8 @@ class FrameBatch:
         sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
-            avc = self.D @ vb                                                # (B, N, 2)
-            av, cv = avc[:, :, 0], avc[:, :, 1]
+            avc = vb.transpose(0, 2, 1) @ self.DT                           # (B, 2, N)
+            av, cv = avc[:, 0], avc[:, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
             g = 0.5 * s * (av * av + cv * cv) + t * t
