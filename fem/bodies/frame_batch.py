@@ -90,7 +90,13 @@ class FrameBatch:
         if self.curvature:
             self.wb = np.stack([lk._bend[0] for lk in lks])                 # (B, Pb)
             self.Bz = np.stack([lk._bend[1] for lk in lks])                 # (B, Pb, 4, ne)
+            # the same rows ordered (v′, v″, w′, w″) × point: z = (field, order, point)
+            Bb, Pb, _, ne = self.Bz.shape
+            self.BzT = np.ascontiguousarray(self.Bz.transpose(0, 2, 1, 3)).reshape(Bb, 4 * Pb, ne)
+            self.BtT = np.ascontiguousarray(self.BzT.transpose(0, 2, 1))      # (B, ne, 4 Pb)
+            self.wbT = self.wb[:, None, None, :]
             self.ei = np.array([[lk.EI_z, lk.EI_y] for lk in lks])
+            self.eiT = self.ei[:, :, None]                                 # (B, 2, 1)
         self.K = np.stack([lk.K for lk in lks])
         self.M_const = np.stack([b.M_const for b in bodies])
         self.has_M_const = bool(np.any(self.M_const))
@@ -596,26 +602,28 @@ class FrameBatch:
         :meth:`~fem.elements.floating_frame.FloatingFrameLink._bending_correction`)."""
         wb, Bz = self.wb, self.Bz
         B, Pb, _, ne = Bz.shape
-        Bf = Bz.reshape(B, 4 * Pb, ne)
-        z = (Bf @ e[:, :, None]).reshape(B, Pb, 2, 2)     # z = (v′, v″, w′, w″) by field
-        d1, d2 = z[..., 0], z[..., 1]                     # (a, c) = (v′, w′), (A, C)
-        ei = self.ei[:, None, :]                          # (EI₁, EI₂)
+        # z = (v′, v″, w′, w″) at every point, the points last (B, field, order, Pb)
+        z = (self.BzT @ e[:, :, None]).reshape(B, 2, 2, Pb)
+        d1, d2 = z[:, :, 0], z[:, :, 1]                   # (a, c) = (v′, w′), (A, C)
+        ei = self.eiT                                     # (EI₁, EI₂)
         # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
         # (m = aA + cC, ∂m/∂z = (A, a, C, c), k₁ = A + ½am, k₂ = C + ½cm); the gradient
         # EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C) is, field by field,
         # (EIₖ kₖ ½m + u ∂ₖ, EIₖ (kₖ − ∂ₖ) + u ∂ₖ′) with u = ½ (EI₁ k₁ a + EI₂ k₂ c):
         # both fields in each operation
-        hm = 0.5 * (d1 * d2).sum(axis=-1, keepdims=True)                    # ½m
+        hm = 0.5 * (d1 * d2).sum(axis=1, keepdims=True)                     # ½m
         k = d2 + d1 * hm
         ek = ei * k
-        u = 0.5 * (ek * d1).sum(axis=-1, keepdims=True)
-        gz = np.empty((B, Pb, 2, 2))
-        gz[..., 0] = ek * hm + u * d2
-        gz[..., 1] = ei * (k - d2) + u * d1
-        Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        u = 0.5 * (ek * d1).sum(axis=1, keepdims=True)
+        gz = np.empty((B, 2, 2, Pb))
+        gz[:, :, 0] = ek * hm + u * d2
+        gz[:, :, 1] = ei * (k - d2) + u * d1
+        grad = (self.BtT @ (self.wbT * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
+        d1, d2 = d1.transpose(0, 2, 1), d2.transpose(0, 2, 1)             # (B, Pb, 2)
+        hm, ek = hm.transpose(0, 2, 1), ek.transpose(0, 2, 1)
+        Bt = Bz.reshape(B, 4 * Pb, ne).transpose(0, 2, 1)
         # ∂k₁/∂z = ½a ∂m/∂z + (½m, 1, 0, 0), ∂k₂/∂z = ½c ∂m/∂z + (0, 0, ½m, 1) and
         # ∂²kᵢ/∂z² = ½(eⱼ ∂m/∂zᵀ + ∂m/∂z eⱼᵀ + aⱼ M₂) (j = 0, 2; a₀ = a, a₂ = c): the
         # Hessian Σᵢ EIᵢ (∂kᵢ/∂z ∂kᵢ/∂zᵀ + kᵢ ∂²kᵢ/∂z²) − diag(0, EI₁, 0, EI₂) as
@@ -633,7 +641,7 @@ class FrameBatch:
         g = X[..., 2]
         g[..., 1::2] = 0.0
         g[..., 0::2] = 0.5 * ek
-        np.multiply(X[..., :2], ei[:, :, None, :], out=Y[..., :2])
+        np.multiply(X[..., :2], self.ei[:, None, None, :], out=Y[..., :2])
         Y[..., 2], Y[..., 3] = dm, g
         hz = X @ Y.swapaxes(-1, -2)
         sm = (g[..., 0::2] * d1).sum(axis=-1)                      # g₀a + g₂c
