@@ -146,6 +146,7 @@ class FrameBatch:
         self._inertia = None
         self._forces_key = None
         self._forces = None
+        self._wg = None                 # (gravity, w g) of the weight
 
     def evaluates(self) -> bool:
         """Whether the batch evaluates its bodies: always, on both kernel paths.  The
@@ -503,8 +504,9 @@ class FrameBatch:
 
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
-        self._forces = self._elastic_and_weight(q, gravity, tangent)
-        self._forces_key = (q[self.idx], np.array(gravity, float), tangent)
+        qB = q[self.idx]
+        self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
+        self._forces_key = (qB, np.array(gravity, float), tangent)
         return self._forces
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool,
@@ -571,8 +573,17 @@ class FrameBatch:
         f, K = self._forces
         return f[i], (K[i] if tangent else None)
 
-    def _elastic_and_weight(self, q, gravity, tangent=False):
-        qB = q[self.idx]
+    def _weights(self, gravity) -> np.ndarray:
+        """``w_p g`` of the centre line's points (B, 1, 3P), kept for the last gravity."""
+        key = tuple(gravity)
+        if self._wg is None or self._wg[0] != key:
+            B, P = self.w_line.shape
+            self._wg = (key, (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P))
+        return self._wg[1]
+
+    def _elastic_and_weight(self, q, gravity, tangent=False, qB=None):
+        if qB is None:
+            qB = q[self.idx]
         B, k = qB.shape
         e = qB[:, 12:]
         f = np.zeros((B, k))
@@ -590,7 +601,7 @@ class FrameBatch:
         if any(gravity):                # (three numbers: no NumPy call)
             self.line(q, tangent)
             P = self.P
-            wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
+            wg = self._weights(gravity)
             f -= (wg @ self.J[:, :P].reshape(B, 3 * P, k))[:, 0]
             if tangent:
                 K -= (wg @ self.H[:, :P].reshape(B, 3 * P, k * k)).reshape(B, k, k)
