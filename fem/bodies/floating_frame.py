@@ -424,7 +424,7 @@ class LinkPoint(PointMap):
 
     def second_source(self) -> tuple | None:
         """The tip of a body of a batch: its slice of the batch's tip second derivatives
-        (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_flat`)."""
+        (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_compact`)."""
         return _tip_source(self, 0, 0)
 
     @staticmethod
@@ -466,7 +466,7 @@ class SectionDirection(PointMap):
 
     def second_source(self) -> tuple | None:
         """The tip section of a body of a batch: its slice of the batch's tip second
-        derivatives (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_flat`)."""
+        derivatives (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_compact`)."""
         return _tip_source(self, 1, self.axis)
 
     @staticmethod
@@ -535,8 +535,8 @@ def _tip_source(m, kind: int, axis: int) -> tuple | None:
     batch = b._batch
     if batch is None or m.x != b.link.length or not batch.evaluates():
         return None
-    return (("tips", id(batch)), batch.tips_second_flat,
-            batch.tip_second_offset(b._batch_index, kind, axis))
+    return (("tips", id(batch)), batch.tips_second_compact,
+            batch.tip_second_index(b._batch_index, kind, axis))
 
 
 def _batch_runner(points: list, kind: int):

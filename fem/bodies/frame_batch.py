@@ -137,7 +137,7 @@ class FrameBatch:
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
-        self._tips_second_buf = None
+        self._tips_compact = None
         self._q = None                  # the coordinates of the lines in J
         self._qkey = None               # their bytes
         self._qH = None                 # the same when H holds them too
@@ -426,26 +426,19 @@ class FrameBatch:
         self._tips = (key, out)
         self._tip_state = (R, Pe, vals, alpha, G)
         self._tips_second = None
+        self._tips_compact = None
         return out
 
-    def tips_second(self, q: np.ndarray) -> tuple:
-        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
-        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
-        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
-        kept for the last coordinates."""
-        self.tips(q)
-        if self._tips_second is not None:
-            return self._tips_second
+    def _tip_second_parts(self) -> tuple:
+        """The blocks of the tips' second derivatives at the coordinates of the last
+        :meth:`tips` (everything else in them is zero): the points' ``∂²r/∂R_j∂e = I ⊗
+        P_e,j`` from ``P_e`` (B, 3 j, ne) and ``−R x̂ ⊗ Q`` on the bending coordinates
+        (B, 3, 2nb, 2nb); the section axes' ``∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e`` from ``G``
+        (B, 3 axes, 3 j, ne) and ``∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j`` (B, 3 axes, 3,
+        ne, ne)."""
         Ht, A = self.Hcx[:, self.P], self.A_tip
         R, Pe, vals, alpha, G = self._tip_state
-        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
-        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates;
-        # the points' and the axes' H in one buffer (tips_second_flat)
-        buf = np.zeros(12 * B * k * k)
-        Hp = buf[:3 * B * k * k].reshape(B, 3, k, k)
-        Hb = Hp[:, :, 3:12, 12:]
-        Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
-        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        B, nb = len(self.bodies), self.nb
         Qb = np.zeros((B, 2 * nb, 2 * nb))
         if vals is not None:
             W, DD = self.W_tip, self.DD
@@ -458,36 +451,73 @@ class FrameBatch:
             Qb[:, nb:, nb:] = blocks[:, 2]
         Qb[:, :nb, :nb] += Ht
         Qb[:, nb:, nb:] += Ht
-        bs = slice(12 + na, 12 + na + 2 * nb)
-        Hp[:, :, bs, bs] = -R[:, :, 0, None, None] * Qb[:, None]
-        # the section axes: ∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e, ∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j
+        Hband = -R[:, :, 0, None, None] * Qb[:, None]
         _, _, ddT = _section_rotations(alpha, True)
-        Hs = buf[3 * B * k * k:].reshape(B, 3, 3, k, k)
-        Hsb = Hs[..., 3:12, 12:]
-        Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
-        Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
         # R ∂²T/∂α_i∂α_j (B, i, j, c, a) against A_i ⊗ A_j (B, ij, mn): one product
         ne = A.shape[2]
         RT = (R[:, None, None] @ ddT).reshape(B, 9, 9).transpose(0, 2, 1)
         AA = (A[:, :, None, :, None] * A[:, None, :, None, :]).reshape(B, 9, ne * ne)
-        Hs[..., 12:, 12:] = (RT @ AA).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
+        Hee = (RT @ AA).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
+        return Pe, Hband, G, Hee
+
+    def tips_second(self, q: np.ndarray) -> tuple:
+        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
+        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
+        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
+        kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_second is not None:
+            return self._tips_second
+        Pe, Hband, G, Hee = self._tip_second_parts()
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        Hp = np.zeros((B, 3, k, k))
+        Hb = Hp[:, :, 3:12, 12:]
+        Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
+        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        Hp[:, :, bs, bs] = Hband
+        Hs = np.zeros((B, 3, 3, k, k))
+        Hsb = Hs[..., 3:12, 12:]
+        Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
+        Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
+        Hs[..., 12:, 12:] = Hee
         self._tips_second = (Hp, Hs)
-        self._tips_second_buf = buf
         return self._tips_second
 
-    def tips_second_flat(self, q: np.ndarray) -> np.ndarray:
-        """:meth:`tips_second` as one flat array: the points' ``H`` (B, 3, k, k), then
-        the axes' (B, 3, 3, k, k) (the arrays :meth:`tips_second` gives are views of
-        it); where each map's starts: :meth:`tip_second_offset`."""
-        self.tips_second(q)
-        return self._tips_second_buf
+    def tips_second_compact(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`tips_second` without its zeros: the blocks of
+        :meth:`_tip_second_parts` in one flat array; where each entry of a tip map's
+        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_compact is None:
+            self._tips_compact = np.concatenate([x.ravel()
+                                                 for x in self._tip_second_parts()])
+        return self._tips_compact
 
-    def tip_second_offset(self, i: int, kind: int, axis: int = 0) -> int:
-        """Where body ``i``'s tip point (``kind`` 0) or tip section axis ``axis``
-        (``kind`` 1) starts in :meth:`tips_second_flat`."""
-        kk3 = 3 * self.k * self.k
-        B = len(self.bodies)
-        return i * kk3 if kind == 0 else B * kk3 + (3 * i + axis) * kk3
+    def tip_second_index(self, i: int, kind: int, axis: int = 0) -> np.ndarray:
+        """Where every entry of body ``i``'s tip point (``kind`` 0) or tip section axis
+        ``axis`` (``kind`` 1) second derivatives ``H`` (3, k, k) is found in
+        :meth:`tips_second_compact`: an index array of that shape, −1 where ``H`` is zero
+        at every state."""
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        ne, nq = k - 12, 2 * nb
+        sizes = [B * 3 * ne, B * 3 * nq * nq, B * 9 * ne, B * 9 * ne * ne]   # the parts
+        base = np.concatenate([[0], np.cumsum(sizes)])
+        idx = np.full((3, k, k), -1, np.int64)
+        c, j, m = np.meshgrid(np.arange(3), np.arange(3), np.arange(ne), indexing="ij")
+        rows, cols = 3 + 3 * j + c, 12 + m                  # ∂²/∂R_j∂e of component c
+        if kind == 0:
+            src = base[0] + (i * 3 + j) * ne + m
+            idx[c, rows, cols] = idx[c, cols, rows] = src
+            c2, a, b = np.meshgrid(np.arange(3), np.arange(nq), np.arange(nq), indexing="ij")
+            idx[c2, 12 + na + a, 12 + na + b] = base[1] + ((i * 3 + c2) * nq + a) * nq + b
+            return idx
+        src = base[2] + ((i * 3 + axis) * 3 + j) * ne + m
+        idx[c, rows, cols] = idx[c, cols, rows] = src
+        on = np.flatnonzero(np.any(self.A_tip[i] != 0.0, axis=0))   # the angles' columns
+        c2, a, b = np.meshgrid(np.arange(3), on, on, indexing="ij")
+        idx[c2, 12 + a, 12 + b] = base[3] + (((i * 3 + axis) * 3 + c2) * ne + a) * ne + b
+        return idx
 
     # ------------------------------------------------------------ the contract part
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:

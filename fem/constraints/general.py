@@ -459,44 +459,50 @@ class _Batched:
     def _build_hessian_changing(self) -> None:
         """Index arrays of ``λ·Φ_qq`` when the point atoms' second derivatives change
         with ``q`` (:attr:`constant` False): the entries of every point atom's ``H``
-        (3, kₐ, kₐ) where it can be nonzero (:meth:`PointMap.second_pattern`), atom after
-        atom, times its coefficient and the other factor, and ``J_aᵀ J_b`` as in
-        :meth:`_build_hessian`.  The atoms' ``H`` are read from one flat array: the
-        arrays their batches form (:meth:`PointMap.second_source`, one per batch) and
-        then the others' own, concatenated (:meth:`_second_all`)."""
+        (3, kₐ, kₐ) that can be nonzero, atom after atom, times its coefficient and the
+        other factor, and ``J_aᵀ J_b`` as in :meth:`_build_hessian`.  The atoms' ``H``
+        are read from one flat array (:meth:`_second_all`): the arrays their batches form
+        (:meth:`PointMap.second_source`, one per batch: its nonzero entries) and then the
+        other atoms' own dense ``H`` (their entries in :meth:`PointMap.second_pattern`)."""
         rows = self.rows
         oJ, ks = self._oJ, self._ks
         by_map: dict = {}
-        sources: dict = {}               # key -> (get, its base in the flat array)
-        own = []                         # the atoms without a source
-        oH = []
-        for u, (a, c, i, cols) in enumerate(self._points):
-            by_map.setdefault(i, []).append((u, c, cols))
+        sources: dict = {}               # key -> (get, its size)
+        where = []                       # per atom: (source key, index) or None
+        for i_atom, (a, c, i, cols) in enumerate(self._points):
+            by_map.setdefault(i, []).append((i_atom, c, cols))
             src = a.second_source()
             if src is None:
-                oH.append(None)
-                own.append(u)
+                where.append(None)
             else:
-                key, get, off = src
+                key, get, index = src
                 if key not in sources:
                     sources[key] = (get, get(self._q_hess).size)
-                oH.append((key, off))
+                where.append((key, index))
         base, off = {}, 0
         for key, (_get, size) in sources.items():
             base[key] = off
             off += size
-        for u in own:
-            ka = self._points[u][3].size
-            oH[u] = off
-            off += 3 * ka * ka
-        oH = [o if isinstance(o, (int, np.integer)) else base[o[0]] + o[1] for o in oH]
+        index = []                       # per atom: (3, kₐ, kₐ) positions in the array
+        for u, (a, _c, _i, cols) in enumerate(self._points):
+            ka = cols.size
+            if where[u] is None:
+                ix = off + np.arange(3 * ka * ka).reshape(3, ka, ka)
+                mask = a.second_pattern()
+                if mask is not None:
+                    ix = np.where(mask, ix, -1)
+                off += 3 * ka * ka
+            else:
+                key, ix = where[u]
+                ix = np.where(ix >= 0, base[key] + ix, -1)
+            index.append(ix)
         self._h_gets = [get for get, _size in sources.values()]
-        self._h_own = [self._points[u][0] for u in own]
+        self._h_own = [self._points[u][0] for u in range(len(self._points))
+                       if where[u] is None]
         ho, hi, hc, hx = [], [], [], []
         po, pa, pb = [], [], []
         sizes = []
         oh = 0
-        patterns: dict = {}
         for (_row, ia, ib, _ca, _cb, k, _beta), (faa, fbb, fab, fba), ixb, ixa in zip(
                 rows.terms, rows._flat, self._xb3.reshape(-1, 3), self._xa3.reshape(-1, 3),
                 strict=True):
@@ -506,14 +512,9 @@ class _Batched:
                 km = ks[im]
                 fm = f.reshape(km, km)
                 for u, c, cols in by_map.get(im, ()):
-                    ka = cols.size
-                    if u not in patterns:
-                        mask = self._points[u][0].second_pattern()
-                        patterns[u] = np.nonzero(np.ones((3, ka, ka), bool) if mask is None
-                                                 else mask)
-                    cc, i, j = patterns[u]
+                    cc, i, j = np.nonzero(index[u] >= 0)
                     ho.append(oh + fm[cols[i], cols[j]])
-                    hi.append(oH[u] + (cc * ka + i) * ka + j)
+                    hi.append(index[u][cc, i, j])
                     hc.append(np.full(cc.size, c))
                     hx.append(ixo[cc])
             if ib >= 0:

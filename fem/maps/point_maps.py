@@ -51,11 +51,11 @@ class PointMap:
         return None
 
     def second_source(self) -> tuple | None:
-        """Where :meth:`evaluate` takes its second derivatives from, when they are one
-        slice of an array that a batch forms for several maps at once: ``(key, get,
-        offset)`` — ``get(q)`` that array (flat; maps with the same ``key`` share it) and
-        ``offset`` where this map's ``H`` (3, k, k), flattened, starts in it; or None
-        (the default: :meth:`evaluate` gives ``H`` on its own)."""
+        """Where the second derivatives are found when a batch forms them for several
+        maps at once: ``(key, get, index)`` — ``get(q)`` a flat array (maps with the same
+        ``key`` share it) and ``index`` (3, k, k) where each entry of this map's ``H`` is
+        in it (−1: zero at every ``q``); or None (the default: :meth:`evaluate` gives
+        ``H`` on its own, dense)."""
         return None
 
     def bilinear_form(self, component: int):
