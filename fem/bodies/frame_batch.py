@@ -85,6 +85,7 @@ class FrameBatch:
             self.D = np.stack([s.rule.D for s in smps])                     # (B, N, nb)
             self.DT = np.ascontiguousarray(self.D.transpose(0, 2, 1))      # (B, nb, N)
             self.DD = np.stack([s.rule.DD for s in smps])                   # (B, N, nb²)
+            self.DDT = np.ascontiguousarray(self.DD.transpose(0, 2, 1))    # (B, nb², N)
             self.W = np.stack([s.rule.W for s in smps])                     # (B, P, N)
         self.curvature = lk0.nonlinear_curvature
         if self.curvature:
@@ -267,11 +268,11 @@ class FrameBatch:
         if rule is not None:
             a, c, s = rule
             N = a.shape[1]
-            wq = np.empty((B, N, 3, 1))
-            wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
-            wq[:, :, 1, 0] = a * c
-            wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
-            blocks = self.W @ (wq * self.DD[:, :, None, :]).reshape(B, N, -1)
+            wq = np.empty((B, 3, 1, N))              # (the rule points last)
+            wq[:, 0, 0] = 0.5 * (s + 2 * a * a)
+            wq[:, 1, 0] = a * c
+            wq[:, 2, 0] = 0.5 * (s + 2 * c * c)
+            blocks = self.W @ (wq * self.DDT[:, None]).reshape(B, -1, N).transpose(0, 2, 1)
             blocks = blocks.reshape(B, P, 3, nb, nb)
             Qb[:, :, :nb, :nb] = blocks[:, :, 0]
             Qb[:, :, :nb, nb:] = blocks[:, :, 1]
@@ -282,7 +283,9 @@ class FrameBatch:
         H = self.H[:, :P]
         Hb = H[..., 3:12, 12:]
         Hb[:, :, XYZ, AXIS_ROWS] = Pe[:, :, None]
-        H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
+        # the other half where it is nonzero (the rest of the block is zero: nothing
+        # else is written there)
+        H[..., 12:, 3:12].swapaxes(-1, -2)[:, :, XYZ, AXIS_ROWS] = Pe[:, :, None]
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
         self._qH = self._q
@@ -376,6 +379,8 @@ class FrameBatch:
             A[i, 1, sl["z"]] = -dY[0]
             A[i, 2, sl["torsion"]] = X[0]
         self.A_tip = A
+        ne = A.shape[2]
+        self._AA_tip = (A[:, :, None, :, None] * A[:, None, :, None, :]).reshape(B, 9, ne * ne)
         self.L1x = np.concatenate([self.L1, np.stack([s.L1 for s in smps])], axis=1)
         self.p0x = np.concatenate([self.p0, np.stack([s.p0 for s in smps])], axis=1)
         self.Hcx = np.concatenate([self.Hc, np.stack([s.H for s in smps])], axis=1)
@@ -456,8 +461,7 @@ class FrameBatch:
         # R ∂²T/∂α_i∂α_j (B, i, j, c, a) against A_i ⊗ A_j (B, ij, mn): one product
         ne = A.shape[2]
         RT = (R[:, None, None] @ ddT).reshape(B, 9, 9).transpose(0, 2, 1)
-        AA = (A[:, :, None, :, None] * A[:, None, :, None, :]).reshape(B, 9, ne * ne)
-        Hee = (RT @ AA).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
+        Hee = (RT @ self._AA_tip).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
         return Pe, Hband, G, Hee
 
     def tips_second(self, q: np.ndarray) -> tuple:
@@ -577,7 +581,9 @@ class FrameBatch:
         n3 = Jf.shape[1]
         H = self.H
         Hf = H.reshape(B, -1, k)
-        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+        # H q̇ and H q̈ in one pass over H (the largest array here)
+        Hva = (Hf @ np.stack((vB, aB), axis=2)).reshape(B, n3, k, 2)
+        Hv, Ha = Hva[..., 0], Hva[..., 1]
         acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
@@ -586,7 +592,6 @@ class FrameBatch:
         wJt = wJ.transpose(0, 2, 1)
         M = wJt @ Jf
         C = 2.0 * (wJt @ Hv)
-        Ha = (Hf @ aB[:, :, None]).reshape(B, n3, k)
         Kq = ((self.w3 * acc)[:, None, :] @ H.reshape(B, n3, k * k)).reshape(B, k, k) \
             + wJt @ Ha
         return f, (M + self.M_const, Kq, C)
@@ -736,31 +741,30 @@ def _section_rotations(alpha: np.ndarray, second: bool = False):
     g[:, :, 1] = np.cos(alpha)
     g[:, :, 2] = np.sin(alpha)
     ggg = (g[:, 0, :, None] * g[:, 1, None, :]).reshape(B, 9, 1) * g[:, 2, None, :]
-    P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
-    T, dT = P[:, 0], P[:, 1:]
     if not second:
-        return T, dT
-    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
-    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
-    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
-    o = ORDER2
-    return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
+        P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
+        return P[:, 0], P[:, 1:]
+    # the second derivatives (orders ORDER2) are trilinear in g_m too: one product more
+    P = ggg.reshape(B, 27) @ _TRILINEAR012
+    T, dT = P[:, :9].reshape(B, 3, 3), P[:, 9:36].reshape(B, 3, 3, 3)
+    return T, dT, P[:, 36:].reshape(B, 3, 3, 3, 3)
 
 
 _ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), ORDER1])
 
 
-def _trilinear01() -> np.ndarray:
-    """``C`` (27, 4·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the orders
-    ``_ORDER01`` as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
+def _trilinear(orders: np.ndarray) -> np.ndarray:
+    """``C`` (27, n·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the ``n`` orders
+    ``orders`` (n, 3) as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
     phi = np.zeros((3, 3, 3, 3, 3))          # factor m, derivative d, i, j, term of g_m
     phi[..., 0] = _F0
     for m, d, i, j, sg, src in zip(*_F_IDX, _F_SIGN, _F_SRC, strict=True):
         phi[m, d, i, j, 1 + src // 3] += sg
-    o = _ORDER01
+    o = orders
     C = np.einsum("oika,oklb,oljc->abcoij", phi[0, o[:, 0]], phi[1, o[:, 1]],
                   phi[2, o[:, 2]])
-    return np.ascontiguousarray(C.reshape(27, 36))
+    return np.ascontiguousarray(C.reshape(27, 9 * len(o)))
 
 
-_TRILINEAR01 = _trilinear01()
+_TRILINEAR01 = _trilinear(_ORDER01)
+_TRILINEAR012 = _trilinear(np.concatenate([_ORDER01, ORDER2.reshape(9, 3)]))
