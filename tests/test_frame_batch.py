@@ -90,6 +90,34 @@ def test_general_rows_on_tips_batched_equal_the_loop():
     assert rows.compiled_form(q) is None           # second derivatives change with q
 
 
+@pytest.mark.parametrize("kinematics", ["paper", "fourth_order", "curvature_only",
+                                        "foreshortening_only"])
+def test_second_patterns_hold_every_nonzero(kinematics):
+    """``second_pattern`` of the tip point and section axes (what ``λ·Φ_qq`` keeps of
+    their ``H``) holds every nonzero of ``H`` at random states, batched and alone, and
+    ``second_source`` (the batch's tip second derivatives without their zeros) gives
+    the same ``H`` as ``evaluate``."""
+    m, bodies = _model(kinematics, "section")
+    asm = m.assemble()
+    rng = np.random.default_rng(12)
+    maps = [mp for b in bodies for mp in [LinkPoint(b, b.link.length)]
+            + [SectionDirection(b, b.link.length, ax) for ax in range(3)]
+            + [LinkPoint(b, 0.3 * b.link.length)]]
+    for _alone in (False, True):      # batched, then alone
+        for _ in range(3):
+            q = asm.q0 + 0.2 * rng.normal(size=asm.n)
+            for mp in maps:
+                H = mp.evaluate(q, True)[2]
+                assert not np.any(H[~mp.second_pattern()])
+                src = mp.second_source()
+                if src is not None:
+                    _, get, ix = src
+                    assert np.array_equal(np.where(ix >= 0, get(q)[ix], 0.0), H)
+        for b in bodies:
+            b._batch, b._line_q = None, None
+        assert all(mp.second_source() is None for mp in maps)
+
+
 @pytest.mark.parametrize("basis", ["bezier", "bspline"])
 def test_director_invariants_equal_the_director_points(basis):
     """The section directors' inertia forces in closed form from the invariants

@@ -415,6 +415,18 @@ class LinkPoint(PointMap):
         points of one body."""
         return _batch_key(self)
 
+    def second_pattern(self) -> np.ndarray:
+        """``∂²r/∂R∂e`` (``P_e``: the elastic columns) and ``∂²r/∂e²`` (the coupling:
+        the two bending fields only); ``r`` is linear in ``r₀`` and in ``R``."""
+        b = self.body
+        band = slice(12 + b.link.band.start, 12 + b.link.band.stop)
+        return _frame_pattern(b.k, np.arange(12, b.k), band)
+
+    def second_source(self) -> tuple | None:
+        """The tip of a body of a batch: its slice of the batch's tip second derivatives
+        (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_compact`)."""
+        return _tip_source(self, 0, 0)
+
     @staticmethod
     def evaluate_batch(points: list[LinkPoint]) -> Callable:
         """An evaluator ``q -> (x (n, 3), J (n, 3, k))`` of ``n`` points at once (what
@@ -445,6 +457,17 @@ class SectionDirection(PointMap):
         """Section axes with the same key are evaluated together (:meth:`evaluate_batch`,
         as :meth:`LinkPoint.batch_key`)."""
         return _batch_key(self)
+
+    def second_pattern(self) -> np.ndarray:
+        """``t = R T(A e) e_axis``: second derivatives only on ``R`` × the angles'
+        elastic columns (those of ``A``) and among those columns."""
+        cols = 12 + np.flatnonzero(np.any(self.A != 0.0, axis=0))
+        return _frame_pattern(self.body.k, cols, cols)
+
+    def second_source(self) -> tuple | None:
+        """The tip section of a body of a batch: its slice of the batch's tip second
+        derivatives (:meth:`~fem.bodies.frame_batch.FrameBatch.tips_second_compact`)."""
+        return _tip_source(self, 1, self.axis)
 
     @staticmethod
     def evaluate_batch(points: list[SectionDirection]) -> Callable:
@@ -489,6 +512,31 @@ def _batch_key(m):
     if b._batch is not None and m.x == b.link.length:
         return ("tips", id(b._batch))
     return ("body", id(b))
+
+
+def _frame_pattern(k: int, cols, block) -> np.ndarray:
+    """A mask (3, k, k) of second derivatives on the frame's axes ``R`` (coordinates
+    3–11) × ``cols`` (both orders) and on ``block`` × ``block`` (``cols``, ``block``:
+    index arrays or slices)."""
+    m = np.zeros((3, k, k), bool)
+    m[:, 3:12, cols] = True
+    m[:, cols, 3:12] = True
+    if isinstance(block, slice):
+        m[:, block, block] = True
+    else:
+        m[:, block[:, None], block[None, :]] = True
+    return m
+
+
+def _tip_source(m, kind: int, axis: int) -> tuple | None:
+    """:meth:`PointMap.second_source` of a tip point (``kind`` 0) or tip section axis
+    (1) of a body of a :class:`~fem.bodies.frame_batch.FrameBatch`, else None."""
+    b = m.body
+    batch = b._batch
+    if batch is None or m.x != b.link.length or not batch.evaluates():
+        return None
+    return (("tips", id(batch)), batch.tips_second_compact,
+            batch.tip_second_index(b._batch_index, kind, axis))
 
 
 def _batch_runner(points: list, kind: int):

@@ -83,13 +83,21 @@ class FrameBatch:
         self.fourth = smps[0].rule is not None
         if self.fourth:
             self.D = np.stack([s.rule.D for s in smps])                     # (B, N, nb)
+            self.DT = np.ascontiguousarray(self.D.transpose(0, 2, 1))      # (B, nb, N)
             self.DD = np.stack([s.rule.DD for s in smps])                   # (B, N, nb²)
+            self.DDT = np.ascontiguousarray(self.DD.transpose(0, 2, 1))    # (B, nb², N)
             self.W = np.stack([s.rule.W for s in smps])                     # (B, P, N)
         self.curvature = lk0.nonlinear_curvature
         if self.curvature:
             self.wb = np.stack([lk._bend[0] for lk in lks])                 # (B, Pb)
             self.Bz = np.stack([lk._bend[1] for lk in lks])                 # (B, Pb, 4, ne)
+            # the same rows ordered (v′, v″, w′, w″) × point: z = (field, order, point)
+            Bb, Pb, _, ne = self.Bz.shape
+            self.BzT = np.ascontiguousarray(self.Bz.transpose(0, 2, 1, 3)).reshape(Bb, 4 * Pb, ne)
+            self.BtT = np.ascontiguousarray(self.BzT.transpose(0, 2, 1))      # (B, ne, 4 Pb)
+            self.wbT = self.wb[:, None, None, :]
             self.ei = np.array([[lk.EI_z, lk.EI_y] for lk in lks])
+            self.eiT = self.ei[:, :, None]                                 # (B, 2, 1)
         self.K = np.stack([lk.K for lk in lks])
         self.M_const = np.stack([b.M_const for b in bodies])
         self.has_M_const = bool(np.any(self.M_const))
@@ -130,6 +138,7 @@ class FrameBatch:
         self._tips = None               # the last tips: (coordinates, values)
         self._tip_state = None          # what tips leaves for tips_second
         self._tips_second = None
+        self._tips_compact = None
         self._q = None                  # the coordinates of the lines in J
         self._qkey = None               # their bytes
         self._qH = None                 # the same when H holds them too
@@ -138,6 +147,7 @@ class FrameBatch:
         self._inertia = None
         self._forces_key = None
         self._forces = None
+        self._wg = None                 # (gravity, w g) of the weight
 
     def evaluates(self) -> bool:
         """Whether the batch evaluates its bodies: always, on both kernel paths.  The
@@ -219,15 +229,18 @@ class FrameBatch:
         rule = None
         if self.fourth:
             # u_x −= ⅛ ∫₀ˣ s² dξ (RunningRule.terms, its blocks left to _second)
-            D = self.D
-            ac = D @ eb.reshape(B, 2, nb).transpose(0, 2, 1)                # (B, N, 2)
-            a, c = ac[:, :, 0], ac[:, :, 1]
+            # (the rule points last: the elementwise work on rows of N contiguous
+            # numbers, not on N rows of two)
+            DT = self.DT
+            ac = eb.reshape(B, 2, nb) @ DT                                 # (B, 2, N)
+            a, c = ac[:, 0], ac[:, 1]
             s = a * a + c * c
-            F = np.empty((*a.shape, 1 + 2 * nb))
-            F[:, :, 0] = 0.125 * s * s
-            F[:, :, 1:] = ((0.5 * s)[:, :, None, None] * ac[:, :, :, None]
-                           * D[:, :, None, :]).reshape(*a.shape, 2 * nb)
-            corr += self.Wx @ F
+            N = s.shape[1]
+            F = np.empty((B, 1 + 2 * nb, N))
+            F[:, 0] = 0.125 * s * s
+            F[:, 1:] = (((0.5 * s)[:, None, :] * ac)[:, :, None, :]
+                        * DT[:, None, :, :]).reshape(B, 2 * nb, N)
+            corr += self.Wx @ F.transpose(0, 2, 1)
             rule = (a, c, s)
         p[:, :, 0] -= corr[:, :, 0]
         Pe = self.L1x.copy()
@@ -255,11 +268,11 @@ class FrameBatch:
         if rule is not None:
             a, c, s = rule
             N = a.shape[1]
-            wq = np.empty((B, N, 3, 1))
-            wq[:, :, 0, 0] = 0.5 * (s + 2 * a * a)
-            wq[:, :, 1, 0] = a * c
-            wq[:, :, 2, 0] = 0.5 * (s + 2 * c * c)
-            blocks = self.W @ (wq * self.DD[:, :, None, :]).reshape(B, N, -1)
+            wq = np.empty((B, 3, 1, N))              # (the rule points last)
+            wq[:, 0, 0] = 0.5 * (s + 2 * a * a)
+            wq[:, 1, 0] = a * c
+            wq[:, 2, 0] = 0.5 * (s + 2 * c * c)
+            blocks = self.W @ (wq * self.DDT[:, None]).reshape(B, -1, N).transpose(0, 2, 1)
             blocks = blocks.reshape(B, P, 3, nb, nb)
             Qb[:, :, :nb, :nb] = blocks[:, :, 0]
             Qb[:, :, :nb, nb:] = blocks[:, :, 1]
@@ -270,7 +283,9 @@ class FrameBatch:
         H = self.H[:, :P]
         Hb = H[..., 3:12, 12:]
         Hb[:, :, XYZ, AXIS_ROWS] = Pe[:, :, None]
-        H[..., 12:, 3:12] = Hb.swapaxes(-1, -2)
+        # the other half where it is nonzero (the rest of the block is zero: nothing
+        # else is written there)
+        H[..., 12:, 3:12].swapaxes(-1, -2)[:, :, XYZ, AXIS_ROWS] = Pe[:, :, None]
         bs = slice(12 + na, 12 + na + 2 * nb)
         np.multiply(-R[:, None, :, 0, None, None], Qb[:, :, None], out=H[..., bs, bs])
         self._qH = self._q
@@ -294,8 +309,8 @@ class FrameBatch:
         sQ = (Hv @ vb.reshape(B, nb * 2, 1))[:, :, 0]                      # ėᵀ H ė, both
         if rule is not None:
             a, c, s = rule
-            avc = self.D @ vb                                                # (B, N, 2)
-            av, cv = avc[:, :, 0], avc[:, :, 1]
+            avc = vb.transpose(0, 2, 1) @ self.DT                           # (B, 2, N)
+            av, cv = avc[:, 0], avc[:, 1]
             # [av cv] [[½(s + 2a²), ac], [ac, ½(s + 2c²)]] [av cv]ᵀ
             t = a * av + c * cv
             g = 0.5 * s * (av * av + cv * cv) + t * t
@@ -364,6 +379,8 @@ class FrameBatch:
             A[i, 1, sl["z"]] = -dY[0]
             A[i, 2, sl["torsion"]] = X[0]
         self.A_tip = A
+        ne = A.shape[2]
+        self._AA_tip = (A[:, :, None, :, None] * A[:, None, :, None, :]).reshape(B, 9, ne * ne)
         self.L1x = np.concatenate([self.L1, np.stack([s.L1 for s in smps])], axis=1)
         self.p0x = np.concatenate([self.p0, np.stack([s.p0 for s in smps])], axis=1)
         self.Hcx = np.concatenate([self.Hc, np.stack([s.H for s in smps])], axis=1)
@@ -414,24 +431,19 @@ class FrameBatch:
         self._tips = (key, out)
         self._tip_state = (R, Pe, vals, alpha, G)
         self._tips_second = None
+        self._tips_compact = None
         return out
 
-    def tips_second(self, q: np.ndarray) -> tuple:
-        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
-        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
-        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
-        kept for the last coordinates."""
-        self.tips(q)
-        if self._tips_second is not None:
-            return self._tips_second
+    def _tip_second_parts(self) -> tuple:
+        """The blocks of the tips' second derivatives at the coordinates of the last
+        :meth:`tips` (everything else in them is zero): the points' ``∂²r/∂R_j∂e = I ⊗
+        P_e,j`` from ``P_e`` (B, 3 j, ne) and ``−R x̂ ⊗ Q`` on the bending coordinates
+        (B, 3, 2nb, 2nb); the section axes' ``∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e`` from ``G``
+        (B, 3 axes, 3 j, ne) and ``∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j`` (B, 3 axes, 3,
+        ne, ne)."""
         Ht, A = self.Hcx[:, self.P], self.A_tip
         R, Pe, vals, alpha, G = self._tip_state
-        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
-        # the point: ∂²r/∂R_j∂e = I ⊗ P_e,j and −R x̂ ⊗ Q on the bending coordinates
-        Hp = np.zeros((B, 3, k, k))
-        Hb = Hp[:, :, 3:12, 12:]
-        Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
-        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        B, nb = len(self.bodies), self.nb
         Qb = np.zeros((B, 2 * nb, 2 * nb))
         if vals is not None:
             W, DD = self.W_tip, self.DD
@@ -444,18 +456,72 @@ class FrameBatch:
             Qb[:, nb:, nb:] = blocks[:, 2]
         Qb[:, :nb, :nb] += Ht
         Qb[:, nb:, nb:] += Ht
-        bs = slice(12 + na, 12 + na + 2 * nb)
-        Hp[:, :, bs, bs] = -R[:, :, 0, None, None] * Qb[:, None]
-        # the section axes: ∂²t/∂R_j∂e = I ⊗ ∂t_j/∂e, ∂²t/∂e² = R Σ ∂²T/∂α_i∂α_j A_i A_j
+        Hband = -R[:, :, 0, None, None] * Qb[:, None]
         _, _, ddT = _section_rotations(alpha, True)
+        # R ∂²T/∂α_i∂α_j (B, i, j, c, a) against A_i ⊗ A_j (B, ij, mn): one product
+        ne = A.shape[2]
+        RT = (R[:, None, None] @ ddT).reshape(B, 9, 9).transpose(0, 2, 1)
+        Hee = (RT @ self._AA_tip).reshape(B, 3, 3, ne, ne).transpose(0, 2, 1, 3, 4)
+        return Pe, Hband, G, Hee
+
+    def tips_second(self, q: np.ndarray) -> tuple:
+        """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
+        and (B, 3 axes, 3, k, k) of the tip sections' axes (as
+        :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
+        kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_second is not None:
+            return self._tips_second
+        Pe, Hband, G, Hee = self._tip_second_parts()
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        Hp = np.zeros((B, 3, k, k))
+        Hb = Hp[:, :, 3:12, 12:]
+        Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
+        Hp[:, :, 12:, 3:12] = Hb.swapaxes(-1, -2)
+        bs = slice(12 + na, 12 + na + 2 * nb)
+        Hp[:, :, bs, bs] = Hband
         Hs = np.zeros((B, 3, 3, k, k))
         Hsb = Hs[..., 3:12, 12:]
         Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
         Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
-        T2 = np.einsum("bijra,bim,bjn->barmn", ddT, A, A)
-        Hs[..., 12:, 12:] = np.einsum("bcr,barmn->bacmn", R, T2)
+        Hs[..., 12:, 12:] = Hee
         self._tips_second = (Hp, Hs)
         return self._tips_second
+
+    def tips_second_compact(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`tips_second` without its zeros: the blocks of
+        :meth:`_tip_second_parts` in one flat array; where each entry of a tip map's
+        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates."""
+        self.tips(q)
+        if self._tips_compact is None:
+            self._tips_compact = np.concatenate([x.ravel()
+                                                 for x in self._tip_second_parts()])
+        return self._tips_compact
+
+    def tip_second_index(self, i: int, kind: int, axis: int = 0) -> np.ndarray:
+        """Where every entry of body ``i``'s tip point (``kind`` 0) or tip section axis
+        ``axis`` (``kind`` 1) second derivatives ``H`` (3, k, k) is found in
+        :meth:`tips_second_compact`: an index array of that shape, −1 where ``H`` is zero
+        at every state."""
+        B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        ne, nq = k - 12, 2 * nb
+        sizes = [B * 3 * ne, B * 3 * nq * nq, B * 9 * ne, B * 9 * ne * ne]   # the parts
+        base = np.concatenate([[0], np.cumsum(sizes)])
+        idx = np.full((3, k, k), -1, np.int64)
+        c, j, m = np.meshgrid(np.arange(3), np.arange(3), np.arange(ne), indexing="ij")
+        rows, cols = 3 + 3 * j + c, 12 + m                  # ∂²/∂R_j∂e of component c
+        if kind == 0:
+            src = base[0] + (i * 3 + j) * ne + m
+            idx[c, rows, cols] = idx[c, cols, rows] = src
+            c2, a, b = np.meshgrid(np.arange(3), np.arange(nq), np.arange(nq), indexing="ij")
+            idx[c2, 12 + na + a, 12 + na + b] = base[1] + ((i * 3 + c2) * nq + a) * nq + b
+            return idx
+        src = base[2] + ((i * 3 + axis) * 3 + j) * ne + m
+        idx[c, rows, cols] = idx[c, cols, rows] = src
+        on = np.flatnonzero(np.any(self.A_tip[i] != 0.0, axis=0))   # the angles' columns
+        c2, a, b = np.meshgrid(np.arange(3), on, on, indexing="ij")
+        idx[c2, 12 + a, 12 + b] = base[3] + (((i * 3 + axis) * 3 + c2) * ne + a) * ne + b
+        return idx
 
     # ------------------------------------------------------------ the contract part
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
@@ -472,8 +538,9 @@ class FrameBatch:
 
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
-        self._forces = self._elastic_and_weight(q, gravity, tangent)
-        self._forces_key = (q[self.idx], np.array(gravity, float), tangent)
+        qB = q[self.idx]
+        self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
+        self._forces_key = (qB, np.array(gravity, float), tangent)
         return self._forces
 
     def inertia(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool,
@@ -514,7 +581,9 @@ class FrameBatch:
         n3 = Jf.shape[1]
         H = self.H
         Hf = H.reshape(B, -1, k)
-        Hv = (Hf @ vB[:, :, None]).reshape(B, n3, k)
+        # H q̇ and H q̈ in one pass over H (the largest array here)
+        Hva = (Hf @ np.stack((vB, aB), axis=2)).reshape(B, n3, k, 2)
+        Hv, Ha = Hva[..., 0], Hva[..., 1]
         acc = (Jf @ aB[:, :, None])[:, :, 0] + (Hv @ vB[:, :, None])[:, :, 0]
         wJ = self.w3[:, :, None] * Jf
         f = (acc[:, None, :] @ wJ)[:, 0]
@@ -523,7 +592,6 @@ class FrameBatch:
         wJt = wJ.transpose(0, 2, 1)
         M = wJt @ Jf
         C = 2.0 * (wJt @ Hv)
-        Ha = (Hf @ aB[:, :, None]).reshape(B, n3, k)
         Kq = ((self.w3 * acc)[:, None, :] @ H.reshape(B, n3, k * k)).reshape(B, k, k) \
             + wJt @ Ha
         return f, (M + self.M_const, Kq, C)
@@ -540,8 +608,17 @@ class FrameBatch:
         f, K = self._forces
         return f[i], (K[i] if tangent else None)
 
-    def _elastic_and_weight(self, q, gravity, tangent=False):
-        qB = q[self.idx]
+    def _weights(self, gravity) -> np.ndarray:
+        """``w_p g`` of the centre line's points (B, 1, 3P), kept for the last gravity."""
+        key = tuple(gravity)
+        if self._wg is None or self._wg[0] != key:
+            B, P = self.w_line.shape
+            self._wg = (key, (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P))
+        return self._wg[1]
+
+    def _elastic_and_weight(self, q, gravity, tangent=False, qB=None):
+        if qB is None:
+            qB = q[self.idx]
         B, k = qB.shape
         e = qB[:, 12:]
         f = np.zeros((B, k))
@@ -559,7 +636,7 @@ class FrameBatch:
         if any(gravity):                # (three numbers: no NumPy call)
             self.line(q, tangent)
             P = self.P
-            wg = (self.w_line[:, :, None] * gravity).reshape(B, 1, 3 * P)
+            wg = self._weights(gravity)
             f -= (wg @ self.J[:, :P].reshape(B, 3 * P, k))[:, 0]
             if tangent:
                 K -= (wg @ self.H[:, :P].reshape(B, 3 * P, k * k)).reshape(B, k, k)
@@ -571,48 +648,55 @@ class FrameBatch:
         :meth:`~fem.elements.floating_frame.FloatingFrameLink._bending_correction`)."""
         wb, Bz = self.wb, self.Bz
         B, Pb, _, ne = Bz.shape
-        Bf = Bz.reshape(B, 4 * Pb, ne)
-        z = (Bf @ e[:, :, None]).reshape(B, Pb, 2, 2)     # z = (v′, v″, w′, w″) by field
-        d1, d2 = z[..., 0], z[..., 1]                     # (a, c) = (v′, w′), (A, C)
-        ei = self.ei[:, None, :]                          # (EI₁, EI₂)
+        # z = (v′, v″, w′, w″) at every point, the points last (B, field, order, Pb)
+        z = (self.BzT @ e[:, :, None]).reshape(B, 2, 2, Pb)
+        d1, d2 = z[:, :, 0], z[:, :, 1]                   # (a, c) = (v′, w′), (A, C)
+        ei = self.eiT                                     # (EI₁, EI₂)
         # ∂κ/∂z, z = (v′, v″, w′, w″): d1 = e₁ + ½m e₀ + ½a ∂m/∂z, d2 likewise
         # (m = aA + cC, ∂m/∂z = (A, a, C, c), k₁ = A + ½am, k₂ = C + ½cm); the gradient
         # EI₁ k₁ d1 + EI₂ k₂ d2 − (0, EI₁ A, 0, EI₂ C) is, field by field,
         # (EIₖ kₖ ½m + u ∂ₖ, EIₖ (kₖ − ∂ₖ) + u ∂ₖ′) with u = ½ (EI₁ k₁ a + EI₂ k₂ c):
         # both fields in each operation
-        hm = 0.5 * (d1 * d2).sum(axis=-1, keepdims=True)                    # ½m
+        hm = 0.5 * (d1 * d2).sum(axis=1, keepdims=True)                     # ½m
         k = d2 + d1 * hm
         ek = ei * k
-        u = 0.5 * (ek * d1).sum(axis=-1, keepdims=True)
-        gz = np.empty((B, Pb, 2, 2))
-        gz[..., 0] = ek * hm + u * d2
-        gz[..., 1] = ei * (k - d2) + u * d1
-        Bt = Bf.transpose(0, 2, 1)
-        grad = (Bt @ (wb[:, :, None, None] * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
+        u = 0.5 * (ek * d1).sum(axis=1, keepdims=True)
+        gz = np.empty((B, 2, 2, Pb))
+        gz[:, :, 0] = ek * hm + u * d2
+        gz[:, :, 1] = ei * (k - d2) + u * d1
+        grad = (self.BtT @ (self.wbT * gz).reshape(B, 4 * Pb, 1))[:, :, 0]
         if not hessian:
             return grad, None
-        a, c, A, C = d1[..., 0], d1[..., 1], d2[..., 0], d2[..., 1]
-        m, k1, k2 = 2.0 * hm[..., 0], k[..., 0], k[..., 1]
-        ei1, ei2 = self.ei[:, 0, None], self.ei[:, 1, None]
-        hm, ha, hc = 0.5 * m, 0.5 * a, 0.5 * c
-        d1 = np.empty((B, Pb, 4))
-        d2 = np.empty((B, Pb, 4))
-        d1[..., 0], d1[..., 1], d1[..., 2], d1[..., 3] = hm + ha * A, 1.0 + ha * a, ha * C, ha * c
-        d2[..., 0], d2[..., 1], d2[..., 2], d2[..., 3] = hc * A, hc * a, hm + hc * C, 1.0 + hc * c
-        ei1, ei2 = ei1[..., None], ei2[..., None]
-        dm = np.stack([A, a, C, c], axis=-1)
-        eye = np.eye(4)
-        M2 = np.zeros((4, 4))
-        M2[0, 1] = M2[1, 0] = M2[2, 3] = M2[3, 2] = 1.0                    # ∂²m/∂z²
-        outer = lambda x, y: x[..., :, None] * y[..., None, :]
-        h1 = 0.5 * (outer(np.broadcast_to(eye[0], dm.shape), dm)
-                    + outer(dm, np.broadcast_to(eye[0], dm.shape)) + a[..., None, None] * M2)
-        h2 = 0.5 * (outer(np.broadcast_to(eye[2], dm.shape), dm)
-                    + outer(dm, np.broadcast_to(eye[2], dm.shape)) + c[..., None, None] * M2)
-        E11, E33 = np.zeros((4, 4)), np.zeros((4, 4))
-        E11[1, 1] = E33[3, 3] = 1.0
-        hz = (ei1[..., None] * (outer(d1, d1) + k1[..., None, None] * h1 - E11)
-              + ei2[..., None] * (outer(d2, d2) + k2[..., None, None] * h2 - E33))
+        d1, d2 = d1.transpose(0, 2, 1), d2.transpose(0, 2, 1)             # (B, Pb, 2)
+        hm, ek = hm.transpose(0, 2, 1), ek.transpose(0, 2, 1)
+        Bt = Bz.reshape(B, 4 * Pb, ne).transpose(0, 2, 1)
+        # ∂k₁/∂z = ½a ∂m/∂z + (½m, 1, 0, 0), ∂k₂/∂z = ½c ∂m/∂z + (0, 0, ½m, 1) and
+        # ∂²kᵢ/∂z² = ½(eⱼ ∂m/∂zᵀ + ∂m/∂z eⱼᵀ + aⱼ M₂) (j = 0, 2; a₀ = a, a₂ = c): the
+        # Hessian Σᵢ EIᵢ (∂kᵢ/∂z ∂kᵢ/∂zᵀ + kᵢ ∂²kᵢ/∂z²) − diag(0, EI₁, 0, EI₂) as
+        # X Yᵀ with X = [∂k₁/∂z, ∂k₂/∂z, g, ∂m/∂z], Y = [EI₁ ∂k₁/∂z, EI₂ ∂k₂/∂z, ∂m/∂z,
+        # g], g = ½ (EI₁k₁, 0, EI₂k₂, 0), plus (g₀a + g₂c) M₂ (M₂ = ∂²m/∂z²)
+        X = np.empty((B, Pb, 4, 4))
+        Y = np.empty((B, Pb, 4, 4))
+        dm = X[..., 3]
+        dm[..., 0::2], dm[..., 1::2] = d2, d1                      # (A, a, C, c)
+        np.multiply(dm[..., None, :], 0.5 * d1[..., :, None], out=X[..., :, :2].swapaxes(-1, -2))
+        X[..., 0, 0] += hm[..., 0]
+        X[..., 1, 0] += 1.0
+        X[..., 2, 1] += hm[..., 0]
+        X[..., 3, 1] += 1.0
+        g = X[..., 2]
+        g[..., 1::2] = 0.0
+        g[..., 0::2] = 0.5 * ek
+        np.multiply(X[..., :2], self.ei[:, None, None, :], out=Y[..., :2])
+        Y[..., 2], Y[..., 3] = dm, g
+        hz = X @ Y.swapaxes(-1, -2)
+        sm = (g[..., 0::2] * d1).sum(axis=-1)                      # g₀a + g₂c
+        hz[..., 0, 1] += sm
+        hz[..., 1, 0] += sm
+        hz[..., 2, 3] += sm
+        hz[..., 3, 2] += sm
+        hz[..., 1, 1] -= self.ei[:, None, 0]
+        hz[..., 3, 3] -= self.ei[:, None, 1]
         hess = Bt @ ((wb[:, :, None, None] * hz) @ Bz).reshape(B, 4 * Pb, -1)
         return grad, hess
 
@@ -657,31 +741,30 @@ def _section_rotations(alpha: np.ndarray, second: bool = False):
     g[:, :, 1] = np.cos(alpha)
     g[:, :, 2] = np.sin(alpha)
     ggg = (g[:, 0, :, None] * g[:, 1, None, :]).reshape(B, 9, 1) * g[:, 2, None, :]
-    P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
-    T, dT = P[:, 0], P[:, 1:]
     if not second:
-        return T, dT
-    F = np.broadcast_to(_F0, (B, *_F0.shape)).copy()   # factor m (z, y, x), derivative d
-    cs = np.concatenate([np.cos(alpha), np.sin(alpha)], axis=1)          # (B, 6)
-    F[(slice(None), *_F_IDX)] = _F_SIGN * cs[:, _F_SRC]
-    o = ORDER2
-    return T, dT, F[:, 0, o[..., 0]] @ F[:, 1, o[..., 1]] @ F[:, 2, o[..., 2]]
+        P = (ggg.reshape(B, 27) @ _TRILINEAR01).reshape(B, 4, 3, 3)
+        return P[:, 0], P[:, 1:]
+    # the second derivatives (orders ORDER2) are trilinear in g_m too: one product more
+    P = ggg.reshape(B, 27) @ _TRILINEAR012
+    T, dT = P[:, :9].reshape(B, 3, 3), P[:, 9:36].reshape(B, 3, 3, 3)
+    return T, dT, P[:, 36:].reshape(B, 3, 3, 3, 3)
 
 
 _ORDER01 = np.concatenate([np.zeros((1, 3), np.int64), ORDER1])
 
 
-def _trilinear01() -> np.ndarray:
-    """``C`` (27, 4·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the orders
-    ``_ORDER01`` as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
+def _trilinear(orders: np.ndarray) -> np.ndarray:
+    """``C`` (27, n·9): the products ``F_z^(o₀) F_y^(o₁) F_x^(o₂)`` of the ``n`` orders
+    ``orders`` (n, 3) as ``(g_z ⊗ g_y ⊗ g_x) C``, ``g_m = (1, cos α_m, sin α_m)``."""
     phi = np.zeros((3, 3, 3, 3, 3))          # factor m, derivative d, i, j, term of g_m
     phi[..., 0] = _F0
     for m, d, i, j, sg, src in zip(*_F_IDX, _F_SIGN, _F_SRC, strict=True):
         phi[m, d, i, j, 1 + src // 3] += sg
-    o = _ORDER01
+    o = orders
     C = np.einsum("oika,oklb,oljc->abcoij", phi[0, o[:, 0]], phi[1, o[:, 1]],
                   phi[2, o[:, 2]])
-    return np.ascontiguousarray(C.reshape(27, 36))
+    return np.ascontiguousarray(C.reshape(27, 9 * len(o)))
 
 
-_TRILINEAR01 = _trilinear01()
+_TRILINEAR01 = _trilinear(_ORDER01)
+_TRILINEAR012 = _trilinear(np.concatenate([_ORDER01, ORDER2.reshape(9, 3)]))

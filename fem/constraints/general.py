@@ -458,18 +458,47 @@ class _Batched:
 
     def _build_hessian_changing(self) -> None:
         """Index arrays of ``λ·Φ_qq`` when the point atoms' second derivatives change
-        with ``q`` (:attr:`constant` False): every entry of every point atom's dense
-        ``H`` (3, kₐ, kₐ), concatenated atom after atom, times its coefficient and the
-        other factor, and ``J_aᵀ J_b`` as in :meth:`_build_hessian`."""
+        with ``q`` (:attr:`constant` False): the entries of every point atom's ``H``
+        (3, kₐ, kₐ) that can be nonzero, atom after atom, times its coefficient and the
+        other factor, and ``J_aᵀ J_b`` as in :meth:`_build_hessian`.  The atoms' ``H``
+        are read from one flat array (:meth:`_second_all`): the arrays their batches form
+        (:meth:`PointMap.second_source`, one per batch: its nonzero entries) and then the
+        other atoms' own dense ``H`` (their entries in :meth:`PointMap.second_pattern`)."""
         rows = self.rows
         oJ, ks = self._oJ, self._ks
         by_map: dict = {}
-        oH, off = [], 0
-        for u, (_a, c, i, cols) in enumerate(self._points):
+        sources: dict = {}               # key -> (get, its size)
+        where = []                       # per atom: (source key, index) or None
+        for i_atom, (a, c, i, cols) in enumerate(self._points):
+            by_map.setdefault(i, []).append((i_atom, c, cols))
+            src = a.second_source()
+            if src is None:
+                where.append(None)
+            else:
+                key, get, index = src
+                if key not in sources:
+                    sources[key] = (get, get(self._q_hess).size)
+                where.append((key, index))
+        base, off = {}, 0
+        for key, (_get, size) in sources.items():
+            base[key] = off
+            off += size
+        index = []                       # per atom: (3, kₐ, kₐ) positions in the array
+        for u, (a, _c, _i, cols) in enumerate(self._points):
             ka = cols.size
-            by_map.setdefault(i, []).append((u, c, cols))
-            oH.append(off)
-            off += 3 * ka * ka
+            if where[u] is None:
+                ix = off + np.arange(3 * ka * ka).reshape(3, ka, ka)
+                mask = a.second_pattern()
+                if mask is not None:
+                    ix = np.where(mask, ix, -1)
+                off += 3 * ka * ka
+            else:
+                key, ix = where[u]
+                ix = np.where(ix >= 0, base[key] + ix, -1)
+            index.append(ix)
+        self._h_gets = [get for get, _size in sources.values()]
+        self._h_own = [self._points[u][0] for u in range(len(self._points))
+                       if where[u] is None]
         ho, hi, hc, hx = [], [], [], []
         po, pa, pb = [], [], []
         sizes = []
@@ -483,11 +512,9 @@ class _Batched:
                 km = ks[im]
                 fm = f.reshape(km, km)
                 for u, c, cols in by_map.get(im, ()):
-                    ka = cols.size
-                    cc, i, j = (g.ravel() for g in np.meshgrid(
-                        np.arange(3), np.arange(ka), np.arange(ka), indexing="ij"))
+                    cc, i, j = np.nonzero(index[u] >= 0)
                     ho.append(oh + fm[cols[i], cols[j]])
-                    hi.append(oH[u] + (cc * ka + i) * ka + j)
+                    hi.append(index[u][cc, i, j])
                     hc.append(np.full(cc.size, c))
                     hx.append(ixo[cc])
             if ib >= 0:
@@ -498,14 +525,24 @@ class _Batched:
         self._hess = (cat(ho + po), cat(hi), cat(hc, float), cat(hx), cat(pa), cat(pb),
                       np.asarray(sizes, np.int64), oh)
 
+    def _second_all(self, q: np.ndarray) -> np.ndarray:
+        """The point atoms' second derivatives as :meth:`_build_hessian_changing` laid
+        them out: the batches' arrays, then the other atoms' ``H`` (the batch's own
+        array when there is nothing else)."""
+        parts = [get(q) for get in self._h_gets]
+        parts += [a.evaluate(q, True)[2].ravel() for a in self._h_own]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
     def hessian_values(self, lam, q, keep, t=0.0):
         if not self.constant:
             if self._hess is None:
+                self._q_hess = q
                 self._build_hessian_changing()
             out, hi, hc, hx, pa, pb, sizes, nout = self._hess
             X, J = self._X(q, t)
-            Hall = np.concatenate([a.evaluate(q, True)[2].ravel()
-                                   for a, *_ in self._points] or [np.zeros(0)])
+            Hall = self._second_all(q)
             w = np.repeat(lam[self.rows.rows] * keep[self.rows.rows], sizes)
             vals = np.concatenate([hc * Hall[hi] * X[hx], J[pa] * J[pb]])
             return np.bincount(out, vals, minlength=nout) * w

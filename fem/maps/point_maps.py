@@ -44,6 +44,20 @@ class PointMap:
     def __call__(self, q: np.ndarray) -> np.ndarray:
         return self.evaluate(q)[0]
 
+    def second_pattern(self) -> np.ndarray | None:
+        """Where the second derivatives ``H`` (3, k, k) can be nonzero (a boolean mask of
+        that shape, the same at every ``q``), or None (anywhere, the default): entries
+        outside it are left out of ``λ·Φ_qq`` (:mod:`fem.constraints.general`)."""
+        return None
+
+    def second_source(self) -> tuple | None:
+        """Where the second derivatives are found when a batch forms them for several
+        maps at once: ``(key, get, index)`` — ``get(q)`` a flat array (maps with the same
+        ``key`` share it) and ``index`` (3, k, k) where each entry of this map's ``H`` is
+        in it (−1: zero at every ``q``); or None (the default: :meth:`evaluate` gives
+        ``H`` on its own, dense)."""
+        return None
+
     def bilinear_form(self, component: int):
         """The map's ``component`` as ``lin(q)[component] + Σ a(q)·b(q)`` with linear maps
         ``lin`` (or None) and pairs ``(a, b)`` of linear 3-vector maps, when the map
