@@ -247,7 +247,12 @@ def test_static_analysis_holds_P_whatever_the_drive():
 
 @pytest.mark.slow
 def test_torque_deviation_falls_as_E_grows():
-    fig = case.run(analysis="sweep", sweep_payload_kg=[])
+    """The paper's sweep (P driven on the circle, ``drive="path"``): the torques' largest
+    deviation from the rigid robot's falls as the platform stiffens (4.7, 0.75, 0.006,
+    0.002 N·m at 2e8 … 2e11 Pa).  Under the motors' drive (the case's default) the two
+    soft platforms ring at the path's accelerations, 40.7 and 40.8 N·m, not ordered:
+    another problem than the paper's figure."""
+    fig = case.run(analysis="sweep", sweep_payload_kg=[], drive="path")
     devs = [r["max_torque_dev_vs_rigid_Nm"] for r in fig["modulus_sweep"]]
     assert all(np.diff(devs) < 0), devs
     assert fig["deviation_falls_with_E"]
