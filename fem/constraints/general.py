@@ -456,7 +456,7 @@ class _Batched:
         self._hess = (cat(ho + po), cat(hv, float), cat(hx), cat(pa), cat(pb),
                       len(cat(ho)), np.asarray(sizes, np.int64), oh)
 
-    def _build_hessian_changing(self) -> None:
+    def _build_hessian_changing(self, q: np.ndarray) -> None:
         """Index arrays of ``λ·Φ_qq`` when the point atoms' second derivatives change
         with ``q`` (:attr:`constant` False): the entries of every point atom's ``H``
         (3, kₐ, kₐ) that can be nonzero, atom after atom, times its coefficient and the
@@ -477,7 +477,7 @@ class _Batched:
             else:
                 key, get, index = src
                 if key not in sources:
-                    sources[key] = (get, get(self._q_hess).size)
+                    sources[key] = (get, get(q).size)
                 where.append((key, index))
         base, off = {}, 0
         for key, (_get, size) in sources.items():
@@ -538,8 +538,7 @@ class _Batched:
     def hessian_values(self, lam, q, keep, t=0.0):
         if not self.constant:
             if self._hess is None:
-                self._q_hess = q
-                self._build_hessian_changing()
+                self._build_hessian_changing(q)
             out, hi, hc, hx, pa, pb, sizes, nout = self._hess
             X, J = self._X(q, t)
             Hall = self._second_all(q)
