@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .floating_frame import AXIS_ROWS, FRAME_COLS, ORDER1, ORDER2, XYZ, FloatingFrameBody
+from .frame_kernels import frame_kernels
 
 __all__ = ["FrameBatch", "batch_bodies"]
 
@@ -148,14 +149,77 @@ class FrameBatch:
         self._forces_key = None
         self._forces = None
         self._wg = None                 # (gravity, w g) of the weight
+        self._kd = None                 # the compiled residual's arrays (_kernel_data)
+        self._ckey = None               # the coordinates' bytes of its last line
+        self._cg = None                 # the gravity of its last forces
+        self._cout = None               # its last (forces, tip r, J, d, J_d)
 
     def evaluates(self) -> bool:
         """Whether the batch evaluates its bodies: always, on both kernel paths.  The
         bodies alone with the compiled fourth-order and bending kernels cost twice the
         batch on the compiled path (the 3-RRRU robot's floating-frame links, 2 segments
         × 4 functions: 2.7–3.1 against 1.3–1.55 CPU s for 0.5 s of motion), so the batch
-        is the faster form on both, and both paths give the same bits for these bodies."""
+        is the faster form on both.  On the compiled path its residual (no tangents: the
+        centre line, tips, elastic forces with the weight, inertia forces) comes from
+        the kernels of :mod:`fem.bodies.frame_kernels` (:meth:`_compiled_line`,
+        :meth:`_compiled_inertia`), equal to the NumPy forms to round-off."""
         return True
+
+    # ------------------------------------------------------------ the compiled residual
+    def _kernel_data(self) -> dict:
+        """The constant arrays and work buffers of :func:`~fem.bodies.frame_kernels.
+        frame_kernels` (C-contiguous float64, the empty parts zero-sized: one compiled
+        signature for every batch)."""
+        if self._kd is None:
+            B, P, k, nb = len(self.bodies), self.P, self.k, self.nb
+            ne = k - 12
+            c = np.ascontiguousarray
+            N = self.DT.shape[2] if self.fourth else 0
+            kd = dict(
+                L1x=c(self.L1x), p0x=c(self.p0x), Hcx=c(self.Hcx),
+                DT=c(self.DT) if self.fourth else np.zeros((B, nb, 0)),
+                Wx=c(self.Wx) if self.fourth else np.zeros((B, P + 1, 0)),
+                K=c(self.K, dtype=float),
+                wb=c(self.wb) if self.curvature else np.zeros((B, 0)),
+                Bz=c(self.Bz) if self.curvature else np.zeros((B, 0, 4, ne)),
+                ei=c(self.ei, dtype=float) if self.curvature else np.zeros((B, 2)),
+                w_line=c(self.w_line, dtype=float), A=c(self.A_tip),
+                R=np.zeros((B, 3, 3)), pp=np.zeros((B, P + 1, 3)),
+                Pe=np.zeros((B, P + 1, 3, ne)), ac=np.zeros((B, 3, N)),
+                M_const=c(self.M_const) if self.has_M_const else np.zeros((0, k, k)))
+            if self.Xt is not None:
+                kd.update(m_dir=c(self.m_dir, dtype=float), s_dir=c(self.s_dir, dtype=float),
+                          S_dir=c(self.S_dir, dtype=float), t0=int(self._tc.start))
+            else:
+                kd.update(m_dir=-np.ones(B), s_dir=np.zeros((B, 0)), S_dir=np.zeros((B, 0, 0)),
+                          t0=12)
+            self._kd = kd
+        return self._kd
+
+    def _compiled_line(self, kern, qB: np.ndarray, gravity=None) -> tuple:
+        """The compiled ``line_forces`` at ``qB`` (B, k), kept for its coordinates'
+        bytes and the gravity (None: any gravity, the last one or none, when only the
+        line or the tips are asked for): ``(f, r, J, d, J_d)``."""
+        key = qB.tobytes()
+        if key == self._ckey and (gravity is None or self._cg == tuple(gravity)):
+            return self._cout
+        if gravity is None:
+            gravity = self._cg if self._cg is not None else (0.0, 0.0, 0.0)
+        kd = self._kernel_data()
+        self._cout = kern[0](qB, np.asarray(gravity, dtype=float), kd["L1x"], kd["p0x"],
+                             kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"], kd["Bz"],
+                             kd["ei"], kd["w_line"], kd["A"], self.na, self.nb, kd["R"],
+                             kd["pp"], kd["Pe"], kd["ac"])
+        self._ckey, self._cg = key, tuple(float(x) for x in gravity)
+        return self._cout
+
+    def _compiled_inertia(self, kern, qB, vB, aB) -> np.ndarray:
+        """The compiled ``inertia`` at ``(qB, vB, aB)`` (B, k each): the forces (B, k)."""
+        self._compiled_line(kern, qB)
+        kd = self._kd
+        return kern[1](qB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"],
+                       kd["DT"], kd["Wx"], kd["w_line"], self.na, self.nb, kd["m_dir"],
+                       kd["s_dir"], kd["S_dir"], kd["t0"], kd["M_const"])
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
@@ -402,7 +466,16 @@ class FrameBatch:
         ``r`` (B, 3) with ``J`` (B, 3, k), and the three axes of the tip section
         (:meth:`FloatingFrameBody.direction`) ``d`` (B, 3 axes, 3) with ``J`` (B, 3 axes,
         3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
-        bodies in one pass, kept for the last coordinates."""
+        bodies in one pass, kept for the last coordinates (on the compiled path from
+        :meth:`_compiled_line`)."""
+        kern = frame_kernels()
+        if kern is not None:
+            return self._compiled_line(kern, q[self.idx])[1:]
+        return self._tips_numpy(q)
+
+    def _tips_numpy(self, q: np.ndarray) -> tuple:
+        """The NumPy form of :meth:`tips` (it also leaves what :meth:`tips_second`
+        takes)."""
         qB = q[self.idx]
         key = qB.tobytes()
         if self._tips is not None and self._tips[0] == key:
@@ -469,7 +542,7 @@ class FrameBatch:
         and (B, 3 axes, 3, k, k) of the tip sections' axes (as
         :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
         kept for the last coordinates."""
-        self.tips(q)
+        self._tips_numpy(q)
         if self._tips_second is not None:
             return self._tips_second
         Pe, Hband, G, Hee = self._tip_second_parts()
@@ -492,7 +565,7 @@ class FrameBatch:
         """:meth:`tips_second` without its zeros: the blocks of
         :meth:`_tip_second_parts` in one flat array; where each entry of a tip map's
         ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates."""
-        self.tips(q)
+        self._tips_numpy(q)
         if self._tips_compact is None:
             self._tips_compact = np.concatenate([x.ravel()
                                                  for x in self._tip_second_parts()])
@@ -527,19 +600,28 @@ class FrameBatch:
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
-        qB = self.line(q, tangent)
-        if tangent and self.Xt is not None:
-            self._directors(qB)
         idx = self.idx
         vB, aB = v[idx], a[idx]
-        self._inertia = self._inertia_forces(qB, vB, aB, tangent)
+        kern = None if tangent else frame_kernels()
+        if kern is not None:
+            qB = q[idx]
+            self._inertia = (self._compiled_inertia(kern, qB, vB, aB), None)
+        else:
+            qB = self.line(q, tangent)
+            if tangent and self.Xt is not None:
+                self._directors(qB)
+            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
         qB = q[self.idx]
-        self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
+        kern = None if tangent else frame_kernels()
+        if kern is not None:
+            self._forces = (self._compiled_line(kern, qB, gravity)[0], None)
+        else:
+            self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
         self._forces_key = (qB, np.array(gravity, float), tangent)
         return self._forces
 
@@ -552,11 +634,7 @@ class FrameBatch:
         key = self._inertia_key
         if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
                 and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
-            qB = self.line(q, tangent)
-            if tangent and self.Xt is not None:
-                self._directors(qB)
-            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
-            self._inertia_key = (qB, vB, aB, tangent)
+            self.inertia_all(q, v, a, tangent)
         f, tan = self._inertia
         return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
 
@@ -603,8 +681,7 @@ class FrameBatch:
         key = self._forces_key
         if key is None or not (tangent <= key[2] and np.array_equal(key[0], qB)
                                and np.array_equal(key[1], gravity)):
-            self._forces = self._elastic_and_weight(q, gravity, tangent)
-            self._forces_key = (qB, np.array(gravity, float), tangent)
+            self.forces_all(q, gravity, tangent)
         f, K = self._forces
         return f[i], (K[i] if tangent else None)
 

@@ -1,0 +1,375 @@
+"""Compiled residual of a :class:`~fem.bodies.frame_batch.FrameBatch`.
+
+On the NumPy path a batch spends a Newton iteration's residual in some 120 small NumPy
+calls on arrays of tens of entries (the centre line, the tips, the elastic forces with
+the weight, the inertia forces: ``docs/performance.md``, "Link models priced on one
+robot").  On the compiled path (:func:`fem.core.jit.path`) two kernels do the same work
+in plain loops over the bodies and points, from shared intermediates:
+
+* ``line_forces`` at ``q``: the centre line at the quadrature points and the tip
+  (``p``, ``P_e``, the fourth-order running rule's values), the elastic forces with the
+  nonlinear bending gradient and the weight, and the tips (point and section axes with
+  their Jacobians) the general rows ask for;
+* ``inertia`` at ``(q, q̇, q̈)`` from ``line_forces``' line: the centre line's inertia
+  forces ``Σ_p w_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)`` without ``H`` and the section directors' in
+  closed form from their invariants.
+
+The equations are those of the NumPy forms (:meth:`FrameBatch._first`,
+:meth:`~FrameBatch._elastic_and_weight`, :meth:`~FrameBatch._bending_gradient`,
+:meth:`~FrameBatch._tips_numpy`, :meth:`~FrameBatch._quadratic`,
+:meth:`~FrameBatch._director_forces`), written out below; the results agree to
+round-off (``tests/test_frame_kernels.py``).  Tangents (once per factorization) stay
+with the NumPy forms.  The kernels call no other kernel (their ``py_func`` runs as
+plain Python, which the tests use without compiling).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import compiled
+
+__all__ = ["frame_kernels"]
+
+
+@compiled
+def frame_kernels(numba):
+    """The compiled ``(line_forces, inertia)`` (numba), or None on the NumPy path.
+
+    ``line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb, R, pp,
+    Pe, ac)`` → ``(f, r_t, J_t, d_t, Js_t)``: with every body's coordinates ``qB`` (B, k),
+    ``k = 12 + ne``, ``R[c, j] = q[3 + 3j + c]`` and ``e = q[12:]``, the centre line at
+    the ``P`` quadrature points and the tip (row ``P`` of the ``P + 1`` rows of
+    ``L1x``, ``p0x``, ``Hcx``, ``Wx``)::
+
+        p = p0 + L1 e − x̂ (½ e_bᵀQ e_b + ⅛ Σ_n W_n s_n²)
+        P_e = L1 − x̂ ⊗ (Q e_b + ½ Σ_n W_n s_n (a_n, c_n) ⊗ D_n)   (on the band e_b)
+
+    (``Q`` the coupling of both bending fields, ``a_n = D_n·e_y``, ``c_n = D_n·e_z``,
+    ``s_n = a_n² + c_n²`` at the running rule's points ``n``, ``DT`` (B, nb, N), ``W``
+    its weights; no rule: ``N = 0``) into the buffers ``R`` (B, 3, 3), ``pp`` (B, P+1,
+    3), ``Pe`` (B, P+1, 3, ne), ``ac`` (B, 3, N) ``= (a, c, s)``; the forces::
+
+        f_e = K e + ∂U_b/∂e,   f −= Σ_p w_p J_pᵀ g,
+        J_p = [I, p_p,0 I, p_p,1 I, p_p,2 I, R P_e,p]
+
+    (``U_b`` the nonlinear bending energy ``½ Σ_p w_p Σ_i EI_i (k_i² − z_i″²)``,
+    ``k₁ = v″ + ½ v′ m``, ``k₂ = w″ + ½ w′ m``, ``m = v′v″ + w′w″``, ``z = B_z e``;
+    no curvature: ``Pb = 0``); the tips ``r = r₀ + R p_t``, ``J`` as ``J_p``; the tip
+    sections' axes ``d_a = R T(α) e_a``, ``α = A e``, ``T = R_z(α₀) R_y(α₁) R_x(α₂)``,
+    ``∂d_a/∂R_j = T_ja I``, ``∂d_a/∂e = R Σ_i ∂T/∂α_i e_a A_i``.
+
+    ``inertia(qB, vB, aB, R, pp, Pe, ac, Hcx, DT, Wx, w_line, na, nb, m_dir, s_dir,
+    S_dir, t0, M_const)`` → ``f`` (B, k) at the line of the last ``line_forces``::
+
+        f = Σ_p w_p J_pᵀ (J_p q̈ + 2 Ṙ ṗ − R x̂ (ė_bᵀQ ė_b + Σ_n W_n g_n))
+        g_n = ½ s_n (ȧ_n² + ċ_n²) + (a_n ȧ_n + c_n ċ_n)²,   ṗ = P_e ė
+
+    plus the section directors' (``m_dir`` (B,) < 0: none) in the complex form ``z = v
+    + i w`` of the section axes, ``χ_x = x·(S e − i s)`` of the twist coordinates
+    ``e_t = q[t0:t0 + nt]``::
+
+        f_v + i f_w = (m_d + κ_e) z̈ + χ_ë z + 2 χ_ė ż
+        f_t = Re(z̈·z̄) S e − Im(z̈·z̄) s + |z|² S ë + 2 Re(ż·z̄) S ė
+
+    and ``M_const q̈`` (zero-sized: none)."""
+
+    @numba.njit(cache=True)
+    def line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb,
+                    R, pp, Pe, ac):  # pragma: no cover - jit
+        B, k = qB.shape
+        ne = k - 12
+        P1 = p0x.shape[1]
+        P = P1 - 1
+        N = DT.shape[2]
+        Pb = wb.shape[1]
+        nq = 2 * nb
+        gravity = g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0
+        f = np.zeros((B, k))
+        r_t = np.empty((B, 3))
+        J_t = np.zeros((B, 3, k))
+        d_t = np.empty((B, 3, 3))
+        Js_t = np.zeros((B, 3, 3, k))
+        corr = np.empty(1 + nq)
+        z = np.empty(4)
+        gz = np.empty(4)
+        gt = np.empty(3)
+        al = np.empty(3)
+        F = np.zeros((3, 2, 3, 3))         # factor (z, y, x), order, 3 × 3
+        T4 = np.empty((4, 3, 3))            # T, ∂T/∂α_0, ∂T/∂α_1, ∂T/∂α_2
+        tmp = np.empty((3, 3))
+        for b in range(B):
+            q = qB[b]
+            for c in range(3):
+                for j in range(3):
+                    R[b, c, j] = q[3 + 3 * j + c]
+            b0 = 12 + na
+            # the running rule's values a, c, s
+            for n in range(N):
+                av = 0.0
+                cv = 0.0
+                for m in range(nb):
+                    av += q[b0 + m] * DT[b, m, n]
+                    cv += q[b0 + nb + m] * DT[b, m, n]
+                ac[b, 0, n] = av
+                ac[b, 1, n] = cv
+                ac[b, 2, n] = av * av + cv * cv
+            # the centre line: p and P_e at the points and the tip
+            for p in range(P1):
+                for fld in range(2):
+                    off = b0 + fld * nb
+                    for i in range(nb):
+                        acc = 0.0
+                        for j in range(nb):
+                            acc += Hcx[b, p, i, j] * q[off + j]
+                        corr[1 + fld * nb + i] = acc
+                acc = 0.0
+                for i in range(nq):
+                    acc += corr[1 + i] * q[b0 + i]
+                corr[0] = 0.5 * acc
+                for n in range(N):
+                    w = Wx[b, p, n]
+                    if w == 0.0:
+                        continue
+                    s = ac[b, 2, n]
+                    corr[0] += w * (0.125 * s * s)
+                    ha = w * (0.5 * s * ac[b, 0, n])
+                    hc = w * (0.5 * s * ac[b, 1, n])
+                    for m in range(nb):
+                        corr[1 + m] += ha * DT[b, m, n]
+                        corr[1 + nb + m] += hc * DT[b, m, n]
+                for c in range(3):
+                    acc = p0x[b, p, c]
+                    for m in range(ne):
+                        lv = L1x[b, p, c, m]
+                        acc += lv * q[12 + m]
+                        Pe[b, p, c, m] = lv
+                    pp[b, p, c] = acc
+                pp[b, p, 0] -= corr[0]
+                for i in range(nq):
+                    Pe[b, p, 0, na + i] -= corr[1 + i]
+            # elastic forces K e and the nonlinear bending gradient
+            for i in range(ne):
+                acc = 0.0
+                for j in range(ne):
+                    acc += K[b, i, j] * q[12 + j]
+                f[b, 12 + i] = acc
+            if Pb > 0:
+                ei1 = ei[b, 0]
+                ei2 = ei[b, 1]
+                for p in range(Pb):
+                    for r in range(4):
+                        acc = 0.0
+                        for i in range(ne):
+                            acc += Bz[b, p, r, i] * q[12 + i]
+                        z[r] = acc
+                    a, Av, c, Cv = z[0], z[1], z[2], z[3]
+                    m_ = a * Av + c * Cv
+                    k1 = Av + 0.5 * a * m_
+                    k2 = Cv + 0.5 * c * m_
+                    # ∂U/∂z = EI₁ k₁ ∂k₁/∂z + EI₂ k₂ ∂k₂/∂z − (0, EI₁ A, 0, EI₂ C)
+                    gz[0] = ei1 * k1 * (0.5 * a * Av + 0.5 * m_) + ei2 * k2 * (0.5 * c * Av)
+                    gz[1] = ei1 * k1 * (0.5 * a * a + 1.0) + ei2 * k2 * (0.5 * c * a) \
+                        - ei1 * Av
+                    gz[2] = ei1 * k1 * (0.5 * a * Cv) + ei2 * k2 * (0.5 * c * Cv + 0.5 * m_)
+                    gz[3] = ei1 * k1 * (0.5 * a * c) + ei2 * k2 * (0.5 * c * c + 1.0) \
+                        - ei2 * Cv
+                    w = wb[b, p]
+                    for i in range(ne):
+                        acc = 0.0
+                        for r in range(4):
+                            acc += Bz[b, p, r, i] * gz[r]
+                        f[b, 12 + i] += w * acc
+            # the weight −Σ_p w_p J_pᵀ g
+            if gravity:
+                for d in range(3):
+                    gt[d] = R[b, 0, d] * g[0] + R[b, 1, d] * g[1] + R[b, 2, d] * g[2]
+                for p in range(P):
+                    w = w_line[b, p]
+                    for c in range(3):
+                        f[b, c] -= w * g[c]
+                        for j in range(3):
+                            f[b, 3 + 3 * j + c] -= w * pp[b, p, j] * g[c]
+                    for m in range(ne):
+                        f[b, 12 + m] -= w * (gt[0] * Pe[b, p, 0, m] + gt[1] * Pe[b, p, 1, m]
+                                             + gt[2] * Pe[b, p, 2, m])
+            # the tip point
+            for c in range(3):
+                r_t[b, c] = q[c] + R[b, c, 0] * pp[b, P, 0] + R[b, c, 1] * pp[b, P, 1] \
+                    + R[b, c, 2] * pp[b, P, 2]
+                J_t[b, c, c] = 1.0
+                for j in range(3):
+                    J_t[b, c, 3 + 3 * j + c] = pp[b, P, j]
+                for m in range(ne):
+                    J_t[b, c, 12 + m] = R[b, c, 0] * Pe[b, P, 0, m] \
+                        + R[b, c, 1] * Pe[b, P, 1, m] + R[b, c, 2] * Pe[b, P, 2, m]
+            # the tip section: T(α) = R_z(α₀) R_y(α₁) R_x(α₂) and ∂T/∂α_i
+            for i in range(3):
+                acc = 0.0
+                for m in range(ne):
+                    acc += A[b, i, m] * q[12 + m]
+                al[i] = acc
+            cz, sz = np.cos(al[0]), np.sin(al[0])
+            cy, sy = np.cos(al[1]), np.sin(al[1])
+            cx, sx = np.cos(al[2]), np.sin(al[2])
+            F[0, 0, 0, 0], F[0, 0, 0, 1], F[0, 0, 1, 0], F[0, 0, 1, 1] = cz, -sz, sz, cz
+            F[0, 0, 2, 2] = 1.0
+            F[0, 1, 0, 0], F[0, 1, 0, 1], F[0, 1, 1, 0], F[0, 1, 1, 1] = -sz, -cz, cz, -sz
+            F[1, 0, 0, 0], F[1, 0, 0, 2], F[1, 0, 2, 0], F[1, 0, 2, 2] = cy, sy, -sy, cy
+            F[1, 0, 1, 1] = 1.0
+            F[1, 1, 0, 0], F[1, 1, 0, 2], F[1, 1, 2, 0], F[1, 1, 2, 2] = -sy, cy, -cy, -sy
+            F[2, 0, 1, 1], F[2, 0, 1, 2], F[2, 0, 2, 1], F[2, 0, 2, 2] = cx, -sx, sx, cx
+            F[2, 0, 0, 0] = 1.0
+            F[2, 1, 1, 1], F[2, 1, 1, 2], F[2, 1, 2, 1], F[2, 1, 2, 2] = -sx, -cx, cx, -sx
+            for o in range(4):               # orders (0,0,0), (1,0,0), (0,1,0), (0,0,1)
+                o0 = 1 if o == 1 else 0
+                o1 = 1 if o == 2 else 0
+                o2 = 1 if o == 3 else 0
+                for r in range(3):
+                    for c in range(3):
+                        tmp[r, c] = F[0, o0, r, 0] * F[1, o1, 0, c] \
+                            + F[0, o0, r, 1] * F[1, o1, 1, c] + F[0, o0, r, 2] * F[1, o1, 2, c]
+                for r in range(3):
+                    for c in range(3):
+                        T4[o, r, c] = tmp[r, 0] * F[2, o2, 0, c] + tmp[r, 1] * F[2, o2, 1, c] \
+                            + tmp[r, 2] * F[2, o2, 2, c]
+            for ax in range(3):
+                for c in range(3):
+                    d_t[b, ax, c] = R[b, c, 0] * T4[0, 0, ax] + R[b, c, 1] * T4[0, 1, ax] \
+                        + R[b, c, 2] * T4[0, 2, ax]
+                    for j in range(3):
+                        Js_t[b, ax, c, 3 + 3 * j + c] = T4[0, j, ax]
+                for m in range(ne):
+                    # G[r] = Σ_i ∂T[r, ax]/∂α_i A_i,m; ∂d/∂e = R G
+                    g0 = T4[1, 0, ax] * A[b, 0, m] + T4[2, 0, ax] * A[b, 1, m] \
+                        + T4[3, 0, ax] * A[b, 2, m]
+                    g1 = T4[1, 1, ax] * A[b, 0, m] + T4[2, 1, ax] * A[b, 1, m] \
+                        + T4[3, 1, ax] * A[b, 2, m]
+                    g2 = T4[1, 2, ax] * A[b, 0, m] + T4[2, 2, ax] * A[b, 1, m] \
+                        + T4[3, 2, ax] * A[b, 2, m]
+                    for c in range(3):
+                        Js_t[b, ax, c, 12 + m] = R[b, c, 0] * g0 + R[b, c, 1] * g1 \
+                            + R[b, c, 2] * g2
+        return f, r_t, J_t, d_t, Js_t
+
+    @numba.njit(cache=True)
+    def inertia(qB, vB, aB, R, pp, Pe, ac, Hcx, DT, Wx, w_line, na, nb, m_dir, s_dir,
+                S_dir, t0, M_const):  # pragma: no cover - jit
+        B, k = qB.shape
+        ne = k - 12
+        P = w_line.shape[1]
+        N = DT.shape[2]
+        nt = s_dir.shape[1]
+        f = np.zeros((B, k))
+        gq = np.empty(max(N, 1))
+        pd = np.empty(3)
+        pa = np.empty(3)
+        acc3 = np.empty(3)
+        rt = np.empty(3)
+        SE = np.empty((3, max(nt, 1)))
+        for b in range(B):
+            v = vB[b]
+            a = aB[b]
+            b0 = 12 + na
+            for n in range(N):
+                av = 0.0
+                cv = 0.0
+                for m in range(nb):
+                    av += v[b0 + m] * DT[b, m, n]
+                    cv += v[b0 + nb + m] * DT[b, m, n]
+                t = ac[b, 0, n] * av + ac[b, 1, n] * cv
+                gq[n] = 0.5 * ac[b, 2, n] * (av * av + cv * cv) + t * t
+            for p in range(P):
+                # ṗ = P_e ė, P_e ë
+                for d in range(3):
+                    s1 = 0.0
+                    s2 = 0.0
+                    for m in range(ne):
+                        s1 += Pe[b, p, d, m] * v[12 + m]
+                        s2 += Pe[b, p, d, m] * a[12 + m]
+                    pd[d] = s1
+                    pa[d] = s2
+                # ė_bᵀ Q ė_b (both fields) and the running rule's part
+                sq = 0.0
+                for fld in range(2):
+                    off = b0 + fld * nb
+                    for i in range(nb):
+                        acc = 0.0
+                        for j in range(nb):
+                            acc += Hcx[b, p, i, j] * v[off + j]
+                        sq += acc * v[off + i]
+                for n in range(N):
+                    sq += Wx[b, p, n] * gq[n]
+                # J q̈ + q̇ᵀH q̇
+                for c in range(3):
+                    x = a[c]
+                    for j in range(3):
+                        x += pp[b, p, j] * a[3 + 3 * j + c] + 2.0 * pd[j] * v[3 + 3 * j + c]
+                    x += R[b, c, 0] * pa[0] + R[b, c, 1] * pa[1] + R[b, c, 2] * pa[2]
+                    acc3[c] = x - R[b, c, 0] * sq
+                w = w_line[b, p]
+                for d in range(3):
+                    rt[d] = w * (R[b, 0, d] * acc3[0] + R[b, 1, d] * acc3[1]
+                                 + R[b, 2, d] * acc3[2])
+                for c in range(3):
+                    wa = w * acc3[c]
+                    f[b, c] += wa
+                    for j in range(3):
+                        f[b, 3 + 3 * j + c] += pp[b, p, j] * wa
+                for m in range(ne):
+                    f[b, 12 + m] += rt[0] * Pe[b, p, 0, m] + rt[1] * Pe[b, p, 1, m] \
+                        + rt[2] * Pe[b, p, 2, m]
+            if m_dir[b] >= 0.0:
+                q = qB[b]
+                # xᵀS of x = ë, ė, e (rows of SE) and κ_x = xᵀS e, σ_x = x·s
+                for j in range(nt):
+                    s_a = 0.0
+                    s_v = 0.0
+                    s_e = 0.0
+                    for i in range(nt):
+                        S = S_dir[b, i, j]
+                        s_a += a[t0 + i] * S
+                        s_v += v[t0 + i] * S
+                        s_e += q[t0 + i] * S
+                    SE[0, j] = s_a
+                    SE[1, j] = s_v
+                    SE[2, j] = s_e
+                ka = 0.0
+                kv = 0.0
+                ke = 0.0
+                sa = 0.0
+                sv = 0.0
+                for j in range(nt):
+                    ka += a[t0 + j] * SE[2, j]
+                    kv += v[t0 + j] * SE[2, j]
+                    ke += q[t0 + j] * SE[2, j]
+                    sa += a[t0 + j] * s_dir[b, j]
+                    sv += v[t0 + j] * s_dir[b, j]
+                ch = m_dir[b] + ke
+                zz = 0.0
+                zv = 0.0
+                zar = 0.0
+                zai = 0.0
+                for c in range(3):
+                    zr, zi = q[6 + c], q[9 + c]
+                    vr, vi = v[6 + c], v[9 + c]
+                    ar, ai = a[6 + c], a[9 + c]
+                    # (κ − iσ)(x_r + i x_i) = κ x_r + σ x_i + i (κ x_i − σ x_r)
+                    f[b, 6 + c] += ka * zr + sa * zi + 2.0 * (kv * vr + sv * vi) + ch * ar
+                    f[b, 9 + c] += ka * zi - sa * zr + 2.0 * (kv * vi - sv * vr) + ch * ai
+                    zz += zr * zr + zi * zi
+                    zv += vr * zr + vi * zi
+                    zar += ar * zr + ai * zi
+                    zai += ai * zr - ar * zi
+                for j in range(nt):
+                    f[b, t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
+                        - zai * s_dir[b, j]
+            if M_const.shape[0] > 0:
+                for i in range(k):
+                    acc = 0.0
+                    for j in range(k):
+                        acc += M_const[b, i, j] * a[j]
+                    f[b, i] += acc
+        return f
+
+    return line_forces, inertia
