@@ -32,22 +32,28 @@ def _close(x, y, rel: float = 1e-12) -> bool:
 
 
 def _numpy_forms(bt, q, v, a, g):
-    """The batch's NumPy forms: forces, tips (point, J, axes, J) and inertia forces."""
+    """The batch's NumPy forms: forces, tips (point, J, axes, J), inertia forces, and the
+    tangents: forces and ``K``, inertia forces with ``M``, ``∂f/∂q``, ``∂f/∂q̇``."""
     qB = q[bt.idx]
     F, _ = bt._elastic_and_weight(q, g, False, qB)
     tips = bt._tips_numpy(q)
     I, _ = bt._inertia_forces(bt.line(q), v[bt.idx], a[bt.idx], False)
-    return [F, *tips, I]
+    FK = bt._elastic_and_weight(q, g, True, qB)
+    qB = bt.line(q, True)
+    if bt.Xt is not None:
+        bt._directors(qB)
+    fi, T = bt._inertia_forces(qB, v[bt.idx], a[bt.idx], True)
+    return [F, *tips, I, *FK, fi, *T]
 
 
 @pytest.mark.parametrize("kinematics,rotary_inertia,basis", CASES)
 def test_kernels_python_forms_equal_the_numpy_forms(kinematics, rotary_inertia, basis):
     """The kernels' Python forms (``py_func``): forces with the weight, the tips' points
-    and section axes with their Jacobians, inertia forces, to 1e-12 of each one's
-    largest entry."""
+    and section axes with their Jacobians, inertia forces, the elastic tangent with the
+    bending and weight Hessians, the inertia tangents (``M``, ``∂f/∂q``, ``∂f/∂q̇``), to
+    1e-12 of each one's largest entry."""
     numba = pytest.importorskip("numba")
-    line_forces, inertia = frame_kernels.__wrapped__(numba)
-    kern = (line_forces.py_func, inertia.py_func)
+    kern = tuple(k.py_func for k in frame_kernels.__wrapped__(numba))
     m, _ = _model(kinematics, rotary_inertia, basis)
     asm = m.assemble()
     bt = asm.body_batches[0]
@@ -55,10 +61,16 @@ def test_kernels_python_forms_equal_the_numpy_forms(kinematics, rotary_inertia, 
     ref = _numpy_forms(bt, q, v, a, g)
     qB = q[bt.idx]
     out = list(bt._compiled_line(kern, qB, g))
-    out.append(bt._compiled_inertia(kern, qB, v[bt.idx], a[bt.idx]))
+    out.append(bt._compiled_inertia(kern, qB, v[bt.idx], a[bt.idx])[0])
+    out += [out[0], bt._compiled_elastic_tangent(kern, qB)]
+    fi, T = bt._compiled_inertia(kern, qB, v[bt.idx], a[bt.idx], True)
+    out += [fi, *T]
     assert all(np.abs(y).max() > 0 for y in ref)
     for x, y in zip(out, ref, strict=True):
         assert _close(x, y)
+    Kc = np.zeros_like(ref[7])                      # K less its constant part
+    Kc[:, 12:, 12:] = bt.K
+    assert _close(out[7] - Kc, ref[7] - Kc, 1e-10)
     # a line asked for at the same coordinates is the one kept; new ones are evaluated
     assert bt._compiled_line(kern, qB) is bt._cout
     q2 = q + 1e-3

@@ -213,13 +213,27 @@ class FrameBatch:
         self._ckey, self._cg = key, tuple(float(x) for x in gravity)
         return self._cout
 
-    def _compiled_inertia(self, kern, qB, vB, aB) -> np.ndarray:
-        """The compiled ``inertia`` at ``(qB, vB, aB)`` (B, k each): the forces (B, k)."""
+    def _compiled_inertia(self, kern, qB, vB, aB, tangent: bool = False) -> tuple:
+        """The compiled ``inertia`` (or with ``tangent`` ``inertia_tangent``) at ``(qB,
+        vB, aB)`` (B, k each): ``(f, None)`` or ``(f, (M, ∂f/∂q, ∂f/∂q̇))`` as
+        :meth:`_inertia_forces`."""
         self._compiled_line(kern, qB)
         kd = self._kd
-        return kern[1](qB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"],
-                       kd["DT"], kd["Wx"], kd["w_line"], self.na, self.nb, kd["m_dir"],
-                       kd["s_dir"], kd["S_dir"], kd["t0"], kd["M_const"])
+        out = kern[3 if tangent else 1](
+            qB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"],
+            kd["w_line"], self.na, self.nb, kd["m_dir"], kd["s_dir"], kd["S_dir"], kd["t0"],
+            kd["M_const"])
+        return (out[0], out[1:]) if tangent else (out, None)
+
+    def _compiled_elastic_tangent(self, kern, qB) -> np.ndarray:
+        """The compiled ``elastic_tangent`` at ``qB`` with the gravity of the last
+        :meth:`_compiled_line` (B, k, k): ``K`` with the bending Hessian and the
+        weight's."""
+        self._compiled_line(kern, qB)
+        kd = self._kd
+        return kern[2](qB, np.asarray(self._cg, dtype=float), kd["R"], kd["pp"], kd["Pe"],
+                       kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"], kd["Bz"],
+                       kd["ei"], kd["w_line"], self.na, self.nb)
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
@@ -602,10 +616,10 @@ class FrameBatch:
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
         idx = self.idx
         vB, aB = v[idx], a[idx]
-        kern = None if tangent else frame_kernels()
+        kern = frame_kernels()
         if kern is not None:
             qB = q[idx]
-            self._inertia = (self._compiled_inertia(kern, qB, vB, aB), None)
+            self._inertia = self._compiled_inertia(kern, qB, vB, aB, tangent)
         else:
             qB = self.line(q, tangent)
             if tangent and self.Xt is not None:
@@ -617,9 +631,10 @@ class FrameBatch:
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
         qB = q[self.idx]
-        kern = None if tangent else frame_kernels()
+        kern = frame_kernels()
         if kern is not None:
-            self._forces = (self._compiled_line(kern, qB, gravity)[0], None)
+            F = self._compiled_line(kern, qB, gravity)[0]
+            self._forces = (F, self._compiled_elastic_tangent(kern, qB) if tangent else None)
         else:
             self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
         self._forces_key = (qB, np.array(gravity, float), tangent)

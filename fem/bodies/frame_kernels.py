@@ -372,4 +372,353 @@ def frame_kernels(numba):
                     f[b, i] += acc
         return f
 
-    return line_forces, inertia
+    @numba.njit(cache=True)
+    def elastic_tangent(qB, g, R, pp, Pe, ac, Hcx, DT, Wx, K, wb, Bz, ei, w_line, na,
+                        nb):  # pragma: no cover - jit
+        B, k = qB.shape
+        ne = k - 12
+        P = w_line.shape[1]
+        N = DT.shape[2]
+        Pb = wb.shape[1]
+        nq = 2 * nb
+        gravity = g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0
+        Kt = np.zeros((B, k, k))
+        Qt = np.empty((nq, nq))
+        z = np.empty(4)
+        d1 = np.empty(4)
+        d2 = np.empty(4)
+        dm = np.empty(4)
+        hz = np.empty((4, 4))
+        t = np.empty((4, ne))
+        for b in range(B):
+            q = qB[b]
+            b0 = 12 + na
+            for i in range(ne):
+                for j in range(ne):
+                    Kt[b, 12 + i, 12 + j] = K[b, i, j]
+            if Pb > 0:              # the nonlinear bending Hessian (bending_kernel's)
+                ei1 = ei[b, 0]
+                ei2 = ei[b, 1]
+                for p in range(Pb):
+                    for r in range(4):
+                        acc = 0.0
+                        for i in range(ne):
+                            acc += Bz[b, p, r, i] * q[12 + i]
+                        z[r] = acc
+                    a, Av, c, Cv = z[0], z[1], z[2], z[3]
+                    m_ = a * Av + c * Cv
+                    k1 = Av + 0.5 * a * m_
+                    k2 = Cv + 0.5 * c * m_
+                    dm[0], dm[1], dm[2], dm[3] = Av, a, Cv, c
+                    for r in range(4):
+                        d1[r] = 0.5 * a * dm[r]
+                        d2[r] = 0.5 * c * dm[r]
+                    d1[1] += 1.0
+                    d1[0] += 0.5 * m_
+                    d2[3] += 1.0
+                    d2[2] += 0.5 * m_
+                    for r in range(4):
+                        for s in range(4):
+                            hz[r, s] = ei1 * d1[r] * d1[s] + ei2 * d2[r] * d2[s]
+                    for s in range(4):
+                        hz[0, s] += 0.5 * ei1 * k1 * dm[s]
+                        hz[s, 0] += 0.5 * ei1 * k1 * dm[s]
+                        hz[2, s] += 0.5 * ei2 * k2 * dm[s]
+                        hz[s, 2] += 0.5 * ei2 * k2 * dm[s]
+                    cm = 0.5 * (ei1 * k1 * a + ei2 * k2 * c)
+                    hz[0, 1] += cm
+                    hz[1, 0] += cm
+                    hz[2, 3] += cm
+                    hz[3, 2] += cm
+                    hz[1, 1] -= ei1
+                    hz[3, 3] -= ei2
+                    w = wb[b, p]
+                    for r in range(4):
+                        for j in range(ne):
+                            acc = 0.0
+                            for s in range(4):
+                                acc += hz[r, s] * Bz[b, p, s, j]
+                            t[r, j] = w * acc
+                    for i in range(ne):
+                        for j in range(ne):
+                            acc = 0.0
+                            for r in range(4):
+                                acc += Bz[b, p, r, i] * t[r, j]
+                            Kt[b, 12 + i, 12 + j] += acc
+            if not gravity:
+                continue
+            # −Σ_p w_p g·H_p: ∂²r/∂R_j∂e = P_e,j and ∂²r/∂e_b² = −R x̂ Q
+            gx = g[0] * R[b, 0, 0] + g[1] * R[b, 1, 0] + g[2] * R[b, 2, 0]
+            for p in range(P):
+                w = w_line[b, p]
+                for j in range(3):
+                    for c in range(3):
+                        wg = w * g[c]
+                        col = 3 + 3 * j + c
+                        for m in range(ne):
+                            x = wg * Pe[b, p, j, m]
+                            Kt[b, col, 12 + m] -= x
+                            Kt[b, 12 + m, col] -= x
+                for i in range(nq):
+                    for j in range(nq):
+                        Qt[i, j] = 0.0
+                for i in range(nb):
+                    for j in range(nb):
+                        Qt[i, j] = Hcx[b, p, i, j]
+                        Qt[nb + i, nb + j] = Hcx[b, p, i, j]
+                for n in range(N):
+                    wn = Wx[b, p, n]
+                    if wn == 0.0:
+                        continue
+                    av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
+                    wyy = wn * 0.5 * (sn + 2.0 * av * av)
+                    wyz = wn * av * cv
+                    wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
+                    for i in range(nb):
+                        di = DT[b, i, n]
+                        for j in range(nb):
+                            dd = di * DT[b, j, n]
+                            Qt[i, j] += wyy * dd
+                            Qt[i, nb + j] += wyz * dd
+                            Qt[nb + i, j] += wyz * dd
+                            Qt[nb + i, nb + j] += wzz * dd
+                wx = w * gx
+                for i in range(nq):
+                    for j in range(nq):
+                        Kt[b, b0 + i, b0 + j] += wx * Qt[i, j]
+        return Kt
+
+    @numba.njit(cache=True)
+    def inertia_tangent(qB, vB, aB, R, pp, Pe, ac, Hcx, DT, Wx, w_line, na, nb, m_dir,
+                        s_dir, S_dir, t0, M_const):  # pragma: no cover - jit
+        B, k = qB.shape
+        ne = k - 12
+        P = w_line.shape[1]
+        N = DT.shape[2]
+        nt = s_dir.shape[1]
+        nq = 2 * nb
+        f = np.zeros((B, k))
+        M = np.zeros((B, k, k))
+        Kq = np.zeros((B, k, k))
+        C = np.zeros((B, k, k))
+        Qt = np.empty((nq, nq))
+        E = np.empty((3, ne))
+        Yv = np.empty((3, ne))
+        Ya = np.empty((3, ne))
+        u = np.empty(4)
+        uv = np.empty(4)
+        ua = np.empty(4)
+        qv = np.empty(nq)
+        qa = np.empty(nq)
+        acc3 = np.empty(3)
+        SE = np.empty((3, max(nt, 1)))
+        for b in range(B):
+            v = vB[b]
+            a = aB[b]
+            b0 = 12 + na
+            for p in range(P):
+                w = w_line[b, p]
+                # J = [I, p₀ I, p₁ I, p₂ I, E = R P_e]: frame column (i, c) = 3i + c
+                u[0] = 1.0
+                uv[0] = 0.0
+                ua[0] = 0.0
+                for j in range(3):
+                    u[1 + j] = pp[b, p, j]
+                    s1 = 0.0
+                    s2 = 0.0
+                    for m in range(ne):
+                        s1 += Pe[b, p, j, m] * v[12 + m]
+                        s2 += Pe[b, p, j, m] * a[12 + m]
+                    uv[1 + j] = s1
+                    ua[1 + j] = s2
+                for c in range(3):
+                    for m in range(ne):
+                        E[c, m] = R[b, c, 0] * Pe[b, p, 0, m] + R[b, c, 1] * Pe[b, p, 1, m] \
+                            + R[b, c, 2] * Pe[b, p, 2, m]
+                # Q of both fields with the running rule's blocks
+                for i in range(nq):
+                    for j in range(nq):
+                        Qt[i, j] = 0.0
+                for i in range(nb):
+                    for j in range(nb):
+                        Qt[i, j] = Hcx[b, p, i, j]
+                        Qt[nb + i, nb + j] = Hcx[b, p, i, j]
+                for n in range(N):
+                    wn = Wx[b, p, n]
+                    if wn == 0.0:
+                        continue
+                    av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
+                    wyy = wn * 0.5 * (sn + 2.0 * av * av)
+                    wyz = wn * av * cv
+                    wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
+                    for i in range(nb):
+                        di = DT[b, i, n]
+                        for j in range(nb):
+                            dd = di * DT[b, j, n]
+                            Qt[i, j] += wyy * dd
+                            Qt[i, nb + j] += wyz * dd
+                            Qt[nb + i, j] += wyz * dd
+                            Qt[nb + i, nb + j] += wzz * dd
+                sq = 0.0
+                for i in range(nq):
+                    x1 = 0.0
+                    x2 = 0.0
+                    for j in range(nq):
+                        x1 += Qt[i, j] * v[b0 + j]
+                        x2 += Qt[i, j] * a[b0 + j]
+                    qv[i] = x1
+                    qa[i] = x2
+                    sq += v[b0 + i] * x1
+                # the elastic columns of H q̇ and H q̈ (their frame columns: uv, ua)
+                for c in range(3):
+                    for m in range(ne):
+                        y1 = 0.0
+                        y2 = 0.0
+                        for j in range(3):
+                            y1 += Pe[b, p, j, m] * v[3 + 3 * j + c]
+                            y2 += Pe[b, p, j, m] * a[3 + 3 * j + c]
+                        Yv[c, m] = y1
+                        Ya[c, m] = y2
+                    for i in range(nq):
+                        Yv[c, na + i] -= R[b, c, 0] * qv[i]
+                        Ya[c, na + i] -= R[b, c, 0] * qa[i]
+                # r̈ = J q̈ + q̇ᵀH q̇
+                for c in range(3):
+                    x = a[c]
+                    for j in range(3):
+                        x += pp[b, p, j] * a[3 + 3 * j + c] + 2.0 * uv[1 + j] * v[3 + 3 * j + c]
+                    for m in range(ne):
+                        x += E[c, m] * a[12 + m]
+                    acc3[c] = x - R[b, c, 0] * sq
+                # f += w Jᵀr̈, M += w JᵀJ, C += 2w JᵀHq̇, ∂f/∂q += w (r̈·H + JᵀHq̈)
+                for i in range(4):
+                    for c in range(3):
+                        f[b, 3 * i + c] += w * u[i] * acc3[c]
+                    for j in range(4):
+                        mm = w * u[i] * u[j]
+                        cc = 2.0 * w * u[i] * uv[j]
+                        kk = w * u[i] * ua[j]
+                        for c in range(3):
+                            M[b, 3 * i + c, 3 * j + c] += mm
+                            C[b, 3 * i + c, 3 * j + c] += cc
+                            Kq[b, 3 * i + c, 3 * j + c] += kk
+                for i in range(4):
+                    wu = w * u[i]
+                    for c in range(3):
+                        row = 3 * i + c
+                        for m in range(ne):
+                            x = wu * E[c, m]
+                            M[b, row, 12 + m] += x
+                            M[b, 12 + m, row] += x
+                            C[b, row, 12 + m] += 2.0 * wu * Yv[c, m]
+                            C[b, 12 + m, row] += 2.0 * w * E[c, m] * uv[i]
+                            Kq[b, row, 12 + m] += wu * Ya[c, m]
+                            Kq[b, 12 + m, row] += w * E[c, m] * ua[i]
+                for m in range(ne):
+                    f[b, 12 + m] += w * (E[0, m] * acc3[0] + E[1, m] * acc3[1]
+                                         + E[2, m] * acc3[2])
+                    for n in range(ne):
+                        M[b, 12 + m, 12 + n] += w * (E[0, m] * E[0, n] + E[1, m] * E[1, n]
+                                                     + E[2, m] * E[2, n])
+                        C[b, 12 + m, 12 + n] += 2.0 * w * (E[0, m] * Yv[0, n]
+                                                           + E[1, m] * Yv[1, n]
+                                                           + E[2, m] * Yv[2, n])
+                        Kq[b, 12 + m, 12 + n] += w * (E[0, m] * Ya[0, n] + E[1, m] * Ya[1, n]
+                                                      + E[2, m] * Ya[2, n])
+                for j in range(3):
+                    for c in range(3):
+                        wa = w * acc3[c]
+                        col = 3 + 3 * j + c
+                        for m in range(ne):
+                            x = wa * Pe[b, p, j, m]
+                            Kq[b, col, 12 + m] += x
+                            Kq[b, 12 + m, col] += x
+                ax = w * (acc3[0] * R[b, 0, 0] + acc3[1] * R[b, 1, 0] + acc3[2] * R[b, 2, 0])
+                for i in range(nq):
+                    for j in range(nq):
+                        Kq[b, b0 + i, b0 + j] -= ax * Qt[i, j]
+            if m_dir[b] >= 0.0:
+                # the section directors in closed form (see inertia) and its derivatives
+                q = qB[b]
+                for j in range(nt):
+                    s_a = 0.0
+                    s_v = 0.0
+                    s_e = 0.0
+                    for i in range(nt):
+                        S = S_dir[b, i, j]
+                        s_a += a[t0 + i] * S
+                        s_v += v[t0 + i] * S
+                        s_e += q[t0 + i] * S
+                    SE[0, j] = s_a
+                    SE[1, j] = s_v
+                    SE[2, j] = s_e
+                ka = 0.0
+                kv = 0.0
+                ke = 0.0
+                sa = 0.0
+                sv = 0.0
+                for j in range(nt):
+                    ka += a[t0 + j] * SE[2, j]
+                    kv += v[t0 + j] * SE[2, j]
+                    ke += q[t0 + j] * SE[2, j]
+                    sa += a[t0 + j] * s_dir[b, j]
+                    sv += v[t0 + j] * s_dir[b, j]
+                ch = m_dir[b] + ke
+                zz = 0.0
+                zv = 0.0
+                zar = 0.0
+                zai = 0.0
+                for c in range(3):
+                    zr, zi = q[6 + c], q[9 + c]
+                    vr, vi = v[6 + c], v[9 + c]
+                    ar, ai = a[6 + c], a[9 + c]
+                    f[b, 6 + c] += ka * zr + sa * zi + 2.0 * (kv * vr + sv * vi) + ch * ar
+                    f[b, 9 + c] += ka * zi - sa * zr + 2.0 * (kv * vi - sv * vr) + ch * ai
+                    zz += zr * zr + zi * zi
+                    zv += vr * zr + vi * zi
+                    zar += ar * zr + ai * zi
+                    zai += ai * zr - ar * zi
+                    M[b, 6 + c, 6 + c] += ch
+                    M[b, 9 + c, 9 + c] += ch
+                    C[b, 6 + c, 6 + c] += 2.0 * kv
+                    C[b, 6 + c, 9 + c] += 2.0 * sv
+                    C[b, 9 + c, 6 + c] -= 2.0 * sv
+                    C[b, 9 + c, 9 + c] += 2.0 * kv
+                    Kq[b, 6 + c, 6 + c] += ka
+                    Kq[b, 6 + c, 9 + c] += sa
+                    Kq[b, 9 + c, 6 + c] -= sa
+                    Kq[b, 9 + c, 9 + c] += ka
+                    for j in range(nt):
+                        sj, Se, Sv, Sa = s_dir[b, j], SE[2, j], SE[1, j], SE[0, j]
+                        x = zr * Se + zi * sj
+                        M[b, 6 + c, t0 + j] += x
+                        M[b, t0 + j, 6 + c] += x
+                        x = zi * Se - zr * sj
+                        M[b, 9 + c, t0 + j] += x
+                        M[b, t0 + j, 9 + c] += x
+                        C[b, 6 + c, t0 + j] += 2.0 * (vr * Se + vi * sj)
+                        C[b, 9 + c, t0 + j] += 2.0 * (vi * Se - vr * sj)
+                        C[b, t0 + j, 6 + c] += 2.0 * Sv * zr
+                        C[b, t0 + j, 9 + c] += 2.0 * Sv * zi
+                        Kq[b, 6 + c, t0 + j] += 2.0 * ar * Se + zr * Sa + 2.0 * vr * Sv
+                        Kq[b, 9 + c, t0 + j] += 2.0 * ai * Se + zi * Sa + 2.0 * vi * Sv
+                        Kq[b, t0 + j, 6 + c] += Se * ar - sj * ai + 2.0 * Sa * zr + 2.0 * Sv * vr
+                        Kq[b, t0 + j, 9 + c] += Se * ai + sj * ar + 2.0 * Sa * zi + 2.0 * Sv * vi
+                for j in range(nt):
+                    f[b, t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
+                        - zai * s_dir[b, j]
+                    for i in range(nt):
+                        S = S_dir[b, j, i]
+                        M[b, t0 + j, t0 + i] += zz * S
+                        C[b, t0 + j, t0 + i] += 2.0 * zv * S
+                        Kq[b, t0 + j, t0 + i] += zar * S
+            if M_const.shape[0] > 0:
+                for i in range(k):
+                    acc = 0.0
+                    for j in range(k):
+                        acc += M_const[b, i, j] * a[j]
+                        M[b, i, j] += M_const[b, i, j]
+                    f[b, i] += acc
+        return f, M, Kq, C
+
+    return line_forces, inertia, elastic_tangent, inertia_tangent
