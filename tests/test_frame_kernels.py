@@ -43,15 +43,19 @@ def _numpy_forms(bt, q, v, a, g):
     if bt.Xt is not None:
         bt._directors(qB)
     fi, T = bt._inertia_forces(qB, v[bt.idx], a[bt.idx], True)
-    return [F, *tips, I, *FK, fi, *T]
+    bt._tips = None
+    compact = np.concatenate([x.ravel() for x in (bt._tips_numpy(q),
+                                                  bt._tip_second_parts())[1]])
+    return [F, *tips, I, *FK, fi, *T, compact]
 
 
 @pytest.mark.parametrize("kinematics,rotary_inertia,basis", CASES)
 def test_kernels_python_forms_equal_the_numpy_forms(kinematics, rotary_inertia, basis):
     """The kernels' Python forms (``py_func``): forces with the weight, the tips' points
     and section axes with their Jacobians, inertia forces, the elastic tangent with the
-    bending and weight Hessians, the inertia tangents (``M``, ``∂f/∂q``, ``∂f/∂q̇``), to
-    1e-12 of each one's largest entry."""
+    bending and weight Hessians, the inertia tangents (``M``, ``∂f/∂q``, ``∂f/∂q̇``), the
+    tips' second derivatives (``tips_second_compact``), to 1e-12 of each one's largest
+    entry."""
     numba = pytest.importorskip("numba")
     kern = tuple(k.py_func for k in frame_kernels.__wrapped__(numba))
     m, _ = _model(kinematics, rotary_inertia, basis)
@@ -64,7 +68,9 @@ def test_kernels_python_forms_equal_the_numpy_forms(kinematics, rotary_inertia, 
     out.append(bt._compiled_inertia(kern, qB, v[bt.idx], a[bt.idx])[0])
     out += [out[0], bt._compiled_elastic_tangent(kern, qB)]
     fi, T = bt._compiled_inertia(kern, qB, v[bt.idx], a[bt.idx], True)
-    out += [fi, *T]
+    kd = bt._kd
+    out += [fi, *T, kern[4](qB, kd["R"], kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"],
+                            kd["A"], bt.na, bt.nb)]
     assert all(np.abs(y).max() > 0 for y in ref)
     for x, y in zip(out, ref, strict=True):
         assert _close(x, y)
@@ -86,8 +92,9 @@ def _compare_paths(kinematics, rotary_inertia, basis, assembly: bool) -> None:
 
     def evaluations():
         bt._ckey = bt._qkey = bt._tips = bt._inertia_key = bt._forces_key = None
+        bt._ccompact = None
         out = [bt.forces_all(q, g, False)[0], bt.inertia_all(q, v, a, False)[0],
-               *bt.tips(q), *bt.tips_second(q)]
+               *bt.tips(q), *bt.tips_second(q), bt.tips_second_compact(q)]
         out += [bt.forces(q, g, False, 1)[0], bt.inertia(q, v, a, False, 2)[0]]
         if assembly:
             out += [asm.internal_forces(q, v)[0], asm.inertia_forces(q, v, a)[0],

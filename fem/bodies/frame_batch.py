@@ -153,6 +153,7 @@ class FrameBatch:
         self._ckey = None               # the coordinates' bytes of its last line
         self._cg = None                 # the gravity of its last forces
         self._cout = None               # its last (forces, tip r, J, d, J_d)
+        self._ccompact = None           # (its key, the tips' second derivatives compact)
 
     def evaluates(self) -> bool:
         """Whether the batch evaluates its bodies: always, on both kernel paths.  The
@@ -578,7 +579,18 @@ class FrameBatch:
     def tips_second_compact(self, q: np.ndarray) -> np.ndarray:
         """:meth:`tips_second` without its zeros: the blocks of
         :meth:`_tip_second_parts` in one flat array; where each entry of a tip map's
-        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates."""
+        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates
+        (on the compiled path from ``tip_second`` of :mod:`fem.bodies.frame_kernels`)."""
+        kern = frame_kernels()
+        if kern is not None:
+            qB = q[self.idx]
+            self._compiled_line(kern, qB)
+            if self._ccompact is None or self._ccompact[0] != self._ckey:
+                kd = self._kd
+                self._ccompact = (self._ckey, kern[4](qB, kd["R"], kd["Pe"], kd["ac"],
+                                                      kd["Hcx"], kd["DT"], kd["Wx"], kd["A"],
+                                                      self.na, self.nb))
+            return self._ccompact[1]
         self._tips_numpy(q)
         if self._tips_compact is None:
             self._tips_compact = np.concatenate([x.ravel()

@@ -721,4 +721,125 @@ def frame_kernels(numba):
                     f[b, i] += acc
         return f, M, Kq, C
 
-    return line_forces, inertia, elastic_tangent, inertia_tangent
+    @numba.njit(cache=True)
+    def tip_second(qB, R, Pe, ac, Hcx, DT, Wx, A, na, nb):  # pragma: no cover - jit
+        B, k = qB.shape
+        ne = k - 12
+        P = Pe.shape[1] - 1
+        N = DT.shape[2]
+        nq = 2 * nb
+        o1 = B * 3 * ne
+        o2 = o1 + B * 3 * nq * nq
+        o3 = o2 + B * 9 * ne
+        out = np.empty(o3 + B * 9 * ne * ne)
+        Qt = np.empty((nq, nq))
+        al = np.empty(3)
+        F = np.zeros((3, 3, 3, 3))           # factor (z, y, x), order 0–2, 3 × 3
+        T2 = np.empty((3, 3, 3, 3))          # ∂²T/∂α_i∂α_j
+        T1 = np.empty((3, 3, 3))             # ∂T/∂α_i
+        tmp = np.empty((3, 3))
+        RT = np.empty((3, 3))
+        Y = np.empty((3, ne))
+        for b in range(B):
+            q = qB[b]
+            # P_e of the tip
+            for j in range(3):
+                for m in range(ne):
+                    out[(b * 3 + j) * ne + m] = Pe[b, P, j, m]
+            # −R x̂ ⊗ Q on the band
+            for i in range(nq):
+                for j in range(nq):
+                    Qt[i, j] = 0.0
+            for i in range(nb):
+                for j in range(nb):
+                    Qt[i, j] = Hcx[b, P, i, j]
+                    Qt[nb + i, nb + j] = Hcx[b, P, i, j]
+            for n in range(N):
+                wn = Wx[b, P, n]
+                if wn == 0.0:
+                    continue
+                av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
+                wyy = wn * 0.5 * (sn + 2.0 * av * av)
+                wyz = wn * av * cv
+                wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
+                for i in range(nb):
+                    di = DT[b, i, n]
+                    for j in range(nb):
+                        dd = di * DT[b, j, n]
+                        Qt[i, j] += wyy * dd
+                        Qt[i, nb + j] += wyz * dd
+                        Qt[nb + i, j] += wyz * dd
+                        Qt[nb + i, nb + j] += wzz * dd
+            for c in range(3):
+                rc = R[b, c, 0]
+                base = o1 + (b * 3 + c) * nq * nq
+                for i in range(nq):
+                    for j in range(nq):
+                        out[base + i * nq + j] = -rc * Qt[i, j]
+            # the section: T(α) = R_z(α₀) R_y(α₁) R_x(α₂), its first and second derivatives
+            for i in range(3):
+                acc = 0.0
+                for m in range(ne):
+                    acc += A[b, i, m] * q[12 + m]
+                al[i] = acc
+            cz, sz = np.cos(al[0]), np.sin(al[0])
+            cy, sy = np.cos(al[1]), np.sin(al[1])
+            cx, sx = np.cos(al[2]), np.sin(al[2])
+            F[0, 0, 0, 0], F[0, 0, 0, 1], F[0, 0, 1, 0], F[0, 0, 1, 1] = cz, -sz, sz, cz
+            F[0, 0, 2, 2] = 1.0
+            F[0, 1, 0, 0], F[0, 1, 0, 1], F[0, 1, 1, 0], F[0, 1, 1, 1] = -sz, -cz, cz, -sz
+            F[0, 2, 0, 0], F[0, 2, 0, 1], F[0, 2, 1, 0], F[0, 2, 1, 1] = -cz, sz, -sz, -cz
+            F[1, 0, 0, 0], F[1, 0, 0, 2], F[1, 0, 2, 0], F[1, 0, 2, 2] = cy, sy, -sy, cy
+            F[1, 0, 1, 1] = 1.0
+            F[1, 1, 0, 0], F[1, 1, 0, 2], F[1, 1, 2, 0], F[1, 1, 2, 2] = -sy, cy, -cy, -sy
+            F[1, 2, 0, 0], F[1, 2, 0, 2], F[1, 2, 2, 0], F[1, 2, 2, 2] = -cy, -sy, sy, -cy
+            F[2, 0, 1, 1], F[2, 0, 1, 2], F[2, 0, 2, 1], F[2, 0, 2, 2] = cx, -sx, sx, cx
+            F[2, 0, 0, 0] = 1.0
+            F[2, 1, 1, 1], F[2, 1, 1, 2], F[2, 1, 2, 1], F[2, 1, 2, 2] = -sx, -cx, cx, -sx
+            F[2, 2, 1, 1], F[2, 2, 1, 2], F[2, 2, 2, 1], F[2, 2, 2, 2] = -cx, sx, -sx, -cx
+            for i in range(3):
+                for j in range(i, 4):
+                    # j < 3: ∂²T/∂α_i∂α_j (factor m differentiated (i = m) + (j = m)
+                    # times); j = 3: ∂T/∂α_i
+                    d0 = (1 if i == 0 else 0) + (1 if j == 0 else 0)
+                    d1 = (1 if i == 1 else 0) + (1 if j == 1 else 0)
+                    d2 = (1 if i == 2 else 0) + (1 if j == 2 else 0)
+                    for r in range(3):
+                        for c in range(3):
+                            tmp[r, c] = F[0, d0, r, 0] * F[1, d1, 0, c] \
+                                + F[0, d0, r, 1] * F[1, d1, 1, c] \
+                                + F[0, d0, r, 2] * F[1, d1, 2, c]
+                    for r in range(3):
+                        for c in range(3):
+                            x = tmp[r, 0] * F[2, d2, 0, c] + tmp[r, 1] * F[2, d2, 1, c] \
+                                + tmp[r, 2] * F[2, d2, 2, c]
+                            if j == 3:
+                                T1[i, r, c] = x
+                            else:
+                                T2[i, j, r, c] = x
+                                T2[j, i, r, c] = x
+            for ax in range(3):
+                # ∂²t/∂R_j∂e_m = ∂T[j, ax]/∂e_m = Σ_i ∂T[j, ax]/∂α_i A_i,m
+                for j in range(3):
+                    base = o2 + ((b * 3 + ax) * 3 + j) * ne
+                    for m in range(ne):
+                        out[base + m] = T1[0, j, ax] * A[b, 0, m] + T1[1, j, ax] * A[b, 1, m] \
+                            + T1[2, j, ax] * A[b, 2, m]
+                # ∂²t_c/∂e² = Σ_ij (R ∂²T/∂α_i∂α_j)[c, ax] A_i ⊗ A_j
+                for c in range(3):
+                    for i in range(3):
+                        for j in range(3):
+                            RT[i, j] = R[b, c, 0] * T2[i, j, 0, ax] + R[b, c, 1] * T2[i, j, 1, ax] \
+                                + R[b, c, 2] * T2[i, j, 2, ax]
+                    for i in range(3):
+                        for n in range(ne):
+                            Y[i, n] = RT[i, 0] * A[b, 0, n] + RT[i, 1] * A[b, 1, n] \
+                                + RT[i, 2] * A[b, 2, n]
+                    base = o3 + ((b * 3 + ax) * 3 + c) * ne * ne
+                    for m in range(ne):
+                        a0, a1, a2 = A[b, 0, m], A[b, 1, m], A[b, 2, m]
+                        for n in range(ne):
+                            out[base + m * ne + n] = a0 * Y[0, n] + a1 * Y[1, n] + a2 * Y[2, n]
+        return out
+
+    return line_forces, inertia, elastic_tangent, inertia_tangent, tip_second
