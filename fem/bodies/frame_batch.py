@@ -556,12 +556,24 @@ class FrameBatch:
         """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
         and (B, 3 axes, 3, k, k) of the tip sections' axes (as
         :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
-        kept for the last coordinates."""
-        self._tips_numpy(q)
-        if self._tips_second is not None:
-            return self._tips_second
-        Pe, Hband, G, Hee = self._tip_second_parts()
+        kept for the last coordinates.  On the compiled path formed from
+        :meth:`tips_second_compact` (the same numbers)."""
         B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        if frame_kernels() is not None:
+            flat = self.tips_second_compact(q)
+            if self._tips_second is not None and self._tips_second[0] is flat:
+                return self._tips_second[1]
+            ne, nq = k - 12, 2 * nb
+            shapes = [(B, 3, ne), (B, 3, nq, nq), (B, 3, 3, ne), (B, 3, 3, ne, ne)]
+            cuts = np.cumsum([np.prod(sh) for sh in shapes])[:-1]
+            Pe, Hband, G, Hee = (x.reshape(sh) for x, sh in
+                                 zip(np.split(flat, cuts), shapes, strict=True))
+        else:
+            self._tips_numpy(q)
+            if self._tips_second is not None:
+                return self._tips_second[1]
+            flat = None
+            Pe, Hband, G, Hee = self._tip_second_parts()
         Hp = np.zeros((B, 3, k, k))
         Hb = Hp[:, :, 3:12, 12:]
         Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
@@ -573,8 +585,8 @@ class FrameBatch:
         Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
         Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
         Hs[..., 12:, 12:] = Hee
-        self._tips_second = (Hp, Hs)
-        return self._tips_second
+        self._tips_second = (flat, (Hp, Hs))
+        return self._tips_second[1]
 
     def tips_second_compact(self, q: np.ndarray) -> np.ndarray:
         """:meth:`tips_second` without its zeros: the blocks of
