@@ -21,6 +21,13 @@ memory and keep one cache.  :func:`batch_bodies` forms the batches (the assembly
 it), on both kernel paths (the batch is faster than the bodies alone with their compiled
 kernels, :meth:`FrameBatch.evaluates`); a body with point masses, or of a shape no other
 body has, is evaluated alone.
+
+On the compiled path (:func:`fem.core.jit.path`) the batch's residual and tangents —
+centre line, tips and their second derivatives, elastic forces with the weight, inertia
+forces, and their tangents — come from the kernels of :mod:`fem.bodies.frame_kernels`
+(plain loops over bodies and points, the sparsity of ``J`` and ``H`` used), with caches
+of their own (the NumPy forms' arrays and the bodies' line caches are left as they are);
+the NumPy forms here are their reference and the NumPy path's.
 """
 
 from __future__ import annotations
@@ -160,10 +167,10 @@ class FrameBatch:
         bodies alone with the compiled fourth-order and bending kernels cost twice the
         batch on the compiled path (the 3-RRRU robot's floating-frame links, 2 segments
         × 4 functions: 2.7–3.1 against 1.3–1.55 CPU s for 0.5 s of motion), so the batch
-        is the faster form on both.  On the compiled path its residual (no tangents: the
-        centre line, tips, elastic forces with the weight, inertia forces) comes from
-        the kernels of :mod:`fem.bodies.frame_kernels` (:meth:`_compiled_line`,
-        :meth:`_compiled_inertia`), equal to the NumPy forms to round-off."""
+        is the faster form on both.  On the compiled path its residual and tangents come
+        from the kernels of :mod:`fem.bodies.frame_kernels` (:meth:`_compiled_line`,
+        :meth:`_compiled_inertia`, :meth:`_compiled_elastic_tangent`,
+        :meth:`tips_second_compact`), equal to the NumPy forms to round-off."""
         return True
 
     # ------------------------------------------------------------ the compiled residual

@@ -3,8 +3,10 @@
 On the NumPy path a batch spends a Newton iteration's residual in some 120 small NumPy
 calls on arrays of tens of entries (the centre line, the tips, the elastic forces with
 the weight, the inertia forces: ``docs/performance.md``, "Link models priced on one
-robot").  On the compiled path (:func:`fem.core.jit.path`) two kernels do the same work
-in plain loops over the bodies and points, from shared intermediates:
+robot"), and a factorization's tangents in dense products over every point's ``H``
+(3 × k × k).  On the compiled path (:func:`fem.core.jit.path`) five kernels do the same
+work in plain loops over the bodies and points, from shared intermediates and with the
+known sparsity of ``J`` and ``H``:
 
 * ``line_forces`` at ``q``: the centre line at the quadrature points and the tip
   (``p``, ``P_e``, the fourth-order running rule's values), the elastic forces with the
@@ -12,15 +14,20 @@ in plain loops over the bodies and points, from shared intermediates:
   their Jacobians) the general rows ask for;
 * ``inertia`` at ``(q, q̇, q̈)`` from ``line_forces``' line: the centre line's inertia
   forces ``Σ_p w_p J_pᵀ (J_p q̈ + q̇ᵀH_p q̇)`` without ``H`` and the section directors' in
-  closed form from their invariants.
+  closed form from their invariants;
+* ``elastic_tangent``, ``inertia_tangent`` and ``tip_second``: the elastic tangent
+  with the bending and weight Hessians, the inertia tangents ``(M, ∂f/∂q, ∂f/∂q̇)``
+  (the directors' as derivatives of their closed form), the tips' second derivatives
+  in the compact layout of :meth:`FrameBatch.tips_second_compact`.
 
 The equations are those of the NumPy forms (:meth:`FrameBatch._first`,
-:meth:`~FrameBatch._elastic_and_weight`, :meth:`~FrameBatch._bending_gradient`,
-:meth:`~FrameBatch._tips_numpy`, :meth:`~FrameBatch._quadratic`,
-:meth:`~FrameBatch._director_forces`), written out below; the results agree to
-round-off (``tests/test_frame_kernels.py``).  Tangents (once per factorization) stay
-with the NumPy forms.  The kernels call no other kernel (their ``py_func`` runs as
-plain Python, which the tests use without compiling).
+:meth:`~FrameBatch._second`, :meth:`~FrameBatch._elastic_and_weight`,
+:meth:`~FrameBatch._bending_gradient`, :meth:`~FrameBatch._tips_numpy`,
+:meth:`~FrameBatch._tip_second_parts`, :meth:`~FrameBatch._quadratic`,
+:meth:`~FrameBatch._director_forces`, :meth:`~FrameBatch._inertia_forces`), written out
+in :func:`frame_kernels`; the results agree to round-off (``tests/test_frame_kernels.py``).
+The kernels call no other kernel (their ``py_func`` runs as plain Python, which the
+tests use without compiling).
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ __all__ = ["frame_kernels"]
 
 @compiled
 def frame_kernels(numba):
-    """The compiled ``(line_forces, inertia)`` (numba), or None on the NumPy path.
+    """The compiled ``(line_forces, inertia, elastic_tangent, inertia_tangent,
+    tip_second)`` (numba), or None on the NumPy path.
 
     ``line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb, R, pp,
     Pe, ac)`` → ``(f, r_t, J_t, d_t, Js_t)``: with every body's coordinates ``qB`` (B, k),
@@ -72,7 +80,25 @@ def frame_kernels(numba):
         f_v + i f_w = (m_d + κ_e) z̈ + χ_ë z + 2 χ_ė ż
         f_t = Re(z̈·z̄) S e − Im(z̈·z̄) s + |z|² S ë + 2 Re(ż·z̄) S ė
 
-    and ``M_const q̈`` (zero-sized: none)."""
+    and ``M_const q̈`` (zero-sized: none).
+
+    The tangents use the sparsity of a centre-line point's ``J_p = [I, p₀ I, p₁ I, p₂ I,
+    E]`` (``E = R P_e``) and ``H_p``: ``∂²r_c/∂R_jc∂e = P_e,j`` and ``∂²r/∂e_b² = −R x̂ ⊗
+    Q`` (``Q`` with the running rule's blocks ``Σ_n W_n [[½(s + 2a²), ac], [ac, ½(s +
+    2c²)]] ⊗ D_n D_nᵀ``), nothing else.  ``elastic_tangent(qB, g, R, pp, Pe, ac, Hcx, DT,
+    Wx, K, wb, Bz, ei, w_line, na, nb)`` → ``K + ∂²U_b/∂e² − Σ_p w_p g·H_p`` (B, k, k);
+    ``inertia_tangent(…)`` (the arguments of ``inertia``) → ``(f, M, ∂f/∂q, ∂f/∂q̇)``::
+
+        M = Σ_p w_p J_pᵀJ_p,   ∂f/∂q̇ = 2 Σ_p w_p J_pᵀ (H_p q̇),
+        ∂f/∂q = Σ_p w_p (r̈_p·H_p + J_pᵀ (H_p q̈))
+
+    (``r̈_p = J_p q̈ + q̇ᵀH_p q̇``; the form of :func:`~fem.bodies.base.inertia_from_points`)
+    and for the section directors the derivatives of their closed form, e.g. ``M_vv =
+    M_ww = (m_d + κ_e) I``, ``M_ve = v ⊗ Se + w ⊗ s``, ``M_we = w ⊗ Se − v ⊗ s``,
+    ``M_ee = |z|² S``.  ``tip_second(qB, R, Pe, ac, Hcx, DT, Wx, A, na, nb)`` → the
+    tips' ``P_e`` (B, 3, ne), ``−R x̂ ⊗ Q`` (B, 3, 2nb, 2nb), ``∂T_ja/∂e = Σ_i ∂T_ja/∂α_i
+    A_i`` (B, 3 a, 3 j, ne) and ``∂²d_a/∂e² = Σ_ij R ∂²T/∂α_i∂α_j e_a A_i ⊗ A_j`` (B, 3 a,
+    3, ne, ne), flat."""
 
     @numba.njit(cache=True)
     def line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb,
