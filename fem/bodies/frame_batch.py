@@ -158,6 +158,7 @@ class FrameBatch:
         self._wg = None                 # (gravity, w g) of the weight
         self._kd = None                 # the compiled residual's arrays (_kernel_data)
         self._ckey = None               # the coordinates' bytes of its last line
+        self._cqB = None                # the bodies' coordinates there (B, k)
         self._cg = None                 # the gravity of its last forces
         self._cout = None               # its last (forces, tip r, J, d, J_d)
         self._ccompact = None           # (its key, the tips' second derivatives compact)
@@ -204,44 +205,47 @@ class FrameBatch:
             self._kd = kd
         return self._kd
 
-    def _compiled_line(self, kern, qB: np.ndarray, gravity=None) -> tuple:
-        """The compiled ``line_forces`` at ``qB`` (B, k), kept for its coordinates'
+    def _compiled_line(self, kern, q: np.ndarray, gravity=None) -> tuple:
+        """The compiled ``line_forces`` at the global coordinates ``q``, kept for their
         bytes and the gravity (None: any gravity, the last one or none, when only the
-        line or the tips are asked for): ``(f, r, J, d, J_d)``."""
-        key = qB.tobytes()
+        line or the tips are asked for): ``(f, r, J, d, J_d)``; the bodies' coordinates
+        it was evaluated at in ``_cqB`` (B, k)."""
+        key = q.tobytes()            # the whole vector: no gather when the line is kept
         if key == self._ckey and (gravity is None or self._cg == tuple(gravity)):
             return self._cout
         if gravity is None:
             gravity = self._cg if self._cg is not None else (0.0, 0.0, 0.0)
         kd = self._kernel_data()
+        qB = q[self.idx]
         self._cout = kern[0](qB, np.asarray(gravity, dtype=float), kd["L1x"], kd["p0x"],
                              kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"], kd["Bz"],
                              kd["ei"], kd["w_line"], kd["A"], self.na, self.nb, kd["R"],
                              kd["pp"], kd["Pe"], kd["ac"])
-        self._ckey, self._cg = key, tuple(float(x) for x in gravity)
+        self._ckey, self._cqB = key, qB
+        self._cg = tuple(float(x) for x in gravity)
         return self._cout
 
-    def _compiled_inertia(self, kern, qB, vB, aB, tangent: bool = False) -> tuple:
-        """The compiled ``inertia`` (or with ``tangent`` ``inertia_tangent``) at ``(qB,
-        vB, aB)`` (B, k each): ``(f, None)`` or ``(f, (M, ∂f/∂q, ∂f/∂q̇))`` as
-        :meth:`_inertia_forces`."""
-        self._compiled_line(kern, qB)
+    def _compiled_inertia(self, kern, q, vB, aB, tangent: bool = False) -> tuple:
+        """The compiled ``inertia`` (or with ``tangent`` ``inertia_tangent``) at ``(q,
+        vB, aB)`` (global, (B, k), (B, k)): ``(f, None)`` or ``(f, (M, ∂f/∂q, ∂f/∂q̇))``
+        as :meth:`_inertia_forces`."""
+        self._compiled_line(kern, q)
         kd = self._kd
         out = kern[3 if tangent else 1](
-            qB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"],
-            kd["w_line"], self.na, self.nb, kd["m_dir"], kd["s_dir"], kd["S_dir"], kd["t0"],
-            kd["M_const"])
+            self._cqB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"],
+            kd["Wx"], kd["w_line"], self.na, self.nb, kd["m_dir"], kd["s_dir"], kd["S_dir"],
+            kd["t0"], kd["M_const"])
         return (out[0], out[1:]) if tangent else (out, None)
 
-    def _compiled_elastic_tangent(self, kern, qB) -> np.ndarray:
-        """The compiled ``elastic_tangent`` at ``qB`` with the gravity of the last
-        :meth:`_compiled_line` (B, k, k): ``K`` with the bending Hessian and the
+    def _compiled_elastic_tangent(self, kern, q) -> np.ndarray:
+        """The compiled ``elastic_tangent`` at the global ``q`` with the gravity of the
+        last :meth:`_compiled_line` (B, k, k): ``K`` with the bending Hessian and the
         weight's."""
-        self._compiled_line(kern, qB)
+        self._compiled_line(kern, q)
         kd = self._kd
-        return kern[2](qB, np.asarray(self._cg, dtype=float), kd["R"], kd["pp"], kd["Pe"],
-                       kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"], kd["Bz"],
-                       kd["ei"], kd["w_line"], self.na, self.nb)
+        return kern[2](self._cqB, np.asarray(self._cg, dtype=float), kd["R"], kd["pp"],
+                       kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"],
+                       kd["Bz"], kd["ei"], kd["w_line"], self.na, self.nb)
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
@@ -492,7 +496,7 @@ class FrameBatch:
         :meth:`_compiled_line`)."""
         kern = frame_kernels()
         if kern is not None:
-            return self._compiled_line(kern, q[self.idx])[1:]
+            return self._compiled_line(kern, q)[1:]
         return self._tips_numpy(q)
 
     def _tips_numpy(self, q: np.ndarray) -> tuple:
@@ -602,11 +606,10 @@ class FrameBatch:
         (on the compiled path from ``tip_second`` of :mod:`fem.bodies.frame_kernels`)."""
         kern = frame_kernels()
         if kern is not None:
-            qB = q[self.idx]
-            self._compiled_line(kern, qB)
+            self._compiled_line(kern, q)
             if self._ccompact is None or self._ccompact[0] != self._ckey:
                 kd = self._kd
-                self._ccompact = (self._ckey, kern[4](qB, kd["R"], kd["Pe"], kd["ac"],
+                self._ccompact = (self._ckey, kern[4](self._cqB, kd["R"], kd["Pe"], kd["ac"],
                                                       kd["Hcx"], kd["DT"], kd["Wx"], kd["A"],
                                                       self.na, self.nb))
             return self._ccompact[1]
@@ -649,8 +652,8 @@ class FrameBatch:
         vB, aB = v[idx], a[idx]
         kern = frame_kernels()
         if kern is not None:
-            qB = q[idx]
-            self._inertia = self._compiled_inertia(kern, qB, vB, aB, tangent)
+            self._inertia = self._compiled_inertia(kern, q, vB, aB, tangent)
+            qB = self._cqB
         else:
             qB = self.line(q, tangent)
             if tangent and self.Xt is not None:
@@ -664,8 +667,8 @@ class FrameBatch:
         qB = q[self.idx]
         kern = frame_kernels()
         if kern is not None:
-            F = self._compiled_line(kern, qB, gravity)[0]
-            self._forces = (F, self._compiled_elastic_tangent(kern, qB) if tangent else None)
+            F = self._compiled_line(kern, q, gravity)[0]
+            self._forces = (F, self._compiled_elastic_tangent(kern, q) if tangent else None)
         else:
             self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
         self._forces_key = (qB, np.array(gravity, float), tangent)
