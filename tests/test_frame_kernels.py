@@ -127,3 +127,19 @@ def test_compiled_assembly_equals_the_numpy_path():
     """Through the assembly (internal and inertia forces, the constraint state with the
     general rows on the tips), compiled against NumPy path."""
     _compare_paths(*CASES[0], assembly=True)
+
+
+def test_a_warm_up_of_fem_compile_batches_floating_frames():
+    """``fem compile`` runs :data:`fem.cases.WARMUPS`; one of them builds floating-frame
+    bodies that form a :class:`~fem.bodies.frame_batch.FrameBatch`, so the kernels of
+    :mod:`fem.bodies.frame_kernels` are compiled before the cache is marked ready."""
+    from fem.bodies.frame_batch import FrameBatch
+    from fem.cases import WARMUPS, load_case
+
+    batched = []
+    for name, params in WARMUPS:
+        if params.get("link_model") == "floating_frame":
+            model = load_case(name).build(**params)
+            batched += [bt for bt in model.assemble().body_batches
+                        if isinstance(bt, FrameBatch)]
+    assert batched
