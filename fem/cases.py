@@ -1113,6 +1113,9 @@ WARMUPS: tuple[tuple[str, dict], ...] = (
     ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05, "drive": "path",
                                        "n_elements_per_link": 8}),
     ("vibrating_screen_1t2r", {"t_end_s": 0.05}),
+    # floating-frame links: the batch's compiled residual (fem.bodies.frame_kernels)
+    ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05,
+                                       "link_model": "floating_frame", "link_segments": 2}),
 )
 """The short runs whose kernels ``fem compile`` compiles: (case, parameters)."""
 

@@ -21,6 +21,13 @@ memory and keep one cache.  :func:`batch_bodies` forms the batches (the assembly
 it), on both kernel paths (the batch is faster than the bodies alone with their compiled
 kernels, :meth:`FrameBatch.evaluates`); a body with point masses, or of a shape no other
 body has, is evaluated alone.
+
+On the compiled path (:func:`fem.core.jit.path`) the batch's residual and tangents —
+centre line, tips and their second derivatives, elastic forces with the weight, inertia
+forces, and their tangents — come from the kernels of :mod:`fem.bodies.frame_kernels`
+(plain loops over bodies and points, the sparsity of ``J`` and ``H`` used), with caches
+of their own (the NumPy forms' arrays and the bodies' line caches are left as they are);
+the NumPy forms here are their reference and the NumPy path's.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .floating_frame import AXIS_ROWS, FRAME_COLS, ORDER1, ORDER2, XYZ, FloatingFrameBody
+from .frame_kernels import frame_kernels
 
 __all__ = ["FrameBatch", "batch_bodies"]
 
@@ -148,14 +156,96 @@ class FrameBatch:
         self._forces_key = None
         self._forces = None
         self._wg = None                 # (gravity, w g) of the weight
+        self._kd = None                 # the compiled residual's arrays (_kernel_data)
+        self._ckey = None               # the coordinates' bytes of its last line
+        self._cqB = None                # the bodies' coordinates there (B, k)
+        self._cg = None                 # the gravity of its last forces
+        self._cout = None               # its last (forces, tip r, J, d, J_d)
+        self._ccompact = None           # (its key, the tips' second derivatives compact)
 
     def evaluates(self) -> bool:
         """Whether the batch evaluates its bodies: always, on both kernel paths.  The
         bodies alone with the compiled fourth-order and bending kernels cost twice the
         batch on the compiled path (the 3-RRRU robot's floating-frame links, 2 segments
         × 4 functions: 2.7–3.1 against 1.3–1.55 CPU s for 0.5 s of motion), so the batch
-        is the faster form on both, and both paths give the same bits for these bodies."""
+        is the faster form on both.  On the compiled path its residual and tangents come
+        from the kernels of :mod:`fem.bodies.frame_kernels` (:meth:`_compiled_line`,
+        :meth:`_compiled_inertia`, :meth:`_compiled_elastic_tangent`,
+        :meth:`tips_second_compact`), equal to the NumPy forms to round-off."""
         return True
+
+    # ------------------------------------------------------------ the compiled residual
+    def _kernel_data(self) -> dict:
+        """The constant arrays and work buffers of :func:`~fem.bodies.frame_kernels.
+        frame_kernels` (C-contiguous float64, the empty parts zero-sized: one compiled
+        signature for every batch)."""
+        if self._kd is None:
+            B, P, k, nb = len(self.bodies), self.P, self.k, self.nb
+            ne = k - 12
+            c = np.ascontiguousarray
+            N = self.DT.shape[2] if self.fourth else 0
+            kd = dict(
+                L1x=c(self.L1x), p0x=c(self.p0x), Hcx=c(self.Hcx),
+                DT=c(self.DT) if self.fourth else np.zeros((B, nb, 0)),
+                Wx=c(self.Wx) if self.fourth else np.zeros((B, P + 1, 0)),
+                K=c(self.K, dtype=float),
+                wb=c(self.wb) if self.curvature else np.zeros((B, 0)),
+                Bz=c(self.Bz) if self.curvature else np.zeros((B, 0, 4, ne)),
+                ei=c(self.ei, dtype=float) if self.curvature else np.zeros((B, 2)),
+                w_line=c(self.w_line, dtype=float), A=c(self.A_tip),
+                R=np.zeros((B, 3, 3)), pp=np.zeros((B, P + 1, 3)),
+                Pe=np.zeros((B, P + 1, 3, ne)), ac=np.zeros((B, 3, N)),
+                M_const=c(self.M_const) if self.has_M_const else np.zeros((0, k, k)))
+            if self.Xt is not None:
+                kd.update(m_dir=c(self.m_dir, dtype=float), s_dir=c(self.s_dir, dtype=float),
+                          S_dir=c(self.S_dir, dtype=float), t0=int(self._tc.start))
+            else:
+                kd.update(m_dir=-np.ones(B), s_dir=np.zeros((B, 0)), S_dir=np.zeros((B, 0, 0)),
+                          t0=12)
+            self._kd = kd
+        return self._kd
+
+    def _compiled_line(self, kern, q: np.ndarray, gravity=None) -> tuple:
+        """The compiled ``line_forces`` at the global coordinates ``q``, kept for their
+        bytes and the gravity (None: any gravity, the last one or none, when only the
+        line or the tips are asked for): ``(f, r, J, d, J_d)``; the bodies' coordinates
+        it was evaluated at in ``_cqB`` (B, k)."""
+        key = q.tobytes()            # the whole vector: no gather when the line is kept
+        if key == self._ckey and (gravity is None or self._cg == tuple(gravity)):
+            return self._cout
+        if gravity is None:
+            gravity = self._cg if self._cg is not None else (0.0, 0.0, 0.0)
+        kd = self._kernel_data()
+        qB = q[self.idx]
+        self._cout = kern[0](qB, np.asarray(gravity, dtype=float), kd["L1x"], kd["p0x"],
+                             kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"], kd["Bz"],
+                             kd["ei"], kd["w_line"], kd["A"], self.na, self.nb, kd["R"],
+                             kd["pp"], kd["Pe"], kd["ac"])
+        self._ckey, self._cqB = key, qB
+        self._cg = tuple(float(x) for x in gravity)
+        return self._cout
+
+    def _compiled_inertia(self, kern, q, vB, aB, tangent: bool = False) -> tuple:
+        """The compiled ``inertia`` (or with ``tangent`` ``inertia_tangent``) at ``(q,
+        vB, aB)`` (global, (B, k), (B, k)): ``(f, None)`` or ``(f, (M, ∂f/∂q, ∂f/∂q̇))``
+        as :meth:`_inertia_forces`."""
+        self._compiled_line(kern, q)
+        kd = self._kd
+        out = kern[3 if tangent else 1](
+            self._cqB, vB, aB, kd["R"], kd["pp"], kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"],
+            kd["Wx"], kd["w_line"], self.na, self.nb, kd["m_dir"], kd["s_dir"], kd["S_dir"],
+            kd["t0"], kd["M_const"])
+        return (out[0], out[1:]) if tangent else (out, None)
+
+    def _compiled_elastic_tangent(self, kern, q) -> np.ndarray:
+        """The compiled ``elastic_tangent`` at the global ``q`` with the gravity of the
+        last :meth:`_compiled_line` (B, k, k): ``K`` with the bending Hessian and the
+        weight's."""
+        self._compiled_line(kern, q)
+        kd = self._kd
+        return kern[2](self._cqB, np.asarray(self._cg, dtype=float), kd["R"], kd["pp"],
+                       kd["Pe"], kd["ac"], kd["Hcx"], kd["DT"], kd["Wx"], kd["K"], kd["wb"],
+                       kd["Bz"], kd["ei"], kd["w_line"], self.na, self.nb)
 
     def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
         """Add the bodies' forces ``F`` (B, k) into the global ``f``."""
@@ -402,7 +492,16 @@ class FrameBatch:
         ``r`` (B, 3) with ``J`` (B, 3, k), and the three axes of the tip section
         (:meth:`FloatingFrameBody.direction`) ``d`` (B, 3 axes, 3) with ``J`` (B, 3 axes,
         3, k): :class:`LinkPoint` and :class:`SectionDirection` at ``x = L`` of all the
-        bodies in one pass, kept for the last coordinates."""
+        bodies in one pass, kept for the last coordinates (on the compiled path from
+        :meth:`_compiled_line`)."""
+        kern = frame_kernels()
+        if kern is not None:
+            return self._compiled_line(kern, q)[1:]
+        return self._tips_numpy(q)
+
+    def _tips_numpy(self, q: np.ndarray) -> tuple:
+        """The NumPy form of :meth:`tips` (it also leaves what :meth:`tips_second`
+        takes)."""
         qB = q[self.idx]
         key = qB.tobytes()
         if self._tips is not None and self._tips[0] == key:
@@ -468,12 +567,24 @@ class FrameBatch:
         """The second derivatives of :meth:`tips`: ``H`` (B, 3, k, k) of the tip points
         and (B, 3 axes, 3, k, k) of the tip sections' axes (as
         :meth:`LinkPoint.evaluate` and :meth:`SectionDirection.evaluate` give them),
-        kept for the last coordinates."""
-        self.tips(q)
-        if self._tips_second is not None:
-            return self._tips_second
-        Pe, Hband, G, Hee = self._tip_second_parts()
+        kept for the last coordinates.  On the compiled path formed from
+        :meth:`tips_second_compact` (the same numbers)."""
         B, k, na, nb = len(self.bodies), self.k, self.na, self.nb
+        if frame_kernels() is not None:
+            flat = self.tips_second_compact(q)
+            if self._tips_second is not None and self._tips_second[0] is flat:
+                return self._tips_second[1]
+            ne, nq = k - 12, 2 * nb
+            shapes = [(B, 3, ne), (B, 3, nq, nq), (B, 3, 3, ne), (B, 3, 3, ne, ne)]
+            cuts = np.cumsum([np.prod(sh) for sh in shapes])[:-1]
+            Pe, Hband, G, Hee = (x.reshape(sh) for x, sh in
+                                 zip(np.split(flat, cuts), shapes, strict=True))
+        else:
+            self._tips_numpy(q)
+            if self._tips_second is not None:
+                return self._tips_second[1]
+            flat = None
+            Pe, Hband, G, Hee = self._tip_second_parts()
         Hp = np.zeros((B, 3, k, k))
         Hb = Hp[:, :, 3:12, 12:]
         Hb[:, XYZ, AXIS_ROWS] = Pe[:, None]
@@ -485,14 +596,24 @@ class FrameBatch:
         Hsb[:, :, XYZ, AXIS_ROWS] = G[:, :, None]
         Hs[..., 12:, 3:12] = Hsb.swapaxes(-1, -2)
         Hs[..., 12:, 12:] = Hee
-        self._tips_second = (Hp, Hs)
-        return self._tips_second
+        self._tips_second = (flat, (Hp, Hs))
+        return self._tips_second[1]
 
     def tips_second_compact(self, q: np.ndarray) -> np.ndarray:
         """:meth:`tips_second` without its zeros: the blocks of
         :meth:`_tip_second_parts` in one flat array; where each entry of a tip map's
-        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates."""
-        self.tips(q)
+        ``H`` is found in it: :meth:`tip_second_index`.  Kept for the last coordinates
+        (on the compiled path from ``tip_second`` of :mod:`fem.bodies.frame_kernels`)."""
+        kern = frame_kernels()
+        if kern is not None:
+            self._compiled_line(kern, q)
+            if self._ccompact is None or self._ccompact[0] != self._ckey:
+                kd = self._kd
+                self._ccompact = (self._ckey, kern[4](self._cqB, kd["R"], kd["Pe"], kd["ac"],
+                                                      kd["Hcx"], kd["DT"], kd["Wx"], kd["A"],
+                                                      self.na, self.nb))
+            return self._ccompact[1]
+        self._tips_numpy(q)
         if self._tips_compact is None:
             self._tips_compact = np.concatenate([x.ravel()
                                                  for x in self._tip_second_parts()])
@@ -527,19 +648,29 @@ class FrameBatch:
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
         with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
-        qB = self.line(q, tangent)
-        if tangent and self.Xt is not None:
-            self._directors(qB)
         idx = self.idx
         vB, aB = v[idx], a[idx]
-        self._inertia = self._inertia_forces(qB, vB, aB, tangent)
+        kern = frame_kernels()
+        if kern is not None:
+            self._inertia = self._compiled_inertia(kern, q, vB, aB, tangent)
+            qB = self._cqB
+        else:
+            qB = self.line(q, tangent)
+            if tangent and self.Xt is not None:
+                self._directors(qB)
+            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
         """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
         qB = q[self.idx]
-        self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
+        kern = frame_kernels()
+        if kern is not None:
+            F = self._compiled_line(kern, q, gravity)[0]
+            self._forces = (F, self._compiled_elastic_tangent(kern, q) if tangent else None)
+        else:
+            self._forces = self._elastic_and_weight(q, gravity, tangent, qB)
         self._forces_key = (qB, np.array(gravity, float), tangent)
         return self._forces
 
@@ -552,11 +683,7 @@ class FrameBatch:
         key = self._inertia_key
         if not (key is not None and (tangent <= key[3]) and np.array_equal(key[1], vB)
                 and np.array_equal(key[2], aB) and np.array_equal(key[0], q[idx])):
-            qB = self.line(q, tangent)
-            if tangent and self.Xt is not None:
-                self._directors(qB)
-            self._inertia = self._inertia_forces(qB, vB, aB, tangent)
-            self._inertia_key = (qB, vB, aB, tangent)
+            self.inertia_all(q, v, a, tangent)
         f, tan = self._inertia
         return f[i], (None if not tangent else (tan[0][i], tan[1][i], tan[2][i]))
 
@@ -603,8 +730,7 @@ class FrameBatch:
         key = self._forces_key
         if key is None or not (tangent <= key[2] and np.array_equal(key[0], qB)
                                and np.array_equal(key[1], gravity)):
-            self._forces = self._elastic_and_weight(q, gravity, tangent)
-            self._forces_key = (qB, np.array(gravity, float), tangent)
+            self.forces_all(q, gravity, tangent)
         f, K = self._forces
         return f[i], (K[i] if tangent else None)
 
