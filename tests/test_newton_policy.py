@@ -65,15 +65,16 @@ def test_default_ratio_is_estimated_from_counts_and_the_timed_policy_is_opt_in()
 
 def test_estimated_ratio_orders_the_flagship_meshes():
     """The estimate reproduces the clock's decision where it matters.  The flagship's
-    6-element platform runs in the compiled loop, which forms and factorizes its
-    228-unknown matrix itself, its 51 linear rows eliminated (126 unknowns factorized):
-    an iteration costs ≈ 57 µs, a factorization ≈ 450 µs (ratio ≈ 7.9 by the clock,
-    estimated 6.2: factorizations kept across steps; over the circle 0.262 s, 0.259
-    renewing each one, 0.264 with the ratio of the full matrix, 10.5).  Without the
-    elimination it was 83 and 857 µs (10.3; estimated 10.5).  The 24-element one,
-    through the general methods and a sparse LU, keeps them too (measured 12–20).  The
-    reduced platform (its cubic modal force streamed in every iteration) renews every
-    step (measured ≈ 3: 0.32 s over the circle, 0.45 s keeping them)."""
+    6-element platform (219 unknowns stored dense: above the compiled loop's
+    ``LOOP_LIMIT``) iterates through Python with the compiled element and constraint
+    kernels, so its iterations are estimated at the general path's cost: ratio 3.0,
+    below ``KEEP_ACROSS_STEPS``, a fresh factorization every step (the main job's warm
+    run the same as with the compiled loop's ratio of 6.2, which kept them: 3.00–3.09
+    against 2.77–3.41 s, solve 1.62–1.86 against 1.51–1.96 s, alternated, 2026-11-29).
+    The 24-element one, through the general methods and a sparse LU, keeps them
+    (measured 12–20).  The reduced platform (its cubic modal force streamed in every
+    iteration) renews every step (measured ≈ 3: 0.32 s over the circle, 0.45 s keeping
+    them)."""
     from fem.solvers.dynamic import GeneralizedAlpha
     from fem.solvers.factor_policy import FactorizationPolicy
 
@@ -88,7 +89,7 @@ def test_estimated_ratio_orders_the_flagship_meshes():
         ga.advance(5e-3)
         ratios[mesh, platform] = ga.policy.cost_ratio()
     keep = FactorizationPolicy.KEEP_ACROSS_STEPS
-    assert keep < ratios["hexagon_6", "flexible"] < 10.0, ratios
+    assert 1.5 < ratios["hexagon_6", "flexible"] < keep, ratios
     assert ratios["hexagon_24", "flexible"] > 10.0, ratios
     assert 1.5 < ratios["hexagon_6", "reduced"] < keep - 1.5, ratios
 

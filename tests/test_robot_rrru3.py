@@ -119,8 +119,12 @@ def _run(case: str, name: str) -> tuple[dict, dict]:
 
 @pytest.mark.parametrize("name", ["static_n2", "static_ff_S1_joints", "inverse_n2"])
 def test_flexible_links_figures_as_recorded(name):
+    # the inverse run's Newton iterations stop at their tolerance (1e-10), and which of
+    # them reuse a factorization follows the policy's cost estimate: estimated since
+    # 2026-11-29 as the Python iterations its 294-unknown system runs (above the compiled
+    # loop's limit), it renews more often, and the torques moved by 1.4e-8 of their scale
     before, after = _run("parallel_robot_flexible_links", name)
-    _compare(before, after, 1e-8)
+    _compare(before, after, 3e-8 if name == "inverse_n2" else 1e-8)
 
 
 def test_stiff_static_figures_as_recorded():

@@ -115,6 +115,12 @@ VEHICLE_EXPLAINED = {
     r"large_motion_short\.(gripper_[a-z_]*|lift_cylinder_force_range_N\.ancf|"
     r"rocker_swing_deg\.ancf|gripper_motion_from_rigid_swing_max_m\.ancf)": _rel(5e-2),
     r"large_motion_0\.4\.lift_force_ancf_N": _rel(1e-4),
+    # the reduced arm's Newton iterations stop at their tolerance, and which of them
+    # reuse a factorization follows the policy's cost estimate: estimated as the Python
+    # iterations it runs (294 unknowns, above the compiled loop's limit) instead of the
+    # compiled loop's, it renews its factorization more often (2026-11-29), and the
+    # converged forces move within the tolerance: 1.2e-8 of the cylinder's force range
+    r"large_motion_short\.lift_cylinder_force_range_N\.reduced": _rel(1e-7),
     r".*max_constraint_residual\..*": lambda a, b: b <= 1e-11,
     # the frame's dynamic runs (generalized-α on the linear FE frame) stop Newton at its
     # tolerance: another NumPy/SciPy build's round-off (numpy 2.4.6, scipy 1.17.1) moves

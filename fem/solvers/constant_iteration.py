@@ -105,7 +105,12 @@ class ConstantIteration:
         # ... from its terms in t (ConstantStructure.rate_terms) where declared
         self._rate_terms = s.rate_terms if self._rate_left else None
         stored_dense = self.dense if storage is None else storage == "dense"
-        self.loops = self.compiled and not (stored_dense and n + m > LOOP_LIMIT)
+        self.loop_size = not (stored_dense and n + m > LOOP_LIMIT)
+        """Whether the system's size and storage let the compiled Newton loop run it
+        (:attr:`loops` where every part has its compiled kernels): the same on both
+        kernel paths, so that the factorization policy estimates the same iteration
+        costs, and decides the same, on both."""
+        self.loops = self.compiled and self.loop_size
         """Whether the compiled Newton loop (:meth:`iterate`, :meth:`step`,
         :meth:`march`, the factorizations made in it, the fused :meth:`residual`) runs
         this system: compiled kernels for every part and not a system stored dense of
