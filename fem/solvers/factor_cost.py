@@ -14,7 +14,11 @@ matrix:
   .operations`) at the rate LAPACK or SuperLU reach on one core;
 * an iteration: a fixed Python cost, the element forces (per tangent entry: a measure of
   the elements' work), the constraint rows, reactions and actuator columns (per Jacobian
-  entry) and one solve's operations.
+  entry), one solve's operations and, where the iterations run through Python (not in
+  the compiled loop of :mod:`fem.solvers.constant_iteration`), a cost per body (its
+  evaluation and the general rows on its points; 2026-11-29: the vehicle manipulator's
+  reduced arm, nine bodies, estimated 19 with the compiled loop's costs it does not run,
+  5.5 now, 5.9 by the clock).
 
 The rates and per-entry costs below were calibrated on the project's 2-core machine
 (2026-11-24, one BLAS thread) from timings of every piece on the cable (8–512 elements),
@@ -51,6 +55,7 @@ COST_MODEL: dict[str, float | dict[str, float]] = {
     "constraint_ns_per_jacobian_entry": 40.0,
     "constraint_ns_per_jacobian_entry_compiled": 15.0,
     "body_ns_per_data_entry": 0.3,
+    "body_us_python": 12.0,
     "lu_gflops": {"dense": 16.0, "banded": 6.0, "sparse": 2.5},
     "solve_gflops": {"dense": 6.0, "banded": 2.8, "sparse": 2.4},
 }
@@ -114,7 +119,12 @@ def estimate_factor_cost(system, factorization, n_jacobian: int,
                  + 1e-3 * c["assembly_ns_per_entry"] * (nk + nh + n_jacobian)
                  + 1e-3 * lu_flops / c["lu_gflops"][kind])
     tail = "_compiled" if compiled_iterations else ""
-    iteration_us = (c["iteration_fixed_us" + tail] + bodies
+    # bodies evaluated through Python in every iteration (outside the compiled loop):
+    # their calls and the general rows on their points, about 12 µs a body (the vehicle
+    # manipulator's nine reduced links: 267 µs an iteration by the clock, 157 without)
+    python_bodies = (0.0 if compiled_iterations
+                     else c["body_us_python"] * len(getattr(system, "bodies", ()) or ()))
+    iteration_us = (c["iteration_fixed_us" + tail] + bodies + python_bodies
                     + 1e-3 * c["force_ns_per_tangent_entry"] * nk
                     + 1e-3 * c["constraint_ns_per_jacobian_entry" + tail] * n_jacobian
                     + 1e-3 * solve_flops / c["solve_gflops"][kind])
