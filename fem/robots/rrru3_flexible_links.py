@@ -135,12 +135,15 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         ANCF beam elements per link 3.
     formulation : str
         The beam's energy (``ancf_beam``: 'structural', or 'continuum' for comparison).
-    link_model : {'ancf_beam', 'floating_frame', 'rigid'}
-        Links 3 as ANCF beams or as floating-frame links (``link_basis`` with
-        ``link_coordinates`` functions per field, ``link_kinematics``), or rigid (the
-        rods' rigid equivalents: the rigid robot, e.g. a computed-torque model).
+    link_model : {'ancf_beam', 'floating_frame', 'reduced', 'rigid'}
+        Links 3 as ANCF beams, as floating-frame links (``link_basis`` with
+        ``link_coordinates`` functions per field, ``link_kinematics``), as reduced links
+        (:class:`fem.robot.Reduced`: the Craig–Bampton modes of an FE model of ``n_elements``
+        ANCF beam elements, its end sections' points and gradients the interfaces, with
+        ``link_coordinates`` fixed-interface modes), or rigid (the rods' rigid
+        equivalents: the rigid robot, e.g. a computed-torque model).
     link_segments : int
-        Floating-frame links: each link 3 as this many floating-frame links of equal
+        Floating-frame and reduced links: each link 3 as this many links of equal
         length joined by fixed joints (substructuring: each segment turns elastically
         ``link_segments`` times less, and the truncation of its kinematics falls with it,
         ``docs/floating_frame.md``).
@@ -162,7 +165,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     FlexibleLinksRobot
         ``robot`` is the :class:`fem.Robot`; ``W`` are the platform vertices (U centres).
     """
-    from ..robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
+    from ..model.core import Model
+    from ..robot import AncfBeam, FloatingFrame, Reduced, Rigid, Robot, pose
 
     geom = liu2018_geometry() if geom is None else geom
     choice(mode, ("inverse", "forward", "control"), "mode")
@@ -173,12 +177,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          "fem.robot.PD's arguments")
     if int(n_elements) < 1:
         raise ModelError(f"n_elements per link must be ≥ 1, got {n_elements}")
-    choice(link_model, ("ancf_beam", "floating_frame", "rigid"), "link_model")
+    choice(link_model, ("ancf_beam", "floating_frame", "reduced", "rigid"), "link_model")
     choice(drive, ("path", "joints"), "drive")
     choice(joint_sections, ("free", "square"), "joint_sections")
     link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
                             "link 3)", minimum=1)
-    if link_model == "floating_frame" and link_segments > _MAX_SEGMENTS:
+    if link_model in ("floating_frame", "reduced") and link_segments > _MAX_SEGMENTS:
         # measured: 60–130 ms to build each segment (three bodies and their joints, on
         # a loaded 2-core machine), more to solve; 100000 ran for hours before answering
         raise ModelError(f"link_segments = {link_segments} would build "
@@ -187,7 +191,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                          f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
                          f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
                          "link with link_coordinates instead")
-    S = link_segments if link_model == "floating_frame" else 1
+    S = link_segments if link_model in ("floating_frame", "reduced") else 1
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     mat = Material(E, nu, m3 / (np.pi * radius**2 * l3), name="link 3")
     P0 = np.asarray(geom.start_point, float)
@@ -224,6 +228,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                               functions=int(link_coordinates), kinematics=link_kinematics)
             frames3 = {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
                        "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a, x=U - C)}
+            if link_model == "reduced":
+                spec = _reduced_segment(spec, nm, frames3, int(link_coordinates), Model,
+                                        Reduced)
             if link_model == "rigid":     # the rigid robot: the rod's rigid equivalent
                 spec = spec.rigid_equivalent(nm, frames3)
             robot.add_link(nm, spec, frames3)
@@ -293,6 +300,16 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     if not ancf:
         rm.counts["n_segments_per_link"] = S
     return rm
+
+
+def _reduced_segment(beam, name: str, frames: dict, n_modes: int, Model, Reduced):
+    """A segment of link 3 as a reduced link: ``beam`` (an ANCF beam spec) built alone
+    between ``frames`` as its FE model, each end's node (its point and the gradients
+    ``r_x, r_y, r_z``) an interface, so that the joints there turn with its section."""
+    fe = Model()
+    built = beam.build(fe, name, frames).frames
+    return Reduced(fe, {f: [fr.origin, fr.tangent, fr.basis[1], fr.basis[2]]
+                        for f, fr in built.items()}, n_modes=n_modes)
 
 
 def _segment_at(chain, s: float):

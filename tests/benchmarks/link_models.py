@@ -56,7 +56,13 @@ MODELS = {"ancf_beam 2": dict(link_model="ancf_beam", n_elements=2),
           "floating_frame 2×4": dict(link_model="floating_frame", link_segments=2,
                                      link_coordinates=4),
           "floating_frame 4×4": dict(link_model="floating_frame", link_segments=4,
-                                     link_coordinates=4)}
+                                     link_coordinates=4),
+          "reduced 1×4": dict(link_model="reduced", link_segments=1, link_coordinates=4,
+                              n_elements=8),
+          "reduced 2×4": dict(link_model="reduced", link_segments=2, link_coordinates=4,
+                              n_elements=4),
+          "reduced 4×2": dict(link_model="reduced", link_segments=4, link_coordinates=2,
+                              n_elements=2)}
 
 
 def run(spec: dict, speed: float, dt: float, t_end: float):
