@@ -109,3 +109,12 @@ def test_reduced_links_approach_the_ancf_droop():
     assert err[0] > 3.0 * err[1] > 3.0 * err[2], err
     assert err[2] < 5e-6 and err[0] < 0.03 * ref, err
     assert dtau[2] < 1e-3, dtau
+
+
+def test_bad_reduced_link_arguments_are_named():
+    with pytest.raises(fem.ModelError, match="n_elements.*interior node"):
+        build_flexible_links_robot(link_model="reduced", n_elements=1, link_coordinates=2)
+    with pytest.raises(fem.ModelError, match="link_coordinates"):
+        build_flexible_links_robot(link_model="reduced", n_elements=2, link_coordinates=-1)
+    with pytest.raises(fem.ModelError, match="reduced bodies"):
+        build_flexible_links_robot(link_model="reduced", link_segments=10**6)

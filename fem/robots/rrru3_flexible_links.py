@@ -180,17 +180,26 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     choice(link_model, ("ancf_beam", "floating_frame", "reduced", "rigid"), "link_model")
     choice(drive, ("path", "joints"), "drive")
     choice(joint_sections, ("free", "square"), "joint_sections")
-    link_segments = integer(link_segments, "link_segments (floating-frame bodies per "
-                            "link 3)", minimum=1)
+    link_segments = integer(link_segments, "link_segments (floating-frame or reduced "
+                            "bodies per link 3)", minimum=1)
+    link_coordinates = integer(link_coordinates, "link_coordinates (functions per field of "
+                               "a floating frame, modes of a reduced link)",
+                               minimum=0 if link_model == "reduced" else 1)
     if link_model in ("floating_frame", "reduced") and link_segments > _MAX_SEGMENTS:
         # measured: 60–130 ms to build each segment (three bodies and their joints, on
         # a loaded 2-core machine), more to solve; 100000 ran for hours before answering
         raise ModelError(f"link_segments = {link_segments} would build "
-                         f"{3 * link_segments} floating-frame bodies (about "
+                         f"{3 * link_segments} {link_model.replace('_', '-')} bodies (about "
                          f"{0.1 * link_segments / 60:.0f} min only to build the model, "
-                         f"~{3 * link_segments * (12 + 4 * int(link_coordinates) + 4)} "
+                         f"~{3 * link_segments * (12 + 4 * link_coordinates + 4)} "
                          f"coordinates); at most {_MAX_SEGMENTS} are accepted — refine the "
                          "link with link_coordinates instead")
+    if link_model == "reduced" and int(n_elements) < 2 and link_coordinates > 0:
+        raise ModelError(f"a reduced link 3 is reduced from an FE model of n_elements "
+                         f"ANCF beam elements per segment; n_elements = {n_elements} has no "
+                         f"interior node, so none of the {link_coordinates} fixed-interface "
+                         "modes asked (link_coordinates) — give n_elements ≥ 2, or "
+                         "link_coordinates=0 for its static modes alone")
     S = link_segments if link_model in ("floating_frame", "reduced") else 1
     l3, m3 = geom.link_lengths[2], geom.link_masses[2]
     mat = Material(E, nu, m3 / (np.pi * radius**2 * l3), name="link 3")
