@@ -359,6 +359,10 @@ class ReducedBody(NonlinearBody):
     :meth:`fem.Model.add_reduced_body`."""
 
     carries_loads = True
+    changes = 0
+    """How many times a reduced body was given the FE model's forces
+    (:meth:`use_fe_forces`): a :class:`~fem.bodies.reduced_batch.ReducedBatch` checks
+    whether its bodies are still plain only when this changed."""
 
     def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
                  modal_dofs: np.ndarray):
@@ -674,6 +678,7 @@ class ReducedBody(NonlinearBody):
             Psi[red.slot_dofs + j] = red.modes[:, j, :]
             xref[red.slot_dofs + j] = red.Q[:, j] + red.c * red.origin[j]
         self._fe = (asm, Psi, xref)
+        ReducedBody.changes += 1        # batches holding it check their bodies again
 
     def _elastic(self, eta, tangent):
         if getattr(self, "_fe", None) is None:
