@@ -101,6 +101,58 @@ def frame_kernels(numba):
     3, ne, ne), flat."""
 
     @numba.njit(cache=True)
+    def directors(q, v, a, fb, m_d, s_d, S_d, t0, SE):  # pragma: no cover - jit
+        """The section directors' inertia forces in closed form (``inertia``'s ``f_v +
+        i f_w`` and ``f_t``) added into one body's ``fb``; ``SE`` (3, nt) left holding
+        ``ëᵀS, ėᵀS, eᵀS`` of the twist coordinates.  Returns ``(κ_ë, κ_ė, σ_ë, σ_ė, m_d +
+        κ_e, |z|², Re(ż·z̄), Re(z̈·z̄), Im(z̈·z̄))`` for the tangent's derivatives."""
+        nt = s_d.shape[0]
+        # xᵀS of x = ë, ė, e (rows of SE) and κ_x = xᵀS e, σ_x = x·s
+        for j in range(nt):
+            s_a = 0.0
+            s_v = 0.0
+            s_e = 0.0
+            for i in range(nt):
+                S = S_d[i, j]
+                s_a += a[t0 + i] * S
+                s_v += v[t0 + i] * S
+                s_e += q[t0 + i] * S
+            SE[0, j] = s_a
+            SE[1, j] = s_v
+            SE[2, j] = s_e
+        ka = 0.0
+        kv = 0.0
+        ke = 0.0
+        sa = 0.0
+        sv = 0.0
+        for j in range(nt):
+            ka += a[t0 + j] * SE[2, j]
+            kv += v[t0 + j] * SE[2, j]
+            ke += q[t0 + j] * SE[2, j]
+            sa += a[t0 + j] * s_d[j]
+            sv += v[t0 + j] * s_d[j]
+        ch = m_d + ke
+        zz = 0.0
+        zv = 0.0
+        zar = 0.0
+        zai = 0.0
+        for c in range(3):
+            zr, zi = q[6 + c], q[9 + c]
+            vr, vi = v[6 + c], v[9 + c]
+            ar, ai = a[6 + c], a[9 + c]
+            # (κ − iσ)(x_r + i x_i) = κ x_r + σ x_i + i (κ x_i − σ x_r)
+            fb[6 + c] += ka * zr + sa * zi + 2.0 * (kv * vr + sv * vi) + ch * ar
+            fb[9 + c] += ka * zi - sa * zr + 2.0 * (kv * vi - sv * vr) + ch * ai
+            zz += zr * zr + zi * zi
+            zv += vr * zr + vi * zi
+            zar += ar * zr + ai * zi
+            zai += ai * zr - ar * zi
+        for j in range(nt):
+            fb[t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
+                - zai * s_d[j]
+        return ka, kv, sa, sv, ch, zz, zv, zar, zai
+
+    @numba.njit(cache=True)
     def line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb,
                     R, pp, Pe, ac):  # pragma: no cover - jit
         B, k = qB.shape
@@ -346,50 +398,7 @@ def frame_kernels(numba):
                     f[b, 12 + m] += rt[0] * Pe[b, p, 0, m] + rt[1] * Pe[b, p, 1, m] \
                         + rt[2] * Pe[b, p, 2, m]
             if m_dir[b] >= 0.0:
-                q = qB[b]
-                # xᵀS of x = ë, ė, e (rows of SE) and κ_x = xᵀS e, σ_x = x·s
-                for j in range(nt):
-                    s_a = 0.0
-                    s_v = 0.0
-                    s_e = 0.0
-                    for i in range(nt):
-                        S = S_dir[b, i, j]
-                        s_a += a[t0 + i] * S
-                        s_v += v[t0 + i] * S
-                        s_e += q[t0 + i] * S
-                    SE[0, j] = s_a
-                    SE[1, j] = s_v
-                    SE[2, j] = s_e
-                ka = 0.0
-                kv = 0.0
-                ke = 0.0
-                sa = 0.0
-                sv = 0.0
-                for j in range(nt):
-                    ka += a[t0 + j] * SE[2, j]
-                    kv += v[t0 + j] * SE[2, j]
-                    ke += q[t0 + j] * SE[2, j]
-                    sa += a[t0 + j] * s_dir[b, j]
-                    sv += v[t0 + j] * s_dir[b, j]
-                ch = m_dir[b] + ke
-                zz = 0.0
-                zv = 0.0
-                zar = 0.0
-                zai = 0.0
-                for c in range(3):
-                    zr, zi = q[6 + c], q[9 + c]
-                    vr, vi = v[6 + c], v[9 + c]
-                    ar, ai = a[6 + c], a[9 + c]
-                    # (κ − iσ)(x_r + i x_i) = κ x_r + σ x_i + i (κ x_i − σ x_r)
-                    f[b, 6 + c] += ka * zr + sa * zi + 2.0 * (kv * vr + sv * vi) + ch * ar
-                    f[b, 9 + c] += ka * zi - sa * zr + 2.0 * (kv * vi - sv * vr) + ch * ai
-                    zz += zr * zr + zi * zi
-                    zv += vr * zr + vi * zi
-                    zar += ar * zr + ai * zi
-                    zai += ai * zr - ar * zi
-                for j in range(nt):
-                    f[b, t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
-                        - zai * s_dir[b, j]
+                directors(qB[b], v, a, f[b], m_dir[b], s_dir[b], S_dir[b], t0, SE)
             if M_const.shape[0] > 0:
                 for i in range(k):
                     acc = 0.0
@@ -666,44 +675,12 @@ def frame_kernels(numba):
             if m_dir[b] >= 0.0:
                 # the section directors in closed form (see inertia) and its derivatives
                 q = qB[b]
-                for j in range(nt):
-                    s_a = 0.0
-                    s_v = 0.0
-                    s_e = 0.0
-                    for i in range(nt):
-                        S = S_dir[b, i, j]
-                        s_a += a[t0 + i] * S
-                        s_v += v[t0 + i] * S
-                        s_e += q[t0 + i] * S
-                    SE[0, j] = s_a
-                    SE[1, j] = s_v
-                    SE[2, j] = s_e
-                ka = 0.0
-                kv = 0.0
-                ke = 0.0
-                sa = 0.0
-                sv = 0.0
-                for j in range(nt):
-                    ka += a[t0 + j] * SE[2, j]
-                    kv += v[t0 + j] * SE[2, j]
-                    ke += q[t0 + j] * SE[2, j]
-                    sa += a[t0 + j] * s_dir[b, j]
-                    sv += v[t0 + j] * s_dir[b, j]
-                ch = m_dir[b] + ke
-                zz = 0.0
-                zv = 0.0
-                zar = 0.0
-                zai = 0.0
+                ka, kv, sa, sv, ch, zz, zv, zar, _ = directors(
+                    q, v, a, f[b], m_dir[b], s_dir[b], S_dir[b], t0, SE)
                 for c in range(3):
                     zr, zi = q[6 + c], q[9 + c]
                     vr, vi = v[6 + c], v[9 + c]
                     ar, ai = a[6 + c], a[9 + c]
-                    f[b, 6 + c] += ka * zr + sa * zi + 2.0 * (kv * vr + sv * vi) + ch * ar
-                    f[b, 9 + c] += ka * zi - sa * zr + 2.0 * (kv * vi - sv * vr) + ch * ai
-                    zz += zr * zr + zi * zi
-                    zv += vr * zr + vi * zi
-                    zar += ar * zr + ai * zi
-                    zai += ai * zr - ar * zi
                     M[b, 6 + c, 6 + c] += ch
                     M[b, 9 + c, 9 + c] += ch
                     C[b, 6 + c, 6 + c] += 2.0 * kv
@@ -731,8 +708,6 @@ def frame_kernels(numba):
                         Kq[b, t0 + j, 6 + c] += Se * ar - sj * ai + 2.0 * Sa * zr + 2.0 * Sv * vr
                         Kq[b, t0 + j, 9 + c] += Se * ai + sj * ar + 2.0 * Sa * zi + 2.0 * Sv * vi
                 for j in range(nt):
-                    f[b, t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
-                        - zai * s_dir[b, j]
                     for i in range(nt):
                         S = S_dir[b, j, i]
                         M[b, t0 + j, t0 + i] += zz * S
