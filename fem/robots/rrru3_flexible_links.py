@@ -165,8 +165,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     FlexibleLinksRobot
         ``robot`` is the :class:`fem.Robot`; ``W`` are the platform vertices (U centres).
     """
-    from ..model.core import Model
-    from ..robot import AncfBeam, FloatingFrame, Reduced, Rigid, Robot, pose
+    from ..robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
 
     geom = liu2018_geometry() if geom is None else geom
     choice(mode, ("inverse", "forward", "control"), "mode")
@@ -234,12 +233,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             spec = AncfBeam(mat, radius=radius, elements=int(n_elements),
                             formulation=formulation) if link_model != "floating_frame" else \
                 FloatingFrame(mat, radius=radius, basis=link_basis,
-                              functions=int(link_coordinates), kinematics=link_kinematics)
+                              functions=link_coordinates, kinematics=link_kinematics)
             frames3 = {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
                        "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a, x=U - C)}
             if link_model == "reduced":
-                spec = _reduced_segment(spec, nm, frames3, int(link_coordinates), Model,
-                                        Reduced)
+                spec = _reduced_segment(spec, nm, frames3, link_coordinates)
             if link_model == "rigid":     # the rigid robot: the rod's rigid equivalent
                 spec = spec.rigid_equivalent(nm, frames3)
             robot.add_link(nm, spec, frames3)
@@ -311,10 +309,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     return rm
 
 
-def _reduced_segment(beam, name: str, frames: dict, n_modes: int, Model, Reduced):
+def _reduced_segment(beam, name: str, frames: dict, n_modes: int):
     """A segment of link 3 as a reduced link: ``beam`` (an ANCF beam spec) built alone
     between ``frames`` as its FE model, each end's node (its point and the gradients
     ``r_x, r_y, r_z``) an interface, so that the joints there turn with its section."""
+    from ..model.core import Model
+    from ..robot import Reduced
+
     fe = Model()
     built = beam.build(fe, name, frames).frames
     return Reduced(fe, {f: [fr.origin, fr.tangent, fr.basis[1], fr.basis[2]]
