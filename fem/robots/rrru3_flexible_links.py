@@ -216,6 +216,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     motion = (JointMotion(geom, path or constant_path(P0))
               if drive == "joints" or mode == "control" else None)
     chains = []
+    reduced_beams: dict = {}
     for k in range(3):
         t, u = geom.tangent(k), geom.actuator_axis(k)
         A, B, C, U = jp["A"][k], jp["B"][0, k], jp["C"][0, k], jp["U"][0, k]
@@ -237,10 +238,13 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             frames3 = {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
                        "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a, x=U - C)}
             if link_model == "reduced":
-                spec = _reduced_segment(spec, nm, frames3, link_coordinates)
+                spec, fe_beam = _reduced_segment(spec, nm, frames3, link_coordinates)
             if link_model == "rigid":     # the rigid robot: the rod's rigid equivalent
                 spec = spec.rigid_equivalent(nm, frames3)
             robot.add_link(nm, spec, frames3)
+            if link_model == "reduced":        # read as a beam: its FE model's fields
+                reduced_beams[nm] = ReducedBeamSegment(robot.links[nm].body, fe_beam,
+                                                       float(np.linalg.norm(U - C)) / S)
             if j:
                 robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
                                 (nm, "root"))
@@ -300,7 +304,8 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
         beams=[c[0].group for c in built] if ancf else [],
         beam_nodes=[np.r_[c[0].group.nodes[:, 0], c[0].group.nodes[-1, -1]] for c in built]
         if ancf else [], link_bodies=[] if ancf else [b.body for c in built for b in c],
-        link_segments=[] if ancf else [[b.body for b in c] for c in built], robot=robot)
+        link_segments=[] if ancf else [[reduced_beams.get(b.name, b.body) for b in c]
+                                       for c in built], robot=robot)
     asm = model.assemble()
     rm.counts = {"n_coordinates": asm.n, "n_constraints": asm.m,
                  "n_elements_per_link": int(n_elements) if ancf else 0}
@@ -317,14 +322,66 @@ def _reduced_segment(beam, name: str, frames: dict, n_modes: int):
     from ..robot import Reduced
 
     fe = Model()
-    built = beam.build(fe, name, frames).frames
+    built = beam.build(fe, name, frames)
     return Reduced(fe, {f: [fr.origin, fr.tangent, fr.basis[1], fr.basis[2]]
-                        for f, fr in built.items()}, n_modes=n_modes)
+                        for f, fr in built.frames.items()}, n_modes=n_modes), built.group
+
+
+class ReducedBeamSegment:
+    """A reduced segment of link 3 read as the beam it reduces: the centre line and the
+    surface strains of its FE model (ANCF beam elements) at the FE coordinates that modal
+    superposition in the body's frame gives (:meth:`ReducedBody.fe_coordinates`), with
+    the floating-frame bodies' ``centreline`` and ``surface_strain`` so that the robot's
+    outputs read either.
+
+    Parameters
+    ----------
+    body : ReducedBody
+        The segment's body in the robot's model.
+    group : ElementGroup
+        The ANCF beam elements of its FE model (C to U).
+    length : float
+        Its length [m].
+    """
+
+    def __init__(self, body, group, length: float):
+        self.body, self.group, self.length = body, group, float(length)
+        self.edges = np.concatenate([[0.0], np.cumsum(group.family.L)])
+
+    def fe_beam(self, q: np.ndarray) -> np.ndarray:
+        """The beam elements' coordinates at the robot's ``q``."""
+        return self.body.fe_coordinates(q)[self.group.dofs]
+
+    def locate(self, s: float) -> tuple[int, float]:
+        """The element holding arc length ``s`` [m] from the segment's start, and its
+        ``ξ`` ∈ [−1, 1] there."""
+        L = self.group.family.L
+        e = int(min(max(np.searchsorted(self.edges, s, side="right") - 1, 0), len(L) - 1))
+        return e, 2.0 * (s - self.edges[e]) / L[e] - 1.0
+
+    def centreline(self, q: np.ndarray, n_points: int = 21) -> np.ndarray:
+        """Deformed centre line in space at ``n_points`` equally spaced points (n, 3)."""
+        qe = self.fe_beam(q)
+        fam = self.group.family
+        return np.array([fam.centreline(qe, [[xi]])[e, 0] for e, xi in
+                         (self.locate(s) for s in np.linspace(0.0, self.length, n_points))])
+
+    def surface_strain(self, q: np.ndarray, x: float, y: float, z: float) -> float:
+        """Axial strain of the fibre at ``(y, z)`` of the section at ``x`` [m] (the
+        element's strains at its point)."""
+        e, xi = self.locate(x)
+        return float(_fibre(self.group.family.strains(self.fe_beam(q), [[xi]]), y, z)[e, 0])
+
+    def shear_angles(self, q: np.ndarray, x: float) -> np.ndarray:
+        """The section's shear angles [rad] at ``x`` [m] (both planes)."""
+        e, xi = self.locate(x)
+        st = self.group.family.strains(self.fe_beam(q), [[xi]])
+        return np.array([st["shear_angle_y"][e, 0], st["shear_angle_z"][e, 0]])
 
 
 def _segment_at(chain, s: float):
     """The body of a segmented link holding arc length ``s`` [m] from C, and ``s`` on it."""
-    Ls = chain[0].link.length
+    Ls = chain[0].length if isinstance(chain[0], ReducedBeamSegment) else chain[0].link.length
     j = int(min(max(np.floor(s / Ls), 0), len(chain) - 1))
     return chain[j], s - j * Ls
 
@@ -348,6 +405,9 @@ def link_midpoint_outputs(rm: RobotModel, q: np.ndarray) -> dict[str, np.ndarray
         d = (u - c) / np.linalg.norm(u - c)
         r = mid - c
         defl[k] = np.linalg.norm(r - (r @ d) * d)
+        if isinstance(chain[0], ReducedBeamSegment):   # the FE beam's shear
+            seg, x = _segment_at(chain, 0.5 * S * chain[0].length)
+            shear[k] = seg.shear_angles(q, x)
     if rm.link_bodies:
         return {"deformation": defl, "shear_angle": shear}
     for k, (g, nodes) in enumerate(zip(rm.beams, rm.beam_nodes, strict=True)):
@@ -371,7 +431,8 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     """Axial surface strains on link 3 of ``limb`` at ``distances`` [m] from the upper
     joint C (liu2018 Table 3), at the four surface points ±y, ±z: (n_distances, 4).
 
-    ``recovered`` (ANCF links): the strains at the element centres, interpolated
+    ``recovered`` (ANCF links, and reduced links' FE beams segment by segment): the
+    strains at the element centres, interpolated
     linearly to the gauges (extrapolated from the two nearest centres before the first
     and after the last).  The structural element's curvature is constant per element, so
     its strain at a point converges only with the element size h — most slowly at the
@@ -384,12 +445,25 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     sides = ((radius, 0), (-radius, 0), (0, radius), (0, -radius))
     if rm.link_bodies:
         chain = rm.link_segments[limb]
+        if isinstance(chain[0], ReducedBeamSegment):     # each segment's FE beam
+            out = np.zeros((len(distances), 4))
+            for i, s in enumerate(distances):
+                seg, x = _segment_at(chain, s)
+                out[i] = _beam_gauges(seg.group, seg.fe_beam(q), [x], sides, recovered)[0]
+            return out
         return np.array([[body.surface_strain(q, x, y, z) for y, z in sides]
                          for body, x in (_segment_at(chain, s) for s in distances)])
     g = rm.beams[limb]
+    return _beam_gauges(g, q[g.dofs], distances, sides, recovered)
+
+
+def _beam_gauges(g, qe: np.ndarray, distances, sides, recovered: bool) -> np.ndarray:
+    """The axial strains (n_distances, 4) at ``distances`` [m] from the start of the beam
+    elements ``g`` at their coordinates ``qe``, at the section points ``sides``: from the
+    element centres interpolated linearly (``recovered``, more than one element) or at
+    each gauge's point of its element."""
     L = g.family.L
     edges = np.concatenate([[0.0], np.cumsum(L)])
-    qe = q[g.dofs]
     if recovered and len(L) > 1:
         centres = 0.5 * (edges[1:] + edges[:-1])
         st = g.family.strains(qe, [[0.0]])          # one evaluation for the four sides

@@ -50,6 +50,8 @@ from fem.robots.rrru3_flexible_links import (  # noqa: E402
 
 MODELS = {"ancf_beam 2": dict(link_model="ancf_beam", n_elements=2),
           "ancf_beam 4": dict(link_model="ancf_beam", n_elements=4),
+          "ancf_beam 6": dict(link_model="ancf_beam", n_elements=6),
+          "ancf_beam 7": dict(link_model="ancf_beam", n_elements=7),
           "ancf_beam 8": dict(link_model="ancf_beam", n_elements=8),
           "floating_frame 1×4": dict(link_model="floating_frame", link_segments=1,
                                      link_coordinates=4),
