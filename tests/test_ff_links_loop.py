@@ -118,3 +118,57 @@ def test_bad_reduced_link_arguments_are_named():
         build_flexible_links_robot(link_model="reduced", n_elements=2, link_coordinates=-1)
     with pytest.raises(fem.ModelError, match="reduced bodies"):
         build_flexible_links_robot(link_model="reduced", link_segments=10**6)
+
+
+def _static_state(**links):
+    geom = liu2018_geometry()
+    rm = build_flexible_links_robot(geom, 6.9e8, 0.3, 0.01, mode="inverse",
+                                    path=liu2018_circle_path(geom), drive="joints", **links)
+    return rm, fem.solve_static(rm.model, tol=1e-13).q
+
+
+def test_reduced_links_read_as_beams():
+    # a reduced segment's centre line and gauges are its FE beam's at the modal
+    # superposition: the ends are the joints' points, and at 4 segments (2 elements each)
+    # the mid-point deflection and the gauges' bending are those of ANCF 32 with square
+    # sections within the reduction's error (measured +2.3 % and +3.4–3.6 %: a linear
+    # reduction misses the tension's stiffening); the gauges' axial part differs by
+    # 2.4e-5, 1.5 % of the bending (the linear superposition's stretch under the FE
+    # beam's Green strain)
+    from fem.maps import evaluate
+    from fem.robots.rrru3_flexible_links import gauge_strains, link_midpoint_outputs
+
+    ref, q_ref = _static_state(n_elements=32, joint_sections="square")
+    rm, q = _static_state(link_model="reduced", link_segments=4, link_coordinates=2,
+                          n_elements=2)
+    chain, names = rm.link_segments[0], [f"limb 1 link3 segment {j + 1}" for j in range(4)]
+    for j, (seg, nm) in enumerate(zip(chain, names, strict=True)):
+        line = seg.centreline(q, 5)
+        f0, f1 = ("C" if j == 0 else "root"), ("U" if j == 3 else "tip")
+        assert np.allclose(line[0], evaluate(rm.robot.frame(nm, f0).origin, q)[0], atol=1e-12)
+        assert np.allclose(line[-1], evaluate(rm.robot.frame(nm, f1).origin, q)[0], atol=1e-12)
+        assert np.allclose(np.linalg.norm(np.diff(line, axis=0), axis=1), seg.length / 4,
+                           rtol=1e-3)
+    mid, mid_ref = (link_midpoint_outputs(m, x)["deformation"] for m, x in
+                    ((rm, q), (ref, q_ref)))
+    assert np.allclose(mid, mid_ref, rtol=0.04), mid / mid_ref - 1
+    g_ref = gauge_strains(ref, q_ref, recovered=True)[:, 2:]          # ±z
+    bend_ref, axial_ref = 0.5 * (g_ref[:, 0] - g_ref[:, 1]), g_ref.mean(axis=1)
+    g = gauge_strains(rm, q, recovered=True)[:, 2:]    # read at the point: ±10 %, the
+    bend, axial = 0.5 * (g[:, 0] - g[:, 1]), g.mean(axis=1)   # curvature constant in 0.1 m
+    assert np.allclose(bend, bend_ref, rtol=0.05), bend / bend_ref - 1
+    assert np.abs(axial - axial_ref).max() < 0.03 * np.abs(bend_ref).max(), axial
+
+
+@pytest.mark.xfail(strict=True, reason="reduced segments joined at their end nodes soften "
+                   "as the segment's FE mesh is refined (2 segments: the mid-point "
+                   "deflection 11.24, 11.91, 12.30 mm at 2, 8, 16 elements a segment, "
+                   "ANCF 11.44 mm); cause not found: not the modes, the junction's slope "
+                   "or the sections' squareness")
+def test_reduced_links_converge_with_the_segment_mesh():
+    from fem.robots.rrru3_flexible_links import link_midpoint_outputs
+
+    d = [link_midpoint_outputs(*_static_state(link_model="reduced", link_segments=2,
+                                              link_coordinates=2, n_elements=n))
+         ["deformation"][0] for n in (2, 8)]
+    assert abs(d[1] - d[0]) < 0.01 * d[0], d
