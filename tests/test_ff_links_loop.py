@@ -93,22 +93,23 @@ def test_circle_torques_within_1_percent_of_converged_ancf():
 
 def test_reduced_links_approach_the_ancf_droop():
     # link 3 as reduced links (fem.robot.Reduced: Craig–Bampton modes of an ANCF-beam FE
-    # model of each segment, its end nodes the interfaces), substructured as the
-    # floating-frame links are: a linear reduction in each segment's floating frame, so
-    # the segment count sets the error (measured −197, −54, +1.8 µm for 1, 2, 4 segments
-    # against ANCF 32 with square sections, 10.7656 mm; holding torques within 2.6e-3,
-    # 7.4e-4, 4.8e-4 N·m); the mode count hardly matters (2 or 4 modes: 1e-5 µm)
+    # model of each segment, its end nodes the interfaces), the segments welded end to
+    # end (fixed joints between node interfaces): a linear reduction misses the links'
+    # tension stiffening inside a segment, which the segments' frames recover at second
+    # order in 1/S (measured −197, −38.5, −4.8 µm for 1, 2, 4 segments of 8, 8, 4
+    # elements against ANCF 32 with square sections, 10.7656 mm; holding torques within
+    # 2.6e-3, 4.9e-4, 7.8e-5 N·m); the mode count hardly matters (2 or 4 modes: 1e-5 µm)
     ref, tau_ref, _ = _static(n_elements=32, joint_sections="square")
     err, dtau = [], []
-    for S, elements in ((1, 8), (2, 4), (4, 2)):
+    for S, elements in ((1, 8), (2, 8), (4, 4)):
         droop, tau, rm = _static(link_model="reduced", link_segments=S, link_coordinates=2,
                                  n_elements=elements)
         assert len(rm.link_segments[0]) == S
         err.append(abs(droop - ref))
         dtau.append(np.abs(tau - tau_ref).max())
-    assert err[0] > 3.0 * err[1] > 3.0 * err[2], err
-    assert err[2] < 5e-6 and err[0] < 0.03 * ref, err
-    assert dtau[2] < 1e-3, dtau
+    assert err[0] > 4.0 * err[1] > 4.0 * err[2], err
+    assert err[2] < 6e-6 and err[0] < 0.03 * ref, err
+    assert dtau[2] < 2e-4, dtau
 
 
 def test_bad_reduced_link_arguments_are_named():
@@ -128,19 +129,19 @@ def _static_state(**links):
 
 
 def test_reduced_links_read_as_beams():
-    # a reduced segment's centre line and gauges are its FE beam's at the modal
-    # superposition: the ends are the joints' points, and at 4 segments (2 elements each)
-    # the mid-point deflection and the gauges' bending are those of ANCF 32 with square
-    # sections within the reduction's error (measured +2.3 % and +3.4–3.6 %: a linear
-    # reduction misses the tension's stiffening); the gauges' axial part differs by
-    # 2.4e-5, 1.5 % of the bending (the linear superposition's stretch under the FE
-    # beam's Green strain)
+    # a reduced segment's centre line is its FE beam's at the modal superposition and its
+    # gauges the beam's strains linear in the modes: the ends are the joints' points, and
+    # at 4 welded segments (4 elements each) the mid-point deflection and the gauges are
+    # those of ANCF 32 with square sections within the reduction's error (measured:
+    # deflection 0.05–0.33 %, the gauges' bending 0.15–1.1 %, their axial part within
+    # 1.1e-5, 0.7 % of the bending; the Green strain of the superposed modes put 5.9e-5 to
+    # 8.7e-5 of stretch there, twice the true axial strain)
     from fem.maps import evaluate
     from fem.robots.rrru3_flexible_links import gauge_strains, link_midpoint_outputs
 
     ref, q_ref = _static_state(n_elements=32, joint_sections="square")
     rm, q = _static_state(link_model="reduced", link_segments=4, link_coordinates=2,
-                          n_elements=2)
+                          n_elements=4)
     chain, names = rm.link_segments[0], [f"limb 1 link3 segment {j + 1}" for j in range(4)]
     for j, (seg, nm) in enumerate(zip(chain, names, strict=True)):
         line = seg.centreline(q, 5)
@@ -151,24 +152,31 @@ def test_reduced_links_read_as_beams():
                            rtol=1e-3)
     mid, mid_ref = (link_midpoint_outputs(m, x)["deformation"] for m, x in
                     ((rm, q), (ref, q_ref)))
-    assert np.allclose(mid, mid_ref, rtol=0.04), mid / mid_ref - 1
+    assert np.allclose(mid, mid_ref, rtol=0.006), mid / mid_ref - 1
     g_ref = gauge_strains(ref, q_ref, recovered=True)[:, 2:]          # ±z
     bend_ref, axial_ref = 0.5 * (g_ref[:, 0] - g_ref[:, 1]), g_ref.mean(axis=1)
-    g = gauge_strains(rm, q, recovered=True)[:, 2:]    # read at the point: ±10 %, the
-    bend, axial = 0.5 * (g[:, 0] - g[:, 1]), g.mean(axis=1)   # curvature constant in 0.1 m
-    assert np.allclose(bend, bend_ref, rtol=0.05), bend / bend_ref - 1
-    assert np.abs(axial - axial_ref).max() < 0.03 * np.abs(bend_ref).max(), axial
+    g = gauge_strains(rm, q, recovered=True)[:, 2:]   # (read at the point they converge
+    bend, axial = 0.5 * (g[:, 0] - g[:, 1]), g.mean(axis=1)   # only with the element size)
+    assert np.allclose(bend, bend_ref, rtol=0.02), bend / bend_ref - 1
+    assert np.abs(axial - axial_ref).max() < 0.015 * np.abs(bend_ref).max(), axial
 
 
-@pytest.mark.xfail(strict=True, reason="reduced segments joined at their end nodes soften "
-                   "as the segment's FE mesh is refined (2 segments: the mid-point "
-                   "deflection 11.24, 11.91, 12.30 mm at 2, 8, 16 elements a segment, "
-                   "ANCF 11.44 mm); cause not found: not the modes, the junction's slope "
-                   "or the sections' squareness")
-def test_reduced_links_converge_with_the_segment_mesh():
+def test_welded_reduced_segments_are_the_beam_in_linear_statics():
+    # with the links 100 times stiffer (E = 6.9e10 Pa: the tension's stiffening a
+    # hundredth) two welded reduced segments of 8 elements deflect as ANCF 16 with square
+    # sections: a reduction keeping every interface coordinate is exact in linear
+    # statics (measured +0.012 % at the mid-point; with the rigid joint's 6 rows between
+    # the segments, +3.4 % at any modulus, growing with the segments' elements)
     from fem.robots.rrru3_flexible_links import link_midpoint_outputs
 
-    d = [link_midpoint_outputs(*_static_state(link_model="reduced", link_segments=2,
-                                              link_coordinates=2, n_elements=n))
-         ["deformation"][0] for n in (2, 8)]
-    assert abs(d[1] - d[0]) < 0.01 * d[0], d
+    def mid(**links):
+        geom = liu2018_geometry()
+        rm = build_flexible_links_robot(geom, 6.9e10, 0.3, 0.01, mode="inverse",
+                                        path=liu2018_circle_path(geom), drive="joints",
+                                        **links)
+        return link_midpoint_outputs(rm, fem.solve_static(rm.model, tol=1e-13).q)[
+            "deformation"]
+
+    ref = mid(n_elements=16, joint_sections="square")
+    red = mid(link_model="reduced", link_segments=2, link_coordinates=2, n_elements=8)
+    assert np.allclose(red, ref, rtol=5e-4), red / ref - 1

@@ -119,10 +119,18 @@ class Frame:
     on_tangent : bool
         The first basis vector is a centre line's tangent and the others its section's
         (an ANCF link's node): joints then prefer rows on the section vectors.
+    tangent : map, optional
+        An ANCF beam's centre-line slope ``r_x`` (its ``basis[0]`` is the section's
+        normal).
+    gradients : sequence of 3 linear or point maps, optional
+        Where the frame is a deformable material point — an ANCF beam's node, a reduced
+        link's interface ``[point, x, y, z]`` — the three gradient vectors there
+        (``r_x, r_y, r_z``), whose values where built are ``basis0``: a fixed joint
+        between two such frames welds them (:class:`~fem.robot.joints.Joint`).
     """
 
     def __init__(self, link: str, name: str, pose: Pose, origin, basis, basis0,
-                 on_tangent: bool = False, tangent=None):
+                 on_tangent: bool = False, tangent=None, gradients=None):
         self.link, self.name, self.pose = link, name, pose
         self.origin = origin
         self.basis = list(basis)
@@ -131,6 +139,7 @@ class Frame:
         self.on_tangent = bool(on_tangent)
         self.tangent = tangent      # an ANCF beam's centre-line slope r_x (its basis[0]
         #                             is the section's normal); None elsewhere
+        self.gradients = None if gradients is None else list(gradients)
 
     @property
     def label(self) -> str:

@@ -15,8 +15,18 @@ cylindrical    4      the child's axis along the parent's; offset along it only
 spherical      3      origins
 universal      4      origins; the child's second axis normal to the parent's axis
 planar         3      the plane normal ``axis``; the origins' offset within it
-fixed          6      origins and orientation
+fixed          6      origins and orientation (12 between deformable nodes, below)
 =============  =====  ========================================================
+
+A fixed joint between two frames that are both deformable material points — an ANCF
+beam's node, a reduced link's interface ``[point, x, y, z]`` — *welds* them as one
+continued beam: the origins and the three gradient vectors in the relation they had
+when built, ``[r_x r_y r_z]_child = [r_x r_y r_z]_parent T`` (12 rows; the constant
+``T`` allows a slope discontinuity: Shabana and Mikkola, *Use of the finite element
+absolute nodal coordinate formulation in modeling slope discontinuity*, J. Mech. Des.
+125 (2003) 342–350, doi:10.1115/1.1564569).  The 6 rows of a rigid joint would leave
+each side's section free to stretch and shear apart from the other's, and the joint
+would soften as the links' meshes are refined.
 
 A frame of an ANCF cable carries its tangent only (a cable has no twist): a revolute
 joint on it keeps the tangent normal to the axis (4 rows) and a fixed joint clamps the
@@ -150,6 +160,24 @@ class Joint:
                             f"{self.name} axis")]
         raise ModelError(f"{w}: neither frame carries the joint axis")
 
+    def _weld_rows(self) -> list[Constraint]:
+        """A weld's gradient rows: ``g_child,j = Σₖ T_kj g_parent,k`` for the three
+        gradients, ``T`` from their values where the frames are built (the identity where
+        one beam is continued straight)."""
+        P, C = self.parent, self.child
+        T = np.linalg.solve(P.basis0, C.basis0)     # the gradients' values where built
+        T[np.abs(T) < 1e-12 * np.abs(T).max()] = 0.0
+        rows = []
+        for j in range(3):
+            combo = None
+            for k in range(3):
+                if T[k, j] != 0.0:
+                    term = T[k, j] * P.gradients[k] if T[k, j] != 1.0 else P.gradients[k]
+                    combo = term if combo is None else combo + term
+            rows.append(Coincident(C.gradients[j], combo,
+                                   f"{self.name} gradient {'xyz'[j]}"))
+        return rows
+
     def _twist(self) -> list[Constraint]:
         """The row locking the rotation about the axis (child's n₁ normal to parent's
         n₂); none where a frame is a cable's (no twist)."""
@@ -215,6 +243,9 @@ class Joint:
         rows: list[Constraint] | None = self._bar_rows()
         if rows is not None:
             self.constraints = rows
+            return rows
+        if k == "fixed" and P.gradients is not None and C.gradients is not None:
+            self.constraints = rows = self._point_rows() + self._weld_rows()
             return rows
         rows = []
         if k in ("revolute", "spherical", "universal", "fixed"):

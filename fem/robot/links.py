@@ -458,7 +458,10 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
             basis = [model.node_field(int(node), "r_x"), None, None]
         built[fname] = Frame(name, fname, p, model.node_field(int(node), "r"), basis, T,
                              on_tangent=not with_section,
-                             tangent=model.node_field(int(node), "r_x"))
+                             tangent=model.node_field(int(node), "r_x"),
+                             gradients=[model.node_field(int(node), f)
+                                        for f in ("r_x", "r_y", "r_z")]
+                             if with_section else None)
     return built
 
 
@@ -711,8 +714,9 @@ class Reduced(LinkModel):
                                  [body.axis(i) for i in range(3)], R0)
             else:
                 basis0 = np.column_stack([m(q_fe) for m in maps[1:]])
-                built[f] = Frame(name, f, p, body.interface(f"{f}[0]"),
-                                 [body.interface(f"{f}[{j}]") for j in (1, 2, 3)], basis0)
+                dirs = [body.interface(f"{f}[{j}]") for j in (1, 2, 3)]
+                built[f] = Frame(name, f, p, body.interface(f"{f}[0]"), dirs, basis0,
+                                 gradients=dirs)
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,

@@ -77,7 +77,7 @@ class Substructure(LinkModel):
                 basis0 = np.column_stack([t, n1, np.cross(t, n1) / np.linalg.norm(t)])
                 built[f] = Frame(name, f, p, on[0], [on[1], None, None], basis0)
             else:
-                built[f] = Frame(name, f, p, on[0], on[1:], values)
+                built[f] = Frame(name, f, p, on[0], on[1:], values, gradients=on[1:])
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,

@@ -243,8 +243,10 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                 spec = spec.rigid_equivalent(nm, frames3)
             robot.add_link(nm, spec, frames3)
             if link_model == "reduced":        # read as a beam: its FE model's fields
-                reduced_beams[nm] = ReducedBeamSegment(robot.links[nm].body, fe_beam,
-                                                       float(np.linalg.norm(U - C)) / S)
+                body = robot.links[nm].body
+                reduced_beams[nm] = ReducedBeamSegment(
+                    body, fe_beam, float(np.linalg.norm(U - C)) / S,
+                    robot.model.q0[body.frame_dofs])
             if j:
                 robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
                                 (nm, "root"))
@@ -328,10 +330,13 @@ def _reduced_segment(beam, name: str, frames: dict, n_modes: int):
 
 
 class ReducedBeamSegment:
-    """A reduced segment of link 3 read as the beam it reduces: the centre line and the
-    surface strains of its FE model (ANCF beam elements) at the FE coordinates that modal
-    superposition in the body's frame gives (:meth:`ReducedBody.fe_coordinates`), with
-    the floating-frame bodies' ``centreline`` and ``surface_strain`` so that the robot's
+    """A reduced segment of link 3 read as the beam it reduces: the centre line of its
+    FE model (ANCF beam elements) at the FE coordinates that modal superposition in the
+    body's frame gives (:meth:`ReducedBody.fe_coordinates`), and its strains linearized
+    about the reference, as the reduction's forces ``K η`` are (the beam's Green strain
+    of the superposed modes would add a stretch ``θ²/2`` wherever the section turns by
+    ``θ`` against the frame, which the reduced link does not carry); with the
+    floating-frame bodies' ``centreline`` and ``surface_strain`` so that the robot's
     outputs read either.
 
     Parameters
@@ -342,11 +347,30 @@ class ReducedBeamSegment:
         The ANCF beam elements of its FE model (C to U).
     length : float
         Its length [m].
+    frame0 : (12,) array
+        The body's frame coordinates where it was built (the FE model's place).
     """
 
-    def __init__(self, body, group, length: float):
+    def __init__(self, body, group, length: float, frame0: np.ndarray):
         self.body, self.group, self.length = body, group, float(length)
+        self.frame0 = np.array(frame0, float)
         self.edges = np.concatenate([[0.0], np.cumsum(group.family.L)])
+
+    def strains(self, q: np.ndarray, xi) -> dict:
+        """The beam elements' strains at ``ξ`` (as ``family.strains``), linear in the
+        modal coordinates: the deformation carried back to the frame's place at build,
+        ``d``, and ``(ε(q₀ + h d) − ε(q₀ − h d)) / 2h`` about the FE reference ``q₀``
+        (exact for the Green strains, quadratic; ``h`` small for the curvatures)."""
+        b, fam = self.body, self.group.family
+        at = np.array(q, float)
+        at[b.frame_dofs] = self.frame0
+        deformed = b.fe_coordinates(at)[self.group.dofs]
+        at[b.modal_dofs] = 0.0
+        ref = b.fe_coordinates(at)[self.group.dofs]
+        h = 1e-3
+        plus, minus = fam.strains(ref + h * (deformed - ref), xi), \
+            fam.strains(ref - h * (deformed - ref), xi)
+        return {k: (plus[k] - minus[k]) / (2.0 * h) for k in plus}
 
     def fe_beam(self, q: np.ndarray) -> np.ndarray:
         """The beam elements' coordinates at the robot's ``q``."""
@@ -370,12 +394,12 @@ class ReducedBeamSegment:
         """Axial strain of the fibre at ``(y, z)`` of the section at ``x`` [m] (the
         element's strains at its point)."""
         e, xi = self.locate(x)
-        return float(_fibre(self.group.family.strains(self.fe_beam(q), [[xi]]), y, z)[e, 0])
+        return float(_fibre(self.strains(q, [[xi]]), y, z)[e, 0])
 
     def shear_angles(self, q: np.ndarray, x: float) -> np.ndarray:
         """The section's shear angles [rad] at ``x`` [m] (both planes)."""
         e, xi = self.locate(x)
-        st = self.group.family.strains(self.fe_beam(q), [[xi]])
+        st = self.strains(q, [[xi]])
         return np.array([st["shear_angle_y"][e, 0], st["shear_angle_z"][e, 0]])
 
 
@@ -449,24 +473,26 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
             out = np.zeros((len(distances), 4))
             for i, s in enumerate(distances):
                 seg, x = _segment_at(chain, s)
-                out[i] = _beam_gauges(seg.group, seg.fe_beam(q), [x], sides, recovered)[0]
+                out[i] = _beam_gauges(lambda xi, seg=seg: seg.strains(q, xi),
+                                      seg.group.family.L, [x], sides, recovered)[0]
             return out
         return np.array([[body.surface_strain(q, x, y, z) for y, z in sides]
                          for body, x in (_segment_at(chain, s) for s in distances)])
     g = rm.beams[limb]
-    return _beam_gauges(g, q[g.dofs], distances, sides, recovered)
+    qe = q[g.dofs]
+    return _beam_gauges(lambda xi: g.family.strains(qe, xi), g.family.L, distances, sides,
+                        recovered)
 
 
-def _beam_gauges(g, qe: np.ndarray, distances, sides, recovered: bool) -> np.ndarray:
-    """The axial strains (n_distances, 4) at ``distances`` [m] from the start of the beam
-    elements ``g`` at their coordinates ``qe``, at the section points ``sides``: from the
-    element centres interpolated linearly (``recovered``, more than one element) or at
-    each gauge's point of its element."""
-    L = g.family.L
+def _beam_gauges(strains, L: np.ndarray, distances, sides, recovered: bool) -> np.ndarray:
+    """The axial strains (n_distances, 4) at ``distances`` [m] from the start of beam
+    elements of lengths ``L`` whose strains at ``ξ`` are ``strains([[ξ]])``, at the
+    section points ``sides``: from the element centres interpolated linearly
+    (``recovered``, more than one element) or at each gauge's point of its element."""
     edges = np.concatenate([[0.0], np.cumsum(L)])
     if recovered and len(L) > 1:
         centres = 0.5 * (edges[1:] + edges[:-1])
-        st = g.family.strains(qe, [[0.0]])          # one evaluation for the four sides
+        st = strains([[0.0]])                       # one evaluation for the four sides
         at = np.array([_fibre(st, y, z)[:, 0] for y, z in sides])
         out = np.zeros((len(distances), 4))
         for i, s in enumerate(distances):
@@ -478,7 +504,7 @@ def _beam_gauges(g, qe: np.ndarray, distances, sides, recovered: bool) -> np.nda
     for i, s in enumerate(distances):
         e = int(min(np.searchsorted(edges, s, side="right") - 1, len(L) - 1))
         xi = 2.0 * (s - edges[e]) / L[e] - 1.0
-        st = g.family.strains(qe, [[xi]])           # one evaluation for the four sides
+        st = strains([[xi]])                        # one evaluation for the four sides
         for j, (y, z) in enumerate(sides):
             out[i, j] = _fibre(st, y, z)[e, 0]
     return out
