@@ -3,8 +3,9 @@
 The 3-RRRU robot with flexible links (Liu et al. 2018: E = 6.9e8 Pa links 3) on its
 circle, the motors as servos on the rigid robot's angles (the collocated drive, its
 inverse dynamics), built with each link model through the robot layer: ANCF beams at
-several element counts and floating-frame links (Bézier basis, fourth-order
-kinematics) at several segment counts.  The reference is ANCF with ``--reference``
+several element counts, floating-frame links (Bézier basis, fourth-order kinematics)
+and reduced links (Craig–Bampton modes of ANCF FE models of segments welded end to end)
+at several segment counts.  The reference is ANCF with ``--reference``
 elements.  For each model: the error of the three motors' torque histories (largest
 over the motors of max |τ − τ_ref| / range τ_ref), the wall time of the simulation,
 cold (its first run in a fresh process: a child started for it) and warm (median of the
@@ -59,12 +60,15 @@ MODELS = {"ancf_beam 2": dict(link_model="ancf_beam", n_elements=2),
                                      link_coordinates=4),
           "floating_frame 4×4": dict(link_model="floating_frame", link_segments=4,
                                      link_coordinates=4),
-          "reduced 1×4": dict(link_model="reduced", link_segments=1, link_coordinates=4,
+          # reduced: segments × fixed-interface modes, each segment an FE model of
+          # n_elements ANCF beam elements (the segments welded: fixed joints between
+          # node interfaces)
+          "reduced 1×2": dict(link_model="reduced", link_segments=1, link_coordinates=2,
                               n_elements=8),
-          "reduced 2×4": dict(link_model="reduced", link_segments=2, link_coordinates=4,
-                              n_elements=4),
+          "reduced 2×2": dict(link_model="reduced", link_segments=2, link_coordinates=2,
+                              n_elements=8),
           "reduced 4×2": dict(link_model="reduced", link_segments=4, link_coordinates=2,
-                              n_elements=2)}
+                              n_elements=4)}
 
 
 def run(spec: dict, speed: float, dt: float, t_end: float):
