@@ -88,10 +88,10 @@ PARAMS = {
     "newton_tol": 1e-10,
     "forward_torques": "rigid",    # "rigid" or "inverse"
     "beam_formulation": "structural",   # or "continuum" (Poisson-locking, for comparison)
-    "link_model": "ancf_beam",     # or "floating_frame": links 3 as floating-frame bodies
+    "link_model": "ancf_beam",     # or "floating_frame" / "reduced": links 3 as those bodies
     "link_basis": "bezier",        # floating_frame: modes, fe, bezier, bspline
-    "link_coordinates": 4,         # floating_frame: functions per field
-    "link_segments": 4,            # floating_frame: bodies per link 3, clamped end to end
+    "link_coordinates": 4,         # floating_frame: functions per field; reduced: modes
+    "link_segments": 4,            # floating_frame, reduced: bodies per link 3, end to end
     "link_kinematics": "fourth_order",  # floating_frame: or "paper" (Fan and Zhang's)
     "joint_sections": "free",      # ancf_beam: "square" holds the sections at C, U square
     "drive": "joints",             # inverse: "joints" (motors follow the rigid robot's
@@ -106,7 +106,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "link_radius_m": ">0", "payload_kg": ">=0", "speed_mps": ">0", "dt_s": ">0",
           "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
-          "link_model": ("ancf_beam", "floating_frame"), "drive": ("path", "joints"),
+          "link_model": ("ancf_beam", "floating_frame", "reduced"), "drive": ("path", "joints"),
           "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
           "link_segments": ">=1", "link_kinematics": ("fourth_order", "paper"),
           "joint_sections": ("free", "square"), "gauges": ("recovered", "point"),
@@ -122,9 +122,6 @@ DOCS = {
                 "see drive; torques unknown); forward (driven by given torques); experiment "
                 "(inverse with E = 6.9e10 Pa and a 1.6 kg payload: the strain gauges); sweep "
                 "(inverse for each sweep_E_Pa)",
-    "n_elements_per_link": "ANCF beam elements per flexible third link (16: every figure "
-                           "within 0.5 % of 32's; 8, the paper page's: mid-point "
-                           "deformation within 0.6 % of 16)",
     "E_Pa": "Young's modulus of the flexible links",
     "nu": "Poisson's ratio of the flexible links [-]",
     "link_radius_m": "radius of the round section of the flexible links",
@@ -138,12 +135,20 @@ DOCS = {
                        "model's own inverse torques",
     "beam_formulation": "strain model of the ANCF beam: structural (locking-free), or "
                         "continuum / continuum_split (Poisson locking; for comparison)",
-    "link_model": "third links as ANCF beams or as floating-frame bodies",
+    "link_model": "third links as ANCF beams, floating-frame bodies or reduced bodies "
+                  "(Craig–Bampton modes of an ANCF-beam FE model of each segment)",
     "link_basis": "floating_frame links: deformation basis (fem.bases)",
-    "link_coordinates": "floating_frame links: deformation functions per field",
-    "link_segments": "floating_frame links: floating-frame bodies per third link, each "
-                     "clamped to the tip section of the one before (substructuring: the "
-                     "kinematics' truncation falls with the elastic rotation per body)",
+    "link_coordinates": "floating_frame links: deformation functions per field; reduced "
+                        "links: fixed-interface modes per segment",
+    "link_segments": "floating_frame and reduced links: bodies per third link, each "
+                     "joined to the one before (floating frames clamped to its tip "
+                     "section; reduced segments welded to its end node) — the "
+                     "kinematics' truncation, or the reduction's missing tension "
+                     "stiffening, falls with the elastic rotation per body",
+    "n_elements_per_link": "ANCF beam elements per flexible third link (16: every figure "
+                           "within 0.5 % of 32's; 8, the paper page's: mid-point "
+                           "deformation within 0.6 % of 16); reduced links: the elements "
+                           "of the FE models of a link's segments together",
     "link_kinematics": "floating_frame links: centre line and curvature to fourth order "
                        "in the slopes, or to second (paper: Fan and Zhang (2016))",
     "joint_sections": "ancf_beam links: free (the joints turn r_z alone and may shear the "
@@ -174,10 +179,19 @@ PAPER = {"forward_x_deviation_mm": 8.7, "forward_other_deviation_mm": 2.0,
 GAUGES_M = (0.200, 0.4075, 0.600)
 
 
+def _elements(p: dict) -> int:
+    """ANCF elements of a link (ANCF links) or of each segment's FE model (reduced links:
+    the link's ``n_elements_per_link`` shared by its segments, two at least)."""
+    n = int(p["n_elements_per_link"])
+    if p["link_model"] == "reduced":
+        return max(2, -(-n // max(1, int(p["link_segments"]))))
+    return n
+
+
 def _links(p: dict) -> dict:
     """The links' keyword arguments of :func:`build_flexible_links_robot`."""
     return {"E": float(p["E_Pa"]), "nu": float(p["nu"]), "radius": float(p["link_radius_m"]),
-            "n_elements": int(p["n_elements_per_link"]), "formulation": p["beam_formulation"],
+            "n_elements": _elements(p), "formulation": p["beam_formulation"],
             "link_model": p["link_model"], "link_basis": p["link_basis"],
             "link_coordinates": int(p["link_coordinates"]),
             "link_kinematics": p["link_kinematics"], "link_segments": int(p["link_segments"]),

@@ -57,6 +57,18 @@ class BodyMeshes:
         # the FE model's own reference (the flat plate, as the full model's): the
         # displacement then carries the sag, as it does for the full plate
         self.ref = np.vstack([base.ref] + [d.ref for _, d in self.parts])
+        self.link_frames = model.link_frames
+        self.q0 = model.q0
+
+    def _deformation(self, name: str, q: np.ndarray, x: np.ndarray,
+                     x0: np.ndarray) -> np.ndarray:
+        """A body's FE points ``x`` (reference ``x0``) less the rigid motion of the frame
+        declared for it (:meth:`fem.Model.add_link_frame`)."""
+        from .drawing import _link_frame
+
+        o, R = _link_frame(self.link_frames[name], q)
+        o0, R0 = _link_frame(self.link_frames[name], self.q0)
+        return x - (o + (x0 - o0) @ (R @ R0.T).T)
 
     @property
     def picture(self) -> dict:
@@ -95,6 +107,9 @@ class BodyMeshes:
             qf = body.fe_coordinates(q)
             vf = None if v is None else body.fe_velocities(q, v)
             g = d.frame(t, qf, vf)
+            if body.name in self.link_frames:     # the link's frame, in the model's q
+                g.point_data["deformation"] = self._deformation(
+                    body.name, q, d.ref + np.asarray(g.point_data["displacement"]), d.ref)
             g.cell_data["group"] = np.asarray(g.cell_data["group"], float) + off
             frames.append(g)
         n_pts = [len(fr.points) for fr in frames]

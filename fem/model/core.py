@@ -196,7 +196,7 @@ class Model:
         self.damping: list[tuple[ElementGroup, float]] = []
         self.strain_rate_damping: list[tuple[ElementGroup, float]] = []
         self.sketches: list[Sketch] = []
-        self.link_frames: dict[str, tuple] = {}   # group name -> (origin, tip, side) maps
+        self.link_frames: dict[str, tuple] = {}   # group or body name -> (origin, tip, side)
         self.nonlinear_bodies: list = []     # fem.bodies: floating-frame links, …
         self.coordinate_blocks: list[tuple[str, int, int]] = []   # (name, first, size)
         self.view = "iso"
@@ -908,17 +908,21 @@ class Model:
             self.damping.append((group, float(beta)))
         self._changed()
 
-    def add_link_frame(self, group: ElementGroup, origin, tip, side) -> None:
-        """Measure the elastic deformation of ``group`` (a flexible link) against the
-        rigid motion of the frame through two of its points: origin at ``origin``, x
-        toward ``tip``, the xy-plane holding the vector ``side`` (maps of the
-        coordinates).  Output then draws and magnifies the deformation relative to that
-        frame: zero at the origin and across to the tip, so a magnified picture keeps
-        the joints at both ends attached (without it, the best-fitting rigid motion of
-        the link's points is used)."""
-        if not isinstance(group, ElementGroup):
+    def add_link_frame(self, group, origin, tip, side) -> None:
+        """Measure the elastic deformation of ``group`` (a flexible link: an
+        :class:`ElementGroup`, or a body drawn on its FE model — a reduced body, whose
+        mesh is then measured as a whole) against the rigid motion of the frame through
+        two points: origin at ``origin``, x toward ``tip``, the xy-plane holding the
+        vector ``side`` (maps of the coordinates).  Output then draws and magnifies the
+        deformation relative to that frame: zero at the origin and across to the tip, so
+        a magnified picture keeps the joints at both ends attached (without it, the
+        best-fitting rigid motion of the link's points is used).  The points may be
+        another body's: a link of several bodies end to end is measured against the
+        frame through its two ends."""
+        if not isinstance(group, ElementGroup) and getattr(group, "fe_model", None) is None:
             raise ModelError(f"add_link_frame expects an ElementGroup (returned by "
-                             f"add_elements/add_mesh), got {type(group).__name__}")
+                             f"add_elements/add_mesh) or a body drawn on its FE model (a "
+                             f"reduced body), got {type(group).__name__}")
         for m, what in ((origin, "origin"), (tip, "tip"), (side, "side")):
             point_map(m, f"add_link_frame {group.name!r}: {what}")
         self.link_frames[group.name] = (origin, tip, side)

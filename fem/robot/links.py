@@ -717,6 +717,8 @@ class Reduced(LinkModel):
                 dirs = [body.interface(f"{f}[{j}]") for j in (1, 2, 3)]
                 built[f] = Frame(name, f, p, body.interface(f"{f}[0]"), dirs, basis0,
                                  gradients=dirs)
+        if len(built) == 2:                   # pictures: the bending against the chord
+            model.add_link_frame(body, *_chord(built))
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,

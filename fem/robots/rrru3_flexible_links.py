@@ -251,6 +251,11 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
                 robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
                                 (nm, "root"))
         chains.append(names)
+        if link_model == "reduced" and S > 1:   # pictures: the link's bending, C to U
+            c_, u_ = robot.frame(names[0], "C"), robot.frame(names[-1], "U")
+            for nm in names:
+                robot.model.add_link_frame(robot.links[nm].body, c_.origin, u_.origin,
+                                           c_.basis[1])
         robot.add_joint(f"{limb} R1", "revolute", "ground", (f"{limb} link1", "A"))
         robot.add_joint(f"{limb} R2", "revolute", (f"{limb} link1", "B"),
                         (f"{limb} link2", "B"))
