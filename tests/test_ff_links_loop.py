@@ -180,3 +180,28 @@ def test_welded_reduced_segments_are_the_beam_in_linear_statics():
     ref = mid(n_elements=16, joint_sections="square")
     red = mid(link_model="reduced", link_segments=2, link_coordinates=2, n_elements=8)
     assert np.allclose(red, ref, rtol=5e-4), red / ref - 1
+
+
+def test_reduced_segments_are_drawn_bending_against_the_links_chord():
+    # the pictures magnify a reduced link's deformation measured against the frame
+    # through the whole link's ends C and U (not each segment's own best fit, which drew
+    # four scallops magnified 50 times): across the chord, zero at C and U, and at the
+    # mid-point the centre line's distance from the chord (link_midpoint_outputs)
+    from fem.io.output import drawing_for
+    from fem.robots.rrru3_flexible_links import link_midpoint_outputs
+
+    rm, q = _static_state(link_model="reduced", link_segments=2, link_coordinates=2,
+                          n_elements=4)
+    frame = drawing_for(rm.model).frame(0.0, q)
+    x = np.asarray(frame.points) + np.asarray(frame.point_data["displacement"])
+    dx = np.asarray(frame.point_data["deformation"])
+    seg = rm.link_segments[0]
+    c, u = seg[0].centreline(q, 2)[0], seg[-1].centreline(q, 2)[-1]
+    mid = seg[0].centreline(q, 2)[-1]
+    e = (u - c) / np.linalg.norm(u - c)
+    for p, expected in ((c, 0.0), (u, 0.0),
+                        (mid, link_midpoint_outputs(rm, q)["deformation"][0])):
+        i = int(np.argmin(np.linalg.norm(x - p, axis=1)))
+        assert np.linalg.norm(x[i] - p) < 1e-9
+        across = np.linalg.norm(dx[i] - (dx[i] @ e) * e)
+        assert across == pytest.approx(expected, abs=1e-6), (across, expected)
