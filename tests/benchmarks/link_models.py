@@ -5,7 +5,9 @@ circle, the motors as servos on the rigid robot's angles (the collocated drive, 
 inverse dynamics), built with each link model through the robot layer: ANCF beams at
 several element counts, floating-frame links (Bézier basis, fourth-order kinematics)
 and reduced links (Craig–Bampton modes of ANCF FE models of segments welded end to end)
-at several segment counts.  The reference is ANCF with ``--reference``
+at several segment counts.  ANCF cables do not apply to this robot: link 3 turns its
+universal joint at U about an axis of its section, which a cable (a tangent, no twist)
+does not carry — the robot layer refuses it, naming joint U1.  The reference is ANCF with ``--reference``
 elements.  For each model: the error of the three motors' torque histories (largest
 over the motors of max |τ − τ_ref| / range τ_ref), the wall time of the simulation,
 cold (its first run in a fresh process: a child started for it) and warm (median of the
