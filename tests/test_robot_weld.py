@@ -90,3 +90,19 @@ def test_a_rigid_link_and_a_beam_keep_the_rigid_joint():
     robot.add_joint("flange", "fixed", ("base", "end"), ("b", "root"))
     names = [c.name for c in robot.joints["flange"].constraints]
     assert len(names) == 4 and not any("gradient" in n for n in names), names
+
+
+def test_dependent_interface_directions_are_named():
+    # a reduced link's interface [point, x, y, z] needs three independent directions
+    # (its frame's axes; a weld's transformation): refused naming the link and frame
+    from fem.model.core import Model
+    from fem.robot import Reduced
+
+    fe = Model()
+    built = AncfBeam(_steel(), radius=RADIUS, elements=2).build(
+        fe, "b", {"root": pose((0, 0, 0)), "tip": pose((1.0, 0, 0))}).frames
+    robot = Robot("r")
+    with pytest.raises(fem.ModelError, match=r"link 'b': interface 'root'.*not independent"):
+        robot.add_link("b", Reduced(fe, {f: [x.origin, x.tangent, x.tangent, x.basis[2]]
+                                         for f, x in built.items()}, n_modes=2),
+                       {"root": pose((0, 0, 0)), "tip": pose((1.0, 0, 0))})

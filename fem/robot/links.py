@@ -176,6 +176,20 @@ def interface_maps(interfaces: dict, frames, name: str, kind: str, forms: str) -
     return out
 
 
+def independent_directions(values: np.ndarray, name: str, frame: str) -> np.ndarray:
+    """``values`` (3, 3), an interface's three direction vectors at build as columns,
+    checked independent (a frame needs three axes; a weld, their inverse)."""
+    values = np.asarray(values, float)
+    s = np.linalg.svd(values, compute_uv=False)
+    if not np.all(np.isfinite(s)) or s[-1] <= 1e-8 * max(s[0], 1e-300):
+        raise ModelError(f"link {name!r}: interface {frame!r} gives directions [x, y, z] "
+                         f"that are not independent where the link is built (their "
+                         f"values {np.round(values.T, 6).tolist()}); give three "
+                         f"independent vectors of the FE model, e.g. an ANCF node's "
+                         f"r_x, r_y, r_z")
+    return values
+
+
 def _ancf_damping(model, group, spec, s: dict, L: float, name: str) -> None:
     """Strain-rate (Kelvin–Voigt) damping with ζ at the link's first cantilever mode,
     ``η = 2ζ/ω₁``, ``ω₁ = 1.8751² √(EI/ρA) / L²`` (Euler–Bernoulli, the softer plane)."""
@@ -690,6 +704,10 @@ class Reduced(LinkModel):
 
         spec = interface_maps(self.interfaces, frames, name, "reduced",
                                "[point, x] or [point, x, y, z]")
+        for f, maps in spec.items():
+            if len(maps) == 4:
+                independent_directions(np.column_stack([m(self.fe_model.q0)
+                                                        for m in maps[1:]]), name, f)
         options = dict(self.options)
         reduce = cached_reduction if options.pop("cache", False) else reduce_body
         red = reduce(self.fe_model, interfaces={f: m if len(m) > 1 else m[0]

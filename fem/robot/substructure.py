@@ -16,7 +16,14 @@ import numpy as np
 
 from ..core.errors import ModelError
 from .frames import Frame
-from .links import BuiltLink, LinkModel, checked_interfaces, damping_ratio, interface_maps
+from .links import (
+    BuiltLink,
+    LinkModel,
+    checked_interfaces,
+    damping_ratio,
+    independent_directions,
+    interface_maps,
+)
 
 __all__ = ["Substructure"]
 
@@ -55,6 +62,10 @@ class Substructure(LinkModel):
     def build(self, model, name, frames):
         spec = interface_maps(self.interfaces, frames, name, "substructure",
                                "[point, slope] or [point, x, y, z]")
+        for f, maps in spec.items():
+            if len(maps) == 4:
+                independent_directions(np.column_stack([m(self.fe_model.q0)
+                                                        for m in maps[1:]]), name, f)
         body = model.add_reduced_body(name, self.reduction, fe_model=self.fe_model)
         if self.damping > 0:
             model.add_modal_damping(body, self.damping)

@@ -3,18 +3,18 @@
 The 3-RRRU robot with flexible links (Liu et al. 2018: E = 6.9e8 Pa links 3) on its
 circle, the motors as servos on the rigid robot's angles (the collocated drive, its
 inverse dynamics), built with each link model through the robot layer: ANCF beams at
-several element counts, floating-frame links (Bézier basis, fourth-order kinematics)
-and reduced links (Craig–Bampton modes of ANCF FE models of segments welded end to end)
-at several segment counts.  ANCF cables do not apply to this robot: link 3 turns its
+several element counts, floating-frame links (Bézier basis, fourth-order kinematics) and
+reduced links (Craig–Bampton modes of ANCF FE models of segments welded end to end) at
+several segment counts. ANCF cables do not apply to this robot: link 3 turns its
 universal joint at U about an axis of its section, which a cable (a tangent, no twist)
-does not carry — the robot layer refuses it, naming joint U1.  The reference is ANCF with ``--reference``
-elements.  For each model: the error of the three motors' torque histories (largest
-over the motors of max |τ − τ_ref| / range τ_ref), the wall time of the simulation,
-cold (its first run in a fresh process: a child started for it) and warm (median of the
-repeats in this process after a first, untimed one), the coordinates and the Newton
-iterations, and the CPU seconds of the warm runs (median) with their CPU milliseconds per
-Newton iteration (the honest measure on a shared machine).  One JSON line per model,
-then the machine.
+does not carry — the robot layer refuses it, naming joint U1. The reference is ANCF with
+``--reference`` elements. For each model: the error of the three motors' torque
+histories (largest over the motors of max |τ − τ_ref| / range τ_ref), the wall time of
+the simulation, cold (its first run in a fresh process: a child started for it) and warm
+(median of the repeats in this process after a first, untimed one), the coordinates and
+the Newton iterations, and the CPU seconds of the warm runs (median) with their CPU
+milliseconds per Newton iteration (the honest measure on a shared machine). One JSON
+line per model, then the machine.
 
 ``--arm STEPS``: instead, the vehicle manipulator's arm (``cases/vehicle_manipulator_cms``,
 its swing from the static equilibrium) with ANCF cables and with reduced bodies, ``STEPS``
