@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bodies.reduced_kernels import reduced_kernels
 from ..maps.linear_map import LinearMap
 from ..maps.point_maps import MapSum, PointMap, evaluate
 
@@ -421,7 +422,17 @@ class _Batched:
         return np.concatenate([x, *b]), J
 
     def state(self, q: np.ndarray, t: float):
+        """``(Φ contributions, Φ_q values)`` as :meth:`GeneralRows.state`: the products
+        ``X_a·X_b`` and ``J X`` gathered and summed (on the compiled path by the
+        ``rows_state`` kernel of :mod:`fem.bodies.reduced_kernels`, else ``np.bincount``:
+        the same sums in the same order)."""
         X, J = self._X(q, t)
+        kern = reduced_kernels()
+        if kern is not None:
+            phi, jv = np.empty(self.rows.n_con), np.empty(self._njv)
+            kern[2](X, J, self._xa3, self._xb3, self._prow, self._jo, self._jJ, self._jx,
+                    phi, jv)
+            return phi, jv
         phi = np.bincount(self._prow, X[self._xa3] * X[self._xb3],
                           minlength=self.rows.n_con)
         jv = np.bincount(self._jo, J[self._jJ] * X[self._jx], minlength=self._njv)
