@@ -47,8 +47,9 @@ def _points(bodies, mids):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_kernels_python_forms_equal_the_numpy_forms(seed):
     """``terms`` (inertia forces, forces with the weight and a point load, alone and
-    added into a global vector), ``points`` (points of several bodies and of one) and
-    ``rows_state`` (the general rows' Φ, Φ_q) to 1e-12 of each array's largest entry."""
+    added into a global vector), ``points`` (points of several bodies and of one; added
+    with coefficients into the general rows' maps), ``rows_state`` and ``rows_hessian``
+    (the general rows' Φ, Φ_q, λ·Φ_qq) to 1e-12 of each array's largest entry."""
     kern = _python_kernels()
     mb, bodies, mids = _model()
     asm = mb.assemble()
@@ -76,13 +77,37 @@ def test_kernels_python_forms_equal_the_numpy_forms(seed):
         assert isinstance(ev, _PointsBatch)
         for x, y in zip(ev.compiled(kern[1], q), ev.numpy(q), strict=True):
             assert _close(x, y)
-    # the general rows' state from the maps' values and Jacobians
+    # the general rows' maps: the points weighted and added straight into X and J
     rows = asm._general._batched
+    rows._last = None
+    X_ref, J_ref = (y.copy() for y in rows._maps(q))
+    x, J = rows._A @ q[rows._lin_dofs] + rows._x0, rows._J0.copy()
+    for run, _coef, _jcoef, xdest, jdest, _unique, pcoef in rows._groups:
+        assert run.add_into(q, pcoef, xdest, jdest, x, J, points_kernel=kern[1])
+        # and with coefficients other than one
+        c = np.random.default_rng(seed).normal(size=run.n)
+        xb, Jb = run.numpy(q)
+        x_c, J_c = x.copy(), J.copy()
+        np.add.at(x_c, xdest, (c[:, None] * xb).ravel())
+        np.add.at(J_c, jdest, np.repeat(c, 3 * run.kp) * Jb)
+        run.add_into(q, c, xdest, jdest, x, J, points_kernel=kern[1])
+        assert _close(x, x_c) and _close(J, J_c)
+        run.add_into(q, -c, xdest, jdest, x, J, points_kernel=kern[1])
+    assert _close(x, X_ref) and _close(J, J_ref)
+    # the general rows' state from the maps' values and Jacobians
     X, J = rows._X(q, 0.3)
     phi, jv = np.empty(rows.rows.n_con), np.empty(rows._njv)
     kern[2](X, J, rows._xa3, rows._xb3, rows._prow, rows._jo, rows._jJ, rows._jx, phi, jv)
     ref_phi, ref_jv = rows.state(q, 0.3)
     assert _close(phi, ref_phi) and _close(jv, ref_jv)
+    # and their λ·Φ_qq
+    rng = np.random.default_rng(seed)
+    lam, keep = rng.normal(size=rows.rows.n_con), (rng.random(rows.rows.n_con) > 0.3) * 1.0
+    ref = rows.hessian_values(lam, q, keep, 0.3)
+    out, hv, hx, pa, pb, _nh, sizes, nout = rows._hess
+    res = np.empty(nout)
+    kern[3](X, J, out, hv, hx, pa, pb, lam[rows.rows.rows] * keep[rows.rows.rows], sizes, res)
+    assert np.abs(ref).max() > 0 and _close(res, ref)
 
 
 def _paths_compared(evaluate) -> None:
@@ -98,8 +123,9 @@ def _paths_compared(evaluate) -> None:
 @pytest.mark.compiled
 def test_compiled_batch_and_points_equal_the_numpy_path():
     """On the compiled path the batch's ``inertia_all`` and ``forces_all`` (alone and into
-    a global vector), the points' evaluator and the general rows' state equal those of
-    the NumPy path.  Compiles only the kernels of :mod:`fem.bodies.reduced_kernels`."""
+    a global vector), the points' evaluator and the general rows' state and ``λ·Φ_qq``
+    equal those of the NumPy path.  Compiles only the kernels of
+    :mod:`fem.bodies.reduced_kernels`."""
     mb, bodies, mids = _model()
     asm = mb.assemble()
     bt = asm.body_batches[0]
@@ -117,6 +143,8 @@ def test_compiled_batch_and_points_equal_the_numpy_path():
         out += ReducedPoint.evaluate_batch(pts[:2])(q)
         asm._general._batched._last = None
         out += asm._general.state(q, 0.1)
+        lam = np.linspace(-1.0, 2.0, asm._general.n_con)
+        out.append(asm._general.hessian_values(lam, q, np.ones_like(lam), 0.1))
         return out
 
     _paths_compared(evaluate)

@@ -937,6 +937,9 @@ class _PointsBatch:
         self.take = (np.arange(12 + mm)[None, None, :]
                      < self.kp[:, None, None]).repeat(3, axis=1)
         self.nJ = int(3 * self.kp.sum())
+        self._ones = np.ones(n)
+        self._xid = np.arange(3 * n, dtype=np.int64)
+        self._jid = np.arange(self.nJ, dtype=np.int64)
 
     def __call__(self, q: np.ndarray) -> tuple:
         kern = reduced_kernels()
@@ -946,11 +949,28 @@ class _PointsBatch:
 
     def compiled(self, points_kernel, q: np.ndarray) -> tuple:
         """``(x, J)`` from the ``points`` kernel (or its ``py_func``)."""
-        x = np.empty((self.n, 3))
-        J = np.empty(self.nJ)
+        x = np.zeros(3 * self.n)
+        J = np.zeros(self.nJ)
         points_kernel(np.ascontiguousarray(q, dtype=float), self.frames, self.modal_pad,
-                      self.ms, self.bi, self.v0, self.S0, self.Y, x, J)
-        return x, (J.reshape(self.n, 3, self.body.k) if self.one else J)
+                      self.ms, self.bi, self.v0, self.S0, self.Y, self._ones, self._xid,
+                      self._jid, x, J)
+        return x.reshape(self.n, 3), (J.reshape(self.n, 3, self.body.k) if self.one else J)
+
+    def add_into(self, q: np.ndarray, coef: np.ndarray, xdest: np.ndarray,
+                 jdest: np.ndarray, x: np.ndarray, J: np.ndarray,
+                 points_kernel=None) -> bool:
+        """On the compiled path (or given the ``points`` kernel), add the points' values
+        and Jacobians (the entries of :meth:`__call__`'s, in its order) times their
+        ``coef`` (n,) into ``x[xdest]`` and ``J[jdest]`` (as ``np.add.at``) and return
+        True; on the NumPy path return False (the caller adds :meth:`__call__`'s)."""
+        if points_kernel is None:
+            kern = reduced_kernels()
+            if kern is None:
+                return False
+            points_kernel = kern[1]
+        points_kernel(np.ascontiguousarray(q, dtype=float), self.frames, self.modal_pad,
+                      self.ms, self.bi, self.v0, self.S0, self.Y, coef, xdest, jdest, x, J)
+        return True
 
     def numpy(self, q: np.ndarray) -> tuple:
         """``(x, J)`` in NumPy (the reference)."""

@@ -188,12 +188,12 @@ class ReducedBatch:
         """Every body's ``h_g`` (B, n̄_V, 3), kept while the gravity is and no body was
         given a load (:attr:`ReducedBody.changes`)."""
         g = np.asarray(gravity, dtype=float)
-        if (self._hg is None or self._hg_key[1] != ReducedBody.changes
-                or not np.array_equal(self._hg_key[0], g)):
+        key = (g.tobytes(), ReducedBody.changes)
+        if self._hg_key != key:
             hg = np.zeros((len(self.bodies), self.nV, 3))
             for i, b in enumerate(self.bodies):
                 hg[i, self._rows[i]] = b._load_vectors(g)
-            self._hg_key, self._hg = (g.copy(), ReducedBody.changes), hg
+            self._hg_key, self._hg = key, hg
         return self._hg
 
     def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool,

@@ -5,7 +5,7 @@ On the NumPy path a Newton iteration of a robot of reduced links spends its body
 some forty small NumPy calls on arrays of tens of entries (the batch's gathers, the
 generalized accelerations ``Ẍ``, ``W Ẍ``, the projection ``Lᵀ h``, the scatter), and
 the general rows' maps in as many again (every reduced point's value and Jacobian, then
-the rows' products).  On the compiled path (:func:`fem.core.jit.path`) three kernels do
+the rows' products).  On the compiled path (:func:`fem.core.jit.path`) four kernels do
 the same work in plain loops over the bodies and points:
 
 * ``terms`` at ``(q, q̇, q̈)``: every body's inertia forces ``Lᵀ W Ẍ`` with::
@@ -20,12 +20,15 @@ the same work in plain loops over the bodies and points:
 * ``points`` at ``q``: the values and Jacobians of reduced points ``x = v_c r + Σ_a s_a
   e_a``, ``s_a = v_a + Y_a·η`` (:meth:`ReducedPoint.evaluate_batch`)::
 
-      ∂x/∂r = v_c I,   ∂x/∂e_a = s_a I,   ∂x/∂η_k = Σ_a Y_a,k e_a;
+      ∂x/∂r = v_c I,   ∂x/∂e_a = s_a I,   ∂x/∂η_k = Σ_a Y_a,k e_a,
 
-* ``rows_state`` from the maps' values ``X`` and Jacobians ``J``: the general rows'
-  ``Φ`` and ``Φ_q`` values, the gathered products ``X_a·X_b`` and ``J X`` summed in
-  entry order (what :meth:`fem.constraints.general._Batched.state` forms with
-  ``np.bincount``).
+  weighted and added straight into the general rows' maps;
+
+* ``rows_state`` and ``rows_hessian`` from the maps' values ``X`` and Jacobians ``J``:
+  the general rows' ``Φ`` and ``Φ_q`` values and, once per factorization, ``λ·Φ_qq``,
+  the gathered products (``X_a·X_b``, ``J X``; ``H X``, ``J_aᵀ J_b``) summed in entry
+  order (what :meth:`fem.constraints.general._Batched.state` and ``hessian_values`` form
+  with ``np.bincount``: the same sums in the same order).
 
 ``terms`` loops over a body's own modes only (the batch's padded modes add exact zeros
 to the NumPy sums) and adds every body's forces straight into the global vector
@@ -46,7 +49,8 @@ __all__ = ["reduced_kernels"]
 
 @compiled
 def reduced_kernels(numba):
-    """The compiled ``(terms, points, rows_state)`` (numba), or None on the NumPy path.
+    """The compiled ``(terms, points, rows_state, rows_hessian)`` (numba), or None on the
+    NumPy path.
 
     ``terms(q, v, a, idx, ks, WT, hg, K, f0, inertial, F, out)``: with body ``b``'s
     global coordinates ``idx[b, :ks[b]]`` (``[r, u, v, w, η]``, ``ks[b] = 12 + m_b``; the
@@ -57,15 +61,25 @@ def reduced_kernels(numba):
     m̄), ``f₀ = f0[b]`` (m̄)), into ``F[b, :ks[b]]`` (``F`` (B, k̄), the padding set to
     zero) and, when ``out`` is not empty, added into ``out[idx[b, j]]``.
 
-    ``points(q, frames, modal, ms, bi, v0, S0, Y, x, J)``: the ``n`` points ``j`` of
-    bodies ``bi[j]`` (frame coordinates ``frames[b]`` (12), modal ones
+    ``points(q, frames, modal, ms, bi, v0, S0, Y, coef, xdest, jdest, x, J)``: the ``n``
+    points ``j`` of bodies ``bi[j]`` (frame coordinates ``frames[b]`` (12), modal ones
     ``modal[b, :ms[b]]``), with ``v_c = v0[j]``, ``v_(u,v,w) = S0[j]``, ``Y = Y[j]`` (3,
-    m̄): ``x[j]`` (3) and the Jacobians (3, 12 + m_b) one after the other, row-major,
-    into the flat ``J``.
+    m̄): their values (3 each) and Jacobians ((3, 12 + m_b) each, row-major), one point
+    after the other, times ``coef[j]``, added into ``x[xdest[e]]`` and ``J[jdest[e]]``
+    (entry ``e`` of the values, of the Jacobians): straight into the general rows' maps
+    (:meth:`fem.constraints.general._Batched._maps`), or with ``coef`` ones and
+    ``xdest``, ``jdest`` ranges into zeroed arrays.
 
     ``rows_state(X, J, xa, xb, prow, jo, jJ, jx, phi, jv)``: ``phi[prow[e]] += X[xa[e]]
     X[xb[e]]`` and ``jv[jo[e]] += J[jJ[e]] X[jx[e]]`` in entry order (``phi``, ``jv``
-    zeroed first)."""
+    zeroed first).
+
+    ``rows_hessian(X, J, out, hv, hx, pa, pb, w, sizes, res)``: the general rows' ``λ·Φ_qq``
+    values when the maps' second derivatives are constant: ``res[out[e]] += hv[e]
+    X[hx[e]]`` (the maps' second derivatives times the other factor), then ``res[out[nh +
+    e]] += J[pa[e]] J[pb[e]]`` (``J_aᵀ J_b``, both halves) in entry order (``res``
+    zeroed first, ``nh`` the size of ``hv``), and term ``t``'s ``sizes[t]`` values (one
+    after the other) times ``w[t] = λ_row keep_row``."""
 
     @numba.njit(cache=True)
     def terms(q, v, a, idx, ks, WT, hg, K, f0, inertial, F, out):   # pragma: no cover - jit
@@ -76,6 +90,7 @@ def reduced_kernels(numba):
         h = np.zeros((3, nV))                    # h transposed
         E = np.empty((3, 3))
         own = np.empty(nV, np.int64)            # the body's own rows of X
+        eta = np.empty(mm)
         for b in range(B):
             m = ks[b] - 12
             d = idx[b]
@@ -88,6 +103,8 @@ def reduced_kernels(numba):
             for ax in range(3):
                 for c in range(3):
                     E[ax, c] = q[d[3 + 3 * ax + c]]
+            for k in range(m):
+                eta[k] = q[d[12 + k]]
             if inertial:
                 for c in range(3):
                     G[0, c] = a[d[c]]
@@ -96,7 +113,7 @@ def reduced_kernels(numba):
                         G[1 + ax, c] = a[d[3 + 3 * ax + c]]
                 # η_k ë_a + η̈_k e_a + 2 η̇_k ė_a at row 4 + a m̄ + k
                 for k in range(m):
-                    ek, edk, eddk = q[d[12 + k]], v[d[12 + k]], a[d[12 + k]]
+                    ek, edk, eddk = eta[k], v[d[12 + k]], a[d[12 + k]]
                     for ax in range(3):
                         r = 4 + ax * mm + k
                         for c in range(3):
@@ -109,7 +126,21 @@ def reduced_kernels(numba):
                     h[0, r] = 0.0
                     h[1, r] = 0.0
                     h[2, r] = 0.0
-                for js in range(nr):
+                # four rows s a pass, added one after the other (the order of the sums
+                # of one row at a time), fewer loads and stores of h
+                js = 0
+                while js + 4 <= nr:
+                    s0, s1, s2, s3 = own[js], own[js + 1], own[js + 2], own[js + 3]
+                    a0, a1, a2, a3 = G[s0, 0], G[s1, 0], G[s2, 0], G[s3, 0]
+                    b0, b1, b2, b3 = G[s0, 1], G[s1, 1], G[s2, 1], G[s3, 1]
+                    c0, c1, c2, c3 = G[s0, 2], G[s1, 2], G[s2, 2], G[s3, 2]
+                    for r in range(nV):
+                        w0, w1, w2, w3 = WT[b, s0, r], WT[b, s1, r], WT[b, s2, r], WT[b, s3, r]
+                        h[0, r] = (((h[0, r] + w0 * a0) + w1 * a1) + w2 * a2) + w3 * a3
+                        h[1, r] = (((h[1, r] + w0 * b0) + w1 * b1) + w2 * b2) + w3 * b3
+                        h[2, r] = (((h[2, r] + w0 * c0) + w1 * c1) + w2 * c2) + w3 * c3
+                    js += 4
+                while js < nr:
                     s = own[js]
                     g0, g1, g2 = G[s, 0], G[s, 1], G[s, 2]
                     for r in range(nV):
@@ -117,6 +148,7 @@ def reduced_kernels(numba):
                         h[0, r] += w * g0
                         h[1, r] += w * g1
                         h[2, r] += w * g2
+                    js += 1
             else:
                 for ir in range(nr):
                     r = own[ir]
@@ -129,7 +161,7 @@ def reduced_kernels(numba):
                 for c in range(3):
                     acc = h[c, 1 + ax]
                     for k in range(m):
-                        acc += q[d[12 + k]] * h[c, 4 + ax * mm + k]
+                        acc += eta[k] * h[c, 4 + ax * mm + k]
                     F[b, 3 + 3 * ax + c] = acc
             for k in range(m):
                 acc = 0.0
@@ -142,7 +174,7 @@ def reduced_kernels(numba):
                 for k in range(m):
                     acc = f0[b, k]
                     for j in range(m):
-                        acc += K[b, k, j] * q[d[12 + j]]
+                        acc += K[b, k, j] * eta[j]
                     F[b, 12 + k] += acc
             for j in range(12 + m, kmax):
                 F[b, j] = 0.0
@@ -151,7 +183,8 @@ def reduced_kernels(numba):
                     out[d[j]] += F[b, j]
 
     @numba.njit(cache=True)
-    def points(q, frames, modal, ms, bi, v0, S0, Y, x, J):   # pragma: no cover - jit
+    def points(q, frames, modal, ms, bi, v0, S0, Y, coef, xdest, jdest, x,
+               J):   # pragma: no cover - jit
         n = bi.size
         o = 0
         E = np.empty((3, 3))
@@ -160,6 +193,7 @@ def reduced_kernels(numba):
             b = bi[j]
             m = ms[b]
             fr = frames[b]
+            w = coef[j]
             for ax in range(3):
                 for c in range(3):
                     E[ax, c] = q[fr[3 + 3 * ax + c]]
@@ -171,16 +205,18 @@ def reduced_kernels(numba):
             vc = v0[j]
             kp = 12 + m
             for c in range(3):
-                x[j, c] = vc * q[fr[c]] + s[0] * E[0, c] + s[1] * E[1, c] + s[2] * E[2, c]
+                xc = vc * q[fr[c]] + s[0] * E[0, c] + s[1] * E[1, c] + s[2] * E[2, c]
+                x[xdest[3 * j + c]] += w * xc
                 row = o + c * kp
-                for i in range(12):
-                    J[row + i] = 0.0
-                J[row + c] = vc
-                for ax in range(3):
-                    J[row + 3 + 3 * ax + c] = s[ax]
+                for i in range(12):                 # [v_c I, s_u I, s_v I, s_w I]
+                    blk = i // 3
+                    val = 0.0
+                    if i - 3 * blk == c:
+                        val = vc if blk == 0 else s[blk - 1]
+                    J[jdest[row + i]] += w * val
                 for k in range(m):
-                    J[row + 12 + k] = (E[0, c] * Y[j, 0, k] + E[1, c] * Y[j, 1, k]
-                                       + E[2, c] * Y[j, 2, k])
+                    J[jdest[row + 12 + k]] += w * (E[0, c] * Y[j, 0, k] + E[1, c] * Y[j, 1, k]
+                                                   + E[2, c] * Y[j, 2, k])
             o += 3 * kp
 
     @numba.njit(cache=True)
@@ -192,4 +228,19 @@ def reduced_kernels(numba):
         for e in range(jo.size):
             jv[jo[e]] += J[jJ[e]] * X[jx[e]]
 
-    return terms, points, rows_state
+    @numba.njit(cache=True)
+    def rows_hessian(X, J, out, hv, hx, pa, pb, w, sizes, res):   # pragma: no cover - jit
+        res[:] = 0.0
+        nh = hv.size
+        for e in range(nh):
+            res[out[e]] += hv[e] * X[hx[e]]
+        for e in range(pa.size):
+            res[out[nh + e]] += J[pa[e]] * J[pb[e]]
+        o = 0
+        for t in range(sizes.size):
+            wt = w[t]
+            for i in range(o, o + sizes[t]):
+                res[i] *= wt
+            o += sizes[t]
+
+    return terms, points, rows_state, rows_hessian
