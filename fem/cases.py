@@ -1117,7 +1117,8 @@ WARMUPS: tuple[tuple[str, dict], ...] = (
     ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05,
                                        "link_model": "floating_frame", "link_segments": 2}),
     # reduced links evaluated together, general rows on their points: the kernels of
-    # fem.bodies.reduced_kernels (20 steps of the swing, about 2 s)
+    # fem.bodies.reduced_kernels and fem.constraints.general_kernels (20 steps of the
+    # swing, about 2 s)
     ("vehicle_manipulator_cms", {"analysis": "large_motion", "body_model": "reduced",
                                  "swing_time_s": 0.02}),
 )

@@ -20,6 +20,7 @@ from test_reduced_batch import _model
 from fem.bodies.reduced import ReducedPoint, _PointsBatch
 from fem.bodies.reduced_batch import ReducedBatch
 from fem.bodies.reduced_kernels import reduced_kernels
+from fem.constraints.general_kernels import general_kernels
 from fem.core import jit
 
 
@@ -36,8 +37,10 @@ def _state(asm, seed: int):
 
 
 def _python_kernels():
+    """The Python forms of ``(terms, points, rows_state, rows_hessian)``."""
     numba = pytest.importorskip("numba")
-    return tuple(k.py_func for k in reduced_kernels.__wrapped__(numba))
+    return tuple(k.py_func for get in (reduced_kernels, general_kernels)
+                 for k in get.__wrapped__(numba))
 
 
 def _points(bodies, mids):
@@ -70,6 +73,9 @@ def test_kernels_python_forms_equal_the_numpy_forms(seed):
         assert bt._compiled_terms(kern, *args, f) == (None, None)
         bt.add_into(want, ref)
         assert _close(f, want)
+        strided = np.repeat(base, 2)[::2]            # not contiguous: added by NumPy
+        assert bt._compiled_terms(kern, *args, strided) == (None, None)
+        assert _close(strided, want)
     # the points of several bodies (padded) and of one body
     pts = _points(bodies, mids)
     for group in (pts, [p for p in pts if p.body is bodies[1]]):
@@ -112,9 +118,10 @@ def test_kernels_python_forms_equal_the_numpy_forms(seed):
 
 def _paths_compared(evaluate) -> None:
     assert jit.path() == "compiled" and reduced_kernels() is not None
+    assert general_kernels() is not None
     compiled = evaluate()
     with jit.use_path("numpy"):
-        assert reduced_kernels() is None
+        assert reduced_kernels() is None and general_kernels() is None
         numpy = evaluate()
     for x, y in zip(compiled, numpy, strict=True):
         assert _close(x, y)

@@ -17,10 +17,11 @@ at row ``4 + a m̄ + k``.  The residual's terms (the inertia forces ``Lᵀ W Ẍ
 and point loads ``−Lᵀ h_g``, the modal forces ``f₀ + K_r η``) are batched; their tangents
 (asked once per factorization) come from the bodies' own methods.  Bodies with the
 cubic modal force, the FE model's forces or its damping evaluate alone as before.  The
-batch runs on both kernel paths: on the compiled one it is faster than the bodies alone
-with their compiled inertia kernel (:meth:`ReducedBatch.evaluates`); a system whose
-Newton loop is compiled whole evaluates its bodies inside it.  :func:`batch_reduced`
-forms the batch (the assembly calls it).
+batch runs on both kernel paths: on the compiled one the residual's terms come from the
+``terms`` kernel of :mod:`fem.bodies.reduced_kernels` (one pass over the bodies, each
+over its own modes only, the forces added straight into the global vector), the NumPy
+forms here their reference; a system whose Newton loop is compiled whole evaluates its
+bodies inside it.  :func:`batch_reduced` forms the batch (the assembly calls it).
 """
 
 from __future__ import annotations

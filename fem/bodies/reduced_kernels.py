@@ -5,7 +5,7 @@ On the NumPy path a Newton iteration of a robot of reduced links spends its body
 some forty small NumPy calls on arrays of tens of entries (the batch's gathers, the
 generalized accelerations ``Ẍ``, ``W Ẍ``, the projection ``Lᵀ h``, the scatter), and
 the general rows' maps in as many again (every reduced point's value and Jacobian, then
-the rows' products).  On the compiled path (:func:`fem.core.jit.path`) four kernels do
+the rows' products).  On the compiled path (:func:`fem.core.jit.path`) two kernels do
 the same work in plain loops over the bodies and points:
 
 * ``terms`` at ``(q, q̇, q̈)``: every body's inertia forces ``Lᵀ W Ẍ`` with::
@@ -22,13 +22,10 @@ the same work in plain loops over the bodies and points:
 
       ∂x/∂r = v_c I,   ∂x/∂e_a = s_a I,   ∂x/∂η_k = Σ_a Y_a,k e_a,
 
-  weighted and added straight into the general rows' maps;
+  weighted and added straight into the general rows' maps.
 
-* ``rows_state`` and ``rows_hessian`` from the maps' values ``X`` and Jacobians ``J``:
-  the general rows' ``Φ`` and ``Φ_q`` values and, once per factorization, ``λ·Φ_qq``,
-  the gathered products (``X_a·X_b``, ``J X``; ``H X``, ``J_aᵀ J_b``) summed in entry
-  order (what :meth:`fem.constraints.general._Batched.state` and ``hessian_values`` form
-  with ``np.bincount``: the same sums in the same order).
+The general rows then form their ``Φ``, ``Φ_q`` and ``λ·Φ_qq`` from the maps with the
+kernels of :mod:`fem.constraints.general_kernels`.
 
 ``terms`` loops over a body's own modes only (the batch's padded modes add exact zeros
 to the NumPy sums) and adds every body's forces straight into the global vector
@@ -49,8 +46,7 @@ __all__ = ["reduced_kernels"]
 
 @compiled
 def reduced_kernels(numba):
-    """The compiled ``(terms, points, rows_state, rows_hessian)`` (numba), or None on the
-    NumPy path.
+    """The compiled ``(terms, points)`` (numba), or None on the NumPy path.
 
     ``terms(q, v, a, idx, ks, WT, hg, K, f0, inertial, F, out)``: with body ``b``'s
     global coordinates ``idx[b, :ks[b]]`` (``[r, u, v, w, η]``, ``ks[b] = 12 + m_b``; the
@@ -68,18 +64,7 @@ def reduced_kernels(numba):
     after the other, times ``coef[j]``, added into ``x[xdest[e]]`` and ``J[jdest[e]]``
     (entry ``e`` of the values, of the Jacobians): straight into the general rows' maps
     (:meth:`fem.constraints.general._Batched._maps`), or with ``coef`` ones and
-    ``xdest``, ``jdest`` ranges into zeroed arrays.
-
-    ``rows_state(X, J, xa, xb, prow, jo, jJ, jx, phi, jv)``: ``phi[prow[e]] += X[xa[e]]
-    X[xb[e]]`` and ``jv[jo[e]] += J[jJ[e]] X[jx[e]]`` in entry order (``phi``, ``jv``
-    zeroed first).
-
-    ``rows_hessian(X, J, out, hv, hx, pa, pb, w, sizes, res)``: the general rows' ``λ·Φ_qq``
-    values when the maps' second derivatives are constant: ``res[out[e]] += hv[e]
-    X[hx[e]]`` (the maps' second derivatives times the other factor), then ``res[out[nh +
-    e]] += J[pa[e]] J[pb[e]]`` (``J_aᵀ J_b``, both halves) in entry order (``res``
-    zeroed first, ``nh`` the size of ``hv``), and term ``t``'s ``sizes[t]`` values (one
-    after the other) times ``w[t] = λ_row keep_row``."""
+    ``xdest``, ``jdest`` ranges into zeroed arrays."""
 
     @numba.njit(cache=True)
     def terms(q, v, a, idx, ks, WT, hg, K, f0, inertial, F, out):   # pragma: no cover - jit
@@ -219,28 +204,4 @@ def reduced_kernels(numba):
                                                    + E[2, c] * Y[j, 2, k])
             o += 3 * kp
 
-    @numba.njit(cache=True)
-    def rows_state(X, J, xa, xb, prow, jo, jJ, jx, phi, jv):   # pragma: no cover - jit
-        phi[:] = 0.0
-        jv[:] = 0.0
-        for e in range(xa.size):
-            phi[prow[e]] += X[xa[e]] * X[xb[e]]
-        for e in range(jo.size):
-            jv[jo[e]] += J[jJ[e]] * X[jx[e]]
-
-    @numba.njit(cache=True)
-    def rows_hessian(X, J, out, hv, hx, pa, pb, w, sizes, res):   # pragma: no cover - jit
-        res[:] = 0.0
-        nh = hv.size
-        for e in range(nh):
-            res[out[e]] += hv[e] * X[hx[e]]
-        for e in range(pa.size):
-            res[out[nh + e]] += J[pa[e]] * J[pb[e]]
-        o = 0
-        for t in range(sizes.size):
-            wt = w[t]
-            for i in range(o, o + sizes[t]):
-                res[i] *= wt
-            o += sizes[t]
-
-    return terms, points, rows_state, rows_hessian
+    return terms, points

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bodies.reduced_kernels import reduced_kernels
 from ..maps.linear_map import LinearMap
 from ..maps.point_maps import MapSum, PointMap, evaluate
+from .general_kernels import general_kernels
 
 __all__ = ["GeneralRows"]
 
@@ -428,13 +428,13 @@ class _Batched:
     def state(self, q: np.ndarray, t: float):
         """``(Φ contributions, Φ_q values)`` as :meth:`GeneralRows.state`: the products
         ``X_a·X_b`` and ``J X`` gathered and summed (on the compiled path by the
-        ``rows_state`` kernel of :mod:`fem.bodies.reduced_kernels`, else ``np.bincount``:
+        ``rows_state`` kernel of :mod:`fem.constraints.general_kernels`, else ``np.bincount``:
         the same sums in the same order)."""
         X, J = self._X(q, t)
-        kern = reduced_kernels()
+        kern = general_kernels()
         if kern is not None:
             phi, jv = np.empty(self.rows.n_con), np.empty(self._njv)
-            kern[2](X, J, self._xa3, self._xb3, self._prow, self._jo, self._jJ, self._jx,
+            kern[0](X, J, self._xa3, self._xb3, self._prow, self._jo, self._jJ, self._jx,
                     phi, jv)
             return phi, jv
         phi = np.bincount(self._prow, X[self._xa3] * X[self._xb3],
@@ -554,7 +554,7 @@ class _Batched:
         """``λᵢ Φᵢ,qq`` of every term in pattern order (:meth:`GeneralRows.
         hessian_values`): the index arrays' products summed with ``np.bincount``, or with
         constant second derivatives on the compiled path by the ``rows_hessian`` kernel
-        of :mod:`fem.bodies.reduced_kernels` (the same sums in the same order)."""
+        of :mod:`fem.constraints.general_kernels` (the same sums in the same order)."""
         if not self.constant:
             if self._hess is None:
                 self._build_hessian_changing(q)
@@ -568,10 +568,10 @@ class _Batched:
             self._build_hessian(q)
         out, hv, hx, pa, pb, nh, sizes, nout = self._hess
         X, J = self._X(q, t)
-        kern = reduced_kernels()
+        kern = general_kernels()
         if kern is not None:         # the same sums and products, compiled
             res = np.empty(nout)
-            kern[3](X, J, out, hv, hx, pa, pb,
+            kern[1](X, J, out, hv, hx, pa, pb,
                     np.ascontiguousarray(lam[self.rows.rows] * keep[self.rows.rows],
                                          dtype=float), sizes, res)
             return res
