@@ -1116,6 +1116,11 @@ WARMUPS: tuple[tuple[str, dict], ...] = (
     # floating-frame links: the batch's compiled residual (fem.bodies.frame_kernels)
     ("parallel_robot_flexible_links", {"analysis": "inverse", "dt_s": 0.05,
                                        "link_model": "floating_frame", "link_segments": 2}),
+    # reduced links evaluated together, general rows on their points: the kernels of
+    # fem.bodies.reduced_kernels and fem.constraints.general_kernels (20 steps of the
+    # swing, about 2 s)
+    ("vehicle_manipulator_cms", {"analysis": "large_motion", "body_model": "reduced",
+                                 "swing_time_s": 0.02}),
 )
 """The short runs whose kernels ``fem compile`` compiles: (case, parameters)."""
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fem
-from fem.bodies.reduced import ReducedPoint, _one_body_points
+from fem.bodies.reduced import ReducedPoint
 from fem.bodies.reduced_batch import ReducedBatch
 from fem.constraints import Coincident, Dot
 from fem.constraints.general import GeneralRows
@@ -104,7 +104,7 @@ def test_points_of_several_bodies_equal_one_body_at_a_time():
     xs, Js = [], []
     for b in bodies:
         mine = [p for p in pts if p.body is b]
-        xb, Jb = _one_body_points(mine)(q)
+        xb, Jb = ReducedPoint.evaluate_batch(mine)(q)
         xs.append(xb)
         Js.append(Jb.ravel())
         for p, xp, Jp in zip(mine, xb, Jb, strict=True):

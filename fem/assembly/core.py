@@ -241,8 +241,8 @@ class Assembly(ConstraintEquations, System):
                 if tangent:
                     kv[i] = kv[i] + dq.ravel()
                     cv.append(dv.ravel())
-        done = self._batched_terms(f, lambda bt: bt.forces_all(q, self.model.gravity,
-                                                              tangent), tangent)
+        done = self._batched_terms(f, lambda bt, into: bt.forces_all(
+            q, self.model.gravity, tangent, into), tangent)
         for b in (self.bodies if tangent or done is not None else self._bodies_alone()):
             if done is not None and id(b) in done:
                 fb, Kb = done[id(b)]
@@ -293,9 +293,11 @@ class Assembly(ConstraintEquations, System):
     def _batched_terms(self, f: np.ndarray, evaluate, tangent: bool) -> dict | None:
         """The forces of the body batches on the NumPy path (floating frames,
         :mod:`fem.bodies.frame_batch`; reduced bodies, :mod:`fem.bodies.reduced_batch`)
-        added into ``f`` (one scatter per batch, ``batch.add_into``): ``evaluate(batch)``
-        gives the batch's ``(F, tangents or None)``, ``batch.body_terms(F, T, i)`` body
-        ``i``'s share; returns ``{id(body): (its force, its tangent or None)}`` for the
+        added into ``f`` (one scatter per batch, ``batch.add_into``): ``evaluate(batch,
+        into)`` gives the batch's ``(F, tangents or None)``; given ``into`` (``f``, when
+        the bodies' shares are not needed) a batch may add its forces into it itself and
+        give ``F`` None (the reduced batch's compiled kernel).  ``batch.body_terms(F, T,
+        i)`` is body ``i``'s share; returns ``{id(body): (its force, its tangent or None)}`` for the
         loop over the bodies (the tangents keep the bodies' order).  Without ``tangent``
         the bodies' shares are not formed: returns None when every batch ran (the caller
         then visits only the bodies of no batch, ``_alone``), else ``{id(body): …}`` of
@@ -304,7 +306,7 @@ class Assembly(ConstraintEquations, System):
         ran = [bt for bt in self.body_batches if bt.evaluates()]
         shares = tangent or len(ran) < len(self.body_batches)
         for bt in ran:
-            F, T = evaluate(bt)
+            F, T = evaluate(bt, None if shares else f)
             bt.add_into(f, F)
             if shares:
                 for i, b in enumerate(bt.bodies):
@@ -320,7 +322,8 @@ class Assembly(ConstraintEquations, System):
         if not self.bodies:
             return f, None
         vals = ([], [], [])
-        done = self._batched_terms(f, lambda bt: bt.inertia_all(q, v, a, tangent), tangent)
+        done = self._batched_terms(f, lambda bt, into: bt.inertia_all(q, v, a, tangent, into),
+                                   tangent)
         for b in (self.bodies if tangent or done is not None else self._bodies_alone()):
             if done is not None and id(b) in done:
                 fb, tb = done[id(b)]

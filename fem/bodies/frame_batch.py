@@ -645,9 +645,11 @@ class FrameBatch:
         return idx
 
     # ------------------------------------------------------------ the contract part
-    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool) -> tuple:
+    def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool,
+                    into: np.ndarray | None = None) -> tuple:
         """Every body's :meth:`FloatingFrameBody.inertia` (B leading): ``f`` (B, k) and,
-        with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None)."""
+        with ``tangent``, ``(M, ∂/∂q, ∂/∂q̇)`` (B, k, k) each (else None); ``into`` is
+        not used (the caller adds ``f``, :meth:`add_into`)."""
         idx = self.idx
         vB, aB = v[idx], a[idx]
         kern = frame_kernels()
@@ -662,8 +664,10 @@ class FrameBatch:
         self._inertia_key = (qB, vB, aB, tangent)
         return self._inertia
 
-    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
-        """Every body's :meth:`FloatingFrameBody.forces` (B leading)."""
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool,
+                   into: np.ndarray | None = None) -> tuple:
+        """Every body's :meth:`FloatingFrameBody.forces` (B leading; ``into`` as
+        :meth:`inertia_all`)."""
         qB = q[self.idx]
         kern = frame_kernels()
         if kern is not None:

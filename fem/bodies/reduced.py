@@ -57,6 +57,7 @@ from ..core.validate import indices, integer, matrix, rotation
 from ..maps.linear_map import LinearMap
 from ..maps.point_maps import PointMap
 from .base import NonlinearBody
+from .reduced_kernels import reduced_kernels
 
 _NO_BLOCK = np.empty((0, 0))   # no tangent blocks asked of the compiled inertia
 
@@ -361,8 +362,9 @@ class ReducedBody(NonlinearBody):
     carries_loads = True
     changes = 0
     """How many times a reduced body was given the FE model's forces
-    (:meth:`use_fe_forces`): a :class:`~fem.bodies.reduced_batch.ReducedBatch` checks
-    whether its bodies are still plain only when this changed."""
+    (:meth:`use_fe_forces`) or a load (:meth:`add_load`): a
+    :class:`~fem.bodies.reduced_batch.ReducedBatch` checks whether its bodies are still
+    plain, and forms its load vectors again, only when this changed."""
 
     def __init__(self, name: str, reduction: Reduction, frame, frame_dofs: np.ndarray,
                  modal_dofs: np.ndarray):
@@ -776,6 +778,7 @@ class ReducedBody(NonlinearBody):
         if not isinstance(point, ReducedPoint) or point.body is not self:
             raise ModelError(f"{self.name}: a load needs a point of this body")
         self.loads.append((point, np.asarray(force, float)))
+        ReducedBody.changes += 1        # batches holding it form their load vectors again
 
     def energy(self, q, v, gravity):
         vb = v[self.dofs]
@@ -899,57 +902,96 @@ class ReducedPoint(PointMap):
         """An evaluator ``q -> (x (n, 3), J)`` of ``n`` points at once (what
         :meth:`evaluate` gives each; their ``H`` are constant): ``J`` (n, 3, k) when
         the points are of one body, else flat, every point's (3, k) after the other's.
-        Points of bodies of fewer modes than the most are padded with zero weights."""
+        Points of bodies of fewer modes than the most are padded with zero weights.  On
+        the compiled path the ``points`` kernel of :mod:`fem.bodies.reduced_kernels`
+        evaluates them (:class:`_PointsBatch`)."""
+        return _PointsBatch(points)
+
+
+class _PointsBatch:
+    """The evaluator of :meth:`ReducedPoint.evaluate_batch`: ``x = v_c r + s E``, ``s =
+    v_(u,v,w) + Y η`` and ``J = [v_c I, s_u I, s_v I, s_w I, Eᵀ Y]`` of every point, in
+    NumPy (:meth:`numpy`) or by the compiled ``points`` kernel (:meth:`compiled`)."""
+
+    def __init__(self, points: list[ReducedPoint]):
         bodies = list({id(p.body): p.body for p in points}.values())
-        if len(bodies) == 1:
-            return _one_body_points(points)
         where = {id(b): i for i, b in enumerate(bodies)}
-        bi = np.array([where[id(p.body)] for p in points], np.int64)
-        ms = np.array([b.m for b in bodies], np.int64)
-        mm, n = int(ms.max()), len(points)
-        mask = np.arange(mm)[None, :] < ms[:, None]                 # (B, m̄)
-        modal = np.concatenate([b.modal_dofs for b in bodies])
-        frames = np.stack([b.frame_dofs for b in bodies])           # (B, 12)
-        v0 = np.array([p.v[0] for p in points])
-        S0 = np.array([p.v[1:4] for p in points])                   # (n, 3)
-        Y = np.zeros((n, 3, mm))
+        self.one = len(bodies) == 1
+        self.body = bodies[0]
+        self.bi = np.array([where[id(p.body)] for p in points], np.int64)
+        self.ms = ms = np.array([b.m for b in bodies], np.int64)
+        self.mm = mm = int(ms.max())
+        self.n = n = len(points)
+        self.mask = np.arange(mm)[None, :] < ms[:, None]                 # (B, m̄)
+        self.modal = np.concatenate([b.modal_dofs for b in bodies]).astype(np.int64)
+        self.modal_pad = np.zeros((len(bodies), mm), np.int64)          # (B, m̄)
+        self.modal_pad[self.mask] = self.modal
+        self.frames = np.stack([b.frame_dofs for b in bodies]).astype(np.int64)   # (B, 12)
+        self.v0 = np.array([p.v[0] for p in points])
+        self.S0 = np.array([p.v[1:4] for p in points])                   # (n, 3)
+        self.Y = np.zeros((n, 3, mm))
         for j, p in enumerate(points):
-            Y[j, :, :p.body.m] = p._Y
+            self.Y[j, :, :p.body.m] = p._Y
         # the entries of the padded (n, 3, 12 + m̄) Jacobians that are the points' own
-        kp = 12 + ms[bi]
-        take = (np.arange(12 + mm)[None, None, :] < kp[:, None, None]).repeat(3, axis=1)
+        self.kp = 12 + ms[self.bi]
+        self.take = (np.arange(12 + mm)[None, None, :]
+                     < self.kp[:, None, None]).repeat(3, axis=1)
+        self.nJ = int(3 * self.kp.sum())
+        self._ones = np.ones(n)
+        self._xid = np.arange(3 * n, dtype=np.int64)
+        self._jid = np.arange(self.nJ, dtype=np.int64)
 
-        def run(q):
-            qf = q[frames]
-            E = qf[:, 3:12].reshape(-1, 3, 3)[bi]                   # (n, 3, 3)
-            eta = np.zeros(mask.shape)
-            eta[mask] = q[modal]
-            s = S0 + (Y @ eta[bi, :, None])[:, :, 0]
-            x = v0[:, None] * qf[bi, :3] + (s[:, None, :] @ E)[:, 0]
-            J = np.empty((n, 3, 12 + mm))
-            J[:, :, :12] = (np.column_stack([v0, s]) @ _BLOCKS).reshape(n, 3, 12)
-            J[:, :, 12:] = np.matmul(E.transpose(0, 2, 1), Y)
-            return x, J[take]
+    def __call__(self, q: np.ndarray) -> tuple:
+        kern = reduced_kernels()
+        if kern is not None:
+            return self.compiled(kern[1], q)
+        return self.numpy(q)
 
-        return run
+    def compiled(self, points_kernel, q: np.ndarray) -> tuple:
+        """``(x, J)`` from the ``points`` kernel (or its ``py_func``)."""
+        x = np.zeros(3 * self.n)
+        J = np.zeros(self.nJ)
+        points_kernel(np.ascontiguousarray(q, dtype=float), self.frames, self.modal_pad,
+                      self.ms, self.bi, self.v0, self.S0, self.Y, self._ones, self._xid,
+                      self._jid, x, J)
+        return x.reshape(self.n, 3), (J.reshape(self.n, 3, self.body.k) if self.one else J)
 
+    def add_into(self, q: np.ndarray, coef: np.ndarray, xdest: np.ndarray,
+                 jdest: np.ndarray, x: np.ndarray, J: np.ndarray,
+                 points_kernel=None) -> bool:
+        """On the compiled path (or given the ``points`` kernel), add the points' values
+        and Jacobians (the entries of :meth:`__call__`'s, in its order) times their
+        ``coef`` (n,) into ``x[xdest]`` and ``J[jdest]`` (as ``np.add.at``) and return
+        True; on the NumPy path return False (the caller adds :meth:`__call__`'s)."""
+        if points_kernel is None:
+            kern = reduced_kernels()
+            if kern is None:
+                return False
+            points_kernel = kern[1]
+        points_kernel(np.ascontiguousarray(q, dtype=float), self.frames, self.modal_pad,
+                      self.ms, self.bi, self.v0, self.S0, self.Y, coef, xdest, jdest, x, J)
+        return True
 
-def _one_body_points(points: list[ReducedPoint]):
-    """:meth:`ReducedPoint.evaluate_batch` for the points of one body."""
-    b = points[0].body
-    v0 = np.array([p.v[0] for p in points])
-    S0 = np.array([p.v[1:4] for p in points])                # (n, 3)
-    Y = np.array([p._Y for p in points])                    # (n, 3, m)
-    n, k = len(points), b.k
-    Yf = Y.reshape(3 * n, b.m)
-
-    def run(q):
-        E, eta, r = b._parts(q)
-        s = S0 + (Yf @ eta).reshape(n, 3)
-        x = v0[:, None] * r + s @ E
-        J = np.empty((n, 3, k))
-        J[:, :, :12] = (np.column_stack([v0, s]) @ _BLOCKS).reshape(n, 3, 12)
-        J[:, :, 12:] = np.matmul(E.T, Y)
-        return x, J
-
-    return run
+    def numpy(self, q: np.ndarray) -> tuple:
+        """``(x, J)`` in NumPy (the reference)."""
+        n, mm = self.n, self.mm
+        if self.one:
+            b = self.body
+            E, eta, r = b._parts(q)
+            s = self.S0 + (self.Y.reshape(3 * n, mm) @ eta).reshape(n, 3)
+            x = self.v0[:, None] * r + s @ E
+            J = np.empty((n, 3, b.k))
+            J[:, :, :12] = (np.column_stack([self.v0, s]) @ _BLOCKS).reshape(n, 3, 12)
+            J[:, :, 12:] = np.matmul(E.T, self.Y)
+            return x, J
+        bi = self.bi
+        qf = q[self.frames]
+        E = qf[:, 3:12].reshape(-1, 3, 3)[bi]                   # (n, 3, 3)
+        eta = np.zeros(self.mask.shape)
+        eta[self.mask] = q[self.modal]
+        s = self.S0 + (self.Y @ eta[bi, :, None])[:, :, 0]
+        x = self.v0[:, None] * qf[bi, :3] + (s[:, None, :] @ E)[:, 0]
+        J = np.empty((n, 3, 12 + mm))
+        J[:, :, :12] = (np.column_stack([self.v0, s]) @ _BLOCKS).reshape(n, 3, 12)
+        J[:, :, 12:] = np.matmul(E.transpose(0, 2, 1), self.Y)
+        return x, J[self.take]

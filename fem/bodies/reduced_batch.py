@@ -17,10 +17,11 @@ at row ``4 + a m̄ + k``.  The residual's terms (the inertia forces ``Lᵀ W Ẍ
 and point loads ``−Lᵀ h_g``, the modal forces ``f₀ + K_r η``) are batched; their tangents
 (asked once per factorization) come from the bodies' own methods.  Bodies with the
 cubic modal force, the FE model's forces or its damping evaluate alone as before.  The
-batch runs on both kernel paths: on the compiled one it is faster than the bodies alone
-with their compiled inertia kernel (:meth:`ReducedBatch.evaluates`); a system whose
-Newton loop is compiled whole evaluates its bodies inside it.  :func:`batch_reduced`
-forms the batch (the assembly calls it).
+batch runs on both kernel paths: on the compiled one the residual's terms come from the
+``terms`` kernel of :mod:`fem.bodies.reduced_kernels` (one pass over the bodies, each
+over its own modes only, the forces added straight into the global vector), the NumPy
+forms here their reference; a system whose Newton loop is compiled whole evaluates its
+bodies inside it.  :func:`batch_reduced` forms the batch (the assembly calls it).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .reduced import ReducedBody
+from .reduced_kernels import reduced_kernels
 
 __all__ = ["ReducedBatch", "batch_reduced"]
 
@@ -68,7 +70,11 @@ class ReducedBatch:
         self.K = np.zeros((B, mm, mm))
         self.f0 = np.zeros((B, mm))
         self._rows = []
+        # the bodies' global coordinates (B, k̄), padded with their first (never read)
+        self.idx = np.zeros((B, self.kmax), np.int64)
         for i, b in enumerate(bodies):
+            self.idx[i, :b.k] = b.dofs
+            self.idx[i, b.k:] = b.dofs[0]
             m = b.m
             rows = np.concatenate([np.arange(4), 4 + (np.arange(3)[:, None] * mm
                                                       + np.arange(m)[None, :]).ravel()])
@@ -76,8 +82,10 @@ class ReducedBatch:
             self.K[i, :m, :m] = b.Kr
             self.f0[i, :m] = b.f0
             self._rows.append(rows)
+        self.WT = np.ascontiguousarray(self.W.transpose(0, 2, 1))   # the kernel's W
         self._hg_key = None
         self._hg = None
+        self._none = np.zeros(0)        # no global vector: the kernel's forces stay in F
         self._checked = -1              # ReducedBody.changes when last checked plain
         self._plain = True
 
@@ -95,9 +103,11 @@ class ReducedBatch:
         return self._plain
 
     # ------------------------------------------------------------ the contract
-    def add_into(self, f: np.ndarray, F: np.ndarray) -> None:
-        """Add the bodies' forces ``F`` (B, k̄, padded) into the global ``f``."""
-        np.add.at(f, self.dofs, F[self.mask])
+    def add_into(self, f: np.ndarray, F: np.ndarray | None) -> None:
+        """Add the bodies' forces ``F`` (B, k̄, padded) into the global ``f`` (None: the
+        compiled kernel added them already, :meth:`inertia_all`)."""
+        if F is not None:
+            np.add.at(f, self.dofs, F[self.mask])
 
     def body_terms(self, F: np.ndarray, T, i: int) -> tuple:
         """Body ``i``'s force (its ``k``) and tangent (or None) from what
@@ -130,11 +140,37 @@ class ReducedBatch:
 
     # ------------------------------------------------------------ terms
     def inertia_all(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
-                    tangent: bool) -> tuple:
+                    tangent: bool, into: np.ndarray | None = None) -> tuple:
         """Every body's :meth:`ReducedBody.inertia`: ``F`` (B, k̄) and, with ``tangent``,
-        the bodies' ``(M, ∂/∂q, ∂/∂q̇)`` (a list; else None)."""
+        the bodies' ``(M, ∂/∂q, ∂/∂q̇)`` (a list; else None).  On the compiled path
+        without ``tangent`` the ``terms`` kernel of :mod:`fem.bodies.reduced_kernels`
+        forms ``F`` and, given the global vector ``into``, adds the forces into it and
+        returns ``(None, None)`` (:meth:`add_into` then adds nothing)."""
         if tangent:
             return self._padded_tangents([b.inertia(q, v, a, True) for b in self.bodies])
+        kern = reduced_kernels()
+        if kern is not None:
+            return self._compiled_terms(kern, q, v, a, None, into)
+        return self._inertia_numpy(q, v, a), None
+
+    def _compiled_terms(self, kern, q, v, a, gravity, into) -> tuple:
+        """The ``terms`` kernel: the inertia forces at ``(q, v, a)``, or with ``gravity``
+        (``v``, ``a`` unused) the forces at ``q``; ``(F, None)``, or ``(None, None)``
+        with the forces added into ``into``."""
+        c = np.ascontiguousarray
+        out = into if (into is not None and into.dtype == np.float64
+                       and into.flags.c_contiguous) else None
+        F = np.empty(self.mask.shape)
+        hg = self.W if gravity is None else self._load_vectors(gravity)
+        kern[0](c(q, dtype=float), c(v, dtype=float), c(a, dtype=float), self.idx,
+                self.ks, self.WT, hg, self.K, self.f0, gravity is None, F,
+                self._none if out is None else out)
+        if into is not None and out is None:
+            self.add_into(into, F)
+        return (F, None) if into is None else (None, None)
+
+    def _inertia_numpy(self, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """The NumPy form of :meth:`inertia_all` without tangent: ``F`` (B, k̄)."""
         qB, vB, aB = self._gather(q), self._gather(v), self._gather(a)
         B, mm = qB.shape[0], self.mm
         E, eta = qB[:, 3:12].reshape(B, 3, 3), qB[:, 12:]
@@ -147,12 +183,13 @@ class ReducedBatch:
         G[:, 4:] = (eta[:, None, :, None] * Edd[:, :, None, :]
                     + etadd[:, None, :, None] * E[:, :, None, :]
                     + 2.0 * etad[:, None, :, None] * Ed[:, :, None, :]).reshape(B, 3 * mm, 3)
-        return self._project(E, eta, self.W @ G), None
+        return self._project(E, eta, self.W @ G)
 
     def _load_vectors(self, gravity) -> np.ndarray:
-        """Every body's ``h_g`` (B, n̄_V, 3), kept while the gravity and loads are."""
-        g = np.array(gravity, float)
-        key = (g.tobytes(), tuple(len(b.loads) for b in self.bodies))
+        """Every body's ``h_g`` (B, n̄_V, 3), kept while the gravity is and no body was
+        given a load (:attr:`ReducedBody.changes`)."""
+        g = np.asarray(gravity, dtype=float)
+        key = (g.tobytes(), ReducedBody.changes)
         if self._hg_key != key:
             hg = np.zeros((len(self.bodies), self.nV, 3))
             for i, b in enumerate(self.bodies):
@@ -160,14 +197,23 @@ class ReducedBatch:
             self._hg_key, self._hg = key, hg
         return self._hg
 
-    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool) -> tuple:
+    def forces_all(self, q: np.ndarray, gravity: np.ndarray, tangent: bool,
+                   into: np.ndarray | None = None) -> tuple:
         """Every body's :meth:`ReducedBody.forces` (``F`` (B, k̄), tangents as
-        :meth:`inertia_all`)."""
+        :meth:`inertia_all`; on the compiled path as there, the forces added into
+        ``into`` when given)."""
         if tangent:
             return self._padded_tangents([b.forces(q, gravity, True) for b in self.bodies])
+        kern = reduced_kernels()
+        if kern is not None:
+            return self._compiled_terms(kern, q, q, q, gravity, into)
+        return self._forces_numpy(q, gravity), None
+
+    def _forces_numpy(self, q: np.ndarray, gravity: np.ndarray) -> np.ndarray:
+        """The NumPy form of :meth:`forces_all` without tangent: ``F`` (B, k̄)."""
         qB = self._gather(q)
         B = qB.shape[0]
         E, eta = qB[:, 3:12].reshape(B, 3, 3), qB[:, 12:]
         f = -self._project(E, eta, self._load_vectors(gravity))
         f[:, 12:] += self.f0 + (self.K @ eta[:, :, None])[:, :, 0]
-        return f, None
+        return f

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..maps.linear_map import LinearMap
 from ..maps.point_maps import MapSum, PointMap, evaluate
+from .general_kernels import general_kernels
 
 __all__ = ["GeneralRows"]
 
@@ -345,10 +346,11 @@ class _Batched:
             jcoef = np.concatenate([np.full(e[3].size, e[1]) for e in entries])
             unique = np.unique(xdest).size == xdest.size and \
                 np.unique(jdest).size == jdest.size
+            pcoef = coef                     # one a point (the compiled evaluators')
             if np.all(coef == 1.0) and np.all(jcoef == 1.0):
                 coef = jcoef = None          # the points as they are (no products)
             self._groups.append((kind.evaluate_batch(pts), coef, jcoef, xdest, jdest,
-                                 unique))
+                                 unique, pcoef))
         self._others = others
         self._oJ, self._ks = oJ, ks
         # ---- the terms: Φ, Φ_q and the β slots of X
@@ -394,7 +396,10 @@ class _Batched:
             return last[1], last[2]
         x = self._A @ q[self._lin_dofs] + self._x0
         J = self._J0.copy()
-        for run, coef, jcoef, xdest, jdest, unique in self._groups:
+        for run, coef, jcoef, xdest, jdest, unique, pcoef in self._groups:
+            add = getattr(run, "add_into", None)
+            if add is not None and add(q, pcoef, xdest, jdest, x, J):
+                continue                     # compiled: added straight into x and J
             xb, Jb = run(q)
             if coef is None:
                 xv, Jv = xb.ravel(), Jb.ravel()
@@ -421,7 +426,17 @@ class _Batched:
         return np.concatenate([x, *b]), J
 
     def state(self, q: np.ndarray, t: float):
+        """``(Φ contributions, Φ_q values)`` as :meth:`GeneralRows.state`: the products
+        ``X_a·X_b`` and ``J X`` gathered and summed (on the compiled path by the
+        ``rows_state`` kernel of :mod:`fem.constraints.general_kernels`, else ``np.bincount``:
+        the same sums in the same order)."""
         X, J = self._X(q, t)
+        kern = general_kernels()
+        if kern is not None:
+            phi, jv = np.empty(self.rows.n_con), np.empty(self._njv)
+            kern[0](X, J, self._xa3, self._xb3, self._prow, self._jo, self._jJ, self._jx,
+                    phi, jv)
+            return phi, jv
         phi = np.bincount(self._prow, X[self._xa3] * X[self._xb3],
                           minlength=self.rows.n_con)
         jv = np.bincount(self._jo, J[self._jJ] * X[self._jx], minlength=self._njv)
@@ -536,6 +551,10 @@ class _Batched:
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def hessian_values(self, lam, q, keep, t=0.0):
+        """``λᵢ Φᵢ,qq`` of every term in pattern order (:meth:`GeneralRows.
+        hessian_values`): the index arrays' products summed with ``np.bincount``, or with
+        constant second derivatives on the compiled path by the ``rows_hessian`` kernel
+        of :mod:`fem.constraints.general_kernels` (the same sums in the same order)."""
         if not self.constant:
             if self._hess is None:
                 self._build_hessian_changing(q)
@@ -549,6 +568,13 @@ class _Batched:
             self._build_hessian(q)
         out, hv, hx, pa, pb, nh, sizes, nout = self._hess
         X, J = self._X(q, t)
+        kern = general_kernels()
+        if kern is not None:         # the same sums and products, compiled
+            res = np.empty(nout)
+            kern[1](X, J, out, hv, hx, pa, pb,
+                    np.ascontiguousarray(lam[self.rows.rows] * keep[self.rows.rows],
+                                         dtype=float), sizes, res)
+            return res
         w = np.repeat(lam[self.rows.rows] * keep[self.rows.rows], sizes)
         vals = np.concatenate([hv * X[hx], J[pa] * J[pb]])
         return np.bincount(out, vals, minlength=nout) * w

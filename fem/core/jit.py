@@ -59,9 +59,10 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 KERNEL_SOURCES = (
     "assembly/linalg.py", "bodies/chain_kernels.py", "bodies/frame_kernels.py",
-    "bodies/kernels.py", "constraints/compiled.py", "elements/floating_frame.py",
-    "elements/kernels.py", "solvers/constant_kernels.py", "solvers/corotation.py",
-    "solvers/elimination.py", "solvers/fused.py",
+    "bodies/kernels.py", "bodies/reduced_kernels.py", "constraints/compiled.py",
+    "constraints/general_kernels.py", "elements/floating_frame.py", "elements/kernels.py",
+    "solvers/constant_kernels.py", "solvers/corotation.py", "solvers/elimination.py",
+    "solvers/fused.py",
 )
 """The files of the package that define compiled kernels (relative to the package)."""
 
