@@ -69,6 +69,8 @@ MODELS = {"ancf_beam 2": dict(link_model="ancf_beam", n_elements=2),
                               n_elements=8),
           "reduced 2×2": dict(link_model="reduced", link_segments=2, link_coordinates=2,
                               n_elements=8),
+          "reduced 3×2": dict(link_model="reduced", link_segments=3, link_coordinates=2,
+                              n_elements=8),
           "reduced 4×2": dict(link_model="reduced", link_segments=4, link_coordinates=2,
                               n_elements=4)}
 
