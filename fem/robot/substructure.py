@@ -19,6 +19,7 @@ from .frames import Frame
 from .links import (
     BuiltLink,
     LinkModel,
+    _chord,
     checked_interfaces,
     damping_ratio,
     independent_directions,
@@ -89,6 +90,8 @@ class Substructure(LinkModel):
                 built[f] = Frame(name, f, p, on[0], [on[1], None, None], basis0)
             else:
                 built[f] = Frame(name, f, p, on[0], on[1:], values, gradients=on[1:])
+        if len(built) == 2:                   # pictures: the bending against the chord
+            model.add_link_frame(body, *_chord(built))
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,
