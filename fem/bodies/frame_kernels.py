@@ -39,6 +39,12 @@ from ..core.jit import compiled
 __all__ = ["frame_kernels"]
 
 
+_directors = None
+"""The directors' helper kernel, a module global once built: the kernels that call it
+refer to it as a global (a closure's dispatcher is a new object in every process, which
+numba's disk cache cannot match: they were compiled again in every run)."""
+
+
 @compiled
 def frame_kernels(numba):
     """The compiled ``(line_forces, inertia, elastic_tangent, inertia_tangent,
@@ -100,6 +106,8 @@ def frame_kernels(numba):
     A_i`` (B, 3 a, 3 j, ne) and ``∂²d_a/∂e² = Σ_ij R ∂²T/∂α_i∂α_j e_a A_i ⊗ A_j`` (B, 3 a,
     3, ne, ne), flat."""
 
+    global _directors
+
     @numba.njit(cache=True)
     def directors(q, v, a, fb, m_d, s_d, S_d, t0, SE):  # pragma: no cover - jit
         """The section directors' inertia forces in closed form (``inertia``'s ``f_v +
@@ -151,6 +159,8 @@ def frame_kernels(numba):
             fb[t0 + j] += zz * SE[0, j] + 2.0 * zv * SE[1, j] + zar * SE[2, j] \
                 - zai * s_d[j]
         return ka, kv, sa, sv, ch, zz, zv, zar, zai
+
+    _directors = directors
 
     @numba.njit(cache=True)
     def line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb,
@@ -398,7 +408,7 @@ def frame_kernels(numba):
                     f[b, 12 + m] += rt[0] * Pe[b, p, 0, m] + rt[1] * Pe[b, p, 1, m] \
                         + rt[2] * Pe[b, p, 2, m]
             if m_dir[b] >= 0.0:
-                directors(qB[b], v, a, f[b], m_dir[b], s_dir[b], S_dir[b], t0, SE)
+                _directors(qB[b], v, a, f[b], m_dir[b], s_dir[b], S_dir[b], t0, SE)
             if M_const.shape[0] > 0:
                 for i in range(k):
                     acc = 0.0
@@ -675,7 +685,7 @@ def frame_kernels(numba):
             if m_dir[b] >= 0.0:
                 # the section directors in closed form (see inertia) and its derivatives
                 q = qB[b]
-                ka, kv, sa, sv, ch, zz, zv, zar, _ = directors(
+                ka, kv, sa, sv, ch, zz, zv, zar, _ = _directors(
                     q, v, a, f[b], m_dir[b], s_dir[b], S_dir[b], t0, SE)
                 for c in range(3):
                     zr, zi = q[6 + c], q[9 + c]
