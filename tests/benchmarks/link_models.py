@@ -10,9 +10,10 @@ universal joint at U about an axis of its section, which a cable (a tangent, no 
 does not carry — the robot layer refuses it, naming joint U1. The reference is ANCF with
 ``--reference`` elements. For each model: the error of the three motors' torque
 histories (largest over the motors of max |τ − τ_ref| / range τ_ref), the wall time of
-the simulation, cold (its first run in a fresh process: a child started for it) and warm
-(median of the repeats in this process after a first, untimed one), the coordinates and
-the Newton iterations, and the CPU seconds of the warm runs (median) with their CPU
+the simulation, cold (its first run in a fresh process: a child started for it; and the
+whole child, start-up, imports, build and kernels included, as ``cold_process_s``) and
+warm (median of the repeats in this process after a first, untimed one), the coordinates
+and the Newton iterations, and the CPU seconds of the warm runs (median) with their CPU
 milliseconds per Newton iteration (the honest measure on a shared machine). One JSON
 line per model, then the machine.
 
@@ -127,12 +128,15 @@ def fem_path() -> str:
     return "numpy" if disabled() else "compiled"
 
 
-def cold(name: str, a) -> float:
-    """The wall time of the model's first run in a fresh process (a child)."""
+def cold(name: str, a) -> tuple[float, float]:
+    """The wall time of the model's first run in a fresh process (a child), and of the
+    whole child from outside: start-up, imports, building the model and its rest state,
+    loading (or compiling) its kernels — what a user waits for."""
+    t0 = time.perf_counter()
     out = subprocess.run([sys.executable, __file__, "--child", name, "--speed", str(a.speed),
                           "--dt", str(a.dt)], capture_output=True, text=True,
                          env=one_thread_env(), check=True)
-    return last_json(out.stdout)["wall_s"]
+    return last_json(out.stdout)["wall_s"], time.perf_counter() - t0
 
 
 def main() -> None:
@@ -158,7 +162,7 @@ def main() -> None:
     span = np.ptp(ref, axis=1)
     for name in a.models:
         spec = MODELS[name]
-        t_cold = cold(name, a)
+        t_cold, t_process = cold(name, a)
         walls, cpus = [], []
         for _ in range(1 + a.repeats):
             tau, wall, n, its, cpu, n_its = run(spec, a.speed, a.dt, t_end)
@@ -167,7 +171,7 @@ def main() -> None:
         err = float((np.abs(tau - ref).max(axis=1) / span).max())
         cpu = statistics.median(cpus[1:])
         print(json.dumps({"model": name, "error_of_range": round(err, 5),
-                          "cold_s": round(t_cold, 3),
+                          "cold_s": round(t_cold, 3), "cold_process_s": round(t_process, 3),
                           "warm_s": round(statistics.median(walls[1:]), 3),
                           "warm_cpu_s": round(cpu, 3),
                           "cpu_ms_per_iteration": round(1e3 * cpu / n_its, 3),
