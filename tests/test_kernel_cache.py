@@ -42,3 +42,32 @@ def test_kernels_call_kernels_as_module_globals(source):
                     if u not in declared]
     assert not bad, (f"{source}: kernels calling kernels of their factory's closure "
                      f"(compiled again in every process): {bad}")
+
+
+@pytest.mark.slow
+def test_every_warm_up_loads_its_kernels_in_a_new_process(tmp_path):
+    # on a compiled cache (fem compile done), every warm-up run in a fresh process saves
+    # no kernel: all load from disk (a closure kernel was saved anew in every run)
+    import os
+    import subprocess
+    import sys
+    from importlib.util import find_spec
+
+    from fem.cases import WARMUPS
+
+    if find_spec("numba") is None or not jit.kernels_ready():
+        pytest.skip("the kernels are not compiled for these sources (fem compile)")
+    env = dict(os.environ, NUMBA_DEBUG_CACHE="1", FEM_JIT="numba", FEM_JIT_BACKGROUND="0",
+               OPENBLAS_NUM_THREADS="1")
+    saved = {}
+    for i, (case, params) in enumerate(WARMUPS):
+        cmd = [sys.executable, "-m", "fem.cli", "run", case, "--no-render",
+               "--out", str(tmp_path / str(i))]
+        for k, v in params.items():
+            cmd += ["-p", f"{k}={v}"]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-600:]
+        lines = [ln for ln in (out.stdout + out.stderr).splitlines() if "saved to" in ln]
+        if lines:
+            saved[f"{case} {params}"] = sorted({ln.rsplit("/", 1)[-1] for ln in lines})
+    assert not saved, saved
