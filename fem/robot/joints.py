@@ -160,12 +160,22 @@ class Joint:
                             f"{self.name} axis")]
         raise ModelError(f"{w}: neither frame carries the joint axis")
 
-    def _weld_rows(self) -> list[Constraint]:
+    def _weld_rows(self, q0: np.ndarray | None) -> list[Constraint]:
         """A weld's gradient rows: ``g_child,j = Σₖ T_kj g_parent,k`` for the three
-        gradients, ``T`` from their values where the frames are built (the identity where
-        one beam is continued straight)."""
+        gradients, ``T`` from their values where the frames are built (at ``q0``, else
+        the frames' ``basis0``; the identity where one beam is continued straight)."""
         P, C = self.parent, self.child
-        T = np.linalg.solve(P.basis0, C.basis0)     # the gradients' values where built
+        if q0 is None:
+            Gp, Gc = P.basis0, C.basis0
+        else:
+            Gp, Gc = (np.column_stack([evaluate(m, q0)[0] for m in f.gradients])
+                      for f in (P, C))
+        s = np.linalg.svd(Gp, compute_uv=False)
+        if not np.all(np.isfinite(s)) or s[-1] <= 1e-8 * max(s[0], 1e-300):
+            raise ModelError(f"joint {self.name!r} (fixed, a weld): the gradients of frame "
+                             f"{P.label!r} are not independent where it is built "
+                             f"({np.round(Gp.T, 6).tolist()}): a weld needs three")
+        T = np.linalg.solve(Gp, Gc)
         T[np.abs(T) < 1e-12 * np.abs(T).max()] = 0.0
         rows = []
         for j in range(3):
@@ -238,14 +248,16 @@ class Joint:
             return []
         return [Coincident(P.origin, C.origin, f"{self.name} point")]
 
-    def build_rows(self) -> list[Constraint]:
+    def build_rows(self, q0: np.ndarray | None = None) -> list[Constraint]:
+        """The joint's rows (a weld's gradient relation taken at ``q0``, the model's
+        build state, where given)."""
         P, C, k, w = self.parent, self.child, self.kind, f"joint {self.name!r}"
         rows: list[Constraint] | None = self._bar_rows()
         if rows is not None:
             self.constraints = rows
             return rows
         if k == "fixed" and P.gradients is not None and C.gradients is not None:
-            self.constraints = rows = self._point_rows() + self._weld_rows()
+            self.constraints = rows = self._point_rows() + self._weld_rows(q0)
             return rows
         rows = []
         if k in ("revolute", "spherical", "universal", "fixed"):

@@ -221,7 +221,7 @@ class Robot:
         kind = choice(kind, JOINT_KINDS, f"joint {name!r}: kind")
         p, c = self.joint_frames(parent, child, f"joint {name!r}")
         joint = Joint(name, kind, p, c, axis, axis2)
-        for con in joint.build_rows():
+        for con in joint.build_rows(self.model.q0):
             self.model.add_constraint(con)
         self.joints[name] = joint
         return joint
