@@ -35,7 +35,9 @@ def models(factor: float = 1.0) -> dict:
     return {"rigid": rigid_rod(),
             "ancf_beam": AncfBeam(steel(factor), radius=R, elements=2),
             "ancf_cable": AncfCable(steel(factor), radius=R, elements=2),
-            "floating_frame": FloatingFrame(steel(factor), radius=R, functions=3)}
+            "floating_frame": FloatingFrame(steel(factor), radius=R, functions=3),
+            "reduced_beam": fem.robot.ReducedBeam(AncfBeam(steel(factor), radius=R,
+                                                           elements=2), modes=1)}
 
 
 def reduced_rod(p0, p1, factor: float = 1.0, n_modes: int = 4, names=("a", "b")) -> Reduced:
@@ -188,7 +190,8 @@ def _joint_robot(kind, spec):
     return robot
 
 
-@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame"])
+@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame",
+                                   "reduced_beam"])
 @pytest.mark.parametrize("kind", list(FREEDOMS))
 def test_joint_rows_leave_the_joints_freedoms(kind, model):
     """Each joint on each link model: its rows hold at build, are independent, and the
@@ -220,7 +223,8 @@ def test_joint_rows_leave_the_joints_freedoms(kind, model):
         assert np.linalg.norm(Jj @ Tg @ p) < 1e-10 * np.linalg.norm(Jj)
 
 
-@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame"])
+@pytest.mark.parametrize("model", ["rigid", "ancf_beam", "ancf_cable", "floating_frame",
+                                   "reduced_beam"])
 def test_held_link_reactions_are_statics(model):
     """A horizontal link held by a servo at its root: the motor's torque is m g L/2
     and the joint's force the weight (stiff links: sag of 1e-6 L changes neither)."""
@@ -258,7 +262,7 @@ REACTIONS = {
     "planar": ((0, 0, -1), "z", (0, 0, 1, 0, -0.5 * L, 0)),     # lying on its plane
 }
 STATIC = [(k, m) for k in ("fixed", "prismatic")
-          for m in ("rigid", "ancf_beam", "ancf_cable", "floating_frame")
+          for m in ("rigid", "ancf_beam", "ancf_cable", "floating_frame", "reduced_beam")
           if not (k == "prismatic" and m == "ancf_cable")]
 
 

@@ -112,6 +112,7 @@ class BuiltLink:
     elastic: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     group: object | None = None          # the element group (ANCF links)
     body: object | None = None           # the rigid or floating-frame body
+    beam: object | None = None           # a reduced beam's reading as a beam (ReducedBeam)
 
     @property
     def dofs(self) -> np.ndarray:

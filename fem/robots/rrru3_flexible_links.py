@@ -30,6 +30,7 @@ from ..core.errors import ModelError
 from ..core.validate import choice, integer
 from ..elements.materials import Material
 from ..model.trajectory import CirclePath, CosineAccelerationProfile, circle_path
+from ..robot.reduced_beam import ReducedBeamView, fibre_strain
 from .rrru3 import RRRU3Geometry, inverse_dynamics, joint_positions
 from .rrru3_model import JointMotion, RobotModel, constant_path
 
@@ -165,7 +166,7 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     FlexibleLinksRobot
         ``robot`` is the :class:`fem.Robot`; ``W`` are the platform vertices (U centres).
     """
-    from ..robot import AncfBeam, FloatingFrame, Rigid, Robot, pose
+    from ..robot import AncfBeam, FloatingFrame, ReducedBeam, Rigid, Robot, pose
 
     geom = liu2018_geometry() if geom is None else geom
     choice(mode, ("inverse", "forward", "control"), "mode")
@@ -238,15 +239,12 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
             frames3 = {"C" if j == 0 else "root": pose(ends[j], z=a, x=U - C),
                        "U" if j == S - 1 else "tip": pose(ends[j + 1], z=a, x=U - C)}
             if link_model == "reduced":
-                spec, fe_beam = _reduced_segment(spec, nm, frames3, link_coordinates)
+                spec = ReducedBeam(spec, modes=link_coordinates)
             if link_model == "rigid":     # the rigid robot: the rod's rigid equivalent
                 spec = spec.rigid_equivalent(nm, frames3)
-            robot.add_link(nm, spec, frames3)
-            if link_model == "reduced":        # read as a beam: its FE model's fields
-                body = robot.links[nm].body
-                reduced_beams[nm] = ReducedBeamSegment(
-                    body, fe_beam, float(np.linalg.norm(U - C)) / S,
-                    robot.model.q0[body.frame_dofs])
+            link = robot.add_link(nm, spec, frames3)
+            if link.beam is not None:        # a reduced beam: read as a beam
+                reduced_beams[nm] = link.beam
             if j:
                 robot.add_joint(f"{names[j - 1]}–{j + 1}", "fixed", (names[j - 1], "tip"),
                                 (nm, "root"))
@@ -321,96 +319,9 @@ def build_flexible_links_robot(geom: RRRU3Geometry | None = None, E: float = 6.9
     return rm
 
 
-def _reduced_segment(beam, name: str, frames: dict, n_modes: int):
-    """A segment of link 3 as a reduced link: ``beam`` (an ANCF beam spec) built alone
-    between ``frames`` as its FE model, each end's node (its point and the gradients
-    ``r_x, r_y, r_z``) an interface, so that the joints there turn with its section."""
-    from ..model.core import Model
-    from ..robot import Reduced
-
-    fe = Model()
-    built = beam.build(fe, name, frames)
-    return Reduced(fe, {f: [fr.origin, fr.tangent, fr.basis[1], fr.basis[2]]
-                        for f, fr in built.frames.items()}, n_modes=n_modes), built.group
-
-
-class ReducedBeamSegment:
-    """A reduced segment of link 3 read as the beam it reduces: the centre line of its
-    FE model (ANCF beam elements) at the FE coordinates that modal superposition in the
-    body's frame gives (:meth:`ReducedBody.fe_coordinates`), and its strains linearized
-    about the reference, as the reduction's forces ``K η`` are (the beam's Green strain
-    of the superposed modes would add a stretch ``θ²/2`` wherever the section turns by
-    ``θ`` against the frame, which the reduced link does not carry); with the
-    floating-frame bodies' ``centreline`` and ``surface_strain`` so that the robot's
-    outputs read either.
-
-    Parameters
-    ----------
-    body : ReducedBody
-        The segment's body in the robot's model.
-    group : ElementGroup
-        The ANCF beam elements of its FE model (C to U).
-    length : float
-        Its length [m].
-    frame0 : (12,) array
-        The body's frame coordinates where it was built (the FE model's place).
-    """
-
-    def __init__(self, body, group, length: float, frame0: np.ndarray):
-        self.body, self.group, self.length = body, group, float(length)
-        self.frame0 = np.array(frame0, float)
-        self.edges = np.concatenate([[0.0], np.cumsum(group.family.L)])
-
-    def strains(self, q: np.ndarray, xi) -> dict:
-        """The beam elements' strains at ``ξ`` (as ``family.strains``), linear in the
-        modal coordinates: the deformation carried back to the frame's place at build,
-        ``d``, and ``(ε(q₀ + h d) − ε(q₀ − h d)) / 2h`` about the FE reference ``q₀``
-        (exact for the Green strains, quadratic; ``h`` small for the curvatures)."""
-        b, fam = self.body, self.group.family
-        at = np.array(q, float)
-        at[b.frame_dofs] = self.frame0
-        deformed = b.fe_coordinates(at)[self.group.dofs]
-        at[b.modal_dofs] = 0.0
-        ref = b.fe_coordinates(at)[self.group.dofs]
-        h = 1e-3
-        plus, minus = fam.strains(ref + h * (deformed - ref), xi), \
-            fam.strains(ref - h * (deformed - ref), xi)
-        return {k: (plus[k] - minus[k]) / (2.0 * h) for k in plus}
-
-    def fe_beam(self, q: np.ndarray) -> np.ndarray:
-        """The beam elements' coordinates at the robot's ``q``."""
-        return self.body.fe_coordinates(q)[self.group.dofs]
-
-    def locate(self, s: float) -> tuple[int, float]:
-        """The element holding arc length ``s`` [m] from the segment's start, and its
-        ``ξ`` ∈ [−1, 1] there."""
-        L = self.group.family.L
-        e = int(min(max(np.searchsorted(self.edges, s, side="right") - 1, 0), len(L) - 1))
-        return e, 2.0 * (s - self.edges[e]) / L[e] - 1.0
-
-    def centreline(self, q: np.ndarray, n_points: int = 21) -> np.ndarray:
-        """Deformed centre line in space at ``n_points`` equally spaced points (n, 3)."""
-        qe = self.fe_beam(q)
-        fam = self.group.family
-        return np.array([fam.centreline(qe, [[xi]])[e, 0] for e, xi in
-                         (self.locate(s) for s in np.linspace(0.0, self.length, n_points))])
-
-    def surface_strain(self, q: np.ndarray, x: float, y: float, z: float) -> float:
-        """Axial strain of the fibre at ``(y, z)`` of the section at ``x`` [m] (the
-        element's strains at its point)."""
-        e, xi = self.locate(x)
-        return float(_fibre(self.strains(q, [[xi]]), y, z)[e, 0])
-
-    def shear_angles(self, q: np.ndarray, x: float) -> np.ndarray:
-        """The section's shear angles [rad] at ``x`` [m] (both planes)."""
-        e, xi = self.locate(x)
-        st = self.strains(q, [[xi]])
-        return np.array([st["shear_angle_y"][e, 0], st["shear_angle_z"][e, 0]])
-
-
 def _segment_at(chain, s: float):
     """The body of a segmented link holding arc length ``s`` [m] from C, and ``s`` on it."""
-    Ls = chain[0].length if isinstance(chain[0], ReducedBeamSegment) else chain[0].link.length
+    Ls = chain[0].length if isinstance(chain[0], ReducedBeamView) else chain[0].link.length
     j = int(min(max(np.floor(s / Ls), 0), len(chain) - 1))
     return chain[j], s - j * Ls
 
@@ -434,7 +345,7 @@ def link_midpoint_outputs(rm: RobotModel, q: np.ndarray) -> dict[str, np.ndarray
         d = (u - c) / np.linalg.norm(u - c)
         r = mid - c
         defl[k] = np.linalg.norm(r - (r @ d) * d)
-        if isinstance(chain[0], ReducedBeamSegment):   # the FE beam's shear
+        if isinstance(chain[0], ReducedBeamView):   # the FE beam's shear
             seg, x = _segment_at(chain, 0.5 * S * chain[0].length)
             shear[k] = seg.shear_angles(q, x)
     if rm.link_bodies:
@@ -474,7 +385,7 @@ def gauge_strains(rm: RobotModel, q: np.ndarray, limb: int = 0,
     sides = ((radius, 0), (-radius, 0), (0, radius), (0, -radius))
     if rm.link_bodies:
         chain = rm.link_segments[limb]
-        if isinstance(chain[0], ReducedBeamSegment):     # each segment's FE beam
+        if isinstance(chain[0], ReducedBeamView):     # each segment's FE beam
             out = np.zeros((len(distances), 4))
             for i, s in enumerate(distances):
                 seg, x = _segment_at(chain, s)
@@ -498,7 +409,7 @@ def _beam_gauges(strains, L: np.ndarray, distances, sides, recovered: bool) -> n
     if recovered and len(L) > 1:
         centres = 0.5 * (edges[1:] + edges[:-1])
         st = strains([[0.0]])                       # one evaluation for the four sides
-        at = np.array([_fibre(st, y, z)[:, 0] for y, z in sides])
+        at = np.array([fibre_strain(st, y, z)[:, 0] for y, z in sides])
         out = np.zeros((len(distances), 4))
         for i, s in enumerate(distances):
             e = int(np.clip(np.searchsorted(centres, s) - 1, 0, len(centres) - 2))
@@ -511,14 +422,8 @@ def _beam_gauges(strains, L: np.ndarray, distances, sides, recovered: bool) -> n
         xi = 2.0 * (s - edges[e]) / L[e] - 1.0
         st = strains([[xi]])                        # one evaluation for the four sides
         for j, (y, z) in enumerate(sides):
-            out[i, j] = _fibre(st, y, z)[e, 0]
+            out[i, j] = fibre_strain(st, y, z)[e, 0]
     return out
-
-
-def _fibre(st: dict, y: float, z: float) -> np.ndarray:
-    """The axial strain of the fibre at ``(y, z)`` from a beam's strains: the same sum as
-    the family's ``surface_strain``."""
-    return st["axial_strain"] - y * st["curvature_z"] - z * st["curvature_y"]
 
 
 def equilibrium_under_torques(geom: RRRU3Geometry, torques, tol: float = 1e-10,
