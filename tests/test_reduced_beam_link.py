@@ -82,3 +82,17 @@ def test_bad_reduced_beam_input_is_named():
         ReducedBeam(_beam(1), modes=2)
     with pytest.raises(fem.ModelError, match="modes"):
         ReducedBeam(_beam(2), modes=-1)
+
+
+def test_link_frame_of_a_body_without_a_mesh_is_refused():
+    # Model.add_link_frame measures an element group or a body drawn on its FE model (a
+    # reduced link) against a frame; anything else is named
+    robot = Robot("r")
+    link = robot.add_link("b", ReducedBeam(_beam(2), modes=0),
+                          {"root": pose((0, 0, 0)), "tip": pose((L, 0, 0))})
+    assert "b" in robot.model.link_frames                   # its chord, for the pictures
+    root = robot.frame("b", "root")
+    with pytest.raises(fem.ModelError, match="add_link_frame expects.*got str"):
+        robot.model.add_link_frame("b", root.origin, root.origin, root.origin)
+    with pytest.raises(fem.ModelError, match="add_link_frame 'b': tip"):
+        robot.model.add_link_frame(link.body, root.origin, "tip", root.origin)
