@@ -113,7 +113,7 @@ LIMITS = {"analysis": ("static", "inverse", "forward", "experiment", "sweep"),
           "rho_inf": "[0, 1]", "newton_tol": ">0", "forward_torques": ("rigid", "inverse"),
           "beam_formulation": ("structural", "continuum", "continuum_split"),
           "link_model": ("ancf_beam", "floating_frame", "reduced"), "drive": ("path", "joints"),
-          "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=1",
+          "link_basis": ("modes", "fe", "bezier", "bspline"), "link_coordinates": ">=0",
           "link_segments": ">=1", "link_kinematics": ("fourth_order", "paper"),
           "joint_sections": ("free", "square"), "gauges": ("recovered", "point"),
           "sweep_workers": ">=0"}
@@ -144,8 +144,9 @@ DOCS = {
     "link_model": "third links as ANCF beams, floating-frame bodies or reduced bodies "
                   "(Craig–Bampton modes of an ANCF-beam FE model of each segment)",
     "link_basis": "floating_frame links: deformation basis (fem.bases)",
-    "link_coordinates": "floating_frame links: deformation functions per field; reduced "
-                        "links: fixed-interface modes per segment",
+    "link_coordinates": "floating_frame links: deformation functions per field (≥ 1); "
+                        "reduced links: fixed-interface modes per segment (0: the "
+                        "interfaces' static modes alone)",
     "link_segments": "floating_frame and reduced links: bodies per third link, each "
                      "joined to the one before (floating frames clamped to its tip "
                      "section; reduced segments welded to its end node) — the "
