@@ -55,7 +55,7 @@ def _parts(nodes: np.ndarray, element_points: list, ref: np.ndarray) -> list[np.
     return [np.unique(np.concatenate(p)) for p in parts.values()]
 
 
-def _link_frame(maps, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def link_frame(maps, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Origin and axes (columns) of the frame of :meth:`fem.Model.add_link_frame`."""
     origin, tip, side = (np.asarray(m(q), float) for m in maps)
     x = tip - origin
@@ -66,6 +66,16 @@ def _link_frame(maps, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         y = e - (e @ x) * x
     y /= np.linalg.norm(y)
     return origin, np.column_stack([x, y, np.cross(x, y)])
+
+
+def against_link_frame(maps, q: np.ndarray, q0: np.ndarray, x: np.ndarray,
+                       x0: np.ndarray) -> np.ndarray:
+    """Points ``x`` (reference ``x0``) less the rigid motion, from ``q0`` to ``q``, of the
+    frame of :meth:`fem.Model.add_link_frame` given by ``maps``: the elastic part that
+    pictures magnify (zero at the frame's origin and across to its tip)."""
+    o, R = link_frame(maps, q)
+    o0, R0 = link_frame(maps, q0)
+    return x - (o + (x0 - o0) @ (R @ R0.T).T)
 
 
 def _prescribed_paths(model, n: int = 121) -> list[tuple[str, np.ndarray]]:
@@ -365,9 +375,7 @@ class Drawing:
         for idx, held, group in zip(self._bodies, self._held, self._part_group, strict=True):
             x0, x = self.ref[idx], current[idx]
             if group in frames:          # the frame through the link's joints
-                o, R = _link_frame(frames[group], q)
-                o0, R0 = _link_frame(frames[group], self.model.q0)
-                out[idx] = x - (o + (x0 - o0) @ (R @ R0.T).T)
+                out[idx] = against_link_frame(frames[group], q, self.model.q0, x, x0)
                 continue
             if held:
                 out[idx] = x - x0      # held at a point (a cantilever): no rigid motion

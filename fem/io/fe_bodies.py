@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .drawing import against_link_frame
+
 __all__ = ["BodyMeshes"]
 
 _KINDS = ("triangle", "polyline", "vertex")
@@ -60,16 +62,6 @@ class BodyMeshes:
         self.link_frames = model.link_frames
         self.q0 = model.q0
 
-    def _deformation(self, name: str, q: np.ndarray, x: np.ndarray,
-                     x0: np.ndarray) -> np.ndarray:
-        """A body's FE points ``x`` (reference ``x0``) less the rigid motion of the frame
-        declared for it (:meth:`fem.Model.add_link_frame`)."""
-        from .drawing import _link_frame
-
-        o, R = _link_frame(self.link_frames[name], q)
-        o0, R0 = _link_frame(self.link_frames[name], self.q0)
-        return x - (o + (x0 - o0) @ (R @ R0.T).T)
-
     @property
     def picture(self) -> dict:
         """How the pictures are drawn (``render.json``): the model's
@@ -108,8 +100,9 @@ class BodyMeshes:
             vf = None if v is None else body.fe_velocities(q, v)
             g = d.frame(t, qf, vf)
             if body.name in self.link_frames:     # the link's frame, in the model's q
-                g.point_data["deformation"] = self._deformation(
-                    body.name, q, d.ref + np.asarray(g.point_data["displacement"]), d.ref)
+                g.point_data["deformation"] = against_link_frame(
+                    self.link_frames[body.name], q, self.q0,
+                    d.ref + np.asarray(g.point_data["displacement"]), d.ref)
             g.cell_data["group"] = np.asarray(g.cell_data["group"], float) + off
             frames.append(g)
         n_pts = [len(fr.points) for fr in frames]

@@ -100,6 +100,18 @@ def _most_normal(v: np.ndarray) -> np.ndarray:
     return e / np.linalg.norm(e)
 
 
+def independent_columns(values, what: str, hint: str) -> np.ndarray:
+    """``values`` (3, 3), three vectors where built as columns, checked independent (a
+    frame needs three axes, a weld their inverse); else a ModelError: ``what`` "are not
+    independent …", then ``hint``."""
+    values = np.asarray(values, float)
+    s = np.linalg.svd(values, compute_uv=False)
+    if not np.all(np.isfinite(s)) or s[-1] <= 1e-8 * max(s[0], 1e-300):
+        raise ModelError(f"{what} are not independent where built (their values "
+                         f"{np.round(values.T, 6).tolist()}); {hint}")
+    return values
+
+
 class Frame:
     """A built frame of a link: an origin and basis-vector maps.
 

@@ -50,7 +50,7 @@ from ..core.errors import ModelError
 from ..maps.linear_map import LinearMap, constant
 from ..maps.point_maps import evaluate, is_nonlinear
 from ..model.actuators import Actuator
-from .frames import Frame, axis_vector, projection
+from .frames import Frame, axis_vector, independent_columns, projection
 
 __all__ = ["JOINT_KINDS", "Joint", "JointDrive", "JointActuator"]
 
@@ -170,11 +170,8 @@ class Joint:
         else:
             Gp, Gc = (np.column_stack([evaluate(m, q0)[0] for m in f.gradients])
                       for f in (P, C))
-        s = np.linalg.svd(Gp, compute_uv=False)
-        if not np.all(np.isfinite(s)) or s[-1] <= 1e-8 * max(s[0], 1e-300):
-            raise ModelError(f"joint {self.name!r} (fixed, a weld): the gradients of frame "
-                             f"{P.label!r} are not independent where it is built "
-                             f"({np.round(Gp.T, 6).tolist()}): a weld needs three")
+        independent_columns(Gp, f"joint {self.name!r} (fixed, a weld): the gradients of "
+                            f"frame {P.label!r}", "a weld needs three")
         T = np.linalg.solve(Gp, Gc)
         T[np.abs(T) < 1e-12 * np.abs(T).max()] = 0.0
         rows = []

@@ -35,10 +35,10 @@ from ..core.errors import ModelError
 from ..core.validate import choice, integer, matrix, nonnegative, positive, vector3
 from ..elements.materials import Material
 from ..elements.materials import material as validate_material
-from .frames import Frame, Pose
+from .frames import Frame, Pose, independent_columns
 
 __all__ = ["LinkModel", "Rigid", "Bar", "BarFrame", "AncfBeam", "AncfCable", "FloatingFrame",
-           "Reduced", "Plate", "BuiltLink", "section_properties"]
+           "Reduced", "Plate", "BuiltLink", "section_properties", "link_span", "chord_frame"]
 
 
 def _skew(x: np.ndarray) -> np.ndarray:
@@ -179,16 +179,10 @@ def interface_maps(interfaces: dict, frames, name: str, kind: str, forms: str) -
 
 def independent_directions(values: np.ndarray, name: str, frame: str) -> np.ndarray:
     """``values`` (3, 3), an interface's three direction vectors at build as columns,
-    checked independent (a frame needs three axes; a weld, their inverse)."""
-    values = np.asarray(values, float)
-    s = np.linalg.svd(values, compute_uv=False)
-    if not np.all(np.isfinite(s)) or s[-1] <= 1e-8 * max(s[0], 1e-300):
-        raise ModelError(f"link {name!r}: interface {frame!r} gives directions [x, y, z] "
-                         f"that are not independent where the link is built (their "
-                         f"values {np.round(values.T, 6).tolist()}); give three "
-                         f"independent vectors of the FE model, e.g. an ANCF node's "
-                         f"r_x, r_y, r_z")
-    return values
+    checked independent (:func:`~fem.robot.frames.independent_columns`)."""
+    return independent_columns(values, f"link {name!r}: interface {frame!r}: its directions "
+                               f"[x, y, z]", "give three independent vectors of the FE "
+                               "model, e.g. an ANCF node's r_x, r_y, r_z")
 
 
 def _ancf_damping(model, group, spec, s: dict, L: float, name: str) -> None:
@@ -432,7 +426,7 @@ class BarFrame(Frame):
         return out
 
 
-def _span(name: str, kind: str, frames: dict[str, Pose]):
+def link_span(name: str, kind: str, frames: dict[str, Pose]):
     """Root and tip poses of a link that spans its frames, with its axis triad."""
     if len(frames) != 2:
         raise ModelError(f"link {name!r} ({kind}) spans exactly two frames, root and tip "
@@ -480,7 +474,7 @@ def _ancf_frames(model, name, frames, nodes, T, with_section: bool):
     return built
 
 
-def _chord(frames: dict[str, Frame]):
+def chord_frame(frames: dict[str, Frame]):
     """Origin, tip and side maps of the frame through a link's two end frames (its
     pictures magnify the deformation relative to it)."""
     root, tip = frames.values()
@@ -532,7 +526,7 @@ class _Rod(LinkModel):
         (the reference for what the flexibility costs): mass ``ρ A L``, centre halfway,
         inertia ``ρ L ip`` about the rod and ``m L²/12 + ρ L i`` across (section axes as
         the flexible model's), in the axes of the first frame."""
-        root, tip, L, T = _span(name, self.kind, frames)
+        root, tip, L, T = link_span(name, self.kind, frames)
         s = self.properties(name)
         rho = self.material.rho
         m = rho * s["area"] * L
@@ -575,13 +569,13 @@ class AncfBeam(_Rod):
     def build(self, model, name, frames):
         from ..model.builders import straight_beam
 
-        root, tip, L, T = _span(name, self.kind, frames)
+        root, tip, L, T = link_span(name, self.kind, frames)
         group, nodes = straight_beam(model, root.position, tip.position, self.elements,
                                      self.material, name=name, up=T[:, 2], **self._section(),
                                      **({} if self.formulation == "structural" else
                                         {"formulation": self.formulation}))
         built = _ancf_frames(model, name, frames, nodes, T, True)
-        model.add_link_frame(group, *_chord(built))
+        model.add_link_frame(group, *chord_frame(built))
         _ancf_damping(model, group, self, self.properties(name), L, name)
         return BuiltLink(name, self.kind, True, built,
                          _node_fields(model, nodes, ("r", "r_x", "r_y", "r_z")), group=group)
@@ -604,12 +598,12 @@ class AncfCable(_Rod):
     def build(self, model, name, frames):
         from ..model.builders import straight_cable
 
-        root, tip, L, T = _span(name, self.kind, frames)
+        root, tip, L, T = link_span(name, self.kind, frames)
         s = self.properties(name)
         group, nodes = straight_cable(model, root.position, tip.position, self.elements,
                                       self.material, s["area"], s["iy"], name=name)
         built = _ancf_frames(model, name, frames, nodes, T, False)
-        model.add_link_frame(group, *_chord(built))
+        model.add_link_frame(group, *chord_frame(built))
         _ancf_damping(model, group, self, s, L, name)
         return BuiltLink(name, self.kind, True, built, _node_fields(model, nodes, ("r", "r_x")),
                          group=group)
@@ -639,7 +633,7 @@ class FloatingFrame(_Rod):
     def build(self, model, name, frames):
         from ..elements.floating_frame import FloatingFrameLink
 
-        root, tip, L, T = _span(name, self.kind, frames)
+        root, tip, L, T = link_span(name, self.kind, frames)
         s = self.properties(name)
         m = self.material
         G = m.E / (2 * (1 + m.nu))
@@ -737,7 +731,7 @@ class Reduced(LinkModel):
                 built[f] = Frame(name, f, p, body.interface(f"{f}[0]"), dirs, basis0,
                                  gradients=dirs)
         if len(built) == 2:                   # pictures: the bending against the chord
-            model.add_link_frame(body, *_chord(built))
+            model.add_link_frame(body, *chord_frame(built))
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,

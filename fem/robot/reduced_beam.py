@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import ModelError
 from ..core.validate import integer
-from .links import AncfBeam, LinkModel, Reduced, _span, damping_ratio
+from .links import AncfBeam, LinkModel, Reduced, damping_ratio, link_span
 
 __all__ = ["ReducedBeam", "ReducedBeamView", "fibre_strain"]
 
@@ -69,7 +69,7 @@ class ReducedBeam(LinkModel):
     def build(self, model, name, frames):
         from ..model.core import Model
 
-        root, tip, L, _ = _span(name, self.kind, frames)
+        L = link_span(name, self.kind, frames)[2]
         fe = Model()
         built = self.beam.build(fe, name, frames)
         link = Reduced(fe, {f: [fr.origin, fr.tangent, fr.basis[1], fr.basis[2]]
@@ -104,6 +104,7 @@ class ReducedBeamView:
     def __init__(self, body, group, length: float, frame0: np.ndarray):
         self.body, self.group, self.length = body, group, float(length)
         self.frame0 = np.array(frame0, float)
+        self._ref = None
         self.edges = np.concatenate([[0.0], np.cumsum(group.family.L)])
 
     def fe_beam(self, q: np.ndarray) -> np.ndarray:
@@ -127,8 +128,10 @@ class ReducedBeamView:
         at = np.array(q, float)
         at[b.frame_dofs] = self.frame0
         deformed = b.fe_coordinates(at)[self.group.dofs]
-        at[b.modal_dofs] = 0.0
-        ref = b.fe_coordinates(at)[self.group.dofs]
+        if self._ref is None:          # the FE reference: the frame at build, no modes
+            at[b.modal_dofs] = 0.0
+            self._ref = b.fe_coordinates(at)[self.group.dofs]
+        ref = self._ref
         h = 1e-3
         plus = fam.strains(ref + h * (deformed - ref), xi)
         minus = fam.strains(ref - h * (deformed - ref), xi)

@@ -19,8 +19,8 @@ from .frames import Frame
 from .links import (
     BuiltLink,
     LinkModel,
-    _chord,
     checked_interfaces,
+    chord_frame,
     damping_ratio,
     independent_directions,
     interface_maps,
@@ -91,7 +91,7 @@ class Substructure(LinkModel):
             else:
                 built[f] = Frame(name, f, p, on[0], on[1:], values, gradients=on[1:])
         if len(built) == 2:                   # pictures: the bending against the chord
-            model.add_link_frame(body, *_chord(built))
+            model.add_link_frame(body, *chord_frame(built))
         fd = body.frame_dofs
         fields = [(int(fd[0]), True)] + [(int(fd[3 * j]), False) for j in (1, 2, 3)]
         return BuiltLink(name, self.kind, True, built, fields,
