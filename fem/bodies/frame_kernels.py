@@ -39,10 +39,11 @@ from ..core.jit import compiled
 __all__ = ["frame_kernels"]
 
 
-_directors = None
-"""The directors' helper kernel, a module global once built: the kernels that call it
-refer to it as a global (a closure's dispatcher is a new object in every process, which
-numba's disk cache cannot match: they were compiled again in every run)."""
+_directors = _q_band = None
+"""The helper kernels (the directors' forces, a point's ``Q`` band), module globals once
+built: the kernels that call them refer to them as globals (a closure's dispatcher is a
+new object in every process, which numba's disk cache cannot match: they were compiled
+again in every run)."""
 
 
 @compiled
@@ -161,6 +162,40 @@ def frame_kernels(numba):
         return ka, kv, sa, sv, ch, zz, zv, zar, zai
 
     _directors = directors
+
+    global _q_band
+
+    @numba.njit(cache=True)
+    def q_band(Hcx, Wx, DT, ac, b, p, nb, Qt):  # pragma: no cover - jit
+        """``Q`` (2 nb, 2 nb) of body ``b``'s point ``p`` on both transverse fields into
+        ``Qt``: the foreshortening blocks ``Hcx`` and the running rule's ``Σ_n W_n D_n ⊗
+        D_n`` weighted by the fields' values there (``ac``)."""
+        nq = 2 * nb
+        for i in range(nq):
+            for j in range(nq):
+                Qt[i, j] = 0.0
+        for i in range(nb):
+            for j in range(nb):
+                Qt[i, j] = Hcx[b, p, i, j]
+                Qt[nb + i, nb + j] = Hcx[b, p, i, j]
+        for n in range(DT.shape[2]):
+            wn = Wx[b, p, n]
+            if wn == 0.0:
+                continue
+            av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
+            wyy = wn * 0.5 * (sn + 2.0 * av * av)
+            wyz = wn * av * cv
+            wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
+            for i in range(nb):
+                di = DT[b, i, n]
+                for j in range(nb):
+                    dd = di * DT[b, j, n]
+                    Qt[i, j] += wyy * dd
+                    Qt[i, nb + j] += wyz * dd
+                    Qt[nb + i, j] += wyz * dd
+                    Qt[nb + i, nb + j] += wzz * dd
+
+    _q_band = q_band
 
     @numba.njit(cache=True)
     def line_forces(qB, g, L1x, p0x, Hcx, DT, Wx, K, wb, Bz, ei, w_line, A, na, nb,
@@ -423,7 +458,6 @@ def frame_kernels(numba):
         B, k = qB.shape
         ne = k - 12
         P = w_line.shape[1]
-        N = DT.shape[2]
         Pb = wb.shape[1]
         nq = 2 * nb
         gravity = g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0
@@ -504,29 +538,7 @@ def frame_kernels(numba):
                             x = wg * Pe[b, p, j, m]
                             Kt[b, col, 12 + m] -= x
                             Kt[b, 12 + m, col] -= x
-                for i in range(nq):
-                    for j in range(nq):
-                        Qt[i, j] = 0.0
-                for i in range(nb):
-                    for j in range(nb):
-                        Qt[i, j] = Hcx[b, p, i, j]
-                        Qt[nb + i, nb + j] = Hcx[b, p, i, j]
-                for n in range(N):
-                    wn = Wx[b, p, n]
-                    if wn == 0.0:
-                        continue
-                    av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
-                    wyy = wn * 0.5 * (sn + 2.0 * av * av)
-                    wyz = wn * av * cv
-                    wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
-                    for i in range(nb):
-                        di = DT[b, i, n]
-                        for j in range(nb):
-                            dd = di * DT[b, j, n]
-                            Qt[i, j] += wyy * dd
-                            Qt[i, nb + j] += wyz * dd
-                            Qt[nb + i, j] += wyz * dd
-                            Qt[nb + i, nb + j] += wzz * dd
+                _q_band(Hcx, Wx, DT, ac, b, p, nb, Qt)
                 wx = w * gx
                 for i in range(nq):
                     for j in range(nq):
@@ -539,7 +551,6 @@ def frame_kernels(numba):
         B, k = qB.shape
         ne = k - 12
         P = w_line.shape[1]
-        N = DT.shape[2]
         nt = s_dir.shape[1]
         nq = 2 * nb
         f = np.zeros((B, k))
@@ -581,29 +592,7 @@ def frame_kernels(numba):
                         E[c, m] = R[b, c, 0] * Pe[b, p, 0, m] + R[b, c, 1] * Pe[b, p, 1, m] \
                             + R[b, c, 2] * Pe[b, p, 2, m]
                 # Q of both fields with the running rule's blocks
-                for i in range(nq):
-                    for j in range(nq):
-                        Qt[i, j] = 0.0
-                for i in range(nb):
-                    for j in range(nb):
-                        Qt[i, j] = Hcx[b, p, i, j]
-                        Qt[nb + i, nb + j] = Hcx[b, p, i, j]
-                for n in range(N):
-                    wn = Wx[b, p, n]
-                    if wn == 0.0:
-                        continue
-                    av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
-                    wyy = wn * 0.5 * (sn + 2.0 * av * av)
-                    wyz = wn * av * cv
-                    wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
-                    for i in range(nb):
-                        di = DT[b, i, n]
-                        for j in range(nb):
-                            dd = di * DT[b, j, n]
-                            Qt[i, j] += wyy * dd
-                            Qt[i, nb + j] += wyz * dd
-                            Qt[nb + i, j] += wyz * dd
-                            Qt[nb + i, nb + j] += wzz * dd
+                _q_band(Hcx, Wx, DT, ac, b, p, nb, Qt)
                 sq = 0.0
                 for i in range(nq):
                     x1 = 0.0
@@ -737,7 +726,6 @@ def frame_kernels(numba):
         B, k = qB.shape
         ne = k - 12
         P = Pe.shape[1] - 1
-        N = DT.shape[2]
         nq = 2 * nb
         o1 = B * 3 * ne
         o2 = o1 + B * 3 * nq * nq
@@ -758,29 +746,7 @@ def frame_kernels(numba):
                 for m in range(ne):
                     out[(b * 3 + j) * ne + m] = Pe[b, P, j, m]
             # −R x̂ ⊗ Q on the band
-            for i in range(nq):
-                for j in range(nq):
-                    Qt[i, j] = 0.0
-            for i in range(nb):
-                for j in range(nb):
-                    Qt[i, j] = Hcx[b, P, i, j]
-                    Qt[nb + i, nb + j] = Hcx[b, P, i, j]
-            for n in range(N):
-                wn = Wx[b, P, n]
-                if wn == 0.0:
-                    continue
-                av, cv, sn = ac[b, 0, n], ac[b, 1, n], ac[b, 2, n]
-                wyy = wn * 0.5 * (sn + 2.0 * av * av)
-                wyz = wn * av * cv
-                wzz = wn * 0.5 * (sn + 2.0 * cv * cv)
-                for i in range(nb):
-                    di = DT[b, i, n]
-                    for j in range(nb):
-                        dd = di * DT[b, j, n]
-                        Qt[i, j] += wyy * dd
-                        Qt[i, nb + j] += wyz * dd
-                        Qt[nb + i, j] += wyz * dd
-                        Qt[nb + i, nb + j] += wzz * dd
+            _q_band(Hcx, Wx, DT, ac, b, P, nb, Qt)
             for c in range(3):
                 rc = R[b, c, 0]
                 base = o1 + (b * 3 + c) * nq * nq
